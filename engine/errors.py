@@ -1,0 +1,20 @@
+"""The one error type for input the engine cannot read or that cannot describe a real game."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Input that is not a question the rules can answer (HTTP 422, CLI exit 2).
+
+    ``pointer`` is a JSON Pointer to the offending value, relative to whatever the caller
+    passed in; callers prefix it with the value's place in their own request.
+    """
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+
+    def under(self, prefix: str) -> InputError:
+        """The same error with its pointer prefixed by ``prefix``."""
+        return type(self)(self.message, prefix + self.pointer)

@@ -1,0 +1,209 @@
+"""Rule settings and the named presets (SPEC §3, RULES.md).
+
+``Rules`` is immutable; ``resolve_rules`` turns the request forms (a preset name, or an object
+``{"preset": ..., **overrides}``) into one, naming the offending key on any error.
+"""
+
+from __future__ import annotations
+
+from engine.errors import InputError
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.tiles import SUPPLIES, TileSupply
+
+
+class RulesError(InputError):
+    """Unknown preset or setting, or a value of the wrong type. ``pointer`` is relative to the
+    rules value in the request ("" for the whole value, "/joker_penalty" for one setting)."""
+
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "tiles": ("classic", "xp"),
+    "joker_release": ("replace", "free"),
+    "joker_replacement_from": ("rack_or_table", "rack"),
+    "freed_joker_use": ("any_set", "new_set_with_two_rack_tiles"),
+    "scoring": ("zero_sum", "penalty_only"),
+    "pool_exhausted_scoring": ("subtract_lowest", "plain", "all_negative"),
+}
+BOOLEANS = (
+    "manipulate_on_opening_turn",
+    "joker_sets_locked",
+    "group_joker_needs_both_colours",
+    "strict_order",
+)
+COUNTS = ("initial_meld_min", "timeout_penalty", "failed_turn_penalty", "joker_penalty")
+MAX_PLAYERS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every setting of SPEC §3. Defaults are the ``sabra`` preset."""
+
+    preset: str = "sabra"
+    tiles: str = "classic"
+    players: tuple[int, ...] = (2, 3, 4)
+    deal: tuple[tuple[int, int], ...] = ((2, 14), (3, 14), (4, 14))
+    initial_meld_min: int = 30
+    manipulate_on_opening_turn: bool = False
+    joker_release: str = "replace"
+    joker_replacement_from: str = "rack_or_table"
+    freed_joker_use: str = "any_set"
+    joker_sets_locked: bool = False
+    group_joker_needs_both_colours: bool = False
+    strict_order: bool = False
+    turn_time_limit: float | None = None
+    timeout_penalty: int = 3
+    failed_turn_penalty: int = 3
+    joker_penalty: int = 30
+    scoring: str = "zero_sum"
+    pool_exhausted_scoring: str = "subtract_lowest"
+
+    @property
+    def supply(self) -> TileSupply:
+        return SUPPLIES[self.tiles]
+
+    def deal_for(self, player_count: int) -> int:
+        """Tiles dealt to each player for this player count (KeyError if not allowed)."""
+        return dict(self.deal)[player_count]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, as listed by ``GET /v1/rules`` (``deal`` keyed by player count)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "deal":
+                value = {str(k): v for k, v in value}
+            elif f.name == "players":
+                value = list(value)
+            out[f.name] = value
+        return out
+
+
+SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules) if f.name != "preset")
+
+SABRA = Rules()
+PRESETS: dict[str, Rules] = {
+    "sabra": SABRA,
+    "pressman-2009": dataclasses.replace(
+        SABRA,
+        preset="pressman-2009",
+        joker_replacement_from="rack",
+        freed_joker_use="new_set_with_two_rack_tiles",
+        turn_time_limit=120,
+        timeout_penalty=1,
+    ),
+    "strict-joker": dataclasses.replace(SABRA, preset="strict-joker", joker_sets_locked=True),
+    "free-joker": dataclasses.replace(SABRA, preset="free-joker", joker_release="free"),
+    "opening-50": dataclasses.replace(SABRA, preset="opening-50", initial_meld_min=50),
+    "komoni": dataclasses.replace(
+        SABRA,
+        preset="komoni",
+        joker_penalty=25,
+        scoring="penalty_only",
+        players=(2, 3, 4, 5, 6),
+        deal=((2, 14), (3, 13), (4, 13), (5, 13), (6, 13)),
+    ),
+    "xp": dataclasses.replace(
+        SABRA,
+        preset="xp",
+        tiles="xp",
+        players=(2, 3, 4, 5, 6),
+        deal=tuple((n, 14) for n in range(2, 7)),
+    ),
+}
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "sabra": "Current official rules (Sabra/Kodkod): 106 tiles, 14 dealt, opening 30, jokers freed by their tile from rack or table.",
+    "pressman-2009": "Pressman 2009 booklet: joker replaced from the rack only, freed joker into a new set with two rack tiles, 120 s turns, 1-tile timeout penalty.",
+    "strict-joker": "Older strict rule: nothing leaves a set holding a joker, its joker cannot move, only the exact tile frees it.",
+    "free-joker": "Newer Goliath/Jumbo rule: any legal rearrangement frees a joker.",
+    "opening-50": "Older 'Sabra way' opening: the initial meld needs 50 points.",
+    "komoni": "Rummy Komoni: joker 25, losers collect penalty points (lowest total wins), 14 tiles for 2 players and 13 for 3-6.",
+    "xp": "Rummikub XP: 160 tiles (3 copies, 4 jokers) for 2-6 players.",
+}
+
+
+def _check_setting(name: str, value: Any) -> Any:
+    """Validate one override and return it in the Rules field's type."""
+    pointer = f"/{name}"
+    if name in CHOICES:
+        if not isinstance(value, str) or value not in CHOICES[name]:
+            raise RulesError(f"'{name}' must be one of {', '.join(CHOICES[name])}", pointer)
+        return value
+    if name in BOOLEANS:
+        if not isinstance(value, bool):
+            raise RulesError(f"'{name}' must be true or false", pointer)
+        return value
+    if name in COUNTS:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+            raise RulesError(f"'{name}' must be a whole number from 0 to 1000", pointer)
+        return value
+    if name == "turn_time_limit":
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
+            raise RulesError("'turn_time_limit' must be a number of seconds (0 < s <= 86400) or null", pointer)
+        return value
+    if name == "players":
+        if (
+            not isinstance(value, list)
+            or not value
+            or any(isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= MAX_PLAYERS for n in value)
+        ):
+            raise RulesError(f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}", pointer)
+        return tuple(sorted(set(value)))
+    if name == "deal":
+        if isinstance(value, bool) or (isinstance(value, int) and not 1 <= value <= 30):
+            raise RulesError("'deal' must be 1-30 tiles, or an object mapping player counts to 1-30", pointer)
+        if isinstance(value, int):
+            return tuple((n, value) for n in range(2, MAX_PLAYERS + 1))
+        if not isinstance(value, Mapping):
+            raise RulesError("'deal' must be a number of tiles or an object keyed by player count", pointer)
+        deal: dict[int, int] = {}
+        for key, tiles in value.items():
+            if not str(key).isdigit() or not 2 <= int(key) <= MAX_PLAYERS:
+                raise RulesError(f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{key}")
+            if isinstance(tiles, bool) or not isinstance(tiles, int) or not 1 <= tiles <= 30:
+                raise RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{key}")
+            deal[int(key)] = tiles
+        return tuple(sorted(deal.items()))
+    raise RulesError(f"unknown setting '{name}'", pointer)
+
+
+def resolve_rules(value: Any = None) -> Rules:
+    """Rules from a request's ``rules`` value: None (sabra), a preset name, a Rules, or an
+    object ``{"preset"?: name, **overrides}``. Raises RulesError naming the offending key."""
+    if value is None:
+        return SABRA
+    if isinstance(value, Rules):
+        return value
+    if isinstance(value, str):
+        if value not in PRESETS:
+            raise RulesError(f"unknown rules preset {value!r}; presets: {', '.join(PRESETS)}")
+        return PRESETS[value]
+    if not isinstance(value, Mapping):
+        raise RulesError("'rules' must be a preset name or an object")
+    preset_name = value.get("preset", "sabra")
+    if not isinstance(preset_name, str) or preset_name not in PRESETS:
+        raise RulesError(f"unknown rules preset {preset_name!r}; presets: {', '.join(PRESETS)}", "/preset")
+    base = PRESETS[preset_name]
+    overrides = {}
+    for name, setting in value.items():
+        if name == "preset":
+            continue
+        if name not in SETTINGS:
+            raise RulesError(f"unknown setting '{name}'", f"/{name}")
+        overrides[name] = _check_setting(name, setting)
+    if not overrides:
+        return base
+    rules = dataclasses.replace(base, **overrides)
+    if "players" in overrides or "deal" in overrides:
+        dealt = dict(rules.deal)
+        missing = [n for n in rules.players if n not in dealt]
+        if missing:
+            raise RulesError(f"'deal' has no entry for {missing[0]} players", "/deal")
+    return rules

@@ -1,0 +1,181 @@
+"""Scoring a finished round and a match (SPEC §5, RULES.md §7–§8).
+
+Every mode is described by one quantity per loser, its *loss*:
+
+- a player went out: each loser's rack value;
+- pool exhausted: ``subtract_lowest`` own − lowest, ``plain`` and ``all_negative`` own.
+
+Under ``zero_sum`` losers score −loss and the winners share the sum of losses (so the round
+sums to zero), except ``all_negative`` where everyone, winners too, scores −own.
+Under ``penalty_only`` scores are penalty points: losers collect their loss, winners 0
+(``all_negative``: everyone collects own). Tied winners split the winners' total equally, so a
+score may be fractional (serialised as a JSON number with a fraction, e.g. 32.5).
+"""
+
+from __future__ import annotations
+
+from engine.errors import InputError
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from engine.rules import SABRA, Rules
+from engine.tiles import Tile
+
+
+class ScoringError(InputError):
+    """A round or match that cannot be scored (two empty racks, duplicate names, a winner that
+    contradicts the racks...). ``pointer`` is a JSON Pointer into the request."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRack:
+    name: str
+    rack: tuple[Tile, ...]
+    opened: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerScore:
+    name: str
+    rack_value: int
+    score: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    winners: tuple[str, ...]
+    ended_by: str
+    scores: tuple[PlayerScore, ...]
+
+    @property
+    def winner(self) -> str | None:
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "winner": self.winner,
+            "winners": list(self.winners),
+            "ended_by": self.ended_by,
+            "scores": [{"name": s.name, "rack_value": s.rack_value, "score": number(s.score)} for s in self.scores],
+        }
+
+
+def number(value: Fraction) -> int | float:
+    """A score as JSON: an integer when whole, else a float."""
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def rack_value(rack: Sequence[Tile], rules: Rules = SABRA) -> int:
+    """Sum of the numbers on a rack plus ``joker_penalty`` for each joker."""
+    return sum(rules.joker_penalty if t.color is None else t.number for t in rack)
+
+
+def score_round(
+    players: Sequence[PlayerRack], rules: Rules = SABRA, winner: str | None = None, prefix: str = ""
+) -> RoundResult:
+    """Score one finished round. Raises ScoringError for a round that cannot have happened."""
+    _check_players(players, rules, prefix)
+    values = [rack_value(p.rack, rules) for p in players]
+    empty = [i for i, p in enumerate(players) if not p.rack]
+    if len(empty) > 1:
+        raise ScoringError(
+            f"two players have empty racks ({players[empty[0]].name}, {players[empty[1]].name}): only one can go out",
+            f"{prefix}/players/{empty[1]}/rack",
+        )
+    if empty:
+        ended_by = "rack_empty"
+        winners = empty
+        losses = [Fraction(v) for v in values]
+    else:
+        ended_by = "pool_exhausted"
+        lowest = min(values)
+        winners = [i for i, v in enumerate(values) if v == lowest]
+        mode = rules.pool_exhausted_scoring
+        losses = [Fraction(v - lowest if mode == "subtract_lowest" else v) for v in values]
+    if winner is not None:
+        names = [p.name for p in players]
+        if winner not in names:
+            raise ScoringError(f"winner {winner!r} is not one of the players", f"{prefix}/winner")
+        if names.index(winner) not in winners:
+            raise ScoringError(
+                f"winner {winner!r} contradicts the racks: the round was won by {', '.join(names[i] for i in winners)}",
+                f"{prefix}/winner",
+            )
+    all_negative = ended_by == "pool_exhausted" and rules.pool_exhausted_scoring == "all_negative"
+    sign = -1 if rules.scoring == "zero_sum" else 1
+    scores = []
+    pot = sum((losses[i] for i in range(len(players)) if i not in winners), Fraction(0))
+    for i, p in enumerate(players):
+        if all_negative:
+            score = sign * losses[i]
+        elif i in winners:
+            score = pot / len(winners) if rules.scoring == "zero_sum" else Fraction(0)
+        else:
+            score = sign * losses[i]
+        scores.append(PlayerScore(p.name, values[i], score + 0))
+    return RoundResult(tuple(players[i].name for i in winners), ended_by, tuple(scores))
+
+
+def _check_players(players: Sequence[PlayerRack], rules: Rules, prefix: str) -> None:
+    if len(players) not in rules.players:
+        allowed = f"{min(rules.players)}-{max(rules.players)}"
+        raise ScoringError(
+            f"{len(players)} players cannot play under the {rules.preset} rules (allowed: {allowed})",
+            f"{prefix}/players",
+        )
+    seen: set[str] = set()
+    for i, p in enumerate(players):
+        if p.name in seen:
+            raise ScoringError(f"player name {p.name!r} appears twice", f"{prefix}/players/{i}/name")
+        seen.add(p.name)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    rounds: tuple[RoundResult, ...]
+    totals: tuple[tuple[str, Fraction], ...]
+    standings: tuple[str, ...]
+    winners: tuple[str, ...]
+
+    @property
+    def winner(self) -> str | None:
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rounds": [r.to_json() for r in self.rounds],
+            "totals": [{"name": name, "total": number(total)} for name, total in self.totals],
+            "standings": list(self.standings),
+            "winner": self.winner,
+            "winners": list(self.winners),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRound:
+    players: tuple[PlayerRack, ...]
+    winner: str | None = None
+    rules: Rules | None = None
+
+
+def score_match(rounds: Sequence[MatchRound], rules: Rules = SABRA) -> MatchResult:
+    """Score every round (a round's own rules, if given, override the match's) and add up the
+    totals per player name. Best first: highest total under ``zero_sum``, lowest under
+    ``penalty_only``; players with equal totals share the place and, if first, the win."""
+    if not rounds:
+        raise ScoringError("a match needs at least one round", "/rounds")
+    results = []
+    totals: dict[str, Fraction] = {}
+    for i, r in enumerate(rounds):
+        result = score_round(r.players, r.rules or rules, r.winner, prefix=f"/rounds/{i}")
+        results.append(result)
+        for s in result.scores:
+            totals[s.name] = totals.get(s.name, Fraction(0)) + s.score
+    higher_is_better = rules.scoring == "zero_sum"
+    order = sorted(totals, key=lambda name: -totals[name] if higher_is_better else totals[name])
+    best = totals[order[0]]
+    winners = tuple(name for name in order if totals[name] == best)
+    return MatchResult(tuple(results), tuple(totals.items()), tuple(order), winners)

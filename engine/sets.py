@@ -1,0 +1,284 @@
+"""Reading a set (SPEC §2): every valid reading, the set's value and one primary violation code.
+
+A reading is one way the tiles lie as a run or a group, with the tile each joker stands for.
+``read_set`` is the single source of truth for set validity; everything else (melds, turns,
+the solver's checks) calls it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.rules import SABRA, Rules
+from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, numbered
+
+RUN = "run"
+GROUP = "group"
+KINDS = (RUN, GROUP)
+MAX_GROUP = len(COLORS)
+MAX_RUN = MAX_NUMBER - MIN_NUMBER + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One valid reading of a set.
+
+    ``tiles`` are the set's tiles as this reading lays them: a run in run order with every
+    joker declared (``J=R6``); a group in the order given, a joker declared only when a single
+    colour is left for it. ``joker_options`` gives, for each joker in ``tiles`` order, every
+    tile it may stand for in this reading (one for a run; the missing colours for a group).
+    """
+
+    kind: str
+    value: int
+    tiles: tuple[Tile, ...]
+    joker_options: tuple[tuple[Tile, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetReading:
+    """The result of reading one set: all its readings (best first) or its primary code."""
+
+    tiles: tuple[Tile, ...]
+    readings: tuple[Reading, ...]
+    code: str | None
+
+    @property
+    def valid(self) -> bool:
+        return self.code is None
+
+    @property
+    def best(self) -> Reading | None:
+        return self.readings[0] if self.readings else None
+
+    @property
+    def kind(self) -> str | None:
+        return self.readings[0].kind if self.readings else None
+
+    @property
+    def value(self) -> int | None:
+        return self.readings[0].value if self.readings else None
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(sorted({r.kind for r in self.readings}))
+
+
+def read_set(tiles: Sequence[Tile], rules: Rules = SABRA, kind: str | None = None) -> SetReading:
+    """Read ``tiles`` (in the order they lie) under ``rules``; ``kind`` keeps only readings of
+    that kind. Readings are ordered best first: highest value, then run before group."""
+    tiles = tuple(tiles)
+    if len(tiles) < 3:
+        return SetReading(tiles, (), "SET_TOO_SHORT")
+    plain = [t for t in tiles if t.color is not None]
+    if not plain:
+        return SetReading(tiles, (), "SET_ALL_JOKERS")
+    first = plain[0]
+    same_number = all(t.number == first.number for t in plain)
+    same_colour = all(t.color == first.color for t in plain)
+    groups = _group_readings(tiles, first.number) if same_number else []
+    runs = _run_readings(tiles, first.color, rules.strict_order) if same_colour else []  # type: ignore[arg-type]
+    wanted = groups + runs if kind is None else (groups if kind == GROUP else runs)
+    if wanted:
+        wanted.sort(key=lambda r: (-r.value, r.kind != RUN))
+        return SetReading(tiles, tuple(wanted), None)
+    if kind is not None and (groups or runs):
+        return SetReading(tiles, (), "KIND_MISMATCH")
+    return SetReading(tiles, (), _primary_code(tiles, plain, same_number, same_colour, rules, kind))
+
+
+# --- groups ------------------------------------------------------------------------------
+
+
+def _group_readings(tiles: tuple[Tile, ...], number: int) -> list[Reading]:
+    if len(tiles) > MAX_GROUP:
+        return []
+    used: set[str] = set()
+    for t in tiles:
+        colour = t.color if t.declared is None else t.declared.color
+        if t.declared is not None and t.declared.number != number:
+            return []
+        if colour is None:
+            continue
+        if colour in used:
+            return []
+        used.add(colour)
+    missing = tuple(numbered(c, number) for c in COLORS if c not in used)
+    free_jokers = sum(1 for t in tiles if t.color is None and t.declared is None)
+    out = tiles
+    if free_jokers == 1 and len(missing) == 1:
+        out = tuple(Tile(None, 0, missing[0]) if t.color is None and t.declared is None else t for t in tiles)
+    options = tuple(
+        (t.declared,) if t.declared is not None else missing for t in out if t.color is None
+    )
+    return [Reading(GROUP, number * len(tiles), out, options)]  # type: ignore[arg-type]
+
+
+# --- runs --------------------------------------------------------------------------------
+
+
+def _run_readings(tiles: tuple[Tile, ...], colour: str, strict: bool) -> list[Reading]:
+    """Run readings for tiles whose numbered tiles all have ``colour`` (declared jokers count
+    as the tile they stand for)."""
+    n = len(tiles)
+    if n > MAX_RUN:
+        return []
+    fixed: list[int | None] = []
+    for t in tiles:
+        if t.color is not None:
+            fixed.append(t.number)
+        elif t.declared is not None:
+            if t.declared.color != colour:
+                return []
+            fixed.append(t.declared.number)
+        else:
+            fixed.append(None)
+    numbers = [x for x in fixed if x is not None]
+    if len(set(numbers)) != len(numbers):
+        return []
+    start = _ordered_start(fixed, 1) 
+    if start is not None:
+        return [_laid_run(tiles, colour, start, 1)]
+    start = _ordered_start(fixed, -1)
+    if start is not None:
+        return [_laid_run(tiles, colour, start, -1)]
+    if strict:
+        return []
+    low, high = min(numbers), max(numbers)
+    spare = n - (high - low + 1)
+    if spare < 0:
+        return []
+    readings = []
+    for below in range(spare, -1, -1):
+        first = low - below
+        last = high + spare - below
+        if first >= MIN_NUMBER and last <= MAX_NUMBER:
+            readings.append(_bag_run(tiles, colour, first, set(numbers)))
+    return readings
+
+
+def _ordered_start(fixed: list[int | None], step: int) -> int | None:
+    """The number at position 0 if the fixed numbers lie in sequence (step +1 ascending, -1
+    descending) and every position stays within 1–13; else None."""
+    start: int | None = None
+    for i, x in enumerate(fixed):
+        if x is None:
+            continue
+        s = x - step * i
+        if start is None:
+            start = s
+        elif s != start:
+            return None
+    if start is None:
+        return None
+    end = start + step * (len(fixed) - 1)
+    if min(start, end) < MIN_NUMBER or max(start, end) > MAX_NUMBER:
+        return None
+    return start
+
+
+def _laid_run(tiles: tuple[Tile, ...], colour: str, start: int, step: int) -> Reading:
+    out = tuple(
+        t if t.color is not None else Tile(None, 0, numbered(colour, start + step * i)) for i, t in enumerate(tiles)
+    )
+    return _run_reading(out)
+
+
+def _bag_run(tiles: tuple[Tile, ...], colour: str, first: int, present: set[int]) -> Reading:
+    """The run ``first..first+len-1`` in ascending order: numbered tiles and declared jokers
+    in their places, the other jokers declared for the numbers left over."""
+    by_number = {t.number if t.color is not None else t.declared.number: t for t in tiles if t.color is not None or t.declared is not None}  # type: ignore[union-attr]
+    out = tuple(
+        by_number[x] if x in present else Tile(None, 0, numbered(colour, x)) for x in range(first, first + len(tiles))
+    )
+    return _run_reading(out)
+
+
+def _run_reading(tiles: tuple[Tile, ...]) -> Reading:
+    value = 0
+    options = []
+    for t in tiles:
+        if t.color is None:
+            value += t.declared.number  # type: ignore[union-attr]
+            options.append((t.declared,))
+        else:
+            value += t.number
+    return Reading(RUN, value, tiles, tuple(options))  # type: ignore[arg-type]
+
+
+# --- why a set is invalid ----------------------------------------------------------------
+
+
+def _primary_code(
+    tiles: tuple[Tile, ...],
+    plain: list[Tile],
+    same_number: bool,
+    same_colour: bool,
+    rules: Rules,
+    kind: str | None,
+) -> str:
+    """The first code of SPEC §2's order that applies to a set with no valid reading."""
+    if same_number and kind != RUN:
+        if len({t.color for t in plain}) != len(plain):
+            return "GROUP_DUPLICATE_COLOUR"
+        if len(tiles) > MAX_GROUP:
+            return "GROUP_TOO_LARGE"
+        return "JOKER_DECLARATION_MISMATCH"
+    if same_colour and kind != GROUP:
+        numbers = [t.number for t in plain]
+        if len(set(numbers)) != len(numbers):
+            return "RUN_DUPLICATE_NUMBER"
+        if len(tiles) > MAX_RUN:
+            return "RUN_TOO_LONG"
+        code = _run_shape_code(tiles, numbers, rules.strict_order)
+        return code or "JOKER_DECLARATION_MISMATCH"
+    return "NOT_A_SET"
+
+
+def _run_shape_code(tiles: tuple[Tile, ...], numbers: list[int], strict: bool) -> str | None:
+    """Why the tiles, read with every joker undeclared, make no run (None if they do)."""
+    n = len(tiles)
+    low, high = min(numbers), max(numbers)
+    if high - low + 1 > n:
+        return "RUN_WRAPAROUND" if _circular_span(numbers) <= n else "RUN_GAP"
+    if not strict:
+        return None
+    fixed = [t.number if t.color is not None else None for t in tiles]
+    if _ordered_start(fixed, 1) is not None or _ordered_start(fixed, -1) is not None:
+        return None
+    if _in_sequence(fixed, 1) or _in_sequence(fixed, -1):
+        return "RUN_OUT_OF_BOUNDS"
+    return "RUN_ORDER"
+
+
+def _circular_span(numbers: list[int]) -> int:
+    """Shortest arc of the 13-number circle (13 followed by 1) covering ``numbers``."""
+    ordered = sorted(set(numbers))
+    gaps = [b - a for a, b in zip(ordered, ordered[1:], strict=False)]
+    gaps.append(ordered[0] + MAX_RUN - ordered[-1])
+    return MAX_RUN - max(gaps) + 1
+
+
+def _in_sequence(fixed: list[int | None], step: int) -> bool:
+    """Whether the fixed numbers lie in sequence, ignoring the 1–13 bounds."""
+    offsets = {x - step * i for i, x in enumerate(fixed) if x is not None}
+    return len(offsets) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class TableSet:
+    """A set as a request gives it: its tiles in the order laid, an optional declared ``kind``
+    and an optional client ``id`` (used to follow sets across a turn)."""
+
+    tiles: tuple[Tile, ...]
+    kind: str | None = None
+    id: str | None = None
+
+    def read(self, rules: Rules = SABRA) -> SetReading:
+        return read_set(self.tiles, rules, self.kind)
+
+
+def as_table_set(value: TableSet | Sequence[Tile]) -> TableSet:
+    """Accept a bare tile sequence wherever a TableSet is expected."""
+    return value if isinstance(value, TableSet) else TableSet(tuple(value))

@@ -1,0 +1,254 @@
+"""Tiles: parsing, canonical notation and the tile supplies (SPEC §1, RULES §1).
+
+A numbered tile is a colour and a number 1–13 (``R5``); a joker is ``J`` and may carry a
+declaration of the tile it stands for (``J=R5``). Parsing accepts any case, the ``Y`` alias
+for orange, and the JSON object forms; formatting is always canonical upper-case.
+"""
+
+from __future__ import annotations
+
+from engine.errors import InputError
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+COLORS: tuple[str, ...] = ("K", "B", "O", "R")
+"""Canonical colour letters, in display order: black, blue, orange, red."""
+
+COLOR_NAMES: dict[str, str] = {"K": "black", "B": "blue", "O": "orange", "R": "red"}
+
+_COLOR_ALIASES: dict[str, str] = {
+    "K": "K", "B": "B", "O": "O", "Y": "O", "R": "R",
+    "BLACK": "K", "BLUE": "B", "ORANGE": "O", "YELLOW": "O", "RED": "R",
+}
+
+MIN_NUMBER = 1
+MAX_NUMBER = 13
+JOKER_KEY = "J"
+"""Multiset key shared by every joker: jokers are interchangeable for supply and accounting."""
+
+
+class TileError(InputError):
+    """A tile that cannot be read. ``pointer`` is a JSON Pointer relative to the tile ("" or
+    "/color"...), so callers can prefix it with the tile's place in the request."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """One tile. Numbered: ``color`` in COLORS and ``number`` 1–13. Joker: ``color`` is None,
+    ``number`` is 0 and ``declared`` optionally holds the numbered tile it stands for."""
+
+    color: str | None
+    number: int
+    declared: Tile | None = None
+
+    @property
+    def is_joker(self) -> bool:
+        return self.color is None
+
+    @property
+    def key(self) -> str:
+        """Multiset identity: ``R5`` for a numbered tile, ``J`` for every joker."""
+        return JOKER_KEY if self.color is None else f"{self.color}{self.number}"
+
+    @property
+    def value(self) -> int:
+        """Face value of a numbered tile (0 for a joker: its value depends on its set)."""
+        return self.number
+
+    def __str__(self) -> str:
+        if self.color is None:
+            return JOKER_KEY if self.declared is None else f"J={self.declared}"
+        return f"{self.color}{self.number}"
+
+    def __repr__(self) -> str:
+        return f"Tile({str(self)!r})"
+
+    def undeclared(self) -> Tile:
+        """The same tile without a joker declaration (numbered tiles are returned as is)."""
+        return JOKER if self.color is None else self
+
+
+def numbered(color: str, number: int) -> Tile:
+    """The numbered tile ``color``+``number`` (both already canonical)."""
+    return _NUMBERED[color][number]
+
+
+JOKER = Tile(None, 0)
+_NUMBERED: dict[str, list[Tile]] = {
+    c: [Tile(c, 0)] + [Tile(c, n) for n in range(MIN_NUMBER, MAX_NUMBER + 1)] for c in COLORS
+}
+_PARSE_CACHE: dict[str, Tile] = {}
+
+
+def _parse_numbered_text(text: str, pointer: str) -> Tile:
+    upper = text.strip().upper()
+    if len(upper) < 2:
+        raise TileError(f"{text!r} is not a tile: expected a colour letter and a number, like R5", pointer)
+    letter, digits = upper[0], upper[1:]
+    color = _COLOR_ALIASES.get(letter) if letter in "KBOYR" else None
+    if color is None:
+        raise TileError(f"{text!r} has an unknown colour {letter!r}: use K, B, O (or Y) or R", pointer)
+    if not digits.isdigit() or not digits.isascii():
+        raise TileError(f"{text!r} is not a tile: expected a number 1-13 after the colour", pointer)
+    number = int(digits)
+    if not MIN_NUMBER <= number <= MAX_NUMBER:
+        raise TileError(f"{text!r} has number {number}: tile numbers run from 1 to 13", pointer)
+    return _NUMBERED[color][number]
+
+
+def parse_tile_text(text: str) -> Tile:
+    """Parse the string notation: ``R5``, ``y7``, ``J``, ``j=r5``. Raises TileError."""
+    cached = _PARSE_CACHE.get(text)
+    if cached is not None:
+        return cached
+    if len(text) > 16:
+        raise TileError(f"{text[:16]!r}... is not a tile", "")
+    body = text.strip().upper()
+    if body == JOKER_KEY:
+        tile = JOKER
+    elif body.startswith("J="):
+        tile = Tile(None, 0, _parse_numbered_text(body[2:], ""))
+    else:
+        tile = _parse_numbered_text(body, "")
+    if len(_PARSE_CACHE) < 4096:
+        _PARSE_CACHE[text] = tile
+    return tile
+
+
+def parse_tile(value: Any) -> Tile:
+    """Parse a tile in any accepted form: a string or one of the JSON object forms
+    ``{"color": "red", "number": 5}``, ``{"joker": true}``, ``{"joker": true, "as": "R5"}``.
+    Raises TileError with a pointer relative to the tile."""
+    if isinstance(value, Tile):
+        return value
+    if isinstance(value, str):
+        return parse_tile_text(value)
+    if isinstance(value, Mapping):
+        return _parse_tile_object(value)
+    raise TileError(f"a tile must be a string like 'R5' or an object, not {_json_type(value)}")
+
+
+def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
+    keys = set(obj)
+    if "joker" in obj:
+        unknown = keys - {"joker", "as"}
+        if unknown:
+            key = sorted(unknown)[0]
+            raise TileError(f"unknown field {key!r} in a joker object", f"/{key}")
+        if obj["joker"] is not True:
+            raise TileError("'joker' must be true", "/joker")
+        if "as" not in obj or obj["as"] is None:
+            return JOKER
+        declared = obj["as"]
+        try:
+            tile = parse_tile(declared)
+        except TileError as exc:
+            raise TileError(exc.message, "/as" + exc.pointer) from None
+        if tile.is_joker:
+            raise TileError("a joker must stand for a numbered tile", "/as")
+        return Tile(None, 0, tile)
+    unknown = keys - {"color", "number"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise TileError(f"unknown field {key!r} in a tile object", f"/{key}")
+    if "color" not in obj:
+        raise TileError("a tile object needs 'color' and 'number' (or 'joker': true)", "/color")
+    if "number" not in obj:
+        raise TileError("a tile object needs 'color' and 'number' (or 'joker': true)", "/number")
+    color_name, number = obj["color"], obj["number"]
+    if not isinstance(color_name, str):
+        raise TileError(f"'color' must be a string, not {_json_type(color_name)}", "/color")
+    color = _COLOR_ALIASES.get(color_name.strip().upper())
+    if color is None:
+        raise TileError(f"unknown colour {color_name!r}: use black, blue, orange (yellow) or red", "/color")
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise TileError(f"'number' must be an integer, not {_json_type(number)}", "/number")
+    if not MIN_NUMBER <= number <= MAX_NUMBER:
+        raise TileError(f"number {number} is out of range: tile numbers run from 1 to 13", "/number")
+    return _NUMBERED[color][number]
+
+
+def parse_tiles(values: Any) -> tuple[Tile, ...]:
+    """Parse a JSON array of tiles (a rack or a set's tiles). Pointers are prefixed with the
+    tile's index."""
+    if isinstance(values, str):
+        values = values.split()
+    if not isinstance(values, list | tuple):
+        raise TileError(f"expected an array of tiles, not {_json_type(values)}")
+    out = []
+    for i, value in enumerate(values):
+        try:
+            out.append(parse_tile(value))
+        except TileError as exc:
+            raise TileError(exc.message, f"/{i}{exc.pointer}") from None
+    return tuple(out)
+
+
+def format_tiles(tiles: Iterable[Tile]) -> list[str]:
+    """Canonical string notation of each tile."""
+    return [str(t) for t in tiles]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+@dataclass(frozen=True, slots=True)
+class TileSupply:
+    """A physical tile set: ``copies`` of each numbered tile and ``jokers`` jokers."""
+
+    name: str
+    copies: int
+    jokers: int
+
+    @property
+    def total(self) -> int:
+        return len(COLORS) * MAX_NUMBER * self.copies + self.jokers
+
+    def limit(self, key: str) -> int:
+        """How many tiles with this multiset key exist."""
+        return self.jokers if key == JOKER_KEY else self.copies
+
+    def all_tiles(self) -> list[Tile]:
+        """Every tile of the supply, numbered tiles in colour-then-number order, then jokers."""
+        tiles = [
+            _NUMBERED[c][n] for c in COLORS for n in range(MIN_NUMBER, MAX_NUMBER + 1) for _ in range(self.copies)
+        ]
+        return tiles + [JOKER] * self.jokers
+
+    def excess(self, counts: Mapping[str, int]) -> list[str]:
+        """Keys whose count exceeds the supply, in first-seen order."""
+        return [key for key, n in counts.items() if n > self.limit(key)]
+
+
+SUPPLIES: dict[str, TileSupply] = {
+    "classic": TileSupply("classic", copies=2, jokers=2),
+    "xp": TileSupply("xp", copies=3, jokers=4),
+}
+
+
+def tile_counts(tiles: Iterable[Tile]) -> Counter[str]:
+    """Multiset of tile keys (all jokers count as ``J``)."""
+    return Counter(t.key for t in tiles)
+
+
+def sort_key(tile: Tile) -> tuple[int, int]:
+    """Display order: by colour (K, B, O, R), then number; jokers last."""
+    if tile.color is None:
+        return (len(COLORS), 0)
+    return (COLORS.index(tile.color), tile.number)

@@ -1,0 +1,182 @@
+"""Position checks built on set reading: validating sets (``POST /v1/sets/validate``) and the
+initial meld (``POST /v1/melds/check``), plus the shared tile-supply accounting."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.rules import SABRA, Rules
+from engine.sets import GROUP, RUN, SetReading, TableSet, as_table_set
+from engine.tiles import Tile, format_tiles
+from engine.violations import Violation
+
+
+def set_violation(reading: SetReading, at: str) -> Violation:
+    """The violation for an invalid set, carrying what its message needs."""
+    assert reading.code is not None
+    params: dict[str, Any] = {"count": len(reading.tiles)}
+    return Violation(reading.code, at, params)
+
+
+def kind_mismatch_violation(table_set: TableSet, at: str) -> Violation:
+    other = RUN if table_set.kind == GROUP else GROUP
+    return Violation("KIND_MISMATCH", at, {"kind": table_set.kind, "other": other})
+
+
+def _set_code_violation(table_set: TableSet, reading: SetReading, at: str) -> Violation:
+    if reading.code == "KIND_MISMATCH":
+        return kind_mismatch_violation(table_set, at)
+    return set_violation(reading, at)
+
+
+def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> list[Violation]:
+    """TILE_SUPPLY_EXCEEDED for each tile (or the jokers) that a request holds more of than the
+    tile set has, reported once, at the place (pointer) where the excess first appears."""
+    supply = rules.supply
+    counts: Counter[str] = Counter()
+    reported: set[str] = set()
+    out = []
+    for at, tiles in groups:
+        for tile in tiles:
+            key = tile.key
+            counts[key] += 1
+            if counts[key] > supply.limit(key) and key not in reported:
+                reported.add(key)
+                out.append(
+                    Violation(
+                        "TILE_SUPPLY_EXCEEDED",
+                        at,
+                        {"tile": key, "limit": supply.limit(key), "count": counts[key], "tiles": supply.name},
+                    )
+                )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SetVerdict:
+    """One set of a request, read, with every violation found on it."""
+
+    reading: SetReading
+    violations: tuple[Violation, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+    def to_json(self, lang: str = "en") -> dict[str, Any]:
+        valid = self.valid
+        return {
+            "valid": valid,
+            "kind": self.reading.kind if valid else None,
+            "value": self.reading.value if valid else None,
+            "readings": [
+                {
+                    "kind": r.kind,
+                    "value": r.value,
+                    "tiles": format_tiles(r.tiles),
+                    "joker_options": [format_tiles(options) for options in r.joker_options],
+                }
+                for r in self.reading.readings
+            ],
+            "violations": [v.to_json(lang) for v in self.violations],
+        }
+
+
+def _read_sets(sets: Sequence[TableSet], rules: Rules, prefix: str) -> list[SetVerdict]:
+    supply = {v.at: v for v in supply_violations(((f"{prefix}/{i}", s.tiles) for i, s in enumerate(sets)), rules)}
+    verdicts = []
+    for i, table_set in enumerate(sets):
+        at = f"{prefix}/{i}"
+        reading = table_set.read(rules)
+        found = [] if reading.valid else [_set_code_violation(table_set, reading, at)]
+        if at in supply:
+            found.append(supply[at])
+        verdicts.append(SetVerdict(reading, tuple(found)))
+    return verdicts
+
+
+@dataclass(frozen=True, slots=True)
+class SetsVerdict:
+    sets: tuple[SetVerdict, ...]
+
+    @property
+    def valid(self) -> bool:
+        return all(s.valid for s in self.sets)
+
+    def to_json(self, lang: str = "en") -> dict[str, Any]:
+        return {"valid": self.valid, "sets": [s.to_json(lang) for s in self.sets]}
+
+
+def validate_sets(sets: Sequence[TableSet | Sequence[Tile]], rules: Rules = SABRA) -> SetsVerdict:
+    """Read every set of a request (pointers ``/sets/i``); the request is valid when every set
+    is valid and the tile supply is respected."""
+    table = [as_table_set(s) for s in sets]
+    return SetsVerdict(tuple(_read_sets(table, rules, "/sets")))
+
+
+@dataclass(frozen=True, slots=True)
+class MeldVerdict:
+    value: int
+    threshold: int
+    sets: tuple[SetVerdict, ...]
+    violations: tuple[Violation, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+    def to_json(self, lang: str = "en") -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "value": self.value,
+            "threshold": self.threshold,
+            "sets": [s.to_json(lang) for s in self.sets],
+            "violations": [v.to_json(lang) for v in self.violations],
+        }
+
+
+def rack_shortfall(tiles: Iterable[Tile], rack: Iterable[Tile]) -> list[Tile]:
+    """Tiles of ``tiles`` that ``rack`` does not hold (multisets; jokers interchangeable)."""
+    available = Counter(t.key for t in rack)
+    missing = []
+    for tile in tiles:
+        if available[tile.key] > 0:
+            available[tile.key] -= 1
+        else:
+            missing.append(tile)
+    return missing
+
+
+def check_meld(
+    sets: Sequence[TableSet | Sequence[Tile]],
+    rack: Sequence[Tile] | None = None,
+    rules: Rules = SABRA,
+) -> MeldVerdict:
+    """Would ``sets``, laid from the rack, be a valid initial meld? Value is the sum of each
+    valid set's best reading (a joker counts as the tile it stands for)."""
+    table = [as_table_set(s) for s in sets]
+    verdicts = _read_sets(table, rules, "/sets")
+    violations: list[Violation] = []
+    for i, verdict in enumerate(verdicts):
+        for v in verdict.violations:
+            if v.code == "TILE_SUPPLY_EXCEEDED":
+                violations.append(v)
+            else:
+                violations.append(Violation("INVALID_SET", f"/sets/{i}", v.params, set_code=v.code))
+    if rack is not None:
+        seen: Counter[str] = Counter()
+        available = Counter(t.key for t in rack)
+        for i, table_set in enumerate(table):
+            for tile in table_set.tiles:
+                seen[tile.key] += 1
+                if seen[tile.key] == available[tile.key] + 1:
+                    violations.append(Violation("TILE_NOT_IN_RACK", f"/sets/{i}", {"tile": str(tile.undeclared())}))
+    value = sum(v.reading.value or 0 for v in verdicts if v.valid)
+    if value < rules.initial_meld_min:
+        violations.append(
+            Violation("INITIAL_MELD_TOO_LOW", "/sets", {"value": value, "threshold": rules.initial_meld_min})
+        )
+    return MeldVerdict(value, rules.initial_meld_min, tuple(verdicts), tuple(violations))

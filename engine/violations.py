@@ -1,0 +1,244 @@
+"""Violation codes as data, with their English and Spanish messages.
+
+A ``Violation`` names a stable ``code``, where it applies (``at``, a JSON Pointer into the
+request) and the facts its message needs (``params``). Messages are rendered only when a
+verdict is serialised, in the language asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+LANGUAGES = ("en", "es")
+
+SET_CODES = (
+    "SET_TOO_SHORT",
+    "SET_ALL_JOKERS",
+    "GROUP_DUPLICATE_COLOUR",
+    "GROUP_TOO_LARGE",
+    "RUN_DUPLICATE_NUMBER",
+    "RUN_TOO_LONG",
+    "RUN_WRAPAROUND",
+    "RUN_GAP",
+    "RUN_OUT_OF_BOUNDS",
+    "RUN_ORDER",
+    "JOKER_DECLARATION_MISMATCH",
+    "NOT_A_SET",
+    "KIND_MISMATCH",
+    "TILE_SUPPLY_EXCEEDED",
+)
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # --- sets ---
+    "SET_TOO_SHORT": {
+        "en": "A set needs at least 3 tiles; this one has {count}.",
+        "es": "Una combinación necesita al menos 3 fichas; esta tiene {count}.",
+    },
+    "SET_ALL_JOKERS": {
+        "en": "A set needs at least one numbered tile; this one holds only jokers.",
+        "es": "Una combinación necesita al menos una ficha con número; esta solo tiene comodines.",
+    },
+    "GROUP_DUPLICATE_COLOUR": {
+        "en": "A group may not hold the same colour twice.",
+        "es": "Un grupo no puede tener dos fichas del mismo color.",
+    },
+    "GROUP_TOO_LARGE": {
+        "en": "A group has at most 4 tiles, one of each colour; this one has {count}.",
+        "es": "Un grupo tiene como máximo 4 fichas, una de cada color; este tiene {count}.",
+    },
+    "RUN_DUPLICATE_NUMBER": {
+        "en": "A run may not hold the same number twice.",
+        "es": "Una escalera no puede tener el mismo número dos veces.",
+    },
+    "RUN_TOO_LONG": {
+        "en": "A run has at most 13 tiles (1 to 13); this one has {count}.",
+        "es": "Una escalera tiene como máximo 13 fichas (del 1 al 13); esta tiene {count}.",
+    },
+    "RUN_WRAPAROUND": {
+        "en": "A run cannot continue from 13 to 1: 1 is always the lowest number.",
+        "es": "Una escalera no puede seguir del 13 al 1: el 1 es siempre el número más bajo.",
+    },
+    "RUN_GAP": {
+        "en": "The numbers of this run are not consecutive and there are not enough jokers to fill the gaps.",
+        "es": "Los números de esta escalera no son consecutivos y no hay comodines suficientes para llenar los huecos.",
+    },
+    "RUN_OUT_OF_BOUNDS": {
+        "en": "Read in the order laid, a joker in this run would have to be 0 or 14.",
+        "es": "Leída en el orden en que está, un comodín de esta escalera tendría que ser 0 o 14.",
+    },
+    "RUN_ORDER": {
+        "en": "Under strict order a run must be laid in sequence, ascending or descending.",
+        "es": "Con orden estricto, una escalera debe colocarse en secuencia, ascendente o descendente.",
+    },
+    "JOKER_DECLARATION_MISMATCH": {
+        "en": "A joker is declared as a tile that does not fit this set.",
+        "es": "Un comodín está declarado como una ficha que no encaja en esta combinación.",
+    },
+    "NOT_A_SET": {
+        "en": "These tiles are neither a run (one colour, consecutive numbers) nor a group (one number, different colours).",
+        "es": "Estas fichas no forman ni una escalera (un color, números consecutivos) ni un grupo (un número, colores distintos).",
+    },
+    "KIND_MISMATCH": {
+        "en": "This set was declared a {kind}, but it is only valid as a {other}.",
+        "es": "Esta combinación se declaró como {kind_es}, pero solo es válida como {other_es}.",
+    },
+    "TILE_SUPPLY_EXCEEDED": {
+        "en": "There are only {limit} of tile {tile} in the {tiles} tile set; this holds {count}.",
+        "es": "El juego {tiles} solo tiene {limit} de la ficha {tile}; aquí hay {count}.",
+    },
+    # --- melds and turns ---
+    "INVALID_SET": {
+        "en": "This set is not valid: {set_message}",
+        "es": "Esta combinación no es válida: {set_message}",
+    },
+    "TILE_NOT_IN_RACK": {
+        "en": "Tile {tile} is played but not on the player's rack.",
+        "es": "La ficha {tile} se ha jugado pero no está en el atril del jugador.",
+    },
+    "INITIAL_MELD_TOO_LOW": {
+        "en": "The initial meld is worth {value} points; at least {threshold} are needed.",
+        "es": "La primera jugada suma {value} puntos; se necesitan al menos {threshold}.",
+    },
+    "TABLE_TILE_REMOVED": {
+        "en": "Tile {tile} was on the table before the turn and is missing after it; tiles never go back to a rack.",
+        "es": "La ficha {tile} estaba en la mesa antes del turno y falta después; las fichas nunca vuelven al atril.",
+    },
+    "BEFORE_TABLE_INVALID": {
+        "en": "The table before the turn holds an invalid set: {set_message}",
+        "es": "La mesa antes del turno tiene una combinación no válida: {set_message}",
+    },
+    "NO_TILE_PLAYED": {
+        "en": "The table was rearranged but no tile was played from the rack.",
+        "es": "Se reorganizó la mesa sin jugar ninguna ficha del atril.",
+    },
+    "MANIPULATION_BEFORE_OPENING": {
+        "en": "Sets already on the table may not be changed before the player has opened.",
+        "es": "No se pueden modificar las combinaciones de la mesa antes de haber abierto.",
+    },
+    "JOKER_RELEASED_BEFORE_OPENING": {
+        "en": "A joker on the table cannot be taken before the player has opened.",
+        "es": "No se puede tomar un comodín de la mesa antes de haber abierto.",
+    },
+    "JOKER_NOT_REPLACED": {
+        "en": "A joker left its set without the tile it stood for ({tile}) taking its place.",
+        "es": "Un comodín salió de su combinación sin que la ficha que representaba ({tile}) ocupara su lugar.",
+    },
+    "JOKER_REPLACED_FROM_TABLE": {
+        "en": "The tile that replaced a joker came from the table; under these rules it must come from the rack.",
+        "es": "La ficha que sustituyó al comodín vino de la mesa; con estas reglas debe venir del atril.",
+    },
+    "FREED_JOKER_MISUSED": {
+        "en": "A freed joker must end in a new set holding at least two tiles played from the rack this turn.",
+        "es": "Un comodín liberado debe acabar en una combinación nueva con al menos dos fichas jugadas del atril en este turno.",
+    },
+    "JOKER_SET_BROKEN": {
+        "en": "Under locked-joker rules nothing may leave a set holding a joker, and the joker may not move.",
+        "es": "Con comodines bloqueados no se puede sacar nada de una combinación con comodín, ni mover el comodín.",
+    },
+    "TIME_LIMIT_EXCEEDED": {
+        "en": "The turn took {elapsed} s; the limit is {limit} s.",
+        "es": "El turno duró {elapsed} s; el límite es {limit} s.",
+    },
+    # --- replay ---
+    "WRONG_PLAYER": {
+        "en": "Turn {turn} was played by {player}, but it was {expected}'s turn.",
+        "es": "El turno {turn} lo jugó {player}, pero le tocaba a {expected}.",
+    },
+    "UNKNOWN_PLAYER": {
+        "en": "Turn {turn} names a player who is not in the game: {player}.",
+        "es": "El turno {turn} nombra a un jugador que no está en la partida: {player}.",
+    },
+    "DRAW_MISMATCH": {
+        "en": "The player drew {tile}, but the next tile in the pool is {expected}.",
+        "es": "El jugador robó {tile}, pero la siguiente ficha del pozo es {expected}.",
+    },
+    "POOL_EMPTY": {
+        "en": "The player drew a tile, but the pool is empty.",
+        "es": "El jugador robó una ficha, pero el pozo está vacío.",
+    },
+    "DEAL_SIZE": {
+        "en": "{player} was dealt {count} tiles; these rules deal {expected} to each of {players} players.",
+        "es": "{player} recibió {count} fichas; estas reglas reparten {expected} a cada uno de {players} jugadores.",
+    },
+    "PLAYER_COUNT": {
+        "en": "{count} players cannot play under these rules (allowed: {allowed}).",
+        "es": "{count} jugadores no pueden jugar con estas reglas (permitido: {allowed}).",
+    },
+    "GAME_OVER": {
+        "en": "Turn {turn} comes after the round has ended.",
+        "es": "El turno {turn} llega después de que terminara la ronda.",
+    },
+    "GAME_NOT_FINISHED": {
+        "en": "The record ends before the round does: nobody went out and the pool is not exhausted.",
+        "es": "El registro acaba antes que la ronda: nadie se quedó sin fichas y el pozo no se agotó.",
+    },
+}
+
+KIND_ES = {"run": "escalera", "group": "grupo"}
+
+
+class _Defaults(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
+    """The message for ``code`` in ``lang`` (English when the language is not available)."""
+    templates = MESSAGES.get(code)
+    if templates is None:
+        return code
+    template = templates.get(lang) or templates["en"]
+    values = _Defaults(params)
+    if "kind" in params:
+        values["kind_es"] = KIND_ES.get(str(params["kind"]), params["kind"])
+    if "other" in params:
+        values["other_es"] = KIND_ES.get(str(params["other"]), params["other"])
+    if "set_code" in params:
+        inner = {k: v for k, v in params.items() if k != "set_code"}
+        values["set_message"] = render(str(params["set_code"]), inner, lang)
+    return template.format_map(values)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One thing wrong with a request's position or turn."""
+
+    code: str
+    at: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    set_code: str | None = None
+
+    def message(self, lang: str = "en") -> str:
+        params = dict(self.params)
+        if self.set_code is not None:
+            params["set_code"] = self.set_code
+        return render(self.code, params, lang)
+
+    def to_json(self, lang: str = "en") -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message(lang), "at": self.at}
+        if self.set_code is not None:
+            out["set_code"] = self.set_code
+        return out
+
+
+def pick_language(accept_language: str | None) -> str:
+    """The best supported language for an Accept-Language header value (default English)."""
+    if not accept_language:
+        return "en"
+    best, best_q = "en", -1.0
+    for part in accept_language.split(","):
+        pieces = part.strip().split(";")
+        tag = pieces[0].strip().lower().split("-")[0]
+        q = 1.0
+        for p in pieces[1:]:
+            p = p.strip()
+            if p.startswith("q="):
+                try:
+                    q = float(p[2:])
+                except ValueError:
+                    q = 0.0
+        if tag in LANGUAGES and q > best_q:
+            best, best_q = tag, q
+    return best
