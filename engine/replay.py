@@ -1,14 +1,37 @@
-"""Replaying a recorded game turn by turn (SPEC §6 "Game record")."""
+"""Replaying a recorded game turn by turn (SPEC §6 "Game record").
+
+The replay checks the deal (player count and deal size of the rules), the tile supply over the
+whole game, the seat rotation, every draw (against the record's ``pool`` when it has one) and
+every play (with ``verify_turn``), then scores the finished round.
+
+Choices where SPEC is silent (documented in docs/rules-engine.md):
+
+- Without a ``pool``, a ``table`` turn that plays nothing while tiles remain is a draw of a
+  tile the record does not name; a later play may use it (the replay assumes the unnamed draws
+  were the tiles played, as long as the supply allows).
+- A pass is a ``table`` turn that plays nothing once the pool is empty; when every player
+  has passed in a row the round ends with the pool exhausted. ``"end": "pool_exhausted"``
+  ends it after the last turn, and is an error while the pool still has tiles.
+- Continuing after an illegal turn: the table is restored, the player keeps their rack and
+  draws the rules' penalty (``failed_turn_penalty``, or ``timeout_penalty`` for a turn only
+  over time). The ``draw`` entries of that player that immediately follow are those penalty
+  tiles; tiles the record does not list come from the pool in order (or unnamed without a pool).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from engine.rules import SABRA, Rules
-from engine.scoring import RoundResult
-from engine.sets import TableSet
-from engine.tiles import Tile
+from engine.errors import InputError
+from engine.rules import SABRA, Rules, resolve_rules
+from engine.scoring import PlayerRack, RoundResult, score_round
+from engine.sets import KINDS, TableSet
+from engine.tiles import Tile, parse_tile, parse_tiles
+from engine.turns import TurnVerdict, verify_turn
+from engine.validate import rack_shortfall
 from engine.violations import Violation
 
 
@@ -35,19 +58,49 @@ class GameRecord:
     turns: tuple[RecordedTurn, ...]
     pool: tuple[Tile, ...] | None = None
     end: str | None = None  # "pool_exhausted" or None
+    rules: Rules = SABRA
 
 
 @dataclass(frozen=True, slots=True)
 class ReplayedTurn:
+    """The verdict on one recorded turn. ``verdict`` is set for plays (and passes/draws given
+    as a table); ``tile`` for a recorded draw; ``penalty_draws`` lists the turn indices of the
+    record's draw entries consumed as this turn's penalty."""
+
     index: int
     player: str
-    action: str  # "play" | "draw" | "pass"
-    violations: tuple[Violation, ...]
-    details: dict[str, Any]
+    action: str  # "play" | "draw" | "pass" | "penalty_draw"
+    violations: tuple[Violation, ...] = ()
+    verdict: TurnVerdict | None = None
+    tile: Tile | None = None
 
     @property
     def valid(self) -> bool:
         return not self.violations
+
+    def to_json(self, lang: str = "en") -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "index": self.index,
+            "player": self.player,
+            "action": self.action,
+            "valid": self.valid,
+            "violations": [v.to_json(lang) for v in self.violations],
+        }
+        if self.tile is not None:
+            out["tile"] = str(self.tile)
+        if self.verdict is not None:
+            verdict = self.verdict.to_json(lang)
+            for key in (
+                "played",
+                "rack_after",
+                "opened_after",
+                "initial_meld",
+                "jokers_freed",
+                "rack_empty",
+                "penalty",
+            ):
+                out[key] = verdict[key]
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +109,361 @@ class ReplayResult:
     first_invalid_turn: int | None
     result: RoundResult | None
     violations: tuple[Violation, ...] = ()
+    ended_by: str | None = None
 
     @property
     def valid(self) -> bool:
         return self.first_invalid_turn is None and not self.violations
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
-        raise NotImplementedError
+        return {
+            "valid": self.valid,
+            "turns": [t.to_json(lang) for t in self.turns],
+            "first_invalid_turn": self.first_invalid_turn,
+            "result": None if self.result is None else self.result.to_json(),
+            "violations": [v.to_json(lang) for v in self.violations],
+        }
 
 
-def replay_game(
-    record: GameRecord, rules: Rules = SABRA, continue_on_error: bool = False, analyze: bool = False
-) -> ReplayResult:
-    raise NotImplementedError
+def parse_table(value: Any, pointer: str) -> tuple[TableSet, ...]:
+    """A table in request form (array of sets; a set is an array of tiles or an object
+    ``{"tiles", "kind"?, "id"?}``). Raises InputError with a pointer."""
+    if not isinstance(value, list):
+        raise InputError("a table must be an array of sets", pointer)
+    return tuple(parse_set(s, f"{pointer}/{i}") for i, s in enumerate(value))
+
+
+def parse_set(value: Any, pointer: str) -> TableSet:
+    """One set in request form; see ``parse_table``."""
+    if isinstance(value, Mapping):
+        unknown = set(value) - {"tiles", "kind", "id"}
+        if unknown:
+            raise InputError(f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{sorted(unknown)[0]}")
+        if "tiles" not in value:
+            raise InputError("a set object needs 'tiles'", f"{pointer}/tiles")
+        kind, set_id = value.get("kind"), value.get("id")
+        if kind is not None and kind not in KINDS:
+            raise InputError("'kind' must be 'run' or 'group'", f"{pointer}/kind")
+        if set_id is not None and not isinstance(set_id, str):
+            raise InputError("'id' must be a string", f"{pointer}/id")
+        return TableSet(_tiles(value["tiles"], f"{pointer}/tiles"), kind, set_id)
+    if not isinstance(value, list):
+        raise InputError("a set must be an array of tiles or an object with 'tiles'", pointer)
+    return TableSet(_tiles(value, pointer))
+
+
+def _tiles(value: Any, pointer: str) -> tuple[Tile, ...]:
+    if not isinstance(value, list):
+        raise InputError("expected an array of tiles", pointer)
+    try:
+        return parse_tiles(value)
+    except InputError as exc:
+        raise exc.under(pointer) from None
+
+
+def parse_game_record(doc: Any) -> GameRecord:
+    """A game record (SPEC §6) from its JSON form. Raises InputError with a pointer."""
+    if not isinstance(doc, Mapping):
+        raise InputError("a game record must be an object")
+    unknown = set(doc) - {"rules", "players", "pool", "turns", "end", "analyze"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise InputError(f"unknown field {key!r} in a game record", f"/{key}")
+    try:
+        rules = resolve_rules(doc.get("rules"))
+    except InputError as exc:
+        raise exc.under("/rules") from None
+    players = doc.get("players")
+    if not isinstance(players, list) or not players:
+        raise InputError("'players' must be a non-empty array", "/players")
+    parsed_players = []
+    for i, p in enumerate(players):
+        if not isinstance(p, Mapping) or not isinstance(p.get("name"), str):
+            raise InputError("each player needs a 'name' string and a 'rack'", f"/players/{i}")
+        parsed_players.append(RecordedPlayer(p["name"], _tiles(p.get("rack"), f"/players/{i}/rack")))
+    pool = None if doc.get("pool") is None else _tiles(doc["pool"], "/pool")
+    turns = doc.get("turns", [])
+    if not isinstance(turns, list):
+        raise InputError("'turns' must be an array", "/turns")
+    end = doc.get("end")
+    if end not in (None, "pool_exhausted"):
+        raise InputError("'end' must be 'pool_exhausted' when given", "/end")
+    return GameRecord(
+        tuple(parsed_players), tuple(_turn(t, f"/turns/{i}") for i, t in enumerate(turns)), pool, end, rules
+    )
+
+
+def _turn(value: Any, pointer: str) -> RecordedTurn:
+    if not isinstance(value, Mapping) or not isinstance(value.get("player"), str):
+        raise InputError("each turn needs a 'player' name and either 'draw' or 'table'", pointer)
+    if ("draw" in value) == ("table" in value):
+        raise InputError("a turn has exactly one of 'draw' and 'table'", pointer)
+    elapsed = value.get("elapsed_seconds")
+    if elapsed is not None and (isinstance(elapsed, bool) or not isinstance(elapsed, int | float) or elapsed < 0):
+        raise InputError("'elapsed_seconds' must be a non-negative number", f"{pointer}/elapsed_seconds")
+    if "draw" in value:
+        try:
+            tile = parse_tile(value["draw"])
+        except InputError as exc:
+            raise exc.under(f"{pointer}/draw") from None
+        return RecordedTurn(value["player"], draw=tile.undeclared(), elapsed_seconds=elapsed)
+    return RecordedTurn(value["player"], table=parse_table(value["table"], f"{pointer}/table"), elapsed_seconds=elapsed)
+
+
+def _relocate(v: Violation, index: int) -> Violation:
+    """Move a verify_turn pointer into the record: ``/after/...`` → ``/turns/i/table/...``;
+    the before table and the rack are the state at turn ``i``."""
+    turn = f"/turns/{index}"
+    if v.at.startswith("/after"):
+        at = f"{turn}/table" + v.at[len("/after") :]
+    elif v.at == "/elapsed_seconds":
+        at = f"{turn}/elapsed_seconds"
+    else:
+        at = turn
+    return Violation(v.code, at, v.params, v.set_code)
+
+
+@dataclass
+class _State:
+    """Mutable replay state (local to one replay_game call)."""
+
+    record: GameRecord
+    rules: Rules
+    table: tuple[TableSet, ...] = ()
+    racks: list[list[Tile]] = field(default_factory=list)
+    unknown: list[int] = field(default_factory=list)  # unnamed draws per player (no pool)
+    opened: list[bool] = field(default_factory=list)
+    pool_left: int = 0
+    pool_next: int = 0
+    seen: Counter[str] = field(default_factory=Counter)
+    seat: int = 0
+    passes: int = 0
+    ended_by: str | None = None
+
+    def draw_from_pool(self) -> Tile | None:
+        """Take the next pool tile (None: the record has no pool, the tile is unnamed)."""
+        self.pool_left -= 1
+        if self.record.pool is None:
+            return None
+        tile = self.record.pool[self.pool_next]
+        self.pool_next += 1
+        return tile
+
+
+def replay_game(record: GameRecord, rules: Rules | None = None, continue_on_error: bool = False) -> ReplayResult:
+    """Replay ``record`` under ``rules`` (default: the record's own). Stops at the first
+    illegal turn unless ``continue_on_error``."""
+    rules = rules or record.rules
+    game_violations = _check_deal(record, rules)
+    if game_violations:
+        return ReplayResult((), None, None, tuple(game_violations))
+    state = _State(record, rules)
+    state.racks = [list(p.rack) for p in record.players]
+    state.unknown = [0] * len(record.players)
+    state.opened = [False] * len(record.players)
+    dealt = sum(len(p.rack) for p in record.players)
+    state.pool_left = len(record.pool) if record.pool is not None else rules.supply.total - dealt
+    for p in record.players:
+        state.seen.update(t.key for t in p.rack)
+    replayed: list[ReplayedTurn] = []
+    first_invalid: int | None = None
+    names = [p.name for p in record.players]
+    penalty_owed = (-1, 0)  # (player seat, tiles still owed)
+    for index, turn in enumerate(record.turns):
+        seat_owed, owed = penalty_owed
+        if owed and turn.draw is not None and turn.player == names[seat_owed]:
+            replayed.append(_penalty_draw(state, index, turn, seat_owed))
+            penalty_owed = (seat_owed, owed - 1)
+            if not replayed[-1].valid and first_invalid is None:
+                first_invalid = index
+            continue
+        if owed:
+            _draw_unlisted(state, seat_owed, owed)
+            penalty_owed = (-1, 0)
+        outcome = _replay_turn(state, index, turn, names)
+        replayed.append(outcome)
+        if not outcome.valid:
+            if first_invalid is None:
+                first_invalid = index
+            if not continue_on_error:
+                return ReplayResult(tuple(replayed), first_invalid, None)
+            if outcome.verdict is not None and state.ended_by is None:
+                penalty_owed = (names.index(turn.player), outcome.verdict.penalty_draw)
+        if state.ended_by is None or outcome.action != "game_over":
+            state.seat = (state.seat + 1) % len(names)
+    if penalty_owed[1]:
+        _draw_unlisted(state, penalty_owed[0], penalty_owed[1])
+    end_violations: list[Violation] = []
+    if state.ended_by is None and record.end == "pool_exhausted":
+        if state.pool_left > 0:
+            end_violations.append(Violation("POOL_NOT_EXHAUSTED", "/end", {"count": state.pool_left}))
+        else:
+            state.ended_by = "pool_exhausted"
+    result = None
+    if state.ended_by is not None and not end_violations:
+        players = [PlayerRack(name, tuple(state.racks[i]), state.opened[i]) for i, name in enumerate(names)]
+        result = score_round(players, rules)
+    return ReplayResult(tuple(replayed), first_invalid, result, tuple(end_violations), state.ended_by)
+
+
+def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
+    count = len(record.players)
+    if count not in rules.players:
+        allowed = ", ".join(str(n) for n in rules.players)
+        return [Violation("PLAYER_COUNT", "/players", {"count": count, "allowed": allowed})]
+    out = []
+    names: set[str] = set()
+    expected = rules.deal_for(count)
+    for i, p in enumerate(record.players):
+        if p.name in names:
+            raise InputError(f"player name {p.name!r} appears twice", f"/players/{i}/name")
+        names.add(p.name)
+        if len(p.rack) != expected:
+            out.append(
+                Violation(
+                    "DEAL_SIZE",
+                    f"/players/{i}/rack",
+                    {"player": p.name, "count": len(p.rack), "expected": expected, "players": count},
+                )
+            )
+    groups: list[tuple[str, Sequence[Tile]]] = [(f"/players/{i}/rack", p.rack) for i, p in enumerate(record.players)]
+    if record.pool is not None:
+        groups.append(("/pool", record.pool))
+    from engine.validate import supply_violations
+
+    out.extend(supply_violations(groups, rules))
+    return out
+
+
+def _replay_turn(state: _State, index: int, turn: RecordedTurn, names: list[str]) -> ReplayedTurn:
+    at = f"/turns/{index}"
+    if state.ended_by is not None:
+        return ReplayedTurn(index, turn.player, "game_over", (Violation("GAME_OVER", at, {"turn": index}),))
+    if turn.player not in names:
+        return ReplayedTurn(
+            index,
+            turn.player,
+            "play" if turn.table is not None else "draw",
+            (Violation("UNKNOWN_PLAYER", f"{at}/player", {"turn": index, "player": turn.player}),),
+        )
+    expected = names[state.seat]
+    if turn.player != expected:
+        return ReplayedTurn(
+            index,
+            turn.player,
+            "play" if turn.table is not None else "draw",
+            (Violation("WRONG_PLAYER", f"{at}/player", {"turn": index, "player": turn.player, "expected": expected}),),
+        )
+    if turn.draw is not None:
+        return _recorded_draw(state, index, turn, state.seat, "draw")
+    assert turn.table is not None
+    seat = state.seat
+    rack = _rack_for(state, seat, turn.table)
+    verdict = (
+        verify_turn(state.table, turn.table, rack, state.opened[seat], state.rules, turn.elapsed_seconds)
+        if rack
+        else None
+    )
+    if verdict is None:  # an empty rack cannot happen mid-game; the round would have ended
+        return ReplayedTurn(index, turn.player, "play", (Violation("GAME_OVER", at, {"turn": index}),))
+    violations = tuple(_relocate(v, index) for v in verdict.violations)
+    if verdict.action == "draw":
+        state.passes = state.passes + 1 if state.pool_left <= 0 else 0
+        action = "pass" if state.pool_left <= 0 else "draw"
+        if violations:
+            return ReplayedTurn(index, turn.player, action, violations, verdict)
+        if action == "draw":
+            tile = state.draw_from_pool()
+            _take(state, seat, tile)
+            return ReplayedTurn(index, turn.player, action, (), verdict, tile)
+        if state.passes >= len(names):
+            state.ended_by = "pool_exhausted"
+        return ReplayedTurn(index, turn.player, action, (), verdict)
+    if violations:
+        return ReplayedTurn(index, turn.player, "play", violations, verdict)
+    state.passes = 0
+    state.table = turn.table
+    _commit_rack(state, seat, rack, verdict)
+    state.opened[seat] = verdict.opened_after
+    if verdict.rack_empty and state.unknown[seat] == 0:
+        state.ended_by = "rack_empty"
+    return ReplayedTurn(index, turn.player, "play", (), verdict)
+
+
+def _rack_for(state: _State, seat: int, after: tuple[TableSet, ...]) -> tuple[Tile, ...]:
+    """The player's rack for verifying a play: named tiles plus, without a pool, the unnamed
+    draws assumed to be the tiles this play needs (within the supply)."""
+    rack = tuple(state.racks[seat])
+    if not state.unknown[seat]:
+        return rack
+    before_keys = Counter(t.key for s in state.table for t in s.tiles)
+    after_tiles = [t for s in after for t in s.tiles]
+    played = Counter(t.key for t in after_tiles) - before_keys
+    played_tiles = [t.undeclared() for t in after_tiles if played[t.key] > 0 and not played.subtract([t.key])]
+    needed = rack_shortfall(played_tiles, rack)
+    usable = []
+    for tile in needed[: state.unknown[seat]]:
+        if state.seen[tile.key] < state.rules.supply.limit(tile.key):
+            usable.append(tile)
+    return rack + tuple(usable)
+
+
+def _commit_rack(state: _State, seat: int, rack: tuple[Tile, ...], verdict: TurnVerdict) -> None:
+    assumed = len(rack) - len(state.racks[seat])
+    for tile in rack[len(state.racks[seat]) :]:
+        state.seen[tile.key] += 1
+    state.unknown[seat] -= assumed
+    state.racks[seat] = list(verdict.rack_after)
+
+
+def _take(state: _State, seat: int, tile: Tile | None) -> None:
+    if tile is None:
+        state.unknown[seat] += 1
+    else:
+        state.racks[seat].append(tile)
+        state.seen[tile.key] += 1
+
+
+def _recorded_draw(state: _State, index: int, turn: RecordedTurn, seat: int, action: str) -> ReplayedTurn:
+    """A ``draw`` entry: checked against the pool's next tile, or the supply without a pool."""
+    at = f"/turns/{index}/draw"
+    tile = turn.draw
+    assert tile is not None
+    if state.pool_left <= 0:
+        return ReplayedTurn(index, turn.player, action, (Violation("POOL_EMPTY", at, {}),), tile=tile)
+    if state.record.pool is not None:
+        expected = state.record.pool[state.pool_next]
+        if expected.key != tile.key:
+            return ReplayedTurn(
+                index,
+                turn.player,
+                action,
+                (Violation("DRAW_MISMATCH", at, {"tile": str(tile), "expected": str(expected)}),),
+                tile=tile,
+            )
+        state.draw_from_pool()
+        state.racks[seat].append(tile)
+    else:
+        limit = state.rules.supply.limit(tile.key)
+        if state.seen[tile.key] + 1 > limit:
+            params = {
+                "tile": tile.key,
+                "limit": limit,
+                "count": state.seen[tile.key] + 1,
+                "tiles": state.rules.supply.name,
+            }
+            return ReplayedTurn(index, turn.player, action, (Violation("TILE_SUPPLY_EXCEEDED", at, params),), tile=tile)
+        state.draw_from_pool()
+        _take(state, seat, tile)
+    state.passes = 0
+    return ReplayedTurn(index, turn.player, action, (), tile=tile)
+
+
+def _penalty_draw(state: _State, index: int, turn: RecordedTurn, seat: int) -> ReplayedTurn:
+    return _recorded_draw(state, index, turn, seat, "penalty_draw")
+
+
+def _draw_unlisted(state: _State, seat: int, count: int) -> None:
+    """Penalty tiles the record does not list: the next pool tiles (or unnamed)."""
+    for _ in range(min(count, max(state.pool_left, 0))):
+        _take(state, seat, state.draw_from_pool())

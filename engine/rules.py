@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-from engine.errors import InputError
-
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.errors import InputError
 from engine.tiles import SUPPLIES, TileSupply
 
 

@@ -14,13 +14,12 @@ score may be fractional (serialised as a JSON number with a fraction, e.g. 32.5)
 
 from __future__ import annotations
 
-from engine.errors import InputError
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.tiles import Tile
 

@@ -7,6 +7,7 @@ the solver's checks) calls it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -109,10 +110,8 @@ def _group_readings(tiles: tuple[Tile, ...], number: int) -> list[Reading]:
     out = tiles
     if free_jokers == 1 and len(missing) == 1:
         out = tuple(Tile(None, 0, missing[0]) if t.color is None and t.declared is None else t for t in tiles)
-    options = tuple(
-        (t.declared,) if t.declared is not None else missing for t in out if t.color is None
-    )
-    return [Reading(GROUP, number * len(tiles), out, options)]  # type: ignore[arg-type]
+    options = tuple((t.declared,) if t.declared is not None else missing for t in out if t.color is None)
+    return [Reading(GROUP, number * len(tiles), out, options)]
 
 
 # --- runs --------------------------------------------------------------------------------
@@ -137,7 +136,7 @@ def _run_readings(tiles: tuple[Tile, ...], colour: str, strict: bool) -> list[Re
     numbers = [x for x in fixed if x is not None]
     if len(set(numbers)) != len(numbers):
         return []
-    start = _ordered_start(fixed, 1) 
+    start = _ordered_start(fixed, 1)
     if start is not None:
         return [_laid_run(tiles, colour, start, 1)]
     start = _ordered_start(fixed, -1)
@@ -188,7 +187,7 @@ def _laid_run(tiles: tuple[Tile, ...], colour: str, start: int, step: int) -> Re
 def _bag_run(tiles: tuple[Tile, ...], colour: str, first: int, present: set[int]) -> Reading:
     """The run ``first..first+len-1`` in ascending order: numbered tiles and declared jokers
     in their places, the other jokers declared for the numbers left over."""
-    by_number = {t.number if t.color is not None else t.declared.number: t for t in tiles if t.color is not None or t.declared is not None}  # type: ignore[union-attr]
+    by_number = {fixed.number: t for t in tiles if (fixed := t if t.declared is None else t.declared).color}
     out = tuple(
         by_number[x] if x in present else Tile(None, 0, numbered(colour, x)) for x in range(first, first + len(tiles))
     )
@@ -255,7 +254,7 @@ def _run_shape_code(tiles: tuple[Tile, ...], numbers: list[int], strict: bool) -
 def _circular_span(numbers: list[int]) -> int:
     """Shortest arc of the 13-number circle (13 followed by 1) covering ``numbers``."""
     ordered = sorted(set(numbers))
-    gaps = [b - a for a, b in zip(ordered, ordered[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(ordered)]
     gaps.append(ordered[0] + MAX_RUN - ordered[-1])
     return MAX_RUN - max(gaps) + 1
 

@@ -7,12 +7,12 @@ for orange, and the JSON object forms; formatting is always canonical upper-case
 
 from __future__ import annotations
 
-from engine.errors import InputError
-
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from engine.errors import InputError
 
 COLORS: tuple[str, ...] = ("K", "B", "O", "R")
 """Canonical colour letters, in display order: black, blue, orange, red."""
@@ -20,8 +20,16 @@ COLORS: tuple[str, ...] = ("K", "B", "O", "R")
 COLOR_NAMES: dict[str, str] = {"K": "black", "B": "blue", "O": "orange", "R": "red"}
 
 _COLOR_ALIASES: dict[str, str] = {
-    "K": "K", "B": "B", "O": "O", "Y": "O", "R": "R",
-    "BLACK": "K", "BLUE": "B", "ORANGE": "O", "YELLOW": "O", "RED": "R",
+    "K": "K",
+    "B": "B",
+    "O": "O",
+    "Y": "O",
+    "R": "R",
+    "BLACK": "K",
+    "BLUE": "B",
+    "ORANGE": "O",
+    "YELLOW": "O",
+    "RED": "R",
 }
 
 MIN_NUMBER = 1
@@ -226,9 +234,7 @@ class TileSupply:
 
     def all_tiles(self) -> list[Tile]:
         """Every tile of the supply, numbered tiles in colour-then-number order, then jokers."""
-        tiles = [
-            _NUMBERED[c][n] for c in COLORS for n in range(MIN_NUMBER, MAX_NUMBER + 1) for _ in range(self.copies)
-        ]
+        tiles = [_NUMBERED[c][n] for c in COLORS for n in range(MIN_NUMBER, MAX_NUMBER + 1) for _ in range(self.copies)]
         return tiles + [JOKER] * self.jokers
 
     def excess(self, counts: Mapping[str, int]) -> list[str]:

@@ -270,7 +270,9 @@ class _Turn:
         """Follow every before set holding a joker to its successor and apply the joker rules,
         reading each such set in the way most favourable to the player (SPEC §4)."""
         joker_sets = [
-            i for i, s in enumerate(self.before) if self.before_readings[i].valid and any(t.color is None for t in s.tiles)
+            i
+            for i, s in enumerate(self.before)
+            if self.before_readings[i].valid and any(t.color is None for t in s.tiles)
         ]
         if not joker_sets:
             return
@@ -279,10 +281,11 @@ class _Turn:
         claimed: Counter[int] = Counter()
         outcomes = []
         for i in joker_sets:
+            successors: list[int | None] = list(self._successor_candidates(i)) or [None]
             options = [
                 self._follow_joker_set(i, reading.joker_options, k, claimed)
                 for reading in self.before_readings[i].readings
-                for k in (self._successor_candidates(i) or [None])
+                for k in successors
             ]
             best = min(options, key=lambda o: (len(o.violations), o.freed))
             if best.successor is not None:

@@ -242,3 +242,9 @@ def pick_language(accept_language: str | None) -> str:
         if tag in LANGUAGES and q > best_q:
             best, best_q = tag, q
     return best
+
+
+MESSAGES["POOL_NOT_EXHAUSTED"] = {
+    "en": "The record says the pool was exhausted, but {count} tiles are still in it.",
+    "es": "El registro dice que el pozo se agotó, pero aún quedan {count} fichas.",
+}

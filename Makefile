@@ -1,0 +1,55 @@
+# Every target bootstraps .venv itself; only python3 and make are needed.
+# Stamp files make (re)installs happen only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export PIP_NO_INPUT := 1
+
+.DEFAULT_GOAL := help
+.PHONY: help serve test lint bench clean
+
+help:
+	@echo "make serve  - run the HTTP service on http://127.0.0.1:8000 (docs at /docs)"
+	@echo "make test   - ruff, mypy and the test suite"
+	@echo "make lint   - ruff, mypy and hadolint (when a Dockerfile exists)"
+	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make clean  - remove .venv, build output and caches"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.stamp-serve: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[serve]'
+	touch $@
+
+# The dev extra includes the serve extra, so it satisfies both stamps.
+$(VENV)/.stamp-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.stamp-serve
+
+serve: $(VENV)/.stamp-serve
+	$(BIN)/gunicorn -c service/gunicorn_conf.py 'service.app:create_app()'
+
+test: $(VENV)/.stamp-dev
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+lint: $(VENV)/.stamp-dev
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	@if [ -f Dockerfile ]; then echo "$(BIN)/hadolint Dockerfile"; $(BIN)/hadolint Dockerfile; fi
+
+# addopts carries --benchmark-skip for `make test`; clear it here. Exit 5 = no benchmarks collected yet.
+bench: $(VENV)/.stamp-dev
+	@$(BIN)/pytest -o addopts= bench --benchmark-only; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "bench: no benchmarks yet"; exit 0; fi; exit $$rc
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks .coverage htmlcov
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

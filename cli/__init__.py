@@ -1,0 +1,1 @@
+"""Command-line tool ``rummikub`` (Typer app in :mod:`cli.main`)."""

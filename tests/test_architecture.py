@@ -1,0 +1,69 @@
+"""The engine stays pure: no transport, CLI or presentation libraries (SPEC: internals are ours)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "engine"
+FORBIDDEN = frozenset({"flask", "typer", "requests", "marshmallow", "werkzeug", "click", "rich"})
+ENGINE_FILES = sorted(ENGINE.rglob("*.py"))
+
+
+def _top(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+def _forbidden_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and (
+                (isinstance(node.func, ast.Name) and node.func.id == "__import__")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+            )
+        ):
+            names = [node.args[0].value]
+        found += [f"line {node.lineno}: {name}" for name in names if _top(name) in FORBIDDEN]
+    return found
+
+
+def test_engine_has_sources() -> None:
+    assert ENGINE_FILES, f"no Python files under {ENGINE}"
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_engine_file_imports_no_transport_library(path: Path) -> None:
+    assert _forbidden_imports(path) == []
+
+
+def test_importing_engine_loads_no_transport_library() -> None:
+    code = f"""
+import importlib, json, pkgutil, sys
+import engine
+for info in pkgutil.walk_packages(engine.__path__, "engine."):
+    importlib.import_module(info.name)
+forbidden = {sorted(FORBIDDEN)!r}
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set(forbidden))))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
