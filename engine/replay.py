@@ -28,8 +28,8 @@ from typing import Any
 from engine.errors import InputError
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
-from engine.sets import KINDS, TableSet
-from engine.tiles import Tile, parse_tile, parse_tiles
+from engine.sets import TableSet, parse_table, parse_tile_list
+from engine.tiles import Tile, parse_tile
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import rack_shortfall
 from engine.violations import Violation
@@ -125,42 +125,6 @@ class ReplayResult:
         }
 
 
-def parse_table(value: Any, pointer: str) -> tuple[TableSet, ...]:
-    """A table in request form (array of sets; a set is an array of tiles or an object
-    ``{"tiles", "kind"?, "id"?}``). Raises InputError with a pointer."""
-    if not isinstance(value, list):
-        raise InputError("a table must be an array of sets", pointer)
-    return tuple(parse_set(s, f"{pointer}/{i}") for i, s in enumerate(value))
-
-
-def parse_set(value: Any, pointer: str) -> TableSet:
-    """One set in request form; see ``parse_table``."""
-    if isinstance(value, Mapping):
-        unknown = set(value) - {"tiles", "kind", "id"}
-        if unknown:
-            raise InputError(f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{sorted(unknown)[0]}")
-        if "tiles" not in value:
-            raise InputError("a set object needs 'tiles'", f"{pointer}/tiles")
-        kind, set_id = value.get("kind"), value.get("id")
-        if kind is not None and kind not in KINDS:
-            raise InputError("'kind' must be 'run' or 'group'", f"{pointer}/kind")
-        if set_id is not None and not isinstance(set_id, str):
-            raise InputError("'id' must be a string", f"{pointer}/id")
-        return TableSet(_tiles(value["tiles"], f"{pointer}/tiles"), kind, set_id)
-    if not isinstance(value, list):
-        raise InputError("a set must be an array of tiles or an object with 'tiles'", pointer)
-    return TableSet(_tiles(value, pointer))
-
-
-def _tiles(value: Any, pointer: str) -> tuple[Tile, ...]:
-    if not isinstance(value, list):
-        raise InputError("expected an array of tiles", pointer)
-    try:
-        return parse_tiles(value)
-    except InputError as exc:
-        raise exc.under(pointer) from None
-
-
 def parse_game_record(doc: Any) -> GameRecord:
     """A game record (SPEC §6) from its JSON form. Raises InputError with a pointer."""
     if not isinstance(doc, Mapping):
@@ -180,8 +144,8 @@ def parse_game_record(doc: Any) -> GameRecord:
     for i, p in enumerate(players):
         if not isinstance(p, Mapping) or not isinstance(p.get("name"), str):
             raise InputError("each player needs a 'name' string and a 'rack'", f"/players/{i}")
-        parsed_players.append(RecordedPlayer(p["name"], _tiles(p.get("rack"), f"/players/{i}/rack")))
-    pool = None if doc.get("pool") is None else _tiles(doc["pool"], "/pool")
+        parsed_players.append(RecordedPlayer(p["name"], parse_tile_list(p.get("rack"), f"/players/{i}/rack")))
+    pool = None if doc.get("pool") is None else parse_tile_list(doc["pool"], "/pool")
     turns = doc.get("turns", [])
     if not isinstance(turns, list):
         raise InputError("'turns' must be an array", "/turns")

@@ -8,11 +8,13 @@ the solver's checks) calls it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from engine.errors import InputError
 from engine.rules import SABRA, Rules
-from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, numbered
+from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, numbered, parse_tiles
 
 RUN = "run"
 GROUP = "group"
@@ -281,3 +283,42 @@ class TableSet:
 def as_table_set(value: TableSet | Sequence[Tile]) -> TableSet:
     """Accept a bare tile sequence wherever a TableSet is expected."""
     return value if isinstance(value, TableSet) else TableSet(tuple(value))
+
+
+# --- request notation ------------------------------------------------------------------
+
+
+def parse_table(value: Any, pointer: str) -> tuple[TableSet, ...]:
+    """A table in request form (array of sets; a set is an array of tiles or an object
+    ``{"tiles", "kind"?, "id"?}``). Raises InputError with a pointer."""
+    if not isinstance(value, list):
+        raise InputError("a table must be an array of sets", pointer)
+    return tuple(parse_set(s, f"{pointer}/{i}") for i, s in enumerate(value))
+
+
+def parse_set(value: Any, pointer: str) -> TableSet:
+    """One set in request form; see ``parse_table``."""
+    if isinstance(value, Mapping):
+        unknown = set(value) - {"tiles", "kind", "id"}
+        if unknown:
+            raise InputError(f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{sorted(unknown)[0]}")
+        if "tiles" not in value:
+            raise InputError("a set object needs 'tiles'", f"{pointer}/tiles")
+        kind, set_id = value.get("kind"), value.get("id")
+        if kind is not None and kind not in KINDS:
+            raise InputError("'kind' must be 'run' or 'group'", f"{pointer}/kind")
+        if set_id is not None and not isinstance(set_id, str):
+            raise InputError("'id' must be a string", f"{pointer}/id")
+        return TableSet(parse_tile_list(value["tiles"], f"{pointer}/tiles"), kind, set_id)
+    if not isinstance(value, list):
+        raise InputError("a set must be an array of tiles or an object with 'tiles'", pointer)
+    return TableSet(parse_tile_list(value, pointer))
+
+
+def parse_tile_list(value: Any, pointer: str) -> tuple[Tile, ...]:
+    if not isinstance(value, list):
+        raise InputError("expected an array of tiles", pointer)
+    try:
+        return parse_tiles(value)
+    except InputError as exc:
+        raise exc.under(pointer) from None
