@@ -1,0 +1,176 @@
+"""Initial meld checks and scoring (SPEC §5, RULES.md §8)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from engine.rules import PRESETS, resolve_rules
+from engine.scoring import MatchRound, PlayerRack, ScoringError, rack_value, score_match, score_round
+from engine.tiles import parse_tiles
+from engine.validate import check_meld, validate_sets
+
+
+def sets(*texts: str) -> list[tuple]:  # type: ignore[type-arg]
+    return [parse_tiles(t) for t in texts]
+
+
+def players(**racks: str) -> list[PlayerRack]:
+    return [PlayerRack(name, parse_tiles(rack)) for name, rack in racks.items()]
+
+
+def scores(result) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {s["name"]: s["score"] for s in result.to_json()["scores"]}
+
+
+# --- melds -------------------------------------------------------------------------------
+
+
+def test_meld_without_sets_is_too_low() -> None:
+    verdict = check_meld([])
+    assert verdict.value == 0 and [v.code for v in verdict.violations] == ["INITIAL_MELD_TOO_LOW"]
+
+
+def test_meld_sums_best_readings_and_reports_pointers() -> None:
+    verdict = check_meld(sets("R5 J J", "K1 K2"), rules=PRESETS["sabra"])
+    assert verdict.value == 18
+    assert [(v.code, v.at, v.set_code) for v in verdict.violations] == [
+        ("INVALID_SET", "/sets/1", "SET_TOO_SHORT"),
+        ("INITIAL_MELD_TOO_LOW", "/sets", None),
+    ]
+
+
+def test_meld_rack_check_counts_copies() -> None:
+    verdict = check_meld(sets("R10 R11 R12", "K10 B10 R10"), parse_tiles("R10 R11 R12 K10 B10"))
+    assert [(v.code, v.at, v.params["tile"]) for v in verdict.violations] == [("TILE_NOT_IN_RACK", "/sets/1", "R10")]
+    assert check_meld(sets("R10 R11 J"), parse_tiles("R10 R11 J")).valid
+
+
+def test_meld_tile_supply() -> None:
+    verdict = check_meld(sets("R10 R11 R12", "R10 R11 R12", "R10 B10 K10"))
+    assert "TILE_SUPPLY_EXCEEDED" in [v.code for v in verdict.violations]
+    assert check_meld(sets("R10 R11 R12", "R10 R11 R12", "R10 B10 K10"), rules=PRESETS["xp"]).valid
+
+
+def test_validate_sets_supply_on_the_set_where_excess_appears() -> None:
+    verdict = validate_sets(sets("R5 R6 R7", "R5 B5 K5", "R5 O5 K5")).to_json()
+    assert [s["valid"] for s in verdict["sets"]] == [True, True, False]
+    assert verdict["sets"][2]["violations"][0]["code"] == "TILE_SUPPLY_EXCEEDED"
+    assert verdict["sets"][2]["violations"][0]["at"] == "/sets/2"
+    jokers = validate_sets(sets("R5 J J", "K5 J B5")).to_json()
+    assert jokers["sets"][1]["violations"][0]["code"] == "TILE_SUPPLY_EXCEEDED"
+
+
+def test_spanish_messages() -> None:
+    verdict = check_meld(sets("R1 R2 R3"))
+    assert "se necesitan al menos 30" in verdict.violations[0].message("es")
+    assert "at least 30" in verdict.violations[0].message("en")
+
+
+# --- rounds ------------------------------------------------------------------------------
+
+
+def test_rack_value_counts_jokers_by_rule() -> None:
+    rack = parse_tiles("R5 B5 J")
+    assert rack_value(rack) == 40
+    assert rack_value(rack, PRESETS["komoni"]) == 35
+
+
+def test_worked_example_1() -> None:
+    result = score_round(players(A="", B="R5 B5 J", C="K12 K13", D="O1"))
+    assert scores(result) == {"A": 66, "B": -40, "C": -25, "D": -1}
+    assert result.winner == "A" and result.ended_by == "rack_empty"
+    joker25 = score_round(players(A="", B="R5 B5 J", C="K12 K13", D="O1"), resolve_rules({"joker_penalty": 25}))
+    assert scores(joker25) == {"A": 61, "B": -35, "C": -25, "D": -1}
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("subtract_lowest", {"A": -7, "B": 32, "C": -14, "D": -11}),
+        ("plain", {"A": -15, "B": 56, "C": -22, "D": -19}),
+        ("all_negative", {"A": -15, "B": -8, "C": -22, "D": -19}),
+    ],
+)
+def test_worked_example_2(mode: str, expected: dict[str, int]) -> None:
+    result = score_round(
+        players(A="K10 B5", B="R8", C="O9 O13", D="K6 B13"), resolve_rules({"pool_exhausted_scoring": mode})
+    )
+    assert scores(result) == expected
+    assert result.winner == "B" and result.ended_by == "pool_exhausted"
+
+
+def test_worked_example_3() -> None:
+    result = score_round(players(A="", B="R10", C="K7", D="O8"))
+    assert scores(result) == {"A": 25, "B": -10, "C": -7, "D": -8}
+
+
+def test_worked_example_4_match() -> None:
+    rounds = [
+        MatchRound(tuple(players(A="", B="R5", C="K7 K9", D="O3"))),
+        MatchRound(tuple(players(A="R6", B="K11", C="", D="B5"))),
+        MatchRound(tuple(players(A="R10 K10 O12", B="B13", C="O2", D=""))),
+    ]
+    result = score_match(rounds).to_json()
+    assert {t["name"]: t["total"] for t in result["totals"]} == {"A": -14, "B": -29, "C": 4, "D": 39}
+    assert [[s["score"] for s in r["scores"]] for r in result["rounds"]] == [
+        [24, -5, -16, -3],
+        [-6, -11, 22, -5],
+        [-32, -13, -2, 47],
+    ]
+    assert result["winner"] == "D" and result["standings"] == ["D", "C", "A", "B"]
+
+
+def test_tie_for_lowest_splits_the_win() -> None:
+    result = score_round(players(A="R5", B="K5", C="O9 O13"))
+    assert result.winner is None and result.winners == ("A", "B")
+    assert scores(result) == {"A": 8.5, "B": 8.5, "C": -17}
+    plain = score_round(players(A="R5", B="K5", C="O9 O13"), resolve_rules({"pool_exhausted_scoring": "plain"}))
+    assert scores(plain) == {"A": 11, "B": 11, "C": -22}  # losses 5 + 5 + 22... winners split the losers' 22
+    assert sum(s.score for s in plain.scores) == 0
+
+
+def test_penalty_only() -> None:
+    komoni = PRESETS["komoni"]
+    result = score_round(players(A="", B="R5 B5 J", C="K12 K13"), komoni)
+    assert scores(result) == {"A": 0, "B": 35, "C": 25}
+    exhausted = score_round(players(A="K10 B5", B="R8", C="O9 O13"), komoni)
+    assert scores(exhausted) == {"A": 7, "B": 0, "C": 14}
+    match = score_match(
+        [MatchRound(tuple(players(A="", B="R5", C="K1"))), MatchRound(tuple(players(A="R9", B="", C="K1")))], komoni
+    )
+    assert match.standings == ("C", "B", "A") and match.winner == "C"
+
+
+def test_zero_sum_rounds_sum_to_zero() -> None:
+    result = score_round(players(A="R1 R2", B="J", C="K13 B13 O13", D="R7"))
+    assert sum(s.score for s in result.scores) == Fraction(0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "winner", "pointer"),
+    [
+        ({"A": "", "B": "", "C": "R1"}, None, "/players/1/rack"),
+        ({"A": "", "B": "R1"}, "B", "/winner"),
+        ({"A": "", "B": "R1"}, "Z", "/winner"),
+        ({"A": "R1"}, None, "/players"),
+        ({"A": "R1", "B": "R2", "C": "R3", "D": "R4", "E": "R5"}, None, "/players"),
+    ],
+)
+def test_rounds_that_cannot_be_scored(kwargs: dict[str, str], winner: str | None, pointer: str) -> None:
+    with pytest.raises(ScoringError) as info:
+        score_round(players(**kwargs), winner=winner)
+    assert info.value.pointer == pointer
+
+
+def test_duplicate_names_and_empty_match() -> None:
+    with pytest.raises(ScoringError):
+        score_round([PlayerRack("A", ()), PlayerRack("A", parse_tiles("R1"))])
+    with pytest.raises(ScoringError):
+        score_match([])
+
+
+def test_winner_consistent_with_racks_is_accepted() -> None:
+    assert score_round(players(A="", B="R1"), winner="A").winner == "A"
+    assert score_round(players(A="R5", B="K5", C="R9"), winner="B").winners == ("A", "B")

@@ -1,0 +1,94 @@
+"""Rule settings and presets (SPEC §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.rules import PRESETS, SABRA, SETTINGS, RulesError, resolve_rules
+
+
+def test_default_is_sabra() -> None:
+    assert resolve_rules(None) is SABRA
+    assert resolve_rules("sabra") is SABRA
+    assert SABRA.initial_meld_min == 30 and SABRA.tiles == "classic" and SABRA.deal_for(4) == 14
+
+
+def test_every_preset_is_listed_with_every_setting() -> None:
+    assert set(PRESETS) == {"sabra", "pressman-2009", "strict-joker", "free-joker", "opening-50", "komoni", "xp"}
+    for name, rules in PRESETS.items():
+        data = rules.to_dict()
+        assert data["preset"] == name
+        assert set(data) == {"preset", *SETTINGS}
+
+
+@pytest.mark.parametrize(
+    ("preset", "setting", "value"),
+    [
+        ("pressman-2009", "joker_replacement_from", "rack"),
+        ("pressman-2009", "freed_joker_use", "new_set_with_two_rack_tiles"),
+        ("pressman-2009", "turn_time_limit", 120),
+        ("pressman-2009", "timeout_penalty", 1),
+        ("strict-joker", "joker_sets_locked", True),
+        ("free-joker", "joker_release", "free"),
+        ("opening-50", "initial_meld_min", 50),
+        ("komoni", "joker_penalty", 25),
+        ("komoni", "scoring", "penalty_only"),
+        ("xp", "tiles", "xp"),
+    ],
+)
+def test_preset_settings(preset: str, setting: str, value: Any) -> None:
+    assert getattr(PRESETS[preset], setting) == value
+
+
+def test_komoni_and_xp_deals() -> None:
+    komoni = PRESETS["komoni"]
+    assert komoni.deal_for(2) == 14 and komoni.deal_for(3) == 13 and komoni.deal_for(6) == 13
+    assert PRESETS["xp"].players == (2, 3, 4, 5, 6)
+    assert PRESETS["xp"].supply.total == 160
+
+
+def test_overrides_on_a_preset() -> None:
+    rules = resolve_rules({"preset": "komoni", "initial_meld_min": 40, "strict_order": True})
+    assert rules.initial_meld_min == 40 and rules.strict_order and rules.joker_penalty == 25
+    assert resolve_rules({"joker_penalty": 25}).joker_penalty == 25
+    assert resolve_rules({"deal": 10}).deal_for(3) == 10
+    assert resolve_rules({"deal": {"2": 7, "3": 7, "4": 7}}).deal_for(2) == 7
+    assert resolve_rules({"turn_time_limit": None}).turn_time_limit is None
+
+
+@pytest.mark.parametrize(
+    ("value", "pointer"),
+    [
+        ("nope", ""),
+        (42, ""),
+        (["sabra"], ""),
+        ({"preset": "nope"}, "/preset"),
+        ({"preset": 3}, "/preset"),
+        ({"initial_meld": 30}, "/initial_meld"),
+        ({"initial_meld_min": "30"}, "/initial_meld_min"),
+        ({"initial_meld_min": True}, "/initial_meld_min"),
+        ({"initial_meld_min": -1}, "/initial_meld_min"),
+        ({"strict_order": 1}, "/strict_order"),
+        ({"tiles": "mini"}, "/tiles"),
+        ({"scoring": "zero-sum"}, "/scoring"),
+        ({"turn_time_limit": 0}, "/turn_time_limit"),
+        ({"turn_time_limit": "60"}, "/turn_time_limit"),
+        ({"players": []}, "/players"),
+        ({"players": [1, 2]}, "/players"),
+        ({"deal": 0}, "/deal"),
+        ({"deal": {"x": 3}}, "/deal/x"),
+        ({"players": [2, 3, 4, 5]}, "/deal"),
+    ],
+)
+def test_bad_rules_name_the_key(value: Any, pointer: str) -> None:
+    with pytest.raises(RulesError) as info:
+        resolve_rules(value)
+    assert info.value.pointer == pointer
+
+
+def test_rules_are_immutable_and_hashable() -> None:
+    with pytest.raises(AttributeError):
+        SABRA.initial_meld_min = 10  # type: ignore[misc]
+    assert hash(resolve_rules({"joker_penalty": 25})) == hash(resolve_rules({"joker_penalty": 25}))

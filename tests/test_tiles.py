@@ -1,0 +1,101 @@
+"""Tile notation (SPEC §1) and tile supplies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.errors import InputError
+from engine.tiles import JOKER, SUPPLIES, TileError, format_tiles, parse_tile, parse_tiles
+
+
+@pytest.mark.parametrize(
+    ("given", "canonical"),
+    [
+        ("R5", "R5"),
+        ("r5", "R5"),
+        ("o7", "O7"),
+        ("y7", "O7"),
+        ("Y13", "O13"),
+        ("k1", "K1"),
+        ("B10", "B10"),
+        (" R5 ", "R5"),
+        ("J", "J"),
+        ("j", "J"),
+        ("J=R5", "J=R5"),
+        ("j=y7", "J=O7"),
+        ({"color": "red", "number": 5}, "R5"),
+        ({"color": "yellow", "number": 7}, "O7"),
+        ({"color": "Black", "number": 13}, "K13"),
+        ({"color": "B", "number": 1}, "B1"),
+        ({"joker": True}, "J"),
+        ({"joker": True, "as": "R5"}, "J=R5"),
+        ({"joker": True, "as": {"color": "blue", "number": 2}}, "J=B2"),
+        ({"joker": True, "as": None}, "J"),
+    ],
+)
+def test_parse_and_format(given: Any, canonical: str) -> None:
+    assert str(parse_tile(given)) == canonical
+
+
+@pytest.mark.parametrize(
+    ("given", "pointer"),
+    [
+        ("R0", ""),
+        ("R14", ""),
+        ("X5", ""),
+        ("R", ""),
+        ("", ""),
+        ("5R", ""),
+        ("R-1", ""),
+        ("R５", ""),
+        ("J=J", ""),
+        ("J=R14", ""),
+        ("JJ", ""),
+        (5, ""),
+        (None, ""),
+        (True, ""),
+        ([], ""),
+        ({"color": "red"}, "/number"),
+        ({"number": 5}, "/color"),
+        ({"color": "pink", "number": 5}, "/color"),
+        ({"color": "red", "number": 0}, "/number"),
+        ({"color": "red", "number": True}, "/number"),
+        ({"color": "red", "number": 5.0}, "/number"),
+        ({"color": "red", "number": 5, "x": 1}, "/x"),
+        ({"joker": False}, "/joker"),
+        ({"joker": True, "as": "J"}, "/as"),
+        ({"joker": True, "as": "Q1"}, "/as"),
+        ({"joker": True, "colour": "red"}, "/colour"),
+        ({"color": 3, "number": 5}, "/color"),
+    ],
+)
+def test_bad_tiles(given: Any, pointer: str) -> None:
+    with pytest.raises(TileError) as info:
+        parse_tile(given)
+    assert info.value.pointer == pointer
+    assert isinstance(info.value, InputError)
+
+
+def test_parse_tiles_points_at_the_bad_tile() -> None:
+    with pytest.raises(TileError) as info:
+        parse_tiles(["R5", {"color": "red", "number": 14}])
+    assert info.value.pointer == "/1/number"
+
+
+def test_jokers_share_one_key() -> None:
+    assert parse_tile("J=R5").key == parse_tile("J").key == "J"
+    assert parse_tile("J=R5").undeclared() == JOKER
+
+
+def test_supplies() -> None:
+    classic, xp = SUPPLIES["classic"], SUPPLIES["xp"]
+    assert classic.total == 106 == len(classic.all_tiles())
+    assert xp.total == 160 == len(xp.all_tiles())
+    assert classic.limit("R5") == 2 and classic.limit("J") == 2
+    assert xp.limit("R5") == 3 and xp.limit("J") == 4
+
+
+def test_format_tiles() -> None:
+    assert format_tiles(parse_tiles("r1 y2 J=k3 j")) == ["R1", "O2", "J=K3", "J"]
