@@ -23,6 +23,9 @@ from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.tiles import Tile
 
+Score = int | Fraction
+"""A round score or total: whole in most rounds, fractional when tied winners split a pot."""
+
 
 class ScoringError(InputError):
     """A round or match that cannot be scored (two empty racks, duplicate names, a winner that
@@ -40,7 +43,7 @@ class PlayerRack:
 class PlayerScore:
     name: str
     rack_value: int
-    score: Fraction
+    score: Score
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +65,16 @@ class RoundResult:
         }
 
 
-def number(value: Fraction) -> int | float:
+def number(value: Score) -> int | float:
     """A score as JSON: an integer when whole, else a float."""
+    if isinstance(value, int):
+        return value
     return int(value) if value.denominator == 1 else float(value)
+
+
+def _share(total: int, ways: int) -> Score:
+    """``total`` split ``ways`` ways: an int when it divides evenly, else an exact Fraction."""
+    return total // ways if total % ways == 0 else Fraction(total, ways)
 
 
 def rack_value(rack: Sequence[Tile], rules: Rules = SABRA) -> int:
@@ -87,13 +97,13 @@ def score_round(
     if empty:
         ended_by = "rack_empty"
         winners = empty
-        losses = [Fraction(v) for v in values]
+        losses = values
     else:
         ended_by = "pool_exhausted"
         lowest = min(values)
         winners = [i for i, v in enumerate(values) if v == lowest]
         mode = rules.pool_exhausted_scoring
-        losses = [Fraction(v - lowest if mode == "subtract_lowest" else v) for v in values]
+        losses = [v - lowest if mode == "subtract_lowest" else v for v in values]
     if winner is not None:
         names = [p.name for p in players]
         if winner not in names:
@@ -106,15 +116,14 @@ def score_round(
     all_negative = ended_by == "pool_exhausted" and rules.pool_exhausted_scoring == "all_negative"
     sign = -1 if rules.scoring == "zero_sum" else 1
     scores = []
-    pot = sum((losses[i] for i in range(len(players)) if i not in winners), Fraction(0))
+    pot = sum(losses[i] for i in range(len(players)) if i not in winners)
     for i, p in enumerate(players):
-        if all_negative:
-            score = sign * losses[i]
-        elif i in winners:
-            score = pot / len(winners) if rules.scoring == "zero_sum" else Fraction(0)
+        score: Score
+        if i in winners and not all_negative:
+            score = _share(pot, len(winners)) if rules.scoring == "zero_sum" else 0
         else:
             score = sign * losses[i]
-        scores.append(PlayerScore(p.name, values[i], score + 0))
+        scores.append(PlayerScore(p.name, values[i], score))
     return RoundResult(tuple(players[i].name for i in winners), ended_by, tuple(scores))
 
 
@@ -135,7 +144,7 @@ def _check_players(players: Sequence[PlayerRack], rules: Rules, prefix: str) -> 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
     rounds: tuple[RoundResult, ...]
-    totals: tuple[tuple[str, Fraction], ...]
+    totals: tuple[tuple[str, Score], ...]
     standings: tuple[str, ...]
     winners: tuple[str, ...]
 
@@ -167,12 +176,12 @@ def score_match(rounds: Sequence[MatchRound], rules: Rules = SABRA) -> MatchResu
     if not rounds:
         raise ScoringError("a match needs at least one round", "/rounds")
     results = []
-    totals: dict[str, Fraction] = {}
+    totals: dict[str, Score] = {}
     for i, r in enumerate(rounds):
         result = score_round(r.players, r.rules or rules, r.winner, prefix=f"/rounds/{i}")
         results.append(result)
         for s in result.scores:
-            totals[s.name] = totals.get(s.name, Fraction(0)) + s.score
+            totals[s.name] = totals.get(s.name, 0) + s.score
     higher_is_better = rules.scoring == "zero_sum"
     order = sorted(totals, key=lambda name: -totals[name] if higher_is_better else totals[name])
     best = totals[order[0]]

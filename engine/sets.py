@@ -10,11 +10,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
-from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, numbered, parse_tiles
+from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, parse_tiles
 
 RUN = "run"
 GROUP = "group"
@@ -70,8 +71,19 @@ class SetReading:
 
 def read_set(tiles: Sequence[Tile], rules: Rules = SABRA, kind: str | None = None) -> SetReading:
     """Read ``tiles`` (in the order they lie) under ``rules``; ``kind`` keeps only readings of
-    that kind. Readings are ordered best first: highest value, then run before group."""
-    tiles = tuple(tiles)
+    that kind. Readings are ordered best first: highest value, then run before group.
+
+    Only ``rules.strict_order`` affects a reading, and readings are immutable, so results are
+    memoised: a table mostly holds the same sets from one turn to the next."""
+    return _read_cached(tuple(tiles), rules.strict_order, kind)
+
+
+@lru_cache(maxsize=1 << 16)
+def _read_cached(tiles: tuple[Tile, ...], strict: bool, kind: str | None) -> SetReading:
+    return _read(tiles, strict, kind)
+
+
+def _read(tiles: tuple[Tile, ...], strict: bool, kind: str | None) -> SetReading:
     if len(tiles) < 3:
         return SetReading(tiles, (), "SET_TOO_SHORT")
     plain = [t for t in tiles if t.color is not None]
@@ -81,14 +93,14 @@ def read_set(tiles: Sequence[Tile], rules: Rules = SABRA, kind: str | None = Non
     same_number = all(t.number == first.number for t in plain)
     same_colour = all(t.color == first.color for t in plain)
     groups = _group_readings(tiles, first.number) if same_number else []
-    runs = _run_readings(tiles, first.color, rules.strict_order) if same_colour else []  # type: ignore[arg-type]
+    runs = _run_readings(tiles, first.color, strict) if same_colour else []  # type: ignore[arg-type]
     wanted = groups + runs if kind is None else (groups if kind == GROUP else runs)
     if wanted:
         wanted.sort(key=lambda r: (-r.value, r.kind != RUN))
         return SetReading(tiles, tuple(wanted), None)
     if kind is not None and (groups or runs):
         return SetReading(tiles, (), "KIND_MISMATCH")
-    return SetReading(tiles, (), _primary_code(tiles, plain, same_number, same_colour, rules, kind))
+    return SetReading(tiles, (), _primary_code(tiles, plain, same_number, same_colour, strict, kind))
 
 
 # --- groups ------------------------------------------------------------------------------
@@ -111,7 +123,7 @@ def _group_readings(tiles: tuple[Tile, ...], number: int) -> list[Reading]:
     free_jokers = sum(1 for t in tiles if t.color is None and t.declared is None)
     out = tiles
     if free_jokers == 1 and len(missing) == 1:
-        out = tuple(Tile(None, 0, missing[0]) if t.color is None and t.declared is None else t for t in tiles)
+        out = tuple(joker_as(missing[0]) if t.color is None and t.declared is None else t for t in tiles)
     options = tuple((t.declared,) if t.declared is not None else missing for t in out if t.color is None)
     return [Reading(GROUP, number * len(tiles), out, options)]
 
@@ -180,9 +192,7 @@ def _ordered_start(fixed: list[int | None], step: int) -> int | None:
 
 
 def _laid_run(tiles: tuple[Tile, ...], colour: str, start: int, step: int) -> Reading:
-    out = tuple(
-        t if t.color is not None else Tile(None, 0, numbered(colour, start + step * i)) for i, t in enumerate(tiles)
-    )
+    out = tuple(t if t.color is not None else joker_as(numbered(colour, start + step * i)) for i, t in enumerate(tiles))
     return _run_reading(out)
 
 
@@ -191,7 +201,7 @@ def _bag_run(tiles: tuple[Tile, ...], colour: str, first: int, present: set[int]
     in their places, the other jokers declared for the numbers left over."""
     by_number = {fixed.number: t for t in tiles if (fixed := t if t.declared is None else t.declared).color}
     out = tuple(
-        by_number[x] if x in present else Tile(None, 0, numbered(colour, x)) for x in range(first, first + len(tiles))
+        by_number[x] if x in present else joker_as(numbered(colour, x)) for x in range(first, first + len(tiles))
     )
     return _run_reading(out)
 
@@ -216,7 +226,7 @@ def _primary_code(
     plain: list[Tile],
     same_number: bool,
     same_colour: bool,
-    rules: Rules,
+    strict: bool,
     kind: str | None,
 ) -> str:
     """The first code of SPEC §2's order that applies to a set with no valid reading."""
@@ -232,7 +242,7 @@ def _primary_code(
             return "RUN_DUPLICATE_NUMBER"
         if len(tiles) > MAX_RUN:
             return "RUN_TOO_LONG"
-        code = _run_shape_code(tiles, numbers, rules.strict_order)
+        code = _run_shape_code(tiles, numbers, strict)
         return code or "JOKER_DECLARATION_MISMATCH"
     return "NOT_A_SET"
 

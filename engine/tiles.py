@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import InputError
@@ -46,20 +46,28 @@ class TileError(InputError):
 @dataclass(frozen=True, slots=True)
 class Tile:
     """One tile. Numbered: ``color`` in COLORS and ``number`` 1–13. Joker: ``color`` is None,
-    ``number`` is 0 and ``declared`` optionally holds the numbered tile it stands for."""
+    ``number`` is 0 and ``declared`` optionally holds the numbered tile it stands for.
+
+    ``key`` is the multiset identity: ``R5`` for a numbered tile, ``J`` for every joker. It and
+    the hash are computed once, since tiles are compared and counted far more often than made.
+    """
 
     color: str | None
     number: int
     declared: Tile | None = None
+    key: str = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", JOKER_KEY if self.color is None else f"{self.color}{self.number}")
+        object.__setattr__(self, "_hash", hash((self.color, self.number, self.declared)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def is_joker(self) -> bool:
         return self.color is None
-
-    @property
-    def key(self) -> str:
-        """Multiset identity: ``R5`` for a numbered tile, ``J`` for every joker."""
-        return JOKER_KEY if self.color is None else f"{self.color}{self.number}"
 
     @property
     def value(self) -> int:
@@ -88,6 +96,14 @@ JOKER = Tile(None, 0)
 _NUMBERED: dict[str, list[Tile]] = {
     c: [Tile(c, 0)] + [Tile(c, n) for n in range(MIN_NUMBER, MAX_NUMBER + 1)] for c in COLORS
 }
+_DECLARED: dict[Tile, Tile] = {t: Tile(None, 0, t) for row in _NUMBERED.values() for t in row[1:]}
+
+
+def joker_as(tile: Tile) -> Tile:
+    """The joker declared as the numbered ``tile`` (``J=R5``); one shared instance per tile."""
+    return _DECLARED[tile]
+
+
 _PARSE_CACHE: dict[str, Tile] = {}
 
 
@@ -118,7 +134,7 @@ def parse_tile_text(text: str) -> Tile:
     if body == JOKER_KEY:
         tile = JOKER
     elif body.startswith("J="):
-        tile = Tile(None, 0, _parse_numbered_text(body[2:], ""))
+        tile = joker_as(_parse_numbered_text(body[2:], ""))
     else:
         tile = _parse_numbered_text(body, "")
     if len(_PARSE_CACHE) < 4096:
@@ -157,7 +173,7 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
             raise TileError(exc.message, "/as" + exc.pointer) from None
         if tile.is_joker:
             raise TileError("a joker must stand for a numbered tile", "/as")
-        return Tile(None, 0, tile)
+        return joker_as(tile)
     unknown = keys - {"color", "number"}
     if unknown:
         key = sorted(unknown)[0]

@@ -36,6 +36,10 @@ def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules
     """TILE_SUPPLY_EXCEEDED for each tile (or the jokers) that a request holds more of than the
     tile set has, reported once, at the place (pointer) where the excess first appears."""
     supply = rules.supply
+    groups = [(at, tuple(tiles)) for at, tiles in groups]
+    totals = Counter(t.key for _, tiles in groups for t in tiles)
+    if not any(n > supply.limit(key) for key, n in totals.items()):
+        return []
     counts: Counter[str] = Counter()
     reported: set[str] = set()
     out = []
