@@ -14,11 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.rules import SABRA  # noqa: E402
-from engine.scoring import PlayerRack, score_round  # noqa: E402
-from engine.sets import TableSet, _read, read_set  # noqa: E402
-from engine.tiles import Tile, parse_tiles  # noqa: E402
-from engine.turns import verify_turn  # noqa: E402
+from engine.rules import SABRA
+from engine.scoring import PlayerRack, score_round
+from engine.sets import TableSet, _read, read_set
+from engine.tiles import Tile, parse_tiles
+from engine.turns import verify_turn
 
 
 def median_us(fn: Callable[[], object], number: int = 2000, repeat: int = 15) -> float:
