@@ -1,0 +1,654 @@
+"""Hand-written edge cases of verify_turn (SPEC §4) across the rule settings of SPEC §3."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from engine.errors import InputError
+from engine.rules import PRESETS, SABRA, Rules, resolve_rules
+from engine.sets import TableSet
+from engine.tiles import Tile, format_tiles, parse_tiles
+from engine.turns import TurnVerdict, verify_turn
+
+SetSpec = str | TableSet
+
+PRESSMAN = PRESETS["pressman-2009"]
+STRICT_JOKER = PRESETS["strict-joker"]
+FREE_JOKER = PRESETS["free-joker"]
+XP = PRESETS["xp"]
+MANIPULATE_OPENING = resolve_rules({"manipulate_on_opening_turn": True})
+STRICT_ORDER = resolve_rules({"strict_order": True})
+RACK_ONLY = resolve_rules({"joker_replacement_from": "rack"})
+TWO_RACK_TILES = resolve_rules({"freed_joker_use": "new_set_with_two_rack_tiles"})
+BOTH_COLOURS = resolve_rules({"group_joker_needs_both_colours": True})
+
+
+def S(text: str, kind: str | None = None, id: str | None = None) -> TableSet:
+    return TableSet(parse_tiles(text), kind, id)
+
+
+def _table(sets: Sequence[SetSpec]) -> list[TableSet]:
+    return [s if isinstance(s, TableSet) else S(s) for s in sets]
+
+
+def verify(
+    before: Sequence[SetSpec],
+    after: Sequence[SetSpec],
+    rack: str,
+    opened: bool = True,
+    rules: Rules | str | dict[str, Any] = SABRA,
+    elapsed: float | None = None,
+) -> TurnVerdict:
+    return verify_turn(_table(before), _table(after), parse_tiles(rack), opened, resolve_rules(rules), elapsed)
+
+
+def codes(v: TurnVerdict) -> list[str]:
+    return [x.code for x in v.violations]
+
+
+def only(v: TurnVerdict, code: str) -> dict[str, Any]:
+    """The JSON of the single violation with ``code``."""
+    found = [x.to_json() for x in v.violations if x.code == code]
+    assert len(found) == 1, codes(v)
+    return found[0]
+
+
+def bag(tiles: Sequence[Tile] | str) -> Counter[str]:
+    return Counter(format_tiles(parse_tiles(tiles) if isinstance(tiles, str) else tiles))
+
+
+# --- draw detection -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ([], []),
+        (["R3 R4 R5"], ["R3 R4 R5"]),
+        (["R3 R4 R5", "K7 B7 O7"], ["K7 B7 O7", "R3 R4 R5"]),  # set order
+        (["R3 R4 R5", "K7 B7 O7"], ["O7 K7 B7", "R5 R4 R3"]),  # tile order
+        (["R3 J R5"], ["R3 J R5"]),
+        (["R3 J R5"], ["J R3 R5"]),  # the joker moved within the set, nothing played
+        (["R3 R4 R5", "R3 R4 R5"], ["R5 R3 R4", "R4 R5 R3"]),  # duplicates
+    ],
+)
+def test_unchanged_table_is_a_draw(before: list[str], after: list[str]) -> None:
+    v = verify(before, after, "K1 K2")
+    assert v.valid and v.action == "draw"
+    assert v.played == () and bag(v.rack_after) == bag("K1 K2")
+    assert v.penalty_draw == 0 and v.jokers_freed == 0 and not v.rack_empty
+    assert v.to_json()["penalty"] is None and v.to_json()["initial_meld"] is None
+
+
+@pytest.mark.parametrize("opened", [True, False])
+def test_draw_keeps_opened_state(opened: bool) -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5"], "K1", opened=opened)
+    assert v.valid and v.action == "draw" and v.opened_after is opened and v.initial_meld_value is None
+
+
+def test_draw_under_strict_order_ignores_tile_order() -> None:
+    # SPEC §4: "after is before up to the order of sets and of tiles within sets" -> draw.
+    v = verify(["R3 R4 R5"], ["R5 R4 R3"], "K1", rules=STRICT_ORDER)
+    assert v.valid and v.action == "draw"
+
+
+def test_draw_ignores_joker_declarations() -> None:
+    v = verify(["R3 R4 J"], ["R3 R4 J=R5"], "K1")
+    assert v.valid and v.action == "draw"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (["R3 R4 R5 R6", "R7 R8 R9"], ["R3 R4 R5", "R6 R7 R8 R9"]),
+        (["K5 B5 O5 R5", "R6 R7 R8"], ["K5 B5 O5", "R5 R6 R7 R8"]),
+        (["R1 R2 R3 R4 R5 R6"], ["R1 R2 R3", "R4 R5 R6"]),
+    ],
+)
+def test_rearranging_without_playing_is_no_tile_played(before: list[str], after: list[str]) -> None:
+    v = verify(before, after, "K1")
+    assert not v.valid and v.action == "play"
+    assert codes(v) == ["NO_TILE_PLAYED"]
+    assert only(v, "NO_TILE_PLAYED")["at"] == "/after"
+    assert v.penalty_draw == SABRA.failed_turn_penalty and bag(v.rack_after) == bag("K1")
+
+
+# --- tile accounting --------------------------------------------------------------------
+
+
+def test_table_tile_removed_points_at_before_set() -> None:
+    v = verify(["K1 K2 K3", "R3 R4 R5 R6"], ["K1 K2 K3", "R3 R4 R5", "B9 O9 K9"], "B9 O9 K9")
+    assert codes(v) == ["TABLE_TILE_REMOVED"]
+    assert only(v, "TABLE_TILE_REMOVED")["at"] == "/before/1"
+    assert v.penalty_draw == 3 and v.to_json()["penalty"] == {"draw": 3, "restore_table": True}
+
+
+def test_swapping_a_table_tile_for_a_rack_tile_removes_it() -> None:
+    v = verify(["K5 B5 O5"], ["K5 B5 R5"], "R5 K1")
+    assert "TABLE_TILE_REMOVED" in codes(v)
+
+
+def test_joker_taken_off_the_table_is_removed() -> None:
+    v = verify(["R3 J R5", "K7 K8 K9"], ["R3 R4 R5", "K7 K8 K9"], "R4")
+    assert "TABLE_TILE_REMOVED" in codes(v)
+    assert only(v, "TABLE_TILE_REMOVED")["at"] == "/before/0"
+
+
+def test_tile_not_in_rack_points_at_after_set() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5", "K9 B9 O9"], "K9 B9 R1")
+    assert codes(v) == ["TILE_NOT_IN_RACK"]
+    assert only(v, "TILE_NOT_IN_RACK")["at"] == "/after/1"
+    assert "O9" in only(v, "TILE_NOT_IN_RACK")["message"]
+
+
+def test_second_copy_not_in_rack() -> None:
+    v = verify([], ["R5 R6 R7", "K5 B5 R5"], "R5 R6 R7 K5 B5", opened=True)
+    assert codes(v) == ["TILE_NOT_IN_RACK"]
+
+
+def test_joker_not_in_rack() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 J"], "R7")
+    assert codes(v) == ["TILE_NOT_IN_RACK"]
+
+
+def test_table_tile_removed_and_tile_not_in_rack_together() -> None:
+    v = verify(["R3 R4 R5 R6"], ["R3 R4 R5", "K1 K2 K3"], "K1 K2")
+    assert sorted(codes(v)) == ["TABLE_TILE_REMOVED", "TILE_NOT_IN_RACK"]
+
+
+# --- tile supply ----------------------------------------------------------------------
+
+
+def test_supply_exceeded_by_before_and_rack() -> None:
+    v = verify(["R5 R6 R7", "K5 B5 R5"], ["R5 R6 R7", "K5 B5 R5"], "R5 K1")
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v)
+    assert only(v, "TILE_SUPPLY_EXCEEDED")["at"] == "/rack"
+
+
+def test_supply_exceeded_on_before_table() -> None:
+    v = verify(["R5 R6 R7", "R5 R6 R7", "K5 B5 R5"], ["R5 R6 R7", "R5 R6 R7", "K5 B5 R5"], "K1")
+    assert only(v, "TILE_SUPPLY_EXCEEDED")["at"] == "/before/2"
+
+
+def test_supply_exceeded_on_after() -> None:
+    # The third R5 is neither on before nor on the rack: it is also not in the rack.
+    v = verify(["R5 R6 R7", "K5 B5 R5"], ["R5 R6 R7", "K5 B5 R5", "R3 R4 R5"], "R3 R4")
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v) and "TILE_NOT_IN_RACK" in codes(v)
+    assert only(v, "TILE_SUPPLY_EXCEEDED")["at"] == "/after/2"
+
+
+def test_three_jokers_exceed_classic_supply() -> None:
+    v = verify(["R3 J R5", "K3 J K5"], ["R3 J R5", "K3 J K5"], "J")
+    assert only(v, "TILE_SUPPLY_EXCEEDED")["at"] == "/rack"
+
+
+def test_xp_supply_allows_three_copies_and_four_jokers() -> None:
+    v = verify(["R5 R6 R7", "K5 B5 R5", "J J R5"], ["R5 R6 R7", "K5 B5 R5", "J J R5", "J B9 O9"], "J B9 O9", rules=XP)
+    assert v.valid, codes(v)
+    v = verify(["R5 R6 R7", "K5 B5 R5", "R3 R4 R5"], ["R5 R6 R7", "K5 B5 R5", "R3 R4 R5"], "R5", rules=XP)
+    assert only(v, "TILE_SUPPLY_EXCEEDED")["at"] == "/rack"
+    v = verify(["J J R5", "J J K5"], ["J J R5", "J J K5"], "J", rules=XP)
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v)
+
+
+# --- sets -------------------------------------------------------------------------------
+
+
+def test_before_table_invalid_carries_set_code() -> None:
+    v = verify(["R3 R5 R6"], ["R3 R5 R6"], "K1")
+    found = only(v, "BEFORE_TABLE_INVALID")
+    assert found["at"] == "/before/0" and found["set_code"] == "RUN_GAP"
+
+
+def test_before_table_invalid_on_a_play() -> None:
+    v = verify(["K1 K2", "R3 R4 R5"], ["K1 K2", "R3 R4 R5 R6"], "R6")
+    assert "BEFORE_TABLE_INVALID" in codes(v)
+    assert only(v, "BEFORE_TABLE_INVALID")["set_code"] == "SET_TOO_SHORT"
+
+
+@pytest.mark.parametrize(
+    ("bad", "set_code"),
+    [
+        ("R3 R4", "SET_TOO_SHORT"),
+        ("R3 R5 R6", "RUN_GAP"),
+        ("K5 K5 B5", "GROUP_DUPLICATE_COLOUR"),
+        ("K5 B6 O7", "NOT_A_SET"),
+        ("R12 R13 R1", "RUN_WRAPAROUND"),
+        ("R3 R3 R4", "RUN_DUPLICATE_NUMBER"),
+    ],
+)
+def test_invalid_after_set_has_set_code(bad: str, set_code: str) -> None:
+    v = verify(["K9 K10 K11"], ["K9 K10 K11", bad], bad)
+    found = only(v, "INVALID_SET")
+    assert found["at"] == "/after/1" and found["set_code"] == set_code
+
+
+def test_each_invalid_set_is_reported() -> None:
+    v = verify([], ["R3 R4", "K9 K10 K11", "B1 B3 B4"], "R3 R4 K9 K10 K11 B1 B3 B4")
+    assert [(x.code, x.at, x.set_code) for x in v.violations if x.code == "INVALID_SET"] == [
+        ("INVALID_SET", "/after/0", "SET_TOO_SHORT"),
+        ("INVALID_SET", "/after/2", "RUN_GAP"),
+    ]
+
+
+def test_declared_kind_mismatch_is_an_invalid_set() -> None:
+    v = verify([], [S("R3 R4 R5", kind="group")], "R3 R4 R5")
+    assert only(v, "INVALID_SET")["set_code"] == "KIND_MISMATCH"
+
+
+def test_strict_order_rejects_unordered_run() -> None:
+    v = verify(["K9 K10 K11"], ["K9 K10 K11", "R5 R3 R4"], "R3 R4 R5", rules=STRICT_ORDER)
+    assert only(v, "INVALID_SET")["set_code"] == "RUN_ORDER"
+    assert verify(["K9 K10 K11"], ["K9 K10 K11", "R5 R3 R4"], "R3 R4 R5").valid
+
+
+# --- plays by an opened player --------------------------------------------------------
+
+
+def test_extend_run_and_group() -> None:
+    v = verify(["R3 R4 R5", "K7 B7 O7"], ["R2 R3 R4 R5 R6", "K7 B7 O7 R7"], "R2 R6 R7 K1")
+    assert v.valid and v.action == "play"
+    assert bag(v.played) == bag("R2 R6 R7") and bag(v.rack_after) == bag("K1")
+    assert v.opened_after and v.initial_meld_value is None and not v.rack_empty
+
+
+def test_split_a_run_around_a_played_tile() -> None:
+    v = verify(["R3 R4 R5 R6 R7 R8 R9"], ["R3 R4 R5 R6", "R6 R7 R8 R9"], "R6")
+    assert v.valid and v.rack_empty and v.rack_after == ()
+
+
+def test_fourth_tile_of_group_into_new_set() -> None:
+    v = verify(["K5 B5 O5 R5"], ["K5 B5 O5", "R5 R6 R7"], "R6 R7 K1")
+    assert v.valid and bag(v.played) == bag("R6 R7")
+
+
+def test_played_joker_is_reported_undeclared() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 J=R6"], "J K1")
+    assert v.valid and format_tiles(v.played) == ["J"] and bag(v.rack_after) == bag("K1")
+
+
+def test_going_out_empties_the_rack() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6")
+    assert v.valid and v.rack_empty and v.to_json()["rack_empty"] is True
+
+
+def test_invalid_turn_keeps_rack_and_is_not_rack_empty() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R7"], "R7")
+    assert not v.valid and not v.rack_empty and bag(v.rack_after) == bag("R7")
+    assert v.opened_after  # an opened player stays opened
+
+
+def test_empty_rack_is_a_request_error() -> None:
+    with pytest.raises(InputError) as exc:
+        verify(["R3 R4 R5"], ["R3 R4 R5"], "")
+    assert exc.value.pointer == "/rack"
+
+
+# --- opening --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sets", "value"),
+    [
+        (["K10 B10 O10"], 30),
+        (["R9 R10 R11"], 30),
+        (["K10 J O10"], 30),  # a joker counts the tile it stands for
+        (["R9 J R11"], 30),
+        (["J R12 R13"], 36),
+        (["R1 R2 R3", "K5 B5 O5 R5", "B1 B2 B3 B4"], 36),
+        (["K13 B13 O13 R13"], 52),
+    ],
+)
+def test_valid_opening(sets: list[str], value: int) -> None:
+    rack = " ".join(sets) + " K1"
+    v = verify(["R5 R6 R7"], ["R5 R6 R7", *sets], rack, opened=False)
+    assert v.valid, codes(v)
+    assert v.opened_after and v.initial_meld_value == value
+    assert v.to_json()["initial_meld"] == {"value": value}
+
+
+@pytest.mark.parametrize(("sets", "value"), [(["R8 R9 R10"], 27), (["K1 B1 O1", "R7 R8 R9"], 27), (["K9 B9 J"], 27)])
+def test_opening_too_low(sets: list[str], value: int) -> None:
+    v = verify([], sets, " ".join(sets) + " K1", opened=False)
+    found = only(v, "INITIAL_MELD_TOO_LOW")
+    assert found["at"] == "/after" and str(value) in found["message"] and "30" in found["message"]
+    assert not v.opened_after and v.initial_meld_value is None and v.to_json()["initial_meld"] is None
+
+
+def test_opening_50_threshold() -> None:
+    assert "INITIAL_MELD_TOO_LOW" in codes(verify([], ["K12 B12 O12"], "K12 B12 O12 K1", False, "opening-50"))
+    v = verify([], ["K12 B12 O12", "R4 R5 R6"], "K12 B12 O12 R4 R5 R6", False, "opening-50")
+    assert v.valid and v.initial_meld_value == 51 and v.rack_empty
+
+
+def test_opening_can_go_out() -> None:
+    v = verify([], ["K10 B10 O10 R10"], "K10 B10 O10 R10", opened=False)
+    assert v.valid and v.rack_empty and v.opened_after
+
+
+def test_invalid_set_in_opening_counts_nothing() -> None:
+    v = verify([], ["K10 B10 O10", "R1 R3 R4"], "K10 B10 O10 R1 R3 R4", opened=False)
+    assert "INVALID_SET" in codes(v) and not v.opened_after and v.initial_meld_value is None
+
+
+def test_opening_may_not_extend_table_sets_by_default() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R6", "K10 B10 O10"], "R6 K10 B10 O10", opened=False)
+    assert "MANIPULATION_BEFORE_OPENING" in codes(v) and not v.opened_after
+
+
+def test_opening_may_not_reorganise_table_sets_by_default() -> None:
+    before = ["R3 R4 R5 R6 R7 R8"]
+    after = ["R3 R4 R5", "R6 R7 R8", "K10 B10 O10"]
+    assert "MANIPULATION_BEFORE_OPENING" in codes(verify(before, after, "K10 B10 O10", opened=False))
+    assert verify(before, after, "K10 B10 O10", opened=False, rules=MANIPULATE_OPENING).valid
+
+
+def test_opening_with_manipulation_allowed() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R6", "K10 B10 O10"], "R6 K10 B10 O10", False, MANIPULATE_OPENING)
+    assert v.valid and v.initial_meld_value == 30 and v.opened_after
+
+
+def test_opening_with_manipulation_counts_only_sets_of_played_tiles() -> None:
+    # 27 from the new set; the R6 added to a table set does not count.
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R6", "K9 B9 O9"], "R6 K9 B9 O9", False, MANIPULATE_OPENING)
+    assert "INITIAL_MELD_TOO_LOW" in codes(v)
+    # A set made with a table tile does not count either.
+    v = verify(["R3 R4 R5 R6"], ["R3 R4 R5", "R6 B6 O6", "K9 B9 O9"], "B6 O6 K9 B9 O9", False, MANIPULATE_OPENING)
+    assert "INITIAL_MELD_TOO_LOW" in codes(v)
+
+
+def test_joker_released_before_opening() -> None:
+    before = ["R3 J R5"]
+    after = ["R3 R4 R5", "K10 B10 O10 J"]
+    v = verify(before, after, "R4 K10 B10 O10", False, MANIPULATE_OPENING)
+    assert "JOKER_RELEASED_BEFORE_OPENING" in codes(v) and not v.opened_after
+    assert verify(before, after, "R4 K10 B10 O10", True, MANIPULATE_OPENING).valid
+
+
+# --- jokers on the table ------------------------------------------------------------
+
+
+def test_run_joker_replaced_from_rack_and_reused() -> None:
+    v = verify(["R3 J R5"], ["R3 R4 R5", "K9 B9 J"], "R4 K9 B9")
+    assert v.valid and v.jokers_freed == 1 and v.rack_empty
+    assert v.to_json()["jokers_freed"] == 1
+
+
+def test_joker_taken_without_its_tile() -> None:
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5", "K9 B9 J"], "K9 B9")
+    assert only(v, "JOKER_NOT_REPLACED")["at"] == "/after/0"
+    assert "R6" in only(v, "JOKER_NOT_REPLACED")["message"]
+    assert v.penalty_draw == 3
+
+
+def test_joker_replaced_by_the_wrong_tile() -> None:
+    v = verify(["R3 R4 R5 J"], ["R2 R3 R4 R5", "K9 B9 J"], "R2 K9 B9")
+    assert "JOKER_NOT_REPLACED" in codes(v)
+
+
+def test_free_joker_release_allows_any_rearrangement() -> None:
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5", "K9 B9 J"], "K9 B9", rules=FREE_JOKER)
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_joker_that_stays_is_not_freed() -> None:
+    v = verify(["R3 R4 J"], ["R3 R4 J R6"], "R6")
+    assert v.valid and v.jokers_freed == 0
+    v = verify(["K5 B5 J"], ["K5 B5 J O5"], "O5")  # the group joker now stands for R5
+    assert v.valid and v.jokers_freed == 0
+
+
+@pytest.mark.parametrize("tile", ["O5", "R5"])
+def test_either_missing_colour_frees_a_group_joker(tile: str) -> None:
+    v = verify(["K5 B5 J"], [f"K5 B5 {tile}", "K9 B9 J"], f"{tile} K9 B9")
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_declared_group_joker_needs_its_declared_tile() -> None:
+    assert verify(["K5 B5 J=O5"], ["K5 B5 O5", "K9 B9 J"], "O5 K9 B9").valid
+    v = verify(["K5 B5 J=O5"], ["K5 B5 R5", "K9 B9 J"], "R5 K9 B9")
+    assert "JOKER_NOT_REPLACED" in codes(v)
+
+
+def test_joker_replaced_from_the_table() -> None:
+    before = ["R3 J R5", "K4 B4 O4 R4"]
+    after = ["R3 R4 R5", "K4 B4 O4", "K9 B9 J"]
+    assert verify(before, after, "K9 B9").valid  # sabra: rack_or_table
+    v = verify(before, after, "K9 B9", rules=RACK_ONLY)
+    assert codes(v) == ["JOKER_REPLACED_FROM_TABLE"]
+    assert "JOKER_REPLACED_FROM_TABLE" in codes(verify(before, after, "K9 B9", rules=PRESSMAN))
+
+
+def test_freed_joker_into_new_set_with_two_rack_tiles() -> None:
+    v = verify(["R3 J R5", "K7 K8 K9"], ["R3 R4 R5", "K7 K8 K9", "O9 B9 J"], "R4 O9 B9", rules=TWO_RACK_TILES)
+    assert v.valid and v.jokers_freed == 1
+    assert verify(["R3 J R5"], ["R3 R4 R5", "O9 B9 J"], "R4 O9 B9", rules=PRESSMAN).valid
+
+
+def test_freed_joker_into_an_existing_set_is_misused() -> None:
+    before = ["R3 J R5", "K7 K8 K9"]
+    after = ["R3 R4 R5", "K7 K8 K9 J"]
+    assert verify(before, after, "R4", rules=SABRA).valid  # any_set
+    v = verify(before, after, "R4", rules=TWO_RACK_TILES)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+    assert only(v, "FREED_JOKER_MISUSED")["at"] == "/after/1"
+
+
+def test_freed_joker_into_new_set_with_one_rack_tile_is_misused() -> None:
+    before = ["R3 J R5", "K7 K8 K9 K10"]
+    after = ["R3 R4 R5", "K7 K8 K9", "K10 K11 J"]
+    assert verify(before, after, "R4 K11").valid
+    assert "FREED_JOKER_MISUSED" in codes(verify(before, after, "R4 K11", rules=TWO_RACK_TILES))
+
+
+def test_joker_sets_locked_allows_adding() -> None:
+    v = verify(["R3 J R5"], ["R2 R3 J R5 R6"], "R2 R6", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 0
+
+
+def test_joker_sets_locked_forbids_taking_out() -> None:
+    before = ["R3 R4 J R6 R7"]
+    after = ["R3 R4 J R6", "R7 B7 K7"]
+    assert verify(before, after, "B7 K7").valid
+    v = verify(before, after, "B7 K7", rules=STRICT_JOKER)
+    assert "JOKER_SET_BROKEN" in codes(v)
+
+
+def test_joker_sets_locked_exact_tile_frees() -> None:
+    v = verify(["R3 J R5"], ["R3 R4 R5", "K9 B9 J"], "R4 K9 B9", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_joker_sets_locked_joker_taken_without_tile() -> None:
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5", "K9 B9 J"], "K9 B9", rules=STRICT_JOKER)
+    assert "JOKER_SET_BROKEN" in codes(v) and "JOKER_NOT_REPLACED" not in codes(v)
+
+
+def test_group_joker_needs_both_colours() -> None:
+    before = ["K5 B5 J"]
+    one = ["K5 B5 O5", "K9 B9 J"]
+    both = ["K5 B5 O5 R5", "K9 B9 J"]
+    assert verify(before, one, "O5 K9 B9").valid
+    assert "JOKER_NOT_REPLACED" in codes(verify(before, one, "O5 K9 B9", rules=BOTH_COLOURS))
+    v = verify(before, both, "O5 R5 K9 B9", rules=BOTH_COLOURS)
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_group_of_four_joker_needs_one_colour_even_with_both_colours_rule() -> None:
+    v = verify(["K5 B5 O5 J"], ["K5 B5 O5 R5", "K9 B9 J"], "R5 K9 B9", rules=BOTH_COLOURS)
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_joker_ids_pick_the_successor() -> None:
+    # Replace B10's joker and split the run: by shared tiles the successor is B1..B7, which
+    # lacks B10; the ids name the other half as the successor.
+    before_plain = ["B1 B2 B3 B4 B5 B6 B7 B8 B9 J B11"]
+    after_plain = ["B1 B2 B3 B4 B5 B6 B7", "B7 B8 B9 B10 B11", "K9 O9 J"]
+    rack = "B7 B10 K9 O9"
+    assert "JOKER_NOT_REPLACED" in codes(verify(before_plain, after_plain, rack))
+    before = [S(before_plain[0], id="run")]
+    after = [S(after_plain[0], id="low"), S(after_plain[1], id="run"), S(after_plain[2])]
+    v = verify(before, after, rack)
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_joker_ids_can_also_condemn() -> None:
+    before = [S("R3 J R5", id="a"), S("K7 K8 K9", id="b")]
+    after = [S("R3 R4 R5", id="b"), S("K7 K8 K9", id="a"), S("O9 B9 J")]
+    assert verify(["R3 J R5", "K7 K8 K9"], ["R3 R4 R5", "K7 K8 K9", "O9 B9 J"], "R4 O9 B9").valid
+    assert "JOKER_NOT_REPLACED" in codes(verify(before, after, "R4 O9 B9"))
+
+
+def test_two_jokers_freed() -> None:
+    v = verify(["R3 J R5", "K7 K8 J"], ["R3 R4 R5", "K7 K8 K9", "O9 B9 J", "O1 B1 J"], "R4 K9 O9 B9 O1 B1")
+    assert v.valid and v.jokers_freed == 2
+
+
+# --- time limits and penalties ------------------------------------------------------
+
+
+def test_time_limit_exceeded_uses_timeout_penalty() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=PRESSMAN, elapsed=121)
+    assert codes(v) == ["TIME_LIMIT_EXCEEDED"]
+    found = only(v, "TIME_LIMIT_EXCEEDED")
+    assert found["at"] == "/elapsed_seconds" and "121" in found["message"] and "120" in found["message"]
+    assert v.penalty_draw == PRESSMAN.timeout_penalty == 1
+    assert v.to_json()["penalty"] == {"draw": 1, "restore_table": True}
+    assert bag(v.rack_after) == bag("R6 K1")
+
+
+def test_time_limit_boundary_and_absent() -> None:
+    assert verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=PRESSMAN, elapsed=120).valid
+    assert verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=PRESSMAN).valid
+    assert verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=SABRA, elapsed=10_000).valid
+
+
+def test_time_limit_on_a_draw() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5"], "K1", rules=PRESSMAN, elapsed=200)
+    assert v.action == "draw" and codes(v) == ["TIME_LIMIT_EXCEEDED"] and v.penalty_draw == 1
+
+
+def test_illegal_and_over_time_draws_the_larger_penalty() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R7"], "R7 K1", rules=PRESSMAN, elapsed=200)
+    assert set(codes(v)) == {"INVALID_SET", "TIME_LIMIT_EXCEEDED"}
+    assert v.penalty_draw == max(PRESSMAN.timeout_penalty, PRESSMAN.failed_turn_penalty)
+
+
+@pytest.mark.parametrize("penalty", [0, 1, 5])
+def test_failed_turn_penalty_setting(penalty: int) -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R7"], "R7", rules={"failed_turn_penalty": penalty})
+    assert not v.valid and v.penalty_draw == penalty
+    assert v.to_json()["penalty"] == {"draw": penalty, "restore_table": True}
+
+
+def test_timeout_penalty_setting() -> None:
+    rules = {"turn_time_limit": 30, "timeout_penalty": 2}
+    v = verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=rules, elapsed=31)
+    assert v.penalty_draw == 2
+
+
+# --- response shape and messages ----------------------------------------------------
+
+
+def test_to_json_fields() -> None:
+    v = verify([], ["K10 B10 O10"], "K10 B10 O10 R1", opened=False)
+    out = v.to_json()
+    assert out == {
+        "valid": True,
+        "action": "play",
+        "played": ["K10", "B10", "O10"],
+        "rack_after": ["R1"],
+        "opened_after": True,
+        "initial_meld": {"value": 30},
+        "jokers_freed": 0,
+        "rack_empty": False,
+        "violations": [],
+        "penalty": None,
+    }
+
+
+def test_violation_json_has_code_message_at() -> None:
+    v = verify(["R3 R4 R5"], ["R3 R4 R5", "K1 K2"], "K1 K2")
+    (found,) = v.to_json()["violations"]
+    assert found == {
+        "code": "INVALID_SET",
+        "message": "This set is not valid: A set needs at least 3 tiles; this one has 2.",
+        "at": "/after/1",
+        "set_code": "SET_TOO_SHORT",
+    }
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "opened", "spanish"),
+    [
+        (["R3 R4 R5"], ["R3 R4 R5", "K1 K2"], "K1 K2", True, "Esta combinación no es válida: Una combinación"),
+        (["R3 R4 R5 R6"], ["R3 R4 R5", "K1 K2 K3"], "K1 K2 K3", True, "estaba en la mesa"),
+        ([], ["K1 K2 K3"], "K1 K2", True, "no está en el atril"),
+        ([], ["K1 K2 K3"], "K1 K2 K3", False, "se necesitan al menos 30"),
+        (["R3 R4 R5 J"], ["R3 R4 R5", "K9 B9 J"], "K9 B9", True, "comodín"),
+        (["R3 R4 R5 R6", "R7 R8 R9"], ["R3 R4 R5", "R6 R7 R8 R9"], "K1", True, "sin jugar ninguna ficha"),
+    ],
+)
+def test_spanish_messages(before: list[str], after: list[str], rack: str, opened: bool, spanish: str) -> None:
+    v = verify(before, after, rack, opened)
+    english = " ".join(x["message"] for x in v.to_json()["violations"])
+    messages = " ".join(x["message"] for x in v.to_json("es")["violations"])
+    assert spanish in messages and messages != english
+    assert [x["code"] for x in v.to_json("es")["violations"]] == codes(v)
+
+
+def test_spanish_time_limit_message() -> None:
+    v = verify([], [], "K1", rules=PRESSMAN, elapsed=150)
+    assert v.to_json("es")["violations"][0]["message"] == "El turno duró 150 s; el límite es 120 s."
+
+
+def test_all_violations_are_reported() -> None:
+    v = verify(["R3 R4 R5 R6"], ["R3 R4 R5", "K1 K2"], "K1", rules=PRESSMAN, elapsed=500)
+    assert {"TABLE_TILE_REMOVED", "TILE_NOT_IN_RACK", "INVALID_SET", "TIME_LIMIT_EXCEEDED"} <= set(codes(v))
+
+
+# --- more edge cases ------------------------------------------------------------------
+
+
+def test_opening_may_reorder_tiles_of_table_sets() -> None:
+    v = verify(["R3 R4 R5", "K7 B7 O7"], ["O7 B7 K7", "R5 R4 R3", "K10 B10 O10"], "K10 B10 O10", opened=False)
+    assert v.valid and v.initial_meld_value == 30
+
+
+def test_opening_value_of_an_ambiguous_set_is_its_best_reading() -> None:
+    # R5 J J: run 5-6-7 (18) or group of 5s (15); with K12 B12 O12 (36): 54 either way >= 50.
+    v = verify([], ["K12 B12 O12", "R5 J J"], "K12 B12 O12 R5 J J", False, "opening-50")
+    assert v.valid and v.initial_meld_value == 54
+
+
+def test_nothing_played_before_opening_but_table_changed() -> None:
+    v = verify(["R3 R4 R5 R6", "R7 R8 R9"], ["R3 R4 R5", "R6 R7 R8 R9"], "K1", opened=False)
+    assert "NO_TILE_PLAYED" in codes(v) and not v.opened_after
+
+
+def test_equal_successors_are_judged_favourably() -> None:
+    # Both R3 R4 R5 and R3 R4 R5 R6 share three tiles with R3 R4 R5 J: the one with R6 is
+    # a consistent successor, so the joker was replaced.
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5", "R3 R4 R5 R6", "K9 B9 J"], "R3 R4 R5 R6 K9 B9")
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_strict_order_run_out_of_bounds_after() -> None:
+    v = verify(["K9 K10 K11"], ["K9 K10 K11", "R12 R13 J"], "R12 R13 J", rules=STRICT_ORDER)
+    assert only(v, "INVALID_SET")["set_code"] == "RUN_OUT_OF_BOUNDS"
+    assert verify(["K9 K10 K11"], ["K9 K10 K11", "R12 R13 J"], "R12 R13 J").valid
+
+
+def test_supply_exceeded_is_a_failed_turn() -> None:
+    v = verify(["R5 R6 R7", "K5 B5 R5"], ["R5 R6 R7", "K5 B5 R5 O5"], "R5 O5")
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v) and v.penalty_draw == 3
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_accepts_a_plain_extension_and_rejects_a_gap(preset: str) -> None:
+    assert verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=preset).valid
+    assert not verify(["R3 R4 R5"], ["R3 R4 R5 R7"], "R7 K1", rules=preset).valid
