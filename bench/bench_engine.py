@@ -14,6 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.generate import generate_game
+from engine.replay import parse_game_record, replay_game
 from engine.rules import SABRA
 from engine.scoring import PlayerRack, score_round
 from engine.sets import TableSet, _read, read_set
@@ -74,6 +76,17 @@ def main() -> None:
     print(f"verify_turn: {tiles} tiles in {len(before)} sets, rack {len(rack)}: valid={verdict.valid}", end=" ")
     print([v.code for v in verdict.violations])
     print(f"  {'verify_turn (median)':34} {median_us(lambda: verify_turn(before, after, rack, True), 200, 9):8.2f}")
+    bench_replay()
+
+
+def bench_replay(games: int = 20) -> None:
+    records = [parse_game_record(generate_game(seed, players=4)) for seed in range(games)]
+    turns = sum(len(r.turns) for r in records)
+    assert all(replay_game(r).valid for r in records)
+    per_game = [median_us(lambda r=r: replay_game(r), number=3, repeat=5) for r in records]
+    total_us = sum(per_game)
+    print(f"replay: {games} generated 4-player games, {turns} turns")
+    print(f"  {'replay, µs per turn (average)':34} {total_us / turns:8.2f}")
 
 
 if __name__ == "__main__":

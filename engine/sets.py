@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import InputError
@@ -75,12 +74,18 @@ def read_set(tiles: Sequence[Tile], rules: Rules = SABRA, kind: str | None = Non
 
     Only ``rules.strict_order`` affects a reading, and readings are immutable, so results are
     memoised: a table mostly holds the same sets from one turn to the next."""
-    return _read_cached(tuple(tiles), rules.strict_order, kind)
+    tiles = tuple(tiles)
+    memo_key = (tuple([t.code for t in tiles]), rules.strict_order, kind)
+    reading = _MEMO.get(memo_key)
+    if reading is None:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        reading = _MEMO[memo_key] = _read(tiles, rules.strict_order, kind)
+    return reading
 
 
-@lru_cache(maxsize=1 << 16)
-def _read_cached(tiles: tuple[Tile, ...], strict: bool, kind: str | None) -> SetReading:
-    return _read(tiles, strict, kind)
+_MEMO: dict[tuple[tuple[str, ...], bool, str | None], SetReading] = {}
+_MEMO_SIZE = 1 << 16
 
 
 def _read(tiles: tuple[Tile, ...], strict: bool, kind: str | None) -> SetReading:
@@ -285,9 +290,18 @@ class TableSet:
     tiles: tuple[Tile, ...]
     kind: str | None = None
     id: str | None = None
+    keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "keys", tuple([t.key for t in self.tiles]))
 
     def read(self, rules: Rules = SABRA) -> SetReading:
-        return read_set(self.tiles, rules, self.kind)
+        """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn)."""
+        reading = self._readings.get(rules.strict_order)
+        if reading is None:
+            reading = self._readings[rules.strict_order] = read_set(self.tiles, rules, self.kind)
+        return reading
 
 
 def as_table_set(value: TableSet | Sequence[Tile]) -> TableSet:

@@ -48,22 +48,24 @@ class Tile:
     """One tile. Numbered: ``color`` in COLORS and ``number`` 1–13. Joker: ``color`` is None,
     ``number`` is 0 and ``declared`` optionally holds the numbered tile it stands for.
 
-    ``key`` is the multiset identity: ``R5`` for a numbered tile, ``J`` for every joker. It and
-    the hash are computed once, since tiles are compared and counted far more often than made.
+    ``key`` is the multiset identity (``R5``; ``J`` for every joker) and ``code`` the canonical
+    notation (``R5``, ``J``, ``J=R5``). Both are computed once, since tiles are compared and
+    counted far more often than made.
     """
 
     color: str | None
     number: int
     declared: Tile | None = None
     key: str = field(init=False, repr=False, compare=False)
-    _hash: int = field(init=False, repr=False, compare=False)
+    code: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", JOKER_KEY if self.color is None else f"{self.color}{self.number}")
-        object.__setattr__(self, "_hash", hash((self.color, self.number, self.declared)))
+        key = JOKER_KEY if self.color is None else f"{self.color}{self.number}"
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "code", key if self.declared is None else f"J={self.declared}")
 
     def __hash__(self) -> int:
-        return self._hash
+        return hash(self.code)
 
     @property
     def is_joker(self) -> bool:
@@ -75,9 +77,7 @@ class Tile:
         return self.number
 
     def __str__(self) -> str:
-        if self.color is None:
-            return JOKER_KEY if self.declared is None else f"J={self.declared}"
-        return f"{self.color}{self.number}"
+        return self.code
 
     def __repr__(self) -> str:
         return f"Tile({str(self)!r})"
@@ -213,7 +213,7 @@ def parse_tiles(values: Any) -> tuple[Tile, ...]:
 
 def format_tiles(tiles: Iterable[Tile]) -> list[str]:
     """Canonical string notation of each tile."""
-    return [str(t) for t in tiles]
+    return [t.code for t in tiles]
 
 
 def _json_type(value: Any) -> str:

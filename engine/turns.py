@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, SetReading, TableSet
-from engine.tiles import Tile, format_tiles, sort_key
+from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -77,6 +78,20 @@ def _numbered_keys(tiles: Iterable[Tile]) -> Counter[str]:
     return Counter(t.key for t in tiles if t.color is not None)
 
 
+def _table_keys(sets: Sequence[TableSet]) -> Counter[str]:
+    return Counter(chain.from_iterable(s.keys for s in sets))
+
+
+def _minus(a: Counter[str], b: Counter[str]) -> Counter[str]:
+    """Multiset difference keeping positive counts (``a - b``, without Counter's overhead)."""
+    out: Counter[str] = Counter()
+    for key, n in a.items():
+        left = n - b.get(key, 0)
+        if left > 0:
+            out[key] = left
+    return out
+
+
 def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
     """A table up to the order of sets and of tiles within sets."""
     return sorted(tuple(sorted(t.key for t in s.tiles)) for s in sets)
@@ -105,14 +120,10 @@ class _Turn:
         self.before, self.after, self.rack = before, after, rack
         self.opened, self.rules, self.elapsed = opened, rules, elapsed_seconds
         self.violations: list[Violation] = []
-        before_keys = Counter[str]()
-        for s in before:
-            before_keys.update(t.key for t in s.tiles)
-        after_keys = Counter[str]()
-        for s in after:
-            after_keys.update(t.key for t in s.tiles)
-        self.played_keys = after_keys - before_keys
-        self.removed_keys = before_keys - after_keys
+        self.before_keys = before_keys = _table_keys(before)
+        self.after_keys = after_keys = _table_keys(after)
+        self.played_keys = _minus(after_keys, before_keys)
+        self.removed_keys = _minus(before_keys, after_keys)
         self.before_readings = [s.read(rules) for s in before]
         self.after_readings: list[SetReading] | None = None
         self.jokers_freed = 0
@@ -168,6 +179,12 @@ class _Turn:
             self._add("TILE_NOT_IN_RACK", at, {"tile": key, "count": count})
 
     def _check_supply(self) -> None:
+        supply = self.rules.supply
+        rack = _keys(self.rack)
+        if all(n + rack.get(key, 0) <= supply.limit(key) for key, n in self.before_keys.items()) and all(
+            n <= supply.limit(key) for key, n in (rack - self.before_keys + self.after_keys).items()
+        ):
+            return
         groups: list[tuple[str, Iterable[Tile]]] = [(f"/before/{i}", s.tiles) for i, s in enumerate(self.before)]
         groups.append(("/rack", self.rack))
         found = supply_violations(groups, self.rules)
@@ -269,15 +286,18 @@ class _Turn:
     def _check_jokers(self) -> None:
         """Follow every before set holding a joker to its successor and apply the joker rules,
         reading each such set in the way most favourable to the player (SPEC §4)."""
-        joker_sets = [
-            i
-            for i, s in enumerate(self.before)
-            if self.before_readings[i].valid and any(t.color is None for t in s.tiles)
-        ]
+        if not self.before_keys.get(JOKER_KEY):
+            return
+        joker_sets = [i for i, r in enumerate(self.before_readings) if r.readings and r.readings[0].joker_options]
         if not joker_sets:
             return
         assert self.after_readings is not None
-        self.after_numbered = [_numbered_keys(s.tiles) for s in self.after]
+        self.where: dict[str, dict[int, int]] = {}  # numbered tile key -> {after set: copies}
+        for k, s in enumerate(self.after):
+            for t in s.tiles:
+                if t.color is not None:
+                    copies = self.where.setdefault(t.key, {})
+                    copies[k] = copies.get(k, 0) + 1
         claimed: Counter[int] = Counter()
         outcomes = []
         for i in joker_sets:
@@ -307,10 +327,12 @@ class _Turn:
             for k, s in enumerate(self.after):
                 if s.id == source.id:
                     return [k]
-        mine = _numbered_keys(source.tiles)
-        shared = [sum((mine & theirs).values()) for theirs in self.after_numbered]
-        most = max(shared, default=0)
-        return [k for k, n in enumerate(shared) if n == most] if most else []
+        shared: dict[int, int] = {}
+        for key, count in _numbered_keys(source.tiles).items():
+            for k, copies in self.where.get(key, {}).items():
+                shared[k] = shared.get(k, 0) + min(count, copies)
+        most = max(shared.values(), default=0)
+        return sorted(k for k, n in shared.items() if n == most) if most else []
 
     def _follow_joker_set(
         self, i: int, joker_options: tuple[tuple[Tile, ...], ...], k: int | None, claimed: Counter[int]
@@ -324,7 +346,7 @@ class _Turn:
         violations: list[Violation] = []
         rules = self.rules
         locked = rules.joker_sets_locked
-        theirs = self.after_numbered[k] if k is not None else Counter[str]()
+        theirs = _numbered_keys(self.after[k].tiles) if k is not None else Counter[str]()
         if locked and _numbered_keys(self.before[i].tiles) - theirs:
             violations.append(Violation("JOKER_SET_BROKEN", at, {}))
         if freed_options and (locked or rules.joker_release == "replace"):

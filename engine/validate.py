@@ -37,8 +37,11 @@ def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules
     tile set has, reported once, at the place (pointer) where the excess first appears."""
     supply = rules.supply
     groups = [(at, tuple(tiles)) for at, tiles in groups]
-    totals = Counter(t.key for _, tiles in groups for t in tiles)
-    if not any(n > supply.limit(key) for key, n in totals.items()):
+    totals: dict[str, int] = {}
+    for _, tiles in groups:
+        for t in tiles:
+            totals[t.key] = totals.get(t.key, 0) + 1
+    if all(n <= supply.limit(key) for key, n in totals.items()):
         return []
     counts: Counter[str] = Counter()
     reported: set[str] = set()
