@@ -1,24 +1,146 @@
-"""The ``rummikub`` command-line tool (SPEC §8)."""
+"""The ``rummikub`` command-line tool (SPEC §8).
+
+Every command builds the JSON body of one API operation, sends it to a back end (the engine
+in-process, or ``--server URL`` over HTTP: same body, same answer) and prints either the
+answer's JSON (``--json``) or a readable report. Exit codes: 0 valid, 1 a verdict found
+something invalid, 2 bad input or usage, 3 service unreachable or failing.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from enum import StrEnum
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
+from rich.console import Console
+from rich.text import Text
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
+
+from cli import batch, render
+from cli.backend import DEFAULT_TIMEOUT, Backend, make_backend
+from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError
+from cli.inputs import (
+    STDIN,
+    DocumentError,
+    Source,
+    collect_sources,
+    load_document,
+    load_source,
+    looks_like_file,
+    parse_set_words,
+    parse_tile_words,
+    rules_option,
+    with_rules,
+)
 
 DIST_NAME = "rummikub-rules"
 
+
+class OneLineErrors(TyperGroup):
+    """Usage errors as one line on stderr (exit 2) instead of a boxed panel."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("standalone_mode", True):
+            return super().main(*args, **kwargs)
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except NoArgsIsHelpError:
+            sys.exit(EXIT_INPUT)  # the help was printed when the error was built (typer's rich help)
+        except UsageError as exc:
+            command = exc.ctx.command_path if exc.ctx is not None else "rummikub"
+            message = exc.format_message()
+            message = (message[0].lower() + message[1:] if message else message).rstrip(".")
+            hint = f" (see '{command} --help')"
+            typer.echo(f"{command}: {message}{hint}", err=True)
+            sys.exit(EXIT_INPUT)
+        except ClickException as exc:
+            typer.echo(f"rummikub: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("rummikub: aborted", err=True)
+            sys.exit(130)
+        except BrokenPipeError:  # e.g. `rummikub score big/ -f jsonl | head`: stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="rummikub",
-    help="Check Rummikub sets, melds, turns and scores; run the rules service.",
+    cls=OneLineErrors,
+    help="Check Rummikub sets, melds, turns and scores; replay recorded games; run the rules service.",
+    epilog="Exit codes: 0 valid, 1 something invalid, 2 bad input or usage, 3 service unreachable or failing. "
+    "Docs: docs/cli.md.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_show_locals=False,
 )
+
+
+class Lang(StrEnum):
+    en = "en"
+    es = "es"
+
+
+class Format(StrEnum):
+    table = "table"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+class Objective(StrEnum):
+    tiles = "tiles"
+    value = "value"
+
+
+# --- shared options ------------------------------------------------------------------------------
+
+RulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rules",
+        metavar="PRESET|FILE",
+        help="Rules: a preset name (sabra, pressman-2009, strict-joker, free-joker, opening-50, komoni, xp) "
+        "or a JSON file holding a preset name or {\"preset\": ..., overrides}. Overrides the document's own rules.",
+    ),
+]
+LangOpt = Annotated[
+    Lang, typer.Option("--lang", envvar="RUMMIKUB_LANG", help="Language of violation messages.", case_sensitive=False)
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON answer on stdout instead of a report.")]
+ServerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar="RUMMIKUB_SERVER",
+        metavar="URL",
+        help="Ask the rules service at URL (e.g. http://127.0.0.1:8000) instead of the in-process engine.",
+    ),
+]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", min=0.1, metavar="SECONDS", help="HTTP timeout per request with --server.")
+]
+JobsOpt = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=0,
+        help="Documents processed in parallel (processes in-process, threads with --server; 0 = one per CPU).",
+    ),
+]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Batch output: a table, JSON Lines or CSV.")]
 
 
 def _version() -> str:
@@ -41,10 +163,612 @@ def main(
         typer.Option("--version", help="Print the version and exit.", callback=_version_callback, is_eager=True),
     ] = False,
 ) -> None:
-    """Check Rummikub sets, melds, turns and scores; run the rules service."""
+    """Check Rummikub sets, melds, turns and scores; replay recorded games; run the rules service.
+
+    Tiles: K black, B blue, O orange (Y accepted), R red, numbers 1-13 (R5, K13); J is a joker,
+    J=R5 a joker declared as R5. By default the engine runs in-process; --server URL (or
+    RUMMIKUB_SERVER) asks the HTTP service instead and gives the same answer.
+    """
 
 
-@app.command()
+# --- plumbing --------------------------------------------------------------------------------------
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _err() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def _guard() -> Iterator[None]:
+    """CliError → one line on stderr and its exit code."""
+    try:
+        yield
+    except CliError as exc:
+        _err().print(Text(f"rummikub: {exc.message}"), soft_wrap=True)
+        raise typer.Exit(exc.code) from None
+
+
+def _backend(server: str | None, lang: Lang, timeout: float) -> Backend:
+    return make_backend(server, lang.value, timeout)
+
+
+def print_json(value: Any) -> None:
+    typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _verdict_exit(result: Mapping[str, Any]) -> None:
+    raise typer.Exit(EXIT_OK if result.get("valid") else EXIT_INVALID)
+
+
+def _call(backend: Backend, operation: str, body: Any, source: str | None = None) -> dict[str, Any]:
+    """Send a body; a rejected request's message names the file it came from."""
+    try:
+        return backend.call(operation, body)
+    except CliError as exc:
+        if source is not None and exc.code == EXIT_INPUT:
+            raise CliError(f"{source}: {exc.message}", exc.code) from None
+        raise
+
+
+def _source_name(arg: str) -> str:
+    return "stdin" if arg == STDIN else arg
+
+
+def _sets_body(items: list[str], what: str) -> tuple[dict[str, Any], str | None]:
+    """A sets body from one file (a body object, or a bare array of sets) or set words."""
+    files = [a for a in items if looks_like_file(a)]
+    if files:
+        if len(items) != 1:
+            raise CliError(f"give either one file (or '-') or sets as words, not both: {files[0]!r}")
+        doc = load_document(items[0])
+        if isinstance(doc, list):
+            return {"sets": doc}, _source_name(items[0])
+        if isinstance(doc, dict):
+            return doc, _source_name(items[0])
+        raise CliError(f"{_source_name(items[0])}: expected {what} (an object) or an array of sets")
+    return {"sets": [parse_set_words(a) for a in items]}, None
+
+
+# --- validate ------------------------------------------------------------------------------------
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  rummikub validate \"R5 R6 R7\" \"K9 B9 J\"\n\n"
+    "  rummikub validate \"run: R5 J J\" --lang es\n\n"
+    "  rummikub validate table.json --json\n\n"
+    "  echo '[[\"R12\",\"R13\",\"J\"]]' | rummikub validate - --rules strict-joker",
+)
+def validate(
+    sets: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="SET",
+            help="Each argument one set, tiles separated by spaces or commas (a leading 'run:' or 'group:' "
+            "declares its kind); or one JSON file (or - for stdin) holding a sets/validate body or an array of sets.",
+            show_default=False,
+        ),
+    ],
+    rules: RulesOpt = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Validate sets: is each a valid run or group, what is it worth, why not."""
+    with _guard():
+        body, source = _sets_body(sets, "a sets/validate body")
+        body = with_rules(body, rules_option(rules))
+        result = _call(_backend(server, lang, timeout), "sets/validate", body, source)
+    if json_out:
+        print_json(result)
+    else:
+        render.render_validate(_out(), body, result)
+    _verdict_exit(result)
+
+
+# --- meld ------------------------------------------------------------------------------------------
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  rummikub meld \"K10 B10 O10\" \"R1 R2 R3\"\n\n"
+    "  rummikub meld \"R11 R12 R13\" --rack \"R11 R12 R13 K1 B4\"\n\n"
+    "  rummikub meld meld.json --rules opening-50 --json",
+)
+def meld(
+    sets: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="SET",
+            help="The sets of the initial meld as words (one argument per set), or one JSON file (or -) holding "
+            "a melds/check body or an array of sets.",
+            show_default=False,
+        ),
+    ] = None,
+    rack: Annotated[
+        str | None,
+        typer.Option(
+            "--rack",
+            metavar="TILES",
+            help="The player's rack (tiles separated by spaces or commas): the meld must come from it.",
+        ),
+    ] = None,
+    rules: RulesOpt = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
+    with _guard():
+        body, source = _sets_body(sets or [], "a melds/check body")
+        if rack is not None:
+            body = {**body, "rack": parse_tile_words(rack)}
+        body = with_rules(body, rules_option(rules))
+        result = _call(_backend(server, lang, timeout), "melds/check", body, source)
+    if json_out:
+        print_json(result)
+    else:
+        render.render_meld(_out(), body, result)
+    _verdict_exit(result)
+
+
+# --- verify ----------------------------------------------------------------------------------------
+
+
+@app.command(
+    epilog="A turn file is {\"rules\"?, \"before\": table, \"after\": table, \"rack\": tiles, \"opened\": bool, "
+    "\"elapsed_seconds\"?}.\n\n"
+    "Examples:\n\n"
+    "  rummikub verify turn.json\n\n"
+    "  rummikub verify turn.json --rules pressman-2009 --lang es\n\n"
+    "  cat turn.json | rummikub verify - --json",
+)
+def verify(
+    file: Annotated[str, typer.Argument(metavar="TURN_FILE", help="A turn file, or - for stdin.", show_default=False)],
+    rules: RulesOpt = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Verify a turn: compare the table before and after, with the player's rack."""
+    with _guard():
+        doc = load_document(file)
+        if not isinstance(doc, dict):
+            raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
+        body = with_rules(doc, rules_option(rules))
+        result = _call(_backend(server, lang, timeout), "turns/verify", body, _source_name(file))
+    if json_out:
+        print_json(result)
+    else:
+        render.render_verify(_out(), body, result)
+    _verdict_exit(result)
+
+
+# --- score / replay (batch) -----------------------------------------------------------------------
+
+
+def _batch(
+    command: str,
+    paths: list[str],
+    *,
+    rules: str | None,
+    lang: Lang,
+    json_out: bool,
+    server: str | None,
+    timeout: float,
+    jobs: int,
+    output: Format,
+    continue_on_error: bool = False,
+    analyze: bool = False,
+) -> None:
+    err = _err()
+    with _guard():
+        rules_value = rules_option(rules)
+        sources = collect_sources(paths)
+        if not sources:
+            raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
+        backend = _backend(server, lang, timeout)
+        single = len(sources) == 1 and sources[0].line is None
+        fmt = Format.jsonl if json_out else output
+        job_settings = batch.Job(command, rules_value, continue_on_error, analyze, jsonl=fmt is Format.jsonl)
+        if single and (json_out or output is Format.table):
+            _single(job_settings, backend, sources[0], json_out)
+        noun = "game" if command == batch.REPLAY else "document"
+        out = _out()
+        writer: batch.TableWriter | batch.JsonlWriter | batch.CsvWriter
+        if fmt is Format.table:
+            writer = batch.TableWriter(out, command)
+        elif fmt is Format.jsonl:
+            writer = batch.JsonlWriter(sys.stdout)
+        else:
+            writer = batch.CsvWriter(sys.stdout)
+        summary = batch.Summary()
+        progress = batch.progress_bar(err, len(sources), noun)
+        report_to = progress.console if progress is not None else err
+
+        def on_row(row: batch.Row) -> None:
+            summary.add(row)
+            writer.add(row)
+            batch.report_error(report_to, row)
+            if progress is not None:
+                progress.advance(progress.task_ids[0])
+
+        if progress is not None:
+            with progress:
+                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+        else:
+            batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+        writer.close()
+        (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
+    raise typer.Exit(summary.exit_code)
+
+
+def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) -> NoReturn:
+    """One document: the API's JSON, or the detailed report (not a one-row table). Always
+    raises typer.Exit (or CliError)."""
+    try:
+        doc = load_source(source)
+    except DocumentError as exc:
+        raise CliError(f"{source.file}: {exc.message}") from None
+    operation, kind = batch.operation_for(job.command, doc)
+    body = batch.request_body(job, doc)
+    result = _call(backend, operation, body, source.file)
+    if json_out:
+        print_json(result)
+    elif kind == "match":
+        render.render_match(_out(), body, result)
+    elif kind == "game":
+        render.render_replay(_out(), body, result)
+    else:
+        render.render_round(_out(), body, result)
+    raise typer.Exit(EXIT_INVALID if result.get("valid") is False else EXIT_OK)
+
+
+PathsArg = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="PATH",
+        help="JSON files, JSON Lines files (.jsonl, one document a line), folders (searched recursively for "
+        "*.json and *.jsonl) or - for stdin.",
+        show_default=False,
+    ),
+]
+
+
+@app.command(
+    epilog="A round file is {\"rules\"?, \"players\": [{\"name\", \"rack\", \"opened\"?}], \"winner\"?}; "
+    "a match file is {\"rules\"?, \"rounds\": [round, ...]}.\n\n"
+    "Examples:\n\n"
+    "  rummikub score round.json\n\n"
+    "  rummikub score rounds/ --jobs 4 --format csv > scores.csv\n\n"
+    "  rummikub score night.jsonl --rules komoni --format jsonl\n\n"
+    "One document prints a detailed report (or, with --json, the API's JSON); several print one row each "
+    "and a summary with totals per player name. Exit 2 if any document was unreadable, else 1 if any was "
+    "invalid, else 0.",
+)
+def score(
+    paths: PathsArg,
+    rules: RulesOpt = None,
+    jobs: JobsOpt = 1,
+    output: FormatOpt = Format.table,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Score rounds and matches: one document or a whole batch."""
+    _batch(
+        "score",
+        paths,
+        rules=rules,
+        lang=lang,
+        json_out=json_out,
+        server=server,
+        timeout=timeout,
+        jobs=jobs,
+        output=output,
+    )
+
+
+@app.command(
+    epilog="A game record is {\"rules\"?, \"players\": [{\"name\", \"rack\"}], \"pool\"?, \"turns\": "
+    "[{\"player\", \"draw\"} | {\"player\", \"table\"}], \"end\"?} (SPEC §6).\n\n"
+    "Examples:\n\n"
+    "  rummikub replay game.json\n\n"
+    "  rummikub replay games/ --jobs 2 --format jsonl > verdicts.jsonl\n\n"
+    "  rummikub replay game.json --continue --lang es\n\n"
+    "Exit 2 if any record was unreadable, else 1 if any game had an illegal turn, else 0.",
+)
+def replay(
+    paths: PathsArg,
+    continue_on_error: Annotated[
+        bool,
+        typer.Option("--continue", help="Go on after an illegal turn (the table is restored, penalty draws apply)."),
+    ] = False,
+    analyze: Annotated[
+        bool, typer.Option("--analyze", help="For each draw turn, say whether a legal play existed and the best one.")
+    ] = False,
+    rules: RulesOpt = None,
+    jobs: JobsOpt = 1,
+    output: FormatOpt = Format.table,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Replay game records turn by turn, then score the finished round."""
+    _batch(
+        "replay",
+        paths,
+        rules=rules,
+        lang=lang,
+        json_out=json_out,
+        server=server,
+        timeout=timeout,
+        jobs=jobs,
+        output=output,
+        continue_on_error=continue_on_error,
+        analyze=analyze,
+    )
+
+
+# --- show ------------------------------------------------------------------------------------------
+
+
+def _check_tiles(value: Any, pointer: str, source: str) -> None:
+    """Position racks and pool are only displayed; still, bad tiles are bad input."""
+    from engine.errors import InputError
+    from engine.tiles import parse_tiles
+
+    if value is None:
+        return
+    try:
+        parse_tiles(value)
+    except InputError as exc:
+        raise CliError(f"{source}: {pointer}{exc.pointer}: {exc.message}") from None
+
+
+@app.command(
+    epilog="A position file is {\"rules\"?, \"table\": [set, ...], \"players\": [{\"name\", \"rack\", \"opened\"}], "
+    "\"pool\"?: count | tiles}; a turn file has \"before\" and \"after\" (see verify).\n\n"
+    "Examples:\n\n"
+    "  rummikub show position.json\n\n"
+    "  rummikub show turn.json --lang es",
+)
+def show(
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="A position file or a turn file, or - for stdin.", show_default=False)
+    ],
+    rules: RulesOpt = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Show a position (table, racks, pool) or a turn (before, after, what was played) in colour.
+
+    The table's sets are validated (a turn is verified), so invalid sets are highlighted; with
+    --json the underlying sets/validate (or turns/verify) answer is printed.
+    """
+    with _guard():
+        source = _source_name(file)
+        doc = load_document(file)
+        if not isinstance(doc, dict):
+            raise CliError(f"{source}: expected a position or turn file (a JSON object)")
+        rules_value = rules_option(rules)
+        backend = _backend(server, lang, timeout)
+        if "before" in doc or "after" in doc:
+            body = with_rules(doc, rules_value)
+            result = _call(backend, "turns/verify", body, source)
+            if json_out:
+                print_json(result)
+            else:
+                render.render_verify(_out(), body, result)
+            _verdict_exit(result)
+        if "table" not in doc:
+            raise CliError(f"{source}: a position file needs 'table' (a turn file needs 'before' and 'after')")
+        players = doc.get("players", [])
+        if not isinstance(players, list):
+            raise CliError(f"{source}: /players: expected an array of players")
+        for i, p in enumerate(players):
+            if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+                raise CliError(f"{source}: /players/{i}: each player needs a 'name' string and a 'rack'")
+            _check_tiles(p.get("rack", []), f"/players/{i}/rack", source)
+        pool = doc.get("pool")
+        if isinstance(pool, list):
+            _check_tiles(pool, "/pool", source)
+        elif pool is not None and (isinstance(pool, bool) or not isinstance(pool, int) or pool < 0):
+            raise CliError(f"{source}: /pool: expected a tile count or an array of tiles")
+        body = {"sets": doc["table"]}
+        effective_rules = rules_value if rules_value is not None else doc.get("rules")
+        if effective_rules is not None:
+            body["rules"] = effective_rules
+        result = _call(backend, "sets/validate", body, source)
+    if json_out:
+        print_json(result)
+    else:
+        render.render_position(_out(), doc, result)
+    _verdict_exit(result)
+
+
+# --- rules -----------------------------------------------------------------------------------------
+
+
+@app.command(
+    name="rules",
+    epilog="Examples:\n\n  rummikub rules\n\n  rummikub rules sabra\n\n  rummikub rules komoni --json",
+)
+def rules_command(
+    preset: Annotated[
+        str | None, typer.Argument(metavar="PRESET", help="Show this preset's settings.", show_default=False)
+    ] = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """List the rules presets, or show every setting of one."""
+    with _guard():
+        answer = _backend(server, lang, timeout).rules(preset)
+    if json_out:
+        print_json(answer)
+    elif preset is None:
+        render.render_rules_list(_out(), answer)
+    else:
+        render.render_rules_one(_out(), answer)
+
+
+# --- arrange / suggest (SPEC §9) -------------------------------------------------------------------
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  rummikub arrange \"R5 R6 R7 K9 B9 O9 J\"\n\n"
+    "  rummikub arrange R1 R2 R3 R4 --json\n\n"
+    "  rummikub arrange tiles.json",
+)
+def arrange(
+    tiles: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="TILES",
+            help="Tiles as words (spaces or commas, any number of arguments), or one JSON file (or -) holding a "
+            "tables/arrange body or an array of tiles.",
+            show_default=False,
+        ),
+    ],
+    rules: RulesOpt = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
+    with _guard():
+        source: str | None = None
+        if any(looks_like_file(t) for t in tiles):
+            if len(tiles) != 1:
+                raise CliError("give either one file (or '-') or tiles as words, not both")
+            source = _source_name(tiles[0])
+            doc = load_document(tiles[0])
+            body: Any = {"tiles": doc} if isinstance(doc, list) else doc
+        else:
+            body = {"tiles": [t for arg in tiles for t in parse_tile_words(arg)]}
+        body = with_rules(body, rules_option(rules))
+        result = _call(_backend(server, lang, timeout), "tables/arrange", body, source)
+    if json_out:
+        print_json(result)
+    else:
+        render.render_arrange(_out(), body, result)
+    raise typer.Exit(EXIT_OK if result.get("arrangeable") else EXIT_INVALID)
+
+
+@app.command(
+    epilog="The position file is a moves/suggest body {\"table\", \"rack\", \"opened\", \"objective\"?, \"rules\"?} "
+    "or a position file (its first player's rack, or --player NAME).\n\n"
+    "Examples:\n\n"
+    "  rummikub suggest --table \"R3 R4 R5\" --table \"K9 B9 O9\" --rack \"R6 R7 K1\" --opened\n\n"
+    "  rummikub suggest position.json --player Ann --objective value\n\n"
+    "  rummikub suggest move.json --json",
+)
+def suggest(
+    file: Annotated[
+        str | None,
+        typer.Argument(metavar="FILE", help="A moves/suggest body or a position file.", show_default=False),
+    ] = None,
+    table: Annotated[
+        list[str] | None,
+        typer.Option("--table", metavar="SET", help="A table set as words (repeat for each set)."),
+    ] = None,
+    rack: Annotated[str | None, typer.Option("--rack", metavar="TILES", help="The rack as words.")] = None,
+    opened: Annotated[
+        bool | None, typer.Option("--opened/--not-opened", help="Has the player made the initial meld?")
+    ] = None,
+    player: Annotated[
+        str | None, typer.Option("--player", metavar="NAME", help="With a position file: whose move.")
+    ] = None,
+    objective: Annotated[
+        Objective | None, typer.Option("--objective", help="Play the most tiles, or the most points.")
+    ] = None,
+    rules: RulesOpt = None,
+    lang: LangOpt = Lang.en,
+    json_out: JsonOpt = False,
+    server: ServerOpt = None,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+) -> None:
+    """Suggest a legal move: the most rack tiles (or points) that can be played now.
+
+    Exit 0 when a play was found, 1 when the player can only draw.
+    """
+    with _guard():
+        source: str | None = None
+        body: dict[str, Any] = {}
+        if file is not None:
+            source = _source_name(file)
+            doc = load_document(file)
+            if not isinstance(doc, dict):
+                raise CliError(f"{source}: expected a moves/suggest body or a position file (a JSON object)")
+            body = _suggest_body(doc, player, source)
+        elif player is not None:
+            raise CliError("--player needs a position file")
+        if table is not None:
+            body["table"] = [parse_set_words(s) for s in table]
+        if rack is not None:
+            body["rack"] = parse_tile_words(rack)
+        if opened is not None:
+            body["opened"] = opened
+        if objective is not None:
+            body["objective"] = objective.value
+        body.setdefault("table", [])
+        if file is None and "rack" not in body:
+            raise CliError("give a file, or --rack (and --table, --opened)")
+        body.setdefault("opened", False)
+        body = with_rules(body, rules_option(rules))
+        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source)
+    if json_out:
+        print_json(result)
+    else:
+        render.render_suggest(_out(), body, result)
+    raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
+
+
+def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[str, Any]:
+    """A moves/suggest body from a body or from a position file."""
+    if "players" not in doc:
+        return dict(doc)
+    players = doc.get("players")
+    if not isinstance(players, list) or not players:
+        raise CliError(f"{source}: /players: expected a non-empty array of players")
+    chosen = None
+    for p in players:
+        if isinstance(p, dict) and (player is None or p.get("name") == player):
+            chosen = p
+            break
+    if chosen is None:
+        raise CliError(f"{source}: no player named {player!r}")
+    body: dict[str, Any] = {
+        "table": doc.get("table", []),
+        "rack": chosen.get("rack"),
+        "opened": chosen.get("opened", False),
+    }
+    if "rules" in doc:
+        body["rules"] = doc["rules"]
+    if "objective" in doc:
+        body["objective"] = doc["objective"]
+    return body
+
+
+# --- serve -----------------------------------------------------------------------------------------
+
+
+@app.command(epilog="Examples:\n\n  rummikub serve\n\n  rummikub serve --host 0.0.0.0 --port 8080 --workers 4")
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,

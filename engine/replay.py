@@ -20,6 +20,8 @@ Choices where SPEC is silent (documented in docs/rules-engine.md):
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +31,8 @@ from engine.errors import InputError
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list
-from engine.tiles import Tile, parse_tile
+from engine.solver import Suggestion, suggest
+from engine.tiles import Tile, format_tiles, parse_tile
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import rack_shortfall
 from engine.violations import Violation
@@ -62,6 +65,38 @@ class GameRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Analysis:
+    """What a player who drew (or passed) could have played instead: the solver's best move
+    (most tiles) on the table and rack of that moment. ``opening`` marks a player who had not
+    opened yet (a found play is then an opening that came later than it could have);
+    ``rack_known`` is false when the record's unnamed draws hide part of the rack."""
+
+    play_existed: bool
+    opening: bool
+    rack_known: bool
+    best: Suggestion | None
+    optimal_proven: bool
+    budget_exhausted: bool
+
+    def to_json(self) -> dict[str, Any]:
+        best = self.best
+        return {
+            "play_existed": self.play_existed,
+            "opening": self.opening,
+            "rack_known": self.rack_known,
+            "best": None
+            if best is None or not best.played
+            else {
+                "played": format_tiles(best.played),
+                "after": [format_tiles(s) for s in best.after],
+                "value": best.value,
+            },
+            "optimal_proven": self.optimal_proven,
+            "budget_exhausted": self.budget_exhausted,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class ReplayedTurn:
     """The verdict on one recorded turn. ``verdict`` is set for plays (and passes/draws given
     as a table); ``tile`` for a recorded draw; ``penalty_draws`` lists the turn indices of the
@@ -73,6 +108,7 @@ class ReplayedTurn:
     violations: tuple[Violation, ...] = ()
     verdict: TurnVerdict | None = None
     tile: Tile | None = None
+    analysis: Analysis | None = None
 
     @property
     def valid(self) -> bool:
@@ -88,6 +124,8 @@ class ReplayedTurn:
         }
         if self.tile is not None:
             out["tile"] = str(self.tile)
+        if self.analysis is not None:
+            out["analysis"] = self.analysis.to_json()
         if self.verdict is not None:
             verdict = self.verdict.to_json(lang)
             for key in (
@@ -110,19 +148,31 @@ class ReplayResult:
     result: RoundResult | None
     violations: tuple[Violation, ...] = ()
     ended_by: str | None = None
+    analyzed: bool = False
 
     @property
     def valid(self) -> bool:
         return self.first_invalid_turn is None and not self.violations
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
-        return {
+        out = {
             "valid": self.valid,
             "turns": [t.to_json(lang) for t in self.turns],
             "first_invalid_turn": self.first_invalid_turn,
             "result": None if self.result is None else self.result.to_json(),
             "violations": [v.to_json(lang) for v in self.violations],
         }
+        if self.analyzed:
+            found = [t for t in self.turns if t.analysis is not None]
+            out["analysis"] = {
+                "draws_analyzed": len(found),
+                "missed_plays": [t.index for t in found if t.analysis and t.analysis.play_existed],
+                "late_openings": [
+                    t.index for t in found if t.analysis and t.analysis.play_existed and t.analysis.opening
+                ],
+                "budget_exhausted": any(t.analysis and t.analysis.budget_exhausted for t in found),
+            }
+        return out
 
 
 def parse_game_record(doc: Any) -> GameRecord:
@@ -214,9 +264,18 @@ class _State:
         return tile
 
 
-def replay_game(record: GameRecord, rules: Rules | None = None, continue_on_error: bool = False) -> ReplayResult:
+def replay_game(
+    record: GameRecord,
+    rules: Rules | None = None,
+    continue_on_error: bool = False,
+    analyze: bool = False,
+    analyze_budget_seconds: float = 5.0,
+) -> ReplayResult:
     """Replay ``record`` under ``rules`` (default: the record's own). Stops at the first
-    illegal turn unless ``continue_on_error``."""
+    illegal turn unless ``continue_on_error``. With ``analyze``, every legal draw or pass is
+    checked with the solver for a play the player missed, within ``analyze_budget_seconds``
+    for the whole record (each search gets at most a second of what is left)."""
+    deadline = time.perf_counter() + analyze_budget_seconds
     rules = rules or record.rules
     game_violations = _check_deal(record, rules)
     if game_violations:
@@ -244,13 +303,17 @@ def replay_game(record: GameRecord, rules: Rules | None = None, continue_on_erro
         if owed:
             _draw_unlisted(state, seat_owed, owed)
             penalty_owed = (-1, 0)
+        seat = state.seat
+        moment = (state.table, tuple(state.racks[seat]), state.opened[seat], state.unknown[seat] == 0)
         outcome = _replay_turn(state, index, turn, names)
+        if analyze and outcome.valid and outcome.action in ("draw", "pass"):
+            outcome = dataclasses.replace(outcome, analysis=_analyze(*moment, state.rules, deadline))
         replayed.append(outcome)
         if not outcome.valid:
             if first_invalid is None:
                 first_invalid = index
             if not continue_on_error:
-                return ReplayResult(tuple(replayed), first_invalid, None)
+                return ReplayResult(tuple(replayed), first_invalid, None, analyzed=analyze)
             if outcome.verdict is not None and state.ended_by is None:
                 penalty_owed = (names.index(turn.player), outcome.verdict.penalty_draw)
         if state.ended_by is None or outcome.action != "game_over":
@@ -267,7 +330,17 @@ def replay_game(record: GameRecord, rules: Rules | None = None, continue_on_erro
     if state.ended_by is not None and not end_violations:
         players = [PlayerRack(name, tuple(state.racks[i]), state.opened[i]) for i, name in enumerate(names)]
         result = score_round(players, rules)
-    return ReplayResult(tuple(replayed), first_invalid, result, tuple(end_violations), state.ended_by)
+    return ReplayResult(tuple(replayed), first_invalid, result, tuple(end_violations), state.ended_by, analyze)
+
+
+def _analyze(
+    table: tuple[TableSet, ...], rack: tuple[Tile, ...], opened: bool, rack_known: bool, rules: Rules, deadline: float
+) -> Analysis:
+    budget = min(1.0, deadline - time.perf_counter())
+    if budget <= 0 or not rack:
+        return Analysis(False, not opened, rack_known, None, False, budget <= 0)
+    best = suggest(table, rack, opened, rules, "tiles", budget)
+    return Analysis(bool(best.played), not opened, rack_known, best, best.optimal_proven, best.budget_exhausted)
 
 
 def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:

@@ -1,27 +1,305 @@
-"""Flask application factory for the rummikub-rules HTTP service (SPEC §7)."""
+"""Flask application factory for the rummikub-rules HTTP service (SPEC §7).
+
+Views are thin: they read the JSON body, pick the language and call
+:func:`service.operations.run_operation`, which the CLI also calls in-process. Every 4xx/5xx
+is an RFC 9457 problem document (``application/problem+json``), Flask's own 404/405 included.
+Limits, CORS and the body size come from the config mapping or ``RUMMIKUB_*`` environment
+variables (docs/service.md).
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from flask import Flask
+from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from engine.violations import pick_language
+from service.limits import Limits
+from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
+from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
+
+PROBLEM_JSON = "application/problem+json"
+LIMITS_KEY = "rummikub.limits"
+CORS_ORIGINS_KEY = "RUMMIKUB_CORS_ORIGINS"
+SET_CACHE_KEY = "RUMMIKUB_SET_CACHE_SIZE"
+_HERE = Path(__file__).resolve().parent
+_log = logging.getLogger(__name__)
+
+
+# --- the committed contract and the docs page ------------------------------------------------
+
+
+def openapi_path() -> Path:
+    """The committed ``openapi.yaml``: beside this package in a wheel, at the repository root in
+    a source checkout or an editable install."""
+    for candidate in (_HERE / "openapi.yaml", _HERE.parent / "openapi.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("openapi.yaml is not installed with the service package")
+
+
+@lru_cache(maxsize=1)
+def _openapi_bytes() -> bytes:
+    return openapi_path().read_bytes()
+
+
+def swagger_ui_dir() -> Path:
+    """Swagger UI 5 assets shipped by the flask-swagger-ui package (served by us: no CDN)."""
+    return Path(str(resources.files("flask_swagger_ui") / "dist"))
+
+
+DOCS_HTML = """<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>rummikub-rules API</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="stylesheet" href="/docs/index.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+"""
+
+DOCS_INIT_JS = """window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: "/openapi.yaml",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: "StandaloneLayout"
+  });
+};
+"""
+
+DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'"
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _lang() -> str:
+    return pick_language(request.headers.get("Accept-Language"))
+
+
+def _json_response(body: Any, status: int = 200, mimetype: str = "application/json") -> Response:
+    text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate echoed from the request (a player's name...)
+        data = json.dumps(body, allow_nan=False, separators=(",", ":")).encode("ascii")
+    return Response(data, status=status, mimetype=mimetype)
+
+
+def _problem_response(error: RequestError) -> Response:
+    response = _json_response(error.to_problem(_lang()), error.status, PROBLEM_JSON)
+    for name, value in error.headers.items():
+        response.headers[name] = value
+    return response
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def read_json_body() -> Any:
+    """The request body as JSON. RequestError 415 for another content type, 400 for a body that
+    is not JSON (including NaN/Infinity and nesting too deep to parse), 413 over the size limit
+    (raised by werkzeug while reading)."""
+    mimetype = request.mimetype
+    if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
+        shown = mimetype or "none"
+        raise RequestError(
+            415,
+            f"The request body must be JSON (Content-Type: application/json), not {shown}.",
+            [{"pointer": "", "detail": f"unsupported content type {shown}"}],
+            detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}.",
+        )
+    raw = request.get_data(cache=False)
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except RecursionError:
+        detail = "the JSON is nested too deeply to read"
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge integers
+        detail = str(exc) or "not valid JSON"
+    raise RequestError(
+        400,
+        f"The request body is not valid JSON: {detail}.",
+        [{"pointer": "", "detail": detail}],
+        detail_es="El cuerpo de la petición no es JSON válido.",
+    )
+
+
+# --- views --------------------------------------------------------------------------------------
+
+
+def _operation_view(name: str) -> Any:
+    def view() -> Response:
+        limits: Limits = current_app.extensions[LIMITS_KEY]
+        body = read_json_body()
+        return _json_response(run_operation(name, body, _lang(), limits))
+
+    view.__name__ = name.replace("/", "_")
+    view.__doc__ = f"POST /v1/{name}: {OPERATIONS[name].summary}."
+    return view
+
+
+def _v1_blueprint() -> Blueprint:
+    v1 = Blueprint("v1", __name__, url_prefix="/v1")
+    for name in OPERATIONS:
+        v1.add_url_rule(f"/{name}", view_func=_operation_view(name), methods=["POST"])
+
+    @v1.get("/rules")
+    def rules_index() -> Response:
+        return _json_response(list_rules())
+
+    @v1.get("/rules/<preset>")
+    def rules_preset(preset: str) -> Response:
+        return _json_response(get_rules(preset))
+
+    return v1
+
+
+def _register_meta_routes(app: Flask) -> None:
+    @app.get("/healthz")
+    def healthz() -> Response:
+        """Liveness: the process is up and answering."""
+        return _json_response({"status": "ok"})
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        """Readiness: the contract is readable and the engine answers."""
+        _openapi_bytes()
+        run_operation("sets/validate", {"sets": [["R1", "R2", "R3"]]})
+        return _json_response({"status": "ready"})
+
+    @app.get("/openapi.yaml")
+    def openapi_yaml() -> Response:
+        return Response(_openapi_bytes(), mimetype="application/yaml")
+
+    @app.get("/docs")
+    def docs() -> Response:
+        response = Response(DOCS_HTML, mimetype="text/html")
+        response.headers["Content-Security-Policy"] = DOCS_CSP
+        return response
+
+    @app.get("/docs/init.js")
+    def docs_init() -> Response:
+        return Response(DOCS_INIT_JS, mimetype="text/javascript")
+
+    @app.get("/docs/<path:asset>")
+    def docs_asset(asset: str) -> Response:
+        return send_from_directory(swagger_ui_dir(), asset, max_age=86400)
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(RequestError)
+    def request_error(error: RequestError) -> Response:
+        return _problem_response(error)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        status = error.code or 500
+        if status == 413:
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            detail = f"the request body is larger than {limit} bytes (RUMMIKUB_MAX_BODY_BYTES)"
+            problem = RequestError(
+                413,
+                f"The request is too large: {detail}.",
+                [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_MAX_BODY_BYTES"}],
+                detail_es=f"El cuerpo de la petición supera {limit} bytes (RUMMIKUB_MAX_BODY_BYTES).",
+            )
+        else:
+            problem = RequestError(status, error.description or "", [])
+        response = _problem_response(problem)
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        if status == 413:
+            response.headers["Connection"] = "close"
+        return response
+
+    @app.errorhandler(Exception)
+    def unexpected_error(error: Exception) -> Response:
+        _log.exception("unexpected error on %s %s", request.method, request.path)
+        return _problem_response(RequestError(500, "The service failed to answer this request.", []))
+
+
+def _add_cors(app: Flask, origins: list[str]) -> None:
+    """Minimal CORS for the configured origins (``*`` allows any). Off when none are set."""
+    allow_any = "*" in origins
+
+    @app.after_request
+    def cors(response: Response) -> Response:
+        origin = request.headers.get("Origin")
+        if origin and (allow_any or origin in origins):
+            response.headers["Access-Control-Allow-Origin"] = "*" if allow_any else origin
+            response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept-Language"
+            response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            response.headers["Access-Control-Max-Age"] = "600"
+            if not allow_any:
+                response.vary.add("Origin")
+        return response
+
+
+def _cors_origins(config: Mapping[str, Any]) -> list[str]:
+    raw = config.get(CORS_ORIGINS_KEY, os.environ.get(CORS_ORIGINS_KEY, ""))
+    items = raw.split(",") if isinstance(raw, str) else list(raw or [])
+    return [o.strip() for o in items if o and o.strip()]
+
+
+def _set_cache_size(config: Mapping[str, Any]) -> int:
+    raw = config.get(SET_CACHE_KEY, os.environ.get(SET_CACHE_KEY, ""))
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return DEFAULT_SET_CACHE_SIZE
+    try:
+        size = int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{SET_CACHE_KEY} must be a whole number (0 turns the cache off), got {raw!r}") from None
+    if isinstance(raw, bool) or size < 0:
+        raise ValueError(f"{SET_CACHE_KEY} must be a whole number (0 turns the cache off), got {raw!r}")
+    return size
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    """Build the WSGI app. ``config`` entries override Flask's defaults (e.g. ``{"TESTING": True}``)."""
+    """Build the WSGI app. ``config`` entries override Flask's defaults (``{"TESTING": True}``)
+    and the ``RUMMIKUB_*`` environment variables (limits, CORS origins)."""
+    settings = dict(config or {})
+    limits = Limits.from_settings(settings)
     app = Flask(__name__)
-    if config is not None:
-        app.config.from_mapping(config)
+    app.config["MAX_CONTENT_LENGTH"] = limits.max_body_bytes
+    app.config.from_mapping(settings)
+    if "MAX_CONTENT_LENGTH" in settings and "RUMMIKUB_MAX_BODY_BYTES" not in settings:
+        limits = Limits.from_settings({**settings, "RUMMIKUB_MAX_BODY_BYTES": settings["MAX_CONTENT_LENGTH"]})
+    app.extensions[LIMITS_KEY] = limits
+    configure_set_cache(_set_cache_size(settings))
+    app.register_blueprint(_v1_blueprint())
+    _register_meta_routes(app)
+    _register_error_handlers(app)
+    origins = _cors_origins(settings)
+    if origins:
+        _add_cors(app, origins)
 
-    @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        """Liveness: the process is up and answering."""
-        return {"status": "ok"}
-
-    @app.get("/readyz")
-    def readyz() -> dict[str, str]:
-        """Readiness: the app is ready to take traffic."""
-        return {"status": "ready"}
+    @app.after_request
+    def language_headers(response: Response) -> Response:
+        if request.path.startswith("/v1/"):
+            response.headers["Content-Language"] = _lang()
+            response.vary.add("Accept-Language")
+        return response
 
     return app

@@ -163,3 +163,53 @@ def test_duplicate_player_names() -> None:
         replay_game(
             parse_game_record(record([], players=[{"name": "A", "rack": A_RACK}, {"name": "A", "rack": B_RACK}])), SABRA
         )
+
+
+def test_analysis_marks_missed_plays_and_late_openings() -> None:
+    # both players hold an opening (A: K10 B10 O10, B: K1..K9) but draw; A then opens
+    doc = record([{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}, OPEN_A], pool=["R7", "R8"])
+    out = replay_game(parse_game_record(doc), analyze=True).to_json()
+    assert out["analysis"]["missed_plays"] == [0, 1] and out["analysis"]["late_openings"] == [0, 1]
+    first = out["turns"][0]["analysis"]
+    assert first["play_existed"] and first["opening"] and first["rack_known"]
+    assert first["best"]["value"] >= 30
+    assert len(out["turns"][1]["analysis"]["best"]["played"]) == 14  # K1-K9 and O1-O5: B could go out
+    no_sets = ["R1", "B5", "K9", "O13", "B1", "K3", "O5", "R7", "B9", "K11", "O2", "R4", "B6", "K8"]
+    nothing = record(
+        [{"player": "A", "draw": "R7"}],
+        players=[{"name": "A", "rack": no_sets}, {"name": "B", "rack": B_RACK}],
+        pool=["R7"],
+    )
+    assert (
+        replay_game(parse_game_record(nothing), analyze=True).to_json()["turns"][0]["analysis"]["play_existed"] is False
+    )
+    assert "analysis" not in out["turns"][2]
+    assert "analysis" not in replay(doc)
+
+
+def test_analysis_suggestions_are_legal_turns() -> None:
+    from engine.generate import generate_game
+    from engine.sets import TableSet
+    from engine.turns import verify_turn
+
+    record_ = parse_game_record(generate_game(5, players=3))
+    result = replay_game(record_, analyze=True)
+    table: tuple[TableSet, ...] = ()
+    racks = {p.name: list(p.rack) for p in record_.players}
+    opened = dict.fromkeys(racks, False)
+    checked = 0
+    for turn, replayed in zip(record_.turns, result.turns, strict=True):
+        analysis = replayed.analysis
+        if analysis is not None and analysis.best is not None and analysis.best.played:
+            after = tuple(TableSet(s) for s in analysis.best.after)
+            verdict = verify_turn(table, after, tuple(racks[turn.player]), opened[turn.player])
+            assert verdict.valid, verdict.violations
+            checked += 1
+        if replayed.action == "play":
+            assert replayed.verdict is not None and turn.table is not None
+            table = turn.table
+            racks[turn.player] = list(replayed.verdict.rack_after)
+            opened[turn.player] = True
+        elif replayed.tile is not None:
+            racks[turn.player].append(replayed.tile)
+    assert checked > 0

@@ -1,0 +1,250 @@
+"""HTTP throughput: ``POST /v1/turns/verify`` on a realistic 60-tile table next to a trivial JSON
+endpoint (``GET /healthz``), both measured in the same run against gunicorn with 2 workers.
+
+Run with ``.venv/bin/python bench/bench_http.py`` (``--requests N`` per endpoint and round,
+``--rounds R``, ``--threads T``, ``--time-cap S`` per measurement). It starts
+``gunicorn -c service/gunicorn_conf.py 'service.app:create_app()'`` on a free 127.0.0.1 port
+(loopback only), warms both endpoints up, then alternates the two measurements ``--rounds``
+times so drift hits both alike. Each measurement sends a fixed number of requests from a pool of
+client threads (one connection per request: gunicorn's sync workers close after each answer)
+and stops early at the time cap. It prints requests/s and p50/p99 latency per endpoint, and the
+verify/trivial throughput ratio (target: at least 0.70). No assertions: the numbers go into the
+closing notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+HOST = "127.0.0.1"
+
+
+def sixty_tile_turn() -> dict[str, Any]:
+    """A mid-game turn: 56 tiles in 15 sets on the table (runs, groups, two jokers); an opened
+    player plays 4 tiles from an 11-tile rack, splitting a run, extending two runs and a joker
+    run and completing a group: 60 tiles in 16 sets after the turn."""
+    shared = [
+        ["B3", "B4", "B5", "B6"],
+        ["K9", "K10", "K11", "K12", "K13"],
+        ["R10", "B10", "O10", "K10"],
+        ["K1", "B1", "O1"],
+        ["R12", "B12", "J"],
+        ["O8", "O9", "O10", "O11"],
+        ["B9", "B10", "B11"],
+        ["R8", "B8", "K8"],
+        ["K13", "B13", "O13"],
+        ["R9", "K9", "O9"],
+        ["R11", "K11", "B11", "O11"],
+    ]
+    before = [
+        ["R1", "R2", "R3", "R4", "R5", "R6", "R7"],
+        ["O2", "O3", "J", "O5"],
+        ["K7", "B7", "O7"],
+        ["K4", "K5", "K6"],
+        *shared,
+    ]
+    after = [
+        ["R1", "R2", "R3", "R4"],
+        ["R5", "R6", "R7", "R8"],
+        ["O2", "O3", "J", "O5", "O6"],
+        ["K7", "B7", "O7", "R7"],
+        ["K3", "K4", "K5", "K6"],
+        *shared,
+    ]
+    rack = ["R8", "O6", "R7", "K3", "K2", "B2", "O4", "R13", "B12", "O12", "K12"]
+    return {"before": before, "after": after, "rack": rack, "opened": True}
+
+
+@dataclass
+class Measurement:
+    name: str
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    elapsed: float = 0.0
+
+    def add(self, other: Measurement) -> None:
+        self.latencies += other.latencies
+        self.errors += other.errors
+        self.elapsed += other.elapsed
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / self.elapsed if self.elapsed else 0.0
+
+    def percentile(self, q: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def one_request(port: int, method: str, path: str, body: bytes | None) -> bool:
+    conn = http.client.HTTPConnection(HOST, port, timeout=10)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        return response.status == 200
+    finally:
+        conn.close()
+
+
+def measure(
+    name: str, port: int, method: str, path: str, body: bytes | None, count: int, threads: int, cap: float
+) -> Measurement:
+    """``count`` requests from ``threads`` client threads, stopping at ``cap`` seconds."""
+    result = Measurement(name)
+    lock = threading.Lock()
+    issued = 0
+    deadline = time.perf_counter() + cap
+
+    def worker() -> None:
+        nonlocal issued
+        local: list[float] = []
+        errors = 0
+        while True:
+            with lock:
+                if issued >= count or time.perf_counter() > deadline:
+                    break
+                issued += 1
+            start = time.perf_counter()
+            try:
+                ok = one_request(port, method, path, body)
+            except OSError:
+                ok = False
+            if ok:
+                local.append(time.perf_counter() - start)
+            else:
+                errors += 1
+        with lock:
+            result.latencies += local
+            result.errors += errors
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    started = time.perf_counter()
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    result.elapsed = time.perf_counter() - started
+    return result
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_server(port: int, workers: int, set_cache: int | None = None) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        **({} if set_cache is None else {"RUMMIKUB_SET_CACHE_SIZE": str(set_cache)}),
+        "RUMMIKUB_BIND": f"{HOST}:{port}",
+        "RUMMIKUB_WORKERS": str(workers),
+        "RUMMIKUB_ACCESS_LOG": "off",
+        "RUMMIKUB_LOG_LEVEL": "warning",
+    }
+    argv = [str(BIN / "gunicorn"), "-c", "service/gunicorn_conf.py", "service.app:create_app()"]
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"gunicorn exited: {process.stderr.read().decode() if process.stderr else ''}")
+        try:
+            if one_request(port, "GET", "/healthz", None):
+                return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("gunicorn did not start within 30 s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=1500, help="requests per endpoint and round")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating measurements per endpoint")
+    parser.add_argument("--threads", type=int, default=4, help="client threads")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--time-cap", type=float, default=20.0, help="seconds per measurement, at most")
+    parser.add_argument(
+        "--set-cache",
+        type=int,
+        default=None,
+        help="RUMMIKUB_SET_CACHE_SIZE for the server (0: off; default: the app's)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args()
+
+    turn = sixty_tile_turn()
+    body = json.dumps(turn).encode()
+    tiles_after = sum(len(s) for s in turn["after"])
+    port = free_port()
+    server = start_server(port, args.workers, args.set_cache)
+    try:
+        check = http.client.HTTPConnection(HOST, port, timeout=10)
+        check.request("POST", "/v1/turns/verify", body=body, headers={"Content-Type": "application/json"})
+        verdict = json.loads(check.getresponse().read())
+        check.close()
+        assert verdict["valid"], verdict["violations"]
+        cases = [
+            ("GET /healthz (trivial JSON)", "GET", "/healthz", None),
+            (f"POST /v1/turns/verify ({tiles_after}-tile table)", "POST", "/v1/turns/verify", body),
+        ]
+        for _, method, path, payload in cases:  # warm-up
+            measure("warm-up", port, method, path, payload, 200, args.threads, args.time_cap)
+        totals = {name: Measurement(name) for name, *_ in cases}
+        for _ in range(args.rounds):
+            for name, method, path, payload in cases:
+                totals[name].add(measure(name, port, method, path, payload, args.requests, args.threads, args.time_cap))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    trivial, verify = (totals[name] for name, *_ in cases)
+    ratio = verify.rate / trivial.rate if trivial.rate else float("nan")
+    rows = [
+        {
+            "endpoint": m.name,
+            "requests": len(m.latencies),
+            "errors": m.errors,
+            "req_per_s": round(m.rate, 1),
+            "p50_ms": round(m.percentile(0.50), 2),
+            "p99_ms": round(m.percentile(0.99), 2),
+        }
+        for m in (trivial, verify)
+    ]
+    if args.json:
+        print(json.dumps({"workers": args.workers, "threads": args.threads, "rows": rows, "ratio": round(ratio, 3)}))
+        return
+    cache = "default" if args.set_cache is None else ("off" if args.set_cache == 0 else str(args.set_cache))
+    print(
+        f"gunicorn {args.workers} sync workers, {args.threads} client threads, {os.cpu_count()} CPUs, loopback,"
+        f" set cache {cache}, load average {os.getloadavg()[0]:.2f}"
+    )
+    print(f"{'endpoint':<42} {'requests':>8} {'errors':>6} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
+    for row in rows:
+        print(
+            f"{row['endpoint']:<42} {row['requests']:>8} {row['errors']:>6} {row['req_per_s']:>8.1f}"
+            f" {row['p50_ms']:>7.2f} {row['p99_ms']:>7.2f}"
+        )
+    print(f"verify / trivial throughput: {ratio:.2f} (target >= 0.70)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,382 @@
+"""Batch scoring and replay: many documents, in parallel, one output row per document.
+
+A document is read, sent to its operation (in-process or over HTTP) and turned into a row;
+a document that cannot be read or that the operation rejects becomes an error row with its
+``file`` and ``line``, and the batch goes on. Local batches run in processes
+(``ProcessPoolExecutor``, chunked); remote batches in threads (the work is the server's).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TextIO
+
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from cli.backend import Backend, LocalBackend
+from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError
+from cli.inputs import DocumentError, Source, load_source, with_rules
+
+SCORE = "score"
+REPLAY = "replay"
+FORMATS = ("table", "jsonl", "csv")
+CSV_COLUMNS = ("file", "line", "kind", "status", "winner", "scores", "first_invalid_turn", "error")
+
+OK = "ok"
+INVALID = "invalid"
+ERROR = "error"  # unreadable or rejected document (exit 2)
+FAILED = "failed"  # the in-process engine raised (a bug; exit 3)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What to do with each document (picklable, sent to worker processes)."""
+
+    command: str  # SCORE | REPLAY
+    rules: Any = None
+    continue_on_error: bool = False
+    analyze: bool = False
+    jsonl: bool = True  # serialise each row's JSON Lines text where it is processed
+
+
+@dataclass(slots=True)
+class Row:
+    """One document's outcome. ``scores`` are (name, points) pairs: a round's scores, a
+    match's totals or a replayed game's round scores."""
+
+    file: str
+    line: int | None
+    kind: str
+    status: str
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    winner: str | None = None
+    scores: list[tuple[str, int | float]] = field(default_factory=list)
+    first_invalid_turn: int | None = None
+    note: str | None = None
+    code: str | None = None
+    jsonl: str | None = None
+
+    @property
+    def where(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.file, "line": self.line, "kind": self.kind, "status": self.status}
+        if self.error is not None:
+            out["error"] = self.error
+        else:
+            out["result"] = self.result
+        return out
+
+    def to_csv(self) -> list[str]:
+        return [
+            self.file,
+            "" if self.line is None else str(self.line),
+            self.kind,
+            self.status,
+            self.winner or "",
+            ";".join(f"{name}={_num(points)}" for name, points in self.scores),
+            "" if self.first_invalid_turn is None else str(self.first_invalid_turn),
+            self.error or self.note or "",
+        ]
+
+
+def _num(value: int | float) -> str:
+    return f"{value:.10g}" if isinstance(value, float) else str(value)
+
+
+# --- one document ----------------------------------------------------------------------------
+
+
+def operation_for(command: str, doc: Any) -> tuple[str, str]:
+    """(operation, kind) for a document: a ``{"rounds": [...]}`` document is a match."""
+    if command == REPLAY:
+        return "games/replay", "game"
+    if isinstance(doc, dict) and "rounds" in doc:
+        return "matches/score", "match"
+    return "rounds/score", "round"
+
+
+def request_body(job: Job, doc: Any) -> Any:
+    """The request for a document: ``--rules`` overrides, replay options added."""
+    body = with_rules(doc, job.rules)
+    if job.command == REPLAY and isinstance(body, dict):
+        if job.continue_on_error:
+            body = {**body, "continue_on_error": True}
+        if job.analyze:
+            body = {**body, "analyze": True}
+    return body
+
+
+def _summarise(row: Row, result: dict[str, Any]) -> None:
+    if row.kind == "match":
+        row.scores = [(str(t.get("name")), t.get("total", 0)) for t in result.get("totals") or []]
+        row.winner = result.get("winner") or ", ".join(result.get("winners") or [])
+        return
+    round_result = result.get("result") if row.kind == "game" else result
+    if isinstance(round_result, dict):
+        row.scores = [(str(s.get("name")), s.get("score", 0)) for s in round_result.get("scores") or []]
+        row.winner = round_result.get("winner") or ", ".join(round_result.get("winners") or [])
+    if row.kind == "game":
+        row.first_invalid_turn = result.get("first_invalid_turn")
+        if not result.get("valid"):
+            row.note, row.code = _first_violation(result)
+
+
+def _first_violation(result: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The first violation of a replay (game-level ones first): a full line and its code."""
+    found = list(result.get("violations") or [])
+    for turn in result.get("turns") or []:
+        found.extend(turn.get("violations") or [])
+    if not found:
+        return None, None
+    v = found[0]
+    return f"{v.get('code')} at {v.get('at')}: {v.get('message')}", str(v.get("code"))
+
+
+def process(job: Job, backend: Backend, source: Source) -> Row:
+    """Read, send and summarise one document. Raises CliError only when the service is
+    unreachable or failing (the batch cannot go on)."""
+    kind = "game" if job.command == REPLAY else "document"
+    try:
+        doc = load_source(source)
+    except DocumentError as exc:
+        return Row(source.file, source.line, kind, ERROR, error=exc.message)
+    operation, kind = operation_for(job.command, doc)
+    try:
+        result = backend.call(operation, request_body(job, doc))
+    except CliError as exc:
+        if exc.code == EXIT_SERVICE:
+            raise
+        return Row(source.file, source.line, kind, ERROR, error=exc.message)
+    except Exception as exc:  # the in-process engine crashed: report it, keep going
+        return Row(source.file, source.line, kind, FAILED, error=f"internal error: {type(exc).__name__}: {exc}")
+    status = INVALID if result.get("valid") is False else OK
+    row = Row(source.file, source.line, kind, status, result=result)
+    _summarise(row, result)
+    if job.jsonl:
+        # Serialised here, in the worker: a string crosses the process boundary cheaply.
+        row.jsonl = json.dumps(row.to_json(), ensure_ascii=False)
+    row.result = None
+    return row
+
+
+_WORKER_BACKEND: dict[str, LocalBackend] = {}
+
+
+def _process_local(job: Job, lang: str, source: Source) -> Row:
+    """Worker-process entry point: one in-process back end per process and language."""
+    backend = _WORKER_BACKEND.get(lang)
+    if backend is None:
+        backend = _WORKER_BACKEND[lang] = LocalBackend(lang)
+    return process(job, backend, source)
+
+
+def run_rows(
+    job: Job, backend: Backend, sources: Sequence[Source], jobs: int, on_row: Callable[[Row], None]
+) -> None:
+    """Process every source, calling ``on_row`` in input order. ``jobs`` > 1 runs processes
+    for the in-process back end and threads for a remote one."""
+    if jobs <= 1 or len(sources) <= 1:
+        for source in sources:
+            on_row(process(job, backend, source))
+        return
+    executor: Executor
+    rows: Iterator[Row]
+    if isinstance(backend, LocalBackend):
+        import service.operations  # noqa: F401  (imported once here, inherited by forked workers)
+
+        chunksize = max(1, min(64, len(sources) // (jobs * 8)))
+        executor = ProcessPoolExecutor(max_workers=jobs)
+        rows = executor.map(partial(_process_local, job, backend.lang), sources, chunksize=chunksize)
+    else:
+        executor = ThreadPoolExecutor(max_workers=jobs)
+        rows = executor.map(partial(process, job, backend), sources)
+    try:
+        for row in rows:
+            on_row(row)
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
+
+
+def default_jobs(jobs: int) -> int:
+    return (os.cpu_count() or 1) if jobs == 0 else jobs
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Summary:
+    documents: int = 0
+    ok: int = 0
+    invalid: int = 0
+    unreadable: int = 0
+    failed: int = 0
+    totals: dict[str, int | float] = field(default_factory=dict)
+
+    def add(self, row: Row) -> None:
+        self.documents += 1
+        if row.status == OK:
+            self.ok += 1
+        elif row.status == INVALID:
+            self.invalid += 1
+        elif row.status == ERROR:
+            self.unreadable += 1
+        else:
+            self.failed += 1
+        for name, points in row.scores:
+            self.totals[name] = self.totals.get(name, 0) + points
+
+    @property
+    def exit_code(self) -> int:
+        """3 if the engine failed, else 2 if any document was unreadable, else 1 if any
+        was invalid, else 0."""
+        if self.failed:
+            return EXIT_SERVICE
+        if self.unreadable:
+            return EXIT_INPUT
+        if self.invalid:
+            return EXIT_INVALID
+        return EXIT_OK
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "documents": self.documents,
+            "ok": self.ok,
+            "invalid": self.invalid,
+            "unreadable": self.unreadable,
+            "failed": self.failed,
+            "totals": [{"name": n, "total": t} for n, t in self.ranked()],
+        }
+
+    def ranked(self) -> list[tuple[str, int | float]]:
+        return sorted(self.totals.items(), key=lambda item: (-item[1], item[0]))
+
+
+def summary_renderable(summary: Summary, noun: str) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column(justify="right")
+    grid.add_row(f"{noun}s", str(summary.documents))
+    grid.add_row("  valid" if noun == "game" else "  scored", str(summary.ok))
+    if noun == "game" or summary.invalid:
+        grid.add_row("  invalid", Text(str(summary.invalid), style="red" if summary.invalid else ""))
+    grid.add_row("  unreadable", Text(str(summary.unreadable), style="red" if summary.unreadable else ""))
+    if summary.failed:
+        grid.add_row("  failed", Text(str(summary.failed), style="bold red"))
+    if summary.totals:
+        grid.add_row("totals", "")
+        for name, total in summary.ranked():
+            style = "green" if total > 0 else "red" if total < 0 else ""
+            shown = (f"+{_num(total)}" if total > 0 else _num(total)) if isinstance(total, int | float) else str(total)
+            grid.add_row(f"  {name}", Text(shown, style=style))
+    return grid
+
+
+class TableWriter:
+    """The readable batch report: a table of documents, written at the end."""
+
+    def __init__(self, console: Console, command: str) -> None:
+        self.console = console
+        self.table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+        self.table.add_column("document", overflow="fold", ratio=3)
+        self.table.add_column("status", no_wrap=True)
+        self.table.add_column("winner")
+        self.table.add_column("scores", ratio=3)
+        if command == REPLAY:
+            self.table.add_column("note", ratio=2)
+        self.command = command
+
+    def add(self, row: Row) -> None:
+        status = {
+            OK: Text("✓ ok", style="green"),
+            INVALID: Text("✗ invalid", style="bold red"),
+            ERROR: Text("✗ unreadable", style="bold red"),
+            FAILED: Text("✗ failed", style="bold red"),
+        }[row.status]
+        scores = Text("  ").join(
+            Text(f"{name} {'+' if isinstance(p, int | float) and p > 0 else ''}{_num(p)}") for name, p in row.scores
+        )
+        cells: list[Any] = [row.where, status, row.winner or "", scores]
+        note = row.error or row.code or ""
+        if self.command == REPLAY:
+            if row.first_invalid_turn is not None:
+                note = f"turn {row.first_invalid_turn}: {note}"
+            cells.append(Text(note, style="red" if note else ""))
+        elif row.error:
+            cells[3] = Text(row.error, style="red")
+        self.table.add_row(*cells)
+
+    def close(self) -> None:
+        self.console.print(self.table)
+
+
+class JsonlWriter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def add(self, row: Row) -> None:
+        text = row.jsonl if row.jsonl is not None else json.dumps(row.to_json(), ensure_ascii=False)
+        self.out.write(text + "\n")
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+class CsvWriter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.buffer = io.StringIO()
+        self.writer = csv.writer(self.buffer, lineterminator="\n")
+        self.writer.writerow(CSV_COLUMNS)
+        self._flush()
+
+    def _flush(self) -> None:
+        self.out.write(self.buffer.getvalue())
+        self.buffer.seek(0)
+        self.buffer.truncate()
+
+    def add(self, row: Row) -> None:
+        self.writer.writerow(row.to_csv())
+        self._flush()
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+def progress_bar(err: Console, total: int, noun: str) -> Progress | None:
+    """A progress bar on stderr, only when stderr is a terminal."""
+    if not err.is_terminal or not sys.stderr.isatty():
+        return None
+    progress = Progress(
+        TextColumn(f"{noun}s"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    progress.add_task(noun, total=total)
+    return progress
+
+
+def report_error(err: Console, row: Row) -> None:
+    if row.error is not None:
+        err.print(Text(f"rummikub: {row.where}: {row.error}", style="red"), highlight=False, soft_wrap=True)
+

@@ -1,0 +1,211 @@
+"""Reading the command line's documents: JSON files, ``-`` (stdin), JSON Lines, folders, tile
+words and the ``--rules`` option. Nothing here knows the rules of the game: documents are
+passed on as JSON to the operations (in-process or over HTTP), which do all request parsing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cli.errors import CliError
+
+STDIN = "-"
+_WORD_SPLIT = re.compile(r"[\s,]+")
+_KINDS = ("run", "group")
+
+
+class DocumentError(Exception):
+    """A document that cannot be read (I/O, encoding, JSON). ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str, one_line: bool = False) -> Any:
+    """Strict JSON (no NaN/Infinity, which the HTTP API could not receive either).
+    ``one_line``: the text is one line of a JSON Lines file (errors name the column only)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        where = f"column {exc.colno}" if one_line else f"line {exc.lineno} column {exc.colno}"
+        raise DocumentError(f"bad JSON at {where}: {exc.msg}", exc.lineno) from None
+    except (ValueError, RecursionError) as exc:
+        raise DocumentError(f"bad JSON: {exc}") from None
+
+
+def decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def read_bytes(source: str) -> bytes:
+    """The bytes of a file, or of stdin for ``-``."""
+    if source == STDIN:
+        return sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    path = Path(source)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise DocumentError("no such file") from None
+    except IsADirectoryError:
+        raise DocumentError("is a folder, not a file") from None
+    except OSError as exc:
+        raise DocumentError(exc.strerror or str(exc)) from None
+
+
+def display_name(source: str) -> str:
+    return "stdin" if source == STDIN else source
+
+
+def load_document(source: str) -> Any:
+    """One JSON document from a file or ``-``; a CliError (exit 2) naming the source when it
+    cannot be read."""
+    try:
+        return parse_json(decode(read_bytes(source)))
+    except DocumentError as exc:
+        raise CliError(f"{display_name(source)}: {exc.message}") from None
+
+
+def looks_like_file(arg: str) -> bool:
+    """Whether a positional argument names a file rather than tiles: ``-``, or anything with
+    a dot or a slash (tile words never hold either)."""
+    return arg == STDIN or any(ch in arg for ch in "./\\")
+
+
+def parse_set_words(arg: str) -> list[str] | dict[str, Any]:
+    """One set from words: tiles separated by spaces or commas (``"R5 R6 R7"``,
+    ``"K9,B9,J"``). A leading ``run:`` or ``group:`` declares the set's kind. The tiles are
+    passed on as written; the operation reads (and rejects) them."""
+    words = [w for w in _WORD_SPLIT.split(arg.strip()) if w]
+    kind = None
+    if words and words[0].endswith(":") and words[0][:-1].lower() in _KINDS:
+        kind = words.pop(0)[:-1].lower()
+    elif words and ":" in words[0] and words[0].split(":", 1)[0].lower() in _KINDS:
+        head, rest = words[0].split(":", 1)
+        kind = head.lower()
+        words = ([rest] if rest else []) + words[1:]
+    if kind is not None:
+        return {"tiles": words, "kind": kind}
+    return words
+
+
+def parse_tile_words(arg: str) -> list[str]:
+    """A rack or a loose tile list from words."""
+    return [w for w in _WORD_SPLIT.split(arg.strip()) if w]
+
+
+def rules_option(value: str | None) -> Any:
+    """The ``--rules`` value as a request's ``rules``: a preset name as given, or the JSON in
+    a file (a preset name or an object ``{"preset"?, ...overrides}``; a file holding
+    ``{"rules": ...}`` is unwrapped). None when the option was not given."""
+    if value is None:
+        return None
+    if not looks_like_file(value):
+        return value
+    doc = load_document(value)
+    if isinstance(doc, dict) and set(doc) == {"rules"}:
+        doc = doc["rules"]
+    return doc
+
+
+def with_rules(body: Any, rules: Any) -> Any:
+    """The request body with ``--rules`` applied (it overrides the document's own rules)."""
+    if rules is None or not isinstance(body, dict):
+        return body
+    return {**body, "rules": rules}
+
+
+# --- batch sources -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One input document of a batch: a whole file (``text`` None: read it where it is
+    processed), or a line of a JSON Lines file / stdin (``text`` holds it). ``error`` is set
+    when the source could not even be read."""
+
+    file: str
+    line: int | None = None
+    text: str | None = None
+    error: str | None = None
+
+
+def _lines(file: str, text: str) -> Iterator[Source]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield Source(file, number, line)
+
+
+def _expand(arg: str) -> Iterator[Source]:
+    if arg == STDIN:
+        try:
+            text = decode(read_bytes(STDIN))
+        except DocumentError as exc:
+            yield Source("stdin", error=exc.message)
+            return
+        # A whole JSON document (possibly spread over lines), else JSON Lines.
+        try:
+            parse_json(text)
+        except DocumentError:
+            yield from _lines("stdin", text)
+        else:
+            yield Source("stdin", text=text)
+        return
+    path = Path(arg)
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+        for p in found:
+            yield from _file(str(p))
+        return
+    yield from _file(arg)
+
+
+def _file(name: str) -> Iterator[Source]:
+    if name.endswith(".jsonl"):
+        try:
+            text = decode(read_bytes(name))
+        except DocumentError as exc:
+            yield Source(name, error=exc.message)
+            return
+        yield from _lines(name, text)
+    else:
+        yield Source(name)
+
+
+def collect_sources(args: list[str]) -> list[Source]:
+    """Every document named by the arguments, in order: files, folders (recursively, their
+    ``*.json`` and ``*.jsonl`` files in name order), JSON Lines (one document a line; blank
+    lines are skipped) and ``-`` (stdin: one JSON document, or JSON Lines)."""
+    if args.count(STDIN) > 1:
+        raise CliError("'-' (stdin) can be given only once")
+    out: list[Source] = []
+    for arg in args:
+        out.extend(_expand(arg))
+    return out
+
+
+def load_source(source: Source) -> Any:
+    """The JSON document of a source; DocumentError when it cannot be read."""
+    if source.error is not None:
+        raise DocumentError(source.error, source.line)
+    if source.text is not None:
+        try:
+            return parse_json(source.text, one_line=source.line is not None)
+        except DocumentError as exc:
+            # JSON Lines: report the file's line, not the line inside the one-line document.
+            raise DocumentError(exc.message, source.line) from None
+    return parse_json(decode(read_bytes(source.file)))

@@ -1,0 +1,275 @@
+"""The v1 operations, transport-free: validate a request body, run the engine, return the JSON.
+
+The Flask views (:mod:`service.app`) and the CLI's in-process mode both call
+:func:`run_operation`, so a local answer and a remote one are the same document. Nothing here
+imports Flask.
+
+A request that cannot be read raises :class:`RequestError`, which renders as an RFC 9457
+problem document (``application/problem+json``): 422 for schema, tile and rules errors, 413 for
+a request over one of the limits (:class:`service.limits.Limits`), 404 for an unknown preset.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from marshmallow import Schema
+
+from engine import solver
+from engine.errors import InputError
+from engine.replay import replay_game
+from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules
+from engine.scoring import score_match, score_round
+from engine.sets import TableSet
+from engine.tiles import Tile, format_tiles
+from engine.turns import verify_turn
+from engine.validate import check_meld, validate_sets
+from engine.violations import LANGUAGES
+from service import schemas
+from service.limits import DEFAULT_LIMITS, Limits
+
+__all__ = [
+    "OPERATIONS",
+    "Limits",
+    "RequestError",
+    "get_rules",
+    "list_rules",
+    "run_operation",
+]
+
+PROBLEM_TYPE = "about:blank"
+"""Problems use standard HTTP semantics: ``title`` is the status phrase, ``detail`` says more."""
+
+_TITLES: dict[int, str] = {413: "Content Too Large", 422: "Unprocessable Content"}
+"""RFC 9110 phrases where Python's ``HTTPStatus`` still has the older ones."""
+
+_TITLES_ES: dict[int, str] = {
+    400: "Petición incorrecta",
+    404: "No encontrado",
+    405: "Método no permitido",
+    413: "Contenido demasiado grande",
+    415: "Tipo de contenido no admitido",
+    422: "Contenido no procesable",
+    500: "Error interno del servidor",
+}
+
+
+class RequestError(Exception):
+    """A request the service cannot answer with a verdict. ``errors`` lists
+    ``{"pointer", "detail"}`` (JSON Pointers into the request body; a limit error also names the
+    ``limit``)."""
+
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        errors: Sequence[dict[str, str]] = (),
+        *,
+        detail_es: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.title = _TITLES.get(status) or HTTPStatus(status).phrase
+        self.detail = detail
+        self.detail_es = detail_es
+        self.errors = list(errors)
+        self.headers = dict(headers or {})
+
+    def to_problem(self, lang: str = "en") -> dict[str, Any]:
+        """The RFC 9457 body: ``type``, ``title``, ``status``, ``detail``, ``errors``."""
+        spanish = lang == "es"
+        return {
+            "type": PROBLEM_TYPE,
+            "title": _TITLES_ES.get(self.status, self.title) if spanish else self.title,
+            "status": self.status,
+            "detail": self.detail_es if spanish and self.detail_es else self.detail,
+            "errors": self.errors,
+        }
+
+    @classmethod
+    def unprocessable(cls, errors: Sequence[dict[str, str]], total: int | None = None) -> RequestError:
+        total = len(errors) if total is None else total
+        first = errors[0] if errors else {"pointer": "", "detail": "invalid request"}
+        where = f" at {first['pointer']}" if first["pointer"] else ""
+        more = f" ({total} errors in all)" if total > 1 else ""
+        return cls(
+            422,
+            f"The request cannot be read: {first['detail']}{where}{more}.",
+            errors,
+            detail_es=f"No se puede leer la petición ({total} error{'es' if total != 1 else ''}); ver 'errors'.",
+        )
+
+    @classmethod
+    def too_large(cls, errors: Sequence[dict[str, str]]) -> RequestError:
+        names = sorted({e["limit"] for e in errors if "limit" in e})
+        return cls(
+            413,
+            f"The request is over the service's limits ({', '.join(names)}): {errors[0]['detail']}.",
+            errors,
+            detail_es=f"La petición supera los límites del servicio ({', '.join(names)}).",
+        )
+
+
+# --- operations --------------------------------------------------------------------------------
+
+
+Handler = Callable[[Any, str, Limits], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One POST endpoint: ``/v1/{name}``."""
+
+    name: str
+    schema: Schema
+    handler: Handler
+    summary: str
+
+
+def _sets_validate(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    return validate_sets(data["sets"], data["rules"]).to_json(lang)
+
+
+def _melds_check(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    return check_meld(data["sets"], data["rack"], data["rules"]).to_json(lang)
+
+
+def _turns_verify(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    verdict = verify_turn(
+        data["before"], data["after"], data["rack"], data["opened"], data["rules"], data["elapsed_seconds"]
+    )
+    return verdict.to_json(lang)
+
+
+def _rounds_score(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    return score_round(data["players"], data["rules"], data["winner"]).to_json()
+
+
+def _matches_score(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    return score_match(data["rounds"], data["rules"]).to_json()
+
+
+def _games_replay(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    if data["analyze"]:
+        raise InputError("'analyze' is not available yet on this service", "/analyze")
+    result = replay_game(data["record"], continue_on_error=data["continue_on_error"])
+    return result.to_json(lang)
+
+
+def _check_supply(groups: Iterable[tuple[str, Sequence[Tile]]], rules: Rules) -> None:
+    """InputError for more copies of a tile (or jokers) than the rules' tile set has."""
+    supply = rules.supply
+    seen: Counter[str] = Counter()
+    for pointer, tiles in groups:
+        for i, tile in enumerate(tiles):
+            seen[tile.key] += 1
+            if seen[tile.key] > supply.limit(tile.key):
+                raise InputError(
+                    f"the {supply.name} tile set has only {supply.limit(tile.key)} of tile {tile.key}",
+                    f"{pointer}/{i}",
+                )
+
+
+def _tables_arrange(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    tiles: tuple[Tile, ...] = data["tiles"]
+    _check_supply([("/tiles", tiles)], data["rules"])
+    result = solver.arrange(tiles, data["rules"], limits.solver_budget_ms / 1000)
+    return {
+        "arrangeable": result.arrangeable,
+        "sets": None if result.sets is None else [format_tiles(s) for s in result.sets],
+        "optimal_proven": result.optimal_proven,
+        "budget_exhausted": result.budget_exhausted,
+    }
+
+
+def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
+    table: tuple[TableSet, ...] = data["table"]
+    rack: tuple[Tile, ...] = data["rack"]
+    rules: Rules = data["rules"]
+    if not rack:
+        raise InputError("the rack is empty: this player has already gone out", "/rack")
+    for i, table_set in enumerate(table):
+        if not table_set.read(rules).valid:
+            raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
+    _check_supply([*((f"/table/{i}/tiles", s.tiles) for i, s in enumerate(table)), ("/rack", rack)], rules)
+    move = solver.suggest(table, rack, data["opened"], rules, data["objective"], limits.solver_budget_ms / 1000)
+    return {
+        "after": [format_tiles(s) for s in move.after],
+        "played": format_tiles(move.played),
+        "value": move.value,
+        "optimal_proven": move.optimal_proven,
+        "budget_exhausted": move.budget_exhausted,
+    }
+
+
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation("sets/validate", schemas.SetsValidateRequest(), _sets_validate, "Validate sets"),
+        Operation("melds/check", schemas.MeldCheckRequest(), _melds_check, "Check an initial meld"),
+        Operation("turns/verify", schemas.TurnVerifyRequest(), _turns_verify, "Verify a turn"),
+        Operation("rounds/score", schemas.RoundScoreRequest(), _rounds_score, "Score a round"),
+        Operation("matches/score", schemas.MatchScoreRequest(), _matches_score, "Score a match"),
+        Operation("games/replay", schemas.GameReplayRequest(), _games_replay, "Replay a game record"),
+        Operation("tables/arrange", schemas.ArrangeRequest(), _tables_arrange, "Arrange tiles into sets"),
+        Operation("moves/suggest", schemas.SuggestRequest(), _moves_suggest, "Suggest a move"),
+    )
+}
+"""Every POST operation of the v1 API by name (the path after ``/v1/``)."""
+
+
+def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None = None) -> dict[str, Any]:
+    """Run one operation on a parsed JSON body and return the response JSON.
+
+    ``lang`` is ``en`` or ``es`` (violation messages); ``limits`` default to the service's
+    defaults, so the CLI's in-process answers match the service's. Raises :class:`RequestError`
+    (422 unreadable body, 413 over a limit, 404 unknown operation)."""
+    operation = OPERATIONS.get(name)
+    if operation is None:
+        raise RequestError(404, f"unknown operation {name!r}; operations: {', '.join(OPERATIONS)}")
+    limits = limits or DEFAULT_LIMITS
+    if lang not in LANGUAGES:
+        lang = "en"
+    try:
+        data = schemas.load_request(operation.schema, body, limits)
+    except schemas.RequestInvalid as exc:
+        errors = [e.to_json() for e in exc.errors]
+        if exc.over_limit:
+            raise RequestError.too_large(errors) from None
+        raise RequestError.unprocessable(errors, exc.total) from None
+    try:
+        return operation.handler(data, lang, limits)
+    except InputError as exc:
+        raise RequestError.unprocessable([{"pointer": exc.pointer, "detail": exc.message}]) from None
+
+
+# --- rules -------------------------------------------------------------------------------------
+
+
+def _preset_json(name: str, rules: Rules) -> dict[str, Any]:
+    settings = rules.to_dict()
+    settings.pop("preset", None)
+    return {"name": name, "description": PRESET_DESCRIPTIONS.get(name, ""), "settings": settings}
+
+
+def list_rules() -> dict[str, Any]:
+    """``GET /v1/rules``: every preset with every setting."""
+    return {"default": "sabra", "presets": [_preset_json(name, rules) for name, rules in PRESETS.items()]}
+
+
+def get_rules(preset: str) -> dict[str, Any]:
+    """``GET /v1/rules/{preset}``. Raises RequestError 404 for an unknown preset."""
+    rules = PRESETS.get(preset)
+    if rules is None:
+        raise RequestError(
+            404,
+            f"unknown rules preset {preset!r}; presets: {', '.join(PRESETS)}",
+            [{"pointer": "", "detail": f"unknown preset {preset!r}"}],
+            detail_es=f"Conjunto de reglas desconocido {preset!r}; disponibles: {', '.join(PRESETS)}",
+        )
+    return _preset_json(preset, rules)

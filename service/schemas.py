@@ -1,0 +1,559 @@
+"""marshmallow schemas for every request body of the v1 API (SPEC §7).
+
+Every schema rejects unknown fields and wrong JSON types at every level. Tiles, sets, tables and
+rules are read by custom fields that call the engine's parsers, so an error deep inside a table
+carries its exact JSON Pointer (``/after/2/1``, ``/sets/0/tiles/3/color``). :func:`load_request`
+turns marshmallow's nested error dict into a flat list of ``{"pointer", "detail"}``.
+
+Request limits (:class:`service.limits.Limits`) are checked here, before any list is parsed, so a
+request over a limit costs no more than reading its JSON. A limit error is a
+:class:`LimitMessage`; :func:`load_request` reports those with HTTP 413.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from engine.errors import InputError
+from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
+from engine.rules import SABRA, Rules, resolve_rules
+from engine.scoring import MatchRound, PlayerRack
+from engine.sets import TableSet, parse_set
+from engine.solver import OBJECTIVES
+from engine.tiles import Tile, parse_tile, parse_tiles
+from service.limits import DEFAULT_LIMITS, Limits
+
+MAX_REPORTED_ERRORS = 50
+"""A request with more errors than this reports the first ones only (bounded response size)."""
+
+
+class RawPointer(str):
+    """An error-dict key that is already a JSON Pointer suffix (``/2/1``), as the engine's
+    parsers report them; other keys are field names or list indices and get escaped."""
+
+    __slots__ = ()
+
+
+class LimitMessage(str):
+    """An error message for a request over one of the limits; ``limit`` names its setting."""
+
+    limit: str
+
+    def __new__(cls, text: str, limit: str) -> LimitMessage:
+        obj = super().__new__(cls, text)
+        obj.limit = limit
+        return obj
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One reason a request cannot be read: where (JSON Pointer) and why."""
+
+    pointer: str
+    detail: str
+    limit: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        out = {"pointer": self.pointer, "detail": self.detail}
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
+
+
+class RequestInvalid(Exception):
+    """A request body that does not match its schema (``errors`` are flat, pointer-first)."""
+
+    def __init__(self, errors: list[FieldError], total: int) -> None:
+        super().__init__(f"{total} error(s)")
+        self.errors = errors
+        self.total = total
+
+    @property
+    def over_limit(self) -> bool:
+        return any(e.limit is not None for e in self.errors)
+
+
+# --- per-request budget ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Budget:
+    limits: Limits
+    tiles: int = 0
+    exceeded: bool = False
+
+    def take(self, count: int) -> LimitMessage | None:
+        """Count ``count`` more tiles; a limit message the first time the total goes over."""
+        if self.exceeded:
+            return None
+        self.tiles += count
+        if self.tiles > self.limits.max_tiles:
+            self.exceeded = True
+            return _limit_message(
+                "max_tiles", f"the request holds more than {self.limits.max_tiles} tiles", self.limits
+            )
+        return None
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("rummikub_request_budget", default=None)
+
+
+def _budget() -> _Budget:
+    budget = _BUDGET.get()
+    return budget if budget is not None else _Budget(DEFAULT_LIMITS)
+
+
+@contextmanager
+def _request_budget(limits: Limits) -> Iterator[_Budget]:
+    budget = _Budget(limits)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+def _limit_message(field: str, what: str, limits: Limits) -> LimitMessage:
+    name = Limits.env_name(field)
+    return LimitMessage(f"{what}; the limit is {getattr(limits, field)} ({name})", name)
+
+
+class _Skip(Exception):
+    """The tile budget is already spent: stop parsing (the request fails anyway)."""
+
+
+# --- scalar fields -----------------------------------------------------------------------------
+
+
+class StrictBoolean(fields.Field[bool]):
+    """``true`` or ``false`` only (marshmallow's Boolean also takes 1, "yes"...)."""
+
+    invalid_message = "must be true or false"
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError(self.invalid_message)
+        return value
+
+
+class StrictString(fields.Field[str]):
+    """A JSON string, nothing else."""
+
+    invalid_message = "must be a string"
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> str:
+        if not isinstance(value, str):
+            raise ValidationError(self.invalid_message)
+        return value
+
+
+class Seconds(fields.Field[float]):
+    """A finite, non-negative JSON number (a boolean is not a number)."""
+
+    invalid_message = "must be a non-negative number of seconds"
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise ValidationError(self.invalid_message)
+        return value
+
+
+# --- engine-backed fields ----------------------------------------------------------------------
+
+
+def _engine_error(exc: InputError) -> ValidationError:
+    """A ValidationError keyed by the engine's relative pointer."""
+    if not exc.pointer:
+        return ValidationError(exc.message)
+    return ValidationError({RawPointer(exc.pointer): [exc.message]})
+
+
+_TEXT_TILES: dict[str, Tile] = {}
+"""Tile strings already read (the engine's parser is the authority; this only skips calls)."""
+_TEXT_TILES_MAX = 4096
+
+
+def _parse_tile_array(value: list[Any], budget: _Budget, prefix: str = "") -> tuple[Tile, ...]:
+    """Parse every tile of an array, reporting every bad tile (not just the first); error
+    pointers are ``prefix/index...``."""
+    over = budget.take(len(value))
+    if over is not None:
+        raise ValidationError(over)
+    if budget.exceeded:
+        raise _Skip
+    known = _TEXT_TILES
+    tiles: list[Tile] = []
+    errors: dict[Any, Any] = {}
+    for i, raw in enumerate(value):
+        if raw.__class__ is str:
+            tile = known.get(raw)
+            if tile is not None:
+                tiles.append(tile)
+                continue
+        try:
+            tile = parse_tile(raw)
+        except InputError as exc:
+            errors[RawPointer(f"{prefix}/{i}{exc.pointer}")] = [exc.message]
+            if len(errors) >= MAX_REPORTED_ERRORS:
+                break
+            continue
+        tiles.append(tile)
+        if raw.__class__ is str and len(known) < _TEXT_TILES_MAX:
+            known[raw] = tile
+    if errors:
+        raise ValidationError(errors)
+    return tuple(tiles)
+
+
+class TileField(fields.Field[Tile]):
+    """One tile, in string or object form (SPEC §1)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Tile:
+        over = _budget().take(1)
+        if over is not None:
+            raise ValidationError(over)
+        try:
+            return parse_tile(value)
+        except InputError as exc:
+            raise _engine_error(exc) from None
+
+
+class TileListField(fields.Field[tuple[Tile, ...]]):
+    """An array of tiles (a rack, a pool)."""
+
+    invalid_message = "must be an array of tiles"
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> tuple[Tile, ...]:
+        if not isinstance(value, list):
+            raise ValidationError(self.invalid_message)
+        try:
+            return _parse_tile_array(value, _budget())
+        except _Skip:
+            return ()
+
+
+def _parse_set_strings(tiles: tuple[str, ...]) -> TableSet:
+    return TableSet(parse_tiles(list(tiles)))
+
+
+DEFAULT_SET_CACHE_SIZE = 8192
+_known_set: Callable[[tuple[str, ...]], TableSet] = lru_cache(maxsize=DEFAULT_SET_CACHE_SIZE)(_parse_set_strings)
+"""A set given as an array of tile strings, read once per process: a table carries the same sets
+from turn to turn and ``TableSet`` keeps its readings, so a set seen before costs a dictionary
+lookup. Raises InputError like the engine's parser (errors are not cached)."""
+
+
+def configure_set_cache(size: int) -> None:
+    """Keep up to ``size`` parsed sets per process (0 turns the cache off)."""
+    global _known_set
+    _known_set = lru_cache(maxsize=size)(_parse_set_strings) if size > 0 else _parse_set_strings
+
+
+def _read_set(value: Any, budget: _Budget) -> TableSet:
+    """One set (array of tiles or ``{"tiles", "kind"?, "id"?}``), within the limits."""
+    if value.__class__ is list and len(value) <= budget.limits.max_tiles_per_set:  # the common case
+        over = budget.take(len(value))
+        if over is not None:
+            raise ValidationError(over)
+        if budget.exceeded:
+            raise _Skip
+        try:
+            # Only arrays of valid tile strings are ever cached (any other value fails to parse).
+            return _known_set(tuple(value))
+        except (InputError, TypeError):  # a bad tile, or an unhashable one (an object form)
+            budget.tiles -= len(value)  # counted again below, where every bad tile is reported
+        return TableSet(_parse_tile_array(value, budget))
+    tiles = value.get("tiles") if isinstance(value, Mapping) else value
+    if isinstance(tiles, list):
+        if len(tiles) > budget.limits.max_tiles_per_set:
+            raise ValidationError(
+                _limit_message("max_tiles_per_set", f"this set has {len(tiles)} tiles", budget.limits)
+            )
+        if not isinstance(value, Mapping):
+            return TableSet(_parse_tile_array(tiles, budget))
+        try:
+            shell = parse_set({**value, "tiles": []}, "")  # unknown fields, kind, id
+        except InputError as exc:
+            raise _engine_error(exc) from None
+        return TableSet(_parse_tile_array(tiles, budget, "/tiles"), shell.kind, shell.id)
+    try:
+        return parse_set(value, "")
+    except InputError as exc:
+        raise _engine_error(exc) from None
+
+
+class SetField(fields.Field[TableSet]):
+    """One set (SPEC §1)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> TableSet:
+        try:
+            return _read_set(value, _budget())
+        except _Skip:
+            return TableSet(())
+
+
+class TableField(fields.Field[tuple[TableSet, ...]]):
+    """A table: an array of sets. Reports the errors of every set, each with its pointer."""
+
+    invalid_message = "must be an array of sets"
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> tuple[TableSet, ...]:
+        if not isinstance(value, list):
+            raise ValidationError(self.invalid_message)
+        budget = _budget()
+        if len(value) > budget.limits.max_sets_per_table:
+            raise ValidationError(
+                _limit_message("max_sets_per_table", f"this table has {len(value)} sets", budget.limits)
+            )
+        sets: list[TableSet] = []
+        errors: dict[Any, Any] = {}
+        for i, raw in enumerate(value):
+            try:
+                sets.append(_read_set(raw, budget))
+            except ValidationError as exc:
+                errors[i] = exc.messages
+            except _Skip:
+                break
+        if errors:
+            raise ValidationError(errors)
+        return tuple(sets)
+
+
+class RulesField(fields.Field[Rules | None]):
+    """``rules``: a preset name or ``{"preset"?, ...overrides}`` (SPEC §3). Missing or null gives
+    ``default`` (sabra; a match round's default is None: it follows the match's rules)."""
+
+    def __init__(self, default: Rules | None = SABRA, **kwargs: Any) -> None:
+        super().__init__(load_default=default, allow_none=True, **kwargs)
+        self.default = default
+
+    def deserialize(
+        self, value: Any, attr: str | None = None, data: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Rules | None:
+        if value is None:
+            return self.default
+        return super().deserialize(value, attr, data, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Rules:
+        try:
+            return resolve_rules(value)
+        except InputError as exc:
+            raise _engine_error(exc) from None
+        except (ValueError, TypeError, KeyError) as exc:  # defensive: the engine should raise InputError
+            raise ValidationError(f"these rules cannot be read ({exc})") from None
+
+
+class BoundedList(fields.List[Any]):
+    """A JSON array with at most ``getattr(limits, limit)`` items."""
+
+    def __init__(self, inner: fields.Field[Any], limit: str, **kwargs: Any) -> None:
+        super().__init__(inner, **kwargs)
+        self.limit = limit
+
+    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Any:
+        if isinstance(value, list):
+            limits = _budget().limits
+            cap = getattr(limits, self.limit)
+            if len(value) > cap:
+                raise ValidationError(_limit_message(self.limit, f"this array has {len(value)} items", limits))
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+# --- request schemas ---------------------------------------------------------------------------
+
+
+class StrictSchema(Schema):
+    """Unknown fields are errors; a body that is not an object is an error."""
+
+    error_messages = {"type": "must be a JSON object", "unknown": "unknown field"}  # noqa: RUF012
+
+
+def _rules() -> RulesField:
+    return RulesField()
+
+
+class SetsValidateRequest(StrictSchema):
+    sets = TableField(required=True)
+    rules = _rules()
+
+
+class MeldCheckRequest(StrictSchema):
+    sets = TableField(required=True)
+    rack = TileListField(load_default=None, allow_none=True)
+    rules = _rules()
+
+
+class TurnVerifyRequest(StrictSchema):
+    before = TableField(required=True)
+    after = TableField(required=True)
+    rack = TileListField(required=True)
+    opened = StrictBoolean(required=True)
+    elapsed_seconds = Seconds(load_default=None, allow_none=True)
+    rules = _rules()
+
+
+class RoundPlayer(StrictSchema):
+    name = StrictString(required=True)
+    rack = TileListField(required=True)
+    opened = StrictBoolean(load_default=None, allow_none=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **kwargs: Any) -> PlayerRack:
+        return PlayerRack(data["name"], data["rack"], data["opened"])
+
+
+class RoundScoreRequest(StrictSchema):
+    players = BoundedList(fields.Nested(RoundPlayer), "max_players", required=True)
+    winner = StrictString(load_default=None, allow_none=True)
+    rules = _rules()
+
+
+class MatchRoundSchema(StrictSchema):
+    """A round inside a match; its own ``rules``, if given, override the match's."""
+
+    players = BoundedList(fields.Nested(RoundPlayer), "max_players", required=True)
+    winner = StrictString(load_default=None, allow_none=True)
+    rules = RulesField(default=None)
+
+    @post_load
+    def make(self, data: dict[str, Any], **kwargs: Any) -> MatchRound:
+        return MatchRound(tuple(data["players"]), data["winner"], data["rules"])
+
+
+class MatchScoreRequest(StrictSchema):
+    rounds = BoundedList(fields.Nested(MatchRoundSchema), "max_rounds", required=True)
+    rules = _rules()
+
+
+class RecordPlayer(StrictSchema):
+    name = StrictString(required=True)
+    rack = TileListField(required=True)
+
+    @post_load
+    def make(self, data: dict[str, Any], **kwargs: Any) -> RecordedPlayer:
+        return RecordedPlayer(data["name"], data["rack"])
+
+
+class RecordTurn(StrictSchema):
+    """A ``{"player", "draw"}`` or ``{"player", "table", "elapsed_seconds"?}`` entry."""
+
+    player = StrictString(required=True)
+    draw = TileField()
+    table = TableField()
+    elapsed_seconds = Seconds(load_default=None, allow_none=True)
+
+    @validates_schema
+    def one_action(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("draw" in data) == ("table" in data):
+            raise ValidationError("a turn has exactly one of 'draw' and 'table'")
+
+    @post_load
+    def make(self, data: dict[str, Any], **kwargs: Any) -> RecordedTurn:
+        draw = data.get("draw")
+        return RecordedTurn(
+            data["player"],
+            draw=None if draw is None else draw.undeclared(),
+            table=data.get("table"),
+            elapsed_seconds=data["elapsed_seconds"],
+        )
+
+
+class GameReplayRequest(StrictSchema):
+    """A game record (SPEC §6) plus the replay options."""
+
+    players = BoundedList(
+        fields.Nested(RecordPlayer),
+        "max_players",
+        required=True,
+        validate=validate.Length(min=1, error="a game needs at least one player"),
+    )
+    pool = TileListField(load_default=None, allow_none=True)
+    turns = BoundedList(fields.Nested(RecordTurn), "max_turns", load_default=list)
+    end = StrictString(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(["pool_exhausted"], error="must be 'pool_exhausted' when given"),
+    )
+    rules = _rules()
+    analyze = StrictBoolean(load_default=False)
+    continue_on_error = StrictBoolean(load_default=False)
+
+    @post_load
+    def make(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        record = GameRecord(tuple(data["players"]), tuple(data["turns"]), data["pool"], data["end"], data["rules"])
+        return {"record": record, "analyze": data["analyze"], "continue_on_error": data["continue_on_error"]}
+
+
+class ArrangeRequest(StrictSchema):
+    """SPEC §9 ``POST /v1/tables/arrange``."""
+
+    tiles = TileListField(required=True)
+    rules = _rules()
+
+
+class SuggestRequest(StrictSchema):
+    """SPEC §9 ``POST /v1/moves/suggest``."""
+
+    table = TableField(required=True)
+    rack = TileListField(required=True)
+    opened = StrictBoolean(required=True)
+    objective = StrictString(
+        load_default="tiles",
+        validate=validate.OneOf(OBJECTIVES, error="must be 'tiles' or 'value'"),
+    )
+    rules = _rules()
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+
+def escape_pointer_token(token: str) -> str:
+    """RFC 6901 escaping of one reference token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def flatten_errors(messages: Any, prefix: str = "") -> Iterator[FieldError]:
+    """marshmallow's nested error messages as flat ``FieldError``s, in request order."""
+    if isinstance(messages, Mapping):
+        for key, sub in messages.items():
+            if key == "_schema":
+                pointer = prefix
+            elif isinstance(key, RawPointer):
+                pointer = prefix + key
+            else:
+                pointer = f"{prefix}/{escape_pointer_token(str(key))}"
+            yield from flatten_errors(sub, pointer)
+    elif isinstance(messages, list | tuple):
+        for message in messages:
+            if isinstance(message, Mapping | list | tuple):
+                yield from flatten_errors(message, prefix)
+            else:
+                limit = message.limit if isinstance(message, LimitMessage) else None
+                yield FieldError(prefix, str(message), limit)
+    else:
+        limit = messages.limit if isinstance(messages, LimitMessage) else None
+        yield FieldError(prefix, str(messages), limit)
+
+
+def load_request(schema: Schema, body: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Validate and convert ``body`` with ``schema``. Raises :class:`RequestInvalid`."""
+    with _request_budget(limits):
+        try:
+            return schema.load(body)
+        except ValidationError as exc:
+            errors = list(flatten_errors(exc.messages))
+            limited = [e for e in errors if e.limit is not None]
+            shown = limited or errors
+            raise RequestInvalid(shown[:MAX_REPORTED_ERRORS], len(shown)) from None

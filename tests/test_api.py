@@ -1,0 +1,253 @@
+"""The HTTP service's endpoints: rules, meta routes, docs, CORS, the solver endpoints, and the
+transport-free operations layer the CLI shares with it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from engine.rules import PRESETS
+from service.app import create_app, openapi_path
+from service.limits import Limits
+from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
+
+pytestmark = pytest.mark.http
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def client() -> FlaskClient:
+    return create_app({"TESTING": True}).test_client()
+
+
+# --- rules --------------------------------------------------------------------------------------
+
+
+def test_rules_lists_every_preset_with_every_setting(client: FlaskClient) -> None:
+    response = client.get("/v1/rules")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["default"] == "sabra"
+    assert [p["name"] for p in body["presets"]] == list(PRESETS)
+    for preset in body["presets"]:
+        assert preset["description"]
+        assert len(preset["settings"]) == 17
+    sabra = body["presets"][0]["settings"]
+    assert (
+        sabra["initial_meld_min"] == 30
+        and sabra["joker_penalty"] == 30
+        and sabra["deal"] == {"2": 14, "3": 14, "4": 14}
+    )
+
+
+def test_one_preset(client: FlaskClient) -> None:
+    body = client.get("/v1/rules/pressman-2009").get_json()
+    assert body["name"] == "pressman-2009"
+    assert body["settings"]["joker_replacement_from"] == "rack"
+    assert body["settings"]["turn_time_limit"] == 120
+    assert client.get("/v1/rules/komoni").get_json()["settings"]["scoring"] == "penalty_only"
+
+
+def test_rules_override_applies(client: FlaskClient) -> None:
+    body = {"sets": [["K10", "B10", "O10"]], "rules": {"preset": "sabra", "initial_meld_min": 31}}
+    result = client.post("/v1/melds/check", json=body).get_json()
+    assert result["threshold"] == 31 and not result["valid"]
+    assert client.post("/v1/melds/check", json={**body, "rules": "opening-50"}).get_json()["threshold"] == 50
+
+
+# --- meta routes --------------------------------------------------------------------------------
+
+
+def test_health_and_ready(client: FlaskClient) -> None:
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    assert client.get("/readyz").get_json() == {"status": "ready"}
+
+
+def test_openapi_is_the_committed_file(client: FlaskClient) -> None:
+    response = client.get("/openapi.yaml")
+    assert response.status_code == 200
+    assert response.mimetype == "application/yaml"
+    assert response.get_data() == (ROOT / "openapi.yaml").read_bytes()
+    assert openapi_path().resolve() == (ROOT / "openapi.yaml").resolve()
+
+
+def test_docs_page_loads_its_assets_from_this_server(client: FlaskClient) -> None:
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    html = response.get_data(as_text=True)
+    assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert any(a.endswith("swagger-ui-bundle.js") for a in assets)
+    assert any(a.endswith("swagger-ui.css") for a in assets)
+    for asset in assets:
+        assert asset.startswith("/"), f"{asset} is not served by us"
+        loaded = client.get(asset)
+        assert loaded.status_code == 200, asset
+        assert loaded.get_data(), asset
+    init = client.get("/docs/init.js").get_data(as_text=True)
+    assert '"/openapi.yaml"' in init
+    assert "http" not in html + init
+
+
+def test_docs_serves_swagger_ui_5(client: FlaskClient) -> None:
+    """OpenAPI 3.1 needs Swagger UI 5 or later."""
+    bundle = client.get("/docs/swagger-ui-bundle.js").get_data(as_text=True)
+    assert re.search(r'"?version"?\s*:\s*"5\.', bundle) or "5." in client.get("/docs/VERSION").get_data(as_text=True)
+    assert client.get("/docs/no-such-file.js").status_code == 404
+
+
+def test_cors_is_off_by_default(client: FlaskClient) -> None:
+    response = client.post("/v1/sets/validate", json={"sets": []}, headers={"Origin": "https://app.example"})
+    assert "Access-Control-Allow-Origin" not in response.headers
+
+
+def test_cors_when_configured() -> None:
+    client = create_app(
+        {"TESTING": True, "RUMMIKUB_CORS_ORIGINS": "https://app.example, https://b.example"}
+    ).test_client()
+    response = client.post("/v1/sets/validate", json={"sets": []}, headers={"Origin": "https://app.example"})
+    assert response.headers["Access-Control-Allow-Origin"] == "https://app.example"
+    assert "Origin" in response.headers["Vary"]
+    other = client.post("/v1/sets/validate", json={"sets": []}, headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other.headers
+    preflight = client.options(
+        "/v1/turns/verify",
+        headers={"Origin": "https://b.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert preflight.status_code == 200
+    assert preflight.headers["Access-Control-Allow-Origin"] == "https://b.example"
+    assert "Content-Type" in preflight.headers["Access-Control-Allow-Headers"]
+
+
+def test_cors_any_origin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RUMMIKUB_CORS_ORIGINS", "*")
+    client = create_app({"TESTING": True}).test_client()
+    response = client.get("/v1/rules", headers={"Origin": "https://x.example"})
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+# --- solver endpoints ---------------------------------------------------------------------------
+
+
+def test_arrange(client: FlaskClient) -> None:
+    result = client.post("/v1/tables/arrange", json={"tiles": ["R1", "R2", "R3", "K7", "B7", "O7", "J"]}).get_json()
+    assert result["arrangeable"] is True and result["optimal_proven"] is True
+    placed = sorted(t.split("=")[0] for s in result["sets"] for t in s)
+    assert placed == sorted(["R1", "R2", "R3", "K7", "B7", "O7", "J"])
+    sets = client.post("/v1/sets/validate", json={"sets": result["sets"]}).get_json()
+    assert sets["valid"]
+    assert client.post("/v1/tables/arrange", json={"tiles": ["R1", "K9"]}).get_json()["arrangeable"] is False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"table": [["R3", "R4", "R5"]], "rack": ["R6", "K9", "B9", "O9", "R1"], "opened": True},
+        {"table": [["R3", "R4", "R5"]], "rack": ["R6", "K9", "B9", "O9", "R1"], "opened": True, "objective": "value"},
+        {"table": [["R3", "R4", "R5"]], "rack": ["K10", "B10", "O10", "R6"], "opened": False},
+        {"table": [], "rack": ["K1", "B5"], "opened": False},
+        {"table": [["K5", "J", "O5"]], "rack": ["B5", "R1", "R2"], "opened": True, "rules": "free-joker"},
+    ],
+)
+def test_suggestion_verifies_as_a_legal_turn(client: FlaskClient, body: dict[str, Any]) -> None:
+    move = client.post("/v1/moves/suggest", json=body).get_json()
+    turn = {"before": body["table"], "after": move["after"], "rack": body["rack"], "opened": body["opened"]}
+    if "rules" in body:
+        turn["rules"] = body["rules"]
+    verdict = client.post("/v1/turns/verify", json=turn).get_json()
+    assert verdict["valid"], verdict
+    if move["played"]:
+        assert sorted(verdict["played"]) == sorted(t.split("=")[0] if t.startswith("J") else t for t in move["played"])
+    else:
+        assert verdict["action"] == "draw"
+
+
+# --- the operations layer -----------------------------------------------------------------------
+
+
+def test_operations_module_does_not_import_flask() -> None:
+    code = "import sys, service.operations; print('flask' in sys.modules, 'werkzeug' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_run_operation_matches_http(client: FlaskClient) -> None:
+    body = {"before": [["R3", "R4", "R5"]], "after": [["R3", "R4", "R5", "R6"]], "rack": ["R6", "K1"], "opened": True}
+    assert run_operation("turns/verify", body) == client.post("/v1/turns/verify", json=body).get_json()
+    es = client.post("/v1/sets/validate", json={"sets": [["R1"]]}, headers={"Accept-Language": "es"}).get_json()
+    assert run_operation("sets/validate", {"sets": [["R1"]]}, lang="es") == es
+
+
+def test_every_operation_has_a_route(client: FlaskClient) -> None:
+    app = create_app({"TESTING": True})
+    routes = {r.rule for r in app.url_map.iter_rules() if "POST" in (r.methods or set())}
+    assert routes == {f"/v1/{name}" for name in OPERATIONS}
+
+
+def test_run_operation_errors() -> None:
+    with pytest.raises(RequestError) as unknown:
+        run_operation("sets/explode", {})
+    assert unknown.value.status == 404
+    with pytest.raises(RequestError) as bad:
+        run_operation("sets/validate", {"sets": [["R0"]]})
+    assert bad.value.status == 422
+    assert bad.value.to_problem()["errors"] == [
+        {"pointer": "/sets/0/0", "detail": "'R0' has number 0: tile numbers run from 1 to 13"}
+    ]
+    with pytest.raises(RequestError) as limited:
+        run_operation("sets/validate", {"sets": [["R1", "R2", "R3"]]}, limits=Limits(max_tiles_per_set=2))
+    assert limited.value.status == 413
+    assert run_operation("sets/validate", {"sets": []}, lang="xx") == {"valid": True, "sets": []}
+
+
+def test_rules_functions() -> None:
+    assert list_rules()["presets"][0] == get_rules("sabra")
+    with pytest.raises(RequestError) as missing:
+        get_rules("house")
+    assert missing.value.status == 404
+    assert missing.value.to_problem("es")["title"] == "No encontrado"
+
+
+# --- the parsed-set cache -----------------------------------------------------------------------
+
+
+def test_set_cache_gives_the_same_answers() -> None:
+    body = {
+        "before": [["R3", "R4", "R5"], ["K7", "J", "O7"]],
+        "after": [["R3", "R4", "R5", "R6"], ["K7", "J", "O7"]],
+        "rack": ["R6", "K1"],
+        "opened": True,
+    }
+    cached = create_app({"TESTING": True}).test_client()
+    first = cached.post("/v1/turns/verify", json=body).get_json()
+    assert cached.post("/v1/turns/verify", json=body).get_json() == first
+    uncached = create_app({"TESTING": True, "RUMMIKUB_SET_CACHE_SIZE": 0}).test_client()
+    assert uncached.post("/v1/turns/verify", json=body).get_json() == first
+    create_app({"TESTING": True})  # back to the default cache for the other tests
+
+
+def test_set_cache_still_reports_bad_tiles_and_counts_tiles() -> None:
+    client = create_app({"TESTING": True}).test_client()
+    for _ in range(2):
+        result = client.post("/v1/sets/validate", json={"sets": [["R5", "R0", "R7"], ["R1", 5]]})
+        assert result.status_code == 422
+        assert [e["pointer"] for e in result.get_json()["errors"]] == ["/sets/0/1", "/sets/1/1"]
+    limited = create_app({"TESTING": True, "RUMMIKUB_MAX_TILES": 5}).test_client()
+    assert limited.post("/v1/sets/validate", json={"sets": [["R1", "R2", "R3"]]}).status_code == 200
+    over = limited.post("/v1/sets/validate", json={"sets": [["R1", "R2", "R3"], ["R1", "R2", "R3"]]})
+    assert over.status_code == 413
+    assert over.get_json()["errors"][0]["pointer"] == "/sets/1"
+
+
+def test_set_cache_size_setting_is_checked() -> None:
+    with pytest.raises(ValueError, match="RUMMIKUB_SET_CACHE_SIZE"):
+        create_app({"RUMMIKUB_SET_CACHE_SIZE": -1})
+    with pytest.raises(ValueError, match="RUMMIKUB_SET_CACHE_SIZE"):
+        create_app({"RUMMIKUB_SET_CACHE_SIZE": "big"})

@@ -1,0 +1,487 @@
+"""Requests the service cannot read: each gets a precise 4xx problem document (RFC 9457) whose
+``errors[].pointer`` names the offending value — never a 5xx."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from service.app import create_app
+
+pytestmark = pytest.mark.http
+
+PROBLEM_KEYS = {"type", "title", "status", "detail", "errors"}
+
+
+@pytest.fixture(scope="module")
+def app() -> Flask:
+    return create_app({"TESTING": True})
+
+
+@pytest.fixture(scope="module")
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def problem(response: TestResponse, status: int) -> dict[str, Any]:
+    """Check the problem document's shape and return it."""
+    assert response.status_code == status, response.get_data(as_text=True)[:500]
+    assert response.mimetype == "application/problem+json"
+    body: dict[str, Any] = json.loads(response.get_data())
+    assert set(body) == PROBLEM_KEYS
+    assert body["status"] == status
+    assert isinstance(body["detail"], str) and body["detail"]
+    for error in body["errors"]:
+        assert set(error) <= {"pointer", "detail", "limit"}
+        assert isinstance(error["pointer"], str) and isinstance(error["detail"], str)
+    return body
+
+
+def pointers(body: dict[str, Any]) -> list[str]:
+    return [e["pointer"] for e in body["errors"]]
+
+
+def post_raw(client: FlaskClient, path: str, data: bytes | str, content_type: str = "application/json") -> TestResponse:
+    return client.post(path, data=data, content_type=content_type)
+
+
+TURN = {"before": [], "after": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10"], "opened": False}
+PLAYERS = [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]
+RECORD: dict[str, Any] = {"players": [{"name": "A", "rack": ["R1"] * 14}, {"name": "B", "rack": ["R2"] * 14}]}
+
+
+# --- not JSON -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"not json",
+        b"{",
+        b'{"sets": [}',
+        b'{"sets": NaN}',
+        b'{"sets": [], "rules": Infinity}',
+        b"\xff\xfe\x00garbage",
+        b'{"sets": [["R5"]]} trailing',
+        b"1" * 5000,  # an integer longer than Python reads
+    ],
+    ids=["empty", "word", "open-brace", "bad-array", "nan", "infinity", "bad-utf8", "trailing", "huge-int"],
+)
+def test_not_json_is_400(client: FlaskClient, data: bytes) -> None:
+    body = problem(post_raw(client, "/v1/sets/validate", data), 400)
+    assert pointers(body) == [""]
+    assert body["title"] == "Bad Request"
+
+
+def test_deeply_nested_json_is_400(client: FlaskClient) -> None:
+    body = problem(post_raw(client, "/v1/sets/validate", "[" * 100_000), 400)
+    assert "nested too deeply" in body["errors"][0]["detail"]
+
+
+def test_deeply_nested_object_json_is_400(client: FlaskClient) -> None:
+    problem(post_raw(client, "/v1/turns/verify", '{"a":' * 50_000), 400)
+
+
+def test_overflowing_number_is_422(client: FlaskClient) -> None:
+    data = json.dumps(TURN)[:-1] + ', "elapsed_seconds": 1e999}'
+    assert pointers(problem(post_raw(client, "/v1/turns/verify", data), 422)) == ["/elapsed_seconds"]
+
+
+def test_nested_but_readable_json_is_422(client: FlaskClient) -> None:
+    deep = "[" * 500 + "]" * 500
+    body = problem(post_raw(client, "/v1/sets/validate", f'{{"sets": [[{deep}]]}}'), 422)
+    assert pointers(body) == ["/sets/0/0"]
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml", ""])
+def test_wrong_content_type_is_415(client: FlaskClient, content_type: str) -> None:
+    response = client.post("/v1/sets/validate", data=b'{"sets": []}', headers={"Content-Type": content_type})
+    body = problem(response, 415)
+    assert pointers(body) == [""]
+
+
+def test_json_content_type_variants_are_accepted(client: FlaskClient) -> None:
+    for content_type in ("application/json; charset=utf-8", "application/vnd.rummikub+json", "Application/JSON"):
+        response = client.post("/v1/sets/validate", data=b'{"sets": []}', headers={"Content-Type": content_type})
+        assert response.status_code == 200, content_type
+
+
+# --- wrong JSON types, at every level -----------------------------------------------------------
+
+
+TYPE_ERRORS: list[tuple[str, Any, str]] = [
+    # body
+    ("/v1/sets/validate", [], ""),
+    ("/v1/sets/validate", "sets", ""),
+    ("/v1/sets/validate", None, ""),
+    ("/v1/sets/validate", 3, ""),
+    # tables, sets, tiles
+    ("/v1/sets/validate", {"sets": {}}, "/sets"),
+    ("/v1/sets/validate", {"sets": "R5 R6 R7"}, "/sets"),
+    ("/v1/sets/validate", {"sets": [1]}, "/sets/0"),
+    ("/v1/sets/validate", {"sets": ["R5 R6 R7"]}, "/sets/0"),
+    ("/v1/sets/validate", {"sets": [[1]]}, "/sets/0/0"),
+    ("/v1/sets/validate", {"sets": [["R5", None]]}, "/sets/0/1"),
+    ("/v1/sets/validate", {"sets": [["R5", ["R6"]]]}, "/sets/0/1"),
+    ("/v1/sets/validate", {"sets": [["R5", True]]}, "/sets/0/1"),
+    ("/v1/sets/validate", {"sets": [[{"color": 1, "number": 5}]]}, "/sets/0/0/color"),
+    ("/v1/sets/validate", {"sets": [[{"color": "red", "number": "5"}]]}, "/sets/0/0/number"),
+    ("/v1/sets/validate", {"sets": [[{"color": "red", "number": True}]]}, "/sets/0/0/number"),
+    ("/v1/sets/validate", {"sets": [[{"color": "red", "number": 5.0}]]}, "/sets/0/0/number"),
+    ("/v1/sets/validate", {"sets": [[{"joker": 1}]]}, "/sets/0/0/joker"),
+    ("/v1/sets/validate", {"sets": [[{"joker": True, "as": 5}]]}, "/sets/0/0/as"),
+    ("/v1/sets/validate", {"sets": [{"tiles": "R5"}]}, "/sets/0/tiles"),
+    ("/v1/sets/validate", {"sets": [{"tiles": ["R5", 7]}]}, "/sets/0/tiles/1"),
+    ("/v1/sets/validate", {"sets": [{"tiles": [], "id": 3}]}, "/sets/0/id"),
+    ("/v1/sets/validate", {"sets": [{"tiles": [], "kind": "pair"}]}, "/sets/0/kind"),
+    ("/v1/sets/validate", {"sets": [{"kind": "run"}]}, "/sets/0/tiles"),
+    # rules
+    ("/v1/sets/validate", {"sets": [], "rules": 5}, "/rules"),
+    ("/v1/sets/validate", {"sets": [], "rules": ["sabra"]}, "/rules"),
+    ("/v1/sets/validate", {"sets": [], "rules": "house"}, "/rules"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"preset": 1}}, "/rules/preset"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"joker_penalty": True}}, "/rules/joker_penalty"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"joker_penalty": "30"}}, "/rules/joker_penalty"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"strict_order": 1}}, "/rules/strict_order"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"players": [2, True]}}, "/rules/players"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"turn_time_limit": "60"}}, "/rules/turn_time_limit"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"deal": {"2": "14"}}}, "/rules/deal/2"),
+    # melds
+    ("/v1/melds/check", {"sets": [], "rack": "R5"}, "/rack"),
+    ("/v1/melds/check", {"sets": [], "rack": [{}]}, "/rack/0/color"),
+    # turns
+    ("/v1/turns/verify", {**TURN, "opened": "yes"}, "/opened"),
+    ("/v1/turns/verify", {**TURN, "opened": 0}, "/opened"),
+    ("/v1/turns/verify", {**TURN, "opened": None}, "/opened"),
+    ("/v1/turns/verify", {**TURN, "before": None}, "/before"),
+    ("/v1/turns/verify", {**TURN, "after": {"0": ["R5"]}}, "/after"),
+    ("/v1/turns/verify", {**TURN, "rack": None}, "/rack"),
+    ("/v1/turns/verify", {**TURN, "rack": []}, "/rack"),
+    ("/v1/turns/verify", {**TURN, "elapsed_seconds": "3"}, "/elapsed_seconds"),
+    ("/v1/turns/verify", {**TURN, "elapsed_seconds": True}, "/elapsed_seconds"),
+    ("/v1/turns/verify", {**TURN, "elapsed_seconds": -1}, "/elapsed_seconds"),
+    # rounds and matches
+    ("/v1/rounds/score", {"players": {}}, "/players"),
+    ("/v1/rounds/score", {"players": [1, PLAYERS[1]]}, "/players/0"),
+    ("/v1/rounds/score", {"players": [{"name": 1, "rack": []}, PLAYERS[1]]}, "/players/0/name"),
+    ("/v1/rounds/score", {"players": [{"name": "A", "rack": {}}, PLAYERS[1]]}, "/players/0/rack"),
+    ("/v1/rounds/score", {"players": [{"name": "A", "rack": [], "opened": "no"}, PLAYERS[1]]}, "/players/0/opened"),
+    ("/v1/rounds/score", {"players": PLAYERS, "winner": 0}, "/winner"),
+    ("/v1/matches/score", {"rounds": {}}, "/rounds"),
+    ("/v1/matches/score", {"rounds": [[]]}, "/rounds/0"),
+    ("/v1/matches/score", {"rounds": [{"players": [{"name": "A", "rack": ["R5", 5]}]}]}, "/rounds/0/players/0/rack/1"),
+    ("/v1/matches/score", {"rounds": [{"players": PLAYERS, "rules": {"scoring": "x"}}]}, "/rounds/0/rules/scoring"),
+    # game records
+    ("/v1/games/replay", {"players": []}, "/players"),
+    ("/v1/games/replay", {"players": "AB"}, "/players"),
+    ("/v1/games/replay", {**RECORD, "pool": "R5"}, "/pool"),
+    ("/v1/games/replay", {**RECORD, "turns": {}}, "/turns"),
+    ("/v1/games/replay", {**RECORD, "turns": [5]}, "/turns/0"),
+    ("/v1/games/replay", {**RECORD, "turns": [{"player": "A"}]}, "/turns/0"),
+    ("/v1/games/replay", {**RECORD, "turns": [{"player": "A", "draw": "R1", "table": []}]}, "/turns/0"),
+    ("/v1/games/replay", {**RECORD, "turns": [{"player": 1, "draw": "R1"}]}, "/turns/0/player"),
+    ("/v1/games/replay", {**RECORD, "turns": [{"player": "A", "draw": 3}]}, "/turns/0/draw"),
+    ("/v1/games/replay", {**RECORD, "turns": [{"player": "A", "table": [["R1", "R0"]]}]}, "/turns/0/table/0/1"),
+    ("/v1/games/replay", {**RECORD, "end": "done"}, "/end"),
+    ("/v1/games/replay", {**RECORD, "continue_on_error": "yes"}, "/continue_on_error"),
+    # solver
+    ("/v1/tables/arrange", {"tiles": "R1 R2 R3"}, "/tiles"),
+    ("/v1/moves/suggest", {"table": [], "rack": ["R1"], "opened": True, "objective": "fun"}, "/objective"),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "pointer"), TYPE_ERRORS, ids=[f"{p}:{ptr or '(body)'}" for p, _, ptr in TYPE_ERRORS]
+)
+def test_wrong_type_is_422_with_pointer(client: FlaskClient, path: str, body: Any, pointer: str) -> None:
+    result = problem(post_raw(client, path, json.dumps(body)), 422)
+    assert pointers(result) == [pointer], result
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/sets/validate", {}),
+        ("/v1/melds/check", {"rack": []}),
+        ("/v1/turns/verify", {"before": [], "after": [], "rack": ["R1"]}),
+        ("/v1/rounds/score", {}),
+        ("/v1/matches/score", {}),
+        ("/v1/games/replay", {"turns": []}),
+        ("/v1/tables/arrange", {}),
+        ("/v1/moves/suggest", {"table": [], "rack": ["R1"]}),
+    ],
+)
+def test_missing_required_field_is_422(client: FlaskClient, path: str, body: dict[str, Any]) -> None:
+    result = problem(client.post(path, json=body), 422)
+    assert result["errors"] and all(e["pointer"].count("/") == 1 for e in result["errors"])
+
+
+# --- unknown fields, at every level -------------------------------------------------------------
+
+
+UNKNOWN_FIELDS: list[tuple[str, Any, str]] = [
+    ("/v1/sets/validate", {"sets": [], "extra": 1}, "/extra"),
+    ("/v1/sets/validate", {"sets": [], "a/b~c": 1}, "/a~1b~0c"),
+    ("/v1/sets/validate", {"sets": [{"tiles": ["R5"], "colour": "red"}]}, "/sets/0/colour"),
+    ("/v1/sets/validate", {"sets": [[{"color": "red", "number": 5, "shade": 1}]]}, "/sets/0/0/shade"),
+    ("/v1/sets/validate", {"sets": [[{"joker": True, "value": 30}]]}, "/sets/0/0/value"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"joker_value": 25}}, "/rules/joker_value"),
+    ("/v1/turns/verify", {**TURN, "player": "A"}, "/player"),
+    ("/v1/rounds/score", {"players": [{"name": "A", "rack": [], "score": 3}, PLAYERS[1]]}, "/players/0/score"),
+    ("/v1/matches/score", {"rounds": [{"players": PLAYERS, "round": 1}]}, "/rounds/0/round"),
+    ("/v1/games/replay", {**RECORD, "turns": [{"player": "A", "draw": "R3", "x": 1}]}, "/turns/0/x"),
+    ("/v1/games/replay", {"players": [{"name": "A", "rack": [], "seat": 0}]}, "/players/0/seat"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "pointer"), UNKNOWN_FIELDS, ids=[p for _, _, p in UNKNOWN_FIELDS])
+def test_unknown_field_is_422_with_pointer(client: FlaskClient, path: str, body: Any, pointer: str) -> None:
+    result = problem(client.post(path, json=body), 422)
+    assert pointers(result) == [pointer], result
+
+
+def test_every_error_is_reported(client: FlaskClient) -> None:
+    body = {"before": [["R0"]], "after": [["R5", "X5"], {"tiles": [], "kind": "pair"}], "rack": ["R14"], "opened": 1}
+    result = problem(client.post("/v1/turns/verify", json=body), 422)
+    assert pointers(result) == ["/before/0/0", "/after/0/1", "/after/1/kind", "/rack/0", "/opened"]
+    assert "/before/0/0" in result["detail"]
+
+
+def test_errors_are_capped(client: FlaskClient) -> None:
+    result = problem(client.post("/v1/melds/check", json={"sets": [], "rack": ["X1"] * 1000}), 422)
+    assert len(result["errors"]) == 50
+    assert "50 errors" in result["detail"]
+
+
+# --- bad tiles ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "tile",
+    [
+        "R0",
+        "R14",
+        "K99",
+        "X5",
+        "R",
+        "",
+        "5R",
+        "R-1",
+        "R1.5",
+        "R٣",
+        "J=J",
+        "J=X1",
+        "JJ",
+        "R5" + " " * 30,
+        0,
+        14,
+        5,
+        {"color": "red", "number": 0},
+        {"color": "red", "number": 14},
+        {"color": "purple", "number": 5},
+        {"color": "red"},
+        {"number": 5},
+        {"joker": False},
+        {"joker": True, "as": "J"},
+        {"joker": True, "as": {"joker": True}},
+        {},
+    ],
+)
+def test_bad_tile_is_422_at_the_tile(client: FlaskClient, tile: Any) -> None:
+    body = {
+        "before": [["R1", "R2", "R3"]],
+        "after": [["R1", "R2", "R3"], ["K5", "B5", tile]],
+        "rack": ["K5", "B5", "O5"],
+        "opened": True,
+    }
+    result = problem(client.post("/v1/turns/verify", json=body), 422)
+    assert len(result["errors"]) == 1
+    assert result["errors"][0]["pointer"].startswith("/after/1/2")
+
+
+def test_tile_case_and_aliases_are_accepted(client: FlaskClient) -> None:
+    body = {"sets": [["y7", " o8 ", {"color": "Yellow", "number": 9}, "j=O10", {"joker": True, "as": "Y11"}]]}
+    response = client.post("/v1/sets/validate", json=body)
+    assert response.status_code == 200
+    assert response.get_json()["sets"][0]["readings"][0]["tiles"] == ["O7", "O8", "O9", "J=O10", "J=O11"]
+
+
+# --- limits -------------------------------------------------------------------------------------
+
+
+def test_ten_megabyte_body_is_413(client: FlaskClient) -> None:
+    data = json.dumps({"sets": [["R1", "R2", "R3"]] * 600_000})
+    assert len(data) > 10_000_000
+    result = problem(post_raw(client, "/v1/sets/validate", data), 413)
+    assert result["errors"][0]["limit"] == "RUMMIKUB_MAX_BODY_BYTES"
+
+
+def test_body_limit_is_configurable() -> None:
+    client = create_app({"TESTING": True, "RUMMIKUB_MAX_BODY_BYTES": 100}).test_client()
+    assert client.post("/v1/sets/validate", json={"sets": []}).status_code == 200
+    problem(client.post("/v1/sets/validate", json={"sets": [["R1", "R2", "R3"]] * 10}), 413)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "pointer", "limit"),
+    [
+        ("/v1/sets/validate", {"sets": [["R5"] * 41]}, "/sets/0", "RUMMIKUB_MAX_TILES_PER_SET"),
+        ("/v1/sets/validate", {"sets": [{"tiles": ["R5"] * 41}]}, "/sets/0", "RUMMIKUB_MAX_TILES_PER_SET"),
+        ("/v1/sets/validate", {"sets": [["R5"]] * 101}, "/sets", "RUMMIKUB_MAX_SETS_PER_TABLE"),
+        ("/v1/turns/verify", {**TURN, "after": [["R5"]] * 101}, "/after", "RUMMIKUB_MAX_SETS_PER_TABLE"),
+        (
+            "/v1/rounds/score",
+            {"players": [{"name": str(i), "rack": []} for i in range(9)]},
+            "/players",
+            "RUMMIKUB_MAX_PLAYERS",
+        ),
+        ("/v1/matches/score", {"rounds": [{"players": PLAYERS}] * 501}, "/rounds", "RUMMIKUB_MAX_ROUNDS"),
+        (
+            "/v1/games/replay",
+            {**RECORD, "turns": [{"player": "A", "draw": "R1"}] * 1001},
+            "/turns",
+            "RUMMIKUB_MAX_TURNS",
+        ),
+        ("/v1/melds/check", {"sets": [], "rack": ["R1"] * 20_001}, "/rack", "RUMMIKUB_MAX_TILES"),
+        ("/v1/tables/arrange", {"tiles": ["R1"] * 20_001}, "/tiles", "RUMMIKUB_MAX_TILES"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and v.startswith("RUMMIKUB") else None,
+)
+def test_limit_is_413_naming_it(client: FlaskClient, path: str, body: Any, pointer: str, limit: str) -> None:
+    result = problem(client.post(path, json=body), 413)
+    assert [(e["pointer"], e.get("limit")) for e in result["errors"]] == [(pointer, limit)]
+    assert limit in result["detail"]
+
+
+def test_tiles_per_request_counts_the_whole_request(client: FlaskClient) -> None:
+    sets = [["R1", "R2", "R3"] * 13] * 100  # 3900 tiles per table
+    body = {"before": sets, "after": sets, "rack": ["R1"] * 13_000, "opened": True}
+    result = problem(client.post("/v1/turns/verify", json=body), 413)
+    assert [e["limit"] for e in result["errors"]] == ["RUMMIKUB_MAX_TILES"]
+
+
+def test_huge_tile_list_is_rejected_quickly(client: FlaskClient) -> None:
+    data = json.dumps({"sets": [], "rack": ["R1"] * 50_000}, separators=(",", ":"))
+    assert len(data) < 256 * 1024
+    start = time.perf_counter()
+    problem(post_raw(client, "/v1/melds/check", data), 413)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_limits_are_configurable_by_config_and_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    client = create_app({"TESTING": True, "RUMMIKUB_MAX_TILES_PER_SET": 3}).test_client()
+    assert client.post("/v1/sets/validate", json={"sets": [["R1", "R2", "R3"]]}).status_code == 200
+    problem(client.post("/v1/sets/validate", json={"sets": [["R1", "R2", "R3", "R4"]]}), 413)
+    monkeypatch.setenv("RUMMIKUB_MAX_PLAYERS", "2")
+    client = create_app({"TESTING": True}).test_client()
+    body = {"players": [*PLAYERS, {"name": "C", "rack": ["K1"]}]}
+    result = problem(client.post("/v1/rounds/score", json=body), 413)
+    assert result["errors"][0]["limit"] == "RUMMIKUB_MAX_PLAYERS"
+
+
+def test_bad_limit_setting_fails_at_startup() -> None:
+    with pytest.raises(ValueError, match="RUMMIKUB_MAX_TILES"):
+        create_app({"RUMMIKUB_MAX_TILES": "lots"})
+    with pytest.raises(ValueError, match="RUMMIKUB_MAX_TURNS"):
+        create_app({"RUMMIKUB_MAX_TURNS": 0})
+
+
+# --- positions no game can reach, and engine errors ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "pointer"),
+    [
+        ("/v1/rounds/score", {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": []}]}, "/players/1/rack"),
+        (
+            "/v1/rounds/score",
+            {"players": [{"name": "A", "rack": []}, {"name": "A", "rack": ["R1"]}]},
+            "/players/1/name",
+        ),
+        ("/v1/rounds/score", {"players": PLAYERS, "winner": "B"}, "/winner"),
+        ("/v1/rounds/score", {"players": PLAYERS[:1]}, "/players"),
+        ("/v1/matches/score", {"rounds": []}, "/rounds"),
+        ("/v1/sets/validate", {"sets": [], "rules": {"deal": {"²": 14}}}, "/rules"),
+        ("/v1/sets/validate", {"sets": [], "rules": {"players": [2, 5]}}, "/rules/deal"),
+        ("/v1/games/replay", {**RECORD, "analyze": True}, "/analyze"),
+        ("/v1/moves/suggest", {"table": [["R1", "R2"]], "rack": ["R3"], "opened": True}, "/table/0"),
+        ("/v1/moves/suggest", {"table": [], "rack": [], "opened": True}, "/rack"),
+        ("/v1/tables/arrange", {"tiles": ["R1", "R1", "R1"]}, "/tiles/2"),
+    ],
+)
+def test_impossible_request_is_422(client: FlaskClient, path: str, body: Any, pointer: str) -> None:
+    result = problem(client.post(path, json=body), 422)
+    assert pointers(result) == [pointer], result
+
+
+def test_unexpected_failure_is_a_500_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = create_app({"TESTING": False})
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr("service.app.run_operation", boom)
+    result = problem(app.test_client().post("/v1/sets/validate", json={"sets": []}), 500)
+    assert "simulated" not in json.dumps(result)
+
+
+# --- HTTP-level errors --------------------------------------------------------------------------
+
+
+def test_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
+    response = client.get("/v1/turns/verify")
+    result = problem(response, 405)
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) == {"POST", "OPTIONS"}
+    assert result["title"] == "Method Not Allowed"
+    response = client.post("/v1/rules")
+    problem(response, 405)
+    assert "GET" in response.headers["Allow"]
+
+
+def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
+    problem(client.get("/v1/nothing"), 404)
+    problem(client.post("/v2/sets/validate", json={"sets": []}), 404)
+    result = problem(client.get("/v1/rules/house"), 404)
+    assert "sabra" in result["detail"]
+
+
+# --- languages ----------------------------------------------------------------------------------
+
+
+def test_spanish_messages(client: FlaskClient) -> None:
+    body = {"before": [], "after": [["R1", "R2", "R3"]], "rack": ["R1", "R2", "R3"], "opened": False}
+    response = client.post("/v1/turns/verify", json=body, headers={"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"})
+    assert response.status_code == 200
+    assert response.headers["Content-Language"] == "es"
+    assert "Accept-Language" in response.headers["Vary"]
+    message = response.get_json()["violations"][0]["message"]
+    assert message == "La primera jugada suma 6 puntos; se necesitan al menos 30."
+    english = client.post("/v1/turns/verify", json=body).get_json()["violations"][0]["message"]
+    assert english.startswith("The initial meld is worth 6 points")
+
+
+def test_spanish_problem(client: FlaskClient) -> None:
+    response = client.post("/v1/sets/validate", json={"sets": 1}, headers={"Accept-Language": "es"})
+    result = problem(response, 422)
+    assert result["title"] == "Contenido no procesable"
+    assert response.headers["Content-Language"] == "es"
+
+
+def test_unsupported_language_falls_back_to_english(client: FlaskClient) -> None:
+    response = client.post("/v1/sets/validate", json={"sets": [["R1"]]}, headers={"Accept-Language": "fr, de;q=0.5"})
+    assert response.headers["Content-Language"] == "en"
+    assert response.get_json()["sets"][0]["violations"][0]["message"].startswith("A set needs")
+
+
+def test_echoed_lone_surrogate_stays_valid_json(client: FlaskClient) -> None:
+    data = '{"players": [{"name": "\\ud800", "rack": []}, {"name": "B", "rack": ["R5"]}]}'
+    response = post_raw(client, "/v1/rounds/score", data)
+    assert response.status_code == 200
+    assert json.loads(response.get_data())["winner"] == "\ud800"

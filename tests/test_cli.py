@@ -1,0 +1,698 @@
+"""The ``rummikub`` command (SPEC §8): every command and option through Typer's CliRunner.
+
+The in-process back end must print exactly what ``service.operations.run_operation`` answers
+(``--json``); exit codes are 0 valid, 1 invalid verdict, 2 bad input or usage, 3 service
+unreachable or failing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from cli.main import app
+from engine.generate import corrupt_game, generate_game
+from service.operations import RequestError, run_operation
+
+pytestmark = pytest.mark.cli
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+RUNNER = CliRunner()
+
+TURN_OK = {
+    "before": [["R3", "R4", "R5"]],
+    "after": [["R3", "R4", "R5", "R6"], ["K9", "B9", "O9"]],
+    "rack": ["R6", "K9", "B9", "O9", "K1"],
+    "opened": True,
+}
+TURN_BAD = {
+    "before": [["R3", "R4", "R5"]],
+    "after": [["R3", "R4", "R6"], ["K9", "B9", "O9", "R5"]],
+    "rack": ["R6", "K9", "B9", "O9", "K1"],
+    "opened": False,
+}
+ROUND = {
+    "players": [
+        {"name": "A", "rack": []},
+        {"name": "B", "rack": ["R5", "B5", "J"]},
+        {"name": "C", "rack": ["K12", "K13"]},
+        {"name": "D", "rack": ["O1"]},
+    ]
+}
+ROUND_2 = {
+    "players": [
+        {"name": "A", "rack": ["R6"]},
+        {"name": "B", "rack": []},
+        {"name": "C", "rack": ["K7", "K9"]},
+        {"name": "D", "rack": ["O3"]},
+    ]
+}
+POSITION = {
+    "table": [["R3", "R4", "R5"], ["K1", "B1", "O1"]],
+    "players": [
+        {"name": "Ann", "rack": ["R6", "J", "o7"], "opened": True},
+        {"name": "Bob", "rack": ["K2"], "opened": False},
+    ],
+    "pool": 40,
+}
+
+
+def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+    """Run ``rummikub ARGS``; never lets an exception escape silently."""
+    result = RUNNER.invoke(app, list(args), input=input, env=env)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def write(path: Path, doc: Any) -> str:
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+def expected(name: str, body: Any, lang: str = "en") -> dict[str, Any]:
+    return run_operation(name, body, lang)
+
+
+def one_line_error(result: Result) -> str:
+    """The error a failing command printed: exactly one line on stderr, no traceback."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+def verdict_code(valid: bool) -> int:
+    return 0 if valid else 1
+
+
+# --- validate -------------------------------------------------------------------------------------
+
+
+def test_validate_words_report() -> None:
+    result = invoke("validate", "R5 R6 R7", "K9,B9,J", "K1 K1 B1")
+    assert result.exit_code == 1
+    assert "run 18" in result.stdout
+    assert "group 27" in result.stdout
+    assert "GROUP_DUPLICATE_COLOUR" in result.stdout
+    assert "1 of 3 sets invalid" in result.stdout
+    assert result.stderr == ""
+
+
+def test_validate_words_json_equals_operation() -> None:
+    result = invoke("validate", "R5 R6 R7", "k9 b9 j", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == expected("sets/validate", {"sets": [["R5", "R6", "R7"], ["k9", "b9", "j"]]})
+
+
+def test_validate_kind_prefix() -> None:
+    result = invoke("validate", "group: R5 J J", "--json")
+    body = {"sets": [{"tiles": ["R5", "J", "J"], "kind": "group"}]}
+    assert json.loads(result.stdout) == expected("sets/validate", body)
+    assert [r["kind"] for r in json.loads(result.stdout)["sets"][0]["readings"]] == ["group"]
+    result = invoke("validate", "run:R5", "J", "J", "--json")  # 'run:R5' then two one-tile sets
+    assert len(json.loads(result.stdout)["sets"]) == 3
+
+
+def test_validate_file_body_and_bare_array(tmp_path: Path) -> None:
+    body = {"sets": [["R12", "R13", "J"]], "rules": "sabra"}
+    result = invoke("validate", write(tmp_path / "body.json", body), "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == expected("sets/validate", body)
+    result = invoke("validate", write(tmp_path / "bare.json", [["R1", "R3", "R5"]]), "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == expected("sets/validate", {"sets": [["R1", "R3", "R5"]]})
+
+
+def test_validate_stdin() -> None:
+    result = invoke("validate", "-", "--json", input=json.dumps([["O7", "O8", "O9"]]))
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["sets"][0]["value"] == 24
+
+
+def test_validate_rules_preset_and_file(tmp_path: Path) -> None:
+    # Under strict_order, R5 J R4 is not read as a bag.
+    loose = invoke("validate", "R5 J R4", "--json")
+    strict_file = write(tmp_path / "strict.json", {"preset": "sabra", "strict_order": True})
+    strict = invoke("validate", "R5 J R4", "--rules", strict_file, "--json")
+    assert loose.exit_code == 0
+    assert strict.exit_code == 1
+    assert json.loads(strict.stdout) == expected(
+        "sets/validate", {"sets": [["R5", "J", "R4"]], "rules": {"preset": "sabra", "strict_order": True}}
+    )
+    wrapped = write(tmp_path / "wrapped.json", {"rules": {"strict_order": True}})
+    assert invoke("validate", "R5 J R4", "--rules", wrapped).exit_code == 1
+    xp = invoke("validate", "R5 R6 R7", "R5 R6 R7", "R5 R6 R7", "--rules", "xp")
+    assert xp.exit_code == 0  # three copies exist in the xp tile set
+    assert invoke("validate", "R5 R6 R7", "R5 R6 R7", "R5 R6 R7").exit_code == 1
+
+
+def test_validate_rules_override_document_rules(tmp_path: Path) -> None:
+    path = write(tmp_path / "b.json", {"sets": [["R5", "R6", "R7"]] * 3, "rules": "xp"})
+    assert invoke("validate", path).exit_code == 0
+    assert invoke("validate", path, "--rules", "sabra").exit_code == 1
+
+
+def test_validate_lang_es() -> None:
+    result = invoke("validate", "K1 K1 B1", "--lang", "es", "--json")
+    assert json.loads(result.stdout) == expected("sets/validate", {"sets": [["K1", "K1", "B1"]]}, "es")
+    assert "mismo color" in result.stdout
+    report = invoke("validate", "K1 K1 B1", "--lang", "ES")
+    assert "mismo color" in report.stdout
+    env = invoke("validate", "K1 K1 B1", env={"RUMMIKUB_LANG": "es"})
+    assert "mismo color" in env.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("validate", "R5 X6 R7"), "/sets/0/1"),
+        (("validate", "R5 R14 R7"), "/sets/0/1"),
+        (("validate", "missing.json"), "missing.json: no such file"),
+        (("validate", "--rules", "nope", "R1 R2 R3"), "unknown rules preset"),
+        (("validate", "--rules", "missing-rules.json", "R1 R2 R3"), "missing-rules.json: no such file"),
+        (("validate", "R1 R2 R3", "table.json"), "either one file"),
+        (("validate", "--lang", "fr", "R1 R2 R3"), "--lang"),
+        (("validate", "--bogus", "R1"), "no such option"),
+        (("validate",), "missing argument"),
+        (("frobnicate",), "no such command"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(args: Sequence[str], needle: str) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert needle.lower() in one_line_error(result).lower()
+    assert result.stdout == ""
+
+
+def test_bad_json_and_unreadable_files(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"sets": [', encoding="utf-8")
+    assert "bad JSON at line 1" in one_line_error(invoke("validate", str(bad)))
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'["\xe9"]')
+    assert "not UTF-8" in one_line_error(invoke("validate", str(latin)))
+    nan = tmp_path / "nan.json"
+    nan.write_text('{"sets": [[NaN]]}', encoding="utf-8")
+    assert "NaN" in one_line_error(invoke("validate", str(nan)))
+    assert "folder" in one_line_error(invoke("validate", str(tmp_path) + "/"))
+    scalar = write(tmp_path / "scalar.json", 42)
+    assert invoke("validate", scalar).exit_code == 2
+    wrong_shape = write(tmp_path / "shape.json", {"sets": "R1 R2 R3"})
+    result = invoke("validate", wrong_shape)
+    assert result.exit_code == 2
+    assert one_line_error(result).startswith(f"rummikub: {wrong_shape}: /sets")
+
+
+def test_validate_empty_set_word() -> None:
+    result = invoke("validate", "", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["sets"][0]["violations"][0]["code"] == "SET_TOO_SHORT"
+
+
+def test_colour_tiles_when_forced() -> None:
+    result = invoke("validate", "R5 R6 R7", "K1 B1 O1 J", env={"FORCE_COLOR": "1", "TERM": "xterm-256color"})
+    assert "\x1b[" in result.stdout  # ANSI styles
+    plain = invoke("validate", "R5 R6 R7", env={"NO_COLOR": "1"})
+    assert "\x1b[" not in plain.stdout
+
+
+# --- meld -----------------------------------------------------------------------------------------
+
+
+def test_meld_words_rack_and_file(tmp_path: Path) -> None:
+    result = invoke("meld", "R11 R12 R13", "--rack", "R11 R12 R13 K1", "--json")
+    assert result.exit_code == 0
+    body = {"sets": [["R11", "R12", "R13"]], "rack": ["R11", "R12", "R13", "K1"]}
+    assert json.loads(result.stdout) == expected("melds/check", body)
+    low = invoke("meld", "R1 R2 R3")
+    assert low.exit_code == 1
+    assert "INITIAL_MELD_TOO_LOW" in low.stdout
+    assert "needs 30" in low.stdout
+    fifty = invoke("meld", "R11 R12 R13", "--rules", "opening-50")
+    assert fifty.exit_code == 1
+    path = write(tmp_path / "meld.json", {"sets": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10"]})
+    assert invoke("meld", path).exit_code == 0
+    not_from_rack = invoke("meld", path, "--rack", "K10 B10")
+    assert not_from_rack.exit_code == 1
+    nothing = invoke("meld", "--json")
+    assert nothing.exit_code == 1
+    assert json.loads(nothing.stdout) == expected("melds/check", {"sets": []})
+
+
+# --- verify ---------------------------------------------------------------------------------------
+
+
+def test_verify_ok_and_bad(tmp_path: Path) -> None:
+    ok = invoke("verify", write(tmp_path / "ok.json", TURN_OK))
+    assert ok.exit_code == 0
+    assert "legal play" in ok.stdout
+    bad = invoke("verify", write(tmp_path / "bad.json", TURN_BAD))
+    assert bad.exit_code == 1
+    for code in ("INVALID_SET", "MANIPULATION_BEFORE_OPENING"):
+        assert code in bad.stdout
+    assert "penalty draw 3" in bad.stdout
+    as_json = invoke("verify", "-", "--json", "--lang", "es", input=json.dumps(TURN_BAD))
+    assert json.loads(as_json.stdout) == expected("turns/verify", TURN_BAD, "es")
+
+
+def test_verify_rules_option_and_errors(tmp_path: Path) -> None:
+    timed = {**TURN_OK, "elapsed_seconds": 200}
+    path = write(tmp_path / "timed.json", timed)
+    assert invoke("verify", path).exit_code == 0
+    slow = invoke("verify", path, "--rules", "pressman-2009", "--json")
+    assert slow.exit_code == 1
+    assert "TIME_LIMIT_EXCEEDED" in {v["code"] for v in json.loads(slow.stdout)["violations"]}
+    empty_rack = write(tmp_path / "empty.json", {**TURN_OK, "rack": []})
+    assert "/rack" in one_line_error(invoke("verify", empty_rack))
+    assert invoke("verify", write(tmp_path / "list.json", [1, 2])).exit_code == 2
+
+
+# --- show -----------------------------------------------------------------------------------------
+
+
+def test_show_position(tmp_path: Path) -> None:
+    path = write(tmp_path / "pos.json", POSITION)
+    result = invoke("show", path)
+    assert result.exit_code == 0
+    for text in ("Ann", "Bob", "R6 J O7", "Pool  40 tiles", "run 12"):
+        assert text in result.stdout
+    as_json = invoke("show", path, "--json")
+    assert json.loads(as_json.stdout) == expected("sets/validate", {"sets": POSITION["table"]})
+    broken = {**POSITION, "table": [["K1", "K1", "B1"]], "pool": ["R1", "R2"], "rules": "sabra"}
+    bad = invoke("show", write(tmp_path / "broken.json", broken))
+    assert bad.exit_code == 1
+    assert "GROUP_DUPLICATE_COLOUR" in bad.stdout
+    assert "Pool  2 tiles" in bad.stdout
+
+
+def test_show_turn_and_errors(tmp_path: Path) -> None:
+    result = invoke("show", write(tmp_path / "turn.json", TURN_BAD), "--lang", "es")
+    assert result.exit_code == 1
+    assert "Before" in result.stdout
+    assert "After" in result.stdout
+    assert "Played" in result.stdout
+    bad_rack = {**POSITION, "players": [{"name": "Ann", "rack": ["R6", "Q1"], "opened": True}]}
+    assert "/players/0/rack/1" in one_line_error(invoke("show", write(tmp_path / "r.json", bad_rack)))
+    assert "/pool" in one_line_error(invoke("show", write(tmp_path / "p.json", {**POSITION, "pool": "x"})))
+    assert "/pool/0" in one_line_error(invoke("show", write(tmp_path / "q.json", {**POSITION, "pool": ["Z"]})))
+    assert "needs 'table'" in one_line_error(invoke("show", write(tmp_path / "n.json", {"players": []})))
+    assert "/players/0" in one_line_error(invoke("show", write(tmp_path / "m.json", {"table": [], "players": [1]})))
+    assert invoke("show", write(tmp_path / "l.json", [])).exit_code == 2
+
+
+# --- rules ----------------------------------------------------------------------------------------
+
+
+def test_rules_list_and_one() -> None:
+    from service.operations import get_rules, list_rules
+
+    listing = invoke("rules")
+    assert listing.exit_code == 0
+    for preset in ("sabra", "pressman-2009", "komoni", "xp"):
+        assert preset in listing.stdout
+    assert json.loads(invoke("rules", "--json").stdout) == list_rules()
+    one = invoke("rules", "komoni")
+    assert "joker_penalty" in one.stdout
+    assert "25" in one.stdout
+    assert json.loads(invoke("rules", "komoni", "--json").stdout) == get_rules("komoni")
+    assert "unknown" in one_line_error(invoke("rules", "nope")).lower()
+    assert invoke("rules", "nope").exit_code == 2
+
+
+# --- score / replay: single documents --------------------------------------------------------------
+
+
+def test_score_round_and_match(tmp_path: Path) -> None:
+    result = invoke("score", write(tmp_path / "round.json", ROUND))
+    assert result.exit_code == 0
+    assert "A wins" in result.stdout
+    assert "+66" in result.stdout
+    as_json = invoke("score", str(tmp_path / "round.json"), "--json")
+    assert json.loads(as_json.stdout) == expected("rounds/score", ROUND)
+    match = {"rounds": [ROUND, ROUND_2]}
+    path = write(tmp_path / "match.json", match)
+    report = invoke("score", path)
+    assert report.exit_code == 0
+    assert "Round 2" in report.stdout
+    assert "Totals" in report.stdout
+    assert json.loads(invoke("score", path, "--json").stdout) == expected("matches/score", match)
+    komoni = invoke("score", path, "--rules", "komoni", "--json")
+    assert json.loads(komoni.stdout) == expected("matches/score", {**match, "rules": "komoni"})
+
+
+def test_score_rejected_round_is_exit_2(tmp_path: Path) -> None:
+    two_out = {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": []}]}
+    result = invoke("score", write(tmp_path / "two.json", two_out))
+    assert result.exit_code == 2
+    assert "two.json: /players/1/rack" in one_line_error(result)
+
+
+def test_replay_single_game(tmp_path: Path, games: dict[str, Any]) -> None:
+    path = write(tmp_path / "g.json", games["good"][0])
+    result = invoke("replay", path)
+    assert result.exit_code == 0
+    assert "every turn is legal" in result.stdout
+    as_json = invoke("replay", path, "--json")
+    assert json.loads(as_json.stdout) == expected("games/replay", games["good"][0])
+
+
+def test_replay_invalid_continue_and_lang(tmp_path: Path, games: dict[str, Any]) -> None:
+    record, index, code = games["corrupted"][0]
+    path = write(tmp_path / "bad.json", record)
+    stop = invoke("replay", path, "--json")
+    assert stop.exit_code == 1
+    verdict = json.loads(stop.stdout)
+    assert verdict == expected("games/replay", record)
+    assert verdict["first_invalid_turn"] == index
+    assert code in {v["code"] for v in verdict["turns"][index]["violations"]}
+    go_on = invoke("replay", path, "--continue", "--json", "--lang", "es")
+    assert go_on.exit_code == 1
+    assert json.loads(go_on.stdout) == expected("games/replay", {**record, "continue_on_error": True}, "es")
+    report = invoke("replay", path)
+    assert f"turn {index} is illegal" in report.stdout
+    assert code in report.stdout
+
+
+def test_replay_analyze_is_passed_on(tmp_path: Path, games: dict[str, Any]) -> None:
+    record = games["good"][1]
+    path = write(tmp_path / "g.json", record)
+    result = invoke("replay", path, "--analyze", "--json")
+    body = {**record, "analyze": True}
+    try:
+        want: Any = expected("games/replay", body)
+    except RequestError as exc:  # the service may not offer analysis yet: the same error, exit 2
+        assert result.exit_code == 2
+        assert exc.errors[0]["pointer"] in one_line_error(result)
+        return
+    assert json.loads(result.stdout) == want
+
+
+# --- batch ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[str, Any]:
+    good = [generate_game(seed, 4) for seed in range(100, 108)]
+    corrupted = [corrupt_game(copy.deepcopy(good[i]), seed=i) for i in (0, 3, 5)]
+    return {"good": good, "corrupted": corrupted}
+
+
+@pytest.fixture
+def game_folder(tmp_path: Path, games: dict[str, Any]) -> dict[str, Any]:
+    """A folder tree of game records: good ones, corrupted ones and unreadable ones."""
+    root = tmp_path / "games"
+    (root / "night-2").mkdir(parents=True)
+    good: dict[str, dict[str, Any]] = {}
+    for i, record in enumerate(games["good"]):
+        path = root / ("night-2" if i % 2 else "") / f"good-{i}.json"
+        good[write(path, record)] = record
+    corrupted: dict[str, tuple[dict[str, Any], int]] = {}
+    for i, (record, index, _code) in enumerate(games["corrupted"]):
+        corrupted[write(root / f"corrupt-{i}.json", record)] = (record, index)
+    unreadable = {
+        str(root / "truncated.json"): '{"players": [',
+        str(root / "night-2" / "bad-tile.json"): json.dumps({"players": [{"name": "A", "rack": ["X1"]}]}),
+        str(root / "not-an-object.json"): "[1, 2, 3]",
+    }
+    for name, text in unreadable.items():
+        Path(name).write_text(text, encoding="utf-8")
+    (root / "notes.txt").write_text("not a game", encoding="utf-8")  # ignored: not *.json
+    return {"root": str(root), "good": good, "corrupted": corrupted, "unreadable": unreadable}
+
+
+def _rows(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_replay_batch_folder(game_folder: dict[str, Any], jobs: str) -> None:
+    result = invoke("replay", game_folder["root"], "--format", "jsonl", "--jobs", jobs)
+    assert result.exit_code == 2  # unreadable documents take precedence over invalid games
+    rows = _rows(result.stdout)
+    files = [*game_folder["good"], *game_folder["corrupted"], *game_folder["unreadable"]]
+    assert sorted(r["file"] for r in rows) == sorted(files)  # one row per document, nothing lost
+    by_file = {r["file"]: r for r in rows}
+    for name, record in game_folder["good"].items():
+        assert by_file[name]["status"] == "ok"
+        assert by_file[name]["result"] == expected("games/replay", record)  # every good file scored
+        assert by_file[name]["result"]["result"]["scores"]
+    for name, (_record, index) in game_folder["corrupted"].items():
+        assert by_file[name]["status"] == "invalid"
+        assert by_file[name]["result"]["first_invalid_turn"] == index
+    for name in game_folder["unreadable"]:
+        assert by_file[name]["status"] == "error"
+        assert by_file[name]["error"]
+        assert f"rummikub: {name}:" in result.stderr  # reported on stderr too
+    # Summary on stderr (stdout holds only the rows).
+    assert "games" in result.stderr
+    summary = {line.split()[0]: line.split()[-1] for line in result.stderr.splitlines() if line.strip()}
+    assert summary["games"] == str(len(files))
+    assert summary["valid"] == str(len(game_folder["good"]))
+    assert summary["invalid"] == str(len(game_folder["corrupted"]))
+    assert summary["unreadable"] == str(len(game_folder["unreadable"]))
+    totals: dict[str, int | float] = {}
+    for record in game_folder["good"].values():
+        for s in expected("games/replay", record)["result"]["scores"]:
+            totals[s["name"]] = totals.get(s["name"], 0) + s["score"]
+    for name, total in totals.items():
+        assert summary[name] == (f"+{total}" if total > 0 else str(total))
+
+
+def test_replay_batch_exit_codes(tmp_path: Path, games: dict[str, Any]) -> None:
+    good = tmp_path / "good"
+    good.mkdir()
+    for i, record in enumerate(games["good"][:3]):
+        write(good / f"{i}.json", record)
+    assert invoke("replay", str(good), "-f", "csv").exit_code == 0
+    write(good / "bad.json", games["corrupted"][1][0])
+    assert invoke("replay", str(good), "-f", "csv").exit_code == 1
+    (good / "broken.json").write_text("{", encoding="utf-8")
+    assert invoke("replay", str(good), "-f", "csv").exit_code == 2
+
+
+def test_replay_batch_jobs_give_identical_output(game_folder: dict[str, Any]) -> None:
+    one = invoke("replay", game_folder["root"], "-f", "jsonl", "-j", "1")
+    two = invoke("replay", game_folder["root"], "-f", "jsonl", "-j", "2")
+    every_cpu = invoke("replay", game_folder["root"], "-f", "jsonl", "-j", "0")
+    assert one.stdout == two.stdout == every_cpu.stdout
+
+
+def test_replay_batch_table_and_csv(game_folder: dict[str, Any]) -> None:
+    table = invoke("replay", game_folder["root"])
+    assert table.exit_code == 2
+    assert "unreadable" in table.stdout
+    assert "invalid" in table.stdout
+    assert "totals" in table.stdout  # the summary is part of the report
+    as_csv = invoke("replay", game_folder["root"], "--format", "csv")
+    lines = as_csv.stdout.splitlines()
+    assert lines[0] == "file,line,kind,status,winner,scores,first_invalid_turn,error"
+    n = len(game_folder["good"]) + len(game_folder["corrupted"]) + len(game_folder["unreadable"])
+    assert len(lines) == 1 + n
+    assert "totals" in as_csv.stderr
+
+
+def test_replay_batch_json_flag_is_jsonl(game_folder: dict[str, Any]) -> None:
+    result = invoke("replay", game_folder["root"], "--json")
+    rows = _rows(result.stdout)
+    assert len(rows) == len(game_folder["good"]) + len(game_folder["corrupted"]) + len(game_folder["unreadable"])
+
+
+def test_score_batch_jsonl_stdin_and_missing(tmp_path: Path) -> None:
+    lines = [json.dumps(ROUND), "", "{not json", json.dumps({"rounds": [ROUND, ROUND_2]}), json.dumps(ROUND_2)]
+    jsonl = tmp_path / "night.jsonl"
+    jsonl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = invoke("score", str(jsonl), str(tmp_path / "missing.json"), "-f", "jsonl")
+    assert result.exit_code == 2
+    rows = _rows(result.stdout)
+    assert [(r["line"], r["status"]) for r in rows] == [(1, "ok"), (3, "error"), (4, "ok"), (5, "ok"), (None, "error")]
+    assert rows[0]["result"] == expected("rounds/score", ROUND)
+    assert rows[2]["kind"] == "match"
+    assert rows[2]["result"] == expected("matches/score", {"rounds": [ROUND, ROUND_2]})
+    assert "column 2" in rows[1]["error"]
+    assert rows[4]["error"] == "no such file"
+    assert f"rummikub: {jsonl}:3:" in result.stderr
+    from_stdin = invoke("score", "-", "-f", "csv", input="\n".join(lines))
+    assert from_stdin.exit_code == 2
+    assert from_stdin.stdout.splitlines()[1].startswith("stdin,1,round,ok,A,A=66;B=-40;C=-25;D=-1")
+
+
+def test_score_batch_summary_totals(tmp_path: Path) -> None:
+    write(tmp_path / "r1.json", ROUND)
+    write(tmp_path / "r2.json", ROUND_2)
+    result = invoke("score", str(tmp_path / "r1.json"), str(tmp_path / "r2.json"), "--jobs", "2")
+    assert result.exit_code == 0
+    want: dict[str, int] = {}
+    for r in (ROUND, ROUND_2):
+        for s in expected("rounds/score", r)["scores"]:
+            want[s["name"]] = want.get(s["name"], 0) + s["score"]
+    for name, total in want.items():
+        assert any(line.split() == [name, f"+{total}" if total > 0 else str(total)] for line in result.stdout.splitlines())
+
+
+def test_score_batch_rules_option(tmp_path: Path) -> None:
+    write(tmp_path / "r1.json", ROUND)
+    write(tmp_path / "r2.json", ROUND_2)
+    result = invoke("score", str(tmp_path), "--rules", "komoni", "-f", "jsonl")
+    rows = _rows(result.stdout)
+    assert rows[0]["result"] == expected("rounds/score", {**ROUND, "rules": "komoni"})
+
+
+def test_batch_no_documents(tmp_path: Path) -> None:
+    assert "no documents" in one_line_error(invoke("score", str(tmp_path)))
+    assert "only once" in one_line_error(invoke("score", "-", "-"))
+
+
+# --- arrange / suggest ----------------------------------------------------------------------------
+
+
+def test_arrange(tmp_path: Path) -> None:
+    result = invoke("arrange", "R5 R6 R7", "K9", "B9", "O9", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == expected("tables/arrange", {"tiles": ["R5", "R6", "R7", "K9", "B9", "O9"]})
+    assert invoke("arrange", "R5 R6 R7 K9 B9 O9").exit_code == 0
+    assert invoke("arrange", "R5 R6").exit_code == 1
+    path = write(tmp_path / "tiles.json", ["R1", "R2", "R3", "J"])
+    assert json.loads(invoke("arrange", path, "--json").stdout)["arrangeable"] is True
+    assert invoke("arrange", "R1", path).exit_code == 2
+
+
+def test_suggest(tmp_path: Path) -> None:
+    result = invoke("suggest", "--table", "R3 R4 R5", "--rack", "R6 R7 K1", "--opened", "--json")
+    body = {"table": [["R3", "R4", "R5"]], "rack": ["R6", "R7", "K1"], "opened": True}
+    assert json.loads(result.stdout) == expected("moves/suggest", body)
+    assert result.exit_code == 0
+    report = invoke("suggest", "--table", "R3 R4 R5", "--rack", "R6 R7 K1", "--opened")
+    assert "Play" in report.stdout
+    nothing = invoke("suggest", "--rack", "K1 B5", "--not-opened")
+    assert nothing.exit_code == 1
+    assert "draw" in nothing.stdout
+    pos = write(tmp_path / "pos.json", POSITION)
+    by_player = invoke("suggest", pos, "--player", "Bob", "--objective", "value", "--json")
+    assert json.loads(by_player.stdout) == expected(
+        "moves/suggest", {"table": POSITION["table"], "rack": ["K2"], "opened": False, "objective": "value"}
+    )
+    assert "no player named" in one_line_error(invoke("suggest", pos, "--player", "Zed"))
+    assert invoke("suggest").exit_code == 2
+    assert invoke("suggest", "--player", "Ann").exit_code == 2
+
+
+# --- serve / version / help -----------------------------------------------------------------------
+
+
+def test_serve_execs_gunicorn(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+
+    class Execd(Exception):
+        pass
+
+    def fake_execv(path: str, argv: list[str]) -> None:
+        seen.append(argv)
+        raise Execd
+
+    monkeypatch.setattr(os, "execv", fake_execv)
+    result = RUNNER.invoke(app, ["serve", "--host", "::1", "--port", "8123", "--workers", "2"])
+    assert isinstance(result.exception, Execd)
+    argv = seen[0]
+    assert argv[1:3] == ["-m", "gunicorn"]
+    assert "[::1]:8123" in argv
+    assert argv[argv.index("--workers") + 1] == "2"
+    assert argv[-1] == "service.app:create_app()"
+
+
+def test_version_and_help() -> None:
+    assert invoke("--version").stdout.startswith("rummikub ")
+    top = invoke("--help")
+    assert top.exit_code == 0
+    for command in ("validate", "meld", "verify", "score", "replay", "show", "rules", "serve", "arrange", "suggest"):
+        assert command in top.stdout
+        help_text = invoke(command, "--help")
+        assert help_text.exit_code == 0
+        assert "Examples" in help_text.stdout
+    assert invoke().exit_code == 2  # no command: help, usage exit
+
+
+# --- every vector file through the CLI -----------------------------------------------------------
+
+
+def _vectors(name: str) -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    return cases
+
+
+def _check_vector(tmp_path: Path, command: str, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    path = write(tmp_path / "case.json", body)
+    result = invoke(command, path, "--json")
+    want = expected(operation, body)
+    assert json.loads(result.stdout) == want
+    if "valid" in want:
+        assert result.exit_code == verdict_code(want["valid"])
+    else:
+        assert result.exit_code == 0
+    return want
+
+
+@pytest.mark.parametrize("case", _vectors("sets.json"), ids=lambda c: " ".join(map(str, c["set"])) or "empty")
+def test_vector_sets(tmp_path: Path, case: dict[str, Any]) -> None:
+    body: dict[str, Any] = {"sets": [case["set"]]}
+    if "rules" in case:
+        body["rules"] = case["rules"]
+    want = _check_vector(tmp_path, "validate", "sets/validate", body)
+    assert want["valid"] == case["expect"]["valid"]
+    # The words form gives the same answer for string tiles.
+    if all(isinstance(t, str) for t in case["set"]) and case["set"]:
+        args = ["validate", " ".join(case["set"]), "--json"]
+        if isinstance(case.get("rules"), str):
+            args += ["--rules", case["rules"]]
+        elif "rules" in case:
+            args += ["--rules", write(tmp_path / "rules.json", case["rules"])]
+        assert json.loads(invoke(*args).stdout) == want
+
+
+@pytest.mark.parametrize("case", _vectors("melds.json"), ids=lambda c: json.dumps(c["request"])[:60])
+def test_vector_melds(tmp_path: Path, case: dict[str, Any]) -> None:
+    want = _check_vector(tmp_path, "meld", "melds/check", case["request"])
+    assert want["valid"] == case["expect"]["valid"]
+
+
+@pytest.mark.parametrize("case", _vectors("turns.json"), ids=lambda c: c["name"])
+def test_vector_turns(tmp_path: Path, case: dict[str, Any]) -> None:
+    want = _check_vector(tmp_path, "verify", "turns/verify", case["request"])
+    assert want["valid"] == case["expect"]["valid"]
+    shown = invoke("show", str(tmp_path / "case.json"), "--json")
+    assert json.loads(shown.stdout) == want
+
+
+@pytest.mark.parametrize("case", _vectors("rounds.json"), ids=lambda c: c["name"])
+def test_vector_rounds(tmp_path: Path, case: dict[str, Any]) -> None:
+    want = _check_vector(tmp_path, "score", "rounds/score", case["request"])
+    assert {s["name"]: s["score"] for s in want["scores"]} == case["expect"]["scores"]
+
+
+@pytest.mark.parametrize("case", _vectors("matches.json"), ids=lambda c: c["name"])
+def test_vector_matches(tmp_path: Path, case: dict[str, Any]) -> None:
+    want = _check_vector(tmp_path, "score", "matches/score", case["request"])
+    assert {t["name"]: t["total"] for t in want["totals"]} == case["expect"]["totals"]
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from rich.console import Console
+
+    from cli import batch
+
+    assert batch.progress_bar(Console(file=io.StringIO()), 10, "game") is None  # not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    terminal = Console(file=io.StringIO(), force_terminal=True)
+    progress = batch.progress_bar(terminal, 10, "game")
+    assert progress is not None
+    assert progress.tasks[0].total == 10

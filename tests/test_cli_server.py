@@ -1,0 +1,262 @@
+"""Two back ends, one answer: every command gives the same output in-process and with
+``--server`` against the real service on a loopback port; a server that is down, failing or
+slow is exit 3; 502/503/504 answers are retried (POST included).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import pytest
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from engine.generate import corrupt_game, generate_game
+from service.app import create_app
+from tests.test_cli import POSITION, ROUND, ROUND_2, TURN_BAD, TURN_OK, invoke, one_line_error, write
+
+pytestmark = [pytest.mark.cli, pytest.mark.http]
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def _serve(wsgi: WSGIApp) -> Iterator[str]:
+    server: BaseWSGIServer = make_server("127.0.0.1", 0, wsgi, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The real service (create_app) on a free loopback port."""
+    yield from _serve(create_app())
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("docs")
+    good = generate_game(7, 4)
+    bad, _index, _code = corrupt_game(generate_game(8, 3), seed=1)
+    games = root / "games"
+    games.mkdir()
+    write(games / "good.json", good)
+    write(games / "bad.json", bad)
+    (games / "broken.json").write_text("{", encoding="utf-8")
+    (root / "rounds.jsonl").write_text(
+        "\n".join(json.dumps(d) for d in (ROUND, ROUND_2, {"rounds": [ROUND, ROUND_2]})) + "\n{\n", encoding="utf-8"
+    )
+    return {
+        "turn_ok": write(root / "turn_ok.json", TURN_OK),
+        "turn_bad": write(root / "turn_bad.json", TURN_BAD),
+        "position": write(root / "position.json", POSITION),
+        "round": write(root / "round.json", ROUND),
+        "match": write(root / "match.json", {"rounds": [ROUND, ROUND_2]}),
+        "sets": write(root / "sets.json", {"sets": [["R5", "J", "J"], ["K1", "K1", "B1"]], "rules": "free-joker"}),
+        "meld": write(root / "meld.json", {"sets": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10", "R1"]}),
+        "rules": write(root / "rules.json", {"preset": "sabra", "initial_meld_min": 40}),
+        "bad_tile": write(root / "bad_tile.json", {"sets": [["R5", "X6", "R7"]]}),
+        "game": write(root / "game.json", good),
+        "bad_game": write(root / "bad_game.json", bad),
+        "games": str(games),
+        "jsonl": str(root / "rounds.jsonl"),
+        "tiles": write(root / "tiles.json", ["R1", "R2", "R3", "J", "K9", "B9", "O9"]),
+        "suggest": write(root / "suggest.json", {"table": [["R3", "R4", "R5"]], "rack": ["R6", "K1"], "opened": True}),
+    }
+
+
+CASES: dict[str, list[str]] = {
+    "validate-words": ["validate", "R5 R6 R7", "K9 B9 J", "K1 K1 B1"],
+    "validate-file": ["validate", "{sets}"],
+    "validate-es": ["validate", "K1 K1 B1", "--lang", "es"],
+    "validate-rules-file": ["validate", "R5 R6 R7", "--rules", "{rules}"],
+    "validate-bad-tile": ["validate", "{bad_tile}"],
+    "validate-bad-words": ["validate", "R5 R14"],
+    "meld": ["meld", "{meld}"],
+    "meld-words": ["meld", "R11 R12 R13", "--rack", "R11 R12 R13 K1", "--rules", "opening-50"],
+    "meld-rules-file": ["meld", "{meld}", "--rules", "{rules}"],
+    "verify-ok": ["verify", "{turn_ok}"],
+    "verify-bad": ["verify", "{turn_bad}", "--lang", "es"],
+    "score-round": ["score", "{round}"],
+    "score-match": ["score", "{match}", "--rules", "komoni"],
+    "score-batch-jsonl": ["score", "{jsonl}", "-f", "jsonl"],
+    "score-batch-csv": ["score", "{jsonl}", "{round}", "-f", "csv", "-j", "2"],
+    "score-batch-table": ["score", "{jsonl}", "{match}"],
+    "replay": ["replay", "{game}"],
+    "replay-bad": ["replay", "{bad_game}"],
+    "replay-continue": ["replay", "{bad_game}", "--continue", "--lang", "es"],
+    "replay-analyze": ["replay", "{game}", "--analyze"],
+    "replay-batch": ["replay", "{games}", "-f", "jsonl", "-j", "2"],
+    "replay-batch-table": ["replay", "{games}"],
+    "show-position": ["show", "{position}"],
+    "show-turn": ["show", "{turn_bad}"],
+    "rules": ["rules"],
+    "rules-one": ["rules", "pressman-2009"],
+    "rules-unknown": ["rules", "nope"],
+    "arrange": ["arrange", "{tiles}"],
+    "arrange-words": ["arrange", "R5 R6 R7 K9 B9"],
+    "suggest": ["suggest", "{suggest}"],
+    "suggest-words": ["suggest", "--table", "K9 B9 O9", "--rack", "R9 R1", "--opened", "--objective", "value"],
+}
+
+
+def _args(template: list[str], files: dict[str, str]) -> list[str]:
+    return [a.format(**files) if a.startswith("{") else a for a in template]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("json_out", [True, False], ids=["json", "report"])
+def test_same_answer_with_and_without_server(server: str, files: dict[str, str], name: str, json_out: bool) -> None:
+    args = _args(CASES[name], files)
+    if json_out:
+        args.append("--json")
+    local = invoke(*args)
+    remote = invoke(*args, "--server", server)
+    assert remote.exit_code == local.exit_code, remote.stderr
+    assert remote.stdout == local.stdout
+    assert remote.stderr == local.stderr
+    assert local.exit_code in (0, 1, 2)
+
+
+def test_env_var_selects_server(server: str, files: dict[str, str]) -> None:
+    local = invoke("verify", files["turn_bad"], "--json")
+    remote = invoke("verify", files["turn_bad"], "--json", env={"RUMMIKUB_SERVER": server})
+    assert remote.stdout == local.stdout
+    down = invoke("verify", files["turn_bad"], env={"RUMMIKUB_SERVER": f"http://127.0.0.1:{_closed_port()}"})
+    assert down.exit_code == 3
+
+
+def test_server_without_scheme_and_trailing_slash(server: str) -> None:
+    bare = server.removeprefix("http://") + "/"
+    assert invoke("validate", "R1 R2 R3", "--server", bare).exit_code == 0
+
+
+def test_wrong_server_path_is_one_line(server: str) -> None:
+    result = invoke("validate", "R1 R2 R3", "--server", server + "/v1")
+    assert result.exit_code == 2
+    assert "404" in one_line_error(result)
+
+
+# --- a server that is down, failing or slow ------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        ["validate", "R5 R6 R7"],
+        ["meld", "{meld}"],
+        ["verify", "{turn_ok}"],
+        ["score", "{round}"],
+        ["score", "{jsonl}", "-f", "jsonl", "-j", "2"],
+        ["replay", "{games}"],
+        ["show", "{position}"],
+        ["rules"],
+        ["rules", "sabra"],
+        ["arrange", "R1 R2 R3"],
+        ["suggest", "{suggest}"],
+    ],
+    ids=lambda t: " ".join(t),
+)
+def test_server_down_is_exit_3(files: dict[str, str], template: list[str]) -> None:
+    result = invoke(*_args(template, files), "--server", f"http://127.0.0.1:{_closed_port()}")
+    assert result.exit_code == 3
+    assert "cannot reach the rules service" in one_line_error(result)
+    assert result.stdout == ""
+
+
+class Scripted:
+    """A WSGI app answering with a script of statuses, then passing on to the real service."""
+
+    def __init__(self, statuses: list[int], delay: float = 0.0, body: bytes | None = None) -> None:
+        self.statuses = statuses
+        self.delay = delay
+        self.body = body
+        self.calls: list[tuple[str, str, str | None]] = []
+        self.real = create_app()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        self.calls.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], environ.get("HTTP_ACCEPT_LANGUAGE")))
+        if self.delay:
+            time.sleep(self.delay)
+        if self.statuses:
+            status = self.statuses.pop(0)
+            start_response(f"{status} Scripted", [("Content-Type", "text/plain")])
+            return [b"scripted failure"]
+        if self.body is not None:
+            start_response("200 OK", [("Content-Type", "text/html")])
+            return [self.body]
+        result: Iterable[bytes] = self.real(environ, start_response)
+        return result
+
+
+def test_retries_post_on_503_then_same_answer() -> None:
+    app = Scripted([503, 502])
+    for url in _serve(app):
+        result = invoke("verify", "-", "--json", "--server", url, "--lang", "es", input=json.dumps(TURN_BAD))
+        assert result.exit_code == 1
+        assert json.loads(result.stdout) == json.loads(invoke("verify", "-", "--json", "--lang", "es", input=json.dumps(TURN_BAD)).stdout)
+    assert [c[:2] for c in app.calls] == [("POST", "/v1/turns/verify")] * 3
+    assert {c[2] for c in app.calls} == {"es"}  # --lang travels as Accept-Language
+
+
+def test_persistent_5xx_is_exit_3() -> None:
+    app = Scripted([504] * 10)
+    for url in _serve(app):
+        result = invoke("score", "-", "--server", url, input=json.dumps(ROUND))
+        assert result.exit_code == 3
+        assert "504" in one_line_error(result)
+    assert len(app.calls) == 3  # one try and two retries
+    failing = Scripted([500])
+    for url in _serve(failing):
+        result = invoke("validate", "R1 R2 R3", "--server", url)
+        assert result.exit_code == 3
+        assert "500" in one_line_error(result)
+    assert len(failing.calls) == 1  # 500 is not retried
+
+
+def test_batch_stops_with_exit_3_when_the_server_fails(files: dict[str, str]) -> None:
+    app = Scripted([503] * 100)
+    for url in _serve(app):
+        result = invoke("replay", files["games"], "-f", "jsonl", "-j", "2", "--server", url)
+        assert result.exit_code == 3
+
+
+def test_slow_server_times_out() -> None:
+    app = Scripted([], delay=1.5)
+    for url in _serve(app):
+        started = time.monotonic()
+        result = invoke("validate", "R1 R2 R3", "--server", url, "--timeout", "0.3")
+        assert result.exit_code == 3
+        assert "timed out" in one_line_error(result)
+        assert time.monotonic() - started < 1.5  # read timeouts are not retried
+
+
+def test_non_json_answer_is_exit_3() -> None:
+    for url in _serve(Scripted([], body=b"<html>proxy</html>")):
+        result = invoke("validate", "R1 R2 R3", "--server", url)
+        assert result.exit_code == 3
+        assert "not JSON" in one_line_error(result)
+
+
+def test_bad_tile_problem_from_server_is_exit_2(server: str, files: dict[str, str]) -> None:
+    result = invoke("validate", files["bad_tile"], "--server", server)
+    assert result.exit_code == 2
+    line = one_line_error(result)
+    assert "/sets/0/1" in line
+    assert "X6" in line
+

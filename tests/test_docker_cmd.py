@@ -1,0 +1,182 @@
+"""The container image without a container engine: the Dockerfile's exact CMD runs from the
+installed package (bound to a free loopback port), its HEALTHCHECK command passes against it, and
+SIGTERM stops it cleanly. Also: the Dockerfile's shape (two slim stages, numeric non-root user,
+exec-form CMD, no curl) and hadolint."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.http
+ROOT = Path(__file__).resolve().parents[1]
+DOCKERFILE = ROOT / "Dockerfile"
+BIN = Path(sys.executable).parent
+
+
+def instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) pairs, continuation lines joined, comments dropped."""
+    out: list[tuple[str, str]] = []
+    pending = ""
+    for raw in DOCKERFILE.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        line = pending + line
+        pending = ""
+        keyword, _, rest = line.partition(" ")
+        out.append((keyword.upper(), rest.strip()))
+    return out
+
+
+def final_stage() -> list[tuple[str, str]]:
+    steps = instructions()
+    last_from = max(i for i, (k, _) in enumerate(steps) if k == "FROM")
+    return steps[last_from:]
+
+
+def exec_form(text: str) -> list[str]:
+    argv = json.loads(text)
+    assert isinstance(argv, list) and all(isinstance(a, str) for a in argv), text
+    return argv
+
+
+def cmd_argv() -> list[str]:
+    cmds = [rest for k, rest in final_stage() if k == "CMD"]
+    assert len(cmds) == 1
+    return exec_form(cmds[0])
+
+
+def healthcheck_argv() -> list[str]:
+    checks = [rest for k, rest in final_stage() if k == "HEALTHCHECK"]
+    assert len(checks) == 1
+    words = checks[0].split(" ")
+    start = words.index("CMD")
+    assert all(w.startswith("--") for w in words[:start] if w), "only options before CMD"
+    return exec_form(" ".join(words[start + 1 :]))
+
+
+def local(argv: list[str]) -> list[str]:
+    """The image's argv with its programs taken from this environment (the image puts the same
+    installed package's scripts first on PATH)."""
+    program = sys.executable if argv[0] in ("python", "python3") else str(BIN / argv[0])
+    return [program, *argv[1:]]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+# --- the Dockerfile's shape ---------------------------------------------------------------------
+
+
+def test_two_slim_stages() -> None:
+    froms = [rest for k, rest in instructions() if k == "FROM"]
+    assert len(froms) == 2
+    assert all(f.split()[0] == "python:3.11-slim" for f in froms)
+    assert any("--from=build" in rest for k, rest in final_stage() if k == "COPY")
+
+
+def test_numeric_non_root_user() -> None:
+    users = [rest for k, rest in final_stage() if k == "USER"]
+    assert users, "no USER in the final stage"
+    uid, _, gid = users[-1].partition(":")
+    assert uid.isdigit() and int(uid) > 0
+    assert not gid or gid.isdigit()
+
+
+def test_exec_form_and_no_curl() -> None:
+    argv = cmd_argv()
+    assert argv[0] == "gunicorn"
+    assert "python:service.gunicorn_conf" in argv
+    health = healthcheck_argv()
+    assert health[0] == "python" and "urllib" in health[-1]
+    assert "curl" not in DOCKERFILE.read_text(encoding="utf-8")
+
+
+def test_dockerignore_keeps_only_what_the_image_needs() -> None:
+    text = (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    assert lines[0] == "*", "an allowlist: ignore everything, then list what the image copies"
+    copied = {src for k, rest in instructions() if k == "COPY" and "--from" not in rest for src in rest.split()[:-1]}
+    assert copied
+    for name in copied:
+        assert f"!{name}" in lines or f"!{name}/" in lines, name
+
+
+def test_hadolint_is_clean() -> None:
+    hadolint = BIN / "hadolint"
+    if not hadolint.exists():
+        found = shutil.which("hadolint")
+        if found is None:
+            pytest.skip("hadolint is not installed")
+        hadolint = Path(found)
+    result = subprocess.run([str(hadolint), str(DOCKERFILE)], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- the CMD, run -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str], int]]:
+    port = free_port()
+    env = {**os.environ, "RUMMIKUB_BIND": f"127.0.0.1:{port}", "RUMMIKUB_WORKERS": "2", "PYTHONUNBUFFERED": "1"}
+    log = (tmp_path / "gunicorn.log").open("wb")
+    process = subprocess.Popen(local(cmd_argv()), cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        yield process, env, port
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+        log.close()
+
+
+def test_cmd_serves_and_passes_its_healthcheck(
+    served: tuple[subprocess.Popen[bytes], dict[str, str], int], tmp_path: Path
+) -> None:
+    process, env, port = served
+    health = local(healthcheck_argv())
+    deadline = time.monotonic() + 30
+    while True:
+        assert process.poll() is None, (tmp_path / "gunicorn.log").read_text(errors="replace")
+        result = subprocess.run(health, env=env, cwd=tmp_path, capture_output=True, timeout=15, check=False)
+        if result.returncode == 0:
+            break
+        assert time.monotonic() < deadline, result.stderr.decode(errors="replace")
+        time.sleep(0.2)
+
+    body = json.dumps({"before": [], "after": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10"], "opened": False})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/turns/verify",
+        data=body.encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
+        assert json.loads(response.read())["initial_meld"] == {"value": 30}
+
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 0
+    log = (tmp_path / "gunicorn.log").read_text(errors="replace")
+    assert "Shutting down" in log or "Handling signal: term" in log
+    assert "Traceback" not in log
