@@ -355,11 +355,20 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
         for v in turn.get("violations") or []:
             console.print(Text("        ✗ ", style="bold red") + violation_text(v))
         analysis = turn.get("analysis")
-        if isinstance(analysis, Mapping) and analysis.get("legal_play_existed"):
+        if isinstance(analysis, Mapping) and analysis.get("play_existed"):
             best = analysis.get("best") or {}
-            console.print(
-                Text("        ! a play was possible: ", style="yellow") + tiles_text(best.get("played") or [])
+            what = "an opening was possible: " if analysis.get("opening") else "a play was possible: "
+            console.print(Text(f"        ! {what}", style="yellow") + tiles_text(best.get("played") or []))
+    summary = result.get("analysis")
+    if isinstance(summary, Mapping):
+        console.print(
+            Text(
+                f"Analysis: {summary.get('draws_analyzed', 0)} draws checked, "
+                f"{len(summary.get('missed_plays') or [])} missed plays, "
+                f"{len(summary.get('late_openings') or [])} late openings",
+                style="yellow",
             )
+        )
     game_violations = result.get("violations") or []
     if game_violations:
         console.print(violations_block(game_violations, "Game"))

@@ -291,10 +291,12 @@ class TableSet:
     kind: str | None = None
     id: str | None = None
     keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    codes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple([t.key for t in self.tiles]))
+        object.__setattr__(self, "codes", tuple([t.code for t in self.tiles]))
 
     def read(self, rules: Rules = SABRA) -> SetReading:
         """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn)."""

@@ -87,6 +87,11 @@ class Tile:
         return JOKER if self.color is None else self
 
 
+def tile_for_key(key: str) -> Tile:
+    """The undeclared tile with multiset key ``key`` (``R5``, ``J``)."""
+    return _BY_KEY[key]
+
+
 def numbered(color: str, number: int) -> Tile:
     """The numbered tile ``color``+``number`` (both already canonical)."""
     return _NUMBERED[color][number]
@@ -96,6 +101,8 @@ JOKER = Tile(None, 0)
 _NUMBERED: dict[str, list[Tile]] = {
     c: [Tile(c, 0)] + [Tile(c, n) for n in range(MIN_NUMBER, MAX_NUMBER + 1)] for c in COLORS
 }
+_BY_KEY: dict[str, Tile] = {t.key: t for row in _NUMBERED.values() for t in row[1:]}
+_BY_KEY[JOKER_KEY] = JOKER
 _DECLARED: dict[Tile, Tile] = {t: Tile(None, 0, t) for row in _NUMBERED.values() for t in row[1:]}
 
 
@@ -253,9 +260,14 @@ class TileSupply:
         tiles = [_NUMBERED[c][n] for c in COLORS for n in range(MIN_NUMBER, MAX_NUMBER + 1) for _ in range(self.copies)]
         return tiles + [JOKER] * self.jokers
 
-    def excess(self, counts: Mapping[str, int]) -> list[str]:
-        """Keys whose count exceeds the supply, in first-seen order."""
-        return [key for key, n in counts.items() if n > self.limit(key)]
+    def holds(self, counts: Mapping[str, int]) -> bool:
+        """Whether the supply has at least ``counts`` of every tile key."""
+        if counts.get(JOKER_KEY, 0) > self.jokers:
+            return False
+        if self.jokers <= self.copies:  # then the largest count, jokers included, decides
+            return max(counts.values(), default=0) <= self.copies
+        return max((n for key, n in counts.items() if key != JOKER_KEY), default=0) <= self.copies
+
 
 
 SUPPLIES: dict[str, TileSupply] = {

@@ -11,7 +11,7 @@ from typing import Any
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, SetReading, TableSet
-from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key
+from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key, tile_for_key
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -124,9 +124,11 @@ class _Turn:
         self.after_keys = after_keys = _table_keys(after)
         self.played_keys = _minus(after_keys, before_keys)
         self.removed_keys = _minus(before_keys, after_keys)
+        self.rack_keys = _keys(rack)
         self.before_readings = [s.read(rules) for s in before]
         self.after_readings: list[SetReading] | None = None
         self.jokers_freed = 0
+        self._where_index: dict[str, dict[int, int]] | None = None
 
     # --- the checks, in order ---------------------------------------------------------
 
@@ -169,8 +171,7 @@ class _Turn:
         for key, count in self.removed_keys.items():
             at = next(f"/before/{i}" for i, s in enumerate(self.before) if any(t.key == key for t in s.tiles))
             self._add("TABLE_TILE_REMOVED", at, {"tile": key, "count": count})
-        rack_keys = _keys(self.rack)
-        for key, count in (self.played_keys - rack_keys).items():
+        for key, count in _minus(self.played_keys, self.rack_keys).items():
             at = "/after"
             for i in range(len(self.after) - 1, -1, -1):
                 if any(t.key == key for t in self.after[i].tiles):
@@ -179,11 +180,9 @@ class _Turn:
             self._add("TILE_NOT_IN_RACK", at, {"tile": key, "count": count})
 
     def _check_supply(self) -> None:
-        supply = self.rules.supply
-        rack = _keys(self.rack)
-        if all(n + rack.get(key, 0) <= supply.limit(key) for key, n in self.before_keys.items()) and all(
-            n <= supply.limit(key) for key, n in (rack - self.before_keys + self.after_keys).items()
-        ):
+        held = Counter(self.before_keys)
+        held.update(self.rack_keys)
+        if self.rules.supply.holds(held) and self.rules.supply.holds(self.after_keys):
             return
         groups: list[tuple[str, Iterable[Tile]]] = [(f"/before/{i}", s.tiles) for i, s in enumerate(self.before)]
         groups.append(("/rack", self.rack))
@@ -292,15 +291,18 @@ class _Turn:
         if not joker_sets:
             return
         assert self.after_readings is not None
-        self.where: dict[str, dict[int, int]] = {}  # numbered tile key -> {after set: copies}
+        # A joker set still on the table exactly as it was keeps its jokers: nothing to judge.
+        same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
         for k, s in enumerate(self.after):
-            for t in s.tiles:
-                if t.color is not None:
-                    copies = self.where.setdefault(t.key, {})
-                    copies[k] = copies.get(k, 0) + 1
+            same.setdefault((s.codes, s.kind, s.id), []).append(k)
         claimed: Counter[int] = Counter()
         outcomes = []
         for i in joker_sets:
+            source = self.before[i]
+            unchanged = same.get((source.codes, source.kind, source.id))
+            if unchanged:
+                claimed[unchanged.pop()] += source.keys.count(JOKER_KEY)
+                continue
             successors: list[int | None] = list(self._successor_candidates(i)) or [None]
             options = [
                 self._follow_joker_set(i, reading.joker_options, k, claimed)
@@ -319,6 +321,17 @@ class _Turn:
         if self.jokers_freed and self.rules.freed_joker_use == "new_set_with_two_rack_tiles":
             self._check_freed_joker_use(claimed)
 
+    def _where(self) -> dict[str, dict[int, int]]:
+        """Numbered tile key -> {after set index: copies of it there}, built once when needed."""
+        if self._where_index is None:
+            self._where_index = {}
+            for k, s in enumerate(self.after):
+                for t in s.tiles:
+                    if t.color is not None:
+                        copies = self._where_index.setdefault(t.key, {})
+                        copies[k] = copies.get(k, 0) + 1
+        return self._where_index
+
     def _successor_candidates(self, i: int) -> list[int]:
         """After sets that may be the successor of before set ``i``: the one with its ``id``,
         else those sharing the most of its numbered tiles."""
@@ -329,7 +342,7 @@ class _Turn:
                     return [k]
         shared: dict[int, int] = {}
         for key, count in _numbered_keys(source.tiles).items():
-            for k, copies in self.where.get(key, {}).items():
+            for k, copies in self._where().get(key, {}).items():
                 shared[k] = shared.get(k, 0) + min(count, copies)
         most = max(shared.values(), default=0)
         return sorted(k for k, n in shared.items() if n == most) if most else []
@@ -417,14 +430,7 @@ class _Turn:
     # --- results ----------------------------------------------------------------------
 
     def _played_tiles(self) -> tuple[Tile, ...]:
-        left = Counter(self.played_keys)
-        out = []
-        for s in self.after:
-            for t in s.tiles:
-                if left[t.key] > 0:
-                    left[t.key] -= 1
-                    out.append(t.undeclared())
-        return tuple(sorted(out, key=sort_key))
+        return tuple(sorted((tile_for_key(key) for key in self.played_keys.elements()), key=sort_key))
 
     def _rack_after(self, played: tuple[Tile, ...]) -> tuple[Tile, ...]:
         left = _keys(played)
