@@ -248,3 +248,11 @@ MESSAGES["POOL_NOT_EXHAUSTED"] = {
     "en": "The record says the pool was exhausted, but {count} tiles are still in it.",
     "es": "El registro dice que el pozo se agotó, pero aún quedan {count} fichas.",
 }
+MESSAGES["NO_ARRANGEMENT"] = {
+    "en": "These {count} tiles cannot be laid out as valid sets.",
+    "es": "Estas {count} fichas no se pueden colocar en combinaciones válidas.",
+}
+MESSAGES["ARRANGEMENT_NOT_FOUND"] = {
+    "en": "No arrangement of these {count} tiles was found within the time budget.",
+    "es": "No se encontró una colocación de estas {count} fichas dentro del tiempo disponible.",
+}

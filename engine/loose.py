@@ -1,0 +1,110 @@
+"""Verifying a turn whose ``after`` is a loose table: a flat list of tiles, not yet laid out.
+
+The question is whether *some* arrangement of those tiles into sets makes the turn legal
+(SPEC §9, "loose table"). The answer comes from the solver:
+
+1. the tiles are accounted as in any turn (tiles taken off the table, tiles not on the rack,
+   the tile supply): such a turn is illegal whatever the arrangement;
+2. the same tiles as before: the player drew;
+3. otherwise ``suggest`` is asked for the best move playing from exactly the tiles added; when
+   it plays all of them, its table is a legal arrangement;
+4. failing that, ``arrange`` lays out all the tiles and that arrangement is judged (it is
+   legal, or its violations say why not — e.g. an opening too low); when the tiles cannot be
+   laid out at all the turn gets ``NO_ARRANGEMENT``.
+
+The verdict carries the arrangement it judged in ``after``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.errors import InputError
+from engine.rules import SABRA, Rules
+from engine.sets import TableSet
+from engine.solver import arrange, suggest
+from engine.tiles import Tile, sort_key
+from engine.turns import TurnVerdict, verify_turn
+from engine.violations import Violation
+
+
+def verify_loose_turn(
+    before: Sequence[TableSet],
+    after_tiles: Sequence[Tile],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules = SABRA,
+    elapsed_seconds: float | None = None,
+    budget_seconds: float = 2.0,
+) -> TurnVerdict:
+    """Judge a turn whose end state is the multiset ``after_tiles`` (see the module doc)."""
+    if not rack:
+        raise InputError("the rack is empty: this player has already gone out", "/rack")
+    before = tuple(before)
+    before_keys = Counter(t.key for s in before for t in s.tiles)
+    after_keys = Counter(t.key for t in after_tiles)
+    if after_keys == before_keys:
+        return _judged(before, before, rack, opened, rules, elapsed_seconds)
+    played_keys = after_keys - before_keys
+    # Accounting problems do not depend on the arrangement: judge one that keeps the table.
+    rack_keys = Counter(t.key for t in rack)
+    if before_keys - after_keys or played_keys - rack_keys:
+        return _judged(before, _keep_table(before, after_tiles), rack, opened, rules, elapsed_seconds)
+    played = [t.undeclared() for t in after_tiles if _take(Counter(played_keys), t.key)]
+    move = suggest(before, played, opened, rules, "tiles", budget_seconds)
+    if Counter(t.key for t in move.played) == after_keys - before_keys:
+        laid = tuple(TableSet(s) for s in move.after)
+        return _judged(before, laid, rack, opened, rules, elapsed_seconds)
+    layout = arrange(after_tiles, rules, budget_seconds)
+    if layout.sets is not None:
+        laid = tuple(TableSet(s) for s in layout.sets)
+        return _judged(before, laid, rack, opened, rules, elapsed_seconds)
+    verdict = _judged(before, before, rack, opened, rules, elapsed_seconds)
+    code = "NO_ARRANGEMENT" if layout.arrangeable is False else "ARRANGEMENT_NOT_FOUND"
+    problem = Violation(code, "/after", {"count": len(after_tiles)})
+    return TurnVerdict(
+        action="play",
+        played=tuple(sorted(played, key=sort_key)),
+        rack_after=tuple(rack),
+        opened_after=opened,
+        initial_meld_value=None,
+        jokers_freed=0,
+        violations=(problem, *[v for v in verdict.violations if v.code == "TIME_LIMIT_EXCEEDED"]),
+        penalty_draw=max(rules.failed_turn_penalty, verdict.penalty_draw),
+        after=None,
+    )
+
+
+def _keep_table(before: tuple[TableSet, ...], after_tiles: Sequence[Tile]) -> tuple[TableSet, ...]:
+    """The before sets still wholly among ``after_tiles``, plus one set of the other tiles."""
+    left = Counter(t.key for t in after_tiles)
+    kept = []
+    for s in before:
+        need = Counter(s.keys)
+        if not need - left:
+            left -= need
+            kept.append(s)
+    rest = tuple(t for t in after_tiles if _take(left, t.key))
+    return (*kept, TableSet(rest)) if rest else tuple(kept)
+
+
+def _take(counts: Counter[str], key: str) -> bool:
+    """Consume one ``key`` from ``counts`` if any is left."""
+    if counts[key] > 0:
+        counts[key] -= 1
+        return True
+    return False
+
+
+def _judged(
+    before: tuple[TableSet, ...],
+    after: tuple[TableSet, ...],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules,
+    elapsed_seconds: float | None,
+) -> TurnVerdict:
+    verdict = verify_turn(before, after, rack, opened, rules, elapsed_seconds)
+    return dataclasses.replace(verdict, after=after)

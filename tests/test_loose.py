@@ -1,0 +1,72 @@
+"""Turns whose ``after`` is a loose table (a flat list of tiles): SPEC §9."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.loose import verify_loose_turn
+from engine.rules import PRESETS
+from engine.sets import TableSet
+from engine.tiles import parse_tiles
+from engine.turns import verify_turn
+
+
+def table(*rows: str) -> list[TableSet]:
+    return [TableSet(parse_tiles(r)) for r in rows]
+
+
+def loose(text: str) -> tuple:  # type: ignore[type-arg]
+    return parse_tiles(text)
+
+
+def test_an_arrangement_is_found_and_returned() -> None:
+    verdict = verify_loose_turn(table("R3 R4 R5"), loose("K2 R3 K1 R4 R6 K3 R5"), loose("R6 K1 K2 K3 O9"), True)
+    assert verdict.valid and verdict.after is not None
+    assert Counter(t.key for s in verdict.after for t in s.tiles) == Counter(
+        t.key for t in loose("K2 R3 K1 R4 R6 K3 R5")
+    )
+    again = verify_turn(table("R3 R4 R5"), verdict.after, loose("R6 K1 K2 K3 O9"), True)
+    assert again.valid
+    assert verdict.to_json()["after"] == [[str(t) for t in s.tiles] for s in verdict.after]
+
+
+def test_rearrangement_needed() -> None:
+    # R6 can only be played by splitting the 3..9 run and making two runs around it
+    verdict = verify_loose_turn(
+        table("B3 B4 B5 B6 B7 B8 B9 B10"), loose("B3 B4 B5 B6 B7 B7 B8 B9 B10"), loose("B7"), True
+    )
+    assert verdict.valid and verdict.rack_empty
+
+
+def test_no_arrangement() -> None:
+    verdict = verify_loose_turn(table("R3 R4 R5"), loose("R3 R4 R5 K1 K2"), loose("K1 K2 O9"), True)
+    assert not verdict.valid and [v.code for v in verdict.violations] == ["NO_ARRANGEMENT"]
+    assert verdict.after is None and verdict.penalty_draw == 3
+
+
+def test_accounting_errors_do_not_depend_on_the_arrangement() -> None:
+    removed = verify_loose_turn(table("R3 R4 R5 R6"), loose("R3 R4 R5"), loose("K1"), True)
+    assert "TABLE_TILE_REMOVED" in [v.code for v in removed.violations]
+    foreign = verify_loose_turn(table("R3 R4 R5"), loose("R3 R4 R5 R6"), loose("K1"), True)
+    assert "TILE_NOT_IN_RACK" in [v.code for v in foreign.violations]
+
+
+def test_same_tiles_is_a_draw() -> None:
+    verdict = verify_loose_turn(table("R3 R4 R5"), loose("R5 R4 R3"), loose("K1"), True)
+    assert verdict.valid and verdict.action == "draw"
+
+
+def test_opening_rules_apply_to_the_arrangement() -> None:
+    ok = verify_loose_turn([], loose("O10 K10 B10"), loose("K10 B10 O10 R1"), False)
+    assert ok.valid and ok.initial_meld_value == 30
+    low = verify_loose_turn([], loose("R1 R2 R3"), loose("R1 R2 R3"), False)
+    assert [v.code for v in low.violations] == ["INITIAL_MELD_TOO_LOW"]
+    extend = verify_loose_turn(table("R3 R4 R5"), loose("R3 R4 R5 R6"), loose("R6"), False)
+    assert not extend.valid
+    fifty = verify_loose_turn([], loose("K10 B10 O10"), loose("K10 B10 O10"), False, PRESETS["opening-50"])
+    assert [v.code for v in fifty.violations] == ["INITIAL_MELD_TOO_LOW"]
+
+
+def test_joker_replacement_in_a_loose_table() -> None:
+    verdict = verify_loose_turn(table("R5 R6 J R8"), loose("R5 R6 R7 R8 K11 K12 J"), loose("R7 K11 K12"), True)
+    assert verdict.valid and verdict.jokers_freed == 1
