@@ -177,8 +177,8 @@ def start_server(port: int, workers: int, set_cache: int | None = None) -> subpr
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=1500, help="requests per endpoint and round")
-    parser.add_argument("--rounds", type=int, default=2, help="alternating measurements per endpoint")
+    parser.add_argument("--requests", type=int, default=300, help="requests per endpoint and round")
+    parser.add_argument("--rounds", type=int, default=10, help="alternating measurements per endpoint")
     parser.add_argument("--threads", type=int, default=4, help="client threads")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--time-cap", type=float, default=20.0, help="seconds per measurement, at most")

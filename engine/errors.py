@@ -18,3 +18,8 @@ class InputError(ValueError):
     def under(self, prefix: str) -> InputError:
         """The same error with its pointer prefixed by ``prefix``."""
         return type(self)(self.message, prefix + self.pointer)
+
+
+def pointer_token(name: object) -> str:
+    """One JSON Pointer reference token for a key (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
+    return str(name).replace("~", "~0").replace("/", "~1")

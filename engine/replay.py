@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import InputError
+from engine.errors import InputError, pointer_token
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list
@@ -182,7 +182,7 @@ def parse_game_record(doc: Any) -> GameRecord:
     unknown = set(doc) - {"rules", "players", "pool", "turns", "end", "analyze"}
     if unknown:
         key = sorted(unknown)[0]
-        raise InputError(f"unknown field {key!r} in a game record", f"/{key}")
+        raise InputError(f"unknown field {key!r} in a game record", f"/{pointer_token(key)}")
     try:
         rules = resolve_rules(doc.get("rules"))
     except InputError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import InputError
+from engine.errors import InputError, pointer_token
 from engine.tiles import SUPPLIES, TileSupply
 
 
@@ -128,7 +128,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
 
 def _check_setting(name: str, value: Any) -> Any:
     """Validate one override and return it in the Rules field's type."""
-    pointer = f"/{name}"
+    pointer = f"/{pointer_token(name)}"
     if name in CHOICES:
         if not isinstance(value, str) or value not in CHOICES[name]:
             raise RulesError(f"'{name}' must be one of {', '.join(CHOICES[name])}", pointer)
@@ -164,10 +164,10 @@ def _check_setting(name: str, value: Any) -> Any:
             raise RulesError("'deal' must be a number of tiles or an object keyed by player count", pointer)
         deal: dict[int, int] = {}
         for key, tiles in value.items():
-            if not str(key).isdigit() or not 2 <= int(key) <= MAX_PLAYERS:
-                raise RulesError(f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{key}")
+            if not (str(key).isascii() and str(key).isdigit()) or not 2 <= int(key) <= MAX_PLAYERS:
+                raise RulesError(f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}")
             if isinstance(tiles, bool) or not isinstance(tiles, int) or not 1 <= tiles <= 30:
-                raise RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{key}")
+                raise RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{pointer_token(key)}")
             deal[int(key)] = tiles
         return tuple(sorted(deal.items()))
     raise RulesError(f"unknown setting '{name}'", pointer)
@@ -195,7 +195,7 @@ def resolve_rules(value: Any = None) -> Rules:
         if name == "preset":
             continue
         if name not in SETTINGS:
-            raise RulesError(f"unknown setting '{name}'", f"/{name}")
+            raise RulesError(f"unknown setting '{name}'", f"/{pointer_token(name)}")
         overrides[name] = _check_setting(name, setting)
     if not overrides:
         return base

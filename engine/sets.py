@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import InputError
+from engine.errors import InputError, pointer_token
 from engine.rules import SABRA, Rules
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, parse_tiles
 
@@ -327,7 +327,7 @@ def parse_set(value: Any, pointer: str) -> TableSet:
     if isinstance(value, Mapping):
         unknown = set(value) - {"tiles", "kind", "id"}
         if unknown:
-            raise InputError(f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{sorted(unknown)[0]}")
+            raise InputError(f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{pointer_token(sorted(unknown)[0])}")
         if "tiles" not in value:
             raise InputError("a set object needs 'tiles'", f"{pointer}/tiles")
         kind, set_id = value.get("kind"), value.get("id")

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import InputError
+from engine.errors import InputError, pointer_token
 
 COLORS: tuple[str, ...] = ("K", "B", "O", "R")
 """Canonical colour letters, in display order: black, blue, orange, red."""
@@ -168,7 +168,7 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         unknown = keys - {"joker", "as"}
         if unknown:
             key = sorted(unknown)[0]
-            raise TileError(f"unknown field {key!r} in a joker object", f"/{key}")
+            raise TileError(f"unknown field {key!r} in a joker object", f"/{pointer_token(key)}")
         if obj["joker"] is not True:
             raise TileError("'joker' must be true", "/joker")
         if "as" not in obj or obj["as"] is None:
@@ -184,7 +184,7 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
     unknown = keys - {"color", "number"}
     if unknown:
         key = sorted(unknown)[0]
-        raise TileError(f"unknown field {key!r} in a tile object", f"/{key}")
+        raise TileError(f"unknown field {key!r} in a tile object", f"/{pointer_token(key)}")
     if "color" not in obj:
         raise TileError("a tile object needs 'color' and 'number' (or 'joker': true)", "/color")
     if "number" not in obj:

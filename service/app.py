@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from engine.violations import pick_language
 from service.limits import Limits
@@ -97,17 +97,25 @@ def _lang() -> str:
     return pick_language(request.headers.get("Accept-Language"))
 
 
-def _json_response(body: Any, status: int = 200, mimetype: str = "application/json") -> Response:
+def _json_response(
+    body: Any, status: int = 200, mimetype: str = "application/json", lang: str | None = None
+) -> Response:
+    """A JSON response; with ``lang``, ``Content-Language`` says the messages' language."""
     text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate echoed from the request (a player's name...)
         data = json.dumps(body, allow_nan=False, separators=(",", ":")).encode("ascii")
-    return Response(data, status=status, mimetype=mimetype)
+    response = Response(data, status=status, mimetype=mimetype)
+    if lang is not None:
+        response.headers["Content-Language"] = lang
+        response.headers["Vary"] = "Accept-Language"
+    return response
 
 
 def _problem_response(error: RequestError) -> Response:
-    response = _json_response(error.to_problem(_lang()), error.status, PROBLEM_JSON)
+    lang = _lang()
+    response = _json_response(error.to_problem(lang), error.status, PROBLEM_JSON, lang)
     for name, value in error.headers.items():
         response.headers[name] = value
     return response
@@ -121,7 +129,8 @@ def read_json_body() -> Any:
     """The request body as JSON. RequestError 415 for another content type, 400 for a body that
     is not JSON (including NaN/Infinity and nesting too deep to parse), 413 over the size limit
     (raised by werkzeug while reading)."""
-    mimetype = request.mimetype
+    req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not six
+    mimetype = req.mimetype
     if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
         shown = mimetype or "none"
         raise RequestError(
@@ -130,7 +139,11 @@ def read_json_body() -> Any:
             [{"pointer": "", "detail": f"unsupported content type {shown}"}],
             detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}.",
         )
-    raw = request.get_data(cache=False)
+    raw = req.get_data(cache=False)
+    limit = req.max_content_length
+    # A streamed (chunked) body is cut at the limit by werkzeug; more data means too large.
+    if req.content_length is None and limit is not None and len(raw) >= limit and req.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
     try:
         return json.loads(raw, parse_constant=_reject_constant)
     except RecursionError:
@@ -152,7 +165,8 @@ def _operation_view(name: str) -> Any:
     def view() -> Response:
         limits: Limits = current_app.extensions[LIMITS_KEY]
         body = read_json_body()
-        return _json_response(run_operation(name, body, _lang(), limits))
+        lang = _lang()
+        return _json_response(run_operation(name, body, lang, limits), lang=lang)
 
     view.__name__ = name.replace("/", "_")
     view.__doc__ = f"POST /v1/{name}: {OPERATIONS[name].summary}."
@@ -294,12 +308,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     origins = _cors_origins(settings)
     if origins:
         _add_cors(app, origins)
-
-    @app.after_request
-    def language_headers(response: Response) -> Response:
-        if request.path.startswith("/v1/"):
-            response.headers["Content-Language"] = _lang()
-            response.vary.add("Accept-Language")
-        return response
 
     return app

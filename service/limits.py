@@ -21,7 +21,8 @@ ENV_PREFIX = "RUMMIKUB_"
 class Limits:
     """Caps on one request. ``max_body_bytes`` is enforced by the HTTP layer; the others by
     :func:`service.operations.run_operation`, so the CLI's in-process mode applies them too.
-    ``solver_budget_ms`` is the time the solver may spend on one arrange or suggest request."""
+    ``solver_budget_ms`` is the time the solver may spend on one arrange or suggest request;
+    ``analyze_budget_ms`` on a replay's ``analyze`` (all its draws together)."""
 
     max_body_bytes: int = 256 * 1024
     max_tiles_per_set: int = 40
@@ -31,6 +32,7 @@ class Limits:
     max_turns: int = 1000
     max_tiles: int = 20_000
     solver_budget_ms: int = 1000
+    analyze_budget_ms: int = 5000
 
     @staticmethod
     def env_name(field: str) -> str:

@@ -21,6 +21,7 @@ from marshmallow import Schema
 
 from engine import solver
 from engine.errors import InputError
+from engine.loose import verify_loose_turn
 from engine.replay import replay_game
 from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules
 from engine.scoring import score_match, score_round
@@ -140,9 +141,21 @@ def _melds_check(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, A
 
 
 def _turns_verify(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
-    verdict = verify_turn(
-        data["before"], data["after"], data["rack"], data["opened"], data["rules"], data["elapsed_seconds"]
-    )
+    after = data["after"]
+    if isinstance(after, schemas.LooseTiles):
+        verdict = verify_loose_turn(
+            data["before"],
+            after.tiles,
+            data["rack"],
+            data["opened"],
+            data["rules"],
+            data["elapsed_seconds"],
+            budget_seconds=limits.solver_budget_ms / 1000,
+        )
+    else:
+        verdict = verify_turn(
+            data["before"], after, data["rack"], data["opened"], data["rules"], data["elapsed_seconds"]
+        )
     return verdict.to_json(lang)
 
 
@@ -155,9 +168,12 @@ def _matches_score(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
 
 
 def _games_replay(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
-    if data["analyze"]:
-        raise InputError("'analyze' is not available yet on this service", "/analyze")
-    result = replay_game(data["record"], continue_on_error=data["continue_on_error"])
+    result = replay_game(
+        data["record"],
+        continue_on_error=data["continue_on_error"],
+        analyze=data["analyze"],
+        analyze_budget_seconds=limits.analyze_budget_ms / 1000,
+    )
     return result.to_json(lang)
 
 

@@ -292,14 +292,24 @@ def _read_set(value: Any, budget: _Budget) -> TableSet:
         raise _engine_error(exc) from None
 
 
-class SetField(fields.Field[TableSet]):
-    """One set (SPEC §1)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> TableSet:
-        try:
-            return _read_set(value, _budget())
-        except _Skip:
-            return TableSet(())
+def _known_table(value: list[Any], budget: _Budget) -> tuple[TableSet, ...] | None:
+    """The common case in one pass: every set an array of valid tile strings, within the limits.
+    None sends the table to the set-by-set reading, which reports every error with its pointer."""
+    cap = budget.limits.max_tiles_per_set
+    count = 0
+    for raw in value:
+        if raw.__class__ is not list or len(raw) > cap:
+            return None
+        count += len(raw)
+    if budget.exceeded or budget.tiles + count > budget.limits.max_tiles:
+        return None
+    known = _known_set
+    try:
+        table = tuple([known(tuple(raw)) for raw in value])
+    except (InputError, TypeError):  # a bad tile, or an object form
+        return None
+    budget.tiles += count
+    return table
 
 
 class TableField(fields.Field[tuple[TableSet, ...]]):
@@ -317,6 +327,9 @@ class TableField(fields.Field[tuple[TableSet, ...]]):
             raise ValidationError(
                 _limit_message("max_sets_per_table", f"this table has {len(value)} sets", budget.limits)
             )
+        fast = _known_table(value, budget)
+        if fast is not None:
+            return fast
         sets: list[TableSet] = []
         errors: dict[Any, Any] = {}
         for i, raw in enumerate(value):
@@ -395,9 +408,41 @@ class MeldCheckRequest(StrictSchema):
     rules = _rules()
 
 
+@dataclass(frozen=True, slots=True)
+class LooseTiles:
+    """A turn's ``after`` given as a flat list of tiles: the service finds the arrangement."""
+
+    tiles: tuple[Tile, ...]
+
+
+def _is_loose(value: list[Any]) -> bool:
+    """A flat list of tiles rather than a list of sets: its first item is a tile (a string, or
+    an object that is not a set object)."""
+    first = value[0]
+    return isinstance(first, str) or (isinstance(first, Mapping) and "tiles" not in first)
+
+
+class AfterField(fields.Field[tuple[TableSet, ...] | LooseTiles]):
+    """A turn's ``after``: a table (array of sets) or a loose table (flat array of tiles)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.table = TableField()
+        self.loose = TileListField()
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> tuple[TableSet, ...] | LooseTiles:
+        if isinstance(value, list) and value and _is_loose(value):
+            tiles: tuple[Tile, ...] = self.loose.deserialize(value, attr, data, **kwargs)
+            return LooseTiles(tiles)
+        table: tuple[TableSet, ...] = self.table.deserialize(value, attr, data, **kwargs)
+        return table
+
+
 class TurnVerifyRequest(StrictSchema):
     before = TableField(required=True)
-    after = TableField(required=True)
+    after = AfterField(required=True)
     rack = TileListField(required=True)
     opened = StrictBoolean(required=True)
     elapsed_seconds = Seconds(load_default=None, allow_none=True)

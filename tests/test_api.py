@@ -251,3 +251,60 @@ def test_set_cache_size_setting_is_checked() -> None:
         create_app({"RUMMIKUB_SET_CACHE_SIZE": -1})
     with pytest.raises(ValueError, match="RUMMIKUB_SET_CACHE_SIZE"):
         create_app({"RUMMIKUB_SET_CACHE_SIZE": "big"})
+
+
+def test_replay_analysis(client: FlaskClient) -> None:
+    a = ["K10", "B10", "O10", "R1", "R2", "K3", "B4", "O5", "R6", "K7", "B8", "O11", "R12", "K13"]
+    b = ["K11", "B11", "O11", "R4", "K5", "B6", "O7", "R8", "K9", "B12", "O12", "R13", "J", "K2"]
+    record = {
+        "players": [{"name": "A", "rack": a}, {"name": "B", "rack": b}],
+        "turns": [{"player": "A", "table": [["K10", "B10", "O10"]]}, {"player": "B", "draw": "R7"}],
+        "analyze": True,
+    }
+    result = client.post("/v1/games/replay", json=record).get_json()
+    assert result["valid"]
+    assert result["analysis"]["draws_analyzed"] == 1
+    assert result["analysis"]["missed_plays"] == [1] == result["analysis"]["late_openings"]
+    best = result["turns"][1]["analysis"]["best"]
+    assert best is not None and sum(1 for t in best["played"]) >= 3
+    without = client.post("/v1/games/replay", json={**record, "analyze": False}).get_json()
+    assert "analysis" not in without and "analysis" not in without["turns"][1]
+
+
+# --- loose tables -------------------------------------------------------------------------------
+
+
+def test_loose_table_is_arranged_and_judged(client: FlaskClient) -> None:
+    body = {
+        "before": [["R3", "R4", "R5"]],
+        "after": ["K2", "R3", {"color": "black", "number": 1}, "R4", "R6", "K3", "R5"],
+        "rack": ["R6", "K1", "K2", "K3", "O9"],
+        "opened": True,
+    }
+    verdict = client.post("/v1/turns/verify", json=body).get_json()
+    assert verdict["valid"] and sorted(verdict["played"]) == ["K1", "K2", "K3", "R6"]
+    again = client.post("/v1/turns/verify", json={**body, "after": verdict["after"]}).get_json()
+    assert again["valid"] and "after" not in again
+
+
+def test_loose_table_that_cannot_be_laid_out(client: FlaskClient) -> None:
+    body = {
+        "before": [["R3", "R4", "R5"]],
+        "after": ["R3", "R4", "R5", "K9", "B1"],
+        "rack": ["K9", "B1"],
+        "opened": True,
+    }
+    verdict = client.post("/v1/turns/verify", json=body).get_json()
+    assert not verdict["valid"]
+    assert [v["code"] for v in verdict["violations"]] == ["NO_ARRANGEMENT"]
+
+
+@pytest.mark.parametrize(
+    ("after", "pointer"),
+    [(["R3", "R0"], "/after/1"), ([["R3", "R4", "R5"], "R6"], "/after/1"), (["R6", ["R3"]], "/after/1")],
+)
+def test_loose_table_errors(client: FlaskClient, after: list[Any], pointer: str) -> None:
+    body = {"before": [["R3", "R4", "R5"]], "after": after, "rack": ["R6"], "opened": True}
+    response = client.post("/v1/turns/verify", json=body)
+    assert response.status_code == 422
+    assert [e["pointer"] for e in response.get_json()["errors"]] == [pointer]

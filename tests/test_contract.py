@@ -102,6 +102,7 @@ EXAMPLE_PAIRS = [
     ("MeldCheck", "melds/check", "MeldCheckRequest", "MeldCheckResponse"),
     ("TurnVerify", "turns/verify", "TurnVerifyRequest", "TurnVerdict"),
     ("TurnVerifyInvalid", "turns/verify", "TurnVerifyRequest", "TurnVerdict"),
+    ("TurnVerifyLoose", "turns/verify", "TurnVerifyRequest", "TurnVerdict"),
     ("RoundScore", "rounds/score", "RoundScoreRequest", "RoundResult"),
     ("MatchScore", "matches/score", "MatchScoreRequest", "MatchResult"),
     ("GameReplay", "games/replay", "GameReplayRequest", "ReplayResult"),
@@ -125,6 +126,13 @@ def test_rules_examples_are_real_answers() -> None:
     assert examples["RulesIndex"]["value"] == list_rules()
     assert examples["Preset"]["value"] == get_rules("komoni")
     _check(list_rules(), "#/components/schemas/RulesIndex")
+
+
+def test_replay_analysis_matches_its_schema() -> None:
+    record = dict(SPEC["components"]["examples"]["GameReplayRequest"]["value"])
+    result = run_operation("games/replay", {**record, "analyze": True})
+    assert "analysis" in result
+    _check(result, "#/components/schemas/ReplayResult")
 
 
 def test_problem_examples_match_the_problem_schema() -> None:

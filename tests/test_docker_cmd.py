@@ -5,6 +5,7 @@ exec-form CMD, no curl) and hadolint."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.http
 ROOT = Path(__file__).resolve().parents[1]
 DOCKERFILE = ROOT / "Dockerfile"
 BIN = Path(sys.executable).parent
+JSON_HEADERS = {"Content-Type": "application/json"}
 
 
 def instructions() -> list[tuple[str, str]]:
@@ -168,12 +170,22 @@ def test_cmd_serves_and_passes_its_healthcheck(
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/v1/turns/verify",
         data=body.encode(),
-        headers={"Content-Type": "application/json"},
+        headers=JSON_HEADERS,
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status == 200
         assert json.loads(response.read())["initial_meld"] == {"value": 30}
+
+    # Over real HTTP, a body over the limit is refused with a 413 problem, chunked or not.
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    chunks = (b'{"sets": [' + b'["R1","R2","R3"],' * 20_000 + b'["R1","R2","R3"]]}',)
+    conn.request("POST", "/v1/sets/validate", body=iter(chunks), encode_chunked=True, headers=JSON_HEADERS)
+    response = conn.getresponse()
+    assert response.status == 413
+    assert response.getheader("Content-Type") == "application/problem+json"
+    assert json.loads(response.read())["errors"][0]["limit"] == "RUMMIKUB_MAX_BODY_BYTES"
+    conn.close()
 
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=30) == 0
