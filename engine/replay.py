@@ -34,7 +34,7 @@ from engine.sets import TableSet, parse_table, parse_tile_list
 from engine.solver import Suggestion, suggest
 from engine.tiles import Tile, format_tiles, parse_tile
 from engine.turns import TurnVerdict, verify_turn
-from engine.validate import rack_shortfall
+from engine.validate import rack_shortfall, supply_violations
 from engine.violations import Violation
 
 
@@ -366,8 +366,6 @@ def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
     groups: list[tuple[str, Sequence[Tile]]] = [(f"/players/{i}/rack", p.rack) for i, p in enumerate(record.players)]
     if record.pool is not None:
         groups.append(("/pool", record.pool))
-    from engine.validate import supply_violations
-
     out.extend(supply_violations(groups, rules))
     return out
 
