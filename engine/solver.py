@@ -20,42 +20,71 @@ are decided colour by colour, then the groups of that number are formed:
   colour at most once, sizes differ by at most one) and jokers fill each group to 3 or 4.
 
 The state (number, colour, run counts, group tiles so far, jokers left, one extra counter) is
-memoised, so the search is exact and polynomial in the tile counts. ``arrange`` stops at the
-first complete arrangement; ``suggest`` maximises a score over every reachable state.
+memoised, so the search is exact and polynomial in the tile counts. On top of it runs a
+branch and bound: a stage is abandoned when even placing every optional tile left (and every
+joker at 13) cannot beat the best score found; memo entries are exact results or upper
+bounds. ``arrange`` stops at the first complete arrangement (moves without jokers first);
+``suggest`` maximises its score. Two dominance rules prune safely: a run may not start where
+a run of ≥3 of that colour ends (extending it does at least as well), and runs of 1–2 tiles
+must be completable by the tiles (or jokers) of the next numbers.
 
 ``arrange`` additionally tracks *room*: how many spare jokers the sets already closed could
 absorb (a run that ended at ``n < 13`` can take one at ``n + 1``; a group of three one more).
-Spare jokers can then be placed at the end instead of being searched for.
+Spare jokers are then placed at the end instead of being searched for.
 
-Suggest: what moves are considered
-----------------------------------
+Suggest: the moves considered
+-----------------------------
 * Opening turn (``opened`` false) without manipulation: new sets from the rack only, worth at
-  least ``initial_meld_min`` (a joker is worth the tile it stands for); the table is untouched.
+  least ``initial_meld_min`` (a joker is worth the tile it stands for); the table untouched.
 * Opening turn with ``manipulate_on_opening_turn``: the best move whose sets made only of
-  played tiles reach the minimum (minimal melds are enumerated, the rest is solved exactly).
+  played tiles reach the minimum (the best move ignoring the minimum if its own sets reach
+  it, else every minimal meld plus the best move with the rest of the rack). Sets holding a
+  joker only grow (no joker may be freed before opening).
 * Opened: every table set without a joker may be taken apart and rebuilt with rack tiles.
-  A table set holding a joker is a *block*: it stays whole with its jokers standing for the
-  same tiles, and may only grow — a run at either end (with rack or table tiles, numbered or
-  jokers), a group by a missing colour or a joker. Under ``joker_release: replace`` (and not
-  ``freed_joker_use: new_set_with_two_rack_tiles``) a block's joker may also be freed by putting
-  the exact tile it stands for in its place (from the rack, or from the table when
-  ``joker_replacement_from`` allows); the freed joker must then be used in some set. Under
-  ``joker_release: free`` (sets not locked, freed jokers usable anywhere) the joker sets are
-  taken apart like the others. Blocks never merge with each other, so each keeps its own
-  successor set.
-* Among moves of equal merit the one that keeps every table set whole (only extending them)
-  is preferred, so the suggested table changes as little as possible.
+  A table set holding a joker is a *block* read by its best reading: its jokers keep standing
+  for the same tiles and it keeps its tiles, growing only — a run at either end (numbered
+  tiles or jokers, from the rack or the table), a group by a missing colour or a joker.
+  Blocks never merge with each other. Then *variants* of the joker sets are tried, each as a
+  block of its own:
 
-The score is lexicographic: ``objective="tiles"`` maximises the number of rack tiles played,
-then their value; ``objective="value"`` the value, then the number of tiles.
+  - trimmed (unless ``joker_sets_locked``): numbered tiles taken from the ends of a run or
+    out of a group, the jokers staying in place, the set keeping at least 3 tiles and enough
+    numbered tiles to stay its own successor (SPEC §4) whatever the others become;
+  - a joker freed by the exact tile it stands for (a missing colour for a group joker; both
+    under ``group_joker_needs_both_colours`` in a group of three), taken from the rack or, if
+    ``joker_replacement_from`` allows, from a plain table set; the freed joker must be used
+    somewhere. Only when ``freed_joker_use`` is ``any_set`` (the two-rack-tiles rule of
+    Pressman 2009 is not modelled, so jokers are never freed under it).
+
+  Every combination of variants is a pass of its own, simplest first, each looking only for
+  a better move than the best so far. The combinations changing the same joker sets are
+  bounded together by a *relaxed* problem (those sets taken apart, their jokers anywhere;
+  its work capped by search steps, not time, so answers are reproducible): none is tried
+  when it cannot beat the best move, and when its own move is legal it is taken instead.
+* Under ``joker_release: free`` (sets not locked, freed jokers usable anywhere) joker sets
+  are taken apart like the others.
+* Among moves of equal score the one keeping every table set whole (only extended) wins, so
+  the suggested table changes as little as possible; unchanged sets keep their tiles' order.
+
+Not modelled (``optimal_proven`` is relative to the moves above): taking a tile out of the
+middle of a joker run (splitting it), moving a joker within its set or to another set except
+by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and the readings of
+an ambiguous joker set other than its best one.
+
+Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
+would be skipped for the next best (``optimal_proven`` then false), and playing nothing is
+always legal. The score is lexicographic: ``objective="tiles"`` maximises the number of rack
+tiles played, then their value; ``objective="value"`` the value, then the number of tiles.
 
 Every search runs under a time budget checked inside the search. When it runs out,
-``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best move found by the
-cheaper passes that did finish, with ``optimal_proven=False`` and ``budget_exhausted=True``.
+``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so
+far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 import time
 from collections import Counter
@@ -78,11 +107,13 @@ _LAST = MAX_NUMBER
 _END = MAX_NUMBER + 1  # the number after the last: the terminal stage
 _GROUP_STAGE = _NCOL  # stage index of "form the groups" after the colours of a number
 _MAX_GROUP = _NCOL
+_MAX_RUN = MAX_NUMBER - MIN_NUMBER + 1
 _PRIMARY = 100_000  # weight of the primary objective in the lexicographic score
 _CHECK_EVERY = 511  # search calls between two clock readings (a power of two minus one)
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
 _NO_JOKERS, _SOME_JOKERS, _ANY_JOKERS = 0, 1, 2  # tiers of colour moves by jokers spent
 _FAIL = -(10**15)  # score of "no solution"; far below any sum of real scores
+_RELAXED_CALLS = 20_000  # work allowed to the relaxed bound of suggest (search calls)
 
 
 # --- public results ------------------------------------------------------------------
@@ -125,8 +156,8 @@ class _OutOfTime(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _RunBlock:
-    """A table run kept whole: ``tiles`` ascending from ``start`` to ``end`` (jokers declared).
-    ``fill`` maps positions whose joker is being freed to the tile that replaces it."""
+    """A table run kept as a block: ``tiles`` ascending from ``start`` to ``end`` (jokers
+    declared); ``original`` is how it is laid when nothing is added to it."""
 
     index: int
     colour: int
@@ -177,7 +208,7 @@ def _empty_counts() -> list[list[int]]:
 
 
 class _ColourMove(NamedTuple):
-    """The decision for one colour at one number (see ``_Search._colour_options``)."""
+    """The decision for one colour at one number (see ``_colour_moves``)."""
 
     attach: tuple[tuple[str, int], ...]  # per block starting here: ("new", leading jokers) or ("join", class)
     used: int  # numbered tiles of (colour, number) placed
@@ -201,6 +232,9 @@ _DONE = _GroupMove((), 0, 0)
 
 
 class _Option(NamedTuple):
+    """A colour move with its effect: the colour's new run counts, jokers spent, tiles sent to
+    the groups, score, and the change of the extra counter (room or meld value)."""
+
     new: tuple[int, int, int, int]
     jokers: int
     to_groups: int
@@ -210,6 +244,8 @@ class _Option(NamedTuple):
 
 
 class _GroupOption(NamedTuple):
+    """A group move with its jokers spent, score and change of the extra counter."""
+
     jokers: int
     score: int
     extra: int
@@ -264,16 +300,16 @@ def _lead_points(jokers: int, v: int) -> int:
 class _Search:
     """Exact memoised search over (number, colour) stages for one ``_Problem``."""
 
-    def __init__(self, problem: _Problem, deadline: float) -> None:
+    def __init__(self, problem: _Problem, deadline: float, max_calls: int | None = None) -> None:
         self.p = problem
         self.deadline = deadline
         self.calls = 0
+        self.max_calls = max_calls  # a cap on the work, independent of the clock
         # key -> (score, decision, next key): an exact best with its decision; (bound, None,
         # key) an upper bound only; (_FAIL, _DONE, key) no solution (or the terminal's value)
         self.memo: dict[_Key, tuple[int, _ColourMove | _GroupMove | None, _Key]] = {}
-        self.colour_cache: dict[tuple[int, ...], list[_Option]] = {}
-        self.group_cache: dict[tuple[int, tuple[int, ...], int], list[_GroupOption]] = {}
-        self.start_cache: dict[tuple[int, int, int], list[tuple[tuple[int, ...], int, int]]] = {}
+        self.colour_cache: dict[tuple[int, ...], tuple[_Option, ...]] = {}
+        self.group_cache: dict[tuple[int, tuple[int, ...], int], tuple[_GroupOption, ...]] = {}
         self.starts_at: dict[tuple[int, int], tuple[_RunBlock, ...]] = {}
         self.ends_at: Counter[tuple[int, int]] = Counter()
         for b in problem.run_blocks:
@@ -332,9 +368,12 @@ class _Search:
         if bound < need:
             return bound
         self.calls += 1
-        if not self.calls & _CHECK_EVERY and time.perf_counter() > self.deadline:
+        if not self.calls & _CHECK_EVERY and (
+            time.perf_counter() > self.deadline or (self.max_calls is not None and self.calls > self.max_calls)
+        ):
             raise _OutOfTime
         best = upper = _FAIL
+        bar = need  # a move must reach this: ``need``, then one more than the best so far
         choice: _ColourMove | _GroupMove | None = None
         after = key
         first = self.p.feasibility_only
@@ -348,33 +387,37 @@ class _Search:
             head, tail = state[:i], state[i + 4 :]
             # arrange tries the moves without jokers first and builds the others only if needed
             for tier in ((_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,)):
-                for o in self._colour_options(v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier):
-                    grouped = sent + o.to_groups
-                    if grouped and not group_blocks and grouped + later - o.jokers < 3 * max(most, o.to_groups):
+                options = self._colour_options(v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier)
+                for new, spent, to_groups, score, more, move in options:
+                    grouped = sent + to_groups
+                    if grouped and not group_blocks and grouped + later - spent < 3 * max(most, to_groups):
                         continue  # too few tiles left for the groups of this number
-                    nxt = (v, c + 1, head + o.new + tail, (*groups, o.to_groups), jokers - o.jokers,
-                           min(cap, extra + o.extra))
-                    target = max(need, best + 1) - o.score
+                    x = extra + more
+                    nxt = (v, c + 1, head + new + tail, (*groups, to_groups), jokers - spent, x if x < cap else cap)
+                    target = bar - score
                     sub = self.best(nxt, target)
                     if sub >= target:
-                        best, choice, after = sub + o.score, o.move, nxt
+                        best, choice, after = sub + score, move, nxt
+                        bar = best + 1
                         if first:
                             break
-                    elif sub + o.score > upper:
-                        upper = sub + o.score
+                    elif sub + score > upper:
+                        upper = sub + score
                 if first and choice is not None:
                     break
         else:
-            for g in self._group_options(v, groups, jokers):
-                nxt = (v + 1, 0, state, (), jokers - g.jokers, min(cap, extra + g.extra))
-                target = max(need, best + 1) - g.score
+            for spent, score, more, group_move in self._group_options(v, groups, jokers):
+                x = extra + more
+                nxt = (v + 1, 0, state, (), jokers - spent, x if x < cap else cap)
+                target = bar - score
                 sub = self.best(nxt, target)
                 if sub >= target:
-                    best, choice, after = sub + g.score, g.move, nxt
+                    best, choice, after = sub + score, group_move, nxt
+                    bar = best + 1
                     if first:
                         break
-                elif sub + g.score > upper:
-                    upper = sub + g.score
+                elif sub + score > upper:
+                    upper = sub + score
         if choice is not None:
             memo[key] = (best, choice, after)
             return best
@@ -412,181 +455,180 @@ class _Search:
             key = self.memo[key][2]
         return key[4]
 
-    # --- options for one colour at one number -----------------------------------------
+    # --- the moves of one stage (shared, pure, cached) ---------------------------------
 
     def _colour_options(
         self, v: int, c: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int
-    ) -> list[_Option]:
+    ) -> tuple[_Option, ...]:
         key = (v, c, n1, n2, n3, nb, jokers, tier)
         cached = self.colour_cache.get(key)
         if cached is None:
-            cached = self._build_colour_options(v, c, n1, n2, n3, nb, jokers, tier)
+            p = self.p
+            starting = self.block_starts[c]
+            cached = _colour_moves(
+                v, n1, n2, n3, nb, jokers, tier,
+                p.required[c][v], p.optional[c][v], self.ends_at[(c, v)], starting[v],
+                self.available[c][v + 1] + starting[v + 1],
+                self.available[c][v + 2] + starting[v + 2] + starting[v + 1],
+                p.feasibility_only, p.meld_min > 0, p.tile_weight, p.value_weight,
+            )
             self.colour_cache[key] = cached
         return cached
 
-    def _build_colour_options(
-        self, v: int, c: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int
-    ) -> list[_Option]:
-        """Every way to place the tiles ``(c, v)``, given ``n1``/``n2``/``n3`` runs of length
-        1/2/≥3 and ``nb`` runs holding a block in progress, with ``jokers`` jokers left;
-        ``tier`` keeps only the ways that spend no joker, some, or any.
-
-        Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
-        of a tile in any extension. New runs start with a numbered tile, optionally preceded
-        by jokers. Blocks starting at ``v`` start a run or join a run in progress."""
-        p = self.p
-        required, optional = p.required[c][v], p.optional[c][v]
-        ending = self.ends_at[(c, v)]
-        # what could extend short runs at v+1 and v+2: tiles there, or a block starting there
-        starting = self.block_starts[c]
-        next1 = self.available[c][v + 1] + starting[v + 1]
-        next2 = self.available[c][v + 2] + starting[v + 2] + starting[v + 1]
-        arrange = p.feasibility_only
-        meld = p.meld_min > 0
-        tw, vw = p.tile_weight, p.value_weight
-        found: dict[tuple[object, ...], _Option] = {}
-        budget = 0 if tier == _NO_JOKERS else jokers  # jokers these ways may spend
-        for attach, (a1, a2, a3), block_jokers, block_value in self._attach_modes(c, v, n1, n2, n3, budget):
-            m1, m2, m3 = n1 - a1, n2 - a2, n3 - a3
-            left = budget - block_jokers
-            for used in range(required, required + optional + 1):
-                for e3 in range(m3 + 1):
-                    for eb in range(nb + 1):
-                        extended = m1 + m2 + e3 + eb
-                        ending_now = m3 - e3 + nb - eb
-                        room = (m3 - e3 + nb - eb) * (_END - v) if arrange else 0
-                        for jx in range(max(0, extended - used), min(extended, left) + 1):
-                            rest = used - (extended - jx)
-                            for s in range(rest + 1):
-                                for starts, start_jokers, start_value in self._start_patterns(s, left - jx, v):
-                                    k0 = starts.count(0)
-                                    if k0 and ending_now:
-                                        continue  # extending a run that ends here does at least as well
-                                    k1 = starts.count(1)
-                                    new = (k0, m1 + k1, m2 + e3 + s - k0 - k1, eb + ending)
-                                    spent = block_jokers + jx + start_jokers
-                                    if tier == _SOME_JOKERS and not spent:
-                                        continue
-                                    spare = jokers - spent
-                                    if k0 + new[1] > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
-                                        continue  # short runs that cannot be completed
-                                    tiles = used - required + spent
-                                    value = (used - required + jx) * v + start_value + block_value
-                                    score = tiles * tw + value * vw
-                                    extra = room if arrange else (value if meld else 0)
-                                    found_key = (new, spent, rest - s, extra)
-                                    old = found.get(found_key)
-                                    if old is None or (not arrange and score > old.score):
-                                        move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
-                                        found[found_key] = _Option(new, spent, rest - s, score, extra, move)
-        options = list(found.values())
-        if arrange:
-            options.sort(key=lambda o: (o.jokers, o.to_groups))
-        return options
-
-    def _attach_modes(
-        self, c: int, v: int, n1: int, n2: int, n3: int, jokers: int
-    ) -> Iterator[tuple[tuple[tuple[str, int], ...], tuple[int, int, int], int, int]]:
-        """For the blocks starting at ``(c, v)``: each starts a run (with 0.. leading jokers)
-        or joins a run in progress that holds no block. Yields (modes, runs taken per class,
-        jokers spent, points of those jokers)."""
-        blocks = self.starts_at.get((c, v), ())
-        if not blocks:
-            yield (), (0, 0, 0), 0, 0
-            return
-        choices: list[tuple[str, int]] = [("new", k) for k in range(min(v - 1, jokers) + 1)]
-        choices += [("join", 1), ("join", 2), ("join", 3)]
-        for modes in itertools.product(choices, repeat=len(blocks)):
-            taken = [0, 0, 0]
-            spent = points = 0
-            for kind, n in modes:
-                if kind == "join":
-                    taken[n - 1] += 1
-                else:
-                    spent += n
-                    points += _lead_points(n, v)
-            if taken[0] <= n1 and taken[1] <= n2 and taken[2] <= n3 and spent <= jokers:
-                yield modes, (taken[0], taken[1], taken[2]), spent, points
-
-    def _start_patterns(self, starts: int, jokers: int, v: int) -> list[tuple[tuple[int, ...], int, int]]:
-        """Ways to start ``starts`` runs at ``v``: leading jokers per run (non-decreasing, so
-        the fewest jokers come first), with the jokers spent and their points."""
-        lead = min(jokers, v - 1)
-        key = (starts, lead, v)
-        cached = self.start_cache.get(key)
-        if cached is not None:
-            return cached
-        out = []
-        for pattern in itertools.combinations_with_replacement(range(lead + 1), starts):
-            spent = sum(pattern)
-            if spent <= jokers:
-                out.append((pattern, spent, sum(_lead_points(n, v) for n in pattern)))
-        out.sort(key=lambda x: x[1])
-        self.start_cache[key] = out
-        return out
-
-    # --- options for the groups of one number -------------------------------------------
-
-    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int) -> list[_GroupOption]:
+    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int) -> tuple[_GroupOption, ...]:
         key = (v, counts, jokers)
         cached = self.group_cache.get(key)
         if cached is None:
-            cached = self._build_group_options(v, counts, jokers)
+            p = self.p
+            blocks = tuple((b.size, tuple(sorted(b.allowed))) for b in self.groups_at.get(v, ()))
+            cached = _group_moves(v, counts, jokers, blocks, p.feasibility_only, p.meld_min > 0, p.tile_weight,
+                                  p.value_weight)
             self.group_cache[key] = cached
         return cached
 
-    def _build_group_options(self, v: int, counts: tuple[int, ...], jokers: int) -> list[_GroupOption]:
-        """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
-        and up to ``jokers`` jokers, including tiles added to group blocks of ``v``."""
-        p = self.p
-        per_joker = p.tile_weight + p.value_weight * v
-        arrange = p.feasibility_only
-        found: dict[tuple[int, int], _GroupOption] = {}
-        for absorb, rest, block_jokers in self._absorb_modes(v, counts, jokers):
-            for gj, groups in _group_jokers(rest).items():
-                spent = gj + block_jokers
-                if spent > jokers:
-                    continue
-                score = spent * per_joker
-                room = _MAX_GROUP * groups - sum(rest) - gj
-                extra = room if arrange else (spent * v if p.meld_min else 0)
-                option = _GroupOption(spent, score, extra, _GroupMove(absorb, gj, groups))
-                old = found.get((spent, extra))
-                if old is None or (not arrange and score > old.score):
-                    found[(spent, extra)] = option
-        options = list(found.values())
-        options.sort(key=lambda o: (o.jokers, -o.extra))
-        return options
 
-    def _absorb_modes(
-        self, v: int, counts: tuple[int, ...], jokers: int
-    ) -> Iterator[tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int]]:
-        """Ways for the group blocks of ``v`` to take tiles of allowed colours and jokers.
-        Yields (per block: colours, jokers), the counts left for new groups, jokers spent."""
-        blocks = self.groups_at.get(v, ())
-        if not blocks:
-            yield (), counts, 0
-            return
+@functools.lru_cache(maxsize=1 << 16)
+def _colour_moves(
+    v: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int,
+    required: int, optional: int, ending: int, blocks: int, next1: int, next2: int,
+    arrange: bool, meld: bool, tw: int, vw: int,
+) -> tuple[_Option, ...]:
+    """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
+    be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
+    1/2/≥3 and ``nb`` runs holding a block in progress, ``jokers`` jokers left, ``blocks``
+    blocks starting here and ``ending`` ending here; ``next1``/``next2`` tiles (or blocks)
+    could extend runs at v+1 and v+2. ``tier`` keeps only the ways that spend no joker, some,
+    or any. Scores weigh a tile ``tw`` and a point ``vw``; ``arrange`` counts room for spare
+    jokers in ``extra``, ``meld`` counts points.
 
-        def per_block(i: int, left: tuple[int, ...], jokers_left: int) -> Iterator[
-            tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int]
-        ]:
-            if i == len(blocks):
-                yield (), left, 0
-                return
-            block = blocks[i]
-            space = _MAX_GROUP - block.size
-            allowed = [c for c in sorted(block.allowed) if left[c] > 0]
-            for k in range(min(space, len(allowed)) + 1):
-                for colours in itertools.combinations(allowed, k):
-                    after = list(left)
-                    for colour in colours:
-                        after[colour] -= 1
-                    for j in range(min(space - k, jokers_left) + 1):
-                        for rest_modes, rest, spent in per_block(i + 1, tuple(after), jokers_left - j):
-                            yield ((colours, j), *rest_modes), rest, spent + j
+    Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
+    of a tile in any extension. New runs start with a numbered tile, optionally preceded by
+    jokers. Blocks starting here start a run or join a run in progress."""
+    found: dict[tuple[object, ...], _Option] = {}
+    budget = 0 if tier == _NO_JOKERS else jokers  # jokers these ways may spend
+    for attach, (a1, a2, a3), block_jokers, block_value in _attach_modes(blocks, v, n1, n2, n3, budget):
+        m1, m2, m3 = n1 - a1, n2 - a2, n3 - a3
+        left = budget - block_jokers
+        for used in range(required, required + optional + 1):
+            for e3 in range(m3 + 1):
+                for eb in range(nb + 1):
+                    extended = m1 + m2 + e3 + eb
+                    ending_now = m3 - e3 + nb - eb
+                    room = ending_now * (_END - v) if arrange else 0
+                    for jx in range(max(0, extended - used), min(extended, left) + 1):
+                        rest = used - (extended - jx)
+                        for s in range(rest + 1):
+                            for starts, start_jokers, start_value in _start_patterns(s, left - jx, v):
+                                k0 = starts.count(0)
+                                if k0 and ending_now:
+                                    continue  # extending a run that ends here does at least as well
+                                k1 = starts.count(1)
+                                new = (k0, m1 + k1, m2 + e3 + s - k0 - k1, eb + ending)
+                                spent = block_jokers + jx + start_jokers
+                                if tier == _SOME_JOKERS and not spent:
+                                    continue
+                                spare = jokers - spent
+                                if k0 + new[1] > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
+                                    continue  # short runs that cannot be completed
+                                tiles = used - required + spent
+                                value = (used - required + jx) * v + start_value + block_value
+                                score = tiles * tw + value * vw
+                                extra = room if arrange else (value if meld else 0)
+                                found_key = (new, spent, rest - s, extra)
+                                old = found.get(found_key)
+                                if old is None or (not arrange and score > old.score):
+                                    move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
+                                    found[found_key] = _Option(new, spent, rest - s, score, extra, move)
+    options = list(found.values())
+    if arrange:
+        options.sort(key=lambda o: (o.jokers, o.to_groups))
+    return tuple(options)
 
-        yield from per_block(0, counts, jokers)
+
+def _attach_modes(
+    blocks: int, v: int, n1: int, n2: int, n3: int, jokers: int
+) -> Iterator[tuple[tuple[tuple[str, int], ...], tuple[int, int, int], int, int]]:
+    """For ``blocks`` blocks starting at ``v``: each starts a run (with 0.. leading jokers)
+    or joins a run in progress that holds no block. Yields (modes, runs taken per class,
+    jokers spent, points of those jokers)."""
+    if not blocks:
+        yield (), (0, 0, 0), 0, 0
+        return
+    choices: list[tuple[str, int]] = [("new", k) for k in range(min(v - 1, jokers) + 1)]
+    choices += [("join", 1), ("join", 2), ("join", 3)]
+    for modes in itertools.product(choices, repeat=blocks):
+        taken = [0, 0, 0]
+        spent = points = 0
+        for kind, n in modes:
+            if kind == "join":
+                taken[n - 1] += 1
+            else:
+                spent += n
+                points += _lead_points(n, v)
+        if taken[0] <= n1 and taken[1] <= n2 and taken[2] <= n3 and spent <= jokers:
+            yield modes, (taken[0], taken[1], taken[2]), spent, points
+
+
+@functools.lru_cache(maxsize=4096)
+def _start_patterns(starts: int, jokers: int, v: int) -> tuple[tuple[tuple[int, ...], int, int], ...]:
+    """Ways to start ``starts`` runs at ``v``: leading jokers per run (non-decreasing, so the
+    fewest jokers come first), with the jokers spent and their points."""
+    lead = min(jokers, v - 1)
+    out = []
+    for pattern in itertools.combinations_with_replacement(range(lead + 1), starts):
+        spent = sum(pattern)
+        if spent <= jokers:
+            out.append((pattern, spent, sum(_lead_points(n, v) for n in pattern)))
+    out.sort(key=lambda x: x[1])
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _group_moves(
+    v: int, counts: tuple[int, ...], jokers: int, blocks: tuple[tuple[int, tuple[int, ...]], ...],
+    arrange: bool, meld: bool, tw: int, vw: int,
+) -> tuple[_GroupOption, ...]:
+    """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
+    and up to ``jokers`` jokers, including tiles added to the group ``blocks`` of ``v``
+    (their sizes and the colours they may take)."""
+    per_joker = tw + vw * v
+    found: dict[tuple[int, int], _GroupOption] = {}
+    for absorb, rest, block_jokers in _absorb_modes(blocks, counts, jokers):
+        for gj, groups in _group_jokers(rest).items():
+            spent = gj + block_jokers
+            if spent > jokers:
+                continue
+            score = spent * per_joker
+            room = _MAX_GROUP * groups - sum(rest) - gj
+            extra = room if arrange else (spent * v if meld else 0)
+            option = _GroupOption(spent, score, extra, _GroupMove(absorb, gj, groups))
+            old = found.get((spent, extra))
+            if old is None or (not arrange and score > old.score):
+                found[(spent, extra)] = option
+    options = list(found.values())
+    options.sort(key=lambda o: (o.jokers, -o.extra))
+    return tuple(options)
+
+
+def _absorb_modes(
+    blocks: tuple[tuple[int, tuple[int, ...]], ...], counts: tuple[int, ...], jokers: int
+) -> Iterator[tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int]]:
+    """Ways for group blocks (size, colours they may take) to take tiles and jokers. Yields
+    (per block: colours, jokers), the counts left for new groups, jokers spent."""
+    if not blocks:
+        yield (), counts, 0
+        return
+    size, allowed_colours = blocks[0]
+    space = _MAX_GROUP - size
+    allowed = [c for c in allowed_colours if counts[c] > 0]
+    for k in range(min(space, len(allowed)) + 1):
+        for colours in itertools.combinations(allowed, k):
+            after = list(counts)
+            for colour in colours:
+                after[colour] -= 1
+            for j in range(min(space - k, jokers) + 1):
+                for rest_modes, rest, spent in _absorb_modes(blocks[1:], tuple(after), jokers - j):
+                    yield ((colours, j), *rest_modes), rest, spent + j
 
 
 # --- building the sets from a solution ------------------------------------------------
@@ -774,8 +816,28 @@ class _Outcome:
 
 
 _Blocks = dict[int, _RunBlock | _GroupBlock]
-_Replacements = dict[tuple[int, int], tuple[Tile, bool]]
-"""Jokers to free: (table set, position in its reading) -> (the exact tile, taken from rack)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    """How a table set holding a joker takes part in a move: kept as ``tiles`` (whole, trimmed,
+    or with jokers replaced by their exact tiles), giving ``released`` numbered tiles to the
+    pool, taking replacing tiles from the rack or from the pool, and freeing ``freed`` jokers
+    into the pool (where they must be used)."""
+
+    tiles: tuple[Tile, ...]
+    released: tuple[Tile, ...] = ()
+    from_rack: tuple[Tile, ...] = ()
+    from_pool: tuple[Tile, ...] = ()
+    freed: int = 0
+
+    @property
+    def whole(self) -> bool:
+        return not (self.released or self.from_rack or self.from_pool or self.freed)
+
+
+_VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
+"""A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
 
 
 def suggest(
@@ -828,7 +890,8 @@ class _Suggester:
             self.readings.append(reading)
         self.kinds = kinds
         self.plain = {i for i, s in enumerate(self.table) if all(t.color is not None for t in s)}
-        self.exhausted = False
+        self.exhausted = False  # the time budget ran out: the answer is not proven optimal
+        self.gave_up = False  # a pass used up the work it was allowed
         self.candidates: list[_Outcome] = []  # every move found by a pass
 
     # --- passes -----------------------------------------------------------------------
@@ -844,15 +907,78 @@ class _Suggester:
         return self._answer()
 
     def _opened(self) -> None:
-        """Best over: every table set kept whole; plain sets taken apart (joker sets kept, or
-        taken apart too under a free joker release); and every way of freeing jokers. Each
-        pass only looks for moves better than the best so far (ties keep the whole sets)."""
+        """Best over: every table set kept whole (only extended); plain sets taken apart with
+        joker sets kept whole; then, while the bound allows better, every variant of the joker
+        sets (trimmed, or jokers freed by their exact tile). Each pass only looks for moves
+        better than the best so far (ties keep the table whole). Under a free joker release
+        all sets are taken apart."""
         self._pass(self._problem(dissolve=set()), whole=True)
-        ceiling = self._ceiling()
-        for problem in self._full_problems():
-            if self.exhausted or self._best_score() >= ceiling:
-                break
-            self._pass(problem, floor=self._best_score() + 1)
+        if self._free_release():
+            self._pass(self._problem(dissolve=set(range(len(self.table)))), floor=self._best_score() + 1)
+            return
+        self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
+        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in self._variant_combos() or ()]
+        passes += self._two_tile_frees()
+        by_support: dict[frozenset[int], list[_VariantPass]] = {}
+        for variant_pass in passes:
+            by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
+        for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
+            if self.exhausted or self._best_score() >= self._ceiling():
+                return
+            self._variant_passes(support, by_support[support])
+
+    def _relaxed(self, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
+        """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
+        anywhere) looking for a move better than the best so far: [] when there is none,
+        [move] when there is, None when its work ran out first."""
+        self.gave_up = False
+        relaxed = self._pass(self._problem(dissolve=self.plain | support), floor=self._best_score() + 1,
+                             candidate=False, max_calls=max_calls)
+        if relaxed is None:
+            return None if self.gave_up or self.exhausted else []
+        return [relaxed]
+
+    def _variant_passes(self, support: frozenset[int], passes: list[_VariantPass]) -> None:
+        """The passes changing exactly the joker sets in ``support``. Any of them rebuilds the
+        tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
+        them all (its work is capped, it may cost more than it saves). When it cannot beat
+        the best move, none can; when its own move is legal, it is the best of them."""
+        found = self._relaxed(support, _RELAXED_CALLS)
+        if self.exhausted or found == []:
+            return
+        if found and self._legal(found[0]):
+            self.candidates.append(found[0])
+            return
+        bound = found[0].score if found else self._ceiling()
+        for variants, rack, fixed in passes:
+            if self.exhausted or self._best_score() >= bound:
+                return
+            self._pass(self._problem(dissolve=self.plain, rack=rack, variants=variants), fixed=fixed,
+                       floor=self._best_score() + 1)
+
+    def _two_tile_frees(self) -> list[_VariantPass]:
+        """Under ``freed_joker_use: new_set_with_two_rack_tiles``: one joker freed by its exact
+        tile from the rack and laid in a new set with at least two rack tiles. Yields the
+        variant, the rack left for the rest of the move, and that new set, for every way."""
+        out: list[_VariantPass] = []
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rules.joker_release != "replace":
+            return out
+        for i in range(len(self.table)):
+            reading = self.readings[i].best
+            if i in self.plain or reading is None:
+                continue
+            for variant in self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN, 1):
+                rest = _remove(self.rack, variant.from_rack)
+                for new_set, _ in _sets_from([*rest, JOKER]):
+                    rack_tiles = _remove(new_set, [JOKER])
+                    if len(rack_tiles) < len(new_set) and len(rack_tiles) >= 2:
+                        kept = dataclasses.replace(variant, freed=0)
+                        out.append(({i: kept}, _remove(self.rack, rack_tiles), (new_set,)))
+        return out
+
+    def _free_release(self) -> bool:
+        r = self.rules
+        return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
 
     def _best_score(self) -> int:
         return max((o.score for o in self.candidates), default=0)
@@ -891,18 +1017,23 @@ class _Suggester:
         fixed: Sequence[tuple[Tile, ...]] = (),
         floor: int | None = None,
         candidate: bool = True,
+        max_calls: int | None = None,
     ) -> _Outcome | None:
         """Solve one problem and lay out its move; None when it has no solution, none scoring
         at least ``floor`` (a move's score, not the search's), or the time ran out (then
-        ``self.exhausted`` is set). ``untouched``: the table is not part of the problem and
-        stays as it is. The move is recorded as a candidate answer unless ``candidate`` is
-        false."""
-        search = _Search(problem[0], self.deadline)
+        ``self.exhausted`` is set) or the pass used up its ``max_calls`` (then ``self.gave_up``
+        is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
+        the table is not part of the problem and stays as it is. The move is recorded as a
+        candidate answer unless ``candidate`` is false."""
+        search = _Search(problem[0], self.deadline, max_calls)
         try:
             # a move scores at most the search's score plus the tiles the search does not count
             score = search.solve(0 if floor is None else floor - problem[0].uncounted)
         except _OutOfTime:
-            self.exhausted = True
+            if time.perf_counter() > self.deadline:
+                self.exhausted = True
+            else:
+                self.gave_up = True
             return None
         if score is None:
             return None
@@ -926,30 +1057,17 @@ class _Suggester:
                            tile_weight=self.tile_weight, value_weight=self.value_weight)
         return problem, {}
 
-    def _full_problems(self) -> Iterator[tuple[_Problem, _Blocks]]:
-        """The problems of an opened turn with plain sets taken apart: joker sets kept whole
-        (or taken apart too under a free joker release), then every way of freeing jokers by
-        their exact tile."""
-        r = self.rules
-        if r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set":
-            yield self._problem(dissolve=set(range(len(self.table))))
-            return
-        yield self._problem(dissolve=self.plain)
-        if r.freed_joker_use == "any_set":
-            for replacements in self._replacement_choices():
-                yield self._problem(dissolve=self.plain, replace=replacements)
-
     def _problem(
         self,
         dissolve: set[int],
         rack: Sequence[Tile] | None = None,
-        replace: _Replacements | None = None,
+        variants: dict[int, _Variant] | None = None,
     ) -> tuple[_Problem, _Blocks]:
         """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
-        are blocks. The rack's tiles may be placed. ``replace`` frees block jokers: each
-        replacing tile is taken from the rack or the pool, and its joker joins the pool."""
+        are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
+        placed."""
         rack = self.rack if rack is None else rack
-        replace = replace or {}
+        variants = variants or {}
         required, optional = _empty_counts(), _empty_counts()
         jokers = jokers_required = 0
         for t in rack:
@@ -958,24 +1076,28 @@ class _Suggester:
             else:
                 optional[_COLOUR_INDEX[t.color]][t.number] += 1
         blocks: _Blocks = {}
-        for i, tiles in enumerate(self.table):
-            if i not in dissolve:
-                blocks[i] = self._block(i, {pos: tile for (s, pos), (tile, _) in replace.items() if s == i})
-                continue
-            for t in tiles:
-                if t.color is None:
-                    jokers += 1
-                    jokers_required += 1
-                else:
-                    required[_COLOUR_INDEX[t.color]][t.number] += 1
         uncounted = 0
-        for tile, from_rack in replace.values():
-            assert tile.color is not None
-            (optional if from_rack else required)[_COLOUR_INDEX[tile.color]][tile.number] -= 1
-            jokers += 1
-            jokers_required += 1
-            if from_rack:
-                uncounted += self.tile_weight + tile.number * self.value_weight
+        for i, tiles in enumerate(self.table):
+            if i in dissolve:
+                for t in tiles:
+                    if t.color is None:
+                        jokers += 1
+                        jokers_required += 1
+                    else:
+                        required[_COLOUR_INDEX[t.color]][t.number] += 1
+                continue
+            variant = variants.get(i)
+            blocks[i] = self._block(i, variant)
+            if variant is None:
+                continue
+            for t in variant.released:
+                required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
+            for counts, taken in ((optional, variant.from_rack), (required, variant.from_pool)):
+                for t in taken:
+                    counts[_COLOUR_INDEX[t.color]][t.number] -= 1  # type: ignore[index]
+            uncounted += sum(self.tile_weight + t.number * self.value_weight for t in variant.from_rack)
+            jokers += variant.freed
+            jokers_required += variant.freed
         problem = _Problem(
             required, optional, jokers, jokers_required,
             run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
@@ -984,13 +1106,12 @@ class _Suggester:
         )
         return problem, blocks
 
-    def _block(self, index: int, fills: dict[int, Tile]) -> _RunBlock | _GroupBlock:
-        """Table set ``index`` as a block, read by its best reading; ``fills`` puts those tiles
-        in place of the jokers at those positions of the reading."""
+    def _block(self, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
+        """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""
         reading = self.readings[index].best
         assert reading is not None
-        tiles = tuple(fills.get(i, t) for i, t in enumerate(reading.tiles))
-        original = tiles if fills else self.table[index]
+        tiles = reading.tiles if variant is None else variant.tiles
+        original = self.table[index] if variant is None or variant.whole else tiles
         if reading.kind == RUN:
             ordered = tuple(sorted(tiles, key=_stands_for_number))
             colour = _COLOUR_INDEX[_run_colour(ordered)]
@@ -1001,36 +1122,82 @@ class _Suggester:
         used |= {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
         return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
 
-    def _replacement_choices(self) -> Iterator[_Replacements]:
-        """Every non-empty choice of run jokers to free, each with the exact tile that replaces
-        it and where that tile comes from (the rack, or a table set being taken apart when the
-        rules allow). Group jokers are never freed (see the module docstring)."""
-        rack_keys = Counter(t.key for t in self.rack)
-        table_keys = Counter(t.key for i in self.plain for t in self.table[i])
-        from_table = self.rules.joker_replacement_from == "rack_or_table"
-        per_joker: list[list[tuple[tuple[int, int], tuple[Tile, bool]] | None]] = []
+    def _variant_combos(self) -> list[dict[int, _Variant]] | None:
+        """Every combination of variants of the joker sets other than "all whole" (None when
+        there is none), each feasible with the tiles of the rack and of the plain sets."""
+        per_set: list[list[tuple[int, _Variant | None]]] = []
         for i in range(len(self.table)):
-            reading = self.readings[i].best
-            if i in self.plain or reading is None or reading.kind != RUN:
-                continue
-            for position, t in enumerate(reading.tiles):
-                if t.declared is None:
-                    continue
-                ways: list[tuple[tuple[int, int], tuple[Tile, bool]] | None] = [None]
-                if rack_keys[t.declared.key]:
-                    ways.append(((i, position), (t.declared, True)))
-                if from_table and table_keys[t.declared.key]:
-                    ways.append(((i, position), (t.declared, False)))
-                if len(ways) > 1:
-                    per_joker.append(ways)
-        for combo in itertools.product(*per_joker):
-            chosen = dict(way for way in combo if way is not None)
+            if i not in self.plain:
+                options = self._variants(i)
+                if options:
+                    per_set.append([(i, None), *((i, v) for v in options)])
+        if not per_set:
+            return None
+        rack_keys = Counter(t.key for t in self.rack)
+        pool_keys = Counter(t.key for i in self.plain for t in self.table[i])
+        out = []
+        for combo in itertools.product(*per_set):
+            chosen = {i: v for i, v in combo if v is not None}
             if not chosen:
                 continue
-            from_rack = Counter(t.key for t, r in chosen.values() if r)
-            from_pool = Counter(t.key for t, r in chosen.values() if not r)
-            if not (from_rack - rack_keys) and not (from_pool - table_keys):
-                yield chosen
+            from_rack = Counter(t.key for v in chosen.values() for t in v.from_rack)
+            from_pool = Counter(t.key for v in chosen.values() for t in v.from_pool)
+            if not (from_rack - rack_keys) and not (from_pool - pool_keys):
+                out.append(chosen)
+        out.sort(key=lambda c: (len(c), sum(len(v.released) + v.freed for v in c.values())))  # simplest first
+        return out or None
+
+    def _variants(self, index: int) -> list[_Variant]:
+        """The ways a table set holding a joker may change besides growing: trimmed (tiles
+        taken out while its jokers stay, unless the rules lock joker sets), or with jokers
+        freed by their exact tile (only when freed jokers may go to any set)."""
+        reading = self.readings[index].best
+        assert reading is not None
+        out: list[_Variant] = []
+        if not self.rules.joker_sets_locked:
+            others = Counter(t.key for t in self.rack)
+            others.update(t.key for k, tiles in enumerate(self.table) if k != index for t in tiles)
+            out += _trims(reading.tiles, reading.kind == RUN, others)
+        if self.rules.freed_joker_use == "any_set":
+            out += self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN)
+        return out
+
+    def _replacements(
+        self, tiles: tuple[Tile, ...], options: tuple[tuple[Tile, ...], ...], run: bool, most: int = _MAX_GROUP
+    ) -> list[_Variant]:
+        """Jokers freed by the exact tile they stand for (in a group of three under
+        ``group_joker_needs_both_colours``, both missing colours), from the rack or, when the
+        rules allow, from a table set being taken apart; at most ``most`` jokers at once."""
+        sources = [True] + ([False] if self.rules.joker_replacement_from == "rack_or_table" else [])
+        jokers = [i for i, t in enumerate(tiles) if t.color is None]
+        choices: list[list[tuple[int, tuple[Tile, ...]] | None]] = []
+        for position, stands in zip(jokers, options, strict=True):
+            ways: list[tuple[int, tuple[Tile, ...]] | None] = [None]
+            if run:
+                ways.append((position, stands[:1]))
+            elif self.rules.group_joker_needs_both_colours and len(tiles) == 3 and len(stands) > 1:
+                ways.append((position, stands))
+            else:
+                ways += [(position, (tile,)) for tile in stands]
+            choices.append(ways)
+        out = []
+        for combo in itertools.product(*choices):
+            picked = [way for way in combo if way is not None]
+            put = [t for _, ts in picked for t in ts]
+            if not picked or len(picked) > most or len({t.key for t in put}) != len(put):
+                continue
+            filled = dict(picked)
+            laid = tuple(x for i, t in enumerate(tiles) for x in filled.get(i, (t,)))  # in the jokers' places
+            if len(laid) > (_MAX_RUN if run else _MAX_GROUP):
+                continue
+            for from_rack in itertools.product(sources, repeat=len(put)):
+                out.append(_Variant(
+                    laid,
+                    from_rack=tuple(t for t, r in zip(put, from_rack, strict=True) if r),
+                    from_pool=tuple(t for t, r in zip(put, from_rack, strict=True) if not r),
+                    freed=len(picked),
+                ))
+        return out
 
     # --- answers ------------------------------------------------------------------------
 
@@ -1086,19 +1253,57 @@ class _Suggester:
                 total += points
         return total
 
+    def _legal(self, outcome: _Outcome) -> bool:
+        before = [TableSet(tiles, kind) for tiles, kind in zip(self.table, self.kinds, strict=True)]
+        verdict = verify_turn(before, [TableSet(s) for s in outcome.after], self.rack, self.opened, self.rules)
+        return verdict.valid
+
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
         proven = not self.exhausted
-        before = [TableSet(tiles, kind) for tiles, kind in zip(self.table, self.kinds, strict=True)]
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break
-            verdict = verify_turn(before, [TableSet(s) for s in outcome.after], self.rack, self.opened, self.rules)
-            if verdict.valid:
+            if self._legal(outcome):
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
+
+
+def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Variant]:
+    """Ways to take numbered tiles out of a set holding a joker so that the jokers stay as
+    they are: a run keeps a stretch of at least 3 tiles around its jokers, a group at least 3
+    tiles.
+
+    The set must stay its own successor (SPEC §4: the after set sharing the most numbered
+    tiles with it). Another set could share the tiles given away plus copies of the tiles
+    kept (``others`` counts the tiles elsewhere, on the rack or the table), so the set keeps
+    at least that many numbered tiles, and at least one."""
+    splits: list[tuple[tuple[Tile, ...], tuple[Tile, ...]]] = []
+    if run:
+        ordered = tuple(sorted(tiles, key=_stands_for_number))
+        jokers = [i for i, t in enumerate(ordered) if t.color is None]
+        for first in range(jokers[0] + 1):
+            for last in range(max(jokers[-1], first + 2), len(ordered)):
+                if (first, last) != (0, len(ordered) - 1):
+                    splits.append((ordered[first : last + 1], ordered[:first] + ordered[last + 1 :]))
+    else:
+        plain = [t for t in tiles if t.color is not None]
+        for k in range(1, len(plain)):
+            for given in itertools.combinations(plain, k):
+                kept = list(tiles)
+                for t in given:
+                    kept.remove(t)
+                if len(kept) >= 3:
+                    splits.append((tuple(kept), given))
+    out = []
+    for kept_tiles, given_tiles in splits:
+        kept_keys = {t.key for t in kept_tiles if t.color is not None}
+        rivals = len(given_tiles) + sum(1 for key in kept_keys if others[key])
+        if len(kept_keys) >= max(1, rivals):
+            out.append(_Variant(kept_tiles, released=given_tiles))
+    return out
 
 
 def _joker_points(tiles: Sequence[Tile]) -> list[int]:
