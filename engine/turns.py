@@ -84,12 +84,7 @@ def _table_keys(sets: Sequence[TableSet]) -> Counter[str]:
 
 def _minus(a: Counter[str], b: Counter[str]) -> Counter[str]:
     """Multiset difference keeping positive counts (``a - b``, without Counter's overhead)."""
-    out: Counter[str] = Counter()
-    for key, n in a.items():
-        left = n - b.get(key, 0)
-        if left > 0:
-            out[key] = left
-    return out
+    return Counter({key: left for key, n in a.items() if (left := n - b.get(key, 0)) > 0})
 
 
 def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
