@@ -165,7 +165,9 @@ def _check_setting(name: str, value: Any) -> Any:
         deal: dict[int, int] = {}
         for key, tiles in value.items():
             if not (str(key).isascii() and str(key).isdigit()) or not 2 <= int(key) <= MAX_PLAYERS:
-                raise RulesError(f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}")
+                raise RulesError(
+                    f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}"
+                )
             if isinstance(tiles, bool) or not isinstance(tiles, int) or not 1 <= tiles <= 30:
                 raise RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{pointer_token(key)}")
             deal[int(key)] = tiles

@@ -292,11 +292,17 @@ class TableSet:
     id: str | None = None
     keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
     codes: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    numbered_counts: dict[str, int] = field(init=False, repr=False, compare=False)
     _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple([t.key for t in self.tiles]))
         object.__setattr__(self, "codes", tuple([t.code for t in self.tiles]))
+        counts: dict[str, int] = {}
+        for t in self.tiles:
+            if t.color is not None:
+                counts[t.key] = counts.get(t.key, 0) + 1
+        object.__setattr__(self, "numbered_counts", counts)
 
     def read(self, rules: Rules = SABRA) -> SetReading:
         """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn)."""
@@ -327,7 +333,9 @@ def parse_set(value: Any, pointer: str) -> TableSet:
     if isinstance(value, Mapping):
         unknown = set(value) - {"tiles", "kind", "id"}
         if unknown:
-            raise InputError(f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{pointer_token(sorted(unknown)[0])}")
+            raise InputError(
+                f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{pointer_token(sorted(unknown)[0])}"
+            )
         if "tiles" not in value:
             raise InputError("a set object needs 'tiles'", f"{pointer}/tiles")
         kind, set_id = value.get("kind"), value.get("id")

@@ -316,14 +316,17 @@ class _Search:
             self.starts_at[(b.colour, b.start)] = (*self.starts_at.get((b.colour, b.start), ()), b)
             self.ends_at[(b.colour, b.end)] += 1
         # tiles of (colour, number) that may be placed; 0 beyond 13 so runs cannot pass it
-        self.available = [[r + o for r, o in zip(problem.required[c], problem.optional[c], strict=True)] + [0, 0]
-                          for c in range(_NCOL)]
+        self.available = [
+            [r + o for r, o in zip(problem.required[c], problem.optional[c], strict=True)] + [0, 0]
+            for c in range(_NCOL)
+        ]
         for c in range(_NCOL):
             self.available[c][_END] = 0
         self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(_END + 2)] for c in range(_NCOL)]
         # tiles of the number that colours c.. may still send to its groups
-        self.group_supply = [[sum(self.available[k][v] for k in range(c, _NCOL)) for c in range(_NCOL + 1)]
-                             for v in range(_END + 1)]
+        self.group_supply = [
+            [sum(self.available[k][v] for k in range(c, _NCOL)) for c in range(_NCOL + 1)] for v in range(_END + 1)
+        ]
         self.groups_at: dict[int, tuple[_GroupBlock, ...]] = {}
         for g in problem.group_blocks:
             self.groups_at[g.number] = (*self.groups_at.get(g.number, ()), g)
@@ -386,7 +389,7 @@ class _Search:
             later = self.group_supply[v][c + 1] + jokers
             head, tail = state[:i], state[i + 4 :]
             # arrange tries the moves without jokers first and builds the others only if needed
-            for tier in ((_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,)):
+            for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
                 options = self._colour_options(v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier)
                 for new, spent, to_groups, score, more, move in options:
                     grouped = sent + to_groups
@@ -466,11 +469,23 @@ class _Search:
             p = self.p
             starting = self.block_starts[c]
             cached = _colour_moves(
-                v, n1, n2, n3, nb, jokers, tier,
-                p.required[c][v], p.optional[c][v], self.ends_at[(c, v)], starting[v],
+                v,
+                n1,
+                n2,
+                n3,
+                nb,
+                jokers,
+                tier,
+                p.required[c][v],
+                p.optional[c][v],
+                self.ends_at[(c, v)],
+                starting[v],
                 self.available[c][v + 1] + starting[v + 1],
                 self.available[c][v + 2] + starting[v + 2] + starting[v + 1],
-                p.feasibility_only, p.meld_min > 0, p.tile_weight, p.value_weight,
+                p.feasibility_only,
+                p.meld_min > 0,
+                p.tile_weight,
+                p.value_weight,
             )
             self.colour_cache[key] = cached
         return cached
@@ -481,17 +496,32 @@ class _Search:
         if cached is None:
             p = self.p
             blocks = tuple((b.size, tuple(sorted(b.allowed))) for b in self.groups_at.get(v, ()))
-            cached = _group_moves(v, counts, jokers, blocks, p.feasibility_only, p.meld_min > 0, p.tile_weight,
-                                  p.value_weight)
+            cached = _group_moves(
+                v, counts, jokers, blocks, p.feasibility_only, p.meld_min > 0, p.tile_weight, p.value_weight
+            )
             self.group_cache[key] = cached
         return cached
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _colour_moves(
-    v: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int,
-    required: int, optional: int, ending: int, blocks: int, next1: int, next2: int,
-    arrange: bool, meld: bool, tw: int, vw: int,
+    v: int,
+    n1: int,
+    n2: int,
+    n3: int,
+    nb: int,
+    jokers: int,
+    tier: int,
+    required: int,
+    optional: int,
+    ending: int,
+    blocks: int,
+    next1: int,
+    next2: int,
+    arrange: bool,
+    meld: bool,
+    tw: int,
+    vw: int,
 ) -> tuple[_Option, ...]:
     """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
     be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
@@ -585,8 +615,14 @@ def _start_patterns(starts: int, jokers: int, v: int) -> tuple[tuple[tuple[int, 
 
 @functools.lru_cache(maxsize=1 << 15)
 def _group_moves(
-    v: int, counts: tuple[int, ...], jokers: int, blocks: tuple[tuple[int, tuple[int, ...]], ...],
-    arrange: bool, meld: bool, tw: int, vw: int,
+    v: int,
+    counts: tuple[int, ...],
+    jokers: int,
+    blocks: tuple[tuple[int, tuple[int, ...]], ...],
+    arrange: bool,
+    meld: bool,
+    tw: int,
+    vw: int,
 ) -> tuple[_GroupOption, ...]:
     """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
     and up to ``jokers`` jokers, including tiles added to the group ``blocks`` of ``v``
@@ -932,8 +968,12 @@ class _Suggester:
         anywhere) looking for a move better than the best so far: [] when there is none,
         [move] when there is, None when its work ran out first."""
         self.gave_up = False
-        relaxed = self._pass(self._problem(dissolve=self.plain | support), floor=self._best_score() + 1,
-                             candidate=False, max_calls=max_calls)
+        relaxed = self._pass(
+            self._problem(dissolve=self.plain | support),
+            floor=self._best_score() + 1,
+            candidate=False,
+            max_calls=max_calls,
+        )
         if relaxed is None:
             return None if self.gave_up or self.exhausted else []
         return [relaxed]
@@ -953,8 +993,11 @@ class _Suggester:
         for variants, rack, fixed in passes:
             if self.exhausted or self._best_score() >= bound:
                 return
-            self._pass(self._problem(dissolve=self.plain, rack=rack, variants=variants), fixed=fixed,
-                       floor=self._best_score() + 1)
+            self._pass(
+                self._problem(dissolve=self.plain, rack=rack, variants=variants),
+                fixed=fixed,
+                floor=self._best_score() + 1,
+            )
 
     def _two_tile_frees(self) -> list[_VariantPass]:
         """Under ``freed_joker_use: new_set_with_two_rack_tiles``: one joker freed by its exact
@@ -1053,8 +1096,15 @@ class _Suggester:
             if t.color is not None:
                 optional[_COLOUR_INDEX[t.color]][t.number] += 1
         jokers = sum(1 for t in self.rack if t.color is None)
-        problem = _Problem(_empty_counts(), optional, jokers, 0, meld_min=max(1, self.rules.initial_meld_min),
-                           tile_weight=self.tile_weight, value_weight=self.value_weight)
+        problem = _Problem(
+            _empty_counts(),
+            optional,
+            jokers,
+            0,
+            meld_min=max(1, self.rules.initial_meld_min),
+            tile_weight=self.tile_weight,
+            value_weight=self.value_weight,
+        )
         return problem, {}
 
     def _problem(
@@ -1099,10 +1149,15 @@ class _Suggester:
             jokers += variant.freed
             jokers_required += variant.freed
         problem = _Problem(
-            required, optional, jokers, jokers_required,
+            required,
+            optional,
+            jokers,
+            jokers_required,
             run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
             group_blocks=[b for b in blocks.values() if isinstance(b, _GroupBlock)],
-            tile_weight=self.tile_weight, value_weight=self.value_weight, uncounted=uncounted,
+            tile_weight=self.tile_weight,
+            value_weight=self.value_weight,
+            uncounted=uncounted,
         )
         return problem, blocks
 
@@ -1191,12 +1246,14 @@ class _Suggester:
             if len(laid) > (_MAX_RUN if run else _MAX_GROUP):
                 continue
             for from_rack in itertools.product(sources, repeat=len(put)):
-                out.append(_Variant(
-                    laid,
-                    from_rack=tuple(t for t, r in zip(put, from_rack, strict=True) if r),
-                    from_pool=tuple(t for t, r in zip(put, from_rack, strict=True) if not r),
-                    freed=len(picked),
-                ))
+                out.append(
+                    _Variant(
+                        laid,
+                        from_rack=tuple(t for t, r in zip(put, from_rack, strict=True) if r),
+                        from_pool=tuple(t for t, r in zip(put, from_rack, strict=True) if not r),
+                        freed=len(picked),
+                    )
+                )
         return out
 
     # --- answers ------------------------------------------------------------------------
@@ -1246,8 +1303,9 @@ class _Suggester:
         """A total value of after sets made only of played tiles (greedy, highest first)."""
         left = Counter(t.key for t in outcome.played)
         total = 0
-        for points, keys in sorted(((_set_points(s), Counter(t.key for t in s)) for s in outcome.after),
-                                   key=lambda x: -x[0]):
+        for points, keys in sorted(
+            ((_set_points(s), Counter(t.key for t in s)) for s in outcome.after), key=lambda x: -x[0]
+        ):
             if not (keys - left):
                 left -= keys
                 total += points
@@ -1382,8 +1440,9 @@ def _minimal_melds(rack: Sequence[Tile], minimum: int) -> Iterator[list[tuple[Ti
     candidates = sorted(_sets_from(rack), key=lambda x: -x[1])
     have = Counter(t.key for t in rack)
 
-    def grow(i: int, left: Counter[str], chosen: list[tuple[Tile, ...]], values: list[int]
-             ) -> Iterator[list[tuple[Tile, ...]]]:
+    def grow(
+        i: int, left: Counter[str], chosen: list[tuple[Tile, ...]], values: list[int]
+    ) -> Iterator[list[tuple[Tile, ...]]]:
         total = sum(values)
         if total >= minimum:
             if all(total - x < minimum for x in values):

@@ -269,7 +269,6 @@ class TileSupply:
         return max((n for key, n in counts.items() if key != JOKER_KEY), default=0) <= self.copies
 
 
-
 SUPPLIES: dict[str, TileSupply] = {
     "classic": TileSupply("classic", copies=2, jokers=2),
     "xp": TileSupply("xp", copies=3, jokers=4),

@@ -70,21 +70,21 @@ def verify_turn(
     return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds).verdict()
 
 
-def _keys(tiles: Iterable[Tile]) -> Counter[str]:
-    return Counter(t.key for t in tiles)
+def _keys(tiles: Iterable[Tile]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for t in tiles:
+        counts[t.key] = counts.get(t.key, 0) + 1
+    return counts
 
 
-def _numbered_keys(tiles: Iterable[Tile]) -> Counter[str]:
-    return Counter(t.key for t in tiles if t.color is not None)
+def _table_keys(sets: Sequence[TableSet]) -> dict[str, int]:
+    return dict(Counter(chain.from_iterable(s.keys for s in sets)))
 
 
-def _table_keys(sets: Sequence[TableSet]) -> Counter[str]:
-    return Counter(chain.from_iterable(s.keys for s in sets))
-
-
-def _minus(a: Counter[str], b: Counter[str]) -> Counter[str]:
-    """Multiset difference keeping positive counts (``a - b``, without Counter's overhead)."""
-    return Counter({key: left for key, n in a.items() if (left := n - b.get(key, 0)) > 0})
+def _minus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    """Multiset difference keeping positive counts (``a - b``). Plain dicts: the hot path of
+    every verification builds several of these, and Counter's overhead showed in profiles."""
+    return {key: left for key, n in a.items() if (left := n - b.get(key, 0)) > 0}
 
 
 def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
@@ -123,7 +123,6 @@ class _Turn:
         self.before_readings = [s.read(rules) for s in before]
         self.after_readings: list[SetReading] | None = None
         self.jokers_freed = 0
-        self._where_index: dict[str, dict[int, int]] | None = None
 
     # --- the checks, in order ---------------------------------------------------------
 
@@ -175,8 +174,9 @@ class _Turn:
             self._add("TILE_NOT_IN_RACK", at, {"tile": key, "count": count})
 
     def _check_supply(self) -> None:
-        held = Counter(self.before_keys)
-        held.update(self.rack_keys)
+        held = dict(self.before_keys)
+        for key, n in self.rack_keys.items():
+            held[key] = held.get(key, 0) + n
         if self.rules.supply.holds(held) and self.rules.supply.holds(self.after_keys):
             return
         groups: list[tuple[str, Iterable[Tile]]] = [(f"/before/{i}", s.tiles) for i, s in enumerate(self.before)]
@@ -251,9 +251,9 @@ class _Turn:
         multiset shared among them), for an opening that may also manipulate."""
         assert self.after_readings is not None
         candidates = [
-            (i, _keys(s.tiles))
+            (i, Counter(s.keys))
             for i, s in enumerate(self.after)
-            if self.after_readings[i].valid and not (_keys(s.tiles) - self.played_keys)
+            if self.after_readings[i].valid and not (Counter(s.keys) - Counter(self.played_keys))
         ]
         best = 0
 
@@ -316,17 +316,6 @@ class _Turn:
         if self.jokers_freed and self.rules.freed_joker_use == "new_set_with_two_rack_tiles":
             self._check_freed_joker_use(claimed)
 
-    def _where(self) -> dict[str, dict[int, int]]:
-        """Numbered tile key -> {after set index: copies of it there}, built once when needed."""
-        if self._where_index is None:
-            self._where_index = {}
-            for k, s in enumerate(self.after):
-                for t in s.tiles:
-                    if t.color is not None:
-                        copies = self._where_index.setdefault(t.key, {})
-                        copies[k] = copies.get(k, 0) + 1
-        return self._where_index
-
     def _successor_candidates(self, i: int) -> list[int]:
         """After sets that may be the successor of before set ``i``: the one with its ``id``,
         else those sharing the most of its numbered tiles."""
@@ -335,10 +324,13 @@ class _Turn:
             for k, s in enumerate(self.after):
                 if s.id == source.id:
                     return [k]
+        mine = source.numbered_counts
         shared: dict[int, int] = {}
-        for key, count in _numbered_keys(source.tiles).items():
-            for k, copies in self._where().get(key, {}).items():
-                shared[k] = shared.get(k, 0) + min(count, copies)
+        for k, s in enumerate(self.after):
+            theirs = s.numbered_counts
+            common = mine.keys() & theirs.keys()
+            if common:
+                shared[k] = sum(min(mine[key], theirs[key]) for key in common)
         most = max(shared.values(), default=0)
         return sorted(k for k, n in shared.items() if n == most) if most else []
 
@@ -354,19 +346,20 @@ class _Turn:
         violations: list[Violation] = []
         rules = self.rules
         locked = rules.joker_sets_locked
-        theirs = _numbered_keys(self.after[k].tiles) if k is not None else Counter[str]()
-        if locked and _numbered_keys(self.before[i].tiles) - theirs:
+        theirs = self.after[k].numbered_counts if k is not None else {}
+        mine = self.before[i].numbered_counts
+        if locked and _minus(mine, theirs):
             violations.append(Violation("JOKER_SET_BROKEN", at, {}))
         if freed_options and (locked or rules.joker_release == "replace"):
-            new_tiles = theirs - _numbered_keys(self.before[i].tiles)
+            new_tiles = _minus(theirs, mine)
             both = rules.group_joker_needs_both_colours and len(self.before[i].tiles) == 3
             for options in freed_options:
                 needed = [t.key for t in options] if both and len(options) > 1 else None
                 if needed is not None:
-                    found = all(new_tiles[key] > 0 for key in needed)
+                    found = all(new_tiles.get(key, 0) > 0 for key in needed)
                     replacement = needed if found else []
                 else:
-                    key = next((t.key for t in options if new_tiles[t.key] > 0), None)
+                    key = next((t.key for t in options if new_tiles.get(t.key, 0) > 0), None)
                     found = key is not None
                     replacement = [key] if key is not None else []
                 if not found:
@@ -376,7 +369,7 @@ class _Turn:
                     continue
                 for key in replacement:
                     new_tiles[key] -= 1
-                    if rules.joker_replacement_from == "rack" and self.played_keys[key] == 0:
+                    if rules.joker_replacement_from == "rack" and not self.played_keys.get(key):
                         violations.append(Violation("JOKER_REPLACED_FROM_TABLE", at, {"tile": key}))
         return _JokerOutcome(tuple(violations), len(freed_options), stayed, k)
 
@@ -413,7 +406,7 @@ class _Turn:
             if slots <= 0:
                 continue
             keys = _keys(s.tiles)
-            from_rack = sum(min(n, self.played_keys[key]) for key, n in keys.items())
+            from_rack = sum(min(n, self.played_keys.get(key, 0)) for key, n in keys.items())
             if k not in old and from_rack >= 2:
                 good_slots += slots
             else:
@@ -425,13 +418,14 @@ class _Turn:
     # --- results ----------------------------------------------------------------------
 
     def _played_tiles(self) -> tuple[Tile, ...]:
-        return tuple(sorted((tile_for_key(key) for key in self.played_keys.elements()), key=sort_key))
+        tiles = [tile_for_key(key) for key, n in self.played_keys.items() for _ in range(n)]
+        return tuple(sorted(tiles, key=sort_key))
 
     def _rack_after(self, played: tuple[Tile, ...]) -> tuple[Tile, ...]:
         left = _keys(played)
         out = []
         for t in self.rack:
-            if left[t.key] > 0:
+            if left.get(t.key, 0) > 0:
                 left[t.key] -= 1
             else:
                 out.append(t)
