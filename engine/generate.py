@@ -39,7 +39,7 @@ from typing import Any
 
 from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import RUN, TableSet, read_set
-from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, format_tiles, numbered, parse_tiles
+from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, format_tiles, numbered, parse_tiles, tiles_without
 from engine.turns import TurnVerdict, verify_turn
 
 Tiles = list[Tile]
@@ -56,18 +56,6 @@ MAX_CHECKS = 40
 
 def _keys(tiles: Sequence[Tile]) -> Counter[str]:
     return Counter(t.key for t in tiles)
-
-
-def _without(tiles: Sequence[Tile], gone: Sequence[Tile]) -> Tiles:
-    """``tiles`` minus the multiset ``gone`` (jokers interchangeable)."""
-    left = _keys(gone)
-    out = []
-    for t in tiles:
-        if left[t.key] > 0:
-            left[t.key] -= 1
-        else:
-            out.append(t)
-    return out
 
 
 def _find(rack: Sequence[Tile], color: str, number: int) -> Tile | None:
@@ -165,7 +153,7 @@ def _greedy_sets(rack: Sequence[Tile], rules: Rules) -> list[Tiles]:
     left = list(rack)
     while (best := next(_rack_sets(left, rules), None)) is not None:
         chosen.append(best)
-        left = _without(left, best)
+        left = tiles_without(left, best)
     return chosen
 
 
@@ -212,7 +200,7 @@ def _replace_set(table: Table, i: int, *new: Tiles) -> Table:
 
 def _new_set_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
     for s in _rack_sets(rack, rules):
-        yield "new_set", [*table, s], _without(rack, s)
+        yield "new_set", [*table, s], tiles_without(rack, s)
 
 
 def _joker_swap_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
@@ -222,10 +210,10 @@ def _joker_swap_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]
         if JOKER not in s:
             continue
         for swapped, used in _joker_swaps(s, rack, rules):
-            left = _without(rack, used)
+            left = tiles_without(rack, used)
             for reuse in _pair_sets([t for t in left if t.color is not None], JOKER):
                 numbered_tiles = [t for t in reuse if t.color is not None]
-                yield "joker_swap", [*_replace_set(table, i, swapped), reuse], _without(left, numbered_tiles)
+                yield "joker_swap", [*_replace_set(table, i, swapped), reuse], tiles_without(left, numbered_tiles)
 
 
 def _joker_swaps(s: Tiles, rack: Tiles, rules: Rules) -> Iterator[tuple[Tiles, Tiles]]:
@@ -252,7 +240,7 @@ def _take_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
         for j in spots:
             rest = s[:j] + s[j + 1 :]
             for new in _sets_with(s[j], rack):
-                yield "take", [*_replace_set(table, i, rest), new], _without(rack, _without(new, [s[j]]))
+                yield "take", [*_replace_set(table, i, rest), new], tiles_without(rack, tiles_without(new, [s[j]]))
 
 
 def _split_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
@@ -265,7 +253,7 @@ def _split_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
             tile = _find(rack, run.color, x)
             if tile is not None:
                 cut = x - run.first + 1
-                yield "split", _replace_set(table, i, s[:cut], [tile, *s[cut:]]), _without(rack, [tile])
+                yield "split", _replace_set(table, i, s[:cut], [tile, *s[cut:]]), tiles_without(rack, [tile])
 
 
 def _extend_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
@@ -274,15 +262,15 @@ def _extend_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
         run = _run_of(s, rules)
         if run is not None:
             if (t := _find(rack, run.color, run.last + 1)) is not None:
-                yield "extend", _replace_set(table, i, [*s, t]), _without(rack, [t])
+                yield "extend", _replace_set(table, i, [*s, t]), tiles_without(rack, [t])
             if (t := _find(rack, run.color, run.first - 1)) is not None:
-                yield "extend", _replace_set(table, i, [t, *s]), _without(rack, [t])
+                yield "extend", _replace_set(table, i, [t, *s]), tiles_without(rack, [t])
         elif len(s) == 3 and _is_group(s, rules):
             number = next(t.number for t in s if t.color is not None)
             for c in COLORS:
                 t = _find(rack, c, number)
                 if t is not None and t not in s:
-                    yield "extend", _replace_set(table, i, [*s, t]), _without(rack, [t])
+                    yield "extend", _replace_set(table, i, [*s, t]), tiles_without(rack, [t])
 
 
 def _joker_extend_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Move]:
@@ -294,7 +282,7 @@ def _joker_extend_moves(table: Table, rack: Tiles, rules: Rules) -> Iterator[Mov
         if run is None or run.last - run.first + 1 >= MAX_NUMBER:
             continue
         grown = [*s, JOKER] if run.last < MAX_NUMBER else [JOKER, *s]
-        yield "extend_joker", _replace_set(table, i, grown), _without(rack, [JOKER])
+        yield "extend_joker", _replace_set(table, i, grown), tiles_without(rack, [JOKER])
 
 
 MoveFinder = Callable[[Table, Tiles, Rules], Iterator[Move]]
@@ -373,7 +361,7 @@ class _Game:
         checks = 0
         if not opened:
             sets = _greedy_sets(rack, self.rules)
-            table, left = [*before, *sets], _without(rack, [t for s in sets for t in s])
+            table, left = [*before, *sets], tiles_without(rack, [t for s in sets for t in s])
             if sum(_value(x, self.rules) for x in sets) < self.rules.initial_meld_min:
                 return None
             checks += 1

@@ -32,9 +32,9 @@ from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list
 from engine.solver import Suggestion, suggest
-from engine.tiles import Tile, format_tiles, parse_tile
+from engine.tiles import Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
-from engine.validate import rack_shortfall, supply_violations
+from engine.validate import supply_violations
 from engine.violations import Violation
 
 
@@ -435,7 +435,7 @@ def _rack_for(state: _State, seat: int, after: tuple[TableSet, ...]) -> tuple[Ti
     after_tiles = [t for s in after for t in s.tiles]
     played = Counter(t.key for t in after_tiles) - before_keys
     played_tiles = [t.undeclared() for t in after_tiles if played[t.key] > 0 and not played.subtract([t.key])]
-    needed = rack_shortfall(played_tiles, rack)
+    needed = tiles_without(played_tiles, rack)
     usable = []
     for tile in needed[: state.unknown[seat]]:
         if state.seen[tile.key] < state.rules.supply.limit(tile.key):

@@ -280,6 +280,20 @@ def tile_counts(tiles: Iterable[Tile]) -> Counter[str]:
     return Counter(t.key for t in tiles)
 
 
+def tiles_without(tiles: Iterable[Tile], gone: Iterable[Tile]) -> list[Tile]:
+    """``tiles`` minus the multiset ``gone``, in the original order (jokers interchangeable)."""
+    left: dict[str, int] = {}
+    for t in gone:
+        left[t.key] = left.get(t.key, 0) + 1
+    out = []
+    for t in tiles:
+        if left.get(t.key, 0) > 0:
+            left[t.key] -= 1
+        else:
+            out.append(t)
+    return out
+
+
 def sort_key(tile: Tile) -> tuple[int, int]:
     """Display order: by colour (K, B, O, R), then number; jokers last."""
     if tile.color is None:

@@ -11,7 +11,7 @@ from typing import Any
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, SetReading, TableSet
-from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key, tile_for_key
+from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key, tile_for_key, tiles_without
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -422,11 +422,4 @@ class _Turn:
         return tuple(sorted(tiles, key=sort_key))
 
     def _rack_after(self, played: tuple[Tile, ...]) -> tuple[Tile, ...]:
-        left = _keys(played)
-        out = []
-        for t in self.rack:
-            if left.get(t.key, 0) > 0:
-                left[t.key] -= 1
-            else:
-                out.append(t)
-        return tuple(out)
+        return tuple(tiles_without(self.rack, played))

@@ -145,18 +145,6 @@ class MeldVerdict:
         }
 
 
-def rack_shortfall(tiles: Iterable[Tile], rack: Iterable[Tile]) -> list[Tile]:
-    """Tiles of ``tiles`` that ``rack`` does not hold (multisets; jokers interchangeable)."""
-    available = Counter(t.key for t in rack)
-    missing = []
-    for tile in tiles:
-        if available[tile.key] > 0:
-            available[tile.key] -= 1
-        else:
-            missing.append(tile)
-    return missing
-
-
 def check_meld(
     sets: Sequence[TableSet | Sequence[Tile]],
     rack: Sequence[Tile] | None = None,
