@@ -62,14 +62,21 @@ Suggest: the moves considered
   its work capped by search steps, not time, so answers are reproducible): none is tried
   when it cannot beat the best move, and when its own move is legal it is taken instead.
 * Under ``joker_release: free`` (sets not locked, freed jokers usable anywhere) joker sets
-  are taken apart like the others.
+  are taken apart like the others. The best move with every set taken apart is searched
+  first, then a move keeping every set whole is looked for at that score only (cheap: its
+  search is cut by the bound); the whole move wins a tie as always. With no joker on the
+  rack no joker is played, so where the table's jokers stand adds nothing to the move's
+  value: the search then scores a table joker as a tile only, instead of also maximising
+  the numbers the jokers stand for (which multiplied the states to explore).
 * Among moves of equal score the one keeping every table set whole (only extended) wins, so
   the suggested table changes as little as possible; unchanged sets keep their tiles' order.
 
 Not modelled (``optimal_proven`` is relative to the moves above): taking a tile out of the
 middle of a joker run (splitting it), moving a joker within its set or to another set except
 by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and the readings of
-an ambiguous joker set other than its best one.
+an ambiguous joker set other than its best one. Known gap: outside ``joker_release: free``
+the score also counts the numbers that table jokers stand for, so with ``objective="value"``
+and a joker on an opened table the answer is legal but reported with ``optimal_proven=False``.
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is
@@ -201,6 +208,11 @@ class _Problem:
     uncounted: int = 0  # score of played tiles placed outside the search (joker replacements)
     tile_weight: int = _PRIMARY
     value_weight: int = 1
+    joker_value_weight: int | None = None  # weight of a joker's point; None: ``value_weight``
+
+    @property
+    def joker_weight(self) -> int:
+        return self.value_weight if self.joker_value_weight is None else self.joker_value_weight
 
 
 def _empty_counts() -> list[list[int]]:
@@ -334,7 +346,7 @@ class _Search:
         self.extra_cap = problem.jokers if problem.feasibility_only else problem.meld_min
         # optimistic bounds: the score of every optional tile from stage (v, c) on, and of a joker
         tw, vw = problem.tile_weight, problem.value_weight
-        self.joker_bound = 0 if problem.feasibility_only else tw + vw * _LAST
+        self.joker_bound = 0 if problem.feasibility_only else tw + problem.joker_weight * _LAST
         self.rack_left = [[0] * (_NCOL + 1) for _ in range(_END + 1)]
         running = 0
         for v in range(_LAST, MIN_NUMBER - 1, -1):
@@ -486,6 +498,7 @@ class _Search:
                 p.meld_min > 0,
                 p.tile_weight,
                 p.value_weight,
+                p.joker_weight,
             )
             self.colour_cache[key] = cached
         return cached
@@ -497,7 +510,15 @@ class _Search:
             p = self.p
             blocks = tuple((b.size, tuple(sorted(b.allowed))) for b in self.groups_at.get(v, ()))
             cached = _group_moves(
-                v, counts, jokers, blocks, p.feasibility_only, p.meld_min > 0, p.tile_weight, p.value_weight
+                v,
+                counts,
+                jokers,
+                blocks,
+                p.feasibility_only,
+                p.meld_min > 0,
+                p.tile_weight,
+                p.value_weight,
+                p.joker_weight,
             )
             self.group_cache[key] = cached
         return cached
@@ -522,13 +543,14 @@ def _colour_moves(
     meld: bool,
     tw: int,
     vw: int,
+    jw: int,
 ) -> tuple[_Option, ...]:
     """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
     be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
     1/2/≥3 and ``nb`` runs holding a block in progress, ``jokers`` jokers left, ``blocks``
     blocks starting here and ``ending`` ending here; ``next1``/``next2`` tiles (or blocks)
     could extend runs at v+1 and v+2. ``tier`` keeps only the ways that spend no joker, some,
-    or any. Scores weigh a tile ``tw`` and a point ``vw``; ``arrange`` counts room for spare
+    or any. Scores weigh a tile ``tw``, a point ``vw`` and a joker's point ``jw``; ``arrange`` counts room for spare
     jokers in ``extra``, ``meld`` counts points.
 
     Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
@@ -561,8 +583,9 @@ def _colour_moves(
                                 if k0 + new[1] > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
                                     continue  # short runs that cannot be completed
                                 tiles = used - required + spent
-                                value = (used - required + jx) * v + start_value + block_value
-                                score = tiles * tw + value * vw
+                                joker_value = jx * v + start_value + block_value
+                                value = (used - required) * v + joker_value
+                                score = tiles * tw + (value - joker_value) * vw + joker_value * jw
                                 extra = room if arrange else (value if meld else 0)
                                 found_key = (new, spent, rest - s, extra)
                                 old = found.get(found_key)
@@ -623,11 +646,12 @@ def _group_moves(
     meld: bool,
     tw: int,
     vw: int,
+    jw: int,
 ) -> tuple[_GroupOption, ...]:
     """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
-    and up to ``jokers`` jokers, including tiles added to the group ``blocks`` of ``v``
+    and up to ``jokers`` jokers (a joker's point weighs ``jw``), including tiles added to the group ``blocks`` of ``v``
     (their sizes and the colours they may take)."""
-    per_joker = tw + vw * v
+    per_joker = tw + jw * v
     found: dict[tuple[int, int], _GroupOption] = {}
     for absorb, rest, block_jokers in _absorb_modes(blocks, counts, jokers):
         for gj, groups in _group_jokers(rest).items():
@@ -929,6 +953,7 @@ class _Suggester:
         self.exhausted = False  # the time budget ran out: the answer is not proven optimal
         self.gave_up = False  # a pass used up the work it was allowed
         self.candidates: list[_Outcome] = []  # every move found by a pass
+        self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
 
     # --- passes -----------------------------------------------------------------------
 
@@ -948,10 +973,10 @@ class _Suggester:
         sets (trimmed, or jokers freed by their exact tile). Each pass only looks for moves
         better than the best so far (ties keep the table whole). Under a free joker release
         all sets are taken apart."""
-        self._pass(self._problem(dissolve=set()), whole=True)
         if self._free_release():
-            self._pass(self._problem(dissolve=set(range(len(self.table)))), floor=self._best_score() + 1)
+            self._free_passes()
             return
+        self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
         passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in self._variant_combos() or ()]
         passes += self._two_tile_frees()
@@ -962,6 +987,23 @@ class _Suggester:
             if self.exhausted or self._best_score() >= self._ceiling():
                 return
             self._variant_passes(support, by_support[support])
+
+    def _free_passes(self) -> None:
+        """Under a free joker release: the best move with every set taken apart, then the best
+        move keeping every set whole, looked for only at that score (its search is cut short
+        by the bound). The answer is as if the whole pass came first: the whole move wins a
+        tie; and when the best move is not legal, the whole pass is redone without a floor
+        so that its best move is the fallback."""
+        full = self._pass(self._problem(dissolve=set(range(len(self.table)))), candidate=False)
+        if full is None:
+            self._pass(self._problem(dissolve=set()), whole=True)
+            return
+        whole = self._pass(self._problem(dissolve=set()), whole=True, floor=full.score)
+        if whole is not None and whole.score >= full.score:
+            return
+        self.candidates.append(full)
+        if whole is None and not self._legal(full):
+            self._pass(self._problem(dissolve=set()), whole=True)
 
     def _relaxed(self, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
         """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
@@ -1019,6 +1061,14 @@ class _Suggester:
                         out.append(({i: kept}, _remove(self.rack, rack_tiles), (new_set,)))
         return out
 
+    def _value_tie_break_unproven(self) -> bool:
+        """Known gap: outside a free joker release the search also scores the numbers that the
+        table's jokers stand for, so with ``objective="value"`` and a joker on an opened table
+        the move found may not be the one playing the most points. It is still legal; it is
+        just not claimed optimal."""
+        has_table_joker = any(t.color is None for s in self.table for t in s)
+        return not self.by_tiles and self.opened and has_table_joker and not self._free_release()
+
     def _free_release(self) -> bool:
         r = self.rules
         return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
@@ -1069,9 +1119,12 @@ class _Suggester:
         the table is not part of the problem and stays as it is. The move is recorded as a
         candidate answer unless ``candidate`` is false."""
         search = _Search(problem[0], self.deadline, max_calls)
+        # the search also scores the jokers that must be placed (the table's): each is a tile
+        # and stands for at least 1, and the move's value counts its jokers' best points only
+        offset = problem[0].jokers_required * (problem[0].tile_weight + problem[0].joker_weight)
         try:
             # a move scores at most the search's score plus the tiles the search does not count
-            score = search.solve(0 if floor is None else floor - problem[0].uncounted)
+            score = search.solve(0 if floor is None else floor - problem[0].uncounted + offset)
         except _OutOfTime:
             if time.perf_counter() > self.deadline:
                 self.exhausted = True
@@ -1157,6 +1210,10 @@ class _Suggester:
             group_blocks=[b for b in blocks.values() if isinstance(b, _GroupBlock)],
             tile_weight=self.tile_weight,
             value_weight=self.value_weight,
+            # without a rack joker no joker is played: where the table's jokers stand is worth
+            # nothing to the move's value, so under a free release (any place of a joker is
+            # legal) the search need not maximise it
+            joker_value_weight=0 if jokers == jokers_required and self._free_release() else None,
             uncounted=uncounted,
         )
         return problem, blocks
@@ -1312,14 +1369,18 @@ class _Suggester:
         return total
 
     def _legal(self, outcome: _Outcome) -> bool:
+        known = self.verdicts.get(id(outcome))
+        if known is not None and known[0] is outcome:
+            return known[1]
         before = [TableSet(tiles, kind) for tiles, kind in zip(self.table, self.kinds, strict=True)]
         verdict = verify_turn(before, [TableSet(s) for s in outcome.after], self.rack, self.opened, self.rules)
+        self.verdicts[id(outcome)] = (outcome, verdict.valid)
         return verdict.valid
 
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
-        proven = not self.exhausted
+        proven = not self.exhausted and not self._value_tie_break_unproven()
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break

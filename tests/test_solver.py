@@ -592,6 +592,43 @@ def test_suggest_free_jokers_matches_brute_force(seed: int) -> None:
         assert_legal(before, rack, True, rules, result)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_suggest_free_jokers_value_matches_brute_force(seed: int) -> None:
+    """Under ``joker_release: free`` with jokers on the table and none on the rack, where the
+    table's jokers stand is worth nothing to the move (the search does not maximise it): the
+    best (tiles, points) by either objective equals the brute force's, and the table is kept
+    whole when a move doing so is as good."""
+    rng = random.Random(200 + seed)
+    rules = PRESETS["free-joker"]
+    checked = 0
+    for _ in range(40):
+        before, laid, rack = small_position(rng, CLASSIC, joker_chance=0.8, table_size=(3, 7))
+        rack = [t for t in rack if t.color is not None]
+        if not rack:
+            continue
+        checked += 1
+        for objective in ("tiles", "value"):
+            best = (0, 0)
+            for played in sub_multisets(rack):
+                if played and best_arrangement_value(laid + played) is not None:
+                    move = (len(played), sum(t.number for t in played))
+                    if (move if objective == "tiles" else move[::-1]) > (best if objective == "tiles" else best[::-1]):
+                        best = move
+            result = suggest(before, rack, True, rules, objective)
+            assert (len(result.played), result.value) == best, ([str(t) for t in laid], [str(t) for t in rack])
+            assert result.optimal_proven and not result.budget_exhausted
+            assert_legal(before, rack, True, rules, result)
+    assert checked >= 20
+
+
+def test_free_joker_release_keeps_the_table_whole_on_a_tie() -> None:
+    before = table("R3 R4 J", "K7 B7 O7")
+    result = suggest(before, T("R6 R7"), True, PRESETS["free-joker"])
+    assert keys(result.played) == keys(T("R6 R7"))
+    for tiles in before:  # every table set only extended (several moves play both tiles)
+        assert any(not (keys(tiles) - keys(after)) for after in result.after), shape(result.after)
+
+
 def _brute_opening_with_manipulation(laid: list[Tile], rack: list[Tile], minimum: int = 30) -> int:
     best = 0
     for played in sub_multisets(rack):
@@ -645,8 +682,15 @@ def test_suggestions_are_legal_turns(name: str) -> None:
             continue
         rack = rng.sample(rest, rng.randint(1, 14))
         opened = rng.random() < 0.7
-        result = suggest(before, rack, opened, rules, rng.choice(["tiles", "value"]), budget_seconds=0.5)
-        assert result.optimal_proven is not result.budget_exhausted
+        objective = rng.choice(["tiles", "value"])
+        result = suggest(before, rack, opened, rules, objective, budget_seconds=0.5)
+        value_gap = (
+            objective == "value"
+            and opened
+            and rules.joker_release != "free"
+            and any(t.color is None for s in before for t in s)
+        )
+        assert result.optimal_proven is not (result.budget_exhausted or value_gap)
         assert_legal(before, rack, opened, rules, result)
 
 
@@ -661,3 +705,15 @@ def test_suggest_never_worse_than_keeping_the_table() -> None:
         for s in before:  # each table set extended alone by rack tiles
             alone = suggest([s], rack, True)
             assert len(full.played) >= len(alone.played)
+
+
+def test_value_objective_with_table_jokers_is_not_claimed_optimal() -> None:
+    """The documented gap: outside a free joker release the value search also counts the
+    numbers the table's jokers stand for, so such an answer is legal but not claimed optimal."""
+    before = [parse_tiles("R5 R6 J"), parse_tiles("K9 B9 O9")]
+    rack = parse_tiles("R8 K10 B10 O10")
+    value = suggest(before, rack, True, PRESETS["sabra"], "value")
+    assert not value.optimal_proven and not value.budget_exhausted
+    assert_legal(before, rack, True, PRESETS["sabra"], value)
+    assert suggest(before, rack, True, PRESETS["sabra"], "tiles").optimal_proven
+    assert suggest(before, rack, True, PRESETS["free-joker"], "value").optimal_proven
