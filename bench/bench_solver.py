@@ -42,7 +42,9 @@ def ms(seconds: Sequence[float]) -> str:
     return f"median {statistics.median(ordered) * 1000:8.2f} ms   p90 {p90 * 1000:8.2f} ms   max {ordered[-1] * 1000:8.2f} ms"
 
 
-def random_table(rng: random.Random, supply: list[Tile], size: int, joker_chance: float) -> tuple[list[list[Tile]], list[Tile]]:
+def random_table(
+    rng: random.Random, supply: list[Tile], size: int, joker_chance: float
+) -> tuple[list[list[Tile]], list[Tile]]:
     """Valid sets drawn from ``supply`` until about ``size`` tiles lie on the table; returns the
     table and the tiles left."""
     left = Counter(t.key for t in supply)
@@ -117,8 +119,10 @@ def bench_suggest(rng: random.Random, repeat: int, rules: Rules, label: str) -> 
                 times.append(time.perf_counter() - start)
                 exhausted += result.budget_exhausted
                 played.append(len(result.played))
-            print(f"  opened={opened!s:5} {objective:5}  mean played {statistics.mean(played):4.1f}"
-                  f"  budget hit {exhausted:2}   {ms(times)}")
+            print(
+                f"  opened={opened!s:5} {objective:5}  mean played {statistics.mean(played):4.1f}"
+                f"  budget hit {exhausted:2}   {ms(times)}"
+            )
     return cases
 
 

@@ -185,9 +185,7 @@ def _process_local(job: Job, lang: str, source: Source) -> Row:
     return process(job, backend, source)
 
 
-def run_rows(
-    job: Job, backend: Backend, sources: Sequence[Source], jobs: int, on_row: Callable[[Row], None]
-) -> None:
+def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, on_row: Callable[[Row], None]) -> None:
     """Process every source, calling ``on_row`` in input order. ``jobs`` > 1 runs processes
     for the in-process back end and threads for a remote one."""
     if jobs <= 1 or len(sources) <= 1:
@@ -379,4 +377,3 @@ def progress_bar(err: Console, total: int, noun: str) -> Progress | None:
 def report_error(err: Console, row: Row) -> None:
     if row.error is not None:
         err.print(Text(f"rummikub: {row.where}: {row.error}", style="red"), highlight=False, soft_wrap=True)
-

@@ -112,7 +112,7 @@ RulesOpt = Annotated[
         "--rules",
         metavar="PRESET|FILE",
         help="Rules: a preset name (sabra, pressman-2009, strict-joker, free-joker, opening-50, komoni, xp) "
-        "or a JSON file holding a preset name or {\"preset\": ..., overrides}. Overrides the document's own rules.",
+        'or a JSON file holding a preset name or {"preset": ..., overrides}. Overrides the document\'s own rules.',
     ),
 ]
 LangOpt = Annotated[
@@ -238,10 +238,10 @@ def _sets_body(items: list[str], what: str) -> tuple[dict[str, Any], str | None]
 
 @app.command(
     epilog="Examples:\n\n"
-    "  rummikub validate \"R5 R6 R7\" \"K9 B9 J\"\n\n"
-    "  rummikub validate \"run: R5 J J\" --lang es\n\n"
+    '  rummikub validate "R5 R6 R7" "K9 B9 J"\n\n'
+    '  rummikub validate "run: R5 J J" --lang es\n\n'
     "  rummikub validate table.json --json\n\n"
-    "  echo '[[\"R12\",\"R13\",\"J\"]]' | rummikub validate - --rules strict-joker",
+    '  echo \'[["R12","R13","J"]]\' | rummikub validate - --rules strict-joker',
 )
 def validate(
     sets: Annotated[
@@ -276,8 +276,8 @@ def validate(
 
 @app.command(
     epilog="Examples:\n\n"
-    "  rummikub meld \"K10 B10 O10\" \"R1 R2 R3\"\n\n"
-    "  rummikub meld \"R11 R12 R13\" --rack \"R11 R12 R13 K1 B4\"\n\n"
+    '  rummikub meld "K10 B10 O10" "R1 R2 R3"\n\n'
+    '  rummikub meld "R11 R12 R13" --rack "R11 R12 R13 K1 B4"\n\n'
     "  rummikub meld meld.json --rules opening-50 --json",
 )
 def meld(
@@ -322,8 +322,8 @@ def meld(
 
 
 @app.command(
-    epilog="A turn file is {\"rules\"?, \"before\": table, \"after\": table, \"rack\": tiles, \"opened\": bool, "
-    "\"elapsed_seconds\"?}.\n\n"
+    epilog='A turn file is {"rules"?, "before": table, "after": table, "rack": tiles, "opened": bool, '
+    '"elapsed_seconds"?}.\n\n'
     "Examples:\n\n"
     "  rummikub verify turn.json\n\n"
     "  rummikub verify turn.json --rules pressman-2009 --lang es\n\n"
@@ -443,8 +443,8 @@ PathsArg = Annotated[
 
 
 @app.command(
-    epilog="A round file is {\"rules\"?, \"players\": [{\"name\", \"rack\", \"opened\"?}], \"winner\"?}; "
-    "a match file is {\"rules\"?, \"rounds\": [round, ...]}.\n\n"
+    epilog='A round file is {"rules"?, "players": [{"name", "rack", "opened"?}], "winner"?}; '
+    'a match file is {"rules"?, "rounds": [round, ...]}.\n\n'
     "Examples:\n\n"
     "  rummikub score round.json\n\n"
     "  rummikub score rounds/ --jobs 4 --format csv > scores.csv\n\n"
@@ -478,8 +478,8 @@ def score(
 
 
 @app.command(
-    epilog="A game record is {\"rules\"?, \"players\": [{\"name\", \"rack\"}], \"pool\"?, \"turns\": "
-    "[{\"player\", \"draw\"} | {\"player\", \"table\"}], \"end\"?} (SPEC §6).\n\n"
+    epilog='A game record is {"rules"?, "players": [{"name", "rack"}], "pool"?, "turns": '
+    '[{"player", "draw"} | {"player", "table"}], "end"?} (SPEC §6).\n\n'
     "Examples:\n\n"
     "  rummikub replay game.json\n\n"
     "  rummikub replay games/ --jobs 2 --format jsonl > verdicts.jsonl\n\n"
@@ -536,8 +536,8 @@ def _check_tiles(value: Any, pointer: str, source: str) -> None:
 
 
 @app.command(
-    epilog="A position file is {\"rules\"?, \"table\": [set, ...], \"players\": [{\"name\", \"rack\", \"opened\"}], "
-    "\"pool\"?: count | tiles}; a turn file has \"before\" and \"after\" (see verify).\n\n"
+    epilog='A position file is {"rules"?, "table": [set, ...], "players": [{"name", "rack", "opened"}], '
+    '"pool"?: count | tiles}; a turn file has "before" and "after" (see verify).\n\n'
     "Examples:\n\n"
     "  rummikub show position.json\n\n"
     "  rummikub show turn.json --lang es",
@@ -630,7 +630,7 @@ def rules_command(
 
 @app.command(
     epilog="Examples:\n\n"
-    "  rummikub arrange \"R5 R6 R7 K9 B9 O9 J\"\n\n"
+    '  rummikub arrange "R5 R6 R7 K9 B9 O9 J"\n\n'
     "  rummikub arrange R1 R2 R3 R4 --json\n\n"
     "  rummikub arrange tiles.json",
 )
@@ -671,10 +671,10 @@ def arrange(
 
 
 @app.command(
-    epilog="The position file is a moves/suggest body {\"table\", \"rack\", \"opened\", \"objective\"?, \"rules\"?} "
+    epilog='The position file is a moves/suggest body {"table", "rack", "opened", "objective"?, "rules"?} '
     "or a position file (its first player's rack, or --player NAME).\n\n"
     "Examples:\n\n"
-    "  rummikub suggest --table \"R3 R4 R5\" --table \"K9 B9 O9\" --rack \"R6 R7 K1\" --opened\n\n"
+    '  rummikub suggest --table "R3 R4 R5" --table "K9 B9 O9" --rack "R6 R7 K1" --opened\n\n'
     "  rummikub suggest position.json --player Ann --objective value\n\n"
     "  rummikub suggest move.json --json",
 )

@@ -162,7 +162,9 @@ def render_validate(console: Console, body: Mapping[str, Any], result: Mapping[s
     invalid = sum(1 for r in results if not r.get("valid"))
     total = len(results)
     if result.get("valid"):
-        console.print(verdict_line(True, f"{'all ' if total > 1 else ''}{total} set{'s' if total != 1 else ''} valid", ""))
+        console.print(
+            verdict_line(True, f"{'all ' if total > 1 else ''}{total} set{'s' if total != 1 else ''} valid", "")
+        )
     else:
         console.print(verdict_line(False, "", f"{invalid} of {total} set{'s' if total != 1 else ''} invalid"))
 
@@ -235,7 +237,9 @@ def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str
     facts.add_row("Rack", tiles_text(body.get("rack") or []))
     facts.add_row("Played", tiles_text(result.get("played") or []))
     facts.add_row("Rack after", tiles_text(result.get("rack_after") or [], empty="(empty: went out)"))
-    facts.add_row("Opened", f"{'yes' if body.get('opened') else 'no'} → {'yes' if result.get('opened_after') else 'no'}")
+    facts.add_row(
+        "Opened", f"{'yes' if body.get('opened') else 'no'} → {'yes' if result.get('opened_after') else 'no'}"
+    )
     if result.get("initial_meld"):
         facts.add_row("Initial meld", str(result["initial_meld"].get("value")))
     if result.get("jokers_freed"):
@@ -265,9 +269,7 @@ def _score_style(value: Any) -> str:
     return ""
 
 
-def round_table(
-    body: Mapping[str, Any] | None, result: Mapping[str, Any], title: str | None = None
-) -> RenderableType:
+def round_table(body: Mapping[str, Any] | None, result: Mapping[str, Any], title: str | None = None) -> RenderableType:
     players = {}
     if isinstance(body, Mapping):
         for p in body.get("players") or []:
@@ -418,7 +420,9 @@ def render_rules_list(console: Console, listing: Any) -> None:
     if isinstance(presets, Mapping):
         items: list[tuple[str, Any]] = list(presets.items())
     elif isinstance(presets, list):
-        items = [(str(p.get("name") or p.get("preset")), p) if isinstance(p, Mapping) else (str(p), {}) for p in presets]
+        items = [
+            (str(p.get("name") or p.get("preset")), p) if isinstance(p, Mapping) else (str(p), {}) for p in presets
+        ]
     else:
         items = []
     for name, info in items:

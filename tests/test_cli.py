@@ -534,7 +534,9 @@ def test_score_batch_summary_totals(tmp_path: Path) -> None:
         for s in expected("rounds/score", r)["scores"]:
             want[s["name"]] = want.get(s["name"], 0) + s["score"]
     for name, total in want.items():
-        assert any(line.split() == [name, f"+{total}" if total > 0 else str(total)] for line in result.stdout.splitlines())
+        assert any(
+            line.split() == [name, f"+{total}" if total > 0 else str(total)] for line in result.stdout.splitlines()
+        )
 
 
 def test_score_batch_rules_option(tmp_path: Path) -> None:

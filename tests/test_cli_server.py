@@ -209,7 +209,9 @@ def test_retries_post_on_503_then_same_answer() -> None:
     for url in _serve(app):
         result = invoke("verify", "-", "--json", "--server", url, "--lang", "es", input=json.dumps(TURN_BAD))
         assert result.exit_code == 1
-        assert json.loads(result.stdout) == json.loads(invoke("verify", "-", "--json", "--lang", "es", input=json.dumps(TURN_BAD)).stdout)
+        assert json.loads(result.stdout) == json.loads(
+            invoke("verify", "-", "--json", "--lang", "es", input=json.dumps(TURN_BAD)).stdout
+        )
     assert [c[:2] for c in app.calls] == [("POST", "/v1/turns/verify")] * 3
     assert {c[2] for c in app.calls} == {"es"}  # --lang travels as Accept-Language
 
@@ -259,4 +261,3 @@ def test_bad_tile_problem_from_server_is_exit_2(server: str, files: dict[str, st
     line = one_line_error(result)
     assert "/sets/0/1" in line
     assert "X6" in line
-

@@ -162,8 +162,9 @@ class Window:
         return Window(tuple(rng.sample(COLORS, rng.randint(1, 4))), low, min(13, low + rng.randint(2, 6)))
 
 
-def window(rng: random.Random, supply: Sequence[Tile], count: int, jokers: bool = True, w: Window | None = None
-           ) -> list[Tile]:
+def window(
+    rng: random.Random, supply: Sequence[Tile], count: int, jokers: bool = True, w: Window | None = None
+) -> list[Tile]:
     """``count`` random tiles of a window (random unless given), plus jokers sometimes."""
     w = w or Window.pick(rng)
     pool = [t for t in supply if t.color in w.colours and w.low <= t.number <= w.high]
@@ -218,7 +219,11 @@ def random_sets(
 
 
 def small_position(
-    rng: random.Random, supply: Sequence[Tile], joker_chance: float, table_size: tuple[int, int] = (0, 6), total: int = 9
+    rng: random.Random,
+    supply: Sequence[Tile],
+    joker_chance: float,
+    table_size: tuple[int, int] = (0, 6),
+    total: int = 9,
 ) -> tuple[list[list[Tile]], list[Tile], list[Tile]]:
     """A table of ``table_size`` tiles and a rack, at most ``total`` tiles in all, drawn from
     one window so that they interact. Returns the table, its tiles and the rack."""
@@ -284,8 +289,20 @@ def _timed_arrange(tiles: Sequence[Tile]) -> float:
 
 @pytest.mark.parametrize(
     "text",
-    ["R1 R2", "R1 B2 K3", "J J", "J J J", "J J J J", "R1 R1 R1", "R12 R13 R1", "K5 B5 K5", "R1 R2 R3 R3",
-     "R7 J J J J J J J J J J J J J", "K1 B1 O1 R1 K1", "R5 B6 J"],
+    [
+        "R1 R2",
+        "R1 B2 K3",
+        "J J",
+        "J J J",
+        "J J J J",
+        "R1 R1 R1",
+        "R12 R13 R1",
+        "K5 B5 K5",
+        "R1 R2 R3 R3",
+        "R7 J J J J J J J J J J J J J",
+        "K1 B1 O1 R1 K1",
+        "R5 B6 J",
+    ],
 )
 def test_arrange_impossible(text: str) -> None:
     result = arrange(T(text))
@@ -294,9 +311,20 @@ def test_arrange_impossible(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["R1 R2 R3", "R5 J J", "J R1 R2", "R13 J J", "R11 R12 R13 J J J", "R1 R2 R3 R4 J", "R1 R2 R3 J J J J J J J J J J J",
-     "K13 B13 O13 R13 K13 B13 O13 R13 J J", "K1 B1 O1 R1 K1 B1 O1", "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13",
-     "R1 J R3 J R5 J R7", "K7 B7 O7 R7 K7 B7 O7 R7 K7 B7 O7 R7"],
+    [
+        "R1 R2 R3",
+        "R5 J J",
+        "J R1 R2",
+        "R13 J J",
+        "R11 R12 R13 J J J",
+        "R1 R2 R3 R4 J",
+        "R1 R2 R3 J J J J J J J J J J J",
+        "K13 B13 O13 R13 K13 B13 O13 R13 J J",
+        "K1 B1 O1 R1 K1 B1 O1",
+        "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13",
+        "R1 J R3 J R5 J R7",
+        "K7 B7 O7 R7 K7 B7 O7 R7 K7 B7 O7 R7",
+    ],
 )
 def test_arrange_possible(text: str) -> None:
     tiles = T(text)
