@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,8 +203,21 @@ def parse_game_record(doc: Any) -> GameRecord:
     if end not in (None, "pool_exhausted"):
         raise InputError("'end' must be 'pool_exhausted' when given", "/end")
     return GameRecord(
-        tuple(parsed_players), tuple(_turn(t, f"/turns/{i}") for i, t in enumerate(turns)), pool, end, rules
+        tuple(parsed_players), _shared_sets(_turn(t, f"/turns/{i}") for i, t in enumerate(turns)), pool, end, rules
     )
+
+
+def _shared_sets(turns: Iterable[RecordedTurn]) -> tuple[RecordedTurn, ...]:
+    """The turns with every set that recurs across them (same tiles in the same order, kind
+    and id) as one shared TableSet, so its reading is worked out once for the whole game."""
+    shared: dict[tuple[tuple[str, ...], str | None, str | None], TableSet] = {}
+    out = []
+    for turn in turns:
+        if turn.table is not None:
+            table = tuple(shared.setdefault((s.codes, s.kind, s.id), s) for s in turn.table)
+            turn = dataclasses.replace(turn, table=table)
+        out.append(turn)
+    return tuple(out)
 
 
 def _turn(value: Any, pointer: str) -> RecordedTurn:
