@@ -47,8 +47,10 @@ lint: $(VENV)/.stamp-dev
 
 # addopts carries --benchmark-skip for `make test`; clear it here. Exit 5 = no benchmarks collected yet.
 bench: $(VENV)/.stamp-dev
-	@$(BIN)/pytest -o addopts= bench --benchmark-only; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "bench: no benchmarks yet"; exit 0; fi; exit $$rc
+	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_solver.py --quick
+	$(PY) bench/bench_http.py
+	$(PY) bench/bench_cli.py --rounds 2000 --games 200
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks .coverage htmlcov
