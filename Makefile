@@ -45,7 +45,6 @@ lint: $(VENV)/.stamp-dev
 	$(BIN)/mypy
 	@if [ -f Dockerfile ]; then echo "$(BIN)/hadolint Dockerfile"; $(BIN)/hadolint Dockerfile; fi
 
-# addopts carries --benchmark-skip for `make test`; clear it here. Exit 5 = no benchmarks collected yet.
 bench: $(VENV)/.stamp-dev
 	$(PY) bench/bench_engine.py
 	$(PY) bench/bench_solver.py --quick
