@@ -78,7 +78,33 @@ def _keys(tiles: Iterable[Tile]) -> dict[str, int]:
 
 
 def _table_keys(sets: Sequence[TableSet]) -> dict[str, int]:
-    return dict(Counter(chain.from_iterable(s.keys for s in sets)))
+    """Tile counts of a table (never mutated by callers). The last table counted is remembered
+    by identity: a replay passes each turn's ``after`` tuple as the next turn's ``before``."""
+    global _last_table
+    last = _last_table
+    if last is not None and last[0] is sets:
+        return last[1]
+    counts = dict(Counter(chain.from_iterable(s.keys for s in sets)))
+    _last_table = (sets, counts)
+    return counts
+
+
+_last_table: tuple[Sequence[TableSet], dict[str, int]] | None = None
+
+
+def _table_readings(sets: Sequence[TableSet], rules: Rules) -> list[SetReading]:
+    """Each set's reading (never mutated by callers), remembered for the last table like
+    ``_table_keys``."""
+    global _last_readings
+    last = _last_readings
+    if last is not None and last[0] is sets and last[1] == rules.strict_order:
+        return last[2]
+    readings = [s.read(rules) for s in sets]
+    _last_readings = (sets, rules.strict_order, readings)
+    return readings
+
+
+_last_readings: tuple[Sequence[TableSet], bool, list[SetReading]] | None = None
 
 
 def _minus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
@@ -120,7 +146,7 @@ class _Turn:
         self.played_keys = _minus(after_keys, before_keys)
         self.removed_keys = _minus(before_keys, after_keys)
         self.rack_keys = _keys(rack)
-        self.before_readings = [s.read(rules) for s in before]
+        self.before_readings = _table_readings(before, rules)
         self.after_readings: list[SetReading] | None = None
         self.jokers_freed = 0
 
@@ -192,7 +218,7 @@ class _Turn:
                 self._add("BEFORE_TABLE_INVALID", f"/before/{i}", {"count": len(reading.tiles)}, reading.code)
 
     def _check_after_sets(self) -> None:
-        self.after_readings = [s.read(self.rules) for s in self.after]
+        self.after_readings = _table_readings(self.after, self.rules)
         for i, reading in enumerate(self.after_readings):
             if not reading.valid:
                 params: dict[str, Any] = {"count": len(reading.tiles)}
