@@ -9,11 +9,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from engine.rules import resolve_rules
-from engine.scoring import MatchRound, PlayerRack, score_match, score_round
-from engine.sets import parse_table, parse_tile_list
-from engine.turns import verify_turn
-from engine.validate import check_meld, validate_sets
 from service.app import create_app
 from tests import vector_cases as vc
 
@@ -23,51 +18,6 @@ pytestmark = pytest.mark.http
 @pytest.fixture(scope="module")
 def client() -> FlaskClient:
     return create_app({"TESTING": True}).test_client()
-
-
-def _players(raw: list[dict[str, Any]], pointer: str) -> tuple[PlayerRack, ...]:
-    return tuple(
-        PlayerRack(p["name"], parse_tile_list(p["rack"], f"{pointer}/{i}/rack"), p.get("opened"))
-        for i, p in enumerate(raw)
-    )
-
-
-def _engine_sets(body: dict[str, Any]) -> dict[str, Any]:
-    return validate_sets(parse_table(body["sets"], "/sets"), resolve_rules(body.get("rules"))).to_json()
-
-
-def _engine_meld(body: dict[str, Any]) -> dict[str, Any]:
-    rack = parse_tile_list(body["rack"], "/rack") if body.get("rack") is not None else None
-    return check_meld(parse_table(body["sets"], "/sets"), rack, resolve_rules(body.get("rules"))).to_json()
-
-
-def _engine_turn(body: dict[str, Any]) -> dict[str, Any]:
-    verdict = verify_turn(
-        parse_table(body["before"], "/before"),
-        parse_table(body["after"], "/after"),
-        parse_tile_list(body["rack"], "/rack"),
-        body["opened"],
-        resolve_rules(body.get("rules")),
-        body.get("elapsed_seconds"),
-    )
-    return verdict.to_json()
-
-
-def _engine_round(body: dict[str, Any]) -> dict[str, Any]:
-    players = _players(body["players"], "/players")
-    return score_round(players, resolve_rules(body.get("rules")), body.get("winner")).to_json()
-
-
-def _engine_match(body: dict[str, Any]) -> dict[str, Any]:
-    rounds = [
-        MatchRound(
-            _players(r["players"], f"/rounds/{i}/players"),
-            r.get("winner"),
-            resolve_rules(r["rules"]) if r.get("rules") is not None else None,
-        )
-        for i, r in enumerate(body["rounds"])
-    ]
-    return score_match(rounds, resolve_rules(body.get("rules"))).to_json()
 
 
 def _post(client: FlaskClient, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -88,28 +38,28 @@ def _same_as_engine(
 
 @pytest.mark.parametrize("case", vc.load("sets"), ids=vc.case_id)
 def test_set_vector(client: FlaskClient, case: dict[str, Any]) -> None:
-    result = _same_as_engine(client, "/v1/sets/validate", vc.set_request(case), _engine_sets)
+    result = _same_as_engine(client, "/v1/sets/validate", vc.set_request(case), vc.engine_sets)
     vc.check_set_result(case, result["sets"][0])
 
 
 @pytest.mark.parametrize("case", vc.load("melds"), ids=vc.case_id)
 def test_meld_vector(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_meld(case, _same_as_engine(client, "/v1/melds/check", case["request"], _engine_meld))
+    vc.check_meld(case, _same_as_engine(client, "/v1/melds/check", case["request"], vc.engine_meld))
 
 
 @pytest.mark.parametrize("case", vc.load("turns"), ids=vc.case_id)
 def test_turn_vector(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_turn(case, _same_as_engine(client, "/v1/turns/verify", case["request"], _engine_turn))
+    vc.check_turn(case, _same_as_engine(client, "/v1/turns/verify", case["request"], vc.engine_turn))
 
 
 @pytest.mark.parametrize("case", vc.load("rounds"), ids=vc.case_id)
 def test_round_vector(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_round(case, _same_as_engine(client, "/v1/rounds/score", case["request"], _engine_round))
+    vc.check_round(case, _same_as_engine(client, "/v1/rounds/score", case["request"], vc.engine_round))
 
 
 @pytest.mark.parametrize("case", vc.load("matches"), ids=vc.case_id)
 def test_match_vector(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_match(case, _same_as_engine(client, "/v1/matches/score", case["request"], _engine_match))
+    vc.check_match(case, _same_as_engine(client, "/v1/matches/score", case["request"], vc.engine_match))
 
 
 def test_every_vector_file_is_covered() -> None:

@@ -8,6 +8,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from engine import validate
+from engine.rules import resolve_rules
+from engine.scoring import MatchRound, PlayerRack, score_match, score_round
+from engine.sets import parse_table, parse_tile_list
+from engine.turns import verify_turn
+
 VECTORS = Path(__file__).parent / "vectors"
 
 
@@ -75,3 +81,51 @@ def check_match(case: dict[str, Any], result: dict[str, Any]) -> None:
     assert {t["name"]: t["total"] for t in result["totals"]} == expect["totals"]
     if "winner" in expect:
         assert result["winner"] == expect["winner"]
+
+
+# --- the engine's own answer to a request body (what the API and CLI must match) ------------
+
+
+def engine_players(raw: list[dict[str, Any]], pointer: str) -> tuple[PlayerRack, ...]:
+    return tuple(
+        PlayerRack(p["name"], parse_tile_list(p["rack"], f"{pointer}/{i}/rack"), p.get("opened"))
+        for i, p in enumerate(raw)
+    )
+
+
+def engine_sets(body: dict[str, Any]) -> dict[str, Any]:
+    return validate.validate_sets(parse_table(body["sets"], "/sets"), resolve_rules(body.get("rules"))).to_json()
+
+
+def engine_meld(body: dict[str, Any]) -> dict[str, Any]:
+    rack = parse_tile_list(body["rack"], "/rack") if body.get("rack") is not None else None
+    return validate.check_meld(parse_table(body["sets"], "/sets"), rack, resolve_rules(body.get("rules"))).to_json()
+
+
+def engine_turn(body: dict[str, Any]) -> dict[str, Any]:
+    verdict = verify_turn(
+        parse_table(body["before"], "/before"),
+        parse_table(body["after"], "/after"),
+        parse_tile_list(body["rack"], "/rack"),
+        body["opened"],
+        resolve_rules(body.get("rules")),
+        body.get("elapsed_seconds"),
+    )
+    return verdict.to_json()
+
+
+def engine_round(body: dict[str, Any]) -> dict[str, Any]:
+    players = engine_players(body["players"], "/players")
+    return score_round(players, resolve_rules(body.get("rules")), body.get("winner")).to_json()
+
+
+def engine_match(body: dict[str, Any]) -> dict[str, Any]:
+    rounds = [
+        MatchRound(
+            engine_players(r["players"], f"/rounds/{i}/players"),
+            r.get("winner"),
+            resolve_rules(r["rules"]) if r.get("rules") is not None else None,
+        )
+        for i, r in enumerate(body["rounds"])
+    ]
+    return score_match(rounds, resolve_rules(body.get("rules"))).to_json()
