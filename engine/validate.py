@@ -32,34 +32,47 @@ def _set_code_violation(table_set: TableSet, reading: SetReading, at: str) -> Vi
     return set_violation(reading, at)
 
 
-def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> list[Violation]:
-    """TILE_SUPPLY_EXCEEDED for each tile (or the jokers) that a request holds more of than the
-    tile set has, reported once, at the place (pointer) where the excess first appears."""
+@dataclass(frozen=True, slots=True)
+class SupplyExcess:
+    """The first tile (or joker) beyond the supply: ``at`` names its group, ``index`` its place
+    in that group, ``count`` how many the request holds at that point."""
+
+    at: str
+    index: int
+    key: str
+    limit: int
+    count: int
+
+
+def supply_excesses(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> list[SupplyExcess]:
+    """Each tile key (or the jokers) that a request holds more of than the tile set has,
+    once, where the excess first appears; ``groups`` are (pointer, tiles) in request order."""
     supply = rules.supply
     groups = [(at, tuple(tiles)) for at, tiles in groups]
     totals: dict[str, int] = {}
     for _, tiles in groups:
         for t in tiles:
             totals[t.key] = totals.get(t.key, 0) + 1
-    if all(n <= supply.limit(key) for key, n in totals.items()):
+    if supply.holds(totals):
         return []
     counts: Counter[str] = Counter()
-    reported: set[str] = set()
-    out = []
+    out: dict[str, SupplyExcess] = {}
     for at, tiles in groups:
-        for tile in tiles:
+        for index, tile in enumerate(tiles):
             key = tile.key
             counts[key] += 1
-            if counts[key] > supply.limit(key) and key not in reported:
-                reported.add(key)
-                out.append(
-                    Violation(
-                        "TILE_SUPPLY_EXCEEDED",
-                        at,
-                        {"tile": key, "limit": supply.limit(key), "count": counts[key], "tiles": supply.name},
-                    )
-                )
-    return out
+            if counts[key] > supply.limit(key) and key not in out:
+                out[key] = SupplyExcess(at, index, key, supply.limit(key), counts[key])
+    return list(out.values())
+
+
+def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> list[Violation]:
+    """TILE_SUPPLY_EXCEEDED for each ``supply_excesses`` entry, at its group."""
+    name = rules.supply.name
+    return [
+        Violation("TILE_SUPPLY_EXCEEDED", e.at, {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": name})
+        for e in supply_excesses(groups, rules)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

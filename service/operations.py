@@ -11,7 +11,6 @@ a request over one of the limits (:class:`service.limits.Limits`), 404 for an un
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -28,7 +27,7 @@ from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
 from engine.turns import verify_turn
-from engine.validate import check_meld, validate_sets
+from engine.validate import check_meld, supply_excesses, validate_sets
 from engine.violations import LANGUAGES
 from service import schemas
 from service.limits import DEFAULT_LIMITS, Limits
@@ -178,17 +177,15 @@ def _games_replay(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, 
 
 
 def _check_supply(groups: Iterable[tuple[str, Sequence[Tile]]], rules: Rules) -> None:
-    """InputError for more copies of a tile (or jokers) than the rules' tile set has."""
-    supply = rules.supply
-    seen: Counter[str] = Counter()
-    for pointer, tiles in groups:
-        for i, tile in enumerate(tiles):
-            seen[tile.key] += 1
-            if seen[tile.key] > supply.limit(tile.key):
-                raise InputError(
-                    f"the {supply.name} tile set has only {supply.limit(tile.key)} of tile {tile.key}",
-                    f"{pointer}/{i}",
-                )
+    """InputError, at the first tile beyond the supply, for more copies of a tile (or jokers)
+    than the rules' tile set has (the engine's accounting; a solver question needs real tiles)."""
+    excess = supply_excesses(groups, rules)
+    if excess:
+        first = excess[0]
+        raise InputError(
+            f"the {rules.supply.name} tile set has only {first.limit} of tile {first.key}",
+            f"{first.at}/{first.index}",
+        )
 
 
 def _tables_arrange(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
