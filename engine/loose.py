@@ -21,12 +21,11 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
-from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.sets import TableSet
 from engine.solver import arrange, suggest
 from engine.tiles import Tile, sort_key
-from engine.turns import TurnVerdict, verify_turn
+from engine.turns import TurnVerdict, require_rack, verify_turn
 from engine.violations import Violation
 
 
@@ -40,8 +39,7 @@ def verify_loose_turn(
     budget_seconds: float = 2.0,
 ) -> TurnVerdict:
     """Judge a turn whose end state is the multiset ``after_tiles`` (see the module doc)."""
-    if not rack:
-        raise InputError("the rack is empty: this player has already gone out", "/rack")
+    require_rack(rack)
     before = tuple(before)
     before_keys = Counter(t.key for s in before for t in s.tiles)
     after_keys = Counter(t.key for t in after_tiles)

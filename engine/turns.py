@@ -56,6 +56,12 @@ class TurnVerdict:
         return out
 
 
+def require_rack(rack: Sequence[Tile]) -> None:
+    """A player with an empty rack has gone out: a turn for them is a request error."""
+    if not rack:
+        raise InputError("the rack is empty: this player has already gone out", "/rack")
+
+
 def verify_turn(
     before: Sequence[TableSet],
     after: Sequence[TableSet],
@@ -65,8 +71,7 @@ def verify_turn(
     elapsed_seconds: float | None = None,
 ) -> TurnVerdict:
     """Judge a turn. Raises InputError (pointer ``/rack``) for an empty rack."""
-    if not rack:
-        raise InputError("the rack is empty: this player has already gone out", "/rack")
+    require_rack(rack)
     return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds).verdict()
 
 

@@ -26,7 +26,7 @@ from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules
 from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
-from engine.turns import verify_turn
+from engine.turns import require_rack, verify_turn
 from engine.validate import check_meld, supply_excesses, validate_sets
 from engine.violations import LANGUAGES
 from service import schemas
@@ -204,8 +204,7 @@ def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
     table: tuple[TableSet, ...] = data["table"]
     rack: tuple[Tile, ...] = data["rack"]
     rules: Rules = data["rules"]
-    if not rack:
-        raise InputError("the rack is empty: this player has already gone out", "/rack")
+    require_rack(rack)
     for i, table_set in enumerate(table):
         if not table_set.read(rules).valid:
             raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
