@@ -22,7 +22,7 @@ from flask import Blueprint, Flask, Response, current_app, request, send_from_di
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from engine.violations import pick_language
-from service.limits import Limits
+from service.limits import Limits, int_setting
 from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
 from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
 
@@ -278,16 +278,8 @@ def _cors_origins(config: Mapping[str, Any]) -> list[str]:
 
 
 def _set_cache_size(config: Mapping[str, Any]) -> int:
-    raw = config.get(SET_CACHE_KEY, os.environ.get(SET_CACHE_KEY, ""))
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return DEFAULT_SET_CACHE_SIZE
-    try:
-        size = int(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"{SET_CACHE_KEY} must be a whole number (0 turns the cache off), got {raw!r}") from None
-    if isinstance(raw, bool) or size < 0:
-        raise ValueError(f"{SET_CACHE_KEY} must be a whole number (0 turns the cache off), got {raw!r}")
-    return size
+    size = int_setting(config, os.environ, SET_CACHE_KEY, 0, "a whole number (0 turns the cache off)")
+    return DEFAULT_SET_CACHE_SIZE if size is None else size
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

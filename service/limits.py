@@ -17,6 +17,21 @@ from typing import Any
 ENV_PREFIX = "RUMMIKUB_"
 
 
+def int_setting(config: Mapping[str, Any], environ: Mapping[str, str], key: str, minimum: int, rule: str) -> int | None:
+    """An integer setting from ``config``, else ``environ`` (None when unset or blank).
+    Raises ValueError naming ``key`` and ``rule`` for anything not a whole number >= minimum."""
+    raw: Any = config.get(key, environ.get(key))
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"{key} must be {rule}, got {raw!r}") from None
+    if isinstance(raw, bool) or value < minimum:
+        raise ValueError(f"{key} must be {rule}, got {raw!r}")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Caps on one request. ``max_body_bytes`` is enforced by the HTTP layer; the others by
@@ -48,17 +63,9 @@ class Limits:
         environ = os.environ if environ is None else environ
         values: dict[str, int] = {}
         for field in dataclasses.fields(cls):
-            key = cls.env_name(field.name)
-            raw: Any = config.get(key, environ.get(key))
-            if raw is None or (isinstance(raw, str) and not raw.strip()):
-                continue
-            try:
-                value = int(raw)
-            except (TypeError, ValueError):
-                raise ValueError(f"{key} must be a positive integer, got {raw!r}") from None
-            if isinstance(raw, bool) or value < 1:
-                raise ValueError(f"{key} must be a positive integer, got {raw!r}")
-            values[field.name] = value
+            value = int_setting(config, environ, cls.env_name(field.name), 1, "a positive integer")
+            if value is not None:
+                values[field.name] = value
         return cls(**values)
 
     def describe(self) -> dict[str, int]:
