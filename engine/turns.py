@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import compress, count
 from typing import Any
 
 from engine.errors import InputError
@@ -82,40 +82,96 @@ def _keys(tiles: Iterable[Tile]) -> dict[str, int]:
     return counts
 
 
-def _table_keys(sets: Sequence[TableSet]) -> dict[str, int]:
-    """Tile counts of a table (never mutated by callers). The last table counted is remembered
-    by identity: a replay passes each turn's ``after`` tuple as the next turn's ``before``."""
-    global _last_table
-    last = _last_table
-    if last is not None and last[0] is sets:
-        return last[1]
-    counts = dict(Counter(chain.from_iterable(s.keys for s in sets)))
-    _last_table = (sets, counts)
+def _set_keys(sets: Iterable[TableSet]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for s in sets:
+        for key in s.keys:
+            counts[key] = counts.get(key, 0) + 1
     return counts
 
 
-_last_table: tuple[Sequence[TableSet], dict[str, int]] | None = None
+def _table_keys(sets: tuple[TableSet, ...]) -> dict[str, int]:
+    """Tile counts of a table (never mutated by callers). The last table a verification ended
+    with is remembered by identity: a replay passes each turn's ``after`` tuple as the next
+    turn's ``before``."""
+    memo = _memo
+    if memo is not None and memo.table is sets:
+        return memo.keys()
+    return _set_keys(sets)
 
 
-def _table_readings(sets: Sequence[TableSet], rules: Rules) -> list[SetReading]:
-    """Each set's reading (never mutated by callers), remembered for the last table like
-    ``_table_keys``."""
-    global _last_readings
-    last = _last_readings
-    if last is not None and last[0] is sets and last[1] == rules.strict_order:
-        return last[2]
-    readings = [s.read(rules) for s in sets]
-    _last_readings = (sets, rules.strict_order, readings)
-    return readings
+class _TableMemo:
+    """What the last valid play learnt about its ``after`` table, for the next turn of a
+    replay: every set reads valid under ``strict_order``, and its tile counts (worked out from
+    the before table's counts when first asked for; threads asking at once get equal dicts)."""
+
+    __slots__ = ("_before_keys", "_keys", "_played", "_removed", "strict_order", "table")
+
+    def __init__(
+        self,
+        table: tuple[TableSet, ...],
+        strict_order: bool,
+        before_keys: dict[str, int],
+        played: dict[str, int],
+        removed: dict[str, int],
+    ) -> None:
+        self.table, self.strict_order = table, strict_order
+        self._before_keys, self._played, self._removed = before_keys, played, removed
+        self._keys: dict[str, int] | None = None
+
+    def keys(self) -> dict[str, int]:
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = _apply(self._before_keys, self._played, self._removed)
+        return keys
 
 
-_last_readings: tuple[Sequence[TableSet], bool, list[SetReading]] | None = None
+_memo: _TableMemo | None = None
+
+
+def _apply(counts: dict[str, int], added: dict[str, int], taken: dict[str, int]) -> dict[str, int]:
+    """``counts + added - taken``, as a new dict (``taken`` must be part of ``counts``)."""
+    out = dict(counts)
+    for key, n in taken.items():
+        if out[key] == n:
+            del out[key]
+        else:
+            out[key] -= n
+    for key, n in added.items():
+        out[key] = out.get(key, 0) + n
+    return out
 
 
 def _minus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
     """Multiset difference keeping positive counts (``a - b``). Plain dicts: the hot path of
     every verification builds several of these, and Counter's overhead showed in profiles."""
     return {key: left for key, n in a.items() if (left := n - b.get(key, 0)) > 0}
+
+
+def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> tuple[list[int], list[int]]:
+    """The indices (in table order) of the before sets and of the after sets that are not
+    carried over untouched. Sets are matched by identity: a replay shares one TableSet among the
+    turns that hold the same set, and so does the service's set cache. Sets equal in value but
+    not identical count as changed, which costs time, never correctness."""
+    before_ids, after_ids = list(map(id, before)), list(map(id, after))
+    before_set, after_set = set(before_ids), set(after_ids)
+    if len(before_set) == len(before_ids) and len(after_set) == len(after_ids):
+        gone, new = before_set - after_set, after_set - before_set
+        before_left = list(compress(count(), map(gone.__contains__, before_ids))) if gone else []
+        after_left = list(compress(count(), map(new.__contains__, after_ids))) if new else []
+        return before_left, after_left
+    # A set object appears twice in one table (two identical sets): match one by one.
+    free: dict[int, list[int]] = {}
+    for k, x in enumerate(after_ids):
+        free.setdefault(x, []).append(k)
+    before_left = []
+    for i, x in enumerate(before_ids):
+        slots = free.get(x)
+        if slots:
+            slots.pop()
+        else:
+            before_left.append(i)
+    return before_left, sorted(k for slots in free.values() for k in slots)
 
 
 def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
@@ -146,14 +202,28 @@ class _Turn:
         self.before, self.after, self.rack = before, after, rack
         self.opened, self.rules, self.elapsed = opened, rules, elapsed_seconds
         self.violations: list[Violation] = []
-        self.before_keys = before_keys = _table_keys(before)
-        self.after_keys = after_keys = _table_keys(after)
-        self.played_keys = _minus(after_keys, before_keys)
-        self.removed_keys = _minus(before_keys, after_keys)
+        self.before_keys = _table_keys(before)
+        # Only the sets that changed can differ in tiles: count those.
+        self.before_left, self.after_left = _carried_over(before, after)
+        left_before = _set_keys([before[i] for i in self.before_left])
+        left_after = _set_keys([after[k] for k in self.after_left])
+        self.played_keys = _minus(left_after, left_before)
+        self.removed_keys = _minus(left_before, left_after)
         self.rack_keys = _keys(rack)
-        self.before_readings = _table_readings(before, rules)
-        self.after_readings: list[SetReading] | None = None
+        self.not_in_rack = _minus(self.played_keys, self.rack_keys)
+        self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
+
+    @property
+    def after_keys(self) -> dict[str, int]:
+        """The after table's tile counts: before + played - removed."""
+        return _apply(self.before_keys, self.played_keys, self.removed_keys)
+
+    def _before_reading(self, i: int) -> SetReading:
+        return self.before[i].read(self.rules)
+
+    def _after_reading(self, k: int) -> SetReading:
+        return self.after[k].read(self.rules)
 
     # --- the checks, in order ---------------------------------------------------------
 
@@ -161,7 +231,11 @@ class _Turn:
         self._check_accounting()
         self._check_supply()
         self._check_before_table()
-        is_draw = not self.played_keys and not self.removed_keys and _shape(self.before) == _shape(self.after)
+        is_draw = (
+            not self.played_keys
+            and not self.removed_keys
+            and ((not self.before_left and not self.after_left) or _shape(self.before) == _shape(self.after))
+        )
         meld_value: int | None = None
         if is_draw:
             action = "draw"
@@ -175,6 +249,8 @@ class _Turn:
             self._check_jokers()
         self._check_time()
         valid = not self.violations
+        if valid and action == "play":
+            self._remember_after()
         played = self._played_tiles()
         rack_after = self._rack_after(played) if valid and action == "play" else self.rack
         opened_after = self.opened or (valid and meld_value is not None)
@@ -193,22 +269,24 @@ class _Turn:
         self.violations.append(Violation(code, at, params or {}, set_code))
 
     def _check_accounting(self) -> None:
-        for key, count in self.removed_keys.items():
+        for key, n in self.removed_keys.items():
             at = next(f"/before/{i}" for i, s in enumerate(self.before) if any(t.key == key for t in s.tiles))
-            self._add("TABLE_TILE_REMOVED", at, {"tile": key, "count": count})
-        for key, count in _minus(self.played_keys, self.rack_keys).items():
+            self._add("TABLE_TILE_REMOVED", at, {"tile": key, "count": n})
+        for key, n in self.not_in_rack.items():
             at = "/after"
             for i in range(len(self.after) - 1, -1, -1):
                 if any(t.key == key for t in self.after[i].tiles):
                     at = f"/after/{i}"
                     break
-            self._add("TILE_NOT_IN_RACK", at, {"tile": key, "count": count})
+            self._add("TILE_NOT_IN_RACK", at, {"tile": key, "count": n})
 
     def _check_supply(self) -> None:
         held = dict(self.before_keys)
         for key, n in self.rack_keys.items():
             held[key] = held.get(key, 0) + n
-        if self.rules.supply.holds(held) and self.rules.supply.holds(self.after_keys):
+        # after = before + played - removed, so with every played tile in the rack the after
+        # table holds no more of any tile than before + rack.
+        if self.rules.supply.holds(held) and (not self.not_in_rack or self.rules.supply.holds(self.after_keys)):
             return
         groups: list[tuple[str, Iterable[Tile]]] = [(f"/before/{i}", s.tiles) for i, s in enumerate(self.before)]
         groups.append(("/rack", self.rack))
@@ -218,19 +296,33 @@ class _Turn:
         self.violations.extend(found + [v for v in after_found if v.params["tile"] not in reported])
 
     def _check_before_table(self) -> None:
-        for i, reading in enumerate(self.before_readings):
+        memo = _memo
+        if memo is not None and memo.table is self.before and memo.strict_order == self.rules.strict_order:
+            self.before_valid = True
+            return
+        found = len(self.violations)
+        for i, s in enumerate(self.before):
+            reading = s.read(self.rules)
             if not reading.valid:
                 self._add("BEFORE_TABLE_INVALID", f"/before/{i}", {"count": len(reading.tiles)}, reading.code)
+        self.before_valid = len(self.violations) == found
 
     def _check_after_sets(self) -> None:
-        self.after_readings = _table_readings(self.after, self.rules)
-        for i, reading in enumerate(self.after_readings):
+        # A set carried over untouched reads as it did before the turn.
+        indices = self.after_left if self.before_valid else range(len(self.after))
+        for i in indices:
+            reading = self.after[i].read(self.rules)
             if not reading.valid:
                 params: dict[str, Any] = {"count": len(reading.tiles)}
                 if reading.code == "KIND_MISMATCH":
                     kind = self.after[i].kind
                     params.update(kind=kind, other=RUN if kind == GROUP else GROUP)
                 self._add("INVALID_SET", f"/after/{i}", params, reading.code)
+
+    def _remember_after(self) -> None:
+        """Keep what the next turn of a replay needs about this (valid) turn's after table."""
+        global _memo
+        _memo = _TableMemo(self.after, self.rules.strict_order, self.before_keys, self.played_keys, self.removed_keys)
 
     def _check_time(self) -> None:
         limit = self.rules.turn_time_limit
@@ -248,7 +340,6 @@ class _Turn:
 
     def _check_opening(self) -> int | None:
         """Check an opening turn; return the meld value when the opening succeeds."""
-        assert self.after_readings is not None
         if not self.played_keys:
             return None
         if self.rules.manipulate_on_opening_turn:
@@ -258,7 +349,7 @@ class _Turn:
             if unmatched is None:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
                 return None
-            value = sum(self.after_readings[i].value or 0 for i in unmatched)
+            value = sum(self._after_reading(i).value or 0 for i in unmatched)
         if value < self.rules.initial_meld_min:
             self._add("INITIAL_MELD_TOO_LOW", "/after", {"value": value, "threshold": self.rules.initial_meld_min})
             return None
@@ -280,11 +371,11 @@ class _Turn:
     def _best_rack_only_value(self) -> int:
         """The highest total value of valid after sets made only of played tiles (the played
         multiset shared among them), for an opening that may also manipulate."""
-        assert self.after_readings is not None
+        values = [s.read(self.rules).value or 0 for s in self.after]
         candidates = [
             (i, Counter(s.keys))
             for i, s in enumerate(self.after)
-            if self.after_readings[i].valid and not (Counter(s.keys) - Counter(self.played_keys))
+            if s.read(self.rules).valid and not (Counter(s.keys) - Counter(self.played_keys))
         ]
         best = 0
 
@@ -294,16 +385,16 @@ class _Turn:
             for j in range(k, len(candidates)):
                 i, keys = candidates[j]
                 if not (keys - left):
-                    search(j + 1, left - keys, value + (self.after_readings[i].value or 0))  # type: ignore[index]
+                    search(j + 1, left - keys, value + values[i])
 
         if len(candidates) <= 16:
             search(0, Counter(self.played_keys), 0)
         else:
             left = Counter(self.played_keys)
-            for i, keys in sorted(candidates, key=lambda c: -(self.after_readings[c[0]].value or 0)):  # type: ignore[index]
+            for i, keys in sorted(candidates, key=lambda c: -values[c[0]]):
                 if not (keys - left):
                     left -= keys
-                    best += self.after_readings[i].value or 0
+                    best += values[i]
         return best
 
     # --- jokers -----------------------------------------------------------------------
@@ -313,17 +404,22 @@ class _Turn:
         reading each such set in the way most favourable to the player (SPEC §4)."""
         if not self.before_keys.get(JOKER_KEY):
             return
-        joker_sets = [i for i, r in enumerate(self.before_readings) if r.readings and r.readings[0].joker_options]
-        if not joker_sets:
-            return
-        assert self.after_readings is not None
         # A joker set still on the table exactly as it was keeps its jokers: nothing to judge.
-        same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
+        changed = [i for i in self.before_left if self._holds_joker(self.before[i])]
+        if not changed:
+            return
+        claimed: Counter[int] = Counter()  # after set -> jokers accounted for in it
+        changed_after = set(self.after_left)
         for k, s in enumerate(self.after):
+            if k not in changed_after and self._holds_joker(s):
+                claimed[k] += s.keys.count(JOKER_KEY)
+        # So does one laid again identically (equal, though not the same object).
+        same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
+        for k in self.after_left:
+            s = self.after[k]
             same.setdefault((s.codes, s.kind, s.id), []).append(k)
-        claimed: Counter[int] = Counter()
         outcomes = []
-        for i in joker_sets:
+        for i in changed:
             source = self.before[i]
             unchanged = same.get((source.codes, source.kind, source.id))
             if unchanged:
@@ -332,7 +428,7 @@ class _Turn:
             successors: list[int | None] = list(self._successor_candidates(i)) or [None]
             options = [
                 self._follow_joker_set(i, reading.joker_options, k, claimed)
-                for reading in self.before_readings[i].readings
+                for reading in self._before_reading(i).readings
                 for k in successors
             ]
             best = min(options, key=lambda o: (len(o.violations), o.freed))
@@ -346,6 +442,13 @@ class _Turn:
             self._add("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": self.jokers_freed})
         if self.jokers_freed and self.rules.freed_joker_use == "new_set_with_two_rack_tiles":
             self._check_freed_joker_use(claimed)
+
+    def _holds_joker(self, s: TableSet) -> bool:
+        """Whether ``s`` is a valid set with a joker (one whose joker is tracked)."""
+        if JOKER_KEY not in s.keys:
+            return False
+        readings = s.read(self.rules).readings
+        return bool(readings and readings[0].joker_options)
 
     def _successor_candidates(self, i: int) -> list[int]:
         """After sets that may be the successor of before set ``i``: the one with its ``id``,
@@ -409,9 +512,8 @@ class _Turn:
     ) -> tuple[int, list[tuple[Tile, ...]]]:
         """How many of the jokers stay in successor ``k`` (a joker of ``k`` standing for one of
         the tiles they stood for), best over ``k``'s readings; and the options of the others."""
-        assert self.after_readings is not None
         best_stayed, best_freed = 0, list(joker_options)
-        for reading in self.after_readings[k].readings:
+        for reading in self._after_reading(k).readings:
             slots = [set(t.key for t in options) for options in reading.joker_options][already_claimed:]
             freed = []
             stayed = 0

@@ -13,6 +13,7 @@ from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles, parse_tiles
 from engine.turns import TurnVerdict, verify_turn
+from tests.turn_checks import shared_tables, verify_all_ways
 
 SetSpec = str | TableSet
 
@@ -43,7 +44,7 @@ def verify(
     rules: Rules | str | dict[str, Any] = SABRA,
     elapsed: float | None = None,
 ) -> TurnVerdict:
-    return verify_turn(_table(before), _table(after), parse_tiles(rack), opened, resolve_rules(rules), elapsed)
+    return verify_all_ways(_table(before), _table(after), parse_tiles(rack), opened, resolve_rules(rules), elapsed)
 
 
 def codes(v: TurnVerdict) -> list[str]:
@@ -438,6 +439,16 @@ def test_freed_joker_into_an_existing_set_is_misused() -> None:
     assert only(v, "FREED_JOKER_MISUSED")["at"] == "/after/1"
 
 
+def test_untouched_joker_set_keeps_its_joker_when_a_freed_one_is_misused() -> None:
+    # The joker of R1 R2 J never moved: the misused one is the joker added to B3 B4 B5.
+    before = ["R1 R2 J", "K5 J K7", "B3 B4 B5"]
+    after = ["R1 R2 J", "K5 K6 K7", "B3 B4 B5 J"]
+    v = verify(before, after, "K6 O1", rules=TWO_RACK_TILES)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+    assert only(v, "FREED_JOKER_MISUSED")["at"] == "/after/2"
+    assert v.jokers_freed == 1
+
+
 def test_freed_joker_into_new_set_with_one_rack_tile_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9 K10"]
     after = ["R3 R4 R5", "K7 K8 K9", "K10 K11 J"]
@@ -652,3 +663,25 @@ def test_supply_exceeded_is_a_failed_turn() -> None:
 def test_every_preset_accepts_a_plain_extension_and_rejects_a_gap(preset: str) -> None:
     assert verify(["R3 R4 R5"], ["R3 R4 R5 R6"], "R6 K1", rules=preset).valid
     assert not verify(["R3 R4 R5"], ["R3 R4 R5 R7"], "R7 K1", rules=preset).valid
+
+
+# --- shared set objects (a replay, the service's set cache) -------------------------------
+
+
+def test_a_set_object_twice_on_the_table() -> None:
+    run = S("R3 R4 R5")
+    v = verify_turn([run, run], [run, S("R3 R4 R5 R6")], parse_tiles("R6 K1"), True)
+    assert v.valid and format_tiles(v.played) == ["R6"]
+    v = verify_turn([run, run], [run], parse_tiles("R6 K1"), True)
+    assert codes(v) == ["TABLE_TILE_REMOVED"] * 3 + ["NO_TILE_PLAYED"]
+
+
+def test_remembered_table_is_read_again_under_other_rules() -> None:
+    # R5 R3 R4 is a run in any order; the next turn starts from that same table object, and
+    # under strict_order it must be read again (and found invalid), not taken as known valid.
+    before, after = shared_tables([S("K1 K2 K3")], [S("K1 K2 K3"), S("R5 R3 R4")])
+    assert verify_turn(before, after, parse_tiles("R3 R4 R5 O1"), True).valid
+    v = verify_turn(after, after, parse_tiles("O1"), True, STRICT_ORDER)
+    assert codes(v) == ["BEFORE_TABLE_INVALID"]
+    assert only(v, "BEFORE_TABLE_INVALID")["at"] == "/before/1"
+    assert verify_turn(after, after, parse_tiles("O1"), True).valid

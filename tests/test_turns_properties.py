@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from engine.rules import PRESETS, Rules, resolve_rules
 from engine.sets import TableSet
 from engine.tiles import COLORS, JOKER, Tile, numbered
-from engine.turns import TurnVerdict, verify_turn
+from engine.turns import TurnVerdict
+from tests.turn_checks import verify_all_ways
 
 Tiles = list[Tile]
 
@@ -44,7 +45,9 @@ class Turn:
 def verify(
     before: Sequence[Tiles], after: Sequence[Tiles], rack: Tiles, rules: Rules, opened: bool = True
 ) -> TurnVerdict:
-    return verify_turn([TableSet(tuple(s)) for s in before], [TableSet(tuple(s)) for s in after], rack, opened, rules)
+    return verify_all_ways(
+        [TableSet(tuple(s)) for s in before], [TableSet(tuple(s)) for s in after], rack, opened, rules
+    )
 
 
 def codes(v: TurnVerdict) -> set[str]:
