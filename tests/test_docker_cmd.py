@@ -177,15 +177,26 @@ def test_cmd_serves_and_passes_its_healthcheck(
         assert response.status == 200
         assert json.loads(response.read())["initial_meld"] == {"value": 30}
 
-    # Over real HTTP, a body over the limit is refused with a 413 problem, chunked or not.
+    # A chunked body (no Content-Length) is read whole.
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    chunks = (b'{"sets": [' + b'["R1","R2","R3"],' * 20_000 + b'["R1","R2","R3"]]}',)
-    conn.request("POST", "/v1/sets/validate", body=iter(chunks), encode_chunked=True, headers=JSON_HEADERS)
+    pieces = iter([body[:20].encode(), body[20:].encode()])
+    conn.request("POST", "/v1/turns/verify", body=pieces, encode_chunked=True, headers=JSON_HEADERS)
     response = conn.getresponse()
-    assert response.status == 413
-    assert response.getheader("Content-Type") == "application/problem+json"
-    assert json.loads(response.read())["errors"][0]["limit"] == "RUMMIKUB_MAX_BODY_BYTES"
+    assert response.status == 200
+    assert json.loads(response.read())["initial_meld"] == {"value": 30}
     conn.close()
+
+    # Over real HTTP, a body over the limit is refused with a 413 problem, chunked or not.
+    too_large = b'{"sets": [' + b'["R1","R2","R3"],' * 20_000 + b'["R1","R2","R3"]]}'
+    for chunked in (True, False):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        payload = iter([too_large]) if chunked else too_large
+        conn.request("POST", "/v1/sets/validate", body=payload, encode_chunked=chunked, headers=JSON_HEADERS)
+        response = conn.getresponse()
+        assert response.status == 413, chunked
+        assert response.getheader("Content-Type") == "application/problem+json"
+        assert json.loads(response.read())["errors"][0]["limit"] == "RUMMIKUB_MAX_BODY_BYTES"
+        conn.close()
 
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=30) == 0
