@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import chain, compress, count
 from typing import Any
 
 from engine.errors import InputError
@@ -83,6 +83,7 @@ def _keys(tiles: Iterable[Tile]) -> dict[str, int]:
 
 
 def _set_keys(sets: Iterable[TableSet]) -> dict[str, int]:
+    """Tile counts of a few sets (a plain loop beats Counter's overhead on a few tiles)."""
     counts: dict[str, int] = {}
     for s in sets:
         for key in s.keys:
@@ -97,7 +98,7 @@ def _table_keys(sets: tuple[TableSet, ...]) -> dict[str, int]:
     memo = _memo
     if memo is not None and memo.table is sets:
         return memo.keys()
-    return _set_keys(sets)
+    return Counter(chain.from_iterable([s.keys for s in sets]))  # counts in C: a whole table is large
 
 
 class _TableMemo:
@@ -411,7 +412,7 @@ class _Turn:
         claimed: Counter[int] = Counter()  # after set -> jokers accounted for in it
         changed_after = set(self.after_left)
         for k, s in enumerate(self.after):
-            if k not in changed_after and self._holds_joker(s):
+            if JOKER_KEY in s.keys and k not in changed_after and self._holds_joker(s):
                 claimed[k] += s.keys.count(JOKER_KEY)
         # So does one laid again identically (equal, though not the same object).
         same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
@@ -460,13 +461,13 @@ class _Turn:
                     return [k]
         mine = source.numbered_counts
         shared: dict[int, int] = {}
+        keys = mine.keys()
         for k, s in enumerate(self.after):
             theirs = s.numbered_counts
-            common = mine.keys() & theirs.keys()
-            if common:
-                shared[k] = sum(min(mine[key], theirs[key]) for key in common)
+            if not keys.isdisjoint(theirs):
+                shared[k] = sum([min(n, theirs.get(key, 0)) for key, n in mine.items()])
         most = max(shared.values(), default=0)
-        return sorted(k for k, n in shared.items() if n == most) if most else []
+        return [k for k, n in shared.items() if n == most] if most else []
 
     def _follow_joker_set(
         self, i: int, joker_options: tuple[tuple[Tile, ...], ...], k: int | None, claimed: Counter[int]
