@@ -10,6 +10,12 @@ client threads (one connection per request: gunicorn's sync workers close after 
 and stops early at the time cap. It prints requests/s and p50/p99 latency per endpoint, and the
 verify/trivial throughput ratio (target: at least 0.70). No assertions: the numbers go into the
 closing notes.
+
+``--client wrk`` drives the load with wrk (Debian's ``wrk`` package; 1 thread, ``--threads``
+connections, ``--seconds`` per measurement) instead of the Python client: wrk costs far less CPU
+per request, so on a 2-core machine the server gets more of it and both rates rise. It also
+reports the CPU time the gunicorn workers used per request (from /proc), which is the cost of
+each endpoint on the server whatever the client.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ import argparse
 import http.client
 import json
 import os
+import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -144,6 +153,83 @@ def measure(
     return result
 
 
+def worker_cpu_seconds(server: subprocess.Popen[bytes]) -> float:
+    """User + system CPU time of gunicorn's worker processes (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for line in Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split():
+        fields = Path(f"/proc/{line}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / ticks
+
+
+_WRK_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
+
+
+def wrk_measure(
+    name: str, port: int, path: str, body: bytes | None, connections: int, seconds: int
+) -> tuple[Measurement, dict[str, float]]:
+    """One wrk run; the Measurement holds wrk's request count and duration, the dict its
+    p50/p99 latency in ms."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
+        if body is not None:
+            (Path(tmp) / "body.json").write_bytes(body)
+            script = Path(tmp) / "post.lua"
+            script.write_text(
+                'wrk.method = "POST"\n'
+                f'local f = io.open("{tmp}/body.json", "rb")\n'
+                'wrk.body = f:read("*a")\n'
+                "f:close()\n"
+                'wrk.headers["Content-Type"] = "application/json"\n'
+            )
+            argv += ["-s", str(script)]
+        out = subprocess.run([*argv, f"http://{HOST}:{port}{path}"], capture_output=True, text=True, check=True).stdout
+    done = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s)", out)
+    if done is None:
+        raise SystemExit(f"cannot read wrk's output:\n{out}")
+    result = Measurement(name, elapsed=float(done.group(2)) * _WRK_UNITS[done.group(3)] / 1000)
+    result.latencies = [0.0] * int(done.group(1))  # wrk reports percentiles, not each request
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    result.errors = int(bad.group(1)) if bad else 0
+    latency = {
+        q: float(m.group(1)) * _WRK_UNITS[m.group(2)]
+        for q in ("50", "99")
+        if (m := re.search(rf"^\s+{q}%\s+([\d.]+)(us|ms|s)", out, re.MULTILINE))
+    }
+    return result, latency
+
+
+def run_wrk(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes], cases: list[Any]) -> None:
+    for _, _, path, payload in cases:  # warm-up
+        wrk_measure("warm-up", port, path, payload, args.threads, 2)
+    totals = {name: Measurement(name) for name, *_ in cases}
+    cpu = dict.fromkeys(totals, 0.0)
+    latency: dict[str, list[dict[str, float]]] = {name: [] for name in totals}
+    for _ in range(args.rounds):
+        for name, _, path, payload in cases:
+            before = worker_cpu_seconds(server)
+            result, percentiles = wrk_measure(name, port, path, payload, args.threads, args.seconds)
+            cpu[name] += worker_cpu_seconds(server) - before
+            totals[name].add(result)
+            latency[name].append(percentiles)
+    print(f"wrk, 1 thread, {args.threads} connections, gunicorn {args.workers} sync workers, {os.cpu_count()} CPUs")
+    print(
+        f"{'endpoint':<42} {'requests':>8} {'errors':>6} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'worker CPU/req':>15}"
+    )
+    for name, m in totals.items():
+        p50 = sorted(r["50"] for r in latency[name])[len(latency[name]) // 2]
+        p99 = sorted(r["99"] for r in latency[name])[len(latency[name]) // 2]
+        per_request = cpu[name] / len(m.latencies) * 1e6 if m.latencies else float("nan")
+        print(
+            f"{name:<42} {len(m.latencies):>8} {m.errors:>6} {m.rate:>8.1f} {p50:>7.2f} {p99:>7.2f}"
+            f" {per_request:>12.0f} µs"
+        )
+    trivial, verify = totals.values()
+    print(f"verify / trivial throughput: {verify.rate / trivial.rate:.2f} (target >= 0.70)")
+    print("(p50/p99: the median over the rounds of wrk's per-run percentiles)")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind((HOST, 0))
@@ -188,7 +274,11 @@ def main() -> None:
         default=None,
         help="RUMMIKUB_SET_CACHE_SIZE for the server (0: off; default: the app's)",
     )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON (Python client only)")
+    parser.add_argument(
+        "--client", choices=["python", "wrk"], default="python", help="load generator (wrk: Debian's wrk package)"
+    )
+    parser.add_argument("--seconds", type=int, default=8, help="seconds per wrk measurement")
     args = parser.parse_args()
 
     turn = sixty_tile_turn()
@@ -206,6 +296,11 @@ def main() -> None:
             ("GET /healthz (trivial JSON)", "GET", "/healthz", None),
             (f"POST /v1/turns/verify ({tiles_after}-tile table)", "POST", "/v1/turns/verify", body),
         ]
+        if args.client == "wrk":
+            if shutil.which("wrk") is None:
+                raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
+            run_wrk(args, port, server, cases)
+            return
         for _, method, path, payload in cases:  # warm-up
             measure("warm-up", port, method, path, payload, 200, args.threads, args.time_cap)
         totals = {name: Measurement(name) for name, *_ in cases}
