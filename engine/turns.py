@@ -270,16 +270,21 @@ class _Turn:
         self.violations.append(Violation(code, at, params or {}, set_code))
 
     def _check_accounting(self) -> None:
+        """One violation per tile, pointing at the first before set that held it (removed) or
+        the last after set that holds it (not in the rack); each code's violations are listed
+        in table order (by set, then by the tile's place in the set)."""
+        removed = []
         for key, n in self.removed_keys.items():
-            at = next(f"/before/{i}" for i, s in enumerate(self.before) if any(t.key == key for t in s.tiles))
-            self._add("TABLE_TILE_REMOVED", at, {"tile": key, "count": n})
+            i = next(i for i, s in enumerate(self.before) if key in s.keys)
+            removed.append((i, self.before[i].keys.index(key), key, n))
+        for i, _, key, n in sorted(removed):
+            self._add("TABLE_TILE_REMOVED", f"/before/{i}", {"tile": key, "count": n})
+        missing = []
         for key, n in self.not_in_rack.items():
-            at = "/after"
-            for i in range(len(self.after) - 1, -1, -1):
-                if any(t.key == key for t in self.after[i].tiles):
-                    at = f"/after/{i}"
-                    break
-            self._add("TILE_NOT_IN_RACK", at, {"tile": key, "count": n})
+            k = next(k for k in range(len(self.after) - 1, -1, -1) if key in self.after[k].keys)
+            missing.append((k, self.after[k].keys.index(key), key, n))
+        for k, _, key, n in sorted(missing):
+            self._add("TILE_NOT_IN_RACK", f"/after/{k}", {"tile": key, "count": n})
 
     def _check_supply(self) -> None:
         held = dict(self.before_keys)
@@ -419,13 +424,18 @@ class _Turn:
         for k in self.after_left:
             s = self.after[k]
             same.setdefault((s.codes, s.kind, s.id), []).append(k)
-        outcomes = []
+        moved = []
         for i in changed:
             source = self.before[i]
             unchanged = same.get((source.codes, source.kind, source.id))
             if unchanged:
                 claimed[unchanged.pop()] += source.keys.count(JOKER_KEY)
-                continue
+            else:
+                moved.append(i)
+        # Every joker that stayed put is claimed before the others are followed: a joker that
+        # never moved cannot also be the one another set's joker "stayed" as.
+        outcomes = []
+        for i in moved:
             successors: list[int | None] = list(self._successor_candidates(i)) or [None]
             options = [
                 self._follow_joker_set(i, reading.joker_options, k, claimed)

@@ -161,6 +161,23 @@ def test_table_tile_removed_and_tile_not_in_rack_together() -> None:
     assert sorted(codes(v)) == ["TABLE_TILE_REMOVED", "TILE_NOT_IN_RACK"]
 
 
+def test_accounting_violations_are_in_table_order() -> None:
+    # K6 is also in the untouched run K5 K6 K7 (the other copy): it still points at the last
+    # after set holding it, and each code's violations follow the table, set by set.
+    before = ["K5 K6 K7", "R8 R9 R10 R11", "O1 O2 O3 O4"]
+    after = ["K5 K6 K7", "O2 O3 O4", "R9 R10 R11", "B9 B10 B11", "K6 B6 O6"]
+    v = verify(before, after, "B10 B6")
+    found = [(x.code, x.to_json()["at"], x.params["tile"]) for x in v.violations]
+    assert found == [
+        ("TABLE_TILE_REMOVED", "/before/1", "R8"),
+        ("TABLE_TILE_REMOVED", "/before/2", "O1"),
+        ("TILE_NOT_IN_RACK", "/after/3", "B9"),
+        ("TILE_NOT_IN_RACK", "/after/3", "B11"),
+        ("TILE_NOT_IN_RACK", "/after/4", "K6"),
+        ("TILE_NOT_IN_RACK", "/after/4", "O6"),
+    ]
+
+
 # --- tile supply ----------------------------------------------------------------------
 
 
@@ -447,6 +464,21 @@ def test_untouched_joker_set_keeps_its_joker_when_a_freed_one_is_misused() -> No
     assert codes(v) == ["FREED_JOKER_MISUSED"]
     assert only(v, "FREED_JOKER_MISUSED")["at"] == "/after/2"
     assert v.jokers_freed == 1
+
+
+def test_a_joker_that_never_moved_is_not_also_a_replaced_joker_that_stayed() -> None:
+    # Both runs hold a joker for O11 and share O10 O12 O13 (the second copies). The short run's
+    # joker is replaced by O11 and reused; the long run, untouched, keeps its own joker, which
+    # cannot count as the short run's joker staying: one joker was freed.
+    before = ["O10 J O12 O13", "O6 O7 O8 O9 O10 J O12 O13", "K7 K8 K9"]
+    freed_to_new_set = ["O10 O11 O12 O13", "O6 O7 O8 O9 O10 J O12 O13", "K7 K8 K9", "O6 B6 J"]
+    v = verify(before, freed_to_new_set, "O11 O6 B6 R1")
+    assert v.valid and v.jokers_freed == 1
+    assert verify(before, freed_to_new_set, "O11 O6 B6 R1", rules=TWO_RACK_TILES).valid
+    freed_to_old_set = ["O10 O11 O12 O13", "O6 O7 O8 O9 O10 J O12 O13", "K7 K8 K9 J"]
+    v = verify(before, freed_to_old_set, "O11 R1", rules=TWO_RACK_TILES)
+    assert codes(v) == ["FREED_JOKER_MISUSED"] and v.jokers_freed == 1
+    assert only(v, "FREED_JOKER_MISUSED")["at"] == "/after/2"
 
 
 def test_freed_joker_into_new_set_with_one_rack_tile_is_misused() -> None:
