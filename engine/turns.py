@@ -434,18 +434,7 @@ class _Turn:
                 moved.append(i)
         # Every joker that stayed put is claimed before the others are followed: a joker that
         # never moved cannot also be the one another set's joker "stayed" as.
-        outcomes = []
-        for i in moved:
-            successors: list[int | None] = list(self._successor_candidates(i)) or [None]
-            options = [
-                self._follow_joker_set(i, reading.joker_options, k, claimed)
-                for reading in self._before_reading(i).readings
-                for k in successors
-            ]
-            best = min(options, key=lambda o: (len(o.violations), o.freed))
-            if best.successor is not None:
-                claimed[best.successor] += best.stayed
-            outcomes.append(best)
+        outcomes, claimed = self._follow_moved_joker_sets(moved, claimed)
         for outcome in outcomes:
             self.violations.extend(outcome.violations)
         self.jokers_freed = sum(o.freed for o in outcomes)
@@ -453,6 +442,47 @@ class _Turn:
             self._add("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": self.jokers_freed})
         if self.jokers_freed and self.rules.freed_joker_use == "new_set_with_two_rack_tiles":
             self._check_freed_joker_use(claimed)
+
+    def _follow_moved_joker_sets(
+        self, moved: list[int], claimed: Counter[int]
+    ) -> tuple[list[_JokerOutcome], Counter[int]]:
+        """Choose a reading and a successor for every moved joker set together, giving the
+        fewest violations, then the fewest freed jokers (the reading most favourable to the
+        player, SPEC §4): one set's joker staying in a successor takes the slot another set's
+        joker might need, so the sets cannot be judged one at a time. Returns the outcomes (in
+        ``moved`` order) and the after sets' claimed joker slots."""
+        choices = []
+        for i in moved:
+            successors: list[int | None] = list(self._successor_candidates(i)) or [None]
+            choices.append([(r.joker_options, k) for r in self._before_reading(i).readings for k in successors])
+        if len(moved) == 1:  # the common case, without the search's bookkeeping
+            options = [self._follow_joker_set(moved[0], o, k, claimed) for o, k in choices[0]]
+            outcome = min(options, key=lambda o: (len(o.violations), o.freed))
+            if outcome.successor is not None and outcome.stayed:
+                claimed = claimed.copy()
+                claimed[outcome.successor] += outcome.stayed
+            return [outcome], claimed
+        best: tuple[int, int] | None = None
+        best_outcomes: list[_JokerOutcome] = []
+        best_claimed = claimed
+
+        def search(j: int, claimed: Counter[int], outcomes: list[_JokerOutcome], violations: int, freed: int) -> None:
+            nonlocal best, best_outcomes, best_claimed
+            if best is not None and (violations, freed) >= best:
+                return  # counts only grow: this branch cannot do better
+            if j == len(moved):
+                best, best_outcomes, best_claimed = (violations, freed), outcomes, claimed
+                return
+            for options, k in choices[j]:
+                outcome = self._follow_joker_set(moved[j], options, k, claimed)
+                taken = claimed
+                if outcome.successor is not None and outcome.stayed:
+                    taken = claimed.copy()
+                    taken[outcome.successor] += outcome.stayed
+                search(j + 1, taken, [*outcomes, outcome], violations + len(outcome.violations), freed + outcome.freed)
+
+        search(0, claimed, [], 0, 0)
+        return best_outcomes, best_claimed
 
     def _holds_joker(self, s: TableSet) -> bool:
         """Whether ``s`` is a valid set with a joker (one whose joker is tracked)."""

@@ -481,6 +481,17 @@ def test_a_joker_that_never_moved_is_not_also_a_replaced_joker_that_stayed() -> 
     assert only(v, "FREED_JOKER_MISUSED")["at"] == "/after/2"
 
 
+@pytest.mark.parametrize("first", [0, 1])
+def test_joker_sets_are_followed_together_not_one_by_one(first: int) -> None:
+    # R3 J R5 could be followed to either extended run; R2 R3 J R5 only to R1 R2 R3 J R5. Taken
+    # one by one, the first choice could take the joker slot the other set needs; the turn is
+    # legal whichever order the sets are listed in.
+    short, long = "R3 J R5", "R2 R3 J R5"
+    before = [short, long] if first == 0 else [long, short]
+    v = verify(before, ["R1 R2 R3 J R5", "R3 J R5 R6"], "R1 R6 K1")
+    assert v.valid and v.jokers_freed == 0, codes(v)
+
+
 def test_freed_joker_into_new_set_with_one_rack_tile_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9 K10"]
     after = ["R3 R4 R5", "K7 K8 K9", "K10 K11 J"]
