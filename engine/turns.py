@@ -455,13 +455,6 @@ class _Turn:
         for i in moved:
             successors: list[int | None] = list(self._successor_candidates(i)) or [None]
             choices.append([(r.joker_options, k) for r in self._before_reading(i).readings for k in successors])
-        if len(moved) == 1:  # the common case, without the search's bookkeeping
-            options = [self._follow_joker_set(moved[0], o, k, claimed) for o, k in choices[0]]
-            outcome = min(options, key=lambda o: (len(o.violations), o.freed))
-            if outcome.successor is not None and outcome.stayed:
-                claimed = claimed.copy()
-                claimed[outcome.successor] += outcome.stayed
-            return [outcome], claimed
         best: tuple[int, int] | None = None
         best_outcomes: list[_JokerOutcome] = []
         best_claimed = claimed
