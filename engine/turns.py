@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
-from engine.sets import GROUP, RUN, SetReading, TableSet
+from engine.sets import GROUP, RUN, TableSet
 from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key, tile_for_key, tiles_without
 from engine.validate import supply_violations
 from engine.violations import Violation
@@ -75,19 +75,11 @@ def verify_turn(
     return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds).verdict()
 
 
-def _keys(tiles: Iterable[Tile]) -> dict[str, int]:
+def _count(keys: Iterable[str]) -> dict[str, int]:
+    """Multiset of a few tile keys (a plain loop beats Counter's overhead on a few tiles)."""
     counts: dict[str, int] = {}
-    for t in tiles:
-        counts[t.key] = counts.get(t.key, 0) + 1
-    return counts
-
-
-def _set_keys(sets: Iterable[TableSet]) -> dict[str, int]:
-    """Tile counts of a few sets (a plain loop beats Counter's overhead on a few tiles)."""
-    counts: dict[str, int] = {}
-    for s in sets:
-        for key in s.keys:
-            counts[key] = counts.get(key, 0) + 1
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
     return counts
 
 
@@ -206,11 +198,11 @@ class _Turn:
         self.before_keys = _table_keys(before)
         # Only the sets that changed can differ in tiles: count those.
         self.before_left, self.after_left = _carried_over(before, after)
-        left_before = _set_keys([before[i] for i in self.before_left])
-        left_after = _set_keys([after[k] for k in self.after_left])
+        left_before = _count(chain.from_iterable([before[i].keys for i in self.before_left]))
+        left_after = _count(chain.from_iterable([after[k].keys for k in self.after_left]))
         self.played_keys = _minus(left_after, left_before)
         self.removed_keys = _minus(left_before, left_after)
-        self.rack_keys = _keys(rack)
+        self.rack_keys = _count([t.key for t in rack])
         self.not_in_rack = _minus(self.played_keys, self.rack_keys)
         self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
@@ -219,12 +211,6 @@ class _Turn:
     def after_keys(self) -> dict[str, int]:
         """The after table's tile counts: before + played - removed."""
         return _apply(self.before_keys, self.played_keys, self.removed_keys)
-
-    def _before_reading(self, i: int) -> SetReading:
-        return self.before[i].read(self.rules)
-
-    def _after_reading(self, k: int) -> SetReading:
-        return self.after[k].read(self.rules)
 
     # --- the checks, in order ---------------------------------------------------------
 
@@ -355,7 +341,7 @@ class _Turn:
             if unmatched is None:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
                 return None
-            value = sum(self._after_reading(i).value or 0 for i in unmatched)
+            value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
         if value < self.rules.initial_meld_min:
             self._add("INITIAL_MELD_TOO_LOW", "/after", {"value": value, "threshold": self.rules.initial_meld_min})
             return None
@@ -454,7 +440,7 @@ class _Turn:
         choices = []
         for i in moved:
             successors: list[int | None] = list(self._successor_candidates(i)) or [None]
-            choices.append([(r.joker_options, k) for r in self._before_reading(i).readings for k in successors])
+            choices.append([(r.joker_options, k) for r in self.before[i].read(self.rules).readings for k in successors])
         best: tuple[int, int] | None = None
         best_outcomes: list[_JokerOutcome] = []
         best_claimed = claimed
@@ -547,7 +533,7 @@ class _Turn:
         """How many of the jokers stay in successor ``k`` (a joker of ``k`` standing for one of
         the tiles they stood for), best over ``k``'s readings; and the options of the others."""
         best_stayed, best_freed = 0, list(joker_options)
-        for reading in self._after_reading(k).readings:
+        for reading in self.after[k].read(self.rules).readings:
             slots = [set(t.key for t in options) for options in reading.joker_options][already_claimed:]
             freed = []
             stayed = 0
@@ -572,7 +558,7 @@ class _Turn:
             slots = sum(1 for t in s.tiles if t.color is None) - claimed[k]
             if slots <= 0:
                 continue
-            keys = _keys(s.tiles)
+            keys = _count(s.keys)
             from_rack = sum(min(n, self.played_keys.get(key, 0)) for key, n in keys.items())
             if k not in old and from_rack >= 2:
                 good_slots += slots
