@@ -30,7 +30,7 @@ from typing import Any
 from engine.errors import InputError, pointer_token
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
-from engine.sets import TableSet, parse_table, parse_tile_list
+from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion, suggest
 from engine.tiles import Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
@@ -208,16 +208,11 @@ def parse_game_record(doc: Any) -> GameRecord:
 
 
 def _shared_sets(turns: Iterable[RecordedTurn]) -> tuple[RecordedTurn, ...]:
-    """The turns with every set that recurs across them (same tiles in the same order, kind
-    and id) as one shared TableSet, so its reading is worked out once for the whole game."""
-    shared: dict[tuple[tuple[str, ...], str | None, str | None], TableSet] = {}
-    out = []
-    for turn in turns:
-        if turn.table is not None:
-            table = tuple(shared.setdefault((s.codes, s.kind, s.id), s) for s in turn.table)
-            turn = dataclasses.replace(turn, table=table)
-        out.append(turn)
-    return tuple(out)
+    """The turns with every set that recurs across them as one shared TableSet
+    (:func:`engine.sets.share_equal_sets`)."""
+    turns = list(turns)
+    tables = iter(share_equal_sets(t.table for t in turns if t.table is not None))
+    return tuple(t if t.table is None else dataclasses.replace(t, table=next(tables)) for t in turns)
 
 
 def _turn(value: Any, pointer: str) -> RecordedTurn:

@@ -8,7 +8,7 @@ the solver's checks) calls it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -310,6 +310,14 @@ class TableSet:
         if reading is None:
             reading = self._readings[rules.strict_order] = read_set(self.tiles, rules, self.kind)
         return reading
+
+
+def share_equal_sets(tables: Iterable[Iterable[TableSet]]) -> list[tuple[TableSet, ...]]:
+    """The tables with every set that recurs among them (same tiles in the same order, kind and
+    id) as one shared TableSet: its reading is worked out once, and ``verify_turn`` matches a set
+    carried over untouched by identity."""
+    shared: dict[tuple[tuple[str, ...], str | None, str | None], TableSet] = {}
+    return [tuple(shared.setdefault((s.codes, s.kind, s.id), s) for s in table) for table in tables]
 
 
 def as_table_set(value: TableSet | Sequence[Tile]) -> TableSet:

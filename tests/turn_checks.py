@@ -14,16 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.rules import Rules
-from engine.sets import TableSet
+from engine.sets import TableSet, share_equal_sets
 from engine.tiles import Tile
 from engine.turns import TurnVerdict, verify_turn
 
 
 def shared_tables(*tables: Iterable[TableSet]) -> list[tuple[TableSet, ...]]:
-    """The tables with equal sets (same tiles in the same order, kind and id) as one object,
-    across all of them, as a replay and the service's set cache give them."""
-    seen: dict[tuple[tuple[str, ...], str | None, str | None], TableSet] = {}
-    return [tuple(seen.setdefault((s.codes, s.kind, s.id), s) for s in table) for table in tables]
+    """The tables with equal sets as one object, as a replay and the service's set cache give them."""
+    return share_equal_sets(tables)
 
 
 def fresh_table(table: Iterable[TableSet]) -> tuple[TableSet, ...]:
