@@ -7,15 +7,14 @@ Run with ``.venv/bin/python bench/bench_http.py`` (``--requests N`` per endpoint
 (loopback only), warms both endpoints up, then alternates the two measurements ``--rounds``
 times so drift hits both alike. Each measurement sends a fixed number of requests from a pool of
 client threads (one connection per request: gunicorn's sync workers close after each answer)
-and stops early at the time cap. It prints requests/s and p50/p99 latency per endpoint, and the
-verify/trivial throughput ratio (target: at least 0.70). No assertions: the numbers go into the
-closing notes.
+and stops early at the time cap. It prints requests/s and p50/p99 latency per endpoint, the CPU
+time the gunicorn workers used per request (from /proc: each endpoint's cost on the server,
+whatever the client), and the verify/trivial throughput ratio (target: at least 0.70). No
+assertions: the numbers go into the closing notes.
 
 ``--client wrk`` drives the load with wrk (Debian's ``wrk`` package; 1 thread, ``--threads``
 connections, ``--seconds`` per measurement) instead of the Python client: wrk costs far less CPU
-per request, so on a 2-core machine the server gets more of it and both rates rise. It also
-reports the CPU time the gunicorn workers used per request (from /proc), which is the cost of
-each endpoint on the server whatever the client.
+per request, so on a 2-core machine the server gets more of it and both rates rise.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -166,11 +166,17 @@ def worker_cpu_seconds(server: subprocess.Popen[bytes]) -> float:
 _WRK_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
 
 
-def wrk_measure(
-    name: str, port: int, path: str, body: bytes | None, connections: int, seconds: int
-) -> tuple[Measurement, dict[str, float]]:
-    """One wrk run; the Measurement holds wrk's request count and duration, the dict its
-    p50/p99 latency in ms."""
+@dataclass
+class WrkRun:
+    requests: int
+    seconds: float
+    errors: int
+    p50_ms: float
+    p99_ms: float
+
+
+def wrk_measure(port: int, path: str, body: bytes | None, connections: int, seconds: int) -> WrkRun:
+    """One wrk run (1 thread) against ``path``, a POST of ``body`` when given."""
     with tempfile.TemporaryDirectory() as tmp:
         argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
         if body is not None:
@@ -185,49 +191,115 @@ def wrk_measure(
             )
             argv += ["-s", str(script)]
         out = subprocess.run([*argv, f"http://{HOST}:{port}{path}"], capture_output=True, text=True, check=True).stdout
-    done = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s)", out)
-    if done is None:
-        raise SystemExit(f"cannot read wrk's output:\n{out}")
-    result = Measurement(name, elapsed=float(done.group(2)) * _WRK_UNITS[done.group(3)] / 1000)
-    result.latencies = [0.0] * int(done.group(1))  # wrk reports percentiles, not each request
+
+    def ms(pattern: str) -> float:
+        found = re.search(pattern, out, re.MULTILINE)
+        if found is None:
+            raise SystemExit(f"cannot read wrk's output:\n{out}")
+        return float(found.group(1)) * _WRK_UNITS[found.group(2)]
+
+    done = re.search(r"(\d+) requests in", out)
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    result.errors = int(bad.group(1)) if bad else 0
-    latency = {
-        q: float(m.group(1)) * _WRK_UNITS[m.group(2)]
-        for q in ("50", "99")
-        if (m := re.search(rf"^\s+{q}%\s+([\d.]+)(us|ms|s)", out, re.MULTILINE))
-    }
-    return result, latency
+    return WrkRun(
+        requests=int(done.group(1)) if done else 0,
+        seconds=ms(r"requests in ([\d.]+)(us|ms|s)") / 1000,
+        errors=int(bad.group(1)) if bad else 0,
+        p50_ms=ms(r"^\s+50%\s+([\d.]+)(us|ms|s)"),
+        p99_ms=ms(r"^\s+99%\s+([\d.]+)(us|ms|s)"),
+    )
 
 
-def run_wrk(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes], cases: list[Any]) -> None:
+def run_wrk(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes], cases: list[Any]) -> list[Row]:
+    """``args.rounds`` alternating wrk runs per case; p50/p99 are the medians of wrk's per-run
+    percentiles."""
     for _, _, path, payload in cases:  # warm-up
-        wrk_measure("warm-up", port, path, payload, args.threads, 2)
-    totals = {name: Measurement(name) for name, *_ in cases}
-    cpu = dict.fromkeys(totals, 0.0)
-    latency: dict[str, list[dict[str, float]]] = {name: [] for name in totals}
+        wrk_measure(port, path, payload, args.threads, 2)
+    runs: dict[str, list[WrkRun]] = {name: [] for name, *_ in cases}
+    cpu = dict.fromkeys(runs, 0.0)
     for _ in range(args.rounds):
         for name, _, path, payload in cases:
             before = worker_cpu_seconds(server)
-            result, percentiles = wrk_measure(name, port, path, payload, args.threads, args.seconds)
+            runs[name].append(wrk_measure(port, path, payload, args.threads, args.seconds))
             cpu[name] += worker_cpu_seconds(server) - before
-            totals[name].add(result)
-            latency[name].append(percentiles)
-    print(f"wrk, 1 thread, {args.threads} connections, gunicorn {args.workers} sync workers, {os.cpu_count()} CPUs")
+    rows = []
+    for name, done in runs.items():
+        requests = sum(r.requests for r in done)
+        rows.append(
+            Row(
+                name,
+                requests,
+                sum(r.errors for r in done),
+                requests / sum(r.seconds for r in done),
+                statistics.median(r.p50_ms for r in done),
+                statistics.median(r.p99_ms for r in done),
+                cpu[name] / requests * 1e6,
+            )
+        )
+    return rows
+
+
+def run_python(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes], cases: list[Any]) -> list[Row]:
+    """``args.rounds`` alternating measurements per case with the Python client."""
+    for _, method, path, payload in cases:  # warm-up
+        measure("warm-up", port, method, path, payload, 200, args.threads, args.time_cap)
+    totals = {name: Measurement(name) for name, *_ in cases}
+    cpu = dict.fromkeys(totals, 0.0)
+    for _ in range(args.rounds):
+        for name, method, path, payload in cases:
+            before = worker_cpu_seconds(server)
+            totals[name].add(measure(name, port, method, path, payload, args.requests, args.threads, args.time_cap))
+            cpu[name] += worker_cpu_seconds(server) - before
+    return [
+        Row(
+            m.name,
+            len(m.latencies),
+            m.errors,
+            m.rate,
+            m.percentile(0.50),
+            m.percentile(0.99),
+            cpu[m.name] / len(m.latencies) * 1e6 if m.latencies else float("nan"),
+        )
+        for m in totals.values()
+    ]
+
+
+@dataclass
+class Row:
+    endpoint: str
+    requests: int
+    errors: int
+    req_per_s: float
+    p50_ms: float
+    p99_ms: float
+    worker_cpu_us: float  # gunicorn workers' CPU time per request
+
+
+def report(args: argparse.Namespace, rows: list[Row]) -> None:
+    trivial, verify = rows
+    ratio = verify.req_per_s / trivial.req_per_s if trivial.req_per_s else float("nan")
+    if args.json:
+        shown = [{k: round(v, 2) if isinstance(v, float) else v for k, v in vars(r).items()} for r in rows]
+        print(json.dumps({"client": args.client, "workers": args.workers, "rows": shown, "ratio": round(ratio, 3)}))
+        return
+    cache = "default" if args.set_cache is None else ("off" if args.set_cache == 0 else str(args.set_cache))
+    client = (
+        f"wrk, 1 thread, {args.threads} connections"
+        if args.client == "wrk"
+        else f"Python client, {args.threads} threads"
+    )
+    print(
+        f"gunicorn {args.workers} sync workers, {client}, {os.cpu_count()} CPUs, loopback,"
+        f" set cache {cache}, load average {os.getloadavg()[0]:.2f}"
+    )
     print(
         f"{'endpoint':<42} {'requests':>8} {'errors':>6} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'worker CPU/req':>15}"
     )
-    for name, m in totals.items():
-        p50 = sorted(r["50"] for r in latency[name])[len(latency[name]) // 2]
-        p99 = sorted(r["99"] for r in latency[name])[len(latency[name]) // 2]
-        per_request = cpu[name] / len(m.latencies) * 1e6 if m.latencies else float("nan")
+    for r in rows:
         print(
-            f"{name:<42} {len(m.latencies):>8} {m.errors:>6} {m.rate:>8.1f} {p50:>7.2f} {p99:>7.2f}"
-            f" {per_request:>12.0f} µs"
+            f"{r.endpoint:<42} {r.requests:>8} {r.errors:>6} {r.req_per_s:>8.1f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f}"
+            f" {r.worker_cpu_us:>12.0f} µs"
         )
-    trivial, verify = totals.values()
-    print(f"verify / trivial throughput: {verify.rate / trivial.rate:.2f} (target >= 0.70)")
-    print("(p50/p99: the median over the rounds of wrk's per-run percentiles)")
+    print(f"verify / trivial throughput: {ratio:.2f} (target >= 0.70)")
 
 
 def free_port() -> int:
@@ -274,7 +346,7 @@ def main() -> None:
         default=None,
         help="RUMMIKUB_SET_CACHE_SIZE for the server (0: off; default: the app's)",
     )
-    parser.add_argument("--json", action="store_true", help="print the results as JSON (Python client only)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument(
         "--client", choices=["python", "wrk"], default="python", help="load generator (wrk: Debian's wrk package)"
     )
@@ -296,49 +368,13 @@ def main() -> None:
             ("GET /healthz (trivial JSON)", "GET", "/healthz", None),
             (f"POST /v1/turns/verify ({tiles_after}-tile table)", "POST", "/v1/turns/verify", body),
         ]
-        if args.client == "wrk":
-            if shutil.which("wrk") is None:
-                raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
-            run_wrk(args, port, server, cases)
-            return
-        for _, method, path, payload in cases:  # warm-up
-            measure("warm-up", port, method, path, payload, 200, args.threads, args.time_cap)
-        totals = {name: Measurement(name) for name, *_ in cases}
-        for _ in range(args.rounds):
-            for name, method, path, payload in cases:
-                totals[name].add(measure(name, port, method, path, payload, args.requests, args.threads, args.time_cap))
+        if args.client == "wrk" and shutil.which("wrk") is None:
+            raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
+        rows = (run_wrk if args.client == "wrk" else run_python)(args, port, server, cases)
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-    trivial, verify = (totals[name] for name, *_ in cases)
-    ratio = verify.rate / trivial.rate if trivial.rate else float("nan")
-    rows = [
-        {
-            "endpoint": m.name,
-            "requests": len(m.latencies),
-            "errors": m.errors,
-            "req_per_s": round(m.rate, 1),
-            "p50_ms": round(m.percentile(0.50), 2),
-            "p99_ms": round(m.percentile(0.99), 2),
-        }
-        for m in (trivial, verify)
-    ]
-    if args.json:
-        print(json.dumps({"workers": args.workers, "threads": args.threads, "rows": rows, "ratio": round(ratio, 3)}))
-        return
-    cache = "default" if args.set_cache is None else ("off" if args.set_cache == 0 else str(args.set_cache))
-    print(
-        f"gunicorn {args.workers} sync workers, {args.threads} client threads, {os.cpu_count()} CPUs, loopback,"
-        f" set cache {cache}, load average {os.getloadavg()[0]:.2f}"
-    )
-    print(f"{'endpoint':<42} {'requests':>8} {'errors':>6} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
-    for row in rows:
-        print(
-            f"{row['endpoint']:<42} {row['requests']:>8} {row['errors']:>6} {row['req_per_s']:>8.1f}"
-            f" {row['p50_ms']:>7.2f} {row['p99_ms']:>7.2f}"
-        )
-    print(f"verify / trivial throughput: {ratio:.2f} (target >= 0.70)")
+    report(args, rows)
 
 
 if __name__ == "__main__":
