@@ -37,6 +37,12 @@ class Reading:
     value: int
     tiles: tuple[Tile, ...]
     joker_options: tuple[tuple[Tile, ...], ...]
+    joker_keys: tuple[frozenset[str], ...] = field(init=False, repr=False, compare=False)
+    """``joker_options`` as sets of tile keys (what turn verification compares)."""
+
+    def __post_init__(self) -> None:
+        keys = tuple(frozenset(t.key for t in options) for options in self.joker_options)
+        object.__setattr__(self, "joker_keys", keys)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, count
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
-from engine.sets import GROUP, RUN, TableSet
+from engine.sets import GROUP, RUN, Reading, TableSet
 from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key, tile_for_key, tiles_without
 from engine.validate import supply_violations
 from engine.violations import Violation
@@ -172,8 +172,7 @@ def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
     return sorted(tuple(sorted(t.key for t in s.tiles)) for s in sets)
 
 
-@dataclass(frozen=True, slots=True)
-class _JokerOutcome:
+class _JokerOutcome(NamedTuple):
     violations: tuple[Violation, ...]
     freed: int
     stayed: int
@@ -198,10 +197,15 @@ class _Turn:
         self.before_keys = _table_keys(before)
         # Only the sets that changed can differ in tiles: count those.
         self.before_left, self.after_left = _carried_over(before, after)
-        left_before = _count(chain.from_iterable([before[i].keys for i in self.before_left]))
-        left_after = _count(chain.from_iterable([after[k].keys for k in self.after_left]))
-        self.played_keys = _minus(left_after, left_before)
-        self.removed_keys = _minus(left_before, left_after)
+        change: dict[str, int] = {}  # tile key -> count after minus count before
+        for i in self.before_left:
+            for key in before[i].keys:
+                change[key] = change.get(key, 0) - 1
+        for k in self.after_left:
+            for key in after[k].keys:
+                change[key] = change.get(key, 0) + 1
+        self.played_keys = {key: n for key, n in change.items() if n > 0}
+        self.removed_keys = {key: -n for key, n in change.items() if n < 0}
         self.rack_keys = _count([t.key for t in rack])
         self.not_in_rack = _minus(self.played_keys, self.rack_keys)
         self.before_valid = False  # every before set reads valid
@@ -400,11 +404,11 @@ class _Turn:
         changed = [i for i in self.before_left if self._holds_joker(self.before[i])]
         if not changed:
             return
-        claimed: Counter[int] = Counter()  # after set -> jokers accounted for in it
+        claimed: dict[int, int] = {}  # after set -> jokers accounted for in it
         changed_after = set(self.after_left)
         for k, s in enumerate(self.after):
             if JOKER_KEY in s.keys and k not in changed_after and self._holds_joker(s):
-                claimed[k] += s.keys.count(JOKER_KEY)
+                claimed[k] = s.keys.count(JOKER_KEY)
         # So does one laid again identically (equal, though not the same object).
         same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
         for k in self.after_left:
@@ -415,7 +419,8 @@ class _Turn:
             source = self.before[i]
             unchanged = same.get((source.codes, source.kind, source.id))
             if unchanged:
-                claimed[unchanged.pop()] += source.keys.count(JOKER_KEY)
+                k = unchanged.pop()
+                claimed[k] = claimed.get(k, 0) + source.keys.count(JOKER_KEY)
             else:
                 moved.append(i)
         # Every joker that stayed put is claimed before the others are followed: a joker that
@@ -430,8 +435,8 @@ class _Turn:
             self._check_freed_joker_use(claimed)
 
     def _follow_moved_joker_sets(
-        self, moved: list[int], claimed: Counter[int]
-    ) -> tuple[list[_JokerOutcome], Counter[int]]:
+        self, moved: list[int], claimed: dict[int, int]
+    ) -> tuple[list[_JokerOutcome], dict[int, int]]:
         """Choose a reading and a successor for every moved joker set together, giving the
         fewest violations, then the fewest freed jokers (the reading most favourable to the
         player, SPEC §4): one set's joker staying in a successor takes the slot another set's
@@ -439,25 +444,24 @@ class _Turn:
         ``moved`` order) and the after sets' claimed joker slots."""
         choices = []
         for i in moved:
-            successors: list[int | None] = list(self._successor_candidates(i)) or [None]
-            choices.append([(r.joker_options, k) for r in self.before[i].read(self.rules).readings for k in successors])
+            successors: list[int | None] = list(self._successor_candidates(i, changed=True)) or [None]
+            choices.append([(r, k) for r in self.before[i].read(self.rules).readings for k in successors])
         best: tuple[int, int] | None = None
         best_outcomes: list[_JokerOutcome] = []
         best_claimed = claimed
 
-        def search(j: int, claimed: Counter[int], outcomes: list[_JokerOutcome], violations: int, freed: int) -> None:
+        def search(j: int, claimed: dict[int, int], outcomes: list[_JokerOutcome], violations: int, freed: int) -> None:
             nonlocal best, best_outcomes, best_claimed
             if best is not None and (violations, freed) >= best:
                 return  # counts only grow: this branch cannot do better
             if j == len(moved):
                 best, best_outcomes, best_claimed = (violations, freed), outcomes, claimed
                 return
-            for options, k in choices[j]:
-                outcome = self._follow_joker_set(moved[j], options, k, claimed)
+            for reading, k in choices[j]:
+                outcome = self._follow_joker_set(moved[j], reading, k, claimed)
                 taken = claimed
-                if outcome.successor is not None and outcome.stayed:
-                    taken = claimed.copy()
-                    taken[outcome.successor] += outcome.stayed
+                if k is not None and outcome.stayed:
+                    taken = {**claimed, k: claimed.get(k, 0) + outcome.stayed}
                 search(j + 1, taken, [*outcomes, outcome], violations + len(outcome.violations), freed + outcome.freed)
 
         search(0, claimed, [], 0, 0)
@@ -470,36 +474,44 @@ class _Turn:
         readings = s.read(self.rules).readings
         return bool(readings and readings[0].joker_options)
 
-    def _successor_candidates(self, i: int) -> list[int]:
+    def _successor_candidates(self, i: int, changed: bool = False) -> list[int]:
         """After sets that may be the successor of before set ``i``: the one with its ``id``,
-        else those sharing the most of its numbered tiles."""
+        else those sharing the most of its numbered tiles. ``changed``: set ``i`` is not
+        carried over untouched."""
         source = self.before[i]
         if source.id is not None:
             for k, s in enumerate(self.after):
                 if s.id == source.id:
                     return [k]
         mine = source.numbered_counts
+        indices: Iterable[int] = range(len(self.after))
+        if changed:
+            # A set carried over untouched is another before set: it shares a tile with this one
+            # only if the before table holds a second copy of that tile.
+            before_keys = self.before_keys
+            if all([before_keys[key] == n for key, n in mine.items()]):
+                indices = self.after_left
         shared: dict[int, int] = {}
         keys = mine.keys()
-        for k, s in enumerate(self.after):
-            theirs = s.numbered_counts
+        for k in indices:
+            theirs = self.after[k].numbered_counts
             if not keys.isdisjoint(theirs):
                 shared[k] = sum([min(n, theirs.get(key, 0)) for key, n in mine.items()])
         most = max(shared.values(), default=0)
         return [k for k, n in shared.items() if n == most] if most else []
 
-    def _follow_joker_set(
-        self, i: int, joker_options: tuple[tuple[Tile, ...], ...], k: int | None, claimed: Counter[int]
-    ) -> _JokerOutcome:
-        """Judge the jokers of before set ``i`` (standing for ``joker_options``) against the
-        successor ``k``."""
-        at = f"/after/{k}" if k is not None else f"/before/{i}"
-        stayed, freed_options = 0, list(joker_options)
+    def _follow_joker_set(self, i: int, reading: Reading, k: int | None, claimed: dict[int, int]) -> _JokerOutcome:
+        """Judge the jokers of before set ``i``, read as ``reading``, against the successor
+        ``k``."""
+        stayed, freed_options = 0, list(reading.joker_options)
         if k is not None:
-            stayed, freed_options = self._stayed_jokers(joker_options, k, claimed[k])
-        violations: list[Violation] = []
+            stayed, freed_options = self._stayed_jokers(reading, k, claimed.get(k, 0))
         rules = self.rules
         locked = rules.joker_sets_locked
+        if not freed_options and not locked:  # every joker stayed: the common case
+            return _JokerOutcome((), 0, stayed, k)
+        at = f"/after/{k}" if k is not None else f"/before/{i}"
+        violations: list[Violation] = []
         theirs = self.after[k].numbered_counts if k is not None else {}
         mine = self.before[i].numbered_counts
         if locked and _minus(mine, theirs):
@@ -527,35 +539,36 @@ class _Turn:
                         violations.append(Violation("JOKER_REPLACED_FROM_TABLE", at, {"tile": key}))
         return _JokerOutcome(tuple(violations), len(freed_options), stayed, k)
 
-    def _stayed_jokers(
-        self, joker_options: tuple[tuple[Tile, ...], ...], k: int, already_claimed: int
-    ) -> tuple[int, list[tuple[Tile, ...]]]:
-        """How many of the jokers stay in successor ``k`` (a joker of ``k`` standing for one of
-        the tiles they stood for), best over ``k``'s readings; and the options of the others."""
-        best_stayed, best_freed = 0, list(joker_options)
+    def _stayed_jokers(self, source: Reading, k: int, already_claimed: int) -> tuple[int, list[tuple[Tile, ...]]]:
+        """How many of the jokers of ``source`` stay in successor ``k`` (a joker of ``k``
+        standing for one of the tiles they stood for), best over ``k``'s readings; and the
+        options of the others."""
+        best_stayed, best_freed = 0, list(source.joker_options)
         for reading in self.after[k].read(self.rules).readings:
-            slots = [set(t.key for t in options) for options in reading.joker_options][already_claimed:]
+            slots = list(reading.joker_keys[already_claimed:])
+            if not slots:
+                continue
             freed = []
             stayed = 0
-            for options in joker_options:
-                keys = {t.key for t in options}
-                slot = next((n for n, s in enumerate(slots) if s & keys), None)
-                if slot is None:
-                    freed.append(options)
+            for options, keys in zip(source.joker_options, source.joker_keys, strict=True):
+                for n, slot in enumerate(slots):
+                    if not slot.isdisjoint(keys):
+                        del slots[n]
+                        stayed += 1
+                        break
                 else:
-                    slots.pop(slot)
-                    stayed += 1
+                    freed.append(options)
             if stayed > best_stayed:
                 best_stayed, best_freed = stayed, freed
         return best_stayed, best_freed
 
-    def _check_freed_joker_use(self, claimed: Counter[int]) -> None:
+    def _check_freed_joker_use(self, claimed: dict[int, int]) -> None:
         """Under ``new_set_with_two_rack_tiles`` each freed joker must end in a set that is no
         before set's successor and holds at least two tiles played from the rack."""
         old = {c[0] for i in range(len(self.before)) if len(c := self._successor_candidates(i)) == 1}
         good_slots, bad_sets = 0, []
         for k, s in enumerate(self.after):
-            slots = sum(1 for t in s.tiles if t.color is None) - claimed[k]
+            slots = sum(1 for t in s.tiles if t.color is None) - claimed.get(k, 0)
             if slots <= 0:
                 continue
             keys = _count(s.keys)

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
-from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, missing, post_load, validate, validates_schema
 
 from engine.errors import InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
@@ -111,16 +110,6 @@ def _budget() -> _Budget:
     return budget if budget is not None else _Budget(DEFAULT_LIMITS)
 
 
-@contextmanager
-def _request_budget(limits: Limits) -> Iterator[_Budget]:
-    budget = _Budget(limits)
-    token = _BUDGET.set(budget)
-    try:
-        yield budget
-    finally:
-        _BUDGET.reset(token)
-
-
 def _limit_message(field: str, what: str, limits: Limits) -> LimitMessage:
     name = Limits.env_name(field)
     return LimitMessage(f"{what}; the limit is {getattr(limits, field)} ({name})", name)
@@ -132,8 +121,23 @@ class _Skip(Exception):
 
 # --- scalar fields -----------------------------------------------------------------------------
 
+_T = TypeVar("_T")
 
-class StrictBoolean(fields.Field[bool]):
+
+class _Field(fields.Field[_T]):
+    """Base of our fields, none of which has validators or field-level hooks: a value that is
+    present and not null goes straight to ``_deserialize`` (marshmallow's generic path, which
+    handles required, null and defaults, costs more than reading a tile string)."""
+
+    def deserialize(
+        self, value: Any, attr: str | None = None, data: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
+        if value is missing or value is None or self.validators or self.pre_load or self.post_load:
+            return super().deserialize(value, attr, data, **kwargs)
+        return self._deserialize(value, attr, data, **kwargs)
+
+
+class StrictBoolean(_Field[bool]):
     """``true`` or ``false`` only (marshmallow's Boolean also takes 1, "yes"...)."""
 
     invalid_message = "must be true or false"
@@ -144,7 +148,7 @@ class StrictBoolean(fields.Field[bool]):
         return value
 
 
-class StrictString(fields.Field[str]):
+class StrictString(_Field[str]):
     """A JSON string, nothing else."""
 
     invalid_message = "must be a string"
@@ -155,7 +159,7 @@ class StrictString(fields.Field[str]):
         return value
 
 
-class Seconds(fields.Field[float]):
+class Seconds(_Field[float]):
     """A finite, non-negative JSON number (a boolean is not a number)."""
 
     invalid_message = "must be a non-negative number of seconds"
@@ -190,6 +194,10 @@ def _parse_tile_array(value: list[Any], budget: _Budget, prefix: str = "") -> tu
     if budget.exceeded:
         raise _Skip
     known = _TEXT_TILES
+    try:
+        return tuple(map(known.__getitem__, value))  # every tile a string read before
+    except (KeyError, TypeError):  # a new string, or another JSON value: read one by one
+        pass
     tiles: list[Tile] = []
     errors: dict[Any, Any] = {}
     for i, raw in enumerate(value):
@@ -213,7 +221,7 @@ def _parse_tile_array(value: list[Any], budget: _Budget, prefix: str = "") -> tu
     return tuple(tiles)
 
 
-class TileField(fields.Field[Tile]):
+class TileField(_Field[Tile]):
     """One tile, in string or object form (SPEC §1)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Tile:
@@ -226,7 +234,7 @@ class TileField(fields.Field[Tile]):
             raise _engine_error(exc) from None
 
 
-class TileListField(fields.Field[tuple[Tile, ...]]):
+class TileListField(_Field[tuple[Tile, ...]]):
     """An array of tiles (a rack, a pool)."""
 
     invalid_message = "must be an array of tiles"
@@ -312,7 +320,7 @@ def _known_table(value: list[Any], budget: _Budget) -> tuple[TableSet, ...] | No
     return table
 
 
-class TableField(fields.Field[tuple[TableSet, ...]]):
+class TableField(_Field[tuple[TableSet, ...]]):
     """A table: an array of sets. Reports the errors of every set, each with its pointer."""
 
     invalid_message = "must be an array of sets"
@@ -344,7 +352,7 @@ class TableField(fields.Field[tuple[TableSet, ...]]):
         return tuple(sets)
 
 
-class RulesField(fields.Field[Rules | None]):
+class RulesField(_Field[Rules | None]):
     """``rules``: a preset name or ``{"preset"?, ...overrides}`` (SPEC §3). Missing or null gives
     ``default`` (sabra; a match round's default is None: it follows the match's rules)."""
 
@@ -357,7 +365,8 @@ class RulesField(fields.Field[Rules | None]):
     ) -> Rules | None:
         if value is None:
             return self.default
-        return super().deserialize(value, attr, data, **kwargs)
+        rules: Rules | None = super().deserialize(value, attr, data, **kwargs)
+        return rules
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Rules:
         try:
@@ -419,10 +428,12 @@ def _is_loose(value: list[Any]) -> bool:
     """A flat list of tiles rather than a list of sets: its first item is a tile (a string, or
     an object that is not a set object)."""
     first = value[0]
+    if first.__class__ is list:  # a set: the common case
+        return False
     return isinstance(first, str) or (isinstance(first, Mapping) and "tiles" not in first)
 
 
-class AfterField(fields.Field[tuple[TableSet, ...] | LooseTiles]):
+class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
     """A turn's ``after``: a table (array of sets) or a loose table (flat array of tiles)."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -594,11 +605,13 @@ def flatten_errors(messages: Any, prefix: str = "") -> Iterator[FieldError]:
 
 def load_request(schema: Schema, body: Any, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Validate and convert ``body`` with ``schema``. Raises :class:`RequestInvalid`."""
-    with _request_budget(limits):
-        try:
-            return schema.load(body)
-        except ValidationError as exc:
-            errors = list(flatten_errors(exc.messages))
-            limited = [e for e in errors if e.limit is not None]
-            shown = limited or errors
-            raise RequestInvalid(shown[:MAX_REPORTED_ERRORS], len(shown)) from None
+    token = _BUDGET.set(_Budget(limits))
+    try:
+        return schema.load(body)
+    except ValidationError as exc:
+        errors = list(flatten_errors(exc.messages))
+        limited = [e for e in errors if e.limit is not None]
+        shown = limited or errors
+        raise RequestInvalid(shown[:MAX_REPORTED_ERRORS], len(shown)) from None
+    finally:
+        _BUDGET.reset(token)
