@@ -125,10 +125,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def read_json_body() -> Any:
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+"""One decoder for every request (``json.loads`` with an option builds a new one per call)."""
+
+
+def _decode_json(raw: bytes) -> Any:
+    """``json.loads(raw, parse_constant=_reject_constant)``: the encoding detected as
+    ``json.loads`` detects it (UTF-8, -16 or -32)."""
+    return _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
+
+
+def read_json_body(limit: int | None) -> Any:
     """The request body as JSON. RequestError 415 for another content type, 400 for a body that
-    is not JSON (including NaN/Infinity and nesting too deep to parse), 413 over the size limit
-    (raised by werkzeug while reading)."""
+    is not JSON (including NaN/Infinity and nesting too deep to parse), 413 over ``limit`` bytes
+    (the app's MAX_CONTENT_LENGTH)."""
     req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not six
     environ = req.environ
     mimetype = "application/json" if environ.get("CONTENT_TYPE") == "application/json" else req.mimetype
@@ -140,7 +150,6 @@ def read_json_body() -> Any:
             [{"pointer": "", "detail": f"unsupported content type {shown}"}],
             detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}.",
         )
-    limit = req.max_content_length
     length = environ.get("CONTENT_LENGTH", "")
     if length.isdigit() and "HTTP_TRANSFER_ENCODING" not in environ:
         # The common case, read straight from the server's stream (werkzeug's wrapper costs
@@ -149,12 +158,12 @@ def read_json_body() -> Any:
             raise RequestEntityTooLarge()
         raw = environ["wsgi.input"].read(int(length))
     else:
-        raw = req.get_data(cache=False)
+        raw = req.get_data(cache=False)  # werkzeug cuts it at MAX_CONTENT_LENGTH (== limit)
         # A streamed (chunked) body is cut at the limit by werkzeug; more data means too large.
         if req.content_length is None and limit is not None and len(raw) >= limit and environ["wsgi.input"].read(1):
             raise RequestEntityTooLarge()
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
+        return _decode_json(raw)
     except RecursionError:
         detail = "the JSON is nested too deeply to read"
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge integers
@@ -173,7 +182,7 @@ def read_json_body() -> Any:
 def _operation_view(name: str) -> Any:
     def view() -> Response:
         limits: Limits = current_app.extensions[LIMITS_KEY]
-        body = read_json_body()
+        body = read_json_body(limits.max_body_bytes)
         lang = _lang()
         return _json_response(run_operation(name, body, lang, limits), lang=lang)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from marshmallow import Schema, ValidationError, fields, missing, post_load, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_load, types, validate, validates_schema
 
 from engine.errors import InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
@@ -400,6 +400,43 @@ class StrictSchema(Schema):
     """Unknown fields are errors; a body that is not an object is an error."""
 
     error_messages = {"type": "must be a JSON object", "unknown": "unknown field"}  # noqa: RUF012
+
+    def load(
+        self,
+        data: Any,
+        *,
+        many: bool | None = None,
+        partial: bool | types.StrSequenceOrSet | None = None,
+        unknown: types.UnknownOption | None = None,
+    ) -> Any:
+        """marshmallow's ``load``. A JSON object for a schema without hooks is read by
+        :meth:`_load_fields`, which gives the same result and the same errors for less than
+        marshmallow's generic path costs (a measurable share of a verification request)."""
+        plain = not (many or partial or unknown or self.many or self.partial or any(self._hooks.values()))
+        if plain and data.__class__ is dict and self.unknown == RAISE:
+            return self._load_fields(data)
+        return super().load(data, many=many, partial=partial, unknown=unknown)
+
+    def _load_fields(self, data: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        errors: dict[str, Any] = {}
+        known = set()
+        for name, field in self.load_fields.items():
+            key = name if field.data_key is None else field.data_key
+            known.add(key)
+            try:
+                value = field.deserialize(data.get(key, missing), key, data)
+            except ValidationError as exc:
+                errors[key] = exc.messages
+                continue
+            if value is not missing:
+                result[field.attribute or name] = value
+        for key in data:
+            if key not in known:
+                errors[key] = [self.error_messages["unknown"]]
+        if errors:
+            raise ValidationError(errors, data=data, valid_data=result)
+        return result
 
 
 def _rules() -> RulesField:
