@@ -23,6 +23,7 @@ import argparse
 import http.client
 import json
 import os
+import platform
 import re
 import shutil
 import socket
@@ -279,7 +280,18 @@ def report(args: argparse.Namespace, rows: list[Row]) -> None:
     ratio = verify.req_per_s / trivial.req_per_s if trivial.req_per_s else float("nan")
     if args.json:
         shown = [{k: round(v, 2) if isinstance(v, float) else v for k, v in vars(r).items()} for r in rows]
-        print(json.dumps({"client": args.client, "workers": args.workers, "rows": shown, "ratio": round(ratio, 3)}))
+        print(
+            json.dumps(
+                {
+                    "client": args.client,
+                    "workers": args.workers,
+                    "python": platform.python_version(),
+                    "python_prefix": sys.base_prefix,
+                    "rows": shown,
+                    "ratio": round(ratio, 3),
+                }
+            )
+        )
         return
     cache = "default" if args.set_cache is None else ("off" if args.set_cache == 0 else str(args.set_cache))
     client = (
@@ -291,6 +303,7 @@ def report(args: argparse.Namespace, rows: list[Row]) -> None:
         f"gunicorn {args.workers} sync workers, {client}, {os.cpu_count()} CPUs, loopback,"
         f" set cache {cache}, load average {os.getloadavg()[0]:.2f}"
     )
+    print(f"Python {platform.python_version()} at {sys.base_prefix} (the workers run the same interpreter)")
     print(
         f"{'endpoint':<42} {'requests':>8} {'errors':>6} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'worker CPU/req':>15}"
     )

@@ -176,7 +176,6 @@ class _JokerOutcome(NamedTuple):
     violations: tuple[Violation, ...]
     freed: int
     stayed: int
-    successor: int | None
 
 
 class _Turn:
@@ -509,7 +508,7 @@ class _Turn:
         rules = self.rules
         locked = rules.joker_sets_locked
         if not freed_options and not locked:  # every joker stayed: the common case
-            return _JokerOutcome((), 0, stayed, k)
+            return _JokerOutcome((), 0, stayed)
         at = f"/after/{k}" if k is not None else f"/before/{i}"
         violations: list[Violation] = []
         theirs = self.after[k].numbered_counts if k is not None else {}
@@ -537,7 +536,7 @@ class _Turn:
                     new_tiles[key] -= 1
                     if rules.joker_replacement_from == "rack" and not self.played_keys.get(key):
                         violations.append(Violation("JOKER_REPLACED_FROM_TABLE", at, {"tile": key}))
-        return _JokerOutcome(tuple(violations), len(freed_options), stayed, k)
+        return _JokerOutcome(tuple(violations), len(freed_options), stayed)
 
     def _stayed_jokers(self, source: Reading, k: int, already_claimed: int) -> tuple[int, list[tuple[Tile, ...]]]:
         """How many of the jokers of ``source`` stay in successor ``k`` (a joker of ``k``
