@@ -130,8 +130,8 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _decode_json(raw: bytes) -> Any:
-    """``json.loads(raw, parse_constant=_reject_constant)``: the encoding detected as
-    ``json.loads`` detects it (UTF-8, -16 or -32)."""
+    """``json.loads(raw, parse_constant=_reject_constant)``, with the encoding (UTF-8, -16 or
+    -32) detected the way ``json.loads`` detects it."""
     return _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
 
 
@@ -158,7 +158,7 @@ def read_json_body(limit: int | None) -> Any:
             raise RequestEntityTooLarge()
         raw = environ["wsgi.input"].read(int(length))
     else:
-        raw = req.get_data(cache=False)  # werkzeug cuts it at MAX_CONTENT_LENGTH (== limit)
+        raw = req.get_data(cache=False)
         # A streamed (chunked) body is cut at the limit by werkzeug; more data means too large.
         if req.content_length is None and limit is not None and len(raw) >= limit and environ["wsgi.input"].read(1):
             raise RequestEntityTooLarge()
