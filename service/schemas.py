@@ -125,9 +125,10 @@ _T = TypeVar("_T")
 
 
 class _Field(fields.Field[_T]):
-    """Base of our fields, none of which has validators or field-level hooks: a value that is
-    present and not null goes straight to ``_deserialize`` (marshmallow's generic path, which
-    handles required, null and defaults, costs more than reading a tile string)."""
+    """Base of our fields: a value that is present and not null goes straight to
+    ``_deserialize`` when the field has no validators or field-level hooks (none of ours has);
+    marshmallow's generic path, which handles required, null and defaults, costs more than
+    reading a tile string."""
 
     def deserialize(
         self, value: Any, attr: str | None = None, data: Mapping[str, Any] | None = None, **kwargs: Any
@@ -418,6 +419,8 @@ class StrictSchema(Schema):
         return super().load(data, many=many, partial=partial, unknown=unknown)
 
     def _load_fields(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Each field's value, or a ValidationError keyed like marshmallow's (field errors in
+        field order, then unknown fields in the body's order)."""
         result: dict[str, Any] = {}
         errors: dict[str, Any] = {}
         known = set()
