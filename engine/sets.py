@@ -299,16 +299,21 @@ class TableSet:
     keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
     codes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     numbered_counts: dict[str, int] = field(init=False, repr=False, compare=False)
+    jokers: int = field(init=False, repr=False, compare=False)
     _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple([t.key for t in self.tiles]))
         object.__setattr__(self, "codes", tuple([t.code for t in self.tiles]))
         counts: dict[str, int] = {}
+        jokers = 0
         for t in self.tiles:
             if t.color is not None:
                 counts[t.key] = counts.get(t.key, 0) + 1
+            else:
+                jokers += 1
         object.__setattr__(self, "numbered_counts", counts)
+        object.__setattr__(self, "jokers", jokers)
 
     def read(self, rules: Rules = SABRA) -> SetReading:
         """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn)."""
@@ -316,6 +321,13 @@ class TableSet:
         if reading is None:
             reading = self._readings[rules.strict_order] = read_set(self.tiles, rules, self.kind)
         return reading
+
+
+def read_sets(sets: Iterable[TableSet], rules: Rules = SABRA) -> list[SetReading]:
+    """``[s.read(rules) for s in sets]``, with no method call for a set read before (a whole
+    table is read on every turn verified)."""
+    strict = rules.strict_order
+    return [s._readings.get(strict) or s.read(rules) for s in sets]
 
 
 def share_equal_sets(tables: Iterable[Iterable[TableSet]]) -> list[tuple[TableSet, ...]]:

@@ -282,9 +282,15 @@ def tile_counts(tiles: Iterable[Tile]) -> Counter[str]:
 
 def tiles_without(tiles: Iterable[Tile], gone: Iterable[Tile]) -> list[Tile]:
     """``tiles`` minus the multiset ``gone``, in the original order (jokers interchangeable)."""
-    left: dict[str, int] = {}
+    counts: dict[str, int] = {}
     for t in gone:
-        left[t.key] = left.get(t.key, 0) + 1
+        counts[t.key] = counts.get(t.key, 0) + 1
+    return tiles_without_keys(tiles, counts)
+
+
+def tiles_without_keys(tiles: Iterable[Tile], gone: Mapping[str, int]) -> list[Tile]:
+    """``tiles`` minus ``gone`` (a multiset of tile keys), in the original order."""
+    left = dict(gone)
     out = []
     for t in tiles:
         if left.get(t.key, 0) > 0:
@@ -299,3 +305,14 @@ def sort_key(tile: Tile) -> tuple[int, int]:
     if tile.color is None:
         return (len(COLORS), 0)
     return (COLORS.index(tile.color), tile.number)
+
+
+_DISPLAY_RANK: dict[str, int] = {t.key: n for n, t in enumerate(sorted(_BY_KEY.values(), key=sort_key))}
+
+
+def tiles_of_keys(counts: Mapping[str, int]) -> tuple[Tile, ...]:
+    """The undeclared tiles of a multiset of tile keys, in display order (``sort_key``)."""
+    tiles: list[Tile] = []
+    for key in sorted(counts, key=_DISPLAY_RANK.__getitem__):
+        tiles += [_BY_KEY[key]] * counts[key]
+    return tuple(tiles)

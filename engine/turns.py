@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
-from engine.sets import GROUP, RUN, Reading, TableSet
-from engine.tiles import JOKER_KEY, Tile, format_tiles, sort_key, tile_for_key, tiles_without
+from engine.sets import GROUP, RUN, Reading, TableSet, read_sets
+from engine.tiles import JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -203,10 +203,21 @@ class _Turn:
         for k in self.after_left:
             for key in after[k].keys:
                 change[key] = change.get(key, 0) + 1
-        self.played_keys = {key: n for key, n in change.items() if n > 0}
-        self.removed_keys = {key: -n for key, n in change.items() if n < 0}
-        self.rack_keys = _count([t.key for t in rack])
-        self.not_in_rack = _minus(self.played_keys, self.rack_keys)
+        # Plain loops: on a turn's few tiles a comprehension's own call costs more than its work.
+        rack_keys: dict[str, int] = {}
+        for t in rack:
+            rack_keys[t.key] = rack_keys.get(t.key, 0) + 1
+        played: dict[str, int] = {}
+        removed: dict[str, int] = {}
+        not_in_rack: dict[str, int] = {}  # played - rack
+        for key, n in change.items():
+            if n > 0:
+                played[key] = n
+                if n > rack_keys.get(key, 0):
+                    not_in_rack[key] = n - rack_keys.get(key, 0)
+            elif n < 0:
+                removed[key] = -n
+        self.rack_keys, self.played_keys, self.removed_keys, self.not_in_rack = rack_keys, played, removed, not_in_rack
         self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
 
@@ -242,7 +253,7 @@ class _Turn:
         if valid and action == "play":
             self._remember_after()
         played = self._played_tiles()
-        rack_after = self._rack_after(played) if valid and action == "play" else self.rack
+        rack_after = self._rack_after() if valid and action == "play" else self.rack
         opened_after = self.opened or (valid and meld_value is not None)
         return TurnVerdict(
             action=action,
@@ -296,9 +307,8 @@ class _Turn:
             self.before_valid = True
             return
         found = len(self.violations)
-        for i, s in enumerate(self.before):
-            reading = s.read(self.rules)
-            if not reading.valid:
+        for i, reading in enumerate(read_sets(self.before, self.rules)):
+            if reading.code is not None:
                 self._add("BEFORE_TABLE_INVALID", f"/before/{i}", {"count": len(reading.tiles)}, reading.code)
         self.before_valid = len(self.violations) == found
 
@@ -307,7 +317,7 @@ class _Turn:
         indices = self.after_left if self.before_valid else range(len(self.after))
         for i in indices:
             reading = self.after[i].read(self.rules)
-            if not reading.valid:
+            if reading.code is not None:
                 params: dict[str, Any] = {"count": len(reading.tiles)}
                 if reading.code == "KIND_MISMATCH":
                     kind = self.after[i].kind
@@ -400,26 +410,28 @@ class _Turn:
         if not self.before_keys.get(JOKER_KEY):
             return
         # A joker set still on the table exactly as it was keeps its jokers: nothing to judge.
-        changed = [i for i in self.before_left if self._holds_joker(self.before[i])]
+        before = self.before
+        changed = [i for i in self.before_left if before[i].jokers and self._holds_joker(before[i])]
         if not changed:
             return
         claimed: dict[int, int] = {}  # after set -> jokers accounted for in it
         changed_after = set(self.after_left)
         for k, s in enumerate(self.after):
-            if JOKER_KEY in s.keys and k not in changed_after and self._holds_joker(s):
-                claimed[k] = s.keys.count(JOKER_KEY)
+            if s.jokers and k not in changed_after and self._holds_joker(s):
+                claimed[k] = s.jokers
         # So does one laid again identically (equal, though not the same object).
         same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
         for k in self.after_left:
             s = self.after[k]
-            same.setdefault((s.codes, s.kind, s.id), []).append(k)
+            if s.jokers:
+                same.setdefault((s.codes, s.kind, s.id), []).append(k)
         moved = []
         for i in changed:
-            source = self.before[i]
+            source = before[i]
             unchanged = same.get((source.codes, source.kind, source.id))
             if unchanged:
                 k = unchanged.pop()
-                claimed[k] = claimed.get(k, 0) + source.keys.count(JOKER_KEY)
+                claimed[k] = claimed.get(k, 0) + source.jokers
             else:
                 moved.append(i)
         # Every joker that stayed put is claimed before the others are followed: a joker that
@@ -445,6 +457,21 @@ class _Turn:
         for i in moved:
             successors: list[int | None] = list(self._successor_candidates(i, changed=True)) or [None]
             choices.append([(r, k) for r in self.before[i].read(self.rules).readings for k in successors])
+        if len(moved) == 1:  # the common case, without the search: the first best choice
+            found: tuple[_JokerOutcome, int | None] | None = None
+            fewest = (0, 0)
+            for reading, k in choices[0]:
+                outcome = self._follow_joker_set(moved[0], reading, k, claimed)
+                score = (len(outcome.violations), outcome.freed)
+                if found is None or score < fewest:
+                    found, fewest = (outcome, k), score
+                    if score == (0, 0):
+                        break
+            assert found is not None  # a moved set has a reading, and every reading a choice
+            outcome, k = found
+            if k is not None and outcome.stayed:
+                claimed = {**claimed, k: claimed.get(k, 0) + outcome.stayed}
+            return [outcome], claimed
         best: tuple[int, int] | None = None
         best_outcomes: list[_JokerOutcome] = []
         best_claimed = claimed
@@ -468,7 +495,7 @@ class _Turn:
 
     def _holds_joker(self, s: TableSet) -> bool:
         """Whether ``s`` is a valid set with a joker (one whose joker is tracked)."""
-        if JOKER_KEY not in s.keys:
+        if not s.jokers:
             return False
         readings = s.read(self.rules).readings
         return bool(readings and readings[0].joker_options)
@@ -488,16 +515,27 @@ class _Turn:
             # A set carried over untouched is another before set: it shares a tile with this one
             # only if the before table holds a second copy of that tile.
             before_keys = self.before_keys
-            if all([before_keys[key] == n for key, n in mine.items()]):
+            for key, n in mine.items():
+                if before_keys[key] != n:
+                    break
+            else:
                 indices = self.after_left
-        shared: dict[int, int] = {}
+        best: list[int] = []
+        most = 0
         keys = mine.keys()
         for k in indices:
             theirs = self.after[k].numbered_counts
-            if not keys.isdisjoint(theirs):
-                shared[k] = sum([min(n, theirs.get(key, 0)) for key, n in mine.items()])
-        most = max(shared.values(), default=0)
-        return [k for k, n in shared.items() if n == most] if most else []
+            if keys.isdisjoint(theirs):
+                continue
+            shared = 0
+            for key, n in mine.items():
+                m = theirs.get(key, 0)
+                shared += n if n < m else m
+            if shared > most:
+                best, most = [k], shared
+            elif shared == most:
+                best.append(k)
+        return best
 
     def _follow_joker_set(self, i: int, reading: Reading, k: int | None, claimed: dict[int, int]) -> _JokerOutcome:
         """Judge the jokers of before set ``i``, read as ``reading``, against the successor
@@ -567,7 +605,7 @@ class _Turn:
         old = {c[0] for i in range(len(self.before)) if len(c := self._successor_candidates(i)) == 1}
         good_slots, bad_sets = 0, []
         for k, s in enumerate(self.after):
-            slots = sum(1 for t in s.tiles if t.color is None) - claimed.get(k, 0)
+            slots = s.jokers - claimed.get(k, 0)
             if slots <= 0:
                 continue
             keys = _count(s.keys)
@@ -583,8 +621,7 @@ class _Turn:
     # --- results ----------------------------------------------------------------------
 
     def _played_tiles(self) -> tuple[Tile, ...]:
-        tiles = [tile_for_key(key) for key, n in self.played_keys.items() for _ in range(n)]
-        return tuple(sorted(tiles, key=sort_key))
+        return tiles_of_keys(self.played_keys)
 
-    def _rack_after(self, played: tuple[Tile, ...]) -> tuple[Tile, ...]:
-        return tuple(tiles_without(self.rack, played))
+    def _rack_after(self) -> tuple[Tile, ...]:
+        return tuple(tiles_without_keys(self.rack, self.played_keys))
