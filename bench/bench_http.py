@@ -312,7 +312,7 @@ def report(args: argparse.Namespace, rows: list[Row]) -> None:
             f"{r.endpoint:<42} {r.requests:>8} {r.errors:>6} {r.req_per_s:>8.1f} {r.p50_ms:>7.2f} {r.p99_ms:>7.2f}"
             f" {r.worker_cpu_us:>12.0f} µs"
         )
-    print(f"verify / trivial throughput: {ratio:.2f} (target >= 0.70)")
+    print(f"verify / trivial throughput: {ratio:.3f} (target >= 0.70)")
 
 
 def free_port() -> int:

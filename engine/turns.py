@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, count
+from itertools import chain
 from typing import Any, NamedTuple
 
 from engine.errors import InputError
@@ -149,9 +149,8 @@ def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> 
     before_ids, after_ids = list(map(id, before)), list(map(id, after))
     before_set, after_set = set(before_ids), set(after_ids)
     if len(before_set) == len(before_ids) and len(after_set) == len(after_ids):
-        gone, new = before_set - after_set, after_set - before_set
-        before_left = list(compress(count(), map(gone.__contains__, before_ids))) if gone else []
-        after_left = list(compress(count(), map(new.__contains__, after_ids))) if new else []
+        before_left = [i for i, x in enumerate(before_ids) if x not in after_set]
+        after_left = [k for k, x in enumerate(after_ids) if x not in before_set]
         return before_left, after_left
     # A set object appears twice in one table (two identical sets): match one by one.
     free: dict[int, list[int]] = {}
@@ -273,6 +272,8 @@ class _Turn:
         """One violation per tile, pointing at the first before set that held it (removed) or
         the last after set that holds it (not in the rack); each code's violations are listed
         in table order (by set, then by the tile's place in the set)."""
+        if not self.removed_keys and not self.not_in_rack:
+            return
         removed = []
         for key, n in self.removed_keys.items():
             i = next(i for i, s in enumerate(self.before) if key in s.keys)
@@ -335,6 +336,8 @@ class _Turn:
             self._add("TIME_LIMIT_EXCEEDED", "/elapsed_seconds", {"elapsed": self.elapsed, "limit": limit})
 
     def _penalty(self) -> int:
+        if not self.violations:
+            return 0
         codes = {v.code for v in self.violations}
         penalty = self.rules.timeout_penalty if "TIME_LIMIT_EXCEEDED" in codes else 0
         if codes - {"TIME_LIMIT_EXCEEDED"}:

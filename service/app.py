@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
@@ -107,9 +108,9 @@ def _json_response(
     except UnicodeEncodeError:  # a lone surrogate echoed from the request (a player's name...)
         data = json.dumps(body, allow_nan=False, separators=(",", ":")).encode("ascii")
     response = Response(data, status=status, mimetype=mimetype)
-    if lang is not None:
-        response.headers["Content-Language"] = lang
-        response.headers["Vary"] = "Accept-Language"
+    if lang is not None:  # add, not set: a new response has neither header yet
+        response.headers.add("Content-Language", lang)
+        response.headers.add("Vary", "Accept-Language")
     return response
 
 
@@ -128,10 +129,21 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 """One decoder for every request (``json.loads`` with an option builds a new one per call)."""
 
+_FAST_DECODER = msgspec.json.Decoder()
+
 
 def _decode_json(raw: bytes) -> Any:
     """``json.loads(raw, parse_constant=_reject_constant)``, with the encoding (UTF-8, -16 or
-    -32) detected the way ``json.loads`` detects it."""
+    -32) detected the way ``json.loads`` detects it.
+
+    msgspec reads a UTF-8 body in about two thirds of the time and gives the same value for every
+    body it accepts (tests/test_json_body.py); whatever it refuses (other encodings, escaped lone
+    surrogates, numbers out of its range, NaN, deep nesting, bad JSON) is read by the standard
+    library, whose value or error is the answer."""
+    try:
+        return _FAST_DECODER.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        pass
     return _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
 
 

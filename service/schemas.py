@@ -133,6 +133,9 @@ class _Field(fields.Field[_T]):
     def deserialize(
         self, value: Any, attr: str | None = None, data: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> Any:
+        if value is missing and not self.required:  # what marshmallow returns, without its checks
+            default = self.load_default
+            return default() if callable(default) else default
         if value is missing or value is None or self.validators or self.pre_load or self.post_load:
             return super().deserialize(value, attr, data, **kwargs)
         return self._deserialize(value, attr, data, **kwargs)
