@@ -234,6 +234,7 @@ def run_wrk(args: argparse.Namespace, port: int, server: subprocess.Popen[bytes]
                 statistics.median(r.p50_ms for r in done),
                 statistics.median(r.p99_ms for r in done),
                 cpu[name] / requests * 1e6,
+                [r.requests / r.seconds for r in done],
             )
         )
     return rows
@@ -245,11 +246,14 @@ def run_python(args: argparse.Namespace, port: int, server: subprocess.Popen[byt
         measure("warm-up", port, method, path, payload, 200, args.threads, args.time_cap)
     totals = {name: Measurement(name) for name, *_ in cases}
     cpu = dict.fromkeys(totals, 0.0)
+    round_rates: dict[str, list[float]] = {name: [] for name in totals}
     for _ in range(args.rounds):
         for name, method, path, payload in cases:
             before = worker_cpu_seconds(server)
-            totals[name].add(measure(name, port, method, path, payload, args.requests, args.threads, args.time_cap))
+            one = measure(name, port, method, path, payload, args.requests, args.threads, args.time_cap)
             cpu[name] += worker_cpu_seconds(server) - before
+            totals[name].add(one)
+            round_rates[name].append(one.rate)
     return [
         Row(
             m.name,
@@ -259,6 +263,7 @@ def run_python(args: argparse.Namespace, port: int, server: subprocess.Popen[byt
             m.percentile(0.50),
             m.percentile(0.99),
             cpu[m.name] / len(m.latencies) * 1e6 if m.latencies else float("nan"),
+            round_rates[m.name],
         )
         for m in totals.values()
     ]
@@ -273,13 +278,19 @@ class Row:
     p50_ms: float
     p99_ms: float
     worker_cpu_us: float  # gunicorn workers' CPU time per request
+    round_rates: list[float]  # requests/s of each round
 
 
 def report(args: argparse.Namespace, rows: list[Row]) -> None:
     trivial, verify = rows
     ratio = verify.req_per_s / trivial.req_per_s if trivial.req_per_s else float("nan")
+    # The two runs of a round are back to back, so their ratio sees the least drift.
+    round_ratios = [v / t for t, v in zip(trivial.round_rates, verify.round_rates, strict=True) if t]
     if args.json:
-        shown = [{k: round(v, 2) if isinstance(v, float) else v for k, v in vars(r).items()} for r in rows]
+        shown = [
+            {k: round(v, 2) if isinstance(v, float) else v for k, v in vars(r).items() if k != "round_rates"}
+            for r in rows
+        ]
         print(
             json.dumps(
                 {
@@ -289,6 +300,7 @@ def report(args: argparse.Namespace, rows: list[Row]) -> None:
                     "python_prefix": sys.base_prefix,
                     "rows": shown,
                     "ratio": round(ratio, 3),
+                    "round_ratios": [round(r, 3) for r in round_ratios],
                 }
             )
         )
@@ -313,6 +325,11 @@ def report(args: argparse.Namespace, rows: list[Row]) -> None:
             f" {r.worker_cpu_us:>12.0f} µs"
         )
     print(f"verify / trivial throughput: {ratio:.3f} (target >= 0.70)")
+    if len(round_ratios) > 1:
+        print(
+            f"per round: median {statistics.median(round_ratios):.3f},"
+            f" range {min(round_ratios):.3f}-{max(round_ratios):.3f} over {len(round_ratios)} rounds"
+        )
 
 
 def free_port() -> int:

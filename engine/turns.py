@@ -48,7 +48,7 @@ class TurnVerdict:
             "initial_meld": None if self.initial_meld_value is None else {"value": self.initial_meld_value},
             "jokers_freed": self.jokers_freed,
             "rack_empty": self.rack_empty,
-            "violations": [v.to_json(lang) for v in self.violations],
+            "violations": [v.to_json(lang) for v in self.violations] if self.violations else [],
             "penalty": None if self.valid else {"draw": self.penalty_draw, "restore_table": True},
         }
         if self.after is not None:
@@ -458,7 +458,7 @@ class _Turn:
         ``moved`` order) and the after sets' claimed joker slots."""
         choices = []
         for i in moved:
-            successors: list[int | None] = list(self._successor_candidates(i, changed=True)) or [None]
+            successors: list[int | None] = [*self._successor_candidates(i, changed=True)] or [None]
             choices.append([(r, k) for r in self.before[i].read(self.rules).readings for k in successors])
         if len(moved) == 1:  # the common case, without the search: the first best choice
             found: tuple[_JokerOutcome, int | None] | None = None
