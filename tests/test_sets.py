@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.rules import SABRA, resolve_rules
-from engine.sets import GROUP, RUN, read_set
+from engine.sets import GROUP, RUN, TableSet, read_set, read_sets
 from engine.tiles import format_tiles, parse_tiles
 
 STRICT = resolve_rules({"strict_order": True})
@@ -146,3 +146,17 @@ def test_best_reading_first() -> None:
     result = read("R5 J J")
     assert [r.kind for r in result.readings] == [RUN, GROUP]
     assert result.kind == RUN and result.value == 18
+
+
+def test_read_sets_reads_each_set_and_keeps_its_reading() -> None:
+    strict = resolve_rules({"strict_order": True})
+    sets = [TableSet(parse_tiles(t)) for t in ("R3 R1 R2", "K5 B5 J", "R1 R1")]
+    for rules in (SABRA, strict):
+        readings = read_sets(sets, rules)
+        assert readings == [s.read(rules) for s in sets]
+        assert [r.code for r in readings] == [None if rules is SABRA else "RUN_ORDER", None, "SET_TOO_SHORT"]
+        assert read_sets(sets, rules)[0] is readings[0]  # kept, not read again
+
+
+def test_table_set_counts_its_jokers() -> None:
+    assert [TableSet(parse_tiles(t)).jokers for t in ("R1 R2 R3", "J R2 J=R3", "J J J")] == [0, 2, 3]

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from engine.errors import InputError
-from engine.tiles import JOKER, SUPPLIES, TileError, format_tiles, parse_tile, parse_tiles
+from engine.tiles import (
+    JOKER,
+    SUPPLIES,
+    TileError,
+    format_tiles,
+    parse_tile,
+    parse_tiles,
+    sort_key,
+    tiles_of_keys,
+    tiles_without,
+    tiles_without_keys,
+)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +111,20 @@ def test_supplies() -> None:
 
 def test_format_tiles() -> None:
     assert format_tiles(parse_tiles("r1 y2 J=k3 j")) == ["R1", "O2", "J=K3", "J"]
+
+
+def test_tiles_of_keys_expands_counts_in_display_order() -> None:
+    tiles = parse_tiles("J R13 K1 O5 B2 K1 R1 J")
+    counts = Counter(t.key for t in tiles)
+    expected = sorted((t if t.color is not None else JOKER for t in tiles), key=sort_key)
+    assert tiles_of_keys(counts) == tuple(expected)
+    assert format_tiles(tiles_of_keys(counts)) == ["K1", "K1", "B2", "O5", "R1", "R13", "J", "J"]
+    assert tiles_of_keys({}) == ()
+
+
+def test_tiles_without_keys_matches_tiles_without() -> None:
+    rack = parse_tiles("R5 J K1 R5 J=B3 O2")
+    gone = parse_tiles("R5 J")
+    assert tiles_without_keys(rack, {"R5": 1, "J": 1}) == tiles_without(rack, gone)
+    assert format_tiles(tiles_without_keys(rack, {"R5": 1, "J": 1})) == ["K1", "R5", "J=B3", "O2"]
+    assert tiles_without_keys(rack, {"K9": 2}) == list(rack)  # keys not held are ignored
