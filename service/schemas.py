@@ -16,8 +16,8 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, TypeVar
+from functools import cached_property, lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_load, types, validate, validates_schema
 
@@ -130,13 +130,19 @@ class _Field(fields.Field[_T]):
     marshmallow's generic path, which handles required, null and defaults, costs more than
     reading a tile string."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._direct = not (self.validators or self.pre_load or self.post_load)
+
     def deserialize(
         self, value: Any, attr: str | None = None, data: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> Any:
-        if value is missing and not self.required:  # what marshmallow returns, without its checks
-            default = self.load_default
+        if value is missing:
+            if self.required:
+                return super().deserialize(value, attr, data, **kwargs)
+            default = self.load_default  # what marshmallow returns, without its checks
             return default() if callable(default) else default
-        if value is missing or value is None or self.validators or self.pre_load or self.post_load:
+        if value is None or not self._direct:
             return super().deserialize(value, attr, data, **kwargs)
         return self._deserialize(value, attr, data, **kwargs)
 
@@ -400,6 +406,11 @@ class BoundedList(fields.List[Any]):
 # --- request schemas ---------------------------------------------------------------------------
 
 
+class _FieldPlan(NamedTuple):
+    steps: tuple[tuple[str, str, fields.Field[Any]], ...]  # JSON key, attribute, field
+    keys: frozenset[str]  # every JSON key a field reads
+
+
 class StrictSchema(Schema):
     """Unknown fields are errors; a body that is not an object is an error."""
 
@@ -416,30 +427,40 @@ class StrictSchema(Schema):
         """marshmallow's ``load``. A JSON object for a schema without hooks is read by
         :meth:`_load_fields`, which gives the same result and the same errors for less than
         marshmallow's generic path costs (a measurable share of a verification request)."""
-        plain = not (many or partial or unknown or self.many or self.partial or any(self._hooks.values()))
-        if plain and data.__class__ is dict and self.unknown == RAISE:
-            return self._load_fields(data)
+        plan = self._field_plan
+        if plan is not None and data.__class__ is dict and not (many or partial or unknown):
+            return self._load_fields(data, plan)
         return super().load(data, many=many, partial=partial, unknown=unknown)
 
-    def _load_fields(self, data: dict[str, Any]) -> dict[str, Any]:
+    @cached_property
+    def _field_plan(self) -> _FieldPlan | None:
+        """How :meth:`_load_fields` reads a body. None sends every body to marshmallow (hooks,
+        ``many``, ``partial``, ``unknown`` other than RAISE)."""
+        if self.many or self.partial or any(self._hooks.values()) or self.unknown != RAISE:
+            return None
+        steps = tuple(
+            (name if field.data_key is None else field.data_key, field.attribute or name, field)
+            for name, field in self.load_fields.items()
+        )
+        return _FieldPlan(steps, frozenset(key for key, _, _ in steps))
+
+    def _load_fields(self, data: dict[str, Any], plan: _FieldPlan) -> Any:
         """Each field's value, or a ValidationError keyed like marshmallow's (field errors in
         field order, then unknown fields in the body's order)."""
         result: dict[str, Any] = {}
         errors: dict[str, Any] = {}
-        known = set()
-        for name, field in self.load_fields.items():
-            key = name if field.data_key is None else field.data_key
-            known.add(key)
+        for key, attribute, field in plan.steps:
             try:
                 value = field.deserialize(data.get(key, missing), key, data)
             except ValidationError as exc:
                 errors[key] = exc.messages
                 continue
             if value is not missing:
-                result[field.attribute or name] = value
-        for key in data:
-            if key not in known:
-                errors[key] = [self.error_messages["unknown"]]
+                result[attribute] = value
+        if not plan.keys.issuperset(data):
+            for key in data:
+                if key not in plan.keys:
+                    errors[key] = [self.error_messages["unknown"]]
         if errors:
             raise ValidationError(errors, data=data, valid_data=result)
         return result
