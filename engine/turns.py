@@ -212,8 +212,9 @@ class _Turn:
         for key, n in change.items():
             if n > 0:
                 played[key] = n
-                if n > rack_keys.get(key, 0):
-                    not_in_rack[key] = n - rack_keys.get(key, 0)
+                short = n - rack_keys.get(key, 0)
+                if short > 0:
+                    not_in_rack[key] = short
             elif n < 0:
                 removed[key] = -n
         self.rack_keys, self.played_keys, self.removed_keys, self.not_in_rack = rack_keys, played, removed, not_in_rack
@@ -458,7 +459,7 @@ class _Turn:
         ``moved`` order) and the after sets' claimed joker slots."""
         choices = []
         for i in moved:
-            successors: list[int | None] = [*self._successor_candidates(i, changed=True)] or [None]
+            successors: list[int | None] = list(self._successor_candidates(i, changed=True)) or [None]
             choices.append([(r, k) for r in self.before[i].read(self.rules).readings for k in successors])
         if len(moved) == 1:  # the common case, without the search: the first best choice
             found: tuple[_JokerOutcome, int | None] | None = None
