@@ -101,7 +101,7 @@ from typing import NamedTuple
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
-from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, numbered, sort_key
+from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, numbered, tiles_of_keys, tiles_without
 from engine.turns import verify_turn
 
 __all__ = ["OBJECTIVES", "ArrangeResult", "Suggestion", "arrange", "suggest"]
@@ -1053,12 +1053,12 @@ class _Suggester:
             if i in self.plain or reading is None:
                 continue
             for variant in self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN, 1):
-                rest = _remove(self.rack, variant.from_rack)
+                rest = tiles_without(self.rack, variant.from_rack)
                 for new_set, _ in _sets_from([*rest, JOKER]):
-                    rack_tiles = _remove(new_set, [JOKER])
+                    rack_tiles = tiles_without(new_set, [JOKER])
                     if len(rack_tiles) < len(new_set) and len(rack_tiles) >= 2:
                         kept = dataclasses.replace(variant, freed=0)
-                        out.append(({i: kept}, _remove(self.rack, rack_tiles), (new_set,)))
+                        out.append(({i: kept}, tiles_without(self.rack, rack_tiles), (new_set,)))
         return out
 
     def _value_tie_break_unproven(self) -> bool:
@@ -1097,7 +1097,7 @@ class _Suggester:
             if time.perf_counter() > self.deadline:
                 self.exhausted = True
                 return
-            rest = _remove(self.rack, [t for s in meld for t in s])
+            rest = tiles_without(self.rack, [t for s in meld for t in s])
             self._pass(self._problem(dissolve=self.plain, rack=rest), fixed=meld, floor=self._best_score() + 1)
             if self._best_score() >= bound.score:
                 return
@@ -1349,7 +1349,7 @@ class _Suggester:
                     del pending[same]
         after.extend(pending)
         played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
-        played = tuple(sorted(_tiles_of(played_keys), key=sort_key))
+        played = tiles_of_keys(played_keys)
         joker_points = builder.joker_values + [p for s in fixed for p in _joker_points(s)]
         value = sum(t.number for t in played) + sum(sorted(joker_points, reverse=True)[: played_keys[JOKER.key]])
         count = len(played)
@@ -1441,25 +1441,6 @@ def _stands_for_number(tile: Tile) -> int:
 def _set_points(tiles: Sequence[Tile]) -> int:
     reading = read_set(tiles)
     return reading.value or 0
-
-
-def _tiles_of(keys: Counter[str]) -> list[Tile]:
-    out: list[Tile] = []
-    for key, n in keys.items():
-        tile = JOKER if key == "J" else numbered(key[0], int(key[1:]))
-        out.extend([tile] * n)
-    return out
-
-
-def _remove(tiles: Sequence[Tile], taken: Sequence[Tile]) -> list[Tile]:
-    left = Counter(t.key for t in taken)
-    out = []
-    for t in tiles:
-        if left[t.key]:
-            left[t.key] -= 1
-        else:
-            out.append(t)
-    return out
 
 
 # --- minimal melds (opening with manipulation) ------------------------------------------
