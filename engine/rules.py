@@ -24,15 +24,17 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "tiles": ("classic", "xp"),
     "joker_release": ("replace", "free"),
     "joker_replacement_from": ("rack_or_table", "rack"),
-    "freed_joker_use": ("any_set", "new_set_with_two_rack_tiles"),
+    "freed_joker_use": ("any_set", "other_set", "new_set_with_two_rack_tiles"),
     "scoring": ("zero_sum", "penalty_only"),
     "pool_exhausted_scoring": ("subtract_lowest", "plain", "all_negative"),
+    "pool_exhausted_end": ("play_on", "one_more_turn"),
 }
 BOOLEANS = (
     "manipulate_on_opening_turn",
     "joker_sets_locked",
     "group_joker_needs_both_colours",
     "strict_order",
+    "timeout_keeps_valid_sets",
 )
 COUNTS = ("initial_meld_min", "timeout_penalty", "failed_turn_penalty", "joker_penalty")
 MAX_PLAYERS = 8
@@ -56,10 +58,12 @@ class Rules:
     strict_order: bool = False
     turn_time_limit: float | None = None
     timeout_penalty: int = 3
+    timeout_keeps_valid_sets: bool = False
     failed_turn_penalty: int = 3
     joker_penalty: int = 30
     scoring: str = "zero_sum"
     pool_exhausted_scoring: str = "subtract_lowest"
+    pool_exhausted_end: str = "play_on"
 
     @property
     def supply(self) -> TileSupply:
@@ -113,6 +117,16 @@ PRESETS: dict[str, Rules] = {
         players=(2, 3, 4, 5, 6),
         deal=tuple((n, 14) for n in range(2, 7)),
     ),
+    "classic-timed": dataclasses.replace(
+        SABRA,
+        preset="classic-timed",
+        players=(2, 3, 4, 5, 6),
+        deal=((2, 10), (3, 7), (4, 7), (5, 7), (6, 7)),
+        turn_time_limit=120,
+        timeout_penalty=3,
+        timeout_keeps_valid_sets=True,
+    ),
+    "online-sabra": dataclasses.replace(SABRA, preset="online-sabra", pool_exhausted_end="one_more_turn"),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -123,6 +137,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "opening-50": "Older 'Sabra way' opening: the initial meld needs 50 points.",
     "komoni": "Rummy Komoni: joker 25, losers collect penalty points (lowest total wins), 14 tiles for 2 players and 13 for 3-6.",
     "xp": "Rummikub XP: 160 tiles (3 copies, 4 jokers) for 2-6 players.",
+    "classic-timed": "The 'reglas completas' edition: 10 tiles for 2 players and 7 for 3-6 (up to 6 on one classic set), 120 s turns; over time the valid sets stay, the rest goes back and the player draws 3.",
+    "online-sabra": "The online help page: sabra, but once the pool is empty every player has exactly one more turn.",
 }
 
 

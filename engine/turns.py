@@ -29,6 +29,15 @@ class TurnVerdict:
     violations: tuple[Violation, ...]
     penalty_draw: int
     after: tuple[TableSet, ...] | None = None  # the arrangement judged, when the client sent a loose table
+    kept: tuple[TableSet, ...] | None = None
+    """Under ``timeout_keeps_valid_sets``, the sets that stay on the table after an invalid
+    turn (None: the whole table is restored)."""
+    returned: tuple[Tile, ...] = ()
+    """With ``kept``: the tiles played this turn that go back to the rack."""
+
+    @property
+    def restore_table(self) -> bool:
+        return self.kept is None
 
     @property
     def valid(self) -> bool:
@@ -49,11 +58,21 @@ class TurnVerdict:
             "jokers_freed": self.jokers_freed,
             "rack_empty": self.rack_empty,
             "violations": [v.to_json(lang) for v in self.violations] if self.violations else [],
-            "penalty": None if self.valid else {"draw": self.penalty_draw, "restore_table": True},
+            "penalty": None if self.valid else self._penalty_json(),
         }
         if self.after is not None:
             out["after"] = [format_tiles(s.tiles) for s in self.after]
         return out
+
+    def _penalty_json(self) -> dict[str, Any]:
+        if self.kept is None:
+            return {"draw": self.penalty_draw, "restore_table": True}
+        return {
+            "draw": self.penalty_draw,
+            "restore_table": False,
+            "kept": [format_tiles(s.tiles) for s in self.kept],
+            "returned": format_tiles(self.returned),
+        }
 
 
 def require_rack(rack: Sequence[Tile]) -> None:

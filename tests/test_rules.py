@@ -16,7 +16,17 @@ def test_default_is_sabra() -> None:
 
 
 def test_every_preset_is_listed_with_every_setting() -> None:
-    assert set(PRESETS) == {"sabra", "pressman-2009", "strict-joker", "free-joker", "opening-50", "komoni", "xp"}
+    assert set(PRESETS) == {
+        "sabra",
+        "pressman-2009",
+        "strict-joker",
+        "free-joker",
+        "opening-50",
+        "komoni",
+        "xp",
+        "classic-timed",
+        "online-sabra",
+    }
     for name, rules in PRESETS.items():
         data = rules.to_dict()
         assert data["preset"] == name
