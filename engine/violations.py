@@ -133,6 +133,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "A freed joker must end in a new set holding at least two tiles played from the rack this turn.",
         "es": "Un comodín liberado debe acabar en una combinación nueva con al menos dos fichas jugadas del atril en este turno.",
     },
+    "FREED_JOKER_MISUSED/other_set": {
+        "en": "A freed joker must end in another set, not back in the set it was freed from.",
+        "es": "Un comodín liberado debe acabar en otra combinación, no de vuelta en la combinación de la que salió.",
+    },
     "JOKER_SET_BROKEN": {
         "en": "Under locked-joker rules nothing may leave a set holding a joker, and the joker may not move.",
         "es": "Con comodines bloqueados no se puede sacar nada de una combinación con comodín, ni mover el comodín.",
@@ -186,7 +190,9 @@ class _Defaults(dict[str, Any]):
 
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     """The message for ``code`` in ``lang`` (English when the language is not available)."""
-    templates = MESSAGES.get(code)
+    # A code whose rule has variants (``params["rule"]``) may word each one on its own.
+    templates = MESSAGES.get(f"{code}/{params['rule']}") if "rule" in params else None
+    templates = templates or MESSAGES.get(code)
     if templates is None:
         return code
     template = templates.get(lang) or templates["en"]
