@@ -9,8 +9,9 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 from engine.errors import InputError
+from engine.jokers import follow_jokers
 from engine.rules import SABRA, Rules
-from engine.sets import GROUP, RUN, Reading, TableSet, read_sets
+from engine.sets import GROUP, RUN, TableSet, read_sets
 from engine.tiles import JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import supply_violations
 from engine.violations import Violation
@@ -428,218 +429,47 @@ class _Turn:
     # --- jokers -----------------------------------------------------------------------
 
     def _check_jokers(self) -> None:
-        """Follow every before set holding a joker to its successor and apply the joker rules,
-        reading each such set in the way most favourable to the player (SPEC §4)."""
+        """Follow the jokers of every joker set that changed (engine.jokers, SPEC §4)."""
         if not self.before_keys.get(JOKER_KEY):
             return
+        before, after = self.before, self.after
         # A joker set still on the table exactly as it was keeps its jokers: nothing to judge.
-        before = self.before
         changed = [i for i in self.before_left if before[i].jokers and self._holds_joker(before[i])]
         if not changed:
             return
-        claimed: dict[int, int] = {}  # after set -> jokers accounted for in it
-        changed_after = set(self.after_left)
-        for k, s in enumerate(self.after):
-            if s.jokers and k not in changed_after and self._holds_joker(s):
-                claimed[k] = s.jokers
         # So does one laid again identically (equal, though not the same object).
-        same: dict[tuple[tuple[str, ...], str | None, str | None], list[int]] = {}
+        relaid: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
         for k in self.after_left:
-            s = self.after[k]
-            if s.jokers:
-                same.setdefault((s.codes, s.kind, s.id), []).append(k)
+            if after[k].jokers:
+                relaid.setdefault((after[k].codes, after[k].kind), []).append(k)
         moved = []
         for i in changed:
-            source = before[i]
-            unchanged = same.get((source.codes, source.kind, source.id))
-            if unchanged:
-                k = unchanged.pop()
-                claimed[k] = claimed.get(k, 0) + source.jokers
+            same = relaid.get((before[i].codes, before[i].kind))
+            if same:
+                same.pop()
             else:
                 moved.append(i)
-        # Every joker that stayed put is claimed before the others are followed: a joker that
-        # never moved cannot also be the one another set's joker "stayed" as.
-        outcomes, claimed = self._follow_moved_joker_sets(moved, claimed)
-        for outcome in outcomes:
-            self.violations.extend(outcome.violations)
-        self.jokers_freed = sum(o.freed for o in outcomes)
-        if self.jokers_freed and not self.opened:
-            self._add("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": self.jokers_freed})
-        if self.jokers_freed and self.rules.freed_joker_use == "new_set_with_two_rack_tiles":
-            self._check_freed_joker_use(claimed)
-
-    def _follow_moved_joker_sets(
-        self, moved: list[int], claimed: dict[int, int]
-    ) -> tuple[list[_JokerOutcome], dict[int, int]]:
-        """Choose a reading and a successor for every moved joker set together, giving the
-        fewest violations, then the fewest freed jokers (the reading most favourable to the
-        player, SPEC §4): one set's joker staying in a successor takes the slot another set's
-        joker might need, so the sets cannot be judged one at a time. Returns the outcomes (in
-        ``moved`` order) and the after sets' claimed joker slots."""
-        choices = []
-        for i in moved:
-            successors: list[int | None] = list(self._successor_candidates(i, changed=True)) or [None]
-            choices.append([(r, k) for r in self.before[i].read(self.rules).readings for k in successors])
-        if len(moved) == 1:  # the common case, without the search: the first best choice
-            found: tuple[_JokerOutcome, int | None] | None = None
-            fewest = (0, 0)
-            for reading, k in choices[0]:
-                outcome = self._follow_joker_set(moved[0], reading, k, claimed)
-                score = (len(outcome.violations), outcome.freed)
-                if found is None or score < fewest:
-                    found, fewest = (outcome, k), score
-                    if score == (0, 0):
-                        break
-            assert found is not None  # a moved set has a reading, and every reading a choice
-            outcome, k = found
-            if k is not None and outcome.stayed:
-                claimed = {**claimed, k: claimed.get(k, 0) + outcome.stayed}
-            return [outcome], claimed
-        best: tuple[int, int] | None = None
-        best_outcomes: list[_JokerOutcome] = []
-        best_claimed = claimed
-
-        def search(j: int, claimed: dict[int, int], outcomes: list[_JokerOutcome], violations: int, freed: int) -> None:
-            nonlocal best, best_outcomes, best_claimed
-            if best is not None and (violations, freed) >= best:
-                return  # counts only grow: this branch cannot do better
-            if j == len(moved):
-                best, best_outcomes, best_claimed = (violations, freed), outcomes, claimed
-                return
-            for reading, k in choices[j]:
-                outcome = self._follow_joker_set(moved[j], reading, k, claimed)
-                taken = claimed
-                if k is not None and outcome.stayed:
-                    taken = {**claimed, k: claimed.get(k, 0) + outcome.stayed}
-                search(j + 1, taken, [*outcomes, outcome], violations + len(outcome.violations), freed + outcome.freed)
-
-        search(0, claimed, [], 0, 0)
-        return best_outcomes, best_claimed
+        open_after = sorted(k for ks in relaid.values() for k in ks)
+        outcome = follow_jokers(
+            before, after, moved, open_after, self.played_keys, self.rules, self.opened, self._successor_candidates(moved)
+        )
+        self.violations.extend(outcome.violations)
+        self.jokers_freed = outcome.freed
 
     def _holds_joker(self, s: TableSet) -> bool:
         """Whether ``s`` is a valid set with a joker (one whose joker is tracked)."""
-        if not s.jokers:
-            return False
-        readings = s.read(self.rules).readings
-        return bool(readings and readings[0].joker_options)
+        return bool(s.jokers and s.read(self.rules).readings)
 
-    def _successor_candidates(self, i: int, changed: bool = False) -> list[int]:
-        """After sets that may be the successor of before set ``i``: the one with its ``id``,
-        else those sharing the most of its numbered tiles. ``changed``: set ``i`` is not
-        carried over untouched."""
-        source = self.before[i]
-        if source.id is not None:
-            for k, s in enumerate(self.after):
-                if s.id == source.id:
-                    return [k]
-        mine = source.numbered_counts
-        indices: Iterable[int] = range(len(self.after))
-        if changed:
-            # A set carried over untouched is another before set: it shares a tile with this one
-            # only if the before table holds a second copy of that tile.
-            before_keys = self.before_keys
-            for key, n in mine.items():
+    def _successor_candidates(self, moved: list[int]) -> list[int] | None:
+        """The after sets that can share a numbered tile with the moved sets: the changed ones,
+        unless the before table holds another copy of one of their tiles (only then can a set
+        carried over untouched hold it too). None: every after set."""
+        before_keys = self.before_keys
+        for i in moved:
+            for key, n in self.before[i].numbered_counts.items():
                 if before_keys[key] != n:
-                    break
-            else:
-                indices = self.after_left
-        best: list[int] = []
-        most = 0
-        keys = mine.keys()
-        for k in indices:
-            theirs = self.after[k].numbered_counts
-            if keys.isdisjoint(theirs):
-                continue
-            shared = 0
-            for key, n in mine.items():
-                m = theirs.get(key, 0)
-                shared += n if n < m else m
-            if shared > most:
-                best, most = [k], shared
-            elif shared == most:
-                best.append(k)
-        return best
-
-    def _follow_joker_set(self, i: int, reading: Reading, k: int | None, claimed: dict[int, int]) -> _JokerOutcome:
-        """Judge the jokers of before set ``i``, read as ``reading``, against the successor
-        ``k``."""
-        stayed, freed_options = 0, list(reading.joker_options)
-        if k is not None:
-            stayed, freed_options = self._stayed_jokers(reading, k, claimed.get(k, 0))
-        rules = self.rules
-        locked = rules.joker_sets_locked
-        if not freed_options and not locked:  # every joker stayed: the common case
-            return _JokerOutcome((), 0, stayed)
-        at = f"/after/{k}" if k is not None else f"/before/{i}"
-        violations: list[Violation] = []
-        theirs = self.after[k].numbered_counts if k is not None else {}
-        mine = self.before[i].numbered_counts
-        if locked and _minus(mine, theirs):
-            violations.append(Violation("JOKER_SET_BROKEN", at, {}))
-        if freed_options and (locked or rules.joker_release == "replace"):
-            new_tiles = _minus(theirs, mine)
-            both = rules.group_joker_needs_both_colours and len(self.before[i].tiles) == 3
-            for options in freed_options:
-                needed = [t.key for t in options] if both and len(options) > 1 else None
-                if needed is not None:
-                    found = all(new_tiles.get(key, 0) > 0 for key in needed)
-                    replacement = needed if found else []
-                else:
-                    key = next((t.key for t in options if new_tiles.get(t.key, 0) > 0), None)
-                    found = key is not None
-                    replacement = [key] if key is not None else []
-                if not found:
-                    code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
-                    tile = " or ".join(str(t) for t in options) if not both else " and ".join(str(t) for t in options)
-                    violations.append(Violation(code, at, {"tile": tile}))
-                    continue
-                for key in replacement:
-                    new_tiles[key] -= 1
-                    if rules.joker_replacement_from == "rack" and not self.played_keys.get(key):
-                        violations.append(Violation("JOKER_REPLACED_FROM_TABLE", at, {"tile": key}))
-        return _JokerOutcome(tuple(violations), len(freed_options), stayed)
-
-    def _stayed_jokers(self, source: Reading, k: int, already_claimed: int) -> tuple[int, list[tuple[Tile, ...]]]:
-        """How many of the jokers of ``source`` stay in successor ``k`` (a joker of ``k``
-        standing for one of the tiles they stood for), best over ``k``'s readings; and the
-        options of the others."""
-        best_stayed, best_freed = 0, list(source.joker_options)
-        for reading in self.after[k].read(self.rules).readings:
-            slots = list(reading.joker_keys[already_claimed:])
-            if not slots:
-                continue
-            freed = []
-            stayed = 0
-            for options, keys in zip(source.joker_options, source.joker_keys, strict=True):
-                for n, slot in enumerate(slots):
-                    if not slot.isdisjoint(keys):
-                        del slots[n]
-                        stayed += 1
-                        break
-                else:
-                    freed.append(options)
-            if stayed > best_stayed:
-                best_stayed, best_freed = stayed, freed
-        return best_stayed, best_freed
-
-    def _check_freed_joker_use(self, claimed: dict[int, int]) -> None:
-        """Under ``new_set_with_two_rack_tiles`` each freed joker must end in a set that is no
-        before set's successor and holds at least two tiles played from the rack."""
-        old = {c[0] for i in range(len(self.before)) if len(c := self._successor_candidates(i)) == 1}
-        good_slots, bad_sets = 0, []
-        for k, s in enumerate(self.after):
-            slots = s.jokers - claimed.get(k, 0)
-            if slots <= 0:
-                continue
-            keys = _count(s.keys)
-            from_rack = sum(min(n, self.played_keys.get(key, 0)) for key, n in keys.items())
-            if k not in old and from_rack >= 2:
-                good_slots += slots
-            else:
-                bad_sets.append(k)
-        for n in range(self.jokers_freed - good_slots):
-            at = f"/after/{bad_sets[n]}" if n < len(bad_sets) else "/after"
-            self._add("FREED_JOKER_MISUSED", at)
+                    return None
+        return self.after_left
 
     # --- results ----------------------------------------------------------------------
 

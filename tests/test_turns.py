@@ -537,24 +537,39 @@ def test_group_of_four_joker_needs_one_colour_even_with_both_colours_rule() -> N
     assert v.valid and v.jokers_freed == 1
 
 
-def test_joker_ids_pick_the_successor() -> None:
-    # Replace B10's joker and split the run: by shared tiles the successor is B1..B7, which
-    # lacks B10; the ids name the other half as the successor.
-    before_plain = ["B1 B2 B3 B4 B5 B6 B7 B8 B9 J B11"]
-    after_plain = ["B1 B2 B3 B4 B5 B6 B7", "B7 B8 B9 B10 B11", "K9 O9 J"]
-    rack = "B7 B10 K9 O9"
-    assert "JOKER_NOT_REPLACED" in codes(verify(before_plain, after_plain, rack))
-    before = [S(before_plain[0], id="run")]
-    after = [S(after_plain[0], id="low"), S(after_plain[1], id="run"), S(after_plain[2])]
-    v = verify(before, after, rack)
+def test_every_after_set_sharing_a_tile_is_a_successor() -> None:
+    # Replace B10's joker and split the run: the replacing tile lands in the smaller half, which
+    # is a successor as much as the larger one (SPEC §4).
+    before = ["B1 B2 B3 B4 B5 B6 B7 B8 B9 J B11"]
+    after = ["B1 B2 B3 B4 B5 B6 B7", "B7 B8 B9 B10 B11", "K9 O9 J"]
+    v = verify(before, after, "B7 B10 K9 O9")
     assert v.valid and v.jokers_freed == 1
 
 
-def test_joker_ids_can_also_condemn() -> None:
+@pytest.mark.parametrize(
+    ("before_ids", "after_ids"),
+    [
+        (("run",), ("low", "run", None)),  # ids naming the half with the replacing tile
+        (("run",), ("run", "high", None)),  # ids naming the half without it
+        (("run",), ("x", "y", "run")),  # an id moved to an unrelated set
+    ],
+)
+def test_set_ids_never_change_a_verdict(before_ids: tuple[str | None, ...], after_ids: tuple[str | None, ...]) -> None:
+    before = ["B1 B2 B3 B4 B5 B6 B7 B8 B9 J B11"]
+    after = ["B1 B2 B3 B4 B5 B6 B7", "B7 B8 B9 B10 B11", "K9 O9 J"]
+    plain = verify(before, after, "B7 B10 K9 O9")
+    labelled = verify(
+        [S(t, id=i) for t, i in zip(before, before_ids, strict=True)],
+        [S(t, id=i) for t, i in zip(after, after_ids, strict=True)],
+        "B7 B10 K9 O9",
+    )
+    assert (labelled.valid, codes(labelled), labelled.jokers_freed) == (plain.valid, codes(plain), plain.jokers_freed)
+    # A run joker does not move into an unrelated group because an id says so.
     before = [S("R3 J R5", id="a"), S("K7 K8 K9", id="b")]
     after = [S("R3 R4 R5", id="b"), S("K7 K8 K9", id="a"), S("O9 B9 J")]
-    assert verify(["R3 J R5", "K7 K8 K9"], ["R3 R4 R5", "K7 K8 K9", "O9 B9 J"], "R4 O9 B9").valid
-    assert "JOKER_NOT_REPLACED" in codes(verify(before, after, "R4 O9 B9"))
+    assert verify(before, after, "R4 O9 B9").valid
+    v = verify([S("R3 R4 R5 J", id="a")], [S("R3 R4 R5"), S("K9 B9 J", id="a")], "K9 B9")
+    assert codes(v) == ["JOKER_NOT_REPLACED"]
 
 
 def test_two_jokers_freed() -> None:

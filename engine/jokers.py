@@ -1,0 +1,472 @@
+"""Following the table's jokers through a turn (SPEC §4).
+
+The rule, in SPEC's words: a joker's identity is the tile it stands for (§2). A **run joker
+stayed** if a joker in some after-run stands for the same tile (joining and splitting runs keeps
+it). A **group joker stayed** if it can stand for the same tile in an after-group holding at
+least one numbered tile of its before-set. Each joker on ``after`` accounts for at most one joker
+of ``before``. The **successors** of a before-set are the after-sets holding at least one of its
+numbered tiles; set ids never change a verdict. Equal tiles are interchangeable and readings may
+differ, so the turn is judged by the consistent reading and assignment most favourable to the
+player, and the verdict never depends on the order in which sets or tiles are listed.
+
+A joker that did not stay was freed, and the rules' policy applies:
+
+- ``JOKER_NOT_REPLACED`` (``joker_release: replace``): no successor holds a copy of the tile it
+  stood for (an undeclared group joker stood for any missing colour). Each replacing tile is one
+  copy: two jokers standing for R7 need two R7. Under ``group_joker_needs_both_colours`` a group
+  of three needs every missing colour that no joker still stands for; a declared group joker
+  needs only its declared tile.
+- ``JOKER_REPLACED_FROM_TABLE`` (``joker_replacement_from: rack``): more jokers replaced by a tile
+  than copies of it were played from the rack.
+- ``JOKER_SET_BROKEN`` (``joker_sets_locked``): a joker set keeps its jokers in one successor that
+  holds all its numbered tiles, unless every joker was freed by its exact tile (the set is then no
+  longer locked); a joker freed without its tile breaks it too.
+- ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
+  same kind (run or group) holding a numbered tile of its set; under
+  ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its
+  own before-set and not every numbered tile of any before-set) holding two tiles played from the
+  rack, each played tile counting for one such set only.
+- ``JOKER_RELEASED_BEFORE_OPENING``: any joker freed on a turn that starts unopened.
+
+How it is judged
+----------------
+Only the joker sets that changed are followed (``moved``), against the after-sets holding jokers
+that no untouched set accounts for (``open_after``). A depth-first search gives every moved
+joker, for one reading of its set, a fate: staying on a free after joker (whose set's reading is
+fixed by the first joker staying in it) or being freed. At each complete assignment the
+replacing copies, the locked sets and the freed jokers' places are judged by small exact
+searches of their own. The best assignment has the fewest violations, then the fewest freed
+jokers, then the first codes in sorted order, so ties never depend on the listing order. A
+branch is cut once a legal assignment is known and the branch has freed more jokers.
+
+The tile set holds at most 4 jokers (XP), so the search is small; a request beyond the tile set
+(reported as ``TILE_SUPPLY_EXCEEDED`` anyway) is cut after ``MAX_ASSIGNMENTS`` complete
+assignments, the best so far deciding.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from engine.rules import Rules
+from engine.sets import GROUP, RUN, Reading, TableSet
+from engine.tiles import JOKER_KEY
+from engine.violations import Violation
+
+MAX_ASSIGNMENTS = 2000
+"""Complete joker assignments judged at most per turn (a bound for requests beyond the tile set)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JokerVerdict:
+    """What following the table's jokers found: the violations and how many jokers were freed."""
+
+    violations: tuple[Violation, ...]
+    freed: int
+
+
+def follow_jokers(
+    before: Sequence[TableSet],
+    after: Sequence[TableSet],
+    moved: Sequence[int],
+    open_after: Sequence[int],
+    played: Mapping[str, int],
+    rules: Rules,
+    opened: bool,
+    successor_candidates: Sequence[int] | None = None,
+) -> JokerVerdict:
+    """Judge the jokers of the before-sets ``moved`` (valid joker sets not carried over
+    untouched) against the jokers of the after-sets ``open_after`` (those no untouched set
+    accounts for). ``played`` counts the tiles played from the rack (jokers under ``JOKER_KEY``).
+    ``successor_candidates``, when given, are the only after-sets that can share a numbered tile
+    with a moved set (a shortcut for large tables; None: every after-set)."""
+    if not moved:
+        return JokerVerdict((), 0)
+    return _Search(before, after, moved, open_after, played, rules, opened, successor_candidates).run()
+
+
+# --- the pieces of the search ------------------------------------------------------------
+
+
+class _Joker(NamedTuple):
+    """A moved joker under one reading of its set: ``source`` is its place in ``moved``."""
+
+    source: int
+    options: frozenset[str]  # the tiles it may stand for in that reading
+    declared: bool  # a single option (a run joker, a declared or last-colour group joker)
+
+
+class _Stay(NamedTuple):
+    after: int
+    position: int  # the joker's place among the after-set's jokers
+    tile: str  # the tile both jokers stand for
+
+
+class _Source:
+    """A moved before-set: its index, numbered tiles, successors and readings."""
+
+    __slots__ = ("home", "index", "numbered", "readings", "size", "successors")
+
+    def __init__(self, index: int, s: TableSet, rules: Rules, after: Sequence[TableSet], candidates: Sequence[int]):
+        self.index = index
+        self.numbered = s.numbered_counts
+        self.size = len(s.tiles)
+        self.readings = s.read(rules).readings
+        mine = self.numbered.keys()
+        self.successors = tuple(k for k in candidates if not mine.isdisjoint(after[k].numbered_counts))
+        # Where a violation about this set points: the successor sharing the most of its tiles.
+        best, most = None, 0
+        for k in self.successors:
+            theirs = after[k].numbered_counts
+            shared = sum(min(n, theirs.get(key, 0)) for key, n in self.numbered.items())
+            if shared > most:
+                best, most = k, shared
+        self.home = f"/after/{best}" if best is not None else f"/before/{index}"
+
+
+class _Candidate(NamedTuple):
+    key: tuple[int, int, tuple[int, ...]]
+    violations: tuple[Violation, ...]
+    freed: int
+
+
+# Between equally bad assignments, the one whose violations come first here (a joker replaced,
+# though from the table, reads better than one not replaced at all).
+_CODE_ORDER = {
+    code: n
+    for n, code in enumerate(
+        (
+            "JOKER_REPLACED_FROM_TABLE",
+            "FREED_JOKER_MISUSED",
+            "JOKER_SET_BROKEN",
+            "JOKER_NOT_REPLACED",
+            "JOKER_RELEASED_BEFORE_OPENING",
+        )
+    )
+}
+
+
+def _rank(violations: Sequence[Violation], freed: int) -> tuple[int, int, tuple[int, ...]]:
+    """Fewest violations, then fewest jokers freed, then the codes in ``_CODE_ORDER``."""
+    return len(violations), freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))
+
+
+class _Search:
+    def __init__(
+        self,
+        before: Sequence[TableSet],
+        after: Sequence[TableSet],
+        moved: Sequence[int],
+        open_after: Sequence[int],
+        played: Mapping[str, int],
+        rules: Rules,
+        opened: bool,
+        successor_candidates: Sequence[int] | None,
+    ) -> None:
+        self.before, self.after, self.played, self.rules, self.opened = before, after, played, rules, opened
+        candidates = range(len(after)) if successor_candidates is None else successor_candidates
+        self.sources = [_Source(i, before[i], rules, after, candidates) for i in moved]
+        self.open_after = tuple(open_after)
+        # Each open after-set's readings (none for an invalid set: its jokers host no stay).
+        self.after_readings = {k: after[k].read(rules).readings for k in self.open_after}
+        self.locked = rules.joker_sets_locked
+        self.needs_tile = self.locked or rules.joker_release == "replace"
+        self._readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
+        self.best: _Candidate | None = None
+        self.assignments = 0
+
+    def run(self) -> JokerVerdict:
+        self._readings(0, [])
+        assert self.best is not None  # every source has a reading, and freeing all is a fate
+        return JokerVerdict(self.best.violations, self.best.freed)
+
+    # --- the depth-first search over readings and fates ---------------------------------
+
+    def _readings(self, n: int, jokers: list[_Joker]) -> None:
+        """Choose a reading for each source in turn, then the fates of all their jokers."""
+        if n == len(self.sources):
+            self._fates(jokers, 0, {}, {}, [], 0)
+            return
+        for reading in self.sources[n].readings:
+            own = [_Joker(n, keys, len(keys) == 1) for keys in reading.joker_keys]
+            self._readings_chosen[n] = reading
+            self._readings(n + 1, jokers + own)
+            if self._done():
+                return
+
+    def _done(self) -> bool:
+        return self.assignments >= MAX_ASSIGNMENTS
+
+    def _fates(
+        self,
+        jokers: list[_Joker],
+        j: int,
+        fixed: dict[int, Reading],
+        taken: dict[tuple[str, int], set[str]],
+        stays: list[_Stay | None],
+        freed: int,
+    ) -> None:
+        """Give jokers ``j..`` a fate. ``fixed`` holds the after readings chosen so far,
+        ``taken`` the tiles stood for per before-set (``("b", n)``) and after-set (``("a", k)``),
+        ``stays`` the fate of each joker before ``j`` (None: freed)."""
+        best = self.best
+        if best is not None and best.key[0] == 0 and freed >= best.key[1]:
+            return  # a legal assignment freeing no more jokers is known
+        if self._done():
+            return
+        if j == len(jokers):
+            self.assignments += 1
+            self._judge(jokers, fixed, stays)
+            return
+        joker = jokers[j]
+        source = self.sources[joker.source]
+        kind = self._readings_chosen[joker.source].kind
+        mine = taken.get(("b", joker.source), set())
+        used = {(s.after, s.position) for s in stays if s is not None}
+        for k in self.open_after:
+            readings = [fixed[k]] if k in fixed else self.after_readings[k]
+            for reading in readings:
+                if reading.kind != kind or (kind != RUN and k not in source.successors):
+                    continue
+                theirs = taken.get(("a", k), set())
+                tried: set[frozenset[str]] = set()
+                for position, keys in enumerate(reading.joker_keys):
+                    if (k, position) in used or keys in tried:
+                        continue
+                    tried.add(keys)  # jokers of one group with the same options are interchangeable
+                    for tile in sorted(joker.options & keys - mine - theirs):
+                        stay = _Stay(k, position, tile)
+                        self._fates(
+                            jokers,
+                            j + 1,
+                            fixed if k in fixed else {**fixed, k: reading},
+                            {**taken, ("b", joker.source): mine | {tile}, ("a", k): theirs | {tile}},
+                            [*stays, stay],
+                            freed,
+                        )
+        self._fates(jokers, j + 1, fixed, taken, [*stays, None], freed + 1)
+
+    # --- judging one complete assignment ------------------------------------------------
+
+    def _judge(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> None:
+        freed = [joker for joker, stay in zip(jokers, stays, strict=True) if stay is None]
+        violations: list[Violation] = []
+        if freed and self.needs_tile:
+            violations += self._replacements(jokers, stays)
+        if self.locked:
+            violations += self._locked_sets(jokers, stays)
+        if freed and self.rules.freed_joker_use != "any_set":
+            violations += self._placements(freed, fixed, stays)
+        if freed and not self.opened:
+            violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
+        key = _rank(violations, len(freed))
+        if self.best is None or key < self.best.key:
+            self.best = _Candidate(key, tuple(violations), len(freed))
+
+    def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
+        """The fewest violations with which every freed joker gets its own replacing copy."""
+        demands = list(self._demands(jokers, stays))
+        capacity: dict[tuple[int, str], int] = {}
+        for demand in demands:
+            for k in self.sources[demand.source].successors:
+                for bundle in demand.bundles:
+                    for key in bundle:
+                        capacity.setdefault((k, key), self.after[k].numbered_counts.get(key, 0))
+        rack_only = self.rules.joker_replacement_from == "rack"
+        missing_code = "JOKER_SET_BROKEN" if self.locked else "JOKER_NOT_REPLACED"
+        best: list[Violation] | None = None
+        used: dict[str, int] = {}
+        chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
+
+        def place(d: int, found: list[Violation]) -> None:
+            nonlocal best
+            if best is not None and _rank(found, 0) >= _rank(best, 0):
+                return
+            if d == len(demands):
+                best = list(found)
+                return
+            demand = demands[d]
+            source = self.sources[demand.source]
+            given = chosen.setdefault((demand.source, demand.tag), set())
+            for bundle in demand.bundles:
+                if demand.tag and given.intersection(bundle):
+                    continue
+                for spots in _spots(bundle, source.successors, capacity):
+                    extra = []
+                    for k, key in spots:
+                        capacity[k, key] -= 1
+                        used[key] = used.get(key, 0) + 1
+                        if rack_only and used[key] > self.played.get(key, 0):
+                            extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
+                    given.update(bundle)
+                    place(d + 1, found + extra)
+                    given.difference_update(bundle)
+                    for k, key in spots:
+                        capacity[k, key] += 1
+                        used[key] -= 1
+            unmet = Violation(missing_code, source.home, {"tile": demand.label})
+            place(d + 1, found + [unmet] * demand.weight)
+
+        place(0, [])
+        assert best is not None
+        return best
+
+    def _demands(self, jokers: list[_Joker], stays: list[_Stay | None]) -> Iterator[_Demand]:
+        """What the freed jokers need in their sets' successors, set by set."""
+        both_rule = self.rules.group_joker_needs_both_colours
+        for n, source in enumerate(self.sources):
+            mine = [(joker, stay) for joker, stay in zip(jokers, stays, strict=True) if joker.source == n]
+            freed = [joker for joker, stay in mine if stay is None]
+            if not freed:
+                continue
+            if self._readings_chosen[n].kind == RUN:
+                for joker in freed:
+                    (tile,) = joker.options
+                    yield _Demand(n, ((tile,),), 1, 0, tile)
+                continue
+            for joker in freed:
+                if joker.declared:
+                    (tile,) = joker.options
+                    yield _Demand(n, ((tile,),), 1, 0, tile)
+            loose = [joker for joker in freed if not joker.declared]
+            if not loose:
+                continue
+            stood_for = {stay.tile for _, stay in mine if stay is not None}
+            colours = tuple(sorted(loose[0].options - stood_for))
+            if both_rule and source.size == 3:
+                yield _Demand(n, (colours,), len(loose), 0, " and ".join(colours))
+            else:
+                for _ in loose:
+                    yield _Demand(n, tuple((c,) for c in colours), 1, 1, " or ".join(colours))
+
+    def _locked_sets(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
+        """Under ``joker_sets_locked``: a set whose jokers (some of them) stayed must keep them
+        in one successor that holds all its numbered tiles."""
+        found = []
+        for n, source in enumerate(self.sources):
+            homes = {stay.after for joker, stay in zip(jokers, stays, strict=True) if joker.source == n and stay}
+            if not homes:
+                continue
+            k = min(homes)
+            theirs = self.after[k].numbered_counts
+            whole = len(homes) == 1 and all(theirs.get(key, 0) >= c for key, c in source.numbered.items())
+            if not whole:
+                found.append(Violation("JOKER_SET_BROKEN", f"/after/{k}", {}))
+        return found
+
+    def _placements(self, freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> list[Violation]:
+        """The fewest freed jokers misused, over every way of placing them on the after jokers
+        that no staying joker took."""
+        free: dict[int, int] = {k: self.after[k].jokers for k in self.open_after}
+        for stay in stays:
+            if stay is not None:
+                free[stay.after] -= 1
+        rule = self.rules.freed_joker_use
+        hosts = [k for k in self.open_after if free[k] > 0]
+        best_misused = len(freed) + 1
+        best_at: list[int] = []
+
+        def fits(joker: _Joker, k: int, kinds: dict[int, str | None]) -> bool:
+            source = self.sources[joker.source]
+            if rule == "other_set":
+                return k not in source.successors or kinds[k] != self._readings_chosen[joker.source].kind
+            return k not in source.successors and not self._holds_a_before_set(k)
+
+        def place(n: int, left: dict[int, int], kinds: dict[int, str | None], good: dict[int, int], bad: int) -> None:
+            nonlocal best_misused, best_at
+            if bad >= best_misused:
+                return
+            if n == len(freed):
+                if rule == "new_set_with_two_rack_tiles" and not self._two_played_each(good, free, stays):
+                    return
+                best_misused = bad
+                best_at = sorted(k for k, room in left.items() if room > 0)
+                return
+            joker = freed[n]
+            for k in hosts:
+                if not left[k]:
+                    continue
+                for kind in _kinds(k, kinds, fixed, self.after_readings):
+                    if fits(joker, k, {**kinds, k: kind}):
+                        place(n + 1, {**left, k: left[k] - 1}, {**kinds, k: kind}, {**good, k: good.get(k, 0) + 1}, bad)
+            place(n + 1, left, kinds, good, bad + 1)
+
+        place(0, dict(free), {}, {}, 0)
+        params = {"rule": rule}
+        return [
+            Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
+            for m in range(best_misused)
+        ]
+
+    def _holds_a_before_set(self, k: int) -> bool:
+        """Whether after-set ``k`` holds every numbered tile of some before-set (so it is no new set)."""
+        theirs = self.after[k].numbered_counts
+        return any(all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items()) for s in self.before)
+
+    def _two_played_each(self, good: dict[int, int], free: dict[int, int], stays: list[_Stay | None]) -> bool:
+        """Whether every set hosting a well-placed freed joker can hold two tiles played from the
+        rack, each played copy counted for one set only (played jokers are the after jokers that
+        no staying or freed joker took)."""
+        hosts = sorted(k for k, n in good.items() if n)
+        left = dict(self.played)
+
+        def units(k: int) -> list[tuple[str, int]]:
+            out = [(key, min(n, left.get(key, 0))) for key, n in self.after[k].numbered_counts.items()]
+            out.append((JOKER_KEY, min(free[k] - good[k], left.get(JOKER_KEY, 0))))
+            return [(key, n) for key, n in out if n > 0]
+
+        def fill(h: int) -> bool:
+            if h == len(hosts):
+                return True
+            options = units(hosts[h])
+            for a, (key_a, n_a) in enumerate(options):
+                for key_b, _ in options[a:]:
+                    if key_a == key_b and n_a < 2:
+                        continue
+                    left[key_a] -= 1
+                    left[key_b] -= 1
+                    ok = fill(h + 1)
+                    left[key_a] += 1
+                    left[key_b] += 1
+                    if ok:
+                        return True
+            return False
+
+        return fill(0)
+
+
+class _Demand(NamedTuple):
+    """Copies that freed jokers of one set need in its successors: one ``bundle`` of tiles
+    (every tile in it), ``weight`` violations when none can be had. Demands of one set with the
+    same non-zero ``tag`` must take different tiles (group jokers stood for different colours)."""
+
+    source: int
+    bundles: tuple[tuple[str, ...], ...]
+    weight: int
+    tag: int
+    label: str
+
+
+def _spots(
+    bundle: tuple[str, ...], successors: Sequence[int], capacity: Mapping[tuple[int, str], int]
+) -> Iterator[list[tuple[int, str]]]:
+    """Every way to take one copy of each tile of ``bundle`` (distinct tiles) from the
+    successors' free copies."""
+    choices = [[(k, key) for k in successors if capacity.get((k, key), 0) > 0] for key in bundle]
+    for spots in itertools.product(*choices):
+        yield list(spots)
+
+
+def _kinds(
+    k: int, kinds: dict[int, str | None], fixed: dict[int, Reading], readings: Mapping[int, tuple[Reading, ...]]
+) -> list[str | None]:
+    """The kinds after-set ``k`` may be read as, given the choices made so far."""
+    if k in kinds:
+        return [kinds[k]]
+    if k in fixed:
+        return [fixed[k].kind]
+    read_as: list[str | None] = [kind for kind in (RUN, GROUP) if any(r.kind == kind for r in readings[k])]
+    return read_as or [None]
