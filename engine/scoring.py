@@ -3,13 +3,16 @@
 Every mode is described by one quantity per loser, its *loss*:
 
 - a player went out: each loser's rack value;
-- pool exhausted: ``subtract_lowest`` own − lowest, ``plain`` and ``all_negative`` own.
+- pool exhausted, under ``zero_sum``: ``subtract_lowest`` own − lowest, ``plain`` and
+  ``all_negative`` own; under ``penalty_only``: own (``pool_exhausted_scoring`` is a
+  ``zero_sum`` setting and does not apply).
 
 Under ``zero_sum`` losers score −loss and the winners share the sum of losses (so the round
 sums to zero), except ``all_negative`` where everyone, winners too, scores −own.
-Under ``penalty_only`` scores are penalty points: losers collect their loss, winners 0
-(``all_negative``: everyone collects own). Tied winners split the winners' total equally, so a
-score may be fractional (serialised as a JSON number with a fraction, e.g. 32.5).
+Under ``penalty_only`` scores are penalty points: losers collect their loss, winners 0 (when
+the pool ran out, the lowest rack wins with 0 and the others collect their own rack values).
+Tied winners split the winners' total equally, so a score may be fractional (serialised as a
+JSON number with a fraction, e.g. 32.5); under ``penalty_only`` that total is 0.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.tiles import Tile
+from engine.validate import require_supply
 
 Score = int | Fraction
 """A round score or total: whole in most rounds, fractional when tied winners split a pot."""
@@ -85,8 +89,10 @@ def rack_value(rack: Sequence[Tile], rules: Rules = SABRA) -> int:
 def score_round(
     players: Sequence[PlayerRack], rules: Rules = SABRA, winner: str | None = None, prefix: str = ""
 ) -> RoundResult:
-    """Score one finished round. Raises ScoringError for a round that cannot have happened."""
+    """Score one finished round. Raises ScoringError (an InputError) for a round that cannot
+    have happened, InputError for racks holding more of a tile than the tile set has."""
     _check_players(players, rules, prefix)
+    require_supply(((f"{prefix}/players/{i}/rack", p.rack) for i, p in enumerate(players)), rules)
     values = [rack_value(p.rack, rules) for p in players]
     empty = [i for i, p in enumerate(players) if not p.rack]
     if len(empty) > 1:
@@ -102,8 +108,7 @@ def score_round(
         ended_by = "pool_exhausted"
         lowest = min(values)
         winners = [i for i, v in enumerate(values) if v == lowest]
-        mode = rules.pool_exhausted_scoring
-        losses = [v - lowest if mode == "subtract_lowest" else v for v in values]
+        losses = [v - lowest for v in values] if _zero_sum_mode(rules) == "subtract_lowest" else values
     if winner is not None:
         names = [p.name for p in players]
         if winner not in names:
@@ -113,7 +118,7 @@ def score_round(
                 f"winner {winner!r} contradicts the racks: the round was won by {', '.join(names[i] for i in winners)}",
                 f"{prefix}/winner",
             )
-    all_negative = ended_by == "pool_exhausted" and rules.pool_exhausted_scoring == "all_negative"
+    all_negative = ended_by == "pool_exhausted" and _zero_sum_mode(rules) == "all_negative"
     sign = -1 if rules.scoring == "zero_sum" else 1
     scores = []
     pot = sum(losses[i] for i in range(len(players)) if i not in winners)
@@ -125,6 +130,11 @@ def score_round(
             score = sign * losses[i]
         scores.append(PlayerScore(p.name, values[i], score))
     return RoundResult(tuple(players[i].name for i in winners), ended_by, tuple(scores))
+
+
+def _zero_sum_mode(rules: Rules) -> str | None:
+    """``pool_exhausted_scoring`` where it applies (``zero_sum``); None under ``penalty_only``."""
+    return rules.pool_exhausted_scoring if rules.scoring == "zero_sum" else None
 
 
 def _check_players(players: Sequence[PlayerRack], rules: Rules, prefix: str) -> None:

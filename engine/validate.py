@@ -8,9 +8,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.errors import InputError
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, SetReading, TableSet, as_table_set
-from engine.tiles import Tile, format_tiles
+from engine.tiles import JOKER_KEY, Tile, format_tiles
 from engine.violations import Violation
 
 
@@ -73,6 +74,17 @@ def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules
         Violation("TILE_SUPPLY_EXCEEDED", e.at, {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": name})
         for e in supply_excesses(groups, rules)
     ]
+
+
+def require_supply(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> None:
+    """Raise InputError at the first tile beyond the supply (``{group}/{index}``): a request
+    whose racks (or tiles, or pool) hold more copies of a tile, or more jokers, than the rules'
+    tile set has describes no real game. Verdicts report TILE_SUPPLY_EXCEEDED instead."""
+    excess = supply_excesses(groups, rules)
+    if excess:
+        first = excess[0]
+        what = f"{first.limit} jokers" if first.key == JOKER_KEY else f"{first.limit} of tile {first.key}"
+        raise InputError(f"the {rules.supply.name} tile set has only {what}", f"{first.at}/{first.index}")
 
 
 @dataclass(frozen=True, slots=True)

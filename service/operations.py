@@ -11,7 +11,7 @@ a request over one of the limits (:class:`service.limits.Limits`), 404 for an un
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -27,7 +27,7 @@ from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
 from engine.turns import require_rack, verify_turn
-from engine.validate import check_meld, supply_excesses, validate_sets
+from engine.validate import check_meld, require_supply, validate_sets
 from engine.violations import LANGUAGES
 from service import schemas
 from service.limits import DEFAULT_LIMITS, Limits
@@ -176,21 +176,9 @@ def _games_replay(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, 
     return result.to_json(lang)
 
 
-def _check_supply(groups: Iterable[tuple[str, Sequence[Tile]]], rules: Rules) -> None:
-    """InputError, at the first tile beyond the supply, for more copies of a tile (or jokers)
-    than the rules' tile set has (the engine's accounting; a solver question needs real tiles)."""
-    excess = supply_excesses(groups, rules)
-    if excess:
-        first = excess[0]
-        raise InputError(
-            f"the {rules.supply.name} tile set has only {first.limit} of tile {first.key}",
-            f"{first.at}/{first.index}",
-        )
-
-
 def _tables_arrange(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
     tiles: tuple[Tile, ...] = data["tiles"]
-    _check_supply([("/tiles", tiles)], data["rules"])
+    require_supply([("/tiles", tiles)], data["rules"])
     result = solver.arrange(tiles, data["rules"], limits.solver_budget_ms / 1000)
     return {
         "arrangeable": result.arrangeable,
@@ -208,7 +196,7 @@ def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
     for i, table_set in enumerate(table):
         if not table_set.read(rules).valid:
             raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
-    _check_supply([*((f"/table/{i}/tiles", s.tiles) for i, s in enumerate(table)), ("/rack", rack)], rules)
+    require_supply([*((f"/table/{i}/tiles", s.tiles) for i, s in enumerate(table)), ("/rack", rack)], rules)
     move = solver.suggest(table, rack, data["opened"], rules, data["objective"], limits.solver_budget_ms / 1000)
     return {
         "after": [format_tiles(s) for s in move.after],

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from engine.errors import InputError
 from engine.rules import PRESETS, resolve_rules
 from engine.scoring import MatchRound, PlayerRack, ScoringError, rack_value, score_match, score_round
 from engine.tiles import parse_tiles
@@ -136,11 +137,70 @@ def test_penalty_only() -> None:
     result = score_round(players(A="", B="R5 B5 J", C="K12 K13"), komoni)
     assert scores(result) == {"A": 0, "B": 35, "C": 25}
     exhausted = score_round(players(A="K10 B5", B="R8", C="O9 O13"), komoni)
-    assert scores(exhausted) == {"A": 7, "B": 0, "C": 14}
+    assert scores(exhausted) == {"A": 15, "B": 0, "C": 22}  # own rack values, not own - lowest
+    assert exhausted.winner == "B" and exhausted.ended_by == "pool_exhausted"
     match = score_match(
         [MatchRound(tuple(players(A="", B="R5", C="K1"))), MatchRound(tuple(players(A="R9", B="", C="K1")))], komoni
     )
     assert match.standings == ("C", "B", "A") and match.winner == "C"
+
+
+@pytest.mark.parametrize("mode", ["subtract_lowest", "plain", "all_negative"])
+def test_penalty_only_pool_exhausted_ignores_the_zero_sum_modes(mode: str) -> None:
+    rules = resolve_rules({"preset": "komoni", "pool_exhausted_scoring": mode})
+    result = score_round(players(A="K10 B5", B="R8", C="O9 J"), rules)
+    assert scores(result) == {"A": 15, "B": 0, "C": 34}  # joker 25 under komoni
+
+
+def test_penalty_only_tie_for_lowest_all_score_zero() -> None:
+    result = score_round(players(A="R5", B="K5", C="O9 O13", D="B1 B2 B3"), PRESETS["komoni"])
+    assert result.winner is None and result.winners == ("A", "B")
+    assert scores(result) == {"A": 0, "B": 0, "C": 22, "D": 6}
+
+
+def test_penalty_only_match_over_exhausted_rounds() -> None:
+    komoni = PRESETS["komoni"]
+    match = score_match(
+        [
+            MatchRound(tuple(players(A="R9", B="R2", C="K1"))),  # C wins with 0; A 9, B 2
+            MatchRound(tuple(players(A="", B="R5 J", C="K13"))),  # A goes out; B 30, C 13
+        ],
+        komoni,
+    )
+    assert dict(match.totals) == {"A": 9, "B": 32, "C": 13}
+    assert match.standings == ("A", "C", "B") and match.winner == "A"
+
+
+@pytest.mark.parametrize(
+    ("racks", "rules", "pointer", "detail"),
+    [
+        ({"A": "R1 R1", "B": "K2 R1"}, "sabra", "/players/1/rack/1", "only 2 of tile R1"),
+        ({"A": "J K1", "B": "J O5 J"}, "sabra", "/players/1/rack/2", "only 2 jokers"),
+        ({"A": "R1 R1 R1 R1", "B": "K2"}, "xp", "/players/0/rack/3", "xp tile set has only 3 of tile R1"),
+        ({"A": "J J J J J", "B": "K2"}, "xp", "/players/0/rack/4", "only 4 jokers"),
+    ],
+)
+def test_racks_beyond_the_tile_supply_cannot_be_scored(
+    racks: dict[str, str], rules: str, pointer: str, detail: str
+) -> None:
+    with pytest.raises(InputError) as info:
+        score_round(players(**racks), resolve_rules(rules))
+    assert info.value.pointer == pointer and detail in info.value.message
+
+
+def test_racks_at_the_tile_supply_are_scored() -> None:
+    assert score_round(players(A="R1 R1 J", B="J K5"), resolve_rules("sabra")).winner == "A"
+    assert score_round(players(A="R1 R1 R1 J J J J", B=""), resolve_rules("xp")).winner == "B"
+
+
+def test_a_match_round_beyond_the_supply_points_into_its_round() -> None:
+    fine = MatchRound(tuple(players(A="R1 R1", B="")))
+    xp_round = MatchRound(tuple(players(A="R1 R1 R1", B="")), rules=resolve_rules("xp"))
+    assert score_match([fine, xp_round]).winners == ("B",)  # each round is its own deal
+    too_many = MatchRound(tuple(players(A="R1 R1", B="R1")))
+    with pytest.raises(InputError) as info:
+        score_match([fine, too_many])
+    assert info.value.pointer == "/rounds/1/players/1/rack/0"
 
 
 def test_zero_sum_rounds_sum_to_zero() -> None:
