@@ -1,21 +1,35 @@
 """Replaying a recorded game turn by turn (SPEC §6 "Game record").
 
-The replay checks the deal (player count and deal size of the rules), the tile supply over the
-whole game, the seat rotation, every draw (against the record's ``pool`` when it has one) and
-every play (with ``verify_turn``), then scores the finished round.
+The replay checks the deal (player count and deal size of the rules, a ``pool`` holding exactly
+the undealt tiles), the tile supply over the whole game, the seat rotation, every draw (against
+the record's ``pool`` when it has one) and every play (with ``verify_turn``), then scores the
+finished round. Racks (and pool) beyond the tile supply, or a player name twice, are input
+errors (InputError, a 422): no game deals them.
+
+The end of the round: a rack emptied by a legal play, or ``pool_exhausted_end`` once the pool
+is empty. ``play_on``: the round ends when every player in turn has passed (a pass is any turn
+that leaves no played tile on the table: a table turn playing nothing, an illegal turn whose
+table is restored); ``one_more_turn``: each player, starting with the one after the player whose
+draw (a penalty draw too) emptied the pool, or with ``players[0]`` if the pool was empty from
+the start, has exactly one more turn. Any entry after the end is ``ROUND_OVER``; a ``draw`` entry
+on an empty pool is ``POOL_EMPTY``; a record ``end`` that the replay did not reach is
+``END_MISMATCH`` (a record violation, checked only when the replay ran to the last entry).
 
 Choices where SPEC is silent (documented in docs/rules-engine.md):
 
 - Without a ``pool``, a ``table`` turn that plays nothing while tiles remain is a draw of a
   tile the record does not name; a later play may use it (the replay assumes the unnamed draws
   were the tiles played, as long as the supply allows).
-- A pass is a ``table`` turn that plays nothing once the pool is empty; when every player
-  has passed in a row the round ends with the pool exhausted. ``"end": "pool_exhausted"``
-  ends it after the last turn, and is an error while the pool still has tiles.
-- Continuing after an illegal turn: the table is restored, the player keeps their rack and
-  draws the rules' penalty (``failed_turn_penalty``, or ``timeout_penalty`` for a turn only
-  over time). The ``draw`` entries of that player that immediately follow are those penalty
-  tiles; tiles the record does not list come from the pool in order (or unnamed without a pool).
+- Continuing after an illegal turn: the table is restored (or, with ``kept``, becomes the kept
+  sets, the returned tiles staying on the rack), and the player draws the rules' penalty
+  (``failed_turn_penalty``, or ``timeout_penalty`` for a turn only over time). Up to that many
+  ``draw`` entries of that player that immediately follow are the penalty tiles (one on an
+  empty pool is ``POOL_EMPTY``); tiles the record does not list come from the pool in order (or
+  unnamed without a pool), at most as many as the pool still holds.
+- A timed-out play that keeps its sets and empties the rack, with no penalty tile left to
+  draw, ends the round: the player has gone out.
+- ``result`` scores the round whenever it ended, even if a later entry or the record's ``end``
+  is invalid.
 """
 
 from __future__ import annotations
@@ -32,9 +46,9 @@ from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion, suggest
-from engine.tiles import Tile, format_tiles, parse_tile, tiles_without
+from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
-from engine.validate import supply_violations
+from engine.validate import require_supply
 from engine.violations import Violation
 
 
@@ -104,7 +118,7 @@ class ReplayedTurn:
 
     index: int
     player: str
-    action: str  # "play" | "draw" | "pass" | "penalty_draw"
+    action: str  # "play" | "draw" | "pass" | "penalty_draw" | "round_over"
     violations: tuple[Violation, ...] = ()
     verdict: TurnVerdict | None = None
     tile: Tile | None = None
@@ -251,6 +265,8 @@ class _State:
 
     record: GameRecord
     rules: Rules
+    names: list[str]
+    continue_on_error: bool
     table: tuple[TableSet, ...] = ()
     racks: list[list[Tile]] = field(default_factory=list)
     unknown: list[int] = field(default_factory=list)  # unnamed draws per player (no pool)
@@ -259,17 +275,57 @@ class _State:
     pool_next: int = 0
     seen: Counter[str] = field(default_factory=Counter)
     seat: int = 0
-    passes: int = 0
+    passes: int = 0  # turns in a row, since the pool ran out, that left no played tile on the table
+    final_turns: int | None = None  # one_more_turn: turns left once the pool has run out
     ended_by: str | None = None
+    owed_seat: int = -1  # the penalised player, while penalty tiles are still owed
+    owed: int = 0
 
     def draw_from_pool(self) -> Tile | None:
         """Take the next pool tile (None: the record has no pool, the tile is unnamed)."""
         self.pool_left -= 1
+        if self.pool_left == 0:
+            self.pool_ran_out()
         if self.record.pool is None:
             return None
         tile = self.record.pool[self.pool_next]
         self.pool_next += 1
         return tile
+
+    def pool_ran_out(self) -> None:
+        """Under ``one_more_turn`` every player, starting with the next one, has one more turn."""
+        if self.rules.pool_exhausted_end == "one_more_turn" and self.final_turns is None:
+            self.final_turns = len(self.names)
+
+    def settle_penalty(self) -> None:
+        """Penalty tiles the record does not list: the next pool tiles (or unnamed), as many
+        as the pool still holds."""
+        for _ in range(min(self.owed, self.pool_left)):
+            _take(self, self.owed_seat, self.draw_from_pool())
+        self.owed = 0
+
+    def close_turn(self, outcome: ReplayedTurn, pool_was_empty: bool, was_final: bool) -> None:
+        """Seat rotation and the end of the round under ``pool_exhausted_end`` after a turn
+        (penalty draws are not turns)."""
+        if outcome.action == "round_over":
+            return
+        self.seat = (self.seat + 1) % len(self.names)
+        if self.ended_by is not None:
+            return
+        self.passes = self.passes + 1 if pool_was_empty and not _placed(outcome) else 0
+        if self.rules.pool_exhausted_end == "play_on" and self.passes == len(self.names):
+            self.ended_by = "pool_exhausted"
+        if was_final and self.final_turns is not None:
+            self.final_turns -= 1
+            if self.final_turns == 0:
+                self.ended_by = "pool_exhausted"
+
+
+def _placed(outcome: ReplayedTurn) -> bool:
+    """The turn left a played tile on the table: a legal play, or a timed-out play whose valid
+    sets stay (``kept``). Anything else, once the pool is empty, is a pass."""
+    verdict = outcome.verdict
+    return verdict is not None and verdict.action == "play" and (outcome.valid or verdict.kept is not None)
 
 
 def replay_game(
@@ -282,63 +338,87 @@ def replay_game(
     """Replay ``record`` under ``rules`` (default: the record's own). Stops at the first
     illegal turn unless ``continue_on_error``. With ``analyze``, every legal draw or pass is
     checked with the solver for a play the player missed, within ``analyze_budget_seconds``
-    for the whole record (each search gets at most a second of what is left)."""
+    for the whole record (each search gets at most a second of what is left). Raises
+    InputError for a record no game can produce (racks and pool beyond the tile supply,
+    duplicate player names)."""
     deadline = time.perf_counter() + analyze_budget_seconds
     rules = rules or record.rules
     game_violations = _check_deal(record, rules)
     if game_violations:
         return ReplayResult((), None, None, tuple(game_violations))
-    state = _State(record, rules)
+    state = _start(record, rules, continue_on_error)
+    replayed: list[ReplayedTurn] = []
+    first_invalid: int | None = None
+    stopped = False
+    for index, turn in enumerate(record.turns):
+        outcome = _next_turn(state, index, turn, analyze, deadline)
+        replayed.append(outcome)
+        if not outcome.valid:
+            first_invalid = index if first_invalid is None else first_invalid
+            if not continue_on_error:
+                stopped = True
+                break
+    end_violations: tuple[Violation, ...] = ()
+    if not stopped:
+        state.settle_penalty()
+        end_violations = _check_end(state)
+    result = None
+    if state.ended_by is not None:
+        players = [PlayerRack(name, tuple(state.racks[i]), state.opened[i]) for i, name in enumerate(state.names)]
+        result = score_round(players, rules)
+    return ReplayResult(tuple(replayed), first_invalid, result, end_violations, state.ended_by, analyze)
+
+
+def _start(record: GameRecord, rules: Rules, continue_on_error: bool) -> _State:
+    names = [p.name for p in record.players]
+    state = _State(record, rules, names, continue_on_error)
     state.racks = [list(p.rack) for p in record.players]
-    state.unknown = [0] * len(record.players)
-    state.opened = [False] * len(record.players)
+    state.unknown = [0] * len(names)
+    state.opened = [False] * len(names)
     dealt = sum(len(p.rack) for p in record.players)
     state.pool_left = len(record.pool) if record.pool is not None else rules.supply.total - dealt
     for p in record.players:
         state.seen.update(t.key for t in p.rack)
-    replayed: list[ReplayedTurn] = []
-    first_invalid: int | None = None
-    names = [p.name for p in record.players]
-    penalty_owed = (-1, 0)  # (player seat, tiles still owed)
-    for index, turn in enumerate(record.turns):
-        seat_owed, owed = penalty_owed
-        if owed and turn.draw is not None and turn.player == names[seat_owed]:
-            replayed.append(_penalty_draw(state, index, turn, seat_owed))
-            penalty_owed = (seat_owed, owed - 1)
-            if not replayed[-1].valid and first_invalid is None:
-                first_invalid = index
-            continue
-        if owed:
-            _draw_unlisted(state, seat_owed, owed)
-            penalty_owed = (-1, 0)
-        seat = state.seat
-        moment = (state.table, tuple(state.racks[seat]), state.opened[seat], state.unknown[seat] == 0)
-        outcome = _replay_turn(state, index, turn, names)
-        if analyze and outcome.valid and outcome.action in ("draw", "pass"):
-            outcome = dataclasses.replace(outcome, analysis=_analyze(*moment, state.rules, deadline))
-        replayed.append(outcome)
-        if not outcome.valid:
-            if first_invalid is None:
-                first_invalid = index
-            if not continue_on_error:
-                return ReplayResult(tuple(replayed), first_invalid, None, analyzed=analyze)
-            if outcome.verdict is not None and state.ended_by is None:
-                penalty_owed = (names.index(turn.player), outcome.verdict.penalty_draw)
-        if state.ended_by is None or outcome.action != "game_over":
-            state.seat = (state.seat + 1) % len(names)
-    if penalty_owed[1]:
-        _draw_unlisted(state, penalty_owed[0], penalty_owed[1])
-    end_violations: list[Violation] = []
-    if state.ended_by is None and record.end == "pool_exhausted":
-        if state.pool_left > 0:
-            end_violations.append(Violation("POOL_NOT_EXHAUSTED", "/end", {"count": state.pool_left}))
-        else:
-            state.ended_by = "pool_exhausted"
-    result = None
-    if state.ended_by is not None and not end_violations:
-        players = [PlayerRack(name, tuple(state.racks[i]), state.opened[i]) for i, name in enumerate(names)]
-        result = score_round(players, rules)
-    return ReplayResult(tuple(replayed), first_invalid, result, tuple(end_violations), state.ended_by, analyze)
+    if state.pool_left == 0:
+        state.pool_ran_out()
+    return state
+
+
+def _next_turn(state: _State, index: int, turn: RecordedTurn, analyze: bool, deadline: float) -> ReplayedTurn:
+    """One record entry: a penalty draw owed by the last illegal turn, or the next turn."""
+    if state.owed and turn.draw is not None and turn.player == state.names[state.owed_seat]:
+        state.owed -= 1
+        return _recorded_draw(state, index, turn, state.owed_seat, "penalty_draw")
+    state.settle_penalty()
+    seat = state.seat
+    moment = (state.table, tuple(state.racks[seat]), state.opened[seat], state.unknown[seat] == 0)
+    pool_was_empty, was_final = state.pool_left == 0, state.final_turns is not None
+    outcome = _replay_turn(state, index, turn)
+    if analyze and outcome.valid and outcome.action in ("draw", "pass"):
+        outcome = dataclasses.replace(outcome, analysis=_analyze(*moment, state.rules, deadline))
+    state.close_turn(outcome, pool_was_empty, was_final)
+    verdict = outcome.verdict
+    if not outcome.valid and verdict is not None and state.ended_by is None:
+        state.owed_seat, state.owed = seat, verdict.penalty_draw
+    return outcome
+
+
+def _check_end(state: _State) -> tuple[Violation, ...]:
+    """END_MISMATCH when the record's ``end`` claims a pool-exhausted end the replay did not
+    reach (the pool still holds tiles, not every player has passed, last turns remain, or a
+    player went out)."""
+    if state.record.end is None or state.ended_by == "pool_exhausted":
+        return ()
+    params: dict[str, Any] = {"end": state.record.end}
+    if state.ended_by == "rack_empty":
+        params.update(case="rack_empty", player=state.names[[len(r) for r in state.racks].index(0)])
+    elif state.pool_left:
+        params.update(case="pool_left", count=state.pool_left)
+    elif state.final_turns is not None:
+        params.update(case="one_more_turn", count=state.final_turns, players=len(state.names))
+    else:
+        params.update(case="play_on", passes=state.passes, players=len(state.names))
+    return (Violation("END_MISMATCH", "/end", params),)
 
 
 def _analyze(
@@ -352,36 +432,50 @@ def _analyze(
 
 
 def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
-    count = len(record.players)
-    if count not in rules.players:
-        allowed = ", ".join(str(n) for n in rules.players)
-        return [Violation("PLAYER_COUNT", "/players", {"count": count, "allowed": allowed})]
-    out = []
+    """Record-level problems (PLAYER_COUNT, DEAL_SIZE, POOL_MISMATCH); a record beyond the
+    tile supply or with a name twice raises InputError first."""
+    groups: list[tuple[str, Sequence[Tile]]] = [(f"/players/{i}/rack", p.rack) for i, p in enumerate(record.players)]
+    if record.pool is not None:
+        groups.append(("/pool", record.pool))
+    require_supply(groups, rules)
     names: set[str] = set()
-    expected = rules.deal_for(count)
     for i, p in enumerate(record.players):
         if p.name in names:
             raise InputError(f"player name {p.name!r} appears twice", f"/players/{i}/name")
         names.add(p.name)
-        if len(p.rack) != expected:
-            out.append(
-                Violation(
-                    "DEAL_SIZE",
-                    f"/players/{i}/rack",
-                    {"player": p.name, "count": len(p.rack), "expected": expected, "players": count},
-                )
-            )
-    groups: list[tuple[str, Sequence[Tile]]] = [(f"/players/{i}/rack", p.rack) for i, p in enumerate(record.players)]
-    if record.pool is not None:
-        groups.append(("/pool", record.pool))
-    out.extend(supply_violations(groups, rules))
+    count = len(record.players)
+    if count not in rules.players:
+        allowed = ", ".join(str(n) for n in rules.players)
+        return [Violation("PLAYER_COUNT", "/players", {"count": count, "allowed": allowed})]
+    expected = rules.deal_for(count)
+    out = [
+        Violation(
+            "DEAL_SIZE",
+            f"/players/{i}/rack",
+            {"player": p.name, "count": len(p.rack), "expected": expected, "players": count},
+        )
+        for i, p in enumerate(record.players)
+        if len(p.rack) != expected
+    ]
+    if record.pool is not None and sum(len(rack) for _, rack in groups) != rules.supply.total:
+        out.append(_pool_mismatch(groups, rules))
     return out
 
 
-def _replay_turn(state: _State, index: int, turn: RecordedTurn, names: list[str]) -> ReplayedTurn:
+def _pool_mismatch(groups: Sequence[tuple[str, Sequence[Tile]]], rules: Rules) -> Violation:
+    """POOL_MISMATCH: racks and pool (within the supply, so only tiles can be missing) do not
+    make up the whole tile set. ``groups`` ends with the pool."""
+    missing = format_tiles(tiles_without(rules.supply.all_tiles(), [t for _, tiles in groups for t in tiles]))
+    shown = " ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
+    pool = len(groups[-1][1])
+    return Violation("POOL_MISMATCH", "/pool", {"count": pool, "expected": pool + len(missing), "missing": shown})
+
+
+def _replay_turn(state: _State, index: int, turn: RecordedTurn) -> ReplayedTurn:
     at = f"/turns/{index}"
     if state.ended_by is not None:
-        return ReplayedTurn(index, turn.player, "game_over", (Violation("GAME_OVER", at, {"turn": index}),))
+        return ReplayedTurn(index, turn.player, "round_over", (Violation("ROUND_OVER", at, {"turn": index}),))
+    names = state.names
     if turn.player not in names:
         return ReplayedTurn(
             index,
@@ -400,37 +494,44 @@ def _replay_turn(state: _State, index: int, turn: RecordedTurn, names: list[str]
     if turn.draw is not None:
         return _recorded_draw(state, index, turn, state.seat, "draw")
     assert turn.table is not None
+    return _table_turn(state, index, turn, turn.table)
+
+
+def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[TableSet, ...]) -> ReplayedTurn:
     seat = state.seat
-    rack = _rack_for(state, seat, turn.table)
-    verdict = (
-        verify_turn(state.table, turn.table, rack, state.opened[seat], state.rules, turn.elapsed_seconds)
-        if rack
-        else None
+    rack = _rack_for(state, seat, after)
+    verdict = verify_turn(
+        state.table, after, rack or _stand_in(state), state.opened[seat], state.rules, turn.elapsed_seconds
     )
-    if verdict is None:  # an empty rack cannot happen mid-game; the round would have ended
-        return ReplayedTurn(index, turn.player, "play", (Violation("GAME_OVER", at, {"turn": index}),))
+    if not rack:  # the stand-in for unnamed tiles is no tile of the player's
+        verdict = dataclasses.replace(verdict, rack_after=())
     violations = tuple(_relocate(v, index) for v in verdict.violations)
     if verdict.action == "draw":
-        state.passes = state.passes + 1 if state.pool_left <= 0 else 0
-        action = "pass" if state.pool_left <= 0 else "draw"
-        if violations:
-            return ReplayedTurn(index, turn.player, action, violations, verdict)
-        if action == "draw":
+        action = "draw" if state.pool_left else "pass"
+        tile = None
+        if action == "draw" and not violations:
             tile = state.draw_from_pool()
             _take(state, seat, tile)
-            return ReplayedTurn(index, turn.player, action, (), verdict, tile)
-        if state.passes >= len(names):
-            state.ended_by = "pool_exhausted"
-        return ReplayedTurn(index, turn.player, action, (), verdict)
-    if violations:
-        return ReplayedTurn(index, turn.player, "play", violations, verdict)
-    state.passes = 0
-    state.table = turn.table
+        return ReplayedTurn(index, turn.player, action, violations, verdict, tile)
+    if not violations:
+        _commit(state, seat, rack, verdict, after)
+    elif state.continue_on_error and verdict.kept is not None:
+        _commit(state, seat, rack, verdict, verdict.kept)
+    return ReplayedTurn(index, turn.player, "play", violations, verdict)
+
+
+def _commit(
+    state: _State, seat: int, rack: tuple[Tile, ...], verdict: TurnVerdict, table: tuple[TableSet, ...]
+) -> None:
+    """The position a play leaves: ``table`` (``after``, or the sets a timed-out turn keeps),
+    the rack and ``opened`` as the verdict describes them. A player whose rack is then empty
+    (and who draws no penalty tile) has gone out."""
+    state.table = table
     _commit_rack(state, seat, rack, verdict)
     state.opened[seat] = verdict.opened_after
-    if verdict.rack_empty and state.unknown[seat] == 0:
+    penalty = 0 if verdict.valid else min(verdict.penalty_draw, state.pool_left)
+    if not state.racks[seat] and state.unknown[seat] == 0 and not penalty:
         state.ended_by = "rack_empty"
-    return ReplayedTurn(index, turn.player, "play", (), verdict)
 
 
 def _rack_for(state: _State, seat: int, after: tuple[TableSet, ...]) -> tuple[Tile, ...]:
@@ -444,11 +545,20 @@ def _rack_for(state: _State, seat: int, after: tuple[TableSet, ...]) -> tuple[Ti
     played = Counter(t.key for t in after_tiles) - before_keys
     played_tiles = [t.undeclared() for t in after_tiles if played[t.key] > 0 and not played.subtract([t.key])]
     needed = tiles_without(played_tiles, rack)
-    usable = []
+    assumed: Counter[str] = Counter()
     for tile in needed[: state.unknown[seat]]:
-        if state.seen[tile.key] < state.rules.supply.limit(tile.key):
-            usable.append(tile)
-    return rack + tuple(usable)
+        if state.seen[tile.key] + assumed[tile.key] < state.rules.supply.limit(tile.key):
+            assumed[tile.key] += 1
+            rack += (tile,)
+    return rack
+
+
+def _stand_in(state: _State) -> tuple[Tile, ...]:
+    """For a player whose named tiles are all gone but who holds unnamed draws (no pool): one
+    tile of the supply not yet seen, so that a turn playing nothing can be judged (a play that
+    needed tiles would have found them among the unnamed draws)."""
+    supply = state.rules.supply
+    return next(((t,) for t in supply.all_tiles() if state.seen[t.key] < supply.limit(t.key)), (JOKER,))
 
 
 def _commit_rack(state: _State, seat: int, rack: tuple[Tile, ...], verdict: TurnVerdict) -> None:
@@ -472,7 +582,7 @@ def _recorded_draw(state: _State, index: int, turn: RecordedTurn, seat: int, act
     at = f"/turns/{index}/draw"
     tile = turn.draw
     assert tile is not None
-    if state.pool_left <= 0:
+    if state.pool_left == 0:
         return ReplayedTurn(index, turn.player, action, (Violation("POOL_EMPTY", at, {}),), tile=tile)
     if state.record.pool is not None:
         expected = state.record.pool[state.pool_next]
@@ -498,15 +608,4 @@ def _recorded_draw(state: _State, index: int, turn: RecordedTurn, seat: int, act
             return ReplayedTurn(index, turn.player, action, (Violation("TILE_SUPPLY_EXCEEDED", at, params),), tile=tile)
         state.draw_from_pool()
         _take(state, seat, tile)
-    state.passes = 0
     return ReplayedTurn(index, turn.player, action, (), tile=tile)
-
-
-def _penalty_draw(state: _State, index: int, turn: RecordedTurn, seat: int) -> ReplayedTurn:
-    return _recorded_draw(state, index, turn, seat, "penalty_draw")
-
-
-def _draw_unlisted(state: _State, seat: int, count: int) -> None:
-    """Penalty tiles the record does not list: the next pool tiles (or unnamed)."""
-    for _ in range(min(count, max(state.pool_left, 0))):
-        _take(state, seat, state.draw_from_pool())

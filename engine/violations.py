@@ -170,13 +170,29 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} players cannot play under these rules (allowed: {allowed}).",
         "es": "{count} jugadores no pueden jugar con estas reglas (permitido: {allowed}).",
     },
-    "GAME_OVER": {
+    "ROUND_OVER": {
         "en": "Turn {turn} comes after the round has ended.",
         "es": "El turno {turn} llega después de que terminara la ronda.",
     },
-    "GAME_NOT_FINISHED": {
-        "en": "The record ends before the round does: nobody went out and the pool is not exhausted.",
-        "es": "El registro acaba antes que la ronda: nadie se quedó sin fichas y el pozo no se agotó.",
+    "POOL_MISMATCH": {
+        "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing}).",
+        "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing}).",
+    },
+    "END_MISMATCH": {
+        "en": "The record says the round ended with the pool exhausted, but {count} tiles are still in the pool.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero aún quedan {count} fichas en él.",
+    },
+    "END_MISMATCH/rack_empty": {
+        "en": "The record says the round ended with the pool exhausted, but it ended when {player} went out.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero terminó cuando {player} se quedó sin fichas.",
+    },
+    "END_MISMATCH/play_on": {
+        "en": "The record says the round ended with the pool exhausted, but only {passes} of the {players} players have passed in a row since the pool ran out; it ends when every player has passed.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero desde que se agotó solo {passes} de los {players} jugadores han pasado seguidos; termina cuando todos han pasado.",
+    },
+    "END_MISMATCH/one_more_turn": {
+        "en": "The record says the round ended with the pool exhausted, but {count} of the {players} players still have their last turn to play.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero a {count} de los {players} jugadores aún les queda su último turno.",
     },
 }
 
@@ -190,8 +206,10 @@ class _Defaults(dict[str, Any]):
 
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     """The message for ``code`` in ``lang`` (English when the language is not available)."""
-    # A code whose rule has variants (``params["rule"]``) may word each one on its own.
-    templates = MESSAGES.get(f"{code}/{params['rule']}") if "rule" in params else None
+    # A code may word each case (``params["case"]``) or rule variant (``params["rule"]``) on
+    # its own: ``MESSAGES["CODE/case"]``, falling back to ``MESSAGES["CODE"]``.
+    variant = params.get("case", params.get("rule"))
+    templates = MESSAGES.get(f"{code}/{variant}") if variant is not None else None
     templates = templates or MESSAGES.get(code)
     if templates is None:
         return code
@@ -250,10 +268,6 @@ def pick_language(accept_language: str | None) -> str:
     return best
 
 
-MESSAGES["POOL_NOT_EXHAUSTED"] = {
-    "en": "The record says the pool was exhausted, but {count} tiles are still in it.",
-    "es": "El registro dice que el pozo se agotó, pero aún quedan {count} fichas.",
-}
 MESSAGES["NO_ARRANGEMENT"] = {
     "en": "These {count} tiles cannot be laid out as valid sets.",
     "es": "Estas {count} fichas no se pueden colocar en combinaciones válidas.",

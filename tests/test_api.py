@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from engine.rules import PRESETS
+from engine.rules import PRESETS, SETTINGS
 from service.app import create_app, openapi_path
 from service.limits import Limits
 from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
@@ -37,13 +37,29 @@ def test_rules_lists_every_preset_with_every_setting(client: FlaskClient) -> Non
     assert [p["name"] for p in body["presets"]] == list(PRESETS)
     for preset in body["presets"]:
         assert preset["description"]
-        assert len(preset["settings"]) == 17
+        assert set(preset["settings"]) == set(SETTINGS)
     sabra = body["presets"][0]["settings"]
     assert (
         sabra["initial_meld_min"] == 30
         and sabra["joker_penalty"] == 30
         and sabra["deal"] == {"2": 14, "3": 14, "4": 14}
     )
+    assert sabra["freed_joker_use"] == "any_set" and sabra["timeout_keeps_valid_sets"] is False
+    assert sabra["pool_exhausted_end"] == "play_on"
+
+
+def test_rules_lists_the_2026_presets(client: FlaskClient) -> None:
+    presets = {p["name"]: p["settings"] for p in client.get("/v1/rules").get_json()["presets"]}
+    timed = presets["classic-timed"]
+    assert timed["deal"] == {"2": 10, "3": 7, "4": 7, "5": 7, "6": 7} and timed["players"] == [2, 3, 4, 5, 6]
+    assert timed["tiles"] == "classic" and timed["turn_time_limit"] == 120 and timed["timeout_penalty"] == 3
+    assert timed["timeout_keeps_valid_sets"] is True and timed["pool_exhausted_end"] == "play_on"
+    online = presets["online-sabra"]
+    assert online["pool_exhausted_end"] == "one_more_turn"
+    assert {k: v for k, v in online.items() if k != "pool_exhausted_end"} == {
+        k: v for k, v in presets["sabra"].items() if k != "pool_exhausted_end"
+    }
+    assert client.get("/v1/rules/online-sabra").get_json()["settings"] == online
 
 
 def test_one_preset(client: FlaskClient) -> None:

@@ -53,7 +53,12 @@ def post_raw(client: FlaskClient, path: str, data: bytes | str, content_type: st
 
 TURN = {"before": [], "after": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10"], "opened": False}
 PLAYERS = [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]
-RECORD: dict[str, Any] = {"players": [{"name": "A", "rack": ["R1"] * 14}, {"name": "B", "rack": ["R2"] * 14}]}
+RECORD: dict[str, Any] = {
+    "players": [
+        {"name": "A", "rack": [f"R{n}" for n in range(1, 14)] + ["K1"]},
+        {"name": "B", "rack": [f"B{n}" for n in range(1, 14)] + ["K2"]},
+    ]
+}
 
 
 # --- not JSON -----------------------------------------------------------------------------------
@@ -418,6 +423,44 @@ def test_bad_limit_setting_fails_at_startup() -> None:
 def test_impossible_request_is_422(client: FlaskClient, path: str, body: Any, pointer: str) -> None:
     result = problem(client.post(path, json=body), 422)
     assert pointers(result) == [pointer], result
+
+
+def _racks(*racks: list[str]) -> list[dict[str, Any]]:
+    return [{"name": name, "rack": rack} for name, rack in zip("ABCD", racks, strict=False)]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "pointer", "detail"),
+    [
+        ("/v1/rounds/score", {"players": _racks(["R1", "K2"], ["R1", "R1"])}, "/players/1/rack/1", "2 of tile R1"),
+        ("/v1/rounds/score", {"players": _racks(["J"], ["O3", "J", "J"])}, "/players/1/rack/2", "only 2 jokers"),
+        ("/v1/rounds/score", {"players": _racks(["R1"] * 4, []), "rules": "xp"}, "/players/0/rack/3", "xp tile set"),
+        (
+            "/v1/matches/score",
+            {"rounds": [{"players": PLAYERS}, {"players": _racks(["R5", "R5"], ["R5"])}]},
+            "/rounds/1/players/1/rack/0",
+            "2 of tile R5",
+        ),
+        ("/v1/games/replay", {"players": _racks(["R1", "R1"], ["K1", "R1"])}, "/players/1/rack/1", "2 of tile R1"),
+        ("/v1/games/replay", {**RECORD, "pool": ["O1", "K1", "K1"]}, "/pool/2", "2 of tile K1"),
+    ],
+)
+def test_racks_beyond_the_tile_supply_are_422(
+    client: FlaskClient, path: str, body: Any, pointer: str, detail: str
+) -> None:
+    result = problem(client.post(path, json=body), 422)
+    assert pointers(result) == [pointer] and detail in result["errors"][0]["detail"], result
+
+
+def test_verdicts_report_the_tile_supply_as_a_violation(client: FlaskClient) -> None:
+    three = ["R1", "R1", "R1"]
+    sets = client.post("/v1/sets/validate", json={"sets": [["R1", "R2", "R3"], three]}).get_json()
+    assert [v["code"] for v in sets["sets"][1]["violations"]][-1] == "TILE_SUPPLY_EXCEEDED"
+    meld = client.post("/v1/melds/check", json={"sets": [three]}).get_json()
+    assert "TILE_SUPPLY_EXCEEDED" in {v["code"] for v in meld["violations"]}
+    turn = client.post("/v1/turns/verify", json={**TURN, "before": [three], "after": [three, *TURN["after"]]})
+    assert turn.status_code == 200
+    assert "TILE_SUPPLY_EXCEEDED" in {v["code"] for v in turn.get_json()["violations"]}
 
 
 def test_unexpected_failure_is_a_500_problem(monkeypatch: pytest.MonkeyPatch) -> None:

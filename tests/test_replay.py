@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
+from engine import replay as replay_module
 from engine.errors import InputError
 from engine.replay import parse_game_record, replay_game
 from engine.rules import SABRA
+from engine.sets import TableSet
+from engine.tiles import SUPPLIES, parse_tiles
+from engine.turns import TurnVerdict
+from engine.violations import Violation
 
 A_RACK = ["R1", "R2", "R3", "K10", "B10", "O10", "R11", "R12", "R13", "B1", "B2", "B3", "B4", "J"]
 B_RACK = ["K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8", "K9", "O1", "O2", "O3", "O4", "O5"]
@@ -24,8 +32,47 @@ def replay(doc: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     return replay_game(parse_game_record(doc), **kwargs).to_json()
 
 
+def deal(hands: Sequence[str], size: int, pool: str = "", tiles: str = "classic") -> dict[str, Any]:
+    """Players A, B, C... whose racks start with ``hands`` and are filled up to ``size`` tiles
+    from the rest of the tile set (in supply order), and the pool: ``pool``'s tiles first,
+    then every tile left. Racks + pool are exactly the tile set."""
+    rest = [str(t) for t in SUPPLIES[tiles].all_tiles()]
+    for tile in " ".join([*hands, pool]).split():
+        rest.remove(tile)
+    racks = []
+    for hand in hands:
+        take = size - len(hand.split())
+        racks.append([*hand.split(), *rest[:take]])
+        rest = rest[take:]
+    return {
+        "players": [{"name": n, "rack": r} for n, r in zip("ABCDEFGH", racks, strict=False)],
+        "pool": [*pool.split(), *rest],
+    }
+
+
+def short_game(
+    turns: list[dict[str, Any]], hands: Sequence[str] = ("", "", "", ""), end: str | None = None, **rules: Any
+) -> dict[str, Any]:
+    """Four players dealt 26 tiles each: the pool holds R7 then R8, nothing else."""
+    doc = {**deal(hands, 26, "R7 R8"), "rules": {"deal": 26, **rules}, "turns": turns}
+    return doc if end is None else {**doc, "end": end}
+
+
+def codes(turn: dict[str, Any]) -> list[str]:
+    return [v["code"] for v in turn["violations"]]
+
+
+def actions(out: dict[str, Any]) -> list[str]:
+    return [t["action"] for t in out["turns"]]
+
+
+def passes(*players: str, table: list[list[str]] | None = None) -> list[dict[str, Any]]:
+    return [{"player": p, "table": table or []} for p in players]
+
+
 OPEN_A = {"player": "A", "table": [["K10", "B10", "O10"]]}
 OPEN_B = {"player": "B", "table": [["K10", "B10", "O10"], ["K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8", "K9"]]}
+EMPTY_POOL = [{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}]  # B's draw empties the pool
 
 
 def test_clean_partial_game_has_no_result() -> None:
@@ -54,8 +101,8 @@ def test_wrong_player_and_unknown_player() -> None:
 def test_illegal_play_points_into_the_record() -> None:
     out = replay(record([{"player": "A", "table": [["K10", "B10"]]}]))
     assert out["first_invalid_turn"] == 0 and not out["valid"]
-    codes = {(v["code"], v["at"]) for v in out["turns"][0]["violations"]}
-    assert ("INVALID_SET", "/turns/0/table/0") in codes
+    found = {(v["code"], v["at"]) for v in out["turns"][0]["violations"]}
+    assert ("INVALID_SET", "/turns/0/table/0") in found
 
 
 def test_stops_at_first_illegal_turn_unless_continuing() -> None:
@@ -67,72 +114,85 @@ def test_stops_at_first_illegal_turn_unless_continuing() -> None:
     turns = [{"player": "A", "table": [["R1", "R2", "R3"]]}, *penalty, {"player": "B", "draw": "R7"}, OPEN_A]
     going_on = replay(record(turns), continue_on_error=True)
     assert going_on["first_invalid_turn"] == 0
-    assert [t["action"] for t in going_on["turns"]] == [
-        "play",
-        "penalty_draw",
-        "penalty_draw",
-        "penalty_draw",
-        "draw",
-        "play",
-    ]
+    assert actions(going_on) == ["play", "penalty_draw", "penalty_draw", "penalty_draw", "draw", "play"]
     assert all(t["valid"] for t in going_on["turns"][1:])
+    assert going_on["turns"][5]["rack_after"].count("O13") == 1  # the penalty tiles are A's
 
 
 def test_draws_follow_the_pool() -> None:
-    used = set(A_RACK) | set(B_RACK)
-    pool = [t for t in ["R7", "R8", "O13"] if t not in used]
-    ok = replay(record([{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}], pool=pool))
+    dealt = deal([" ".join(A_RACK), " ".join(B_RACK)], 14, "R7 R8 O13")
+    ok = replay({**dealt, "turns": [{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}]})
     assert ok["valid"]
-    wrong = replay(record([{"player": "A", "draw": "R8"}], pool=pool))
-    assert wrong["turns"][0]["violations"][0]["code"] == "DRAW_MISMATCH"
+    wrong = replay({**dealt, "turns": [{"player": "A", "draw": "R8"}]})
+    assert codes(wrong["turns"][0]) == ["DRAW_MISMATCH"]
     # a table turn that plays nothing draws the next pool tile
-    implicit = replay(record([{"player": "A", "table": []}, {"player": "B", "draw": "R8"}], pool=pool))
+    implicit = replay({**dealt, "turns": [{"player": "A", "table": []}, {"player": "B", "draw": "R8"}]})
     assert implicit["valid"] and implicit["turns"][0]["action"] == "draw" and implicit["turns"][0]["tile"] == "R7"
 
 
-def test_pool_exhausted_passes_end_the_round() -> None:
-    turns = [{"player": "A", "draw": "R7"}, {"player": "B", "table": []}, {"player": "A", "table": []}]
-    out = replay(record(turns, pool=["R7"]))
-    assert [t["action"] for t in out["turns"]] == ["draw", "pass", "pass"]
-    assert out["valid"] and out["result"]["ended_by"] == "pool_exhausted"
-    empty = replay(record([{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}], pool=["R7"]))
-    assert empty["turns"][1]["violations"][0]["code"] == "POOL_EMPTY"
-    late = replay(record([*turns, {"player": "B", "draw": "R8"}], pool=["R7"]))
-    assert late["turns"][3]["violations"][0]["code"] == "GAME_OVER"
+# --- the record as a whole: supply, pool, deal ---------------------------------------------------
 
 
-def test_end_claim_needs_an_empty_pool() -> None:
-    out = replay(record([{"player": "A", "draw": "R7"}], end="pool_exhausted"))
-    assert not out["valid"] and out["violations"][0]["code"] == "POOL_NOT_EXHAUSTED"
-    done = replay(record([{"player": "A", "draw": "R7"}], pool=["R7"], end="pool_exhausted"))
-    assert done["valid"] and done["result"]["winner"] == "B"  # lowest rack: B 60 against A 149
-    assert done["result"]["ended_by"] == "pool_exhausted"
-
-
-def test_going_out_ends_and_scores_the_round() -> None:
-    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}]
-    doc = {
-        "players": players,
-        "turns": [{"player": "A", "table": [["R1", "R2", "R3"]]}],
-        "rules": {"deal": 3, "initial_meld_min": 6},
-    }
-    out = replay(doc)
-    assert out["valid"] and out["result"]["winner"] == "A" and out["result"]["ended_by"] == "rack_empty"
-    assert {s["name"]: s["score"] for s in out["result"]["scores"]} == {"A": 15, "B": -15}
-
-
-def test_deal_and_supply_checks() -> None:
+def test_deal_checks() -> None:
     short = replay(record([], players=[{"name": "A", "rack": A_RACK[:13]}, {"name": "B", "rack": B_RACK}]))
     assert short["violations"][0]["code"] == "DEAL_SIZE" and short["violations"][0]["at"] == "/players/0/rack"
     lonely = replay({"players": [{"name": "A", "rack": A_RACK}], "turns": []})
     assert lonely["violations"][0]["code"] == "PLAYER_COUNT"
-    triple = ["R1"] * 3 + A_RACK[3:]
-    assert (
-        replay(record([], players=[{"name": "A", "rack": triple}, {"name": "B", "rack": B_RACK}]))["violations"][0][
-            "code"
-        ]
-        == "TILE_SUPPLY_EXCEEDED"
-    )
+
+
+@pytest.mark.parametrize(
+    ("racks", "pool", "rules", "pointer"),
+    [
+        ([["R1", "R1", "R1"], ["K1"]], None, "sabra", "/players/0/rack/2"),
+        ([["R1", "K2"], ["R1", "R1"]], None, "sabra", "/players/1/rack/1"),
+        ([["J", "K2"], ["J", "J"]], None, "sabra", "/players/1/rack/1"),
+        ([["R1", "K2"], ["R1"]], ["B1", "R1"], "sabra", "/pool/1"),
+        ([["J", "J"], ["K2"]], ["B1", "J"], "sabra", "/pool/1"),
+        ([["R1", "R1", "R1", "R1"], ["K2"]], None, "xp", "/players/0/rack/3"),
+        ([["J", "J", "J"], ["J", "J"]], None, "xp", "/players/1/rack/1"),
+    ],
+)
+def test_racks_and_pool_beyond_the_supply_are_input_errors(
+    racks: list[list[str]], pool: list[str] | None, rules: str, pointer: str
+) -> None:
+    doc: dict[str, Any] = {
+        "players": [{"name": n, "rack": r} for n, r in zip("AB", racks, strict=True)],
+        "turns": [],
+        "rules": rules,
+    }
+    if pool is not None:
+        doc["pool"] = pool
+    with pytest.raises(InputError) as info:
+        replay(doc)
+    assert info.value.pointer == pointer
+
+
+def test_racks_at_the_supply_are_replayed() -> None:
+    b_rack = ["K1", "K1", "K1", "K2", "K2", "K2", "K3"]
+    xp = {"players": [{"name": "A", "rack": ["R1"] * 3 + ["J"] * 4}, {"name": "B", "rack": b_rack}], "turns": []}
+    out = replay({**xp, "rules": {"preset": "xp", "deal": 7}})
+    assert out["valid"] and out["violations"] == []
+
+
+def test_pool_must_hold_exactly_the_undealt_tiles() -> None:
+    exact = deal([" ".join(A_RACK), " ".join(B_RACK)], 14)
+    assert len(exact["pool"]) == 106 - 28 and replay({**exact, "turns": []})["valid"]
+    fewer = {**exact, "pool": exact["pool"][1:], "turns": []}  # one K1 left out
+    assert exact["pool"][0] == "K1"
+    out = replay(fewer)
+    assert not out["valid"] and out["turns"] == [] and out["result"] is None
+    assert [(v["code"], v["at"]) for v in out["violations"]] == [("POOL_MISMATCH", "/pool")]
+    assert "78 tiles" in out["violations"][0]["message"] and "holds 77 (missing: K1)" in out["violations"][0]["message"]
+    empty = replay({**exact, "pool": [], "turns": []})
+    assert empty["violations"][0]["code"] == "POOL_MISMATCH"
+    assert "and 66 more" in empty["violations"][0]["message"]  # 12 of the 78 missing tiles named
+
+
+def test_duplicate_player_names() -> None:
+    with pytest.raises(InputError):
+        replay_game(
+            parse_game_record(record([], players=[{"name": "A", "rack": A_RACK}, {"name": "A", "rack": B_RACK}])), SABRA
+        )
 
 
 @pytest.mark.parametrize(
@@ -158,16 +218,327 @@ def test_unreadable_records(doc: Any, pointer: str) -> None:
     assert info.value.pointer == pointer
 
 
-def test_duplicate_player_names() -> None:
-    with pytest.raises(InputError):
-        replay_game(
-            parse_game_record(record([], players=[{"name": "A", "rack": A_RACK}, {"name": "A", "rack": B_RACK}])), SABRA
+# --- the end of the round ----------------------------------------------------------------------
+
+
+GOING_OUT = {
+    "players": [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}],
+    "turns": [{"player": "A", "table": [["R1", "R2", "R3"]]}],
+    "rules": {"deal": 3, "initial_meld_min": 6},
+}
+
+
+def test_going_out_ends_and_scores_the_round() -> None:
+    out = replay(GOING_OUT)
+    assert out["valid"] and out["result"]["winner"] == "A" and out["result"]["ended_by"] == "rack_empty"
+    assert {s["name"]: s["score"] for s in out["result"]["scores"]} == {"A": 15, "B": -15}
+
+
+def test_a_turn_after_going_out_is_round_over_and_the_round_is_still_scored() -> None:
+    late = {**GOING_OUT, "turns": [*GOING_OUT["turns"], {"player": "B", "draw": "K2"}, {"player": "A", "table": []}]}
+    out = replay(late)
+    assert not out["valid"] and out["first_invalid_turn"] == 1 and len(out["turns"]) == 2
+    assert out["turns"][1]["action"] == "round_over" and codes(out["turns"][1]) == ["ROUND_OVER"]
+    assert out["turns"][1]["violations"][0]["at"] == "/turns/1"
+    assert out["result"]["winner"] == "A"  # the round finished before the invalid entry
+    going_on = replay(late, continue_on_error=True)
+    assert actions(going_on) == ["play", "round_over", "round_over"] and going_on["result"]["winner"] == "A"
+
+
+def test_play_on_ends_when_every_player_has_passed_in_turn() -> None:
+    turns = [*EMPTY_POOL, *passes("C", "D", "A", "B")]
+    out = replay(short_game(turns))
+    assert out["valid"] and actions(out) == ["draw", "draw", "pass", "pass", "pass", "pass"]
+    assert out["result"]["ended_by"] == "pool_exhausted"
+    assert replay(short_game(turns), continue_on_error=True)["result"] == out["result"]
+    late = replay(short_game([*turns, *passes("C")]))
+    assert codes(late["turns"][6]) == ["ROUND_OVER"] and late["result"] == out["result"]
+
+
+def test_play_on_a_play_starts_the_passes_again() -> None:
+    hands = ("", "", "K10 B10 O10", "")
+    opened = [["K10", "B10", "O10"]]
+    turns = [*EMPTY_POOL, {"player": "C", "table": opened}, *passes("D", "A", "B", table=opened)]
+    out = replay(short_game(turns, hands, initial_meld_min=30), continue_on_error=True)
+    assert out["valid"] and out["result"] is None  # only three passes since C's play
+    done = replay(short_game([*turns, *passes("C", table=opened)], hands))
+    assert done["valid"] and done["result"]["ended_by"] == "pool_exhausted"
+
+
+def test_play_on_an_illegal_restored_turn_counts_as_a_pass() -> None:
+    illegal = {"player": "C", "table": [["O1", "O2"]]}  # C holds O1 O2 (oranges from the fill)
+    turns = [*EMPTY_POOL, illegal, *passes("D", "A", "B")]
+    out = replay(short_game(turns), continue_on_error=True)
+    assert out["first_invalid_turn"] == 2 and not out["valid"]
+    assert out["turns"][2]["penalty"] == {"draw": 3, "restore_table": True}
+    assert out["result"] is not None and out["result"]["ended_by"] == "pool_exhausted"  # result on an invalid replay
+    c_rack = sum(s["rack_value"] for s in out["result"]["scores"] if s["name"] == "C")
+    assert c_rack == 2 * sum(range(1, 14))  # no penalty tile: the pool is empty
+
+
+def test_a_draw_entry_on_an_empty_pool_is_pool_empty() -> None:
+    out = replay(short_game([*EMPTY_POOL, {"player": "C", "draw": "K1"}]))
+    assert out["first_invalid_turn"] == 2 and codes(out["turns"][2]) == ["POOL_EMPTY"]
+    assert out["turns"][2]["violations"][0]["at"] == "/turns/2/draw"
+    # continuing, it changed nothing: a pass once the pool is empty
+    going_on = replay(
+        short_game([*EMPTY_POOL, {"player": "C", "draw": "K1"}, *passes("D", "A", "B")]), continue_on_error=True
+    )
+    assert going_on["result"] is not None
+
+
+def test_one_more_turn_starts_after_the_player_who_emptied_the_pool() -> None:
+    hands = ("", "", "K10 B10 O10", "")
+    opened = [["K10", "B10", "O10"]]
+    finals = [{"player": "C", "table": opened}, *passes("D", "A", "B", table=opened)]
+    out = replay(short_game([*EMPTY_POOL, *finals], hands, preset="online-sabra"))
+    assert out["valid"] and out["result"]["ended_by"] == "pool_exhausted"  # a play does not prolong it
+    late = replay(short_game([*EMPTY_POOL, *finals, *passes("C", table=opened)], hands, preset="online-sabra"))
+    assert late["first_invalid_turn"] == 6 and codes(late["turns"][6]) == ["ROUND_OVER"]
+    assert late["result"] == out["result"]
+    # the same turns under play_on: only three passes since C's play, the round goes on
+    assert replay(short_game([*EMPTY_POOL, *finals], hands))["result"] is None
+
+
+def test_one_more_turn_counts_illegal_turns_and_passes_alike() -> None:
+    finals = [{"player": "C", "table": [["O1", "O2"]]}, *passes("D", "A", "B")]
+    out = replay(short_game([*EMPTY_POOL, *finals], preset="online-sabra"), continue_on_error=True)
+    assert out["first_invalid_turn"] == 2 and out["result"]["ended_by"] == "pool_exhausted"
+
+
+def test_one_more_turn_a_penalty_draw_that_empties_the_pool_counts_as_that_players_draw() -> None:
+    hands = ("O1 O2", "", "", "")
+    illegal = {"player": "A", "table": [["O1", "O2"]]}
+    penalty = [{"player": "A", "draw": "R7"}, {"player": "A", "draw": "R8"}]  # the two tiles left
+    turns = [illegal, *penalty, *passes("B", "C", "D", "A")]
+    out = replay(short_game(turns, hands, preset="online-sabra"), continue_on_error=True)
+    assert actions(out) == ["play", "penalty_draw", "penalty_draw", "pass", "pass", "pass", "pass"]
+    assert all(t["valid"] for t in out["turns"][1:]) and out["result"]["ended_by"] == "pool_exhausted"
+    late = replay(short_game([*turns, *passes("B")], hands, preset="online-sabra"), continue_on_error=True)
+    assert codes(late["turns"][-1]) == ["ROUND_OVER"]
+    # penalty draws are not turns: B is next, and B's pass is the first of the last turns
+    assert replay(short_game(turns[:-1], hands, preset="online-sabra"), continue_on_error=True)["result"] is None
+
+
+def test_one_more_turn_from_the_first_player_when_the_pool_was_empty_from_the_start() -> None:
+    players = "ABCDEFGH"
+    dealt = deal([""] * 8, 20, tiles="xp")
+    assert dealt["pool"] == []
+    rules = {"preset": "xp", "players": [8], "deal": 20, "pool_exhausted_end": "one_more_turn"}
+    out = replay({**dealt, "rules": rules, "turns": passes(*players), "end": "pool_exhausted"})
+    assert out["valid"] and out["result"]["ended_by"] == "pool_exhausted"
+    wrong_start = replay({**dealt, "rules": rules, "turns": passes(*"BCDEFGHA")})
+    assert codes(wrong_start["turns"][0]) == ["WRONG_PLAYER"]
+    late = replay({**dealt, "rules": rules, "turns": passes(*players, "A")})
+    assert codes(late["turns"][8]) == ["ROUND_OVER"]
+
+
+# --- penalty draws -------------------------------------------------------------------------------
+
+
+def test_penalty_draws_on_a_short_pool_take_what_is_left() -> None:
+    hands = ("O1 O2", "", "", "")
+    illegal = {"player": "A", "table": [["O1", "O2"]]}
+    dealt_a = 26
+    # unlisted: the two pool tiles go to A before B's turn, the third is not there
+    out = replay(short_game([illegal, *passes("B", "C", "D", "A")], hands), continue_on_error=True)
+    assert actions(out) == ["play", "pass", "pass", "pass", "pass"] and out["result"] is not None
+    a_score = next(s for s in out["result"]["scores"] if s["name"] == "A")
+    dealt = short_game([], hands)["players"][0]["rack"]
+    assert a_score["rack_value"] == sum(t.number for t in parse_tiles(" ".join(dealt))) + 7 + 8
+    assert len(dealt) == dealt_a
+    # listed: a third penalty draw entry finds the pool empty
+    listed = [illegal, *({"player": "A", "draw": t} for t in ("R7", "R8", "K1"))]
+    three = replay(short_game(listed, hands), continue_on_error=True)
+    assert actions(three)[1:] == ["penalty_draw"] * 3
+    assert [codes(t) for t in three["turns"][1:]] == [[], [], ["POOL_EMPTY"]]
+
+
+def test_penalty_draws_are_not_turns_for_seat_rotation() -> None:
+    illegal = {"player": "A", "table": [["R1", "R2"]]}
+    turns = [illegal, {"player": "A", "draw": "O13"}, {"player": "A", "draw": "O12"}, {"player": "B", "draw": "O11"}]
+    out = replay(record(turns), continue_on_error=True)
+    assert actions(out) == ["play", "penalty_draw", "penalty_draw", "draw"] and out["first_invalid_turn"] == 0
+    assert all(t["valid"] for t in out["turns"][1:])  # the third penalty tile was unlisted
+    a_next = replay(record([*turns, {"player": "A", "draw": "O11"}]), continue_on_error=True)
+    assert a_next["turns"][4]["valid"] and a_next["turns"][4]["action"] == "draw"
+
+
+# --- the record's end ----------------------------------------------------------------------------
+
+
+def test_end_mismatch_while_the_pool_still_holds_tiles() -> None:
+    out = replay(record([{"player": "A", "draw": "R7"}], end="pool_exhausted"))
+    assert not out["valid"] and out["first_invalid_turn"] is None and out["result"] is None
+    assert [(v["code"], v["at"]) for v in out["violations"]] == [("END_MISMATCH", "/end")]
+    assert "77 tiles" in out["violations"][0]["message"]  # 106 - 28 dealt - 1 drawn
+
+
+def test_end_mismatch_when_a_player_went_out() -> None:
+    out = replay({**GOING_OUT, "end": "pool_exhausted"})
+    assert not out["valid"] and out["first_invalid_turn"] is None
+    assert out["violations"][0]["code"] == "END_MISMATCH" and "A went out" in out["violations"][0]["message"]
+    assert out["result"]["winner"] == "A" and out["result"]["ended_by"] == "rack_empty"
+
+
+def test_end_mismatch_before_every_player_has_passed() -> None:
+    out = replay(short_game([*EMPTY_POOL, *passes("C", "D", "A")], end="pool_exhausted"))
+    assert out["first_invalid_turn"] is None and out["result"] is None
+    assert out["violations"][0]["code"] == "END_MISMATCH" and "3 of the 4" in out["violations"][0]["message"]
+    finals = replay(short_game([*EMPTY_POOL, *passes("C", "D")], preset="online-sabra", end="pool_exhausted"))
+    assert finals["violations"][0]["code"] == "END_MISMATCH" and "2 of the 4" in finals["violations"][0]["message"]
+
+
+def test_end_claim_that_matches_or_is_omitted() -> None:
+    turns = [*EMPTY_POOL, *passes("C", "D", "A", "B")]
+    claimed = replay(short_game(turns, end="pool_exhausted"))
+    omitted = replay(short_game(turns))
+    assert claimed["valid"] and omitted["valid"] and claimed == omitted
+
+
+def test_end_is_not_judged_on_a_replay_that_stopped() -> None:
+    out = replay(record([{"player": "B", "draw": "R7"}], end="pool_exhausted"))
+    assert out["first_invalid_turn"] == 0 and out["violations"] == []
+    going_on = replay(record([{"player": "B", "draw": "R7"}], end="pool_exhausted"), continue_on_error=True)
+    assert [v["code"] for v in going_on["violations"]] == ["END_MISMATCH"]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_new_codes_have_messages(lang: str) -> None:
+    for violation in (
+        Violation("ROUND_OVER", "/turns/3", {"turn": 3}),
+        Violation("POOL_EMPTY", "/turns/3/draw", {}),
+        Violation("POOL_MISMATCH", "/pool", {"count": 3, "expected": 4, "missing": "R5"}),
+        Violation("END_MISMATCH", "/end", {"case": "pool_left", "count": 4}),
+        Violation("END_MISMATCH", "/end", {"case": "rack_empty", "player": "Ana"}),
+        Violation("END_MISMATCH", "/end", {"case": "play_on", "passes": 1, "players": 3}),
+        Violation("END_MISMATCH", "/end", {"case": "one_more_turn", "count": 2, "players": 3}),
+    ):
+        message = violation.message(lang)
+        assert message != violation.code and "?" not in message and "{" not in message, message
+    wordings = {
+        Violation("END_MISMATCH", "/end", {"case": c}).message(lang) for c in ("pool_left", "rack_empty", "play_on")
+    }
+    assert len(wordings) == 3
+
+
+# --- timed-out turns that keep their valid sets (timeout_keeps_valid_sets) ----------------------
+
+TIMED_A = "K10 B10 O10 R1 R2 R3 R4 K7 B8 O9"
+TIMED_B = "K1 K2 K3 K5 B1 B2 B3 B5 O4 O6"
+KEPT = [["K10", "B10", "O10"], ["R1", "R2", "R3"]]
+TIMED_TURNS = [
+    {"player": "A", "table": [*KEPT, ["R4", "K7"]], "elapsed_seconds": 130},  # over 120 s, R4 K7 invalid
+    *({"player": "A", "draw": t} for t in ("O1", "O2", "O3")),
+    {"player": "B", "table": KEPT},  # B draws: the kept sets are the table
+    {"player": "A", "table": [KEPT[0], ["R1", "R2", "R3", "R4"]]},  # A opened with the kept sets
+]
+
+
+def timed_record() -> dict[str, Any]:
+    players = [{"name": "A", "rack": TIMED_A.split()}, {"name": "B", "rack": TIMED_B.split()}]
+    return {"rules": "classic-timed", "players": players, "turns": TIMED_TURNS}
+
+
+def check_kept_replay(out: dict[str, Any]) -> None:
+    assert out["first_invalid_turn"] == 0 and actions(out) == ["play", *["penalty_draw"] * 3, "draw", "play"]
+    first = out["turns"][0]
+    assert {"TIME_LIMIT_EXCEEDED", "INVALID_SET"} <= set(codes(first))
+    assert first["penalty"]["restore_table"] is False and first["penalty"]["draw"] == 3
+    assert sorted(map(sorted, first["penalty"]["kept"])) == sorted(map(sorted, KEPT))
+    assert sorted(first["penalty"]["returned"]) == ["K7", "R4"]
+    assert all(t["valid"] for t in out["turns"][1:]), out["turns"]
+    assert Counter(out["turns"][5]["rack_after"]) == Counter(["K7", "B8", "O9", "O1", "O2", "O3"])
+
+
+def test_continuing_after_a_timed_out_turn_keeps_its_valid_sets() -> None:
+    """End to end: needs verify_turn to fill ``kept`` (SPEC §4, timeout_keeps_valid_sets)."""
+    check_kept_replay(replay(timed_record(), continue_on_error=True))
+    stopped = replay(timed_record())
+    assert len(stopped["turns"]) == 1 and stopped["first_invalid_turn"] == 0
+
+
+def test_replay_applies_a_kept_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replay's side alone: a verdict carrying ``kept`` (as SPEC §4 describes it for the
+    first turn) is the position the next turns start from."""
+    real = replay_module.verify_turn
+
+    def verify(before: Any, after: Any, rack: Any, opened: bool, rules: Any, elapsed: Any) -> TurnVerdict:
+        verdict = real(before, after, rack, opened, rules, elapsed)
+        if elapsed is None or verdict.kept is not None:
+            return verdict
+        kept = tuple(TableSet(parse_tiles(" ".join(s))) for s in KEPT)
+        return dataclasses.replace(
+            verdict,
+            kept=kept,
+            returned=parse_tiles("R4 K7"),
+            played=parse_tiles("K10 B10 O10 R1 R2 R3"),
+            rack_after=parse_tiles("R4 K7 B8 O9"),
+            opened_after=True,
         )
+
+    monkeypatch.setattr(replay_module, "verify_turn", verify)
+    check_kept_replay(replay(timed_record(), continue_on_error=True))
+
+
+def test_a_timed_out_turn_that_keeps_every_set_and_empties_the_rack_goes_out() -> None:
+    """End to end, like the test above: a timed-out play whose sets all stay empties the rack;
+    with no penalty tile to draw, the player has gone out."""
+    run = "K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"
+    players = [
+        {"name": "A", "rack": run.split()},
+        {"name": "B", "rack": ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11", "B12", "O1"]},
+    ]
+    rules = {"preset": "classic-timed", "deal": 13, "timeout_penalty": 0}
+    turns = [{"player": "A", "table": [run.split()], "elapsed_seconds": 121}, {"player": "B", "table": [run.split()]}]
+    out = replay({"rules": rules, "players": players, "turns": turns}, continue_on_error=True)
+    assert codes(out["turns"][0]) == ["TIME_LIMIT_EXCEEDED"] and out["turns"][0]["penalty"]["restore_table"] is False
+    assert out["result"]["winner"] == "A" and out["result"]["ended_by"] == "rack_empty"
+    assert codes(out["turns"][1]) == ["ROUND_OVER"]
+    # with a penalty tile to draw, the player is back in the round
+    again = replay(
+        {"rules": {**rules, "timeout_penalty": 1}, "players": players, "turns": turns}, continue_on_error=True
+    )
+    assert again["result"] is None and again["turns"][1]["valid"]
+
+
+# --- records without a pool: unnamed draws ---------------------------------------------------------
+
+
+def test_unnamed_draws_cannot_exceed_the_supply() -> None:
+    players = [{"name": "A", "rack": ["R4", "R6", "K5", "B5"]}, {"name": "B", "rack": ["R5", "O1", "O2", "O3"]}]
+    draws = [*passes("A", "B", "A", "B")]  # A holds two unnamed tiles; one R5 is on B's rack
+    play = {"player": "A", "table": [["R4", "R5", "R6"], ["K5", "B5", "R5"]]}
+    out = replay({"rules": {"deal": 4, "initial_meld_min": 6}, "players": players, "turns": [*draws, play]})
+    assert out["first_invalid_turn"] == 4 and "TILE_NOT_IN_RACK" in codes(out["turns"][4])
+    one = {"player": "A", "table": [["R4", "R5", "R6"]]}
+    assert replay({"rules": {"deal": 4, "initial_meld_min": 6}, "players": players, "turns": [*draws, one]})["valid"]
+
+
+def test_a_player_holding_only_unnamed_tiles_may_still_draw_and_play() -> None:
+    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}]
+    run = [["R1", "R2", "R3"]]
+    turns = [
+        *passes("A", "B"),  # A draws a tile the record does not name
+        {"player": "A", "table": run},  # every named tile played: A still holds the unnamed one
+        *passes("B", table=run),
+        *passes("A", table=run),  # A draws again
+        *passes("B", table=run),
+        {"player": "A", "table": [["R1", "R2", "R3", "R4", "R5"]]},  # the two unnamed tiles: R4 R5
+    ]
+    out = replay({"rules": {"deal": 3, "initial_meld_min": 6}, "players": players, "turns": turns})
+    assert out["valid"], out
+    assert out["turns"][4]["action"] == "draw" and out["turns"][4]["rack_after"] == []
+    assert out["turns"][6]["rack_empty"] and out["result"]["winner"] == "A"
+
+
+# --- analysis ----------------------------------------------------------------------------------
 
 
 def test_analysis_marks_missed_plays_and_late_openings() -> None:
     # both players hold an opening (A: K10 B10 O10, B: K1..K9) but draw; A then opens
-    doc = record([{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}, OPEN_A], pool=["R7", "R8"])
+    dealt = deal([" ".join(A_RACK), " ".join(B_RACK)], 14, "R7 R8")
+    doc = {**dealt, "turns": [{"player": "A", "draw": "R7"}, {"player": "B", "draw": "R8"}, OPEN_A]}
     out = replay_game(parse_game_record(doc), analyze=True).to_json()
     assert out["analysis"]["missed_plays"] == [0, 1] and out["analysis"]["late_openings"] == [0, 1]
     first = out["turns"][0]["analysis"]
@@ -175,11 +546,7 @@ def test_analysis_marks_missed_plays_and_late_openings() -> None:
     assert first["best"]["value"] >= 30
     assert len(out["turns"][1]["analysis"]["best"]["played"]) == 14  # K1-K9 and O1-O5: B could go out
     no_sets = ["R1", "B5", "K9", "O13", "B1", "K3", "O5", "R7", "B9", "K11", "O2", "R4", "B6", "K8"]
-    nothing = record(
-        [{"player": "A", "draw": "R7"}],
-        players=[{"name": "A", "rack": no_sets}, {"name": "B", "rack": B_RACK}],
-        pool=["R7"],
-    )
+    nothing = {**deal([" ".join(no_sets), " ".join(B_RACK)], 14, "R7"), "turns": [{"player": "A", "draw": "R7"}]}
     assert (
         replay_game(parse_game_record(nothing), analyze=True).to_json()["turns"][0]["analysis"]["play_existed"] is False
     )
@@ -189,7 +556,6 @@ def test_analysis_marks_missed_plays_and_late_openings() -> None:
 
 def test_analysis_suggestions_are_legal_turns() -> None:
     from engine.generate import generate_game
-    from engine.sets import TableSet
     from engine.turns import verify_turn
 
     record_ = parse_game_record(generate_game(5, players=3))
