@@ -39,9 +39,10 @@ searches of their own. The best assignment has the fewest violations, then the f
 jokers, then the first codes in sorted order, so ties never depend on the listing order. A
 branch is cut once a legal assignment is known and the branch has freed more jokers.
 
-The tile set holds at most 4 jokers (XP), so the search is small; a request beyond the tile set
-(reported as ``TILE_SUPPLY_EXCEEDED`` anyway) is cut after ``MAX_ASSIGNMENTS`` complete
-assignments, the best so far deciding.
+The tile set holds at most 4 jokers (XP), so the search is small, and it is cut after
+``MAX_ASSIGNMENTS`` complete assignments in any case (the best so far deciding). A turn whose
+moved sets, or open after-sets, hold more jokers than the tile set has is not followed at all:
+it is illegal anyway (``TILE_SUPPLY_EXCEEDED``).
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ def follow_jokers(
     with a moved set (a shortcut for large tables; None: every after-set)."""
     if not moved:
         return JokerVerdict((), 0)
+    most = rules.supply.limit(JOKER_KEY)
+    if sum(before[i].jokers for i in moved) > most or sum(after[k].jokers for k in open_after) > most:
+        return JokerVerdict((), 0)  # more jokers than the tile set: TILE_SUPPLY_EXCEEDED says it
     return _Search(before, after, moved, open_after, played, rules, opened, successor_candidates).run()
 
 
@@ -177,6 +181,9 @@ class _Search:
         self._readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
         self.best: _Candidate | None = None
         self.assignments = 0
+        self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
+        self._replacement_memo: dict[tuple[_Demand, ...], list[Violation]] = {}
+        self._old_after: dict[int, bool] = {}
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
@@ -188,7 +195,7 @@ class _Search:
     def _readings(self, n: int, jokers: list[_Joker]) -> None:
         """Choose a reading for each source in turn, then the fates of all their jokers."""
         if n == len(self.sources):
-            self._fates(jokers, 0, {}, {}, [], 0)
+            self._fates(jokers, 0, {}, {}, [], 0, 0)
             return
         for reading in self.sources[n].readings:
             own = [_Joker(n, keys, len(keys) == 1) for keys in reading.joker_keys]
@@ -208,15 +215,21 @@ class _Search:
         taken: dict[tuple[str, int], set[str]],
         stays: list[_Stay | None],
         freed: int,
+        bound: int,
     ) -> None:
         """Give jokers ``j..`` a fate. ``fixed`` holds the after readings chosen so far,
         ``taken`` the tiles stood for per before-set (``("b", n)``) and after-set (``("a", k)``),
-        ``stays`` the fate of each joker before ``j`` (None: freed)."""
+        ``stays`` the fate of each joker before ``j`` (None: freed), ``bound`` the violations
+        that the fates so far make certain."""
         best = self.best
-        if best is not None and best.key[0] == 0 and freed >= best.key[1]:
-            return  # a legal assignment freeing no more jokers is known
+        if best is not None:
+            fewest, least_freed = best.key[0], best.key[1]
+            if bound > fewest or (bound == fewest and (freed > least_freed or (freed == least_freed == fewest == 0))):
+                return  # violations and freed jokers only grow: this branch cannot do better
         if self._done():
             return
+        if j and (j == len(jokers) or jokers[j].source != jokers[j - 1].source):
+            bound += self._settled(jokers, j, stays)
         if j == len(jokers):
             self.assignments += 1
             self._judge(jokers, fixed, stays)
@@ -226,6 +239,7 @@ class _Search:
         kind = self._readings_chosen[joker.source].kind
         mine = taken.get(("b", joker.source), set())
         used = {(s.after, s.position) for s in stays if s is not None}
+        stays_here: list[tuple[_Stay, Reading]] = []
         for k in self.open_after:
             readings = [fixed[k]] if k in fixed else self.after_readings[k]
             for reading in readings:
@@ -238,16 +252,44 @@ class _Search:
                         continue
                     tried.add(keys)  # jokers of one group with the same options are interchangeable
                     for tile in sorted(joker.options & keys - mine - theirs):
-                        stay = _Stay(k, position, tile)
-                        self._fates(
-                            jokers,
-                            j + 1,
-                            fixed if k in fixed else {**fixed, k: reading},
-                            {**taken, ("b", joker.source): mine | {tile}, ("a", k): theirs | {tile}},
-                            [*stays, stay],
-                            freed,
-                        )
-        self._fates(jokers, j + 1, fixed, taken, [*stays, None], freed + 1)
+                        stays_here.append((_Stay(k, position, tile), reading))
+        # Fates in the order most likely to be best first (the search is cut by the best so far).
+        options: list[tuple[_Stay, Reading] | None] = [*stays_here, None]
+        if self.locked:  # staying outside a whole successor breaks the set: try freeing before that
+            whole = [o for o in stays_here if self._broken(joker.source, {o[0].after}) is None]
+            options = [*whole, None, *(o for o in stays_here if o not in whole)]
+        for option in options:
+            if option is None:
+                certain = int(not freed and not self.opened) + int(self._unreplaceable(joker))
+                self._fates(jokers, j + 1, fixed, taken, [*stays, None], freed + 1, bound + certain)
+                continue
+            stay, reading = option
+            k = stay.after
+            self._fates(
+                jokers,
+                j + 1,
+                fixed if k in fixed else {**fixed, k: reading},
+                {**taken, ("b", joker.source): mine | {stay.tile}, ("a", k): taken.get(("a", k), set()) | {stay.tile}},
+                [*stays, stay],
+                freed,
+                bound,
+            )
+
+    def _settled(self, jokers: list[_Joker], j: int, stays: list[_Stay | None]) -> int:
+        """Violations certain once every joker of the source of joker ``j - 1`` has its fate:
+        that set broken under ``joker_sets_locked``."""
+        if not self.locked:
+            return 0
+        n = jokers[j - 1].source
+        homes = {stay.after for joker, stay in zip(jokers, stays, strict=False) if joker.source == n and stay}
+        return int(self._broken(n, homes) is not None)
+
+    def _unreplaceable(self, joker: _Joker) -> bool:
+        """Whether a freed joker that needs one fixed tile finds no copy of it in any successor."""
+        if not self.needs_tile or not joker.declared:
+            return False
+        (tile,) = joker.options
+        return not any(self.after[k].numbered_counts.get(tile) for k in self.sources[joker.source].successors)
 
     # --- judging one complete assignment ------------------------------------------------
 
@@ -267,8 +309,15 @@ class _Search:
             self.best = _Candidate(key, tuple(violations), len(freed))
 
     def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
-        """The fewest violations with which every freed joker gets its own replacing copy."""
-        demands = list(self._demands(jokers, stays))
+        """The fewest violations with which every freed joker gets its own replacing copy
+        (memoised by what the freed jokers need)."""
+        demands = tuple(self._demands(jokers, stays))
+        found = self._replacement_memo.get(demands)
+        if found is None:
+            found = self._replacement_memo[demands] = self._replace(demands)
+        return found
+
+    def _replace(self, demands: tuple[_Demand, ...]) -> list[Violation]:
         capacity: dict[tuple[int, str], int] = {}
         for demand in demands:
             for k in self.sources[demand.source].successors:
@@ -283,7 +332,7 @@ class _Search:
 
         def place(d: int, found: list[Violation]) -> None:
             nonlocal best
-            if best is not None and _rank(found, 0) >= _rank(best, 0):
+            if best is not None and len(found) >= len(best) and _rank(found, 0) >= _rank(best, 0):
                 return
             if d == len(demands):
                 best = list(found)
@@ -346,41 +395,61 @@ class _Search:
         """Under ``joker_sets_locked``: a set whose jokers (some of them) stayed must keep them
         in one successor that holds all its numbered tiles."""
         found = []
-        for n, source in enumerate(self.sources):
+        for n in range(len(self.sources)):
             homes = {stay.after for joker, stay in zip(jokers, stays, strict=True) if joker.source == n and stay}
-            if not homes:
-                continue
-            k = min(homes)
-            theirs = self.after[k].numbered_counts
-            whole = len(homes) == 1 and all(theirs.get(key, 0) >= c for key, c in source.numbered.items())
-            if not whole:
-                found.append(Violation("JOKER_SET_BROKEN", f"/after/{k}", {}))
+            broken = self._broken(n, homes)
+            if broken is not None:
+                found.append(broken)
         return found
+
+    def _broken(self, n: int, homes: set[int]) -> Violation | None:
+        """``JOKER_SET_BROKEN`` for source ``n`` whose staying jokers are in the after-sets
+        ``homes``, unless they are all in one that holds every numbered tile of the set."""
+        if not homes:
+            return None
+        k = min(homes)
+        theirs = self.after[k].numbered_counts
+        if len(homes) == 1 and all(theirs.get(key, 0) >= c for key, c in self.sources[n].numbered.items()):
+            return None
+        return Violation("JOKER_SET_BROKEN", f"/after/{k}", {})
 
     def _placements(self, freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> list[Violation]:
         """The fewest freed jokers misused, over every way of placing them on the after jokers
-        that no staying joker took."""
+        that no staying joker took (memoised: many assignments free the same jokers)."""
         free: dict[int, int] = {k: self.after[k].jokers for k in self.open_after}
         for stay in stays:
             if stay is not None:
                 free[stay.after] -= 1
+        memo_key = (
+            tuple(sorted(joker.source for joker in freed)),
+            tuple(free.values()),
+            tuple(sorted((k, r.kind) for k, r in fixed.items())),
+        )
+        found = self._placement_memo.get(memo_key)
+        if found is None:
+            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free)
+        return found
+
+    def _place_freed(self, freed: list[_Joker], fixed: dict[int, Reading], free: dict[int, int]) -> list[Violation]:
         rule = self.rules.freed_joker_use
+        two_rack_tiles = rule == "new_set_with_two_rack_tiles"
         hosts = [k for k in self.open_after if free[k] > 0]
+        if two_rack_tiles:  # a set that cannot hold two played tiles hosts no freed joker well
+            hosts = [k for k in hosts if not self._holds_a_before_set(k) and self._played_room(k, free[k] - 1) >= 2]
         best_misused = len(freed) + 1
         best_at: list[int] = []
 
-        def fits(joker: _Joker, k: int, kinds: dict[int, str | None]) -> bool:
-            source = self.sources[joker.source]
-            if rule == "other_set":
-                return k not in source.successors or kinds[k] != self._readings_chosen[joker.source].kind
-            return k not in source.successors and not self._holds_a_before_set(k)
+        def fits(joker: _Joker, k: int, kind: str | None) -> bool:
+            if k not in self.sources[joker.source].successors:
+                return True
+            return not two_rack_tiles and kind != self._readings_chosen[joker.source].kind
 
         def place(n: int, left: dict[int, int], kinds: dict[int, str | None], good: dict[int, int], bad: int) -> None:
             nonlocal best_misused, best_at
             if bad >= best_misused:
                 return
             if n == len(freed):
-                if rule == "new_set_with_two_rack_tiles" and not self._two_played_each(good, free, stays):
+                if good and two_rack_tiles and not self._two_played_each(good, free):
                     return
                 best_misused = bad
                 best_at = sorted(k for k, room in left.items() if room > 0)
@@ -390,7 +459,7 @@ class _Search:
                 if not left[k]:
                     continue
                 for kind in _kinds(k, kinds, fixed, self.after_readings):
-                    if fits(joker, k, {**kinds, k: kind}):
+                    if fits(joker, k, kind):
                         place(n + 1, {**left, k: left[k] - 1}, {**kinds, k: kind}, {**good, k: good.get(k, 0) + 1}, bad)
             place(n + 1, left, kinds, good, bad + 1)
 
@@ -403,10 +472,22 @@ class _Search:
 
     def _holds_a_before_set(self, k: int) -> bool:
         """Whether after-set ``k`` holds every numbered tile of some before-set (so it is no new set)."""
-        theirs = self.after[k].numbered_counts
-        return any(all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items()) for s in self.before)
+        found = self._old_after.get(k)
+        if found is None:
+            theirs = self.after[k].numbered_counts
+            found = self._old_after[k] = any(
+                all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items()) for s in self.before
+            )
+        return found
 
-    def _two_played_each(self, good: dict[int, int], free: dict[int, int], stays: list[_Stay | None]) -> bool:
+    def _played_room(self, k: int, jokers: int) -> int:
+        """How many tiles played this turn after-set ``k`` could hold, ``jokers`` of its jokers
+        being free to count as played ones."""
+        played = self.played
+        room = sum(min(n, played.get(key, 0)) for key, n in self.after[k].numbered_counts.items())
+        return room + min(jokers, played.get(JOKER_KEY, 0))
+
+    def _two_played_each(self, good: dict[int, int], free: dict[int, int]) -> bool:
         """Whether every set hosting a well-placed freed joker can hold two tiles played from the
         rack, each played copy counted for one set only (played jokers are the after jokers that
         no staying or freed joker took)."""

@@ -272,19 +272,66 @@ class _Turn:
         valid = not self.violations
         if valid and action == "play":
             self._remember_after()
-        played = self._played_tiles()
-        rack_after = self._rack_after() if valid and action == "play" else self.rack
-        opened_after = self.opened or (valid and meld_value is not None)
+        kept = self._kept_position(action) if not valid and self.rules.timeout_keeps_valid_sets else None
+        if kept is not None:
+            sets, returned, played_keys, meld_value = kept
+            return TurnVerdict(
+                action=action,
+                played=tiles_of_keys(played_keys),
+                rack_after=tuple(tiles_without_keys(self.rack, played_keys)),
+                opened_after=self.opened or meld_value is not None,
+                initial_meld_value=meld_value,
+                jokers_freed=self.jokers_freed,
+                violations=tuple(self.violations),
+                penalty_draw=self._penalty(),
+                kept=sets,
+                returned=returned,
+            )
         return TurnVerdict(
             action=action,
-            played=played,
-            rack_after=rack_after,
-            opened_after=opened_after,
+            played=self._played_tiles(),
+            rack_after=self._rack_after() if valid and action == "play" else self.rack,
+            opened_after=self.opened or (valid and meld_value is not None),
             initial_meld_value=meld_value if valid and not self.opened else None,
             jokers_freed=self.jokers_freed,
             violations=tuple(self.violations),
             penalty_draw=self._penalty(),
         )
+
+    def _kept_position(
+        self, action: str
+    ) -> tuple[tuple[TableSet, ...], tuple[Tile, ...], dict[str, int], int | None] | None:
+        """Under ``timeout_keeps_valid_sets``, what stays after a turn over time (SPEC §4): the
+        after sets but the invalid ones, when every violation other than the time is an
+        ``INVALID_SET`` made only of tiles played this turn, something played stays and (on an
+        opening turn) the sets kept reach the minimum. Returns the sets kept, the tiles returned,
+        the tiles still played and the opening's value (None when not opening); None: restore."""
+        others = [v for v in self.violations if v.code != "TIME_LIMIT_EXCEEDED"]
+        if len(others) == len(self.violations):
+            return None  # not over time
+        if action == "draw":
+            return (self.before, (), {}, None) if not others else None
+        if any(v.code != "INVALID_SET" for v in others):
+            return None
+        invalid = {int(v.at.rsplit("/", 1)[1]) for v in others}
+        returned = _count(key for k in invalid for key in self.after[k].keys)
+        still_played = _minus(self.played_keys, returned)
+        if _minus(returned, self.played_keys) or not still_played:
+            return None  # an invalid set holds a table tile, or nothing played stays
+        meld_value = None
+        if not self.opened:
+            if self.rules.manipulate_on_opening_turn:
+                from engine.meld_value import best_meld_value  # TEMP
+
+                meld_value = best_meld_value(still_played)
+            else:  # the opening's value already counts only the valid new sets
+                unmatched = self._unmatched_after_sets() or []
+                meld_value = sum(self.after[k].read(self.rules).value or 0 for k in unmatched if k not in invalid)
+            if meld_value < self.rules.initial_meld_min:
+                return None
+        kept = tuple(s for k, s in enumerate(self.after) if k not in invalid)
+        returned_tiles = tuple(t for k in sorted(invalid) for t in self.after[k].tiles)
+        return kept, returned_tiles, still_played, meld_value
 
     def _add(self, code: str, at: str, params: dict[str, Any] | None = None, set_code: str | None = None) -> None:
         self.violations.append(Violation(code, at, params or {}, set_code))
@@ -372,7 +419,9 @@ class _Turn:
         if not self.played_keys:
             return None
         if self.rules.manipulate_on_opening_turn:
-            value = self._best_rack_only_value()
+            from engine.meld_value import best_meld_value  # TEMP
+
+            value = best_meld_value(self.played_keys)
         else:
             unmatched = self._unmatched_after_sets()
             if unmatched is None:
@@ -396,35 +445,6 @@ class _Turn:
                 return None
             matches.pop()
         return sorted(i for indices in free.values() for i in indices)
-
-    def _best_rack_only_value(self) -> int:
-        """The highest total value of valid after sets made only of played tiles (the played
-        multiset shared among them), for an opening that may also manipulate."""
-        values = [s.read(self.rules).value or 0 for s in self.after]
-        candidates = [
-            (i, Counter(s.keys))
-            for i, s in enumerate(self.after)
-            if s.read(self.rules).valid and not (Counter(s.keys) - Counter(self.played_keys))
-        ]
-        best = 0
-
-        def search(k: int, left: Counter[str], value: int) -> None:
-            nonlocal best
-            best = max(best, value)
-            for j in range(k, len(candidates)):
-                i, keys = candidates[j]
-                if not (keys - left):
-                    search(j + 1, left - keys, value + values[i])
-
-        if len(candidates) <= 16:
-            search(0, Counter(self.played_keys), 0)
-        else:
-            left = Counter(self.played_keys)
-            for i, keys in sorted(candidates, key=lambda c: -values[c[0]]):
-                if not (keys - left):
-                    left -= keys
-                    best += values[i]
-        return best
 
     # --- jokers -----------------------------------------------------------------------
 

@@ -64,8 +64,23 @@ def check_turn(case: dict[str, Any], result: dict[str, Any]) -> None:
             continue
         if key in ("played", "rack_after"):
             assert Counter(result[key]) == Counter(value), key
+        elif key == "penalty" and value is not None:
+            check_penalty(value, result[key])
         else:
             assert result[key] == value, key
+
+
+def check_penalty(expect: dict[str, Any], penalty: dict[str, Any] | None) -> None:
+    """The keys given must match; ``kept`` as a multiset of sets (each set up to tile order),
+    ``returned`` as a multiset of tiles (vectors README)."""
+    assert penalty is not None
+    for key, value in expect.items():
+        if key == "kept":
+            assert Counter(tuple(sorted(s)) for s in penalty[key]) == Counter(tuple(sorted(s)) for s in value), key
+        elif key == "returned":
+            assert Counter(penalty[key]) == Counter(value), key
+        else:
+            assert penalty[key] == value, key
 
 
 def check_round(case: dict[str, Any], result: dict[str, Any]) -> None:

@@ -1,0 +1,173 @@
+"""Hand-made hard joker cases of verify_turn (SPEC §4, engine/jokers.py), each under the rule
+variants that change its verdict, and in both orders of the before sets where order could matter.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from engine.rules import PRESETS, SABRA, resolve_rules
+from engine.sets import TableSet
+from engine.tiles import parse_tiles
+from engine.turns import verify_turn
+from tests.test_turns import BOTH_COLOURS, FREE_JOKER, PRESSMAN, STRICT_JOKER, TWO_RACK_TILES, codes, only, verify
+
+RACK_ONLY = resolve_rules({"joker_replacement_from": "rack"})
+OTHER_SET = resolve_rules({"freed_joker_use": "other_set"})
+XP = PRESETS["xp"]
+
+
+def both_orders(before: list[str]) -> list[list[str]]:
+    return [list(p) for p in itertools.permutations(before)]
+
+
+# --- a joker's identity is its tile ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", [SABRA, STRICT_JOKER, PRESSMAN, OTHER_SET, BOTH_COLOURS])
+def test_joined_runs_keep_their_jokers_in_any_order(rules: object) -> None:
+    for before in both_orders(["O2 O3 J", "O6 J O8"]):
+        v = verify(before, ["O2 O3 J O5 O6 J O8"], "O5 K1", rules=rules)  # type: ignore[arg-type]
+        assert v.valid and v.jokers_freed == 0, (before, codes(v))
+
+
+def test_a_split_run_keeps_its_joker_in_either_half() -> None:
+    v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1")
+    assert v.valid and v.jokers_freed == 0
+    v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4 J", "K6 K7 K8"], "K8 R1")
+    assert v.valid and v.jokers_freed == 0
+
+
+def test_a_run_joker_stays_in_any_run_standing_for_its_tile() -> None:
+    # R4 R5 R6 J + R8 R9 R10 → R4 R5 R6 | J R8 R9 R10 R11: the joker still stands for R7.
+    for before in both_orders(["R4 R5 R6 J", "R8 R9 R10"]):
+        v = verify(before, ["R4 R5 R6", "J R8 R9 R10 R11"], "R11 K1")
+        assert v.valid and v.jokers_freed == 0
+
+
+def test_a_joker_moved_to_the_other_end_was_released() -> None:
+    v = verify(["K8 K9 J", "O1 O2 O3"], ["J K8 K9", "O1 O2 O3 O4"], "O4")
+    assert codes(v) == ["JOKER_NOT_REPLACED"] and v.jokers_freed == 1
+    assert verify(["K8 K9 J", "O1 O2 O3"], ["J K8 K9", "O1 O2 O3 O4"], "O4", rules=FREE_JOKER).valid
+    assert "JOKER_SET_BROKEN" in codes(
+        verify(["K8 K9 J", "O1 O2 O3"], ["J K8 K9", "O1 O2 O3 O4"], "O4", rules=STRICT_JOKER)
+    )
+
+
+def test_each_after_joker_accounts_for_one_before_joker() -> None:
+    # Two jokers stood for R7 (one per run); after the turn one joker stands for R7, the other
+    # sits in a new group: one of them was freed, and no R7 replaced it.
+    for before in both_orders(["R5 R6 J", "J R8 R9"]):
+        v = verify(before, ["R5 R6 J R8 R9", "K9 B9 J"], "K9 B9")
+        assert codes(v) == ["JOKER_NOT_REPLACED"] and v.jokers_freed == 1
+
+
+def test_a_group_joker_stays_while_it_can_stand_for_its_tile() -> None:
+    # K5 B5 J (J: O5 or R5) → K5 O5 J: the joker can still be R5; B5 went to a run.
+    v = verify(["K5 B5 J"], ["K5 O5 J", "B5 B6 B7"], "O5 B6 B7")
+    assert v.valid and v.jokers_freed == 0
+    # In a group without any tile of its own set the joker did not stay.
+    v = verify(["K5 B5 J", "K8 B8 O8"], ["K5 B5 O5", "K8 B8 O8 J"], "O5")
+    assert v.valid and v.jokers_freed == 1
+    assert "FREED_JOKER_MISUSED" in codes(
+        verify(["K5 B5 J", "K8 B8 O8"], ["K5 B5 O5", "K8 B8 O8 J"], "O5", rules=TWO_RACK_TILES)
+    )
+
+
+# --- one replacing copy per joker ------------------------------------------------------------
+
+TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])
+
+
+@pytest.mark.parametrize("order", range(6))
+def test_rack_only_needs_a_rack_copy_per_joker(order: int) -> None:
+    before = list(itertools.permutations(TWO_B7[0]))[order]
+    after = TWO_B7[1]
+    assert codes(verify(before, after, "B7 K11 K12", rules=PRESSMAN)) == ["JOKER_REPLACED_FROM_TABLE"]
+    assert verify(before, after, "B7 K11 K12").valid  # the table's B7 may replace a joker
+    # Both copies from the rack (the group keeps its B7).
+    after_two = ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7 B7", "J J K11 K12"]
+    v = verify(before, after_two, "B7 B7 K11 K12", rules={"preset": "pressman-2009", "tiles": "xp"})
+    assert v.valid and v.jokers_freed == 2
+
+
+def test_two_jokers_for_one_tile_need_two_copies() -> None:
+    # Both jokers stood for R7 (XP has three copies); one R7 placed frees only one of them.
+    before = ["R5 R6 J", "J R8 R9"]
+    v = verify(before, ["R5 R6 R7", "R8 R9 R10", "K9 B9 J J"], "R7 R10 K9 B9", rules=XP)
+    assert codes(v) == ["JOKER_NOT_REPLACED"]
+    v = verify(before, ["R5 R6 R7", "R7 R8 R9", "K9 B9 J J"], "R7 R7 K9 B9", rules=XP)
+    assert v.valid and v.jokers_freed == 2
+
+
+# --- freed jokers: where they may end ----------------------------------------------------------
+
+
+def test_other_set_forbids_the_freed_jokers_own_set() -> None:
+    v = verify(["R4 R5 J"], ["J R4 R5 R6"], "R6", rules=OTHER_SET)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+    assert "not back in the set" in only(v, "FREED_JOKER_MISUSED")["message"]
+    # Into an unrelated set, or a set of the other kind sharing a tile, it is fine.
+    assert verify(["R4 R5 J"], ["R4 R5 R6", "K9 B9 J"], "R6 K9 B9", rules=OTHER_SET).valid
+    assert verify(["R4 R5 R6 J"], ["R5 R6 R7", "R4 K4 J"], "R7 K4", rules=OTHER_SET).valid
+
+
+def test_a_played_tile_counts_for_one_new_set() -> None:
+    before = ["O5 O6 J", "K9 B9 R9 J", "K3 B3 O3 R3", "K4 B4 O4 R4"]
+    after = ["O5 O6 O7", "K9 B9 R9 O9", "K3 B3 O3", "K4 B4 O4", "J R3 R4", "J R3 R4"]
+    for order in itertools.permutations(range(4)):
+        b = [before[i] for i in order]
+        assert codes(verify(b, after, "O7 O9 R3 R4", rules=PRESSMAN)) == ["FREED_JOKER_MISUSED"]
+    # With both new sets made of rack tiles the turn is legal.
+    v = verify(before[:2], ["O5 O6 O7", "K9 B9 R9 O9", "J R3 R4", "J K3 K4"], "O7 O9 R3 R4 K3 K4", rules=PRESSMAN)
+    assert v.valid and v.jokers_freed == 2
+
+
+def test_a_new_set_holds_none_of_the_jokers_set_and_no_whole_before_set() -> None:
+    # The freed joker with two rack tiles, but in a set holding a tile of its own set.
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5 R6", "J R2 R3"], "R6 R2 R3", rules=TWO_RACK_TILES)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+
+
+def test_both_colours_with_two_jokers_in_the_group() -> None:
+    # K7 J J: every missing colour supplied frees both jokers.
+    v = verify(["K7 J J"], ["K7 B7 O7 R7", "J J K1"], "B7 O7 R7 K1", rules=BOTH_COLOURS)
+    assert v.valid and v.jokers_freed == 2
+    # One joker stays (as O7 or R7) and B7 frees the other: enough for sabra, not for both colours.
+    assert verify(["K7 J J"], ["K7 B7 J", "K10 B10 J"], "B7 K10 B10").valid
+    assert "JOKER_NOT_REPLACED" in codes(verify(["K7 J J"], ["K7 B7 J", "K10 B10 J"], "B7 K10 B10", rules=BOTH_COLOURS))
+
+
+def test_declared_group_joker_needs_only_its_tile_under_both_colours() -> None:
+    v = verify(["K5 B5 J=O5"], ["K5 B5 O5", "K9 B9 J"], "O5 K9 B9", rules=BOTH_COLOURS)
+    assert v.valid and v.jokers_freed == 1
+
+
+# --- locked joker sets ---------------------------------------------------------------------------
+
+
+def test_locked_sets_cannot_be_split() -> None:
+    v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+
+
+def test_locked_set_is_free_once_its_exact_tile_replaced_the_joker() -> None:
+    v = verify(["R2 R3 J R5 R6 R7"], ["R2 R3 R4", "R5 R6 R7", "K9 B9 J"], "R4 K9 B9", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1
+
+
+def test_locked_set_may_join_another() -> None:
+    v = verify(["R3 J R5", "R6 R7 R8"], ["R3 J R5 R6 R7 R8 R9"], "R9", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 0
+
+
+# --- bounded for any input ---------------------------------------------------------------------
+
+
+def test_a_request_beyond_the_tile_set_is_judged_in_bounded_time() -> None:
+    before = [TableSet(parse_tiles(f"{c}{n} {c}{n + 1} J J")) for c in "KBOR" for n in (1, 5, 9)]
+    after = [TableSet(parse_tiles(f"J J {c}{n} {c}{n + 1}")) for c in "KBOR" for n in (1, 5, 9)]
+    v = verify_turn(before, after, parse_tiles("K13"), True, SABRA)
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v) and not v.valid and v.jokers_freed == 0
