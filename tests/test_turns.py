@@ -620,6 +620,88 @@ def test_timeout_penalty_setting() -> None:
     assert v.penalty_draw == 2
 
 
+# --- over time, keeping the valid sets (timeout_keeps_valid_sets) --------------------------
+
+TIMED = PRESETS["classic-timed"]
+
+
+def kept_json(v: TurnVerdict) -> dict[str, Any]:
+    penalty = v.to_json()["penalty"]
+    assert penalty is not None
+    return penalty  # type: ignore[no-any-return]
+
+
+def test_over_time_the_valid_sets_stay_and_the_rest_goes_back() -> None:
+    v = verify(["K1 K2 K3"], ["K1 K2 K3", "R10 R11 R12", "B5 B6"], "R10 R11 R12 B5 B6 O1", rules=TIMED, elapsed=130)
+    assert set(codes(v)) == {"INVALID_SET", "TIME_LIMIT_EXCEEDED"} and not v.valid
+    assert kept_json(v) == {
+        "draw": 3,
+        "restore_table": False,
+        "kept": [["K1", "K2", "K3"], ["R10", "R11", "R12"]],
+        "returned": ["B5", "B6"],
+    }
+    assert Counter(format_tiles(v.played)) == Counter(["R10", "R11", "R12"])
+    assert Counter(format_tiles(v.rack_after)) == Counter(["B5", "B6", "O1"])
+    assert v.opened_after and v.initial_meld_value is None
+
+
+def test_over_time_a_legal_play_stays_whole() -> None:
+    v = verify(["K1 K2 K3"], ["K1 K2 K3 K4"], "K4 O1", rules=TIMED, elapsed=121)
+    assert codes(v) == ["TIME_LIMIT_EXCEEDED"]
+    assert kept_json(v) == {"draw": 3, "restore_table": False, "kept": [["K1", "K2", "K3", "K4"]], "returned": []}
+    assert format_tiles(v.rack_after) == ["O1"] and not v.rack_empty
+
+
+def test_a_draw_over_time_keeps_the_table_before() -> None:
+    v = verify(["K1 K2 K3", "R5 R6 R7"], ["R5 R6 R7", "K1 K2 K3"], "O1", rules=TIMED, elapsed=500)
+    assert v.action == "draw" and codes(v) == ["TIME_LIMIT_EXCEEDED"]
+    assert kept_json(v) == {
+        "draw": 3,
+        "restore_table": False,
+        "kept": [["K1", "K2", "K3"], ["R5", "R6", "R7"]],
+        "returned": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("after", "rack", "why"),
+    [
+        (["K1 K2", "K3 R10 R11"], "R10 R11 O1", "an invalid set holds table tiles"),
+        (["K1 K2 K3", "B5 B6"], "B5 B6 O1", "nothing played would stay"),
+        (["K1 K2 K3 K4", "J B5 B6"], "K4 B5 B6 O1", "another violation (a joker not in the rack)"),
+    ],
+)
+def test_over_time_the_whole_table_is_restored_when(after: list[str], rack: str, why: str) -> None:
+    v = verify(["K1 K2 K3"], after, rack, rules=TIMED, elapsed=130)
+    assert "TIME_LIMIT_EXCEEDED" in codes(v) and v.restore_table and v.kept is None, why
+    assert kept_json(v) == {"draw": 3, "restore_table": True}
+    assert v.rack_after == parse_tiles(rack)
+
+
+def test_over_time_an_opening_keeps_its_sets_only_if_they_reach_the_minimum() -> None:
+    v = verify([], ["K10 K11 K12", "B5 B6"], "K10 K11 K12 B5 B6 O1", opened=False, rules=TIMED, elapsed=130)
+    assert set(codes(v)) == {"INVALID_SET", "TIME_LIMIT_EXCEEDED"}
+    assert not v.restore_table and v.opened_after and v.initial_meld_value == 33
+    v = verify([], ["K1 K2 K3", "B5 B6"], "K1 K2 K3 B5 B6 O1", opened=False, rules=TIMED, elapsed=130)
+    assert "INITIAL_MELD_TOO_LOW" in codes(v) and v.restore_table and not v.opened_after
+    manipulate = {"preset": "classic-timed", "manipulate_on_opening_turn": True}
+    # With manipulation the kept position is worth what its played tiles can make: O4 joined a
+    # table run and makes no set alone, so 33.
+    v = verify(["O1 O2 O3"], ["O1 O2 O3 O4", "K10 K11 K12", "B5 B6"], "O4 K10 K11 K12 B5 B6", False, manipulate, 130)
+    assert not v.restore_table and v.opened_after and v.initial_meld_value == 33
+    # Without the returned tiles the played ones no longer reach 30: the whole table goes back.
+    v = verify(
+        ["O1 O2 O3"], ["O1 O2 O3 O4 O5 O6 O7", "K9 K10", "K11"], "O4 O5 O6 O7 K9 K10 K11", False, manipulate, 130
+    )
+    assert set(codes(v)) == {"INVALID_SET", "TIME_LIMIT_EXCEEDED"}  # K9 K10 K11 could make 30
+    assert v.restore_table and not v.opened_after
+
+
+def test_without_the_setting_the_table_is_restored() -> None:
+    v = verify(["K1 K2 K3"], ["K1 K2 K3", "R10 R11 R12", "B5 B6"], "R10 R11 R12 B5 B6 O1", rules=PRESSMAN, elapsed=130)
+    assert v.restore_table and kept_json(v) == {"draw": 3, "restore_table": True}
+
+
 # --- response shape and messages ----------------------------------------------------
 
 
