@@ -252,9 +252,29 @@ def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str
         console.print(verdict_line(True, good, ""))
     else:
         penalty = result.get("penalty") or {}
-        bad = f"illegal turn: table restored, penalty draw {penalty.get('draw', 0)}"
-        console.print(verdict_line(False, "", bad))
+        console.print(verdict_line(False, "", f"illegal turn: {penalty_text(penalty)}"))
+        if kept_position(penalty):
+            console.print(sets_table(penalty.get("kept") or [], None, title="Kept on the table"))
+            console.print(Text("Returned to the rack  ", style="bold") + tiles_text(penalty.get("returned") or []))
         console.print(violations_block(violations))
+
+
+def kept_position(penalty: Mapping[str, Any]) -> bool:
+    """The penalty keeps the valid sets (``timeout_keeps_valid_sets``) instead of restoring."""
+    return penalty.get("restore_table") is False
+
+
+def penalty_text(penalty: Mapping[str, Any]) -> str:
+    """``table restored, penalty draw 3`` or, when sets are kept, what stays and goes back."""
+    draw = penalty.get("draw", 0)
+    if not kept_position(penalty):
+        return f"table restored, penalty draw {draw}"
+    kept = len(penalty.get("kept") or [])
+    returned = len(penalty.get("returned") or [])
+    return (
+        f"{kept} valid set{'s' if kept != 1 else ''} kept, {returned} tile{'s' if returned != 1 else ''} "
+        f"back to the rack, penalty draw {draw}"
+    )
 
 
 def _signed(value: Any) -> str:
@@ -348,6 +368,11 @@ def _turn_line(turn: Mapping[str, Any]) -> Text:
         text.append("  went out", style="bold green")
     if turn.get("initial_meld"):
         text.append(f"  opens with {turn['initial_meld'].get('value')}", style="green")
+    penalty = turn.get("penalty")
+    if isinstance(penalty, Mapping) and kept_position(penalty):
+        text.append(f"  {penalty_text(penalty)}", style="yellow")
+        if penalty.get("returned"):
+            text.append_text(Text(" (returned: ", style="yellow") + tiles_text(penalty["returned"]) + Text(")"))
     return text
 
 
@@ -373,7 +398,7 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
         )
     game_violations = result.get("violations") or []
     if game_violations:
-        console.print(violations_block(game_violations, "Game"))
+        console.print(violations_block(game_violations, "The record"))
     console.print()
     if result.get("result"):
         render_round(console, None, result["result"])
@@ -383,7 +408,8 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
     elif first is not None:
         console.print(verdict_line(False, "", f"turn {first} is illegal"))
     else:
-        console.print(verdict_line(False, "", "the game record is not a legal game"))
+        found = ", ".join(dict.fromkeys(str(v.get("code")) for v in game_violations))
+        console.print(verdict_line(False, "", f"the game record is not a legal game ({found})"))
 
 
 def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[str, Any]) -> None:

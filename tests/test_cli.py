@@ -395,6 +395,126 @@ def test_replay_analyze_is_passed_on(tmp_path: Path, games: dict[str, Any]) -> N
     assert json.loads(result.stdout) == want
 
 
+def test_score_racks_beyond_the_tile_supply_is_exit_2(tmp_path: Path) -> None:
+    jokers = {"players": [{"name": "A", "rack": ["J", "R1"]}, {"name": "B", "rack": ["J", "J"]}]}
+    result = invoke("score", write(tmp_path / "jokers.json", jokers))
+    assert result.exit_code == 2
+    line = one_line_error(result)
+    assert "jokers.json: /players/1/rack/1" in line and "only 2 jokers" in line
+    match = {"rounds": [ROUND, {"players": [{"name": "A", "rack": ["R5", "R5", "R5"]}, {"name": "B", "rack": []}]}]}
+    assert "/rounds/1/players/0/rack/2" in one_line_error(invoke("score", write(tmp_path / "m.json", match)))
+    assert invoke("score", write(tmp_path / "xp.json", {**match, "rules": "xp"})).exit_code == 0
+
+
+WIDE = {"COLUMNS": "200"}  # one report line per turn
+SHORT_RECORD = {
+    "players": [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}],
+    "rules": {"deal": 3, "initial_meld_min": 6},
+}
+
+
+def test_replay_beyond_the_tile_supply_is_exit_2_and_a_short_pool_is_invalid(tmp_path: Path) -> None:
+    triple = {**SHORT_RECORD, "pool": ["K9", "R1", "R1"], "turns": []}
+    result = invoke("replay", write(tmp_path / "triple.json", triple))
+    assert result.exit_code == 2 and "triple.json: /pool/2" in one_line_error(result)
+    short = invoke("replay", write(tmp_path / "short.json", {**SHORT_RECORD, "pool": ["K9"], "turns": []}))
+    assert short.exit_code == 1
+    assert "POOL_MISMATCH" in short.stdout and "not a legal game (POOL_MISMATCH)" in short.stdout
+
+
+def test_replay_round_over_and_end_mismatch_reports(tmp_path: Path) -> None:
+    went_out = [{"player": "A", "table": [["R1", "R2", "R3"]]}]
+    late = write(tmp_path / "late.json", {**SHORT_RECORD, "turns": [*went_out, {"player": "B", "draw": "K2"}]})
+    report = invoke("replay", late, env=WIDE)
+    assert report.exit_code == 1
+    assert "ROUND_OVER at /turns/1: Turn 1 comes after the round has ended." in report.stdout
+    assert "round_over" in report.stdout and "A wins (a player went out)" in report.stdout
+    assert "turn 1 is illegal" in report.stdout
+    spanish = invoke("replay", late, "--lang", "es", env=WIDE)
+    assert "El turno 1 llega después de que terminara la ronda." in spanish.stdout
+    claimed = write(tmp_path / "claimed.json", {**SHORT_RECORD, "turns": went_out, "end": "pool_exhausted"})
+    mismatch = invoke("replay", claimed, env=WIDE)
+    assert mismatch.exit_code == 1
+    assert "END_MISMATCH at /end" in mismatch.stdout and "ended when A went out" in mismatch.stdout
+    assert "not a legal game (END_MISMATCH)" in mismatch.stdout and "A wins" in mismatch.stdout
+    as_json = json.loads(invoke("replay", claimed, "--json").stdout)
+    assert as_json == expected("games/replay", {**SHORT_RECORD, "turns": went_out, "end": "pool_exhausted"})
+    rows = invoke("replay", claimed, late, "-f", "csv").stdout.splitlines()
+    assert "END_MISMATCH" in rows[1] and "ROUND_OVER" in rows[2]
+
+
+KEPT_PENALTY = {
+    "draw": 3,
+    "restore_table": False,
+    "kept": [["K10", "B10", "O10"], ["R1", "R2", "R3"]],
+    "returned": ["R4", "K7"],
+}
+
+
+def test_verify_report_shows_the_kept_sets_and_returned_tiles() -> None:
+    from rich.console import Console
+
+    from cli.render import render_verify
+
+    body = {
+        "before": [],
+        "after": [["K10", "B10", "O10"], ["R1", "R2", "R3"], ["R4", "K7"]],
+        "rack": ["R4"],
+        "opened": False,
+    }
+    result = {
+        "valid": False,
+        "action": "play",
+        "played": ["K10", "B10", "O10", "R1", "R2", "R3"],
+        "rack_after": ["R4", "K7"],
+        "opened_after": True,
+        "violations": [
+            {
+                "code": "TIME_LIMIT_EXCEEDED",
+                "message": "The turn took 130 s; the limit is 120 s.",
+                "at": "/elapsed_seconds",
+            }
+        ],
+        "penalty": KEPT_PENALTY,
+    }
+    console = Console(record=True, width=120)
+    render_verify(console, body, result)
+    text = console.export_text()
+    assert "illegal turn: 2 valid sets kept, 2 tiles back to the rack, penalty draw 3" in text
+    assert "Kept on the table" in text and "R1 R2 R3" in text
+    assert "Returned to the rack  R4 K7" in text
+    restored = Console(record=True, width=120)
+    render_verify(restored, body, {**result, "penalty": {"draw": 3, "restore_table": True}})
+    assert "table restored, penalty draw 3" in restored.export_text() and "Kept" not in restored.export_text()
+
+
+def test_verify_timed_out_turn_keeps_its_valid_sets(tmp_path: Path) -> None:
+    turn = {
+        "rules": "classic-timed",
+        "before": [],
+        "after": [*KEPT_PENALTY["kept"], ["R4", "K7"]],
+        "rack": ["K10", "B10", "O10", "R1", "R2", "R3", "R4", "K7", "B8"],
+        "opened": False,
+        "elapsed_seconds": 130,
+    }
+    report = invoke("verify", write(tmp_path / "timed.json", turn), env=WIDE)
+    assert report.exit_code == 1
+    assert "illegal turn: 2 valid sets kept, 2 tiles back to the rack, penalty draw 3" in report.stdout
+    assert "Returned to the rack  R4 K7" in report.stdout or "Returned to the rack  K7 R4" in report.stdout
+
+
+def test_replay_report_shows_a_kept_position(tmp_path: Path) -> None:
+    players = [
+        {"name": "A", "rack": ["K10", "B10", "O10", "R1", "R2", "R3", "R4", "K7", "B8", "O9"]},
+        {"name": "B", "rack": ["K1", "K2", "K3", "K5", "B1", "B2", "B3", "B5", "O4", "O6"]},
+    ]
+    turn = {"player": "A", "table": [*KEPT_PENALTY["kept"], ["R4", "K7"]], "elapsed_seconds": 130}
+    path = write(tmp_path / "timed.json", {"rules": "classic-timed", "players": players, "turns": [turn]})
+    report = invoke("replay", path, "--continue", env=WIDE)
+    assert report.exit_code == 1
+    assert "2 valid sets kept, 2 tiles back to the rack, penalty draw 3 (returned: R4 K7)" in report.stdout
+
+
 # --- batch ---------------------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 from schemathesis.checks import positive_data_acceptance
 
-from engine.rules import PRESETS, Rules
+from engine.rules import CHOICES, PRESETS, Rules
 from engine.violations import MESSAGES
 from service.app import create_app
 from service.operations import OPERATIONS, get_rules, list_rules, run_operation
@@ -133,6 +133,43 @@ def test_replay_analysis_matches_its_schema() -> None:
     result = run_operation("games/replay", {**record, "analyze": True})
     assert "analysis" in result
     _check(result, "#/components/schemas/ReplayResult")
+
+
+def test_replay_round_over_and_record_violations_match_their_schema() -> None:
+    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}]
+    turns = [{"player": "A", "table": [["R1", "R2", "R3"]]}, {"player": "B", "draw": "K2"}]
+    record = {"players": players, "rules": {"deal": 3, "initial_meld_min": 6}, "turns": turns}
+    result = run_operation("games/replay", {**record, "end": "pool_exhausted", "continue_on_error": True}, "es")
+    assert result["turns"][1]["action"] == "round_over" and result["violations"][0]["code"] == "END_MISMATCH"
+    _check(result, "#/components/schemas/ReplayResult")
+    short_pool = run_operation("games/replay", {**record, "pool": ["K9"]})
+    assert short_pool["violations"][0]["code"] == "POOL_MISMATCH"
+    _check(short_pool, "#/components/schemas/ReplayResult")
+
+
+def test_a_penalty_keeping_sets_matches_its_schema() -> None:
+    kept = {"draw": 3, "restore_table": False, "kept": [["K10", "B10", "O10"]], "returned": ["R4", "K7"]}
+    _check(kept, "#/components/schemas/Penalty")
+    with pytest.raises(jsonschema.ValidationError):
+        _check({**kept, "kept": [["R0"]]}, "#/components/schemas/Penalty")
+
+
+def test_setting_enums_match_the_engine() -> None:
+    schemas = SPEC["components"]["schemas"]
+    for setting, name in (
+        ("freed_joker_use", "FreedJokerUse"),
+        ("pool_exhausted_end", "PoolExhaustedEnd"),
+        ("pool_exhausted_scoring", "PoolExhaustedScoring"),
+        ("scoring", "Scoring"),
+    ):
+        assert schemas[name]["enum"] == list(CHOICES[setting]), setting
+        assert schemas["Settings"]["properties"][setting] == {"$ref": f"#/components/schemas/{name}"}
+    for preset in PRESETS:
+        assert f"`{preset}`" in schemas["PresetName"]["description"], preset
+    assert (
+        ", ".join(PRESETS)
+        in SPEC["components"]["responses"]["NotFound"]["content"]["application/problem+json"]["example"]["detail"]
+    )
 
 
 def test_problem_examples_match_the_problem_schema() -> None:

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from engine import replay as replay_module
 from engine.errors import InputError
 from engine.replay import parse_game_record, replay_game
 from engine.rules import SABRA
 from engine.sets import TableSet
 from engine.tiles import SUPPLIES, parse_tiles
-from engine.turns import TurnVerdict
 from engine.violations import Violation
 
 A_RACK = ["R1", "R2", "R3", "K10", "B10", "O10", "R11", "R12", "R13", "B1", "B2", "B3", "B4", "J"]
@@ -452,38 +449,14 @@ def check_kept_replay(out: dict[str, Any]) -> None:
 
 
 def test_continuing_after_a_timed_out_turn_keeps_its_valid_sets() -> None:
-    """End to end: needs verify_turn to fill ``kept`` (SPEC §4, timeout_keeps_valid_sets)."""
     check_kept_replay(replay(timed_record(), continue_on_error=True))
     stopped = replay(timed_record())
     assert len(stopped["turns"]) == 1 and stopped["first_invalid_turn"] == 0
 
 
-def test_replay_applies_a_kept_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The replay's side alone: a verdict carrying ``kept`` (as SPEC §4 describes it for the
-    first turn) is the position the next turns start from."""
-    real = replay_module.verify_turn
-
-    def verify(before: Any, after: Any, rack: Any, opened: bool, rules: Any, elapsed: Any) -> TurnVerdict:
-        verdict = real(before, after, rack, opened, rules, elapsed)
-        if elapsed is None or verdict.kept is not None:
-            return verdict
-        kept = tuple(TableSet(parse_tiles(" ".join(s))) for s in KEPT)
-        return dataclasses.replace(
-            verdict,
-            kept=kept,
-            returned=parse_tiles("R4 K7"),
-            played=parse_tiles("K10 B10 O10 R1 R2 R3"),
-            rack_after=parse_tiles("R4 K7 B8 O9"),
-            opened_after=True,
-        )
-
-    monkeypatch.setattr(replay_module, "verify_turn", verify)
-    check_kept_replay(replay(timed_record(), continue_on_error=True))
-
-
 def test_a_timed_out_turn_that_keeps_every_set_and_empties_the_rack_goes_out() -> None:
-    """End to end, like the test above: a timed-out play whose sets all stay empties the rack;
-    with no penalty tile to draw, the player has gone out."""
+    """A timed-out play whose sets all stay empties the rack; with no penalty tile to draw, the
+    player has gone out."""
     run = "K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"
     players = [
         {"name": "A", "rack": run.split()},
