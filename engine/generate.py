@@ -15,8 +15,10 @@ order, ``turns``, ``end``). The strategy, for the player on turn:
   adding a duplicate of one of its middle tiles (R3..R9 + R6 → R3..R6, R6..R9); extend a
   run at either end or a group to four; finally put a rack joker at the end of a run.
 - a player who cannot play draws the next pool tile; once the pool is empty they pass (a
-  ``table`` turn with the unchanged table). The round ends when a rack is empty, or when
-  every player has passed once in a row (``"end": "pool_exhausted"``).
+  ``table`` turn with the unchanged table). The round ends when a rack is empty or, once the
+  pool is empty, as ``pool_exhausted_end`` says (``"end": "pool_exhausted"``): under
+  ``play_on`` when every player has passed once in a row, under ``one_more_turn`` after one
+  more turn each, starting after the player whose draw emptied the pool.
 
 Every candidate turn state is checked with ``engine.turns.verify_turn`` under the same rules
 before it is accepted; a rejected candidate is skipped (the player falls back to a simpler
@@ -416,12 +418,18 @@ def generate_with_stats(
         "turns": game.turns,
     }
     passes = 0
+    one_more_turn = rules.pool_exhausted_end == "one_more_turn"
+    final_turns = players if one_more_turn and not game.pool else None  # turns left once the pool is empty
     for t in range(max_turns):
         outcome = game.play_turn(t % players)
         passes = passes + 1 if outcome == "pass" else 0
         if outcome == "play" and not game.racks[t % players]:
             break
-        if passes == players:
+        if final_turns is not None:
+            final_turns -= 1
+        elif one_more_turn and not game.pool:
+            final_turns = players
+        if final_turns == 0 or (not one_more_turn and passes == players):
             record["end"] = "pool_exhausted"
             break
     return record, game.stats

@@ -22,7 +22,16 @@ from engine.turns import TurnVerdict, verify_turn
 
 GAMES = [("sabra", players, seed) for players in (2, 3, 4) for seed in range(5)] + [
     (preset, 4 if preset != "xp" else 5, seed)
-    for preset in ("pressman-2009", "strict-joker", "free-joker", "opening-50", "komoni", "xp")
+    for preset in (
+        "pressman-2009",
+        "strict-joker",
+        "free-joker",
+        "opening-50",
+        "komoni",
+        "xp",
+        "classic-timed",
+        "online-sabra",
+    )
     for seed in range(3)
 ]
 
@@ -105,7 +114,11 @@ def test_generated_game_is_legal_and_complete(preset: str, players: int, seed: i
     if "end" in record:
         assert record["end"] == "pool_exhausted"
         tail = steps[-players:]
-        assert all(s.verdict is not None and s.verdict.action == "draw" and s.pool_left == 0 for s in tail)
+        assert all(s.pool_left == 0 for s in tail)
+        if rules.pool_exhausted_end == "play_on":
+            assert all(s.verdict is not None and s.verdict.action == "draw" for s in tail)
+        else:  # one_more_turn: the turn before the last ones drew the pool's last tile
+            assert len(steps) == players or "draw" in steps[-players - 1].turn
     else:
         assert last.verdict is not None and last.verdict.rack_empty, "the game ends with an empty rack"
 
@@ -137,6 +150,16 @@ def test_generation_is_fast() -> None:
     start = time.perf_counter()
     generate_game(12345, 4)
     assert time.perf_counter() - start < 1.0
+
+
+def test_one_more_turn_games_end_one_turn_each_after_the_last_draw() -> None:
+    rules = PRESETS["online-sabra"]
+    for seed in (10, 20):  # 4-player games that run the pool out
+        record = generate_game(seed, 4, rules)
+        assert record["end"] == "pool_exhausted"
+        last_draw = max(i for i, t in enumerate(record["turns"]) if "draw" in t)
+        assert len(record["turns"]) - 1 - last_draw == 4
+        assert len(list(replay(record))) == len(record["turns"])
 
 
 def test_max_turns_caps_the_record() -> None:
