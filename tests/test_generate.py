@@ -21,18 +21,7 @@ from engine.tiles import Tile, parse_tiles
 from engine.turns import TurnVerdict, verify_turn
 
 GAMES = [("sabra", players, seed) for players in (2, 3, 4) for seed in range(5)] + [
-    (preset, 4 if preset != "xp" else 5, seed)
-    for preset in (
-        "pressman-2009",
-        "strict-joker",
-        "free-joker",
-        "opening-50",
-        "komoni",
-        "xp",
-        "classic-timed",
-        "online-sabra",
-    )
-    for seed in range(3)
+    (preset, 4 if preset != "xp" else 5, seed) for preset in PRESETS if preset != "sabra" for seed in range(3)
 ]
 
 
