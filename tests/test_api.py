@@ -287,6 +287,28 @@ def test_replay_analysis(client: FlaskClient) -> None:
     assert "analysis" not in without and "analysis" not in without["turns"][1]
 
 
+def test_replay_round_end_codes_over_http(client: FlaskClient) -> None:
+    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}]
+    turns = [{"player": "A", "table": [["R1", "R2", "R3"]]}, {"player": "B", "draw": "K2"}]
+    body = {"players": players, "rules": {"deal": 3, "initial_meld_min": 6}, "turns": turns, "end": "pool_exhausted"}
+    response = client.post("/v1/games/replay", json=body, headers={"Accept-Language": "es"})
+    assert response.status_code == 200
+    result = response.get_json()
+    assert result["first_invalid_turn"] == 1 and result["turns"][1]["action"] == "round_over"
+    assert result["turns"][1]["violations"][0]["message"] == "El turno 1 llega después de que terminara la ronda."
+    assert result["result"]["winner"] == "A" and result["violations"] == []  # stopped: `end` not judged
+    going_on = client.post("/v1/games/replay", json={**body, "continue_on_error": True}).get_json()
+    assert [(v["code"], v["at"]) for v in going_on["violations"]] == [("END_MISMATCH", "/end")]
+    assert going_on["result"] == result["result"]
+
+
+def test_penalty_only_pool_exhausted_over_http(client: FlaskClient) -> None:
+    players = [{"name": "A", "rack": ["K11", "B2"]}, {"name": "B", "rack": ["R4"]}, {"name": "C", "rack": ["O8", "J"]}]
+    result = client.post("/v1/rounds/score", json={"players": players, "rules": "komoni"}).get_json()
+    assert {s["name"]: s["score"] for s in result["scores"]} == {"A": 13, "B": 0, "C": 33}
+    assert result["winner"] == "B" and result["ended_by"] == "pool_exhausted"
+
+
 # --- loose tables -------------------------------------------------------------------------------
 
 
