@@ -124,7 +124,7 @@ class AccessLog:
             extra = f' reason="{record["reason"]}"' if "reason" in record else ""
             line = (
                 f'{record["time"]} {record["remote"]} "{record["method"]} {record["path"]}" '
-                f'{record["status"]} {record["duration_ms"]}ms id={record["request_id"]}{extra}'
+                f"{record['status']} {record['duration_ms']}ms id={record['request_id']}{extra}"
             )
         with contextlib.suppress(OSError):
             os.write(self._fd, (line + "\n").encode("utf-8", "backslashreplace"))
@@ -202,7 +202,9 @@ def instrument(app: WSGIApp, route_of: Callable[[str], str], log: AccessLog | No
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             seen.append(int(status[:3]))
             headers.append((REQUEST_ID_HEADER, rid))
-            return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
+            return (
+                start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
+            )
 
         result = app(environ, start)
         status = seen[-1] if seen else 500

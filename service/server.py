@@ -239,10 +239,14 @@ class RSGIAdapter:
                 body: bytes = await proto()
         except TimeoutError:
             raise _BodyError(
-                408, "Request Timeout", f"the body did not arrive within {self.read_timeout:g} s (RUMMIKUB_READ_TIMEOUT)"
+                408,
+                "Request Timeout",
+                f"the body did not arrive within {self.read_timeout:g} s (RUMMIKUB_READ_TIMEOUT)",
             ) from None
         except Exception as exc:  # granian's protocol error: malformed chunking, client gone
-            raise _BodyError(400, "Bad Request", f"the request body is malformed ({exc or type(exc).__name__})") from None
+            raise _BodyError(
+                400, "Bad Request", f"the request body is malformed ({exc or type(exc).__name__})"
+            ) from None
         if expected is None and len(body) > self.max_body:
             raise self._too_large()
         if expected is not None and len(body) != expected:
@@ -282,7 +286,9 @@ class RSGIAdapter:
     def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
         answer: list[Any] = []
 
-        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Callable[[bytes], None]:
             answer[:] = [int(status[:3]), headers]
             return _no_write
 
@@ -372,7 +378,9 @@ def main(environ: Mapping[str, str] | None = None) -> int:
             workers=settings.workers,
             http=HTTPModes.http1,
             websockets=False,
-            http1_settings=HTTP1Settings(header_read_timeout=max(1, min(60_000, round(settings.header_timeout * 1000)))),
+            http1_settings=HTTP1Settings(
+                header_read_timeout=max(1, min(60_000, round(settings.header_timeout * 1000)))
+            ),
             respawn_failed_workers=True,
             respawn_interval=0.5,
             workers_kill_timeout=settings.graceful_timeout,
