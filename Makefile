@@ -33,7 +33,7 @@ $(VENV)/.stamp-dev: pyproject.toml | $(PY)
 	touch $@ $(VENV)/.stamp-serve
 
 serve: $(VENV)/.stamp-serve
-	$(BIN)/gunicorn -c service/gunicorn_conf.py 'service.app:create_app()'
+	$(PY) -m service.server
 
 test: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .

@@ -773,29 +773,20 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPU count).")
+        int | None, typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use).")
     ] = None,
 ) -> None:
-    """Run the HTTP service under gunicorn (docs at /docs)."""
-    missing = [name for name in ("flask", "gunicorn") if importlib.util.find_spec(name) is None]
+    """Run the HTTP service under granian (docs at /docs; settings: RUMMIKUB_* variables)."""
+    missing = [name for name in ("flask", "granian", "prometheus_client") if importlib.util.find_spec(name) is None]
     if missing:
         typer.echo(
             f"rummikub serve needs {', '.join(missing)}: pip install 'rummikub-rules[serve]'",
             err=True,
         )
         raise typer.Exit(2)
-    argv = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--config",
-        "python:service.gunicorn_conf",
-        "--bind",
-        f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-    ]
+    env = {**os.environ, "RUMMIKUB_BIND": f"[{host}]:{port}" if ":" in host else f"{host}:{port}"}
     if workers is not None:
-        argv += ["--workers", str(workers)]
-    argv.append("service.app:create_app()")
+        env["RUMMIKUB_WORKERS"] = str(workers)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(sys.executable, argv)
+    os.execve(sys.executable, [sys.executable, "-m", "service.server"], env)

@@ -24,6 +24,16 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from engine.violations import pick_language
 from service.limits import Limits, int_setting
+from service.observe import (
+    METRICS_CONTENT_TYPE,
+    REQUEST_ID_KEY,
+    AccessLog,
+    configure_error_log,
+    count_verdict,
+    instrument,
+    log_format_is_json,
+    metrics_text,
+)
 from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
 from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
 
@@ -196,7 +206,9 @@ def _operation_view(name: str) -> Any:
         limits: Limits = current_app.extensions[LIMITS_KEY]
         body = read_json_body(limits.max_body_bytes)
         lang = _lang()
-        return _json_response(run_operation(name, body, lang, limits), lang=lang)
+        answer = run_operation(name, body, lang, limits)
+        count_verdict(name, answer)
+        return _json_response(answer, lang=lang)
 
     view.__name__ = name.replace("/", "_")
     view.__doc__ = f"POST /v1/{name}: {OPERATIONS[name].summary}."
@@ -231,6 +243,11 @@ def _register_meta_routes(app: Flask) -> None:
         _openapi_bytes()
         run_operation("sets/validate", {"sets": [["R1", "R2", "R3"]]})
         return _json_response({"status": "ready"})
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        """Prometheus metrics (text format), summed over the server's worker processes."""
+        return Response(metrics_text(), content_type=METRICS_CONTENT_TYPE)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:
@@ -280,7 +297,12 @@ def _register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def unexpected_error(error: Exception) -> Response:
-        _log.exception("unexpected error on %s %s", request.method, request.path)
+        _log.exception(
+            "unexpected error on %s %s",
+            request.method,
+            request.path,
+            extra={"request_id": request.environ.get(REQUEST_ID_KEY)},
+        )
         return _problem_response(RequestError(500, "The service failed to answer this request.", []))
 
 
@@ -293,9 +315,10 @@ def _add_cors(app: Flask, origins: list[str]) -> None:
         origin = request.headers.get("Origin")
         if origin and (allow_any or origin in origins):
             response.headers["Access-Control-Allow-Origin"] = "*" if allow_any else origin
-            response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept-Language"
+            response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept-Language, X-Request-ID"
             response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
             response.headers["Access-Control-Max-Age"] = "600"
+            response.headers["Access-Control-Expose-Headers"] = "X-Request-ID"
             if not allow_any:
                 response.vary.add("Origin")
         return response
@@ -330,5 +353,24 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     origins = _cors_origins(settings)
     if origins:
         _add_cors(app, origins)
-
+    configure_error_log(log_format_is_json(settings))
+    app.wsgi_app = instrument(app.wsgi_app, _route_of, AccessLog.from_settings(settings))  # type: ignore[method-assign, assignment]
     return app
+
+
+_STATIC_ROUTES = frozenset(
+    [f"/v1/{name}" for name in OPERATIONS]
+    + ["/v1/rules", "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/docs", "/docs/init.js"]
+)
+
+
+def _route_of(path: str) -> str:
+    """The route a path belongs to, for metric labels (a bounded set: unknown paths are
+    ``other``)."""
+    if path in _STATIC_ROUTES:
+        return path
+    if path.startswith("/v1/rules/"):
+        return "/v1/rules/{preset}"
+    if path.startswith("/docs/"):
+        return "/docs/{asset}"
+    return "other"

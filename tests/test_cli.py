@@ -709,24 +709,23 @@ def test_suggest(tmp_path: Path) -> None:
 # --- serve / version / help -----------------------------------------------------------------------
 
 
-def test_serve_execs_gunicorn(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[list[str]] = []
+def test_serve_execs_granian_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[list[str], dict[str, str]]] = []
 
     class Execd(Exception):
         pass
 
-    def fake_execv(path: str, argv: list[str]) -> None:
-        seen.append(argv)
+    def fake_execve(path: str, argv: list[str], env: dict[str, str]) -> None:
+        seen.append((argv, env))
         raise Execd
 
-    monkeypatch.setattr(os, "execv", fake_execv)
+    monkeypatch.setattr(os, "execve", fake_execve)
     result = RUNNER.invoke(app, ["serve", "--host", "::1", "--port", "8123", "--workers", "2"])
     assert isinstance(result.exception, Execd)
-    argv = seen[0]
-    assert argv[1:3] == ["-m", "gunicorn"]
-    assert "[::1]:8123" in argv
-    assert argv[argv.index("--workers") + 1] == "2"
-    assert argv[-1] == "service.app:create_app()"
+    argv, env = seen[0]
+    assert argv[1:] == ["-m", "service.server"]
+    assert env["RUMMIKUB_BIND"] == "[::1]:8123"
+    assert env["RUMMIKUB_WORKERS"] == "2"
 
 
 def test_version_and_help() -> None:
