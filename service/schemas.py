@@ -23,7 +23,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_lo
 
 from engine.errors import InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
-from engine.rules import SABRA, Rules, resolve_rules
+from engine.rules import MAX_PLAYERS, SABRA, Rules, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
 from engine.sets import TableSet, parse_set
 from engine.solver import OBJECTIVES
@@ -398,6 +398,8 @@ class BoundedList(fields.List[Any]):
         if isinstance(value, list):
             limits = _budget().limits
             cap = getattr(limits, self.limit)
+            if self.limit == "max_players" and len(value) > MAX_PLAYERS:  # a rule of the game, not a limit
+                raise ValidationError(f"{len(value)} players: no edition has more than {MAX_PLAYERS}")
             if len(value) > cap:
                 raise ValidationError(_limit_message(self.limit, f"this array has {len(value)} items", limits))
         return super()._deserialize(value, attr, data, **kwargs)
