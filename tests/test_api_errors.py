@@ -361,7 +361,9 @@ def test_limit_is_413_naming_it(client: FlaskClient, path: str, body: Any, point
 
 def test_more_players_than_any_edition_is_422_not_a_limit(client: FlaskClient) -> None:
     # openapi.yaml says maxItems 8 (no edition has more): a body over it is schema-invalid (422).
-    result = problem(client.post("/v1/rounds/score", json={"players": [{"name": str(i), "rack": ["R1"]} for i in range(9)]}), 422)
+    result = problem(
+        client.post("/v1/rounds/score", json={"players": [{"name": str(i), "rack": ["R1"]} for i in range(9)]}), 422
+    )
     assert [e["pointer"] for e in result["errors"]] == ["/players"]
 
 
@@ -526,3 +528,20 @@ def test_echoed_lone_surrogate_stays_valid_json(client: FlaskClient) -> None:
     response = post_raw(client, "/v1/rounds/score", data)
     assert response.status_code == 200
     assert json.loads(response.get_data())["winner"] == "\ud800"
+
+
+def test_duplicate_keys_keep_the_last_value(client: FlaskClient) -> None:
+    # Documented in docs/service.md: last wins, as json.loads does in the CLI's local mode.
+    data = '{"sets": [["R0"]], "sets": [["R1", "R2", "R3"]]}'
+    assert json.loads(post_raw(client, "/v1/sets/validate", data).get_data())["valid"] is True
+
+
+def test_accept_language_q0_is_not_spanish_and_docs_slash_serves(client: FlaskClient) -> None:
+    answer = client.post("/v1/sets/validate", json={"sets": [["R1"]]}, headers={"Accept-Language": "es;q=0"})
+    assert answer.headers["Content-Language"] == "en"
+    assert client.get("/docs/").status_code == 200
+
+
+def test_a_5001_digit_number_names_no_python_internals(client: FlaskClient) -> None:
+    result = problem(post_raw(client, "/v1/sets/validate", '{"sets": [], "x": ' + "9" * 5001 + "}"), 400)
+    assert "too many digits" in result["detail"] and "sys." not in result["detail"]
