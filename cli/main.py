@@ -22,7 +22,6 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.text import Text
-from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from cli import batch, render
@@ -45,6 +44,20 @@ from cli.inputs import (
 DIST_NAME = "rummikub-rules"
 
 
+def _base_class(name: str) -> type[Exception]:
+    """Click's ``UsageError`` or ``ClickException``, found through public API: the classes
+    ``typer.BadParameter`` derives from (Typer vendors Click in recent versions, so ``click``'s
+    own classes would not catch Typer's errors)."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == name and issubclass(cls, Exception):
+            return cls
+    raise ImportError(f"typer.BadParameter does not derive from {name}")
+
+
+UsageError = _base_class("UsageError")
+ClickException = _base_class("ClickException")
+
+
 class OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr (exit 2) instead of a boxed panel."""
 
@@ -54,18 +67,19 @@ class OneLineErrors(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
-        except NoArgsIsHelpError:
-            sys.exit(EXIT_INPUT)  # the help was printed when the error was built (typer's rich help)
         except UsageError as exc:
-            command = exc.ctx.command_path if exc.ctx is not None else "rummikub"
-            message = exc.format_message()
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                sys.exit(EXIT_INPUT)  # the help was printed when the error was built (typer's rich help)
+            ctx = getattr(exc, "ctx", None)
+            command = ctx.command_path if ctx is not None else "rummikub"
+            message = exc.format_message()  # type: ignore[attr-defined]
             message = (message[0].lower() + message[1:] if message else message).rstrip(".")
             hint = f" (see '{command} --help')"
             typer.echo(f"{command}: {message}{hint}", err=True)
             sys.exit(EXIT_INPUT)
         except ClickException as exc:
-            typer.echo(f"rummikub: {exc.format_message()}", err=True)
-            sys.exit(exc.exit_code)
+            typer.echo(f"rummikub: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
+            sys.exit(getattr(exc, "exit_code", 1))
         except typer.Abort:
             typer.echo("rummikub: aborted", err=True)
             sys.exit(130)
@@ -209,9 +223,10 @@ def _call(backend: Backend, operation: str, body: Any, source: str | None = None
     try:
         return backend.call(operation, body)
     except CliError as exc:
+        message = exc.message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:
-            raise CliError(f"{source}: {exc.message}", exc.code) from None
-        raise
+            raise CliError(f"{source}: {message}", exc.code) from None
+        raise CliError(message, exc.code) from None
 
 
 def _source_name(arg: str) -> str:
@@ -268,6 +283,9 @@ def validate(
         print_json(result)
     else:
         render.render_validate(_out(), body, result)
+    if source is None and len(sets) > 1 and all(len(parse_tile_words(a)) == 1 for a in sets):
+        joined = " ".join(sets)
+        _err().print(Text(f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'))
     _verdict_exit(result)
 
 
@@ -306,6 +324,8 @@ def meld(
 ) -> None:
     """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
     with _guard():
+        if not sets and rack is None:
+            raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
             body = {**body, "rack": parse_tile_words(rack)}

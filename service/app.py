@@ -22,6 +22,7 @@ import msgspec
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from engine.errors import json_value_error_text
 from engine.violations import pick_language
 from service.limits import Limits, int_setting
 from service.observe import (
@@ -34,7 +35,7 @@ from service.observe import (
     log_format_is_json,
     metrics_text,
 )
-from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
+from service.operations import OPERATIONS, RequestError, body_too_large, get_rules, list_rules, run_operation
 from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
 
 PROBLEM_JSON = "application/problem+json"
@@ -189,7 +190,7 @@ def read_json_body(limit: int | None) -> Any:
     except RecursionError:
         detail = "the JSON is nested too deeply to read"
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge integers
-        detail = str(exc) or "not valid JSON"
+        detail = json_value_error_text(exc)
     raise RequestError(
         400,
         f"The request body is not valid JSON: {detail}.",
@@ -254,6 +255,7 @@ def _register_meta_routes(app: Flask) -> None:
         return Response(_openapi_bytes(), mimetype="application/yaml")
 
     @app.get("/docs")
+    @app.get("/docs/", endpoint="docs_slash")
     def docs() -> Response:
         response = Response(DOCS_HTML, mimetype="text/html")
         response.headers["Content-Security-Policy"] = DOCS_CSP
@@ -277,14 +279,7 @@ def _register_error_handlers(app: Flask) -> None:
     def http_error(error: HTTPException) -> Response:
         status = error.code or 500
         if status == 413:
-            limit = current_app.config.get("MAX_CONTENT_LENGTH")
-            detail = f"the request body is larger than {limit} bytes (RUMMIKUB_MAX_BODY_BYTES)"
-            problem = RequestError(
-                413,
-                f"The request is too large: {detail}.",
-                [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_MAX_BODY_BYTES"}],
-                detail_es=f"El cuerpo de la petición supera {limit} bytes (RUMMIKUB_MAX_BODY_BYTES).",
-            )
+            problem = body_too_large(current_app.config.get("MAX_CONTENT_LENGTH"))
         else:
             problem = RequestError(status, error.description or "", [])
         response = _problem_response(problem)

@@ -36,6 +36,7 @@ __all__ = [
     "OPERATIONS",
     "Limits",
     "RequestError",
+    "body_too_large",
     "get_rules",
     "list_rules",
     "run_operation",
@@ -113,6 +114,19 @@ class RequestError(Exception):
             errors,
             detail_es=f"La petición supera los límites del servicio ({', '.join(names)}).",
         )
+
+
+def body_too_large(limit: int | None) -> RequestError:
+    """The 413 for a body over ``RUMMIKUB_MAX_BODY_BYTES`` (the HTTP layer's, and the CLI's
+    in-process mode's, which measures the body it would send)."""
+    detail = f"the request body is larger than {limit} bytes (RUMMIKUB_MAX_BODY_BYTES)"
+    return RequestError(
+        413,
+        f"The request is too large: {detail}.",
+        [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_MAX_BODY_BYTES"}],
+        detail_es=f"El cuerpo de la petición supera {limit} bytes (RUMMIKUB_MAX_BODY_BYTES).",
+        headers={"Connection": "close"},
+    )
 
 
 # --- operations --------------------------------------------------------------------------------

@@ -242,9 +242,11 @@ def test_meld_words_rack_and_file(tmp_path: Path) -> None:
     assert invoke("meld", path).exit_code == 0
     not_from_rack = invoke("meld", path, "--rack", "K10 B10")
     assert not_from_rack.exit_code == 1
-    nothing = invoke("meld", "--json")
-    assert nothing.exit_code == 1
-    assert json.loads(nothing.stdout) == expected("melds/check", {"sets": []})
+    nothing = invoke("meld", "--json")  # no input at all: a usage error (#14)
+    assert nothing.exit_code == 2 and "rummikub meld --help" in nothing.output
+    rack_only = invoke("meld", "--rack", "R1 R2", "--json")  # a rack and no sets: the API's verdict
+    assert rack_only.exit_code == 1
+    assert json.loads(rack_only.stdout) == expected("melds/check", {"sets": [], "rack": ["R1", "R2"]})
 
 
 # --- verify ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -261,3 +262,99 @@ def test_bad_tile_problem_from_server_is_exit_2(server: str, files: dict[str, st
     line = one_line_error(result)
     assert "/sets/0/1" in line
     assert "X6" in line
+
+
+# --- issue #14: the same answer in both modes --------------------------------------------------
+
+
+def _both(args: list[str], server: str) -> tuple[Any, Any]:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    runner = CliRunner()
+    return runner.invoke(app, args), runner.invoke(app, [*args, "--server", server])
+
+
+@pytest.fixture(scope="module")
+def live_server() -> Iterator[str]:
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from service.app import create_app
+
+    httpd = make_server("127.0.0.1", 0, create_app(), threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+def test_parity_infinite_seconds(tmp_path: Path, live_server: str) -> None:
+    turn = tmp_path / "turn.json"
+    turn.write_text('{"before": [], "after": [], "rack": ["R1"], "opened": true, "elapsed_seconds": 1e400}')
+    local, remote = _both(["verify", str(turn)], live_server)
+    assert local.exit_code == remote.exit_code == 2, (local.output, remote.output)
+    assert "/elapsed_seconds" in local.output and "/elapsed_seconds" in remote.output
+
+
+def test_parity_body_limit(tmp_path: Path, live_server: str) -> None:
+    players = [{"name": "A", "rack": []}, {"name": "B" * 280_000, "rack": ["R1"]}]
+    big = tmp_path / "round.json"
+    big.write_text(json.dumps({"players": players}))
+    local, remote = _both(["score", str(big)], live_server)
+    assert local.exit_code == remote.exit_code == 2, (local.output, remote.output)
+    assert "RUMMIKUB_MAX_BODY_BYTES" in local.output and "RUMMIKUB_MAX_BODY_BYTES" in remote.output
+
+
+def test_parity_huge_number_names_no_python_internals(tmp_path: Path, live_server: str) -> None:
+    doc = tmp_path / "round.json"
+    doc.write_text('{"players": [{"name": "A", "rack": [], "opened": ' + "9" * 5001 + "}]}")
+    local, remote = _both(["score", str(doc)], live_server)
+    assert local.exit_code == remote.exit_code == 2
+    assert "too many digits" in local.output and "set_int_max_str_digits" not in local.output
+
+
+def test_refused_connection_says_so() -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", "http://127.0.0.1:9"])
+    assert result.exit_code == 3 and "connection refused" in result.output, result.output
+
+
+def test_a_reset_before_any_byte_is_retried_once() -> None:
+    import socket
+    import threading
+
+    from cli.backend import RemoteBackend
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    seen: list[int] = []
+
+    def serve() -> None:
+        first, _ = listener.accept()
+        first.recv(65536)
+        first.close()  # dropped before any byte of an answer
+        seen.append(1)
+        second, _ = listener.accept()
+        second.recv(65536)
+        body = b'{"valid": true, "sets": []}'
+        second.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+            % (len(body), body)
+        )
+        second.close()
+        seen.append(2)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    answer = RemoteBackend(f"http://127.0.0.1:{port}", retries=0).call("sets/validate", {"sets": []})
+    thread.join(5)
+    listener.close()
+    assert answer == {"valid": True, "sets": []} and seen == [1, 2]
