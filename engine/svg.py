@@ -309,14 +309,15 @@ def _draw_sets(canvas: _Canvas, views: Sequence[_SetView], empty: str) -> None:
     right = canvas.width - PAD
     for index, view in enumerate(views):
         tiles = view.table_set.tiles
-        width = max(_tiles_width(len(tiles)), TILE_W)
-        if x > PAD and x + width > right:
-            x, y = PAD, y + TILE_H + ROW_GAP
         invalid = bool(view.violations)
         code = ""
         if invalid:
             v = view.violations[0]
             code = v.set_code or v.code
+        width = max(_tiles_width(len(tiles)), TILE_W)
+        room = max(width, len(code) * 7)  # an invalid set's code is written above it
+        if x > PAD and x + room > right:
+            x, y = PAD, y + TILE_H + ROW_GAP
         state = "invalid" if invalid else "valid"
         code_attr = f' data-code="{_esc(code)}"' if invalid else ""
         canvas.parts.append(
@@ -332,7 +333,7 @@ def _draw_sets(canvas: _Canvas, views: Sequence[_SetView], empty: str) -> None:
         for i, tile in enumerate(tiles):
             _tile(canvas.parts, x + i * (TILE_W + TILE_GAP), y, tile, canvas.lang, shown[i], view.marks[i])
         canvas.parts.append("</g>")
-        x += width + SET_GAP
+        x += room + SET_GAP
     canvas.y = y + TILE_H + 12
 
 
