@@ -47,6 +47,8 @@ lint: $(VENV)/.stamp-dev
 
 bench: $(VENV)/.stamp-dev
 	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_turn_worst.py --runs 50
+	$(PY) bench/bench_svg.py
 	$(PY) bench/bench_solver.py --quick
 	$(PY) bench/bench_http.py
 	$(PY) bench/bench_cli.py --rounds 2000 --games 200

@@ -49,6 +49,7 @@ class Job:
     continue_on_error: bool = False
     analyze: bool = False
     jsonl: bool = True  # serialise each row's JSON Lines text where it is processed
+    keep_result: bool = False  # keep each row's answer (the HTML report draws from it)
 
 
 @dataclass(slots=True)
@@ -170,7 +171,8 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
     if job.jsonl:
         # Serialised here, in the worker: a string crosses the process boundary cheaply.
         row.jsonl = json.dumps(row.to_json(), ensure_ascii=False)
-    row.result = None
+    if not job.keep_result:
+        row.result = None
     return row
 
 

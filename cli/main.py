@@ -113,6 +113,11 @@ class Format(StrEnum):
     csv = "csv"
 
 
+class ShowFormat(StrEnum):
+    text = "text"
+    svg = "svg"
+
+
 class Objective(StrEnum):
     tiles = "tiles"
     value = "value"
@@ -387,6 +392,7 @@ def _batch(
     output: Format,
     continue_on_error: bool = False,
     analyze: bool = False,
+    html_report: str | None = None,
 ) -> None:
     err = _err()
     with _guard():
@@ -397,8 +403,15 @@ def _batch(
         backend = _backend(server, lang, timeout)
         single = len(sources) == 1 and sources[0].line is None
         fmt = Format.jsonl if json_out else output
-        job_settings = batch.Job(command, rules_value, continue_on_error, analyze, jsonl=fmt is Format.jsonl)
-        if single and (json_out or output is Format.table):
+        job_settings = batch.Job(
+            command,
+            rules_value,
+            continue_on_error,
+            analyze,
+            jsonl=fmt is Format.jsonl,
+            keep_result=html_report is not None,
+        )
+        if single and (json_out or output is Format.table) and html_report is None:
             _single(job_settings, backend, sources[0], json_out)
         noun = "game" if command == batch.REPLAY else "document"
         out = _out()
@@ -413,7 +426,11 @@ def _batch(
         progress = batch.progress_bar(err, len(sources), noun)
         report_to = progress.console if progress is not None else err
 
+        pairs: list[tuple[Source, batch.Row]] = []
+
         def on_row(row: batch.Row) -> None:
+            if html_report is not None:
+                pairs.append((sources[len(pairs)], row))
             summary.add(row)
             writer.add(row)
             batch.report_error(report_to, row)
@@ -426,8 +443,22 @@ def _batch(
         else:
             batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
         writer.close()
+        if html_report is not None:
+            _write_html(html_report, pairs, job_settings, lang)
         (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
     raise typer.Exit(summary.exit_code)
+
+
+def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job, lang: Lang) -> None:
+    """``replay --html``: the report page (cli.pictures), written as UTF-8."""
+    from cli import pictures
+
+    page = pictures.html_report(pairs, job, lang.value)
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(page)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) -> NoReturn:
@@ -522,6 +553,15 @@ def replay(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    html: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write one self-contained HTML page: a summary of the batch and, for each game with a "
+            "problem, the picture of the offending turn (with --analyze, the missed plays too).",
+        ),
+    ] = None,
 ) -> None:
     """Replay game records turn by turn, then score the finished round."""
     _batch(
@@ -536,6 +576,7 @@ def replay(
         output=output,
         continue_on_error=continue_on_error,
         analyze=analyze,
+        html_report=html,
     )
 
 
@@ -560,7 +601,8 @@ def _check_tiles(value: Any, pointer: str, source: str) -> None:
     '"pool"?: count | tiles}; a turn file has "before" and "after" (see verify).\n\n'
     "Examples:\n\n"
     "  rummikub show position.json\n\n"
-    "  rummikub show turn.json --lang es",
+    "  rummikub show turn.json --lang es\n\n"
+    "  rummikub show position.json --format svg > position.svg",
 )
 def show(
     file: Annotated[
@@ -571,6 +613,14 @@ def show(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    show_format: Annotated[
+        ShowFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text: a coloured report; svg: a picture on stdout (drawn in-process; the exit code is the verdict).",
+        ),
+    ] = ShowFormat.text,
 ) -> None:
     """Show a position (table, racks, pool) or a turn (before, after, what was played) in colour.
 
@@ -587,6 +637,11 @@ def show(
         if "before" in doc or "after" in doc:
             body = with_rules(doc, rules_value)
             result = _call(backend, "turns/verify", body, source)
+            if show_format is ShowFormat.svg and not json_out:
+                from cli import pictures
+
+                sys.stdout.write(pictures.turn_svg(body, lang.value, source))
+                _verdict_exit(result)
             if json_out:
                 print_json(result)
             else:
@@ -611,7 +666,14 @@ def show(
         if effective_rules is not None:
             body["rules"] = effective_rules
         result = _call(backend, "sets/validate", body, source)
-    if json_out:
+        picture = None
+        if show_format is ShowFormat.svg and not json_out:
+            from cli import pictures
+
+            picture = pictures.position_svg(doc, rules_value, lang.value, source)
+    if picture is not None:
+        sys.stdout.write(picture)
+    elif json_out:
         print_json(result)
     else:
         render.render_position(_out(), doc, result)

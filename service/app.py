@@ -35,7 +35,16 @@ from service.observe import (
     log_format_is_json,
     metrics_text,
 )
-from service.operations import OPERATIONS, RequestError, body_too_large, get_rules, list_rules, run_operation
+from service.operations import (
+    OPERATIONS,
+    SVG_MEDIA_TYPE,
+    RequestError,
+    body_too_large,
+    get_rules,
+    list_rules,
+    render_svg,
+    run_operation,
+)
 from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
 
 PROBLEM_JSON = "application/problem+json"
@@ -220,6 +229,17 @@ def _v1_blueprint() -> Blueprint:
     v1 = Blueprint("v1", __name__, url_prefix="/v1")
     for name in OPERATIONS:
         v1.add_url_rule(f"/{name}", view_func=_operation_view(name), methods=["POST"])
+
+    @v1.post("/render")
+    def render() -> Response:
+        """POST /v1/render: a position or a turn drawn as SVG (engine.svg)."""
+        limits: Limits = current_app.extensions[LIMITS_KEY]
+        body = read_json_body(limits.max_body_bytes)
+        lang = _lang()
+        response = Response(render_svg(body, lang, limits).encode("utf-8"), mimetype=SVG_MEDIA_TYPE)
+        response.headers.add("Content-Language", lang)
+        response.headers.add("Vary", "Accept-Language")
+        return response
 
     @v1.get("/rules")
     def rules_index() -> Response:

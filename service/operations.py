@@ -287,3 +287,54 @@ def get_rules(preset: str) -> dict[str, Any]:
             detail_es=f"Conjunto de reglas desconocido {preset!r}; disponibles: {', '.join(PRESETS)}",
         )
     return _preset_json(preset, rules)
+
+
+# --- pictures ----------------------------------------------------------------------------------
+
+SVG_MEDIA_TYPE = "image/svg+xml"
+
+
+def _render(data: dict[str, Any], lang: str, limits: Limits) -> str:
+    from engine import svg
+
+    rules: Rules = data["rules"]
+    if "before" not in data:
+        rack = data["rack"]
+        racks = () if rack is None else (svg.RackView(rack, None, data["opened"]),)
+        return svg.table_svg(data["table"], rules, racks=racks, lang=lang)
+    after = data["after"]
+    verdict = None
+    if isinstance(after, schemas.LooseTiles):
+        verdict = verify_loose_turn(
+            data["before"],
+            after.tiles,
+            data["rack"],
+            data["opened"],
+            rules,
+            data["elapsed_seconds"],
+            budget_seconds=limits.solver_budget_ms / 1000,
+        )
+        after = verdict.after or ()
+    return svg.turn_svg(
+        data["before"], after, data["rack"], data["opened"], rules, data["elapsed_seconds"], verdict=verdict, lang=lang
+    )
+
+
+def render_svg(body: Any, lang: str = "en", limits: Limits | None = None) -> str:
+    """``POST /v1/render``: a position (a moves/suggest body; ``rack`` and ``opened`` optional)
+    or a turn (a turns/verify body) drawn as SVG (:mod:`engine.svg`), titles in ``lang``.
+    Raises :class:`RequestError` as :func:`run_operation` does."""
+    limits = limits or DEFAULT_LIMITS
+    if lang not in LANGUAGES:
+        lang = "en"
+    try:
+        data = schemas.load_request(schemas.render_schema(body), body, limits)
+    except schemas.RequestInvalid as exc:
+        errors = [e.to_json() for e in exc.errors]
+        if exc.over_limit:
+            raise RequestError.too_large(errors) from None
+        raise RequestError.unprocessable(errors, exc.total) from None
+    try:
+        return _render(data, lang, limits)
+    except InputError as exc:
+        raise RequestError.unprocessable([{"pointer": exc.pointer, "detail": exc.message}]) from None

@@ -695,3 +695,25 @@ def load_request(schema: Schema, body: Any, limits: Limits = DEFAULT_LIMITS) -> 
         raise RequestInvalid(shown[:MAX_REPORTED_ERRORS], len(shown)) from None
     finally:
         _BUDGET.reset(token)
+
+
+class RenderPositionRequest(StrictSchema):
+    """``POST /v1/render`` with a position: a moves/suggest body (``objective`` is accepted and
+    ignored); ``rack`` and ``opened`` are optional."""
+
+    table = TableField(required=True)
+    rack = TileListField(load_default=None, allow_none=True)
+    opened = StrictBoolean(load_default=None, allow_none=True)
+    objective = StrictString(
+        load_default="tiles",
+        validate=validate.OneOf(OBJECTIVES, error="must be 'tiles' or 'value'"),
+    )
+    rules = _rules()
+
+
+def render_schema(body: Any) -> Schema:
+    """The schema of a ``POST /v1/render`` body: a turn (it has ``before`` or ``after``, read as
+    turns/verify reads it) or a position."""
+    if isinstance(body, Mapping) and ("before" in body or "after" in body):
+        return TurnVerifyRequest()
+    return RenderPositionRequest()
