@@ -189,7 +189,12 @@ def _covers(grid: list[list[int]], jokers: int, budget: int) -> bool | None:
             for low in range(v - 2 + top_joker, max(stretch, v - 4 + top_joker) - 1, -1):
                 for n in range(low, v):
                     cnt[_NCOL * n + c] -= 1
-                ok = place(v, jokers - top_joker)
+                # one or two tiles of colour c cut off below the run can only be in groups
+                ok = (
+                    cnt[_NCOL * low + c]
+                    or not 0 < low - stretch < 3
+                    or all(sum(1 for d in cnt[_NCOL * n : _NCOL * n + _NCOL] if d) >= 3 for n in range(stretch, low))
+                ) and place(v, jokers - top_joker)
                 for n in range(low, v):
                     cnt[_NCOL * n + c] += 1
                 if ok:

@@ -131,6 +131,15 @@ def test_an_opening_of_sixteen_sets_is_worth_its_sets() -> None:
     assert best_meld_value(counts) == sum(sum(int(t[1:]) for t in s.split()) for s in sets)
 
 
+def test_the_turn_benchmark_opening() -> None:
+    """bench/bench_turn_worst.py: 16 runs and R13. With K3 and B5 played as jokers the bound
+    is still reached: every numbered tile in a set and both jokers standing for 13s."""
+    runs = " ".join(f"{c}{n}" for c in COLORS for n in range(1, 13))
+    assert best_meld_value(Counter(f"{runs} R13".split())) == 312 + 13
+    with_jokers = Counter(f"{runs} R13".replace("K3 ", "J ").replace("B5 ", "J ").split())
+    assert best_meld_value(with_jokers) == 312 + 13 - 3 - 5 + 2 * 13
+
+
 def test_accepts_counters_and_ignores_empty_counts() -> None:
     assert best_meld_value({"R5": 1, "R6": 1, "R7": 1, "B2": 0, "K9": -3}) == 18
 
