@@ -141,6 +141,36 @@ JobsOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Batch output: a table, JSON Lines or CSV.")]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar="RUMMIKUB_SCHEDULER",
+        metavar="tcp://HOST:PORT|local",
+        help="Run the batch on a Dask cluster: its scheduler's address, or 'local' for a LocalCluster here "
+        "(--jobs workers; 0 or 1 = one per CPU). Needs the dask extra: pip install 'rummikub-rules[dask]'.",
+        rich_help_panel="Dask cluster",
+    ),
+]
+SharedFilesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--shared-files",
+        help="With --scheduler: workers read the files themselves (a shared file system) instead of being "
+        "sent their bytes.",
+        rich_help_panel="Dask cluster",
+    ),
+]
+ChunkOpt = Annotated[
+    int,
+    typer.Option(
+        "--chunk-size",
+        min=0,
+        metavar="N",
+        help="With --scheduler: documents per task (0 = automatic, at most 256).",
+        rich_help_panel="Dask cluster",
+    ),
+]
 
 
 def _version() -> str:
@@ -367,9 +397,14 @@ def _batch(
     output: Format,
     continue_on_error: bool = False,
     analyze: bool = False,
+    scheduler: str | None = None,
+    shared_files: bool = False,
+    chunk_size: int = 0,
 ) -> None:
     err = _err()
     with _guard():
+        if scheduler is not None:
+            _check_scheduler(command, scheduler, server)
         rules_value = rules_option(rules)
         sources = collect_sources(paths)
         if not sources:
@@ -400,14 +435,43 @@ def _batch(
             if progress is not None:
                 progress.advance(progress.task_ids[0])
 
+        def run() -> None:
+            if scheduler is None:
+                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                return
+            from cli import cluster
+
+            workers = batch.default_jobs(0 if jobs == 1 else jobs)
+            cluster.run_rows_dask(
+                job_settings,
+                lang.value,
+                sources,
+                scheduler,
+                on_row,
+                workers=workers,
+                shared_files=shared_files,
+                chunk=chunk_size,
+            )
+
         if progress is not None:
             with progress:
-                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                run()
         else:
-            batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+            run()
         writer.close()
         (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
     raise typer.Exit(summary.exit_code)
+
+
+def _check_scheduler(command: str, scheduler: str, server: str | None) -> None:
+    """``--scheduler``: the dask extra is installed, the address is one, no ``--server``."""
+    from cli import cluster
+
+    cluster.require_distributed(command)
+    if server is not None:
+        raise CliError("--scheduler runs the engine on the Dask workers: it cannot be combined with --server")
+    if scheduler != cluster.LOCAL and "://" not in scheduler and ":" not in scheduler:
+        raise CliError(f"--scheduler: expected tcp://HOST:PORT or 'local', got {scheduler!r}")
 
 
 def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) -> NoReturn:
@@ -462,6 +526,9 @@ def score(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    scheduler: SchedulerOpt = None,
+    shared_files: SharedFilesOpt = False,
+    chunk_size: ChunkOpt = 0,
 ) -> None:
     """Score rounds and matches: one document or a whole batch."""
     _batch(
@@ -474,6 +541,9 @@ def score(
         timeout=timeout,
         jobs=jobs,
         output=output,
+        scheduler=scheduler,
+        shared_files=shared_files,
+        chunk_size=chunk_size,
     )
 
 
@@ -502,6 +572,9 @@ def replay(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    scheduler: SchedulerOpt = None,
+    shared_files: SharedFilesOpt = False,
+    chunk_size: ChunkOpt = 0,
 ) -> None:
     """Replay game records turn by turn, then score the finished round."""
     _batch(
@@ -516,6 +589,9 @@ def replay(
         output=output,
         continue_on_error=continue_on_error,
         analyze=analyze,
+        scheduler=scheduler,
+        shared_files=shared_files,
+        chunk_size=chunk_size,
     )
 
 
