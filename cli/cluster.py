@@ -55,9 +55,7 @@ def require_distributed(command: str) -> None:
     try:
         import distributed  # noqa: F401
     except ImportError:
-        raise CliError(
-            f"rummikub {command} --scheduler needs Dask distributed: {INSTALL_HINT}", EXIT_INPUT
-        ) from None
+        raise CliError(f"rummikub {command} --scheduler needs Dask distributed: {INSTALL_HINT}", EXIT_INPUT) from None
 
 
 # --- on the worker ---------------------------------------------------------------------------
@@ -116,17 +114,21 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
         logging.getLogger(name).setLevel(logging.ERROR)
     if scheduler == LOCAL:
         cluster = stack.enter_context(
-            LocalCluster(
+            LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
                 host="127.0.0.1",
+                # No dashboard; the scheduler's small HTTP server on a free loopback port
+                # (by default it tries 8787 and warns on stderr when that is taken).
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             )
         )
-        return stack.enter_context(Client(cluster))
+        local_client: Client = stack.enter_context(Client(cluster))  # type: ignore[no-untyped-call]
+        return local_client
     try:
-        client = Client(scheduler, timeout=CONNECT_SECONDS)
+        client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError, ValueError) as exc:
         raise CliError(f"cannot reach the Dask scheduler at {scheduler} ({exc})", EXIT_SERVICE) from None
     stack.enter_context(client)
@@ -155,7 +157,8 @@ def run_rows_dask(
     (0: :func:`chunk_size`)."""
     with ExitStack() as stack:
         client = _connect(stack, scheduler, workers)
-        threads = max(1, sum(client.nthreads().values()))
+        nthreads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]
+        threads = max(1, sum(nthreads.values()))
         size = chunk if chunk > 0 else chunk_size(len(sources), threads)
         window = max(2, threads * CHUNKS_PER_THREAD)
         run = uuid.uuid4().hex[:12]
@@ -180,7 +183,7 @@ def run_rows_dask(
                     on_row(row)
         finally:
             for future in pending:
-                future.cancel()
+                future.cancel()  # type: ignore[no-untyped-call]
 
 
 def _result(future: Future[list[Row]], scheduler: str) -> list[Row]:
