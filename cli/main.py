@@ -160,6 +160,36 @@ JobsOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Batch output: a table, JSON Lines or CSV.")]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar="RUMMIKUB_SCHEDULER",
+        metavar="tcp://HOST:PORT|local",
+        help="Run the batch on a Dask cluster: its scheduler's address, or 'local' for a LocalCluster here "
+        "(--jobs workers; 0 or 1 = one per CPU). Needs the dask extra: pip install 'rummikub-rules[dask]'.",
+        rich_help_panel="Dask cluster",
+    ),
+]
+SharedFilesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--shared-files",
+        help="With --scheduler: workers read the files themselves (a shared file system) instead of being "
+        "sent their bytes.",
+        rich_help_panel="Dask cluster",
+    ),
+]
+ChunkOpt = Annotated[
+    int,
+    typer.Option(
+        "--chunk-size",
+        min=0,
+        metavar="N",
+        help="With --scheduler: documents per task (0 = automatic, at most 256).",
+        rich_help_panel="Dask cluster",
+    ),
+]
 
 
 def _version() -> str:
@@ -290,7 +320,11 @@ def validate(
         render.render_validate(_out(), body, result)
     if source is None and len(sets) > 1 and all(len(parse_tile_words(a)) == 1 for a in sets):
         joined = " ".join(sets)
-        _err().print(Text(f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'))
+        _err().print(
+            Text(
+                f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'
+            )
+        )
     _verdict_exit(result)
 
 
@@ -393,9 +427,14 @@ def _batch(
     continue_on_error: bool = False,
     analyze: bool = False,
     html_report: str | None = None,
+    scheduler: str | None = None,
+    shared_files: bool = False,
+    chunk_size: int = 0,
 ) -> None:
     err = _err()
     with _guard():
+        if scheduler is not None:
+            _check_scheduler(command, scheduler, server)
         rules_value = rules_option(rules)
         sources = collect_sources(paths)
         if not sources:
@@ -437,11 +476,29 @@ def _batch(
             if progress is not None:
                 progress.advance(progress.task_ids[0])
 
+        def run() -> None:
+            if scheduler is None:
+                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                return
+            from cli import cluster
+
+            workers = batch.default_jobs(0 if jobs == 1 else jobs)
+            cluster.run_rows_dask(
+                job_settings,
+                lang.value,
+                sources,
+                scheduler,
+                on_row,
+                workers=workers,
+                shared_files=shared_files,
+                chunk=chunk_size,
+            )
+
         if progress is not None:
             with progress:
-                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                run()
         else:
-            batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+            run()
         writer.close()
         if html_report is not None:
             _write_html(html_report, pairs, job_settings, lang)
@@ -459,6 +516,17 @@ def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job
             handle.write(page)
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _check_scheduler(command: str, scheduler: str, server: str | None) -> None:
+    """``--scheduler``: the dask extra is installed, the address is one, no ``--server``."""
+    from cli import cluster
+
+    cluster.require_distributed(command)
+    if server is not None:
+        raise CliError("--scheduler runs the engine on the Dask workers: it cannot be combined with --server")
+    if scheduler != cluster.LOCAL and "://" not in scheduler and ":" not in scheduler:
+        raise CliError(f"--scheduler: expected tcp://HOST:PORT or 'local', got {scheduler!r}")
 
 
 def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) -> NoReturn:
@@ -513,6 +581,9 @@ def score(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    scheduler: SchedulerOpt = None,
+    shared_files: SharedFilesOpt = False,
+    chunk_size: ChunkOpt = 0,
 ) -> None:
     """Score rounds and matches: one document or a whole batch."""
     _batch(
@@ -525,6 +596,9 @@ def score(
         timeout=timeout,
         jobs=jobs,
         output=output,
+        scheduler=scheduler,
+        shared_files=shared_files,
+        chunk_size=chunk_size,
     )
 
 
@@ -562,6 +636,9 @@ def replay(
             "problem, the picture of the offending turn (with --analyze, the missed plays too).",
         ),
     ] = None,
+    scheduler: SchedulerOpt = None,
+    shared_files: SharedFilesOpt = False,
+    chunk_size: ChunkOpt = 0,
 ) -> None:
     """Replay game records turn by turn, then score the finished round."""
     _batch(
@@ -577,6 +654,9 @@ def replay(
         continue_on_error=continue_on_error,
         analyze=analyze,
         html_report=html,
+        scheduler=scheduler,
+        shared_files=shared_files,
+        chunk_size=chunk_size,
     )
 
 
@@ -855,7 +935,8 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use).")
+        int | None,
+        typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use)."),
     ] = None,
 ) -> None:
     """Run the HTTP service under granian (docs at /docs; settings: RUMMIKUB_* variables)."""
