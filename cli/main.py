@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -59,7 +60,16 @@ ClickException = _base_class("ClickException")
 
 
 class OneLineErrors(TyperGroup):
-    """Usage errors as one line on stderr (exit 2) instead of a boxed panel."""
+    """Usage errors as one line on stderr (exit 2) instead of a boxed panel; help epilogs keep
+    their indented example lines as written."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        epilog = getattr(command, "epilog", None)
+        if command is not None and isinstance(epilog, str) and "\b" not in epilog:
+            # "\b" marks a paragraph Click neither re-wraps nor dedents (examples stay indented).
+            command.epilog = re.sub(r"\n\n(?=  )", "\n\n\b\n", epilog)
+        return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("standalone_mode", True):
@@ -97,7 +107,8 @@ app = typer.Typer(
     epilog="Exit codes: 0 valid, 1 something invalid, 2 bad input or usage, 3 service unreachable or failing. "
     "Docs: docs/cli.md.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+    rich_markup_mode=None,  # plain help: "[round, ...]" in the texts is not read as Rich markup
     pretty_exceptions_show_locals=False,
 )
 
@@ -130,7 +141,15 @@ RulesOpt = Annotated[
     ),
 ]
 LangOpt = Annotated[
-    Lang, typer.Option("--lang", envvar="RUMMIKUB_LANG", help="Language of violation messages.", case_sensitive=False)
+    Lang,
+    typer.Option(
+        "--lang",
+        envvar="RUMMIKUB_LANG",
+        metavar="en|es",
+        help="Language of violation messages.",
+        case_sensitive=False,
+        show_default=True,
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON answer on stdout instead of a report.")]
 ServerOpt = Annotated[
@@ -143,7 +162,9 @@ ServerOpt = Annotated[
     ),
 ]
 TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", min=0.1, metavar="SECONDS", help="HTTP timeout per request with --server.")
+    float, typer.Option(
+        "--timeout", min=0.1, metavar="SECONDS", show_default=True, help="HTTP timeout per request with --server."
+    )
 ]
 JobsOpt = Annotated[
     int,
@@ -151,10 +172,17 @@ JobsOpt = Annotated[
         "--jobs",
         "-j",
         min=0,
+        metavar="N",
+        show_default=True,
         help="Documents processed in parallel (processes in-process, threads with --server; 0 = one per CPU).",
     ),
 ]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Batch output: a table, JSON Lines or CSV.")]
+FormatOpt = Annotated[
+    Format,
+    typer.Option(
+        "--format", "-f", metavar="table|jsonl|csv", show_default=True, help="Batch output: a table, JSON Lines or CSV."
+    ),
+]
 
 
 def _version() -> str:
@@ -262,7 +290,7 @@ def validate(
     sets: Annotated[
         list[str],
         typer.Argument(
-            metavar="SET",
+            metavar="SET...",
             help="Each argument one set, tiles separated by spaces or commas (a leading 'run:' or 'group:' "
             "declares its kind); or one JSON file (or - for stdin) holding a sets/validate body or an array of sets.",
             show_default=False,
@@ -302,7 +330,7 @@ def meld(
     sets: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="SET",
+            metavar="SET...",
             help="The sets of the initial meld as words (one argument per set), or one JSON file (or -) holding "
             "a melds/check body or an array of sets.",
             show_default=False,
@@ -454,7 +482,7 @@ def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) ->
 PathsArg = Annotated[
     list[str],
     typer.Argument(
-        metavar="PATH",
+        metavar="PATH...",
         help="JSON files, JSON Lines files (.jsonl, one document a line), folders (searched recursively for "
         "*.json and *.jsonl) or - for stdin.",
         show_default=False,
@@ -658,7 +686,7 @@ def arrange(
     tiles: Annotated[
         list[str],
         typer.Argument(
-            metavar="TILES",
+            metavar="TILES...",
             help="Tiles as words (spaces or commas, any number of arguments), or one JSON file (or -) holding a "
             "tables/arrange body or an array of tiles.",
             show_default=False,
@@ -715,7 +743,9 @@ def suggest(
         str | None, typer.Option("--player", metavar="NAME", help="With a position file: whose move.")
     ] = None,
     objective: Annotated[
-        Objective | None, typer.Option("--objective", help="Play the most tiles, or the most points.")
+        Objective | None, typer.Option(
+            "--objective", metavar="tiles|value", help="Play the most tiles, or the most points [default: tiles]."
+        )
     ] = None,
     rules: RulesOpt = None,
     lang: LangOpt = Lang.en,
@@ -790,10 +820,10 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[
 
 @app.command(epilog="Examples:\n\n  rummikub serve\n\n  rummikub serve --host 0.0.0.0 --port 8080 --workers 4")
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    host: Annotated[str, typer.Option("--host", metavar="HOST", show_default=True, help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, metavar="PORT", show_default=True, help="TCP port.")] = 8000,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use).")
+        int | None, typer.Option("--workers", min=1, metavar="N", help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use).")
     ] = None,
 ) -> None:
     """Run the HTTP service under granian (docs at /docs; settings: RUMMIKUB_* variables)."""
