@@ -83,6 +83,11 @@ class OneLineErrors(TyperGroup):
             ctx = getattr(exc, "ctx", None)
             command = ctx.command_path if ctx is not None else "rummikub"
             message = exc.format_message()  # type: ignore[attr-defined]
+            if type(exc).__name__ == "NoSuchOption":  # the same words whichever Click formats it
+                message = f"no such option: {getattr(exc, 'option_name', '')}"
+                possible = getattr(exc, "possibilities", None)
+                if possible:
+                    message += f" (did you mean {' or '.join(sorted(possible))}?)"
             message = (message[0].lower() + message[1:] if message else message).rstrip(".")
             hint = f" (see '{command} --help')"
             typer.echo(f"{command}: {message}{hint}", err=True)
@@ -225,11 +230,14 @@ def _err() -> Console:
 
 
 @contextmanager
-def _guard() -> Iterator[None]:
-    """CliError → one line on stderr and its exit code."""
+def _guard(json_out: bool = False) -> Iterator[None]:
+    """CliError → one line on stderr and its exit code; with ``--json``, a rejected request's
+    problem (every error, as the API answers it) is printed on stdout too."""
     try:
         yield
     except CliError as exc:
+        if json_out and exc.problem is not None:
+            print_json(exc.problem)
         _err().print(Text(f"rummikub: {exc.message}"), soft_wrap=True)
         raise typer.Exit(exc.code) from None
 
@@ -253,8 +261,8 @@ def _call(backend: Backend, operation: str, body: Any, source: str | None = None
     except CliError as exc:
         message = exc.message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:
-            raise CliError(f"{source}: {message}", exc.code) from None
-        raise CliError(message, exc.code) from None
+            raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
+        raise CliError(message, exc.code, exc.problem) from None
 
 
 def _source_name(arg: str) -> str:
@@ -303,7 +311,7 @@ def validate(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
-    with _guard():
+    with _guard(json_out):
         body, source = _sets_body(sets, "a sets/validate body")
         body = with_rules(body, rules_option(rules))
         result = _call(_backend(server, lang, timeout), "sets/validate", body, source)
@@ -351,7 +359,7 @@ def meld(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
-    with _guard():
+    with _guard(json_out):
         if not sets and rack is None:
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source = _sets_body(sets or [], "a melds/check body")
@@ -386,7 +394,7 @@ def verify(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Verify a turn: compare the table before and after, with the player's rack."""
-    with _guard():
+    with _guard(json_out):
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
@@ -417,7 +425,7 @@ def _batch(
     analyze: bool = False,
 ) -> None:
     err = _err()
-    with _guard():
+    with _guard(json_out):
         rules_value = rules_option(rules)
         sources = collect_sources(paths)
         if not sources:
@@ -438,7 +446,7 @@ def _batch(
         else:
             writer = batch.CsvWriter(sys.stdout)
         summary = batch.Summary()
-        progress = batch.progress_bar(err, len(sources), noun)
+        progress = batch.progress_bar(err, len(sources), noun, rows_to=None if fmt is Format.table else sys.stdout)
         report_to = progress.console if progress is not None else err
 
         def on_row(row: batch.Row) -> None:
@@ -498,7 +506,7 @@ PathsArg = Annotated[
     "  rummikub score rounds/ --jobs 4 --format csv > scores.csv\n\n"
     "  rummikub score night.jsonl --rules komoni --format jsonl\n\n"
     "One document prints a detailed report (or, with --json, the API's JSON); several print one row each "
-    "and a summary with totals per player name. Exit 2 if any document was unreadable, else 1 if any was "
+    "and a summary with totals per player name. Exit 2 if any document was unreadable or rejected, else 1 if any was "
     "invalid, else 0.",
 )
 def score(
@@ -532,7 +540,7 @@ def score(
     "  rummikub replay game.json\n\n"
     "  rummikub replay games/ --jobs 2 --format jsonl > verdicts.jsonl\n\n"
     "  rummikub replay game.json --continue --lang es\n\n"
-    "Exit 2 if any record was unreadable, else 1 if any game had an illegal turn, else 0.",
+    "Exit 2 if any record was unreadable or rejected, else 1 if any game had an illegal turn, else 0.",
 )
 def replay(
     paths: PathsArg,
@@ -605,7 +613,7 @@ def show(
     The table's sets are validated (a turn is verified), so invalid sets are highlighted; with
     --json the underlying sets/validate (or turns/verify) answer is printed.
     """
-    with _guard():
+    with _guard(json_out):
         source = _source_name(file)
         doc = load_document(file)
         if not isinstance(doc, dict):
@@ -663,7 +671,7 @@ def rules_command(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """List the rules presets, or show every setting of one."""
-    with _guard():
+    with _guard(json_out):
         answer = _backend(server, lang, timeout).rules(preset)
     if json_out:
         print_json(answer)
@@ -699,7 +707,7 @@ def arrange(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
-    with _guard():
+    with _guard(json_out):
         source: str | None = None
         if any(looks_like_file(t) for t in tiles):
             if len(tiles) != 1:
@@ -757,7 +765,7 @@ def suggest(
 
     Exit 0 when a play was found, 1 when the player can only draw.
     """
-    with _guard():
+    with _guard(json_out):
         source: str | None = None
         body: dict[str, Any] = {}
         if file is not None:
