@@ -97,7 +97,8 @@ class LocalBackend:
                 raise body_too_large(limit)
             return run_operation(operation, body, self.lang, self._limits)
         except RequestError as exc:
-            raise CliError(problem_line(exc.to_problem(self.lang)), EXIT_INPUT) from None
+            problem = exc.to_problem(self.lang)
+            raise CliError(problem_line(problem), EXIT_INPUT, problem) from None
 
     def rules(self, preset: str | None = None) -> Any:
         from service.operations import RequestError, get_rules, list_rules
@@ -105,7 +106,8 @@ class LocalBackend:
         try:
             return list_rules() if preset is None else get_rules(preset)
         except RequestError as exc:
-            raise CliError(problem_line(exc.to_problem(self.lang)), EXIT_INPUT) from None
+            problem = exc.to_problem(self.lang)
+            raise CliError(problem_line(problem), EXIT_INPUT, problem) from None
 
 
 def make_session(retries: int = 2) -> requests.Session:
@@ -211,7 +213,7 @@ class RemoteBackend:
             raise CliError(f"{what} answered 404 Not Found: is {self.server} the rules service?", EXIT_INPUT)
         if status >= 400:
             if isinstance(payload, dict):
-                raise CliError(problem_line(payload), EXIT_INPUT)
+                raise CliError(problem_line(payload), EXIT_INPUT, payload)
             raise CliError(f"{what} answered {status} {response.reason}", EXIT_INPUT)
         if payload is None:
             raise CliError(f"the rules service sent something that is not JSON for {what}", EXIT_SERVICE)

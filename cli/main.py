@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -59,7 +60,16 @@ ClickException = _base_class("ClickException")
 
 
 class OneLineErrors(TyperGroup):
-    """Usage errors as one line on stderr (exit 2) instead of a boxed panel."""
+    """Usage errors as one line on stderr (exit 2) instead of a boxed panel; help epilogs keep
+    their indented example lines as written."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        epilog = getattr(command, "epilog", None)
+        if command is not None and isinstance(epilog, str) and "\b" not in epilog:
+            # "\b" marks a paragraph Click neither re-wraps nor dedents (examples stay indented).
+            command.epilog = re.sub(r"\n\n(?=  )", "\n\n\b\n", epilog)
+        return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("standalone_mode", True):
@@ -73,6 +83,11 @@ class OneLineErrors(TyperGroup):
             ctx = getattr(exc, "ctx", None)
             command = ctx.command_path if ctx is not None else "rummikub"
             message = exc.format_message()  # type: ignore[attr-defined]
+            if type(exc).__name__ == "NoSuchOption":  # the same words whichever Click formats it
+                message = f"no such option: {getattr(exc, 'option_name', '')}"
+                possible = getattr(exc, "possibilities", None)
+                if possible:
+                    message += f" (did you mean {' or '.join(sorted(possible))}?)"
             message = (message[0].lower() + message[1:] if message else message).rstrip(".")
             hint = f" (see '{command} --help')"
             typer.echo(f"{command}: {message}{hint}", err=True)
@@ -97,7 +112,8 @@ app = typer.Typer(
     epilog="Exit codes: 0 valid, 1 something invalid, 2 bad input or usage, 3 service unreachable or failing. "
     "Docs: docs/cli.md.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+    rich_markup_mode=None,  # plain help: "[round, ...]" in the texts is not read as Rich markup
     pretty_exceptions_show_locals=False,
 )
 
@@ -135,7 +151,15 @@ RulesOpt = Annotated[
     ),
 ]
 LangOpt = Annotated[
-    Lang, typer.Option("--lang", envvar="RUMMIKUB_LANG", help="Language of violation messages.", case_sensitive=False)
+    Lang,
+    typer.Option(
+        "--lang",
+        envvar="RUMMIKUB_LANG",
+        metavar="en|es",
+        help="Language of violation messages.",
+        case_sensitive=False,
+        show_default=True,
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON answer on stdout instead of a report.")]
 ServerOpt = Annotated[
@@ -148,7 +172,10 @@ ServerOpt = Annotated[
     ),
 ]
 TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", min=0.1, metavar="SECONDS", help="HTTP timeout per request with --server.")
+    float,
+    typer.Option(
+        "--timeout", min=0.1, metavar="SECONDS", show_default=True, help="HTTP timeout per request with --server."
+    ),
 ]
 JobsOpt = Annotated[
     int,
@@ -156,10 +183,17 @@ JobsOpt = Annotated[
         "--jobs",
         "-j",
         min=0,
+        metavar="N",
+        show_default=True,
         help="Documents processed in parallel (processes in-process, threads with --server; 0 = one per CPU).",
     ),
 ]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Batch output: a table, JSON Lines or CSV.")]
+FormatOpt = Annotated[
+    Format,
+    typer.Option(
+        "--format", "-f", metavar="table|jsonl|csv", show_default=True, help="Batch output: a table, JSON Lines or CSV."
+    ),
+]
 SchedulerOpt = Annotated[
     str | None,
     typer.Option(
@@ -232,11 +266,14 @@ def _err() -> Console:
 
 
 @contextmanager
-def _guard() -> Iterator[None]:
-    """CliError → one line on stderr and its exit code."""
+def _guard(json_out: bool = False) -> Iterator[None]:
+    """CliError → one line on stderr and its exit code; with ``--json``, a rejected request's
+    problem (every error, as the API answers it) is printed on stdout too."""
     try:
         yield
     except CliError as exc:
+        if json_out and exc.problem is not None:
+            print_json(exc.problem)
         _err().print(Text(f"rummikub: {exc.message}"), soft_wrap=True)
         raise typer.Exit(exc.code) from None
 
@@ -260,8 +297,8 @@ def _call(backend: Backend, operation: str, body: Any, source: str | None = None
     except CliError as exc:
         message = exc.message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:
-            raise CliError(f"{source}: {message}", exc.code) from None
-        raise CliError(message, exc.code) from None
+            raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
+        raise CliError(message, exc.code, exc.problem) from None
 
 
 def _source_name(arg: str) -> str:
@@ -297,7 +334,7 @@ def validate(
     sets: Annotated[
         list[str],
         typer.Argument(
-            metavar="SET",
+            metavar="SET...",
             help="Each argument one set, tiles separated by spaces or commas (a leading 'run:' or 'group:' "
             "declares its kind); or one JSON file (or - for stdin) holding a sets/validate body or an array of sets.",
             show_default=False,
@@ -310,7 +347,7 @@ def validate(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
-    with _guard():
+    with _guard(json_out):
         body, source = _sets_body(sets, "a sets/validate body")
         body = with_rules(body, rules_option(rules))
         result = _call(_backend(server, lang, timeout), "sets/validate", body, source)
@@ -341,7 +378,7 @@ def meld(
     sets: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="SET",
+            metavar="SET...",
             help="The sets of the initial meld as words (one argument per set), or one JSON file (or -) holding "
             "a melds/check body or an array of sets.",
             show_default=False,
@@ -362,7 +399,7 @@ def meld(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
-    with _guard():
+    with _guard(json_out):
         if not sets and rack is None:
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source = _sets_body(sets or [], "a melds/check body")
@@ -397,7 +434,7 @@ def verify(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Verify a turn: compare the table before and after, with the player's rack."""
-    with _guard():
+    with _guard(json_out):
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
@@ -432,7 +469,7 @@ def _batch(
     chunk_size: int = 0,
 ) -> None:
     err = _err()
-    with _guard():
+    with _guard(json_out):
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
         rules_value = rules_option(rules)
@@ -462,7 +499,7 @@ def _batch(
         else:
             writer = batch.CsvWriter(sys.stdout)
         summary = batch.Summary()
-        progress = batch.progress_bar(err, len(sources), noun)
+        progress = batch.progress_bar(err, len(sources), noun, rows_to=None if fmt is Format.table else sys.stdout)
         report_to = progress.console if progress is not None else err
 
         pairs: list[tuple[Source, batch.Row]] = []
@@ -553,7 +590,7 @@ def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) ->
 PathsArg = Annotated[
     list[str],
     typer.Argument(
-        metavar="PATH",
+        metavar="PATH...",
         help="JSON files, JSON Lines files (.jsonl, one document a line), folders (searched recursively for "
         "*.json and *.jsonl) or - for stdin.",
         show_default=False,
@@ -569,7 +606,7 @@ PathsArg = Annotated[
     "  rummikub score rounds/ --jobs 4 --format csv > scores.csv\n\n"
     "  rummikub score night.jsonl --rules komoni --format jsonl\n\n"
     "One document prints a detailed report (or, with --json, the API's JSON); several print one row each "
-    "and a summary with totals per player name. Exit 2 if any document was unreadable, else 1 if any was "
+    "and a summary with totals per player name. Exit 2 if any document was unreadable or rejected, else 1 if any was "
     "invalid, else 0.",
 )
 def score(
@@ -609,7 +646,7 @@ def score(
     "  rummikub replay game.json\n\n"
     "  rummikub replay games/ --jobs 2 --format jsonl > verdicts.jsonl\n\n"
     "  rummikub replay game.json --continue --lang es\n\n"
-    "Exit 2 if any record was unreadable, else 1 if any game had an illegal turn, else 0.",
+    "Exit 2 if any record was unreadable or rejected, else 1 if any game had an illegal turn, else 0.",
 )
 def replay(
     paths: PathsArg,
@@ -707,7 +744,7 @@ def show(
     The table's sets are validated (a turn is verified), so invalid sets are highlighted; with
     --json the underlying sets/validate (or turns/verify) answer is printed.
     """
-    with _guard():
+    with _guard(json_out):
         source = _source_name(file)
         doc = load_document(file)
         if not isinstance(doc, dict):
@@ -777,7 +814,7 @@ def rules_command(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """List the rules presets, or show every setting of one."""
-    with _guard():
+    with _guard(json_out):
         answer = _backend(server, lang, timeout).rules(preset)
     if json_out:
         print_json(answer)
@@ -800,7 +837,7 @@ def arrange(
     tiles: Annotated[
         list[str],
         typer.Argument(
-            metavar="TILES",
+            metavar="TILES...",
             help="Tiles as words (spaces or commas, any number of arguments), or one JSON file (or -) holding a "
             "tables/arrange body or an array of tiles.",
             show_default=False,
@@ -813,7 +850,7 @@ def arrange(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
-    with _guard():
+    with _guard(json_out):
         source: str | None = None
         if any(looks_like_file(t) for t in tiles):
             if len(tiles) != 1:
@@ -857,7 +894,10 @@ def suggest(
         str | None, typer.Option("--player", metavar="NAME", help="With a position file: whose move.")
     ] = None,
     objective: Annotated[
-        Objective | None, typer.Option("--objective", help="Play the most tiles, or the most points.")
+        Objective | None,
+        typer.Option(
+            "--objective", metavar="tiles|value", help="Play the most tiles, or the most points [default: tiles]."
+        ),
     ] = None,
     rules: RulesOpt = None,
     lang: LangOpt = Lang.en,
@@ -869,7 +909,7 @@ def suggest(
 
     Exit 0 when a play was found, 1 when the player can only draw.
     """
-    with _guard():
+    with _guard(json_out):
         source: str | None = None
         body: dict[str, Any] = {}
         if file is not None:
@@ -932,11 +972,20 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[
 
 @app.command(epilog="Examples:\n\n  rummikub serve\n\n  rummikub serve --host 0.0.0.0 --port 8080 --workers 4")
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    host: Annotated[
+        str, typer.Option("--host", metavar="HOST", show_default=True, help="Interface to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, metavar="PORT", show_default=True, help="TCP port.")
+    ] = 8000,
     workers: Annotated[
         int | None,
-        typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use)."),
+        typer.Option(
+            "--workers",
+            min=1,
+            metavar="N",
+            help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use).",
+        ),
     ] = None,
 ) -> None:
     """Run the HTTP service under granian (docs at /docs; settings: RUMMIKUB_* variables)."""
