@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from engine.errors import InputError
 from engine.jokers import follow_jokers
+from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, TableSet, read_sets
 from engine.tiles import JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
@@ -321,9 +322,7 @@ class _Turn:
         meld_value = None
         if not self.opened:
             if self.rules.manipulate_on_opening_turn:
-                from engine.meld_value import best_meld_value  # TEMP
-
-                meld_value = best_meld_value(still_played)
+                meld_value = self._best_meld_value(still_played)
             else:  # the opening's value already counts only the valid new sets
                 unmatched = self._unmatched_after_sets() or []
                 meld_value = sum(self.after[k].read(self.rules).value or 0 for k in unmatched if k not in invalid)
@@ -354,6 +353,13 @@ class _Turn:
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
             self._add("TILE_NOT_IN_RACK", f"/after/{k}", {"tile": key, "count": n})
+
+    def _best_meld_value(self, played: dict[str, int]) -> int:
+        """The most valid sets of ``played`` could be worth (SPEC §4, an opening with
+        manipulation). Copies beyond the tile set are left out: such a turn is illegal anyway
+        (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds the work."""
+        supply = self.rules.supply
+        return best_meld_value({key: min(n, supply.limit(key)) for key, n in played.items()})
 
     def _check_supply(self) -> None:
         held = dict(self.before_keys)
@@ -419,9 +425,7 @@ class _Turn:
         if not self.played_keys:
             return None
         if self.rules.manipulate_on_opening_turn:
-            from engine.meld_value import best_meld_value  # TEMP
-
-            value = best_meld_value(self.played_keys)
+            value = self._best_meld_value(self.played_keys)
         else:
             unmatched = self._unmatched_after_sets()
             if unmatched is None:
@@ -471,7 +475,14 @@ class _Turn:
                 moved.append(i)
         open_after = sorted(k for ks in relaid.values() for k in ks)
         outcome = follow_jokers(
-            before, after, moved, open_after, self.played_keys, self.rules, self.opened, self._successor_candidates(moved)
+            before,
+            after,
+            moved,
+            open_after,
+            self.played_keys,
+            self.rules,
+            self.opened,
+            self._successor_candidates(moved),
         )
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
