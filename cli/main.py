@@ -735,6 +735,8 @@ def show(
         typer.Option(
             "--format",
             "-f",
+            metavar="text|svg",
+            show_default=True,
             help="text: a coloured report; svg: a picture on stdout (drawn in-process; the exit code is the verdict).",
         ),
     ] = ShowFormat.text,
