@@ -241,6 +241,7 @@ class _Turn:
         self.rack_keys, self.played_keys, self.removed_keys, self.not_in_rack = rack_keys, played, removed, not_in_rack
         self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
+        self.invalid_after: set[int] = set()  # after sets reported as INVALID_SET
 
     @property
     def after_keys(self) -> dict[str, int]:
@@ -314,7 +315,7 @@ class _Turn:
             return (self.before, (), {}, None) if not others else None
         if any(v.code != "INVALID_SET" for v in others):
             return None
-        invalid = {int(v.at.rsplit("/", 1)[1]) for v in others}
+        invalid = self.invalid_after
         returned = _count(key for k in invalid for key in self.after[k].keys)
         still_played = _minus(self.played_keys, returned)
         if _minus(returned, self.played_keys) or not still_played:
@@ -398,6 +399,7 @@ class _Turn:
                     kind = self.after[i].kind
                     params.update(kind=kind, other=RUN if kind == GROUP else GROUP)
                 self._add("INVALID_SET", f"/after/{i}", params, reading.code)
+                self.invalid_after.add(i)
 
     def _remember_after(self) -> None:
         """Keep what the next turn of a replay needs about this (valid) turn's after table."""

@@ -26,7 +26,7 @@ from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules
 from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
-from engine.turns import require_rack, verify_turn
+from engine.turns import TurnVerdict, require_rack, verify_turn
 from engine.validate import check_meld, require_supply, validate_sets
 from engine.violations import LANGUAGES
 from service import schemas
@@ -153,18 +153,23 @@ def _melds_check(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, A
     return check_meld(data["sets"], data["rack"], data["rules"]).to_json(lang)
 
 
+def _loose_verdict(data: dict[str, Any], after: schemas.LooseTiles, limits: Limits) -> TurnVerdict:
+    """A turn whose ``after`` is a flat tile list, arranged by the solver within the budget."""
+    return verify_loose_turn(
+        data["before"],
+        after.tiles,
+        data["rack"],
+        data["opened"],
+        data["rules"],
+        data["elapsed_seconds"],
+        budget_seconds=limits.solver_budget_ms / 1000,
+    )
+
+
 def _turns_verify(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
     after = data["after"]
     if isinstance(after, schemas.LooseTiles):
-        verdict = verify_loose_turn(
-            data["before"],
-            after.tiles,
-            data["rack"],
-            data["opened"],
-            data["rules"],
-            data["elapsed_seconds"],
-            budget_seconds=limits.solver_budget_ms / 1000,
-        )
+        verdict = _loose_verdict(data, after, limits)
     else:
         verdict = verify_turn(
             data["before"], after, data["rack"], data["opened"], data["rules"], data["elapsed_seconds"]
@@ -305,15 +310,7 @@ def _render(data: dict[str, Any], lang: str, limits: Limits) -> str:
     after = data["after"]
     verdict = None
     if isinstance(after, schemas.LooseTiles):
-        verdict = verify_loose_turn(
-            data["before"],
-            after.tiles,
-            data["rack"],
-            data["opened"],
-            rules,
-            data["elapsed_seconds"],
-            budget_seconds=limits.solver_budget_ms / 1000,
-        )
+        verdict = _loose_verdict(data, after, limits)
         after = verdict.after or ()
     return svg.turn_svg(
         data["before"], after, data["rack"], data["opened"], rules, data["elapsed_seconds"], verdict=verdict, lang=lang

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.cli, pytest.mark.http]
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-def _serve(wsgi: WSGIApp) -> Iterator[str]:
+def serve_wsgi(wsgi: WSGIApp) -> Iterator[str]:
     server: BaseWSGIServer = make_server("127.0.0.1", 0, wsgi, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -39,7 +39,7 @@ def _serve(wsgi: WSGIApp) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """The real service (create_app) on a free loopback port."""
-    yield from _serve(create_app())
+    yield from serve_wsgi(create_app())
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +207,7 @@ class Scripted:
 
 def test_retries_post_on_503_then_same_answer() -> None:
     app = Scripted([503, 502])
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         result = invoke("verify", "-", "--json", "--server", url, "--lang", "es", input=json.dumps(TURN_BAD))
         assert result.exit_code == 1
         assert json.loads(result.stdout) == json.loads(
@@ -219,13 +219,13 @@ def test_retries_post_on_503_then_same_answer() -> None:
 
 def test_persistent_5xx_is_exit_3() -> None:
     app = Scripted([504] * 10)
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         result = invoke("score", "-", "--server", url, input=json.dumps(ROUND))
         assert result.exit_code == 3
         assert "504" in one_line_error(result)
     assert len(app.calls) == 3  # one try and two retries
     failing = Scripted([500])
-    for url in _serve(failing):
+    for url in serve_wsgi(failing):
         result = invoke("validate", "R1 R2 R3", "--server", url)
         assert result.exit_code == 3
         assert "500" in one_line_error(result)
@@ -234,14 +234,14 @@ def test_persistent_5xx_is_exit_3() -> None:
 
 def test_batch_stops_with_exit_3_when_the_server_fails(files: dict[str, str]) -> None:
     app = Scripted([503] * 100)
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         result = invoke("replay", files["games"], "-f", "jsonl", "-j", "2", "--server", url)
         assert result.exit_code == 3
 
 
 def test_slow_server_times_out() -> None:
     app = Scripted([], delay=1.5)
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         started = time.monotonic()
         result = invoke("validate", "R1 R2 R3", "--server", url, "--timeout", "0.3")
         assert result.exit_code == 3
@@ -250,7 +250,7 @@ def test_slow_server_times_out() -> None:
 
 
 def test_non_json_answer_is_exit_3() -> None:
-    for url in _serve(Scripted([], body=b"<html>proxy</html>")):
+    for url in serve_wsgi(Scripted([], body=b"<html>proxy</html>")):
         result = invoke("validate", "R1 R2 R3", "--server", url)
         assert result.exit_code == 3
         assert "not JSON" in one_line_error(result)

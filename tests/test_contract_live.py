@@ -10,15 +10,14 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
 
 from service.app import create_app
+from tests.test_cli_server import serve_wsgi
 
 pytestmark = [pytest.mark.contract, pytest.mark.http]
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,14 +26,7 @@ BIN = Path(sys.executable).parent
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = make_server("127.0.0.1", 0, create_app(), threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}"
-    finally:
-        httpd.shutdown()
-        thread.join(5)
+    yield from serve_wsgi(create_app())
 
 
 def test_schemathesis_cli_finds_no_failure(server: str) -> None:
