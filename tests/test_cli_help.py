@@ -75,8 +75,13 @@ def test_shell_completion_can_be_installed() -> None:
     rummikub = Path(sys.executable).with_name("rummikub")
     env = {**os.environ, **ENV, "SHELL": "/bin/bash"}
     # Under bash: older Typer releases detect the shell from the parent process, not the argument.
+    # A second command keeps bash alive as that parent (bash execs a lone command in place).
     script = subprocess.run(
-        ["bash", "-c", f"'{rummikub}' --show-completion bash"], capture_output=True, text=True, env=env, timeout=60
+        ["bash", "-c", f"'{rummikub}' --show-completion bash; exit $?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert script.returncode == 0, script.stderr
     assert "complete" in script.stdout and "_RUMMIKUB_COMPLETE" in script.stdout
