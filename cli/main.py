@@ -41,6 +41,7 @@ from cli.inputs import (
     rules_option,
     with_rules,
 )
+from engine.rules import PRESETS
 
 DIST_NAME = "rummikub-rules"
 
@@ -146,7 +147,7 @@ RulesOpt = Annotated[
     typer.Option(
         "--rules",
         metavar="PRESET|FILE",
-        help="Rules: a preset name (sabra, pressman-2009, strict-joker, free-joker, opening-50, komoni, xp) "
+        help=f"Rules: a preset name ({', '.join(PRESETS)}) "
         'or a JSON file holding a preset name or {"preset": ..., overrides}. Overrides the document\'s own rules.',
     ),
 ]

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from engine.rules import PRESETS
 
 pytestmark = pytest.mark.cli
 
@@ -85,3 +86,9 @@ def test_shell_completion_can_be_installed() -> None:
     )
     assert script.returncode == 0, script.stderr
     assert "complete" in script.stdout and "_RUMMIKUB_COMPLETE" in script.stdout
+
+
+def test_rules_option_lists_every_preset() -> None:
+    joined = "".join(help_text("verify").split())  # wrapping may break a name at its hyphen
+    for name in PRESETS:
+        assert name in joined, name
