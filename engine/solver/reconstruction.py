@@ -144,6 +144,19 @@ class _Builder:
         return [tuple(r.tiles) for r in self.done_runs if r.block is None] + [tuple(g) for g in self.groups]
 
 
+class _Laid:
+    """Sets laid by another method than the search (the integer programme): plain sets only."""
+
+    def __init__(self, sets: list[tuple[Tile, ...]], joker_values: list[int]) -> None:
+        self.done_runs: list[_Run] = []
+        self.group_blocks: dict[int, list[Tile]] = {}
+        self.joker_values = joker_values
+        self.sets = sets
+
+    def plain_sets(self) -> list[tuple[Tile, ...]]:
+        return list(self.sets)
+
+
 def _run_colour(tiles: Sequence[Tile]) -> str:
     for t in tiles:
         if t.color is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
+from engine.solver import milp
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
     _COLOUR_INDEX,
@@ -19,6 +20,7 @@ from engine.solver.model import (
     _MAX_GROUP,
     _MAX_RUN,
     _NCOL,
+    _PORTFOLIO_CALLS,
     _PRIMARY,
     _RELAXED_CALLS,
     OBJECTIVES,
@@ -29,7 +31,7 @@ from engine.solver.model import (
     _Problem,
     _RunBlock,
 )
-from engine.solver.reconstruction import _Builder, _run_colour
+from engine.solver.reconstruction import _Builder, _Laid, _run_colour
 from engine.solver.search import _Search
 from engine.tiles import JOKER, Tile, tiles_of_keys, tiles_without
 from engine.turns import verify_turn
@@ -290,24 +292,41 @@ class _Suggester:
         is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
         the table is not part of the problem and stays as it is. The move is recorded as a
         candidate answer unless ``candidate`` is false."""
-        search = _Search(problem[0], self.deadline, max_calls)
+        p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
         # and stands for at least 1, and the move's value counts its jokers' best points only
-        offset = problem[0].jokers_required * (problem[0].tile_weight + problem[0].joker_weight)
+        offset = p.jokers_required * (p.tile_weight + p.joker_weight)
+        # a move scores at most the search's score plus the tiles the search does not count
+        need = 0 if floor is None else floor - p.uncounted + offset
+        portfolio = not (p.run_blocks or p.group_blocks or p.meld_min or p.feasibility_only)
+        calls = max_calls
+        if portfolio:  # the search first, on a small work budget; then the integer programme
+            calls = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
+        search = _Search(p, self.deadline, calls)
+        laid: _Builder | _Laid
         try:
-            # a move scores at most the search's score plus the tiles the search does not count
-            score = search.solve(0 if floor is None else floor - problem[0].uncounted + offset)
+            score = search.solve(need)
         except _OutOfTime:
             if time.perf_counter() > self.deadline:
                 self.exhausted = True
-            else:
+                return None
+            if not portfolio:
                 self.gave_up = True
-            return None
-        if score is None:
-            return None
-        builder = _Builder(search)
-        builder.build()
-        outcome = self._outcome(builder, problem[1], untouched, whole, fixed)
+                return None
+            try:
+                exact = milp.solve_milp(p, self.deadline, need)
+            except _OutOfTime:
+                self.exhausted = True
+                return None
+            if exact is None:
+                return None
+            laid = _Laid(exact[1], exact[2])
+        else:
+            if score is None:
+                return None
+            laid = _Builder(search)
+            laid.build()
+        outcome = self._outcome(laid, problem[1], untouched, whole, fixed)
         if candidate:
             self.candidates.append(outcome)
         return outcome
@@ -489,7 +508,7 @@ class _Suggester:
 
     def _outcome(
         self,
-        builder: _Builder,
+        builder: _Builder | _Laid,
         blocks: _Blocks,
         untouched: bool,
         whole: bool,
