@@ -83,6 +83,27 @@ would be skipped for the next best (``optimal_proven`` then false), and playing 
 always legal. The score is lexicographic: ``objective="tiles"`` maximises the number of rack
 tiles played, then their value; ``objective="value"`` the value, then the number of tiles.
 
+Portfolio: the search, then an integer programme
+------------------------------------------------
+The search is fast on most positions but exponential in the worst case (large racks, XP's
+three copies and four jokers). A problem without blocks and without an opening minimum (every
+table set taken apart: the free joker release, and the relaxed bounds of the variant passes)
+is first given to the search with a small budget of work (``_PORTFOLIO_CALLS`` search calls,
+not time, so answers stay reproducible); when that runs out it is solved exactly by the
+integer programme of den Hertog & Hulshof, "Solving Rummikub Problems by Integer Linear
+Programming" (The Computer Journal 49(6), 2006) — every set type (runs of 3–5 tiles, groups
+of 3–4, jokers in given places) an integer variable, every tile type balanced — on HiGHS
+(Huangfu & Hall, "Parallelizing the dual revised simplex method", Math. Prog. Comp. 10, 2018;
+the ``highspy`` package), with the search's lexicographic objective and zero optimality gap.
+This is the model rummikub-solver (Martijn Pieters) uses; only the model is shared, not code.
+
+Modules
+-------
+``model`` (constants, results, the problem and its decisions), ``search`` (the memoised
+branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
+solution), ``milp`` (the integer programme), ``arrange``, ``melds`` (rack-only sets and
+minimal melds) and ``suggest`` (the passes, variants of joker sets and the verified answer).
+
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so
 far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
