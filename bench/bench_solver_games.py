@@ -421,6 +421,13 @@ def main() -> None:
         )
         ratio_p90 = percentile(theirs_times, 0.9) / percentile(ours_times, 0.9)
         print(f"ratio of the p90s: {ratio_p90:.1f}x")
+        ratios = [t / o for t, o in zip(theirs_times, ours_times, strict=True)]
+        print(
+            f"per-position ratio theirs/ours: median {statistics.median(ratios):.1f}x, "
+            f"p99 (reached by 99% of positions) {percentile(ratios, 0.01):.2f}x; ours slower on "
+            f"{sum(1 for r in ratios if r < 1)} positions; max ours {max(ours_times) * 1000:.1f} ms, "
+            f"max theirs {max(theirs_times) * 1000:.1f} ms; ours p99 {percentile(ours_times, 0.99) * 1000:.1f} ms"
+        )
         agree = len(outcomes) - len(disagreements)
         print(
             f"\noptimum tile counts: identical on {agree}/{len(outcomes)} positions, {len(disagreements)} disagreements"
