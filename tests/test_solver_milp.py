@@ -44,6 +44,7 @@ def test_milp_matches_the_search(seed: int, objective: str) -> None:
         if found is None:
             continue
         assert found[0] == exact
+        assert found[3]  # proven optimal
         laid = Counter(t.undeclared().key for s in found[1] for t in s)
         table_keys = Counter(t.undeclared().key for s in table for t in s)
         assert not (table_keys - laid)  # every table tile is laid

@@ -64,10 +64,11 @@ def _set_types(max_jokers: int) -> tuple[tuple[tuple[_TileKey, ...], int, tuple[
 
 def solve_milp(
     problem: _Problem, deadline: float, floor: int = 0
-) -> tuple[int, list[tuple[Tile, ...]], list[int]] | None:
+) -> tuple[int, list[tuple[Tile, ...]], list[int], bool] | None:
     """The best move of a problem without blocks or opening minimum, if it scores at least
-    ``floor`` (the search's score): (score, the sets laid, the points of every joker laid);
-    None when there is none. Raises _OutOfTime when the deadline passes first."""
+    ``floor`` (the search's score): (score, the sets laid, the points of every joker laid,
+    whether it is proven optimal: false when the deadline passed with a move found, the best
+    found); None when there is none. Raises _OutOfTime when the deadline passes with none."""
     assert not problem.run_blocks and not problem.group_blocks and not problem.meld_min
     assert not problem.feasibility_only
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
@@ -160,7 +161,8 @@ def solve_milp(
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kInfeasible:
         return None
-    if status != highspy.HighsModelStatus.kOptimal:
+    proven = status == highspy.HighsModelStatus.kOptimal
+    if not proven and highs.getInfo().primal_solution_status != 2:  # no feasible move found in time
         raise _OutOfTime
     x = highs.getSolution().col_value
     score = round(highs.getInfo().objective_function_value)
@@ -173,7 +175,7 @@ def solve_milp(
         for _ in range(copies):
             sets.append(tiles)
             joker_values.extend(_stands(t, tiles) for t in tiles if t.color is None)
-    return score, sets, joker_values
+    return score, sets, joker_values, proven
 
 
 def _stands(joker: Tile, tiles: tuple[Tile, ...]) -> int:

@@ -320,6 +320,8 @@ class _Suggester:
                 return None
             if exact is None:
                 return None
+            if not exact[3]:
+                self.exhausted = True  # the best move found in time, not proven optimal
             laid = _Laid(exact[1], exact[2])
         else:
             if score is None:
