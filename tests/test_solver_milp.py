@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -50,3 +51,24 @@ def test_milp_matches_the_search(seed: int, objective: str) -> None:
         assert not (table_keys - laid)  # every table tile is laid
         assert not (laid - table_keys - Counter(t.key for t in rack))  # the rest comes from the rack
         assert all(read_set(s, RULES).valid for s in found[1])
+
+
+def test_milp_writes_nothing_to_stdout() -> None:
+    """The integer programme goes through public APIs only and is silent: a fresh process
+    solving with it writes nothing to its file descriptor 1 (the CLI's --json output)."""
+    code = (
+        "import sys, time\n"
+        "import engine.solver\n"
+        "from engine.rules import PRESETS\n"
+        "from engine.tiles import parse_tiles\n"
+        "s = sys.modules['engine.solver.suggest']\n"
+        "milp = sys.modules['engine.solver.milp']\n"
+        "table = [tuple(parse_tiles('R5 R6 R7')), tuple(parse_tiles('K9 B9 O9 J'))]\n"
+        "rack = tuple(parse_tiles('R8 J B10 B11 B12 K1'))\n"
+        "d = time.perf_counter() + 30\n"
+        "solver = s._Suggester(table, [None] * 2, rack, True, PRESETS['free-joker'], 'tiles', d)\n"
+        "problem, _ = solver._problem(dissolve={0, 1})\n"
+        "assert milp.solve_milp(problem, d) is not None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == ""

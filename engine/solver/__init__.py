@@ -91,11 +91,14 @@ table set taken apart: the free joker release, and the relaxed bounds of the var
 is first given to the search with a small budget of work (``_PORTFOLIO_CALLS`` search calls,
 not time, so answers stay reproducible); when that runs out it is solved exactly by the
 integer programme of den Hertog & Hulshof, "Solving Rummikub Problems by Integer Linear
-Programming" (The Computer Journal 49(6), 2006) — every set type (runs of 3–5 tiles, groups
-of 3–4, jokers in given places) an integer variable, every tile type balanced — on HiGHS
-(Huangfu & Hall, "Parallelizing the dual revised simplex method", Math. Prog. Comp. 10, 2018;
-the ``highspy`` package), with the search's lexicographic objective and zero optimality gap.
-This is the model rummikub-solver (Martijn Pieters) uses; only the model is shared, not code.
+Programming" (The Computer Journal 49(6), 2006) — one integer variable per candidate set (a
+multiset of numbered tiles plus a count of jokers that some run of 3–5 or group of 3–4 holds,
+scored by its jokers' best placement), every tile type balanced by a ranged row, jokers a pooled
+count; when where a joker stands is worth nothing, only *lean* sets (ends numbered) and one
+variable for the jokers added at their ends — on HiGHS (Huangfu & Hall, "Parallelizing the dual
+revised simplex method", Math. Prog. Comp. 10, 2018; through SciPy's public, silent
+``scipy.optimize.milp``), with the search's lexicographic objective and zero optimality gap.
+rummikub-solver (Martijn Pieters) uses the same model; only the model is shared, not code.
 
 Modules
 -------

@@ -1,17 +1,22 @@
 """An exact integer programme for the problems without blocks, solved with HiGHS.
 
-The model of den Hertog & Hulshof, "Solving Rummikub Problems by Integer Linear Programming"
-(The Computer Journal 49(6), 2006), the one rummikub-solver uses: every valid set is one of a
-finite list of *set types* (runs of 3, 4 or 5 tiles, since a longer run is two shorter ones,
-and groups of 3 or 4), each with its jokers in given places; an integer variable per set type
-says how many copies of it are laid, one per tile type how many rack tiles are played. Every
-tile type is balanced: the copies laid hold exactly the table's tiles plus the ones played.
+After den Hertog & Hulshof, "Solving Rummikub Problems by Integer Linear Programming" (The
+Computer Journal 49(6), 2006), as lean as rummikub-solver's: a *candidate set* is a multiset
+of numbered tiles plus a count of jokers that some valid set holds (runs of 3, 4 or 5 tiles,
+since a longer run is two shorter ones, and groups of 3 or 4); one integer variable per
+candidate set says how many copies of it are laid, bounded by the copies its tiles allow.
+Jokers are a pooled count: a candidate set records how many it takes and the most points they
+can stand for in it (runs and groups with the same tiles are one candidate, scored by their
+best placement of the jokers, so the programme maximises exactly the search's score). Every
+tile type is balanced by a ranged row: the copies laid hold the table's tiles plus at most the
+rack's; the jokers likewise, between the table's and all of them.
 
 It answers the problems of ``suggest`` in which every table set may be taken apart (no blocks,
 no opening minimum), with the same lexicographic score as the search (so the two agree on the
 optimum), and lays the sets out as the search's builder does: runs ascending with every joker
-declared, groups in colour order with jokers last. HiGHS is exact here: the gaps are set so
-that only a proven optimum is returned; its time limit is the search's deadline.
+declared, groups in colour order with jokers last. HiGHS is reached through SciPy's public
+``scipy.optimize.milp`` (silent: nothing is written to stdout); the relative gap is zero, so
+only a proven optimum is reported as one; its time limit is the search's deadline.
 """
 
 from __future__ import annotations
@@ -19,28 +24,53 @@ from __future__ import annotations
 import functools
 import itertools
 import time
+from typing import NamedTuple
 
-import highspy
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import csc_array
 
 from engine.solver.model import (
+    _COLOUR_INDEX,
     _LAST,
     _MAX_GROUP,
     _NCOL,
     _OutOfTime,
     _Problem,
 )
-from engine.solver.reconstruction import _joker_as
+from engine.solver.reconstruction import _joker_as, _run_colour
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, numbered
 
-_TileKey = tuple[int, int]  # (colour, number); the joker is (-1, 0)
-_JOKER_KEY: _TileKey = (-1, 0)
+_TileKey = tuple[int, int]  # (colour, number)
+
+
+class _Candidate(NamedTuple):
+    """A candidate set: its numbered tiles (sorted), its jokers, the most points they stand
+    for in it, its tiles as laid that way, and, for the pooled model, whether it is *lean*
+    (see ``solve_milp``), how many pooled jokers it can take at its ends and how it is laid
+    as a run to take them."""
+
+    keys: tuple[_TileKey, ...]
+    jokers: int
+    points: int
+    tiles: tuple[Tile, ...]
+    lean: bool
+    room: int
+    run: tuple[Tile, ...]  # the set laid as a run, when it can be one; () otherwise
 
 
 @functools.lru_cache(maxsize=8)
-def _set_types(max_jokers: int) -> tuple[tuple[tuple[_TileKey, ...], int, tuple[Tile, ...]], ...]:
-    """Every set type with at most ``max_jokers`` jokers and at least one numbered tile: its
-    numbered tiles, its jokers' points, and its tiles as laid."""
-    out: list[tuple[tuple[_TileKey, ...], int, tuple[Tile, ...]]] = []
+def _candidates(max_jokers: int) -> tuple[_Candidate, ...]:
+    """Every candidate set with at most ``max_jokers`` jokers and at least one numbered tile,
+    each laid by the placement of its jokers worth the most points (the first such)."""
+    best: dict[tuple[tuple[_TileKey, ...], int], tuple[int, tuple[Tile, ...]]] = {}
+    runs: dict[tuple[tuple[_TileKey, ...], int], tuple[Tile, ...]] = {}
+
+    def offer(keys: tuple[_TileKey, ...], jokers: int, points: int, tiles: tuple[Tile, ...]) -> None:
+        key = (tuple(sorted(keys)), jokers)
+        if key not in best or points > best[key][0]:
+            best[key] = (points, tiles)
+
     for c in range(_NCOL):
         for length in (3, 4, 5):
             for start in range(MIN_NUMBER, _LAST - length + 2):
@@ -49,16 +79,25 @@ def _set_types(max_jokers: int) -> tuple[tuple[tuple[_TileKey, ...], int, tuple[
                     for holes in itertools.combinations(numbers, k):
                         tiles = tuple(_joker_as(c, n) if n in holes else numbered(COLORS[c], n) for n in numbers)
                         keys = tuple((c, n) for n in numbers if n not in holes)
-                        out.append((keys, sum(holes), tiles))
+                        offer(keys, k, sum(holes), tiles)
+                        runs.setdefault((keys, k), tiles)
     for v in range(MIN_NUMBER, _LAST + 1):
         for size in (3, _MAX_GROUP):
-            for k in range(1, size + 1):
-                jokers = size - k
-                if jokers > max_jokers:
-                    continue
-                for colours in itertools.combinations(range(_NCOL), k):
-                    tiles = tuple(numbered(COLORS[c], v) for c in colours) + (JOKER,) * jokers
-                    out.append((tuple((c, v) for c in colours), jokers * v, tiles))
+            for k in range(max(1, size - max_jokers), size + 1):
+                for cs in itertools.combinations(range(_NCOL), k):
+                    tiles = tuple(numbered(COLORS[c], v) for c in cs) + (JOKER,) * (size - k)
+                    offer(tuple((c, v) for c in cs), size - k, (size - k) * v, tiles)
+    out = []
+    for (keys, jokers), (points, tiles) in best.items():
+        size = len(keys) + jokers
+        as_run = (keys, jokers) in runs
+        span = keys[-1][1] - keys[0][1] + 1
+        # lean: three tiles, no joker, or a run whose ends are numbered tiles; a lean set of
+        # three takes up to two pooled jokers if it can be a run, else (a group) one; a run
+        # of four one
+        lean = size == 3 or not jokers or (as_run and span == size)
+        room = (2 if as_run else 1) if size == 3 else (1 if as_run and size == 4 else 0)
+        out.append(_Candidate(keys, jokers, points, tiles, lean, room, runs.get((keys, jokers), ())))
     return tuple(out)
 
 
@@ -68,114 +107,122 @@ def solve_milp(
     """The best move of a problem without blocks or opening minimum, if it scores at least
     ``floor`` (the search's score): (score, the sets laid, the points of every joker laid,
     whether it is proven optimal: false when the deadline passed with a move found, the best
-    found); None when there is none. Raises _OutOfTime when the deadline passes with none."""
+    found); None when there is none. Raises _OutOfTime when the deadline passes with none.
+
+    When where the jokers stand is worth nothing (no joker weight) the *pooled* model is
+    solved: only lean candidate sets, plus one variable for the jokers laid at the ends of
+    sets, bounded by the room those sets leave (a run of 3 takes two, a group of 3 or a run
+    of 4 one). Every arrangement is lean sets with jokers added at their ends (strip the end
+    jokers of a run of 4–5 with a joker at an end, one joker of a group of 4 with jokers), so
+    the optimum is the same, and the programme is much smaller and far less symmetric."""
     assert not problem.run_blocks and not problem.group_blocks and not problem.meld_min
     assert not problem.feasibility_only
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
-    avail = {
-        (c, v): problem.required[c][v] + problem.optional[c][v]
-        for c in range(_NCOL)
-        for v in range(MIN_NUMBER, _LAST + 1)
-        if problem.required[c][v] + problem.optional[c][v]
-    }
-    types = []
-    for keys, joker_points, tiles in _set_types(problem.jokers):
-        if all(avail.get(k, 0) for k in keys):
-            jokers = len(tiles) - len(keys)
-            most = min(avail[k] for k in keys)
-            if jokers:
-                most = min(most, problem.jokers // jokers)
-            if most:
-                types.append((keys, jokers, joker_points, tiles, most))
-    tile_rows = {k: i for i, k in enumerate(sorted(avail))}
-    joker_row = len(tile_rows)
-    rows = joker_row + 1
-    # columns: the set types, then per tile type the optional tiles played, then spare jokers
-    cost: list[float] = []
-    lower: list[float] = []
-    upper: list[float] = []
-    starts: list[int] = []
+    pooled = jw == 0 and problem.jokers > 0
+    avail: dict[_TileKey, int] = {}
+    for c in range(_NCOL):
+        for v in range(MIN_NUMBER, _LAST + 1):
+            n = problem.required[c][v] + problem.optional[c][v]
+            if n:
+                avail[(c, v)] = n
+    rows = {k: i for i, k in enumerate(sorted(avail))}
+    joker_row = len(rows)
+    room_row = joker_row + 1
+    chosen: list[_Candidate] = []
+    upper: list[int] = []
+    cost: list[int] = []
+    starts = [0]
     index: list[int] = []
-    value: list[float] = []
-    for keys, jokers, joker_points, _, most in types:
-        starts.append(len(index))
+    value: list[int] = []
+    for candidate in _candidates(problem.jokers):
+        if pooled and not candidate.lean:
+            continue
+        most = problem.jokers // candidate.jokers if candidate.jokers else _MAX_GROUP
+        for k in candidate.keys:
+            most = min(most, avail.get(k, 0))
+        if not most:
+            continue
+        chosen.append(candidate)
+        upper.append(most)
+        # every tile laid scores; the table's tiles are credited back below (a constant)
+        cost.append(candidate.jokers * tw + candidate.points * jw + sum(tw + vw * v for _, v in candidate.keys))
         counts: dict[int, int] = {}
-        for k in keys:
-            counts[tile_rows[k]] = counts.get(tile_rows[k], 0) + 1
-        if jokers:
-            counts[joker_row] = jokers
+        for k in candidate.keys:
+            counts[rows[k]] = counts.get(rows[k], 0) + 1
+        if candidate.jokers:
+            counts[joker_row] = candidate.jokers
+        if pooled and candidate.room:
+            counts[room_row] = -candidate.room
         for row, n in sorted(counts.items()):
             index.append(row)
             value.append(n)
-        cost.append(jokers * tw + joker_points * jw)
-        lower.append(0)
-        upper.append(most)
-    played: list[_TileKey] = []
-    for k, row in tile_rows.items():
-        optional = problem.optional[k[0]][k[1]]
-        if optional:
-            played.append(k)
-            starts.append(len(index))
-            index.append(row)
-            value.append(-1)
-            cost.append(0.0)  # the tiles are scored in the sets that hold them
-            lower.append(0)
-            upper.append(optional)
-    spare = problem.jokers - problem.jokers_required
-    if spare:
         starts.append(len(index))
-        index.append(joker_row)
-        value.append(-1)
-        cost.append(0.0)
-        lower.append(0)
-        upper.append(spare)
-    # a numbered tile in a set scores as played only if it came from the rack: charge the
-    # sets with every numbered tile, credit back the table's (a constant)
-    for col, (keys, *_rest) in enumerate(types):
-        cost[col] += sum(tw + vw * v for _, v in keys)
+    lower_rows = [problem.required[c][v] for (c, v) in sorted(avail)] + [problem.jokers_required]
+    upper_rows = [avail[k] for k in sorted(avail)] + [problem.jokers]
+    if pooled:  # the pooled jokers: one column in the joker row and the room row
+        upper.append(problem.jokers)
+        cost.append(tw)
+        index.extend((joker_row, room_row))
+        value.extend((1, 1))
+        starts.append(len(index))
+        lower_rows.append(-_MAX_GROUP * problem.jokers * len(chosen))
+        upper_rows.append(0)
     constant = sum(problem.required[c][v] * (tw + vw * v) for (c, v) in avail)
-    row_lower = [float(problem.required[c][v]) for (c, v) in sorted(avail)] + [float(problem.jokers_required)]
-    highs = highspy._core._Highs()  # the plain class: the wrapper prints a banner on stdout
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("mip_rel_gap", 0.0)
-    highs.setOptionValue("mip_abs_gap", 0.5)
-    highs.setOptionValue("random_seed", 0)
-    highs.setOptionValue("time_limit", max(0.001, deadline - time.perf_counter()))
-    lp = highspy.HighsLp()
-    lp.num_col_ = len(cost)
-    lp.num_row_ = rows
-    lp.col_cost_ = cost
-    lp.col_lower_ = lower
-    lp.col_upper_ = upper
-    lp.row_lower_ = row_lower
-    lp.row_upper_ = row_lower
-    lp.sense_ = highspy.ObjSense.kMaximize
-    lp.offset_ = -constant
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = [*starts, len(index)]
-    lp.a_matrix_.index_ = index
-    lp.a_matrix_.value_ = value
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * len(cost)
-    highs.passModel(lp)
-    highs.run()
-    status = highs.getModelStatus()
-    if status == highspy.HighsModelStatus.kInfeasible:
+    if not cost:
+        empty = not constant and not problem.jokers_required
+        return (0, [], [], True) if empty and floor <= 0 else None
+    matrix = csc_array((value, index, starts), shape=(len(lower_rows), len(cost)))
+    result = milp(
+        -np.array(cost, dtype=float),
+        integrality=np.ones(len(cost)),
+        bounds=Bounds(0, np.array(upper, dtype=float)),
+        constraints=LinearConstraint(matrix, lower_rows, upper_rows),
+        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
+    )
+    if result.status == 2:  # infeasible: the table's tiles cannot all be laid
         return None
-    proven = status == highspy.HighsModelStatus.kOptimal
-    if not proven and highs.getInfo().primal_solution_status != 2:  # no feasible move found in time
+    if result.x is None:  # no move found in time
         raise _OutOfTime
-    x = highs.getSolution().col_value
-    score = round(highs.getInfo().objective_function_value)
+    copies = [round(float(n)) for n in result.x]
+    score = sum(c * n for c, n in zip(cost, copies, strict=True)) - constant
     if score < floor:
         return None
+    sets = _lay(chosen, copies[: len(chosen)], copies[len(chosen)] if pooled else 0)
+    joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
+    return score, sets, joker_values, result.status == 0
+
+
+def _lay(chosen: list[_Candidate], copies: list[int], pooled: int) -> list[tuple[Tile, ...]]:
+    """The sets laid: every copy of every candidate, the pooled jokers added at the ends of
+    the first sets with room (a run grows upwards, then downwards; a group takes a joker)."""
     sets: list[tuple[Tile, ...]] = []
-    joker_values: list[int] = []
-    for col, (*_, tiles, _) in enumerate(types):
-        copies = round(x[col])
-        for _ in range(copies):
-            sets.append(tiles)
-            joker_values.extend(_stands(t, tiles) for t in tiles if t.color is None)
-    return score, sets, joker_values, proven
+    for candidate, n in zip(chosen, copies, strict=True):
+        for _ in range(n):
+            add = min(pooled, candidate.room)
+            pooled -= add
+            if not add:
+                sets.append(candidate.tiles)
+            elif candidate.run:
+                sets.append(_grow_run(candidate.run, add))
+            else:
+                sets.append(candidate.tiles + (JOKER,) * add)  # a group of three
+    assert not pooled
+    return sets
+
+
+def _grow_run(tiles: tuple[Tile, ...], add: int) -> tuple[Tile, ...]:
+    """A run of tiles (jokers declared) with ``add`` jokers more at its ends."""
+    colour = _COLOUR_INDEX[_run_colour(tiles)]
+    first = _stands(tiles[0], tiles) if tiles[0].color is None else tiles[0].number
+    last = first + len(tiles) - 1
+    for _ in range(add):
+        if last < _LAST:
+            last += 1
+            tiles = (*tiles, _joker_as(colour, last))
+        else:
+            first -= 1
+            tiles = (_joker_as(colour, first), *tiles)
+    return tiles
 
 
 def _stands(joker: Tile, tiles: tuple[Tile, ...]) -> int:
