@@ -471,7 +471,14 @@ class _Turn:
                 moved.append(i)
         open_after = sorted(k for ks in relaid.values() for k in ks)
         outcome = follow_jokers(
-            before, after, moved, open_after, self.played_keys, self.rules, self.opened, self._successor_candidates(moved)
+            before,
+            after,
+            moved,
+            open_after,
+            self.played_keys,
+            self.rules,
+            self.opened,
+            self._successor_candidates(moved),
         )
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
