@@ -10,11 +10,12 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help serve test lint bench clean
+.PHONY: help serve test test-lowest lint bench clean
 
 help:
 	@echo "make serve  - run the HTTP service on http://127.0.0.1:8000 (docs at /docs)"
 	@echo "make test   - ruff, mypy and the test suite"
+	@echo "make test-lowest - the tests (but slow and contract ones) on the lowest versions pyproject.toml allows"
 	@echo "make lint   - ruff, mypy and hadolint (when a Dockerfile exists)"
 	@echo "make bench  - run the benchmarks in bench/"
 	@echo "make clean  - remove .venv, build output and caches"
@@ -33,12 +34,25 @@ $(VENV)/.stamp-dev: pyproject.toml | $(PY)
 	touch $@ $(VENV)/.stamp-serve
 
 serve: $(VENV)/.stamp-serve
-	$(BIN)/gunicorn -c service/gunicorn_conf.py 'service.app:create_app()'
+	$(PY) -m service.server
 
 test: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+# The lowest versions of the direct dependencies that pyproject.toml allows (uv's lowest-direct
+# resolution), in a venv of their own; test tools at their newest. Contract tests need the dev
+# extra's schemathesis and generator, slow ones are sweeps: both are left to `make test`.
+LOWEST := .venv-lowest
+test-lowest: $(VENV)/.stamp-dev
+	rm -rf $(LOWEST)
+	$(BIN)/uv venv --quiet --python $(PY) $(LOWEST)
+	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct -e '.[serve]'
+	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python pytest pytest-xdist hypothesis pyyaml jsonschema
+	$(BIN)/uv pip list --python $(LOWEST)/bin/python
+	$(LOWEST)/bin/pytest -q -n 2 -m "not slow and not contract" \
+		--ignore=tests/test_contract.py --ignore=tests/test_contract_live.py
 
 lint: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .
@@ -47,10 +61,12 @@ lint: $(VENV)/.stamp-dev
 
 bench: $(VENV)/.stamp-dev
 	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_turn_worst.py --runs 50
+	$(PY) bench/bench_svg.py
 	$(PY) bench/bench_solver.py --quick
 	$(PY) bench/bench_http.py
 	$(PY) bench/bench_cli.py --rounds 2000 --games 200
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks .coverage htmlcov
+	rm -rf $(VENV) $(LOWEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks .coverage htmlcov
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

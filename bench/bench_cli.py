@@ -12,6 +12,14 @@ subprocess — process start, reading every file, the engine, writing JSON Lines
 and prints documents per second (wall clock) for each ``--jobs`` value, and per CPU second
 (the command and its workers: a figure that does not depend on what else the machine runs). No assertions: the numbers go
 into the closing notes.
+
+``--dask`` adds the Dask path (issue #16): ``--scheduler local --jobs 2`` (a LocalCluster of
+2 worker processes, 1 thread each, started by the command: its start-up is in the time) and
+(``--shared-files``) the same with workers reading the files. ``--repeat N`` runs every configuration N times, A/B
+alternating (each round starts with the next configuration), and prints each run, then the
+median per configuration, the ratio Dask/``--jobs 2`` per round, and the Dask path's overhead
+per document against ``--jobs 2`` (wall and CPU). The machine may be shared: read the load
+column.
 """
 
 from __future__ import annotations
@@ -102,14 +110,35 @@ def time_command(args: list[str]) -> tuple[float, float]:
     return elapsed, _child_cpu() - cpu
 
 
+def _configs(jobs: list[int], dask: bool, shared: bool) -> list[tuple[str, list[str]]]:
+    configs = [(f"--jobs {j}", ["--jobs", str(j)]) for j in jobs]
+    if dask:
+        configs.append(("--scheduler local", ["--scheduler", "local", "--jobs", "2"]))
+    if dask and shared:
+        configs.append(("  + --shared-files", ["--scheduler", "local", "--jobs", "2", "--shared-files"]))
+    return configs
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=10_000, help="round files to score")
     parser.add_argument("--games", type=int, default=1_000, help="4-player game records to replay")
     parser.add_argument("--jobs", default="1,2", help="comma-separated --jobs values")
     parser.add_argument("--corpus", type=Path, help="keep the generated files here (default: a temporary folder)")
+    parser.add_argument("--dask", action="store_true", help="also --scheduler local (2 workers), needs the dask extra")
+    parser.add_argument("--shared-files", action="store_true", help="with --dask: also --shared-files")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each configuration, A/B alternating")
     options = parser.parse_args()
     jobs = [int(j) for j in options.jobs.split(",")]
+    if options.dask or options.repeat > 1:
+        run_alternating(options, _configs(jobs, options.dask, options.shared_files))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = options.corpus or Path(tmp)
         rounds_dir, games_dir = write_corpus(root, options.rounds, options.games)
@@ -128,6 +157,52 @@ def main() -> None:
                 print(
                     f"{label:<34}{j:>5}{count:>8}{elapsed:>10.2f}{count / elapsed:>10.0f}"
                     f"{cpu:>8.1f}{count / cpu:>12.0f}   (load {load:.1f})"
+                )
+
+
+def run_alternating(options: argparse.Namespace, configs: list[tuple[str, list[str]]]) -> None:
+    """Every configuration ``--repeat`` times, rotating which one goes first each round."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = options.corpus or Path(tmp)
+        rounds_dir, games_dir = write_corpus(root, options.rounds, options.games)
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"CPUs: {os.cpu_count()}  Python {sys.version.split()[0]}  load average before: {load}")
+        print(
+            f"{'command':<8}{'configuration':<22}{'round':>6}{'docs':>7}{'seconds':>9}{'docs/s':>8}{'CPU s':>7}{'docs/CPU s':>11}"
+        )
+        for label, command, folder, count in (
+            ("score", "score", rounds_dir, options.rounds),
+            ("replay", "replay", games_dir, options.games),
+        ):
+            if count <= 0:
+                continue
+            runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in configs}
+            for r in range(options.repeat):
+                order = configs[r % len(configs) :] + configs[: r % len(configs)]
+                for name, extra in order:
+                    elapsed, cpu = time_command([command, str(folder), "--format", "jsonl", *extra])
+                    runs[name].append((elapsed, cpu))
+                    print(
+                        f"{label:<8}{name:<22}{r + 1:>6}{count:>7}{elapsed:>9.2f}{count / elapsed:>8.0f}"
+                        f"{cpu:>7.1f}{count / cpu:>11.0f}   (load {os.getloadavg()[0]:.1f})",
+                        flush=True,
+                    )
+            print(f"{label}: median of {options.repeat} run(s)")
+            for name, _ in configs:
+                wall = _median([w for w, _ in runs[name]])
+                cpu = _median([c for _, c in runs[name]])
+                print(f"  {name:<22}{count / wall:>8.0f} docs/s {count / cpu:>8.0f} docs/CPU s")
+            base, dask = runs.get("--jobs 2"), runs.get("--scheduler local")
+            if base and dask:
+                ratios = [b[0] / d[0] for b, d in zip(base, dask, strict=True)]
+                print(
+                    f"  --scheduler local / --jobs 2 (docs/s), per round: {', '.join(f'{x:.2f}' for x in ratios)}"
+                    f"; median {_median(ratios):.2f}"
+                )
+                wall = (_median([d[0] for d in dask]) - _median([b[0] for b in base])) / count * 1e6
+                cpu = (_median([d[1] for d in dask]) - _median([b[1] for b in base])) / count * 1e6
+                print(
+                    f"  Dask overhead per document vs --jobs 2: {wall:.0f} µs wall, {cpu:.0f} µs CPU (start-up included)"
                 )
 
 

@@ -36,7 +36,7 @@ CSV_COLUMNS = ("file", "line", "kind", "status", "winner", "scores", "first_inva
 
 OK = "ok"
 INVALID = "invalid"
-ERROR = "error"  # unreadable or rejected document (exit 2)
+ERROR = "error"  # an unreadable document, or one the operation rejected (exit 2)
 FAILED = "failed"  # the in-process engine raised (a bug; exit 3)
 
 
@@ -49,6 +49,7 @@ class Job:
     continue_on_error: bool = False
     analyze: bool = False
     jsonl: bool = True  # serialise each row's JSON Lines text where it is processed
+    keep_result: bool = False  # keep each row's answer (the HTML report draws from it)
 
 
 @dataclass(slots=True)
@@ -68,6 +69,8 @@ class Row:
     note: str | None = None
     code: str | None = None
     jsonl: str | None = None
+    rejected: bool = False  # an ERROR row whose document was read but refused by the operation
+    errors: list[Any] | None = None  # a rejected document's every error (the problem's ``errors``)
 
     @property
     def where(self) -> str:
@@ -77,6 +80,8 @@ class Row:
         out: dict[str, Any] = {"file": self.file, "line": self.line, "kind": self.kind, "status": self.status}
         if self.error is not None:
             out["error"] = self.error
+            if self.errors is not None:
+                out["errors"] = self.errors
         else:
             out["result"] = self.result
         return out
@@ -161,7 +166,10 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
     except CliError as exc:
         if exc.code == EXIT_SERVICE:
             raise
-        return Row(source.file, source.line, kind, ERROR, error=exc.message)
+        errors = exc.problem.get("errors") if exc.problem is not None else None
+        row = Row(source.file, source.line, kind, ERROR, error=exc.message, rejected=True)
+        row.errors = list(errors) if isinstance(errors, list) else None
+        return row
     except Exception as exc:  # the in-process engine crashed: report it, keep going
         return Row(source.file, source.line, kind, FAILED, error=f"internal error: {type(exc).__name__}: {exc}")
     status = INVALID if result.get("valid") is False else OK
@@ -170,7 +178,8 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
     if job.jsonl:
         # Serialised here, in the worker: a string crosses the process boundary cheaply.
         row.jsonl = json.dumps(row.to_json(), ensure_ascii=False)
-    row.result = None
+    if not job.keep_result:
+        row.result = None
     return row
 
 
@@ -225,6 +234,7 @@ class Summary:
     ok: int = 0
     invalid: int = 0
     unreadable: int = 0
+    rejected: int = 0
     failed: int = 0
     totals: dict[str, int | float] = field(default_factory=dict)
 
@@ -234,6 +244,8 @@ class Summary:
             self.ok += 1
         elif row.status == INVALID:
             self.invalid += 1
+        elif row.status == ERROR and row.rejected:
+            self.rejected += 1
         elif row.status == ERROR:
             self.unreadable += 1
         else:
@@ -243,11 +255,11 @@ class Summary:
 
     @property
     def exit_code(self) -> int:
-        """3 if the engine failed, else 2 if any document was unreadable, else 1 if any
-        was invalid, else 0."""
+        """3 if the engine failed, else 2 if any document was unreadable or rejected, else 1
+        if any was invalid, else 0."""
         if self.failed:
             return EXIT_SERVICE
-        if self.unreadable:
+        if self.unreadable or self.rejected:
             return EXIT_INPUT
         if self.invalid:
             return EXIT_INVALID
@@ -259,6 +271,7 @@ class Summary:
             "ok": self.ok,
             "invalid": self.invalid,
             "unreadable": self.unreadable,
+            "rejected": self.rejected,
             "failed": self.failed,
             "totals": [{"name": n, "total": t} for n, t in self.ranked()],
         }
@@ -276,6 +289,8 @@ def summary_renderable(summary: Summary, noun: str) -> Table:
     if noun == "game" or summary.invalid:
         grid.add_row("  invalid", Text(str(summary.invalid), style="red" if summary.invalid else ""))
     grid.add_row("  unreadable", Text(str(summary.unreadable), style="red" if summary.unreadable else ""))
+    if summary.rejected:
+        grid.add_row("  rejected", Text(str(summary.rejected), style="red"))
     if summary.failed:
         grid.add_row("  failed", Text(str(summary.failed), style="bold red"))
     if summary.totals:
@@ -305,7 +320,7 @@ class TableWriter:
         status = {
             OK: Text("✓ ok", style="green"),
             INVALID: Text("✗ invalid", style="bold red"),
-            ERROR: Text("✗ unreadable", style="bold red"),
+            ERROR: Text("✗ rejected" if row.rejected else "✗ unreadable", style="bold red"),
             FAILED: Text("✗ failed", style="bold red"),
         }[row.status]
         scores = Text("  ").join(
@@ -358,9 +373,14 @@ class CsvWriter:
         self.out.flush()
 
 
-def progress_bar(err: Console, total: int, noun: str) -> Progress | None:
-    """A progress bar on stderr, only when stderr is a terminal."""
+def progress_bar(err: Console, total: int, noun: str, rows_to: TextIO | None = None) -> Progress | None:
+    """A progress bar on stderr, only when stderr is a terminal. ``rows_to``: where rows are
+    streamed while the bar runs (JSON Lines, CSV); when that is a terminal too, there is no bar,
+    so a redrawn bar never mixes into the rows (the rows show the progress). A table is
+    printed after the bar has been cleared (``transient``)."""
     if not err.is_terminal or not sys.stderr.isatty():
+        return None
+    if rows_to is not None and rows_to.isatty():
         return None
     progress = Progress(
         TextColumn(f"{noun}s"),

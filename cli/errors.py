@@ -18,21 +18,33 @@ EXIT_SERVICE = 3
 class CliError(Exception):
     """A failure reported as one line on stderr, then ``exit(code)``."""
 
-    def __init__(self, message: str, code: int = EXIT_INPUT) -> None:
+    def __init__(self, message: str, code: int = EXIT_INPUT, problem: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
+        self.problem = problem  # the RFC 9457 problem a rejected request answered (``--json`` prints it)
+
+
+SHOWN_ERRORS = 3
+"""How many of a problem's errors one line shows; the rest are counted (``--json`` has them all)."""
 
 
 def problem_line(problem: Mapping[str, Any]) -> str:
-    """One line for an RFC 9457 problem: the first error's pointer and detail, else the
-    problem's detail or title."""
+    """One line for an RFC 9457 problem: its first errors, each as ``pointer: detail``
+    (``; ``-separated, then "… and N more"), else the problem's detail or title."""
     errors = problem.get("errors")
-    if isinstance(errors, list) and errors and isinstance(errors[0], Mapping):
-        first = errors[0]
-        pointer = str(first.get("pointer") or "")
-        detail = str(first.get("detail") or first.get("message") or problem.get("title") or "bad request")
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        return f"{pointer}: {detail}{more}" if pointer else f"{detail}{more}"
+    whole = isinstance(errors, list) and len(errors) == 1 and isinstance(errors[0], Mapping) and not errors[0].get("pointer")
+    if whole and isinstance(problem.get("detail"), str) and problem["detail"]:
+        return str(problem["detail"])  # about the whole request: the detail says the most (presets...)
+    if isinstance(errors, list) and errors and all(isinstance(e, Mapping) for e in errors):
+        shown = []
+        for error in errors[:SHOWN_ERRORS]:
+            pointer = str(error.get("pointer") or "")
+            detail = str(error.get("detail") or error.get("message") or problem.get("title") or "bad request")
+            shown.append(f"{pointer}: {detail}" if pointer else detail)
+        line = "; ".join(shown)
+        if len(errors) > SHOWN_ERRORS:
+            line += f"; … and {len(errors) - SHOWN_ERRORS} more (--json shows them all)"
+        return line
     detail = problem.get("detail") or problem.get("title") or "bad request"
     return str(detail)

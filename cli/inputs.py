@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.errors import CliError
+from engine.errors import json_value_error_text
 
 STDIN = "-"
 _WORD_SPLIT = re.compile(r"[\s,]+")
@@ -41,8 +42,10 @@ def parse_json(text: str, one_line: bool = False) -> Any:
     except json.JSONDecodeError as exc:
         where = f"column {exc.colno}" if one_line else f"line {exc.lineno} column {exc.colno}"
         raise DocumentError(f"bad JSON at {where}: {exc.msg}", exc.lineno) from None
-    except (ValueError, RecursionError) as exc:
-        raise DocumentError(f"bad JSON: {exc}") from None
+    except RecursionError:
+        raise DocumentError("bad JSON: nested too deeply to read") from None
+    except ValueError as exc:
+        raise DocumentError(f"bad JSON: {json_value_error_text(exc)}") from None
 
 
 def decode(data: bytes) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -22,7 +23,6 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.text import Text
-from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from cli import batch, render
@@ -45,8 +45,31 @@ from cli.inputs import (
 DIST_NAME = "rummikub-rules"
 
 
+def _base_class(name: str) -> type[Exception]:
+    """Click's ``UsageError`` or ``ClickException``, found through public API: the classes
+    ``typer.BadParameter`` derives from (Typer vendors Click in recent versions, so ``click``'s
+    own classes would not catch Typer's errors)."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == name and issubclass(cls, Exception):
+            return cls
+    raise ImportError(f"typer.BadParameter does not derive from {name}")
+
+
+UsageError = _base_class("UsageError")
+ClickException = _base_class("ClickException")
+
+
 class OneLineErrors(TyperGroup):
-    """Usage errors as one line on stderr (exit 2) instead of a boxed panel."""
+    """Usage errors as one line on stderr (exit 2) instead of a boxed panel; help epilogs keep
+    their indented example lines as written."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        epilog = getattr(command, "epilog", None)
+        if command is not None and isinstance(epilog, str) and "\b" not in epilog:
+            # "\b" marks a paragraph Click neither re-wraps nor dedents (examples stay indented).
+            command.epilog = re.sub(r"\n\n(?=  )", "\n\n\b\n", epilog)
+        return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("standalone_mode", True):
@@ -54,18 +77,24 @@ class OneLineErrors(TyperGroup):
         kwargs["standalone_mode"] = False
         try:
             code = super().main(*args, **kwargs)
-        except NoArgsIsHelpError:
-            sys.exit(EXIT_INPUT)  # the help was printed when the error was built (typer's rich help)
         except UsageError as exc:
-            command = exc.ctx.command_path if exc.ctx is not None else "rummikub"
-            message = exc.format_message()
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                sys.exit(EXIT_INPUT)  # the help was printed when the error was built (typer's rich help)
+            ctx = getattr(exc, "ctx", None)
+            command = ctx.command_path if ctx is not None else "rummikub"
+            message = exc.format_message()  # type: ignore[attr-defined]
+            if type(exc).__name__ == "NoSuchOption":  # the same words whichever Click formats it
+                message = f"no such option: {getattr(exc, 'option_name', '')}"
+                possible = getattr(exc, "possibilities", None)
+                if possible:
+                    message += f" (did you mean {' or '.join(sorted(possible))}?)"
             message = (message[0].lower() + message[1:] if message else message).rstrip(".")
             hint = f" (see '{command} --help')"
             typer.echo(f"{command}: {message}{hint}", err=True)
             sys.exit(EXIT_INPUT)
         except ClickException as exc:
-            typer.echo(f"rummikub: {exc.format_message()}", err=True)
-            sys.exit(exc.exit_code)
+            typer.echo(f"rummikub: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
+            sys.exit(getattr(exc, "exit_code", 1))
         except typer.Abort:
             typer.echo("rummikub: aborted", err=True)
             sys.exit(130)
@@ -83,7 +112,8 @@ app = typer.Typer(
     epilog="Exit codes: 0 valid, 1 something invalid, 2 bad input or usage, 3 service unreachable or failing. "
     "Docs: docs/cli.md.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+    rich_markup_mode=None,  # plain help: "[round, ...]" in the texts is not read as Rich markup
     pretty_exceptions_show_locals=False,
 )
 
@@ -97,6 +127,11 @@ class Format(StrEnum):
     table = "table"
     jsonl = "jsonl"
     csv = "csv"
+
+
+class ShowFormat(StrEnum):
+    text = "text"
+    svg = "svg"
 
 
 class Objective(StrEnum):
@@ -116,7 +151,15 @@ RulesOpt = Annotated[
     ),
 ]
 LangOpt = Annotated[
-    Lang, typer.Option("--lang", envvar="RUMMIKUB_LANG", help="Language of violation messages.", case_sensitive=False)
+    Lang,
+    typer.Option(
+        "--lang",
+        envvar="RUMMIKUB_LANG",
+        metavar="en|es",
+        help="Language of violation messages.",
+        case_sensitive=False,
+        show_default=True,
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON answer on stdout instead of a report.")]
 ServerOpt = Annotated[
@@ -129,7 +172,10 @@ ServerOpt = Annotated[
     ),
 ]
 TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", min=0.1, metavar="SECONDS", help="HTTP timeout per request with --server.")
+    float,
+    typer.Option(
+        "--timeout", min=0.1, metavar="SECONDS", show_default=True, help="HTTP timeout per request with --server."
+    ),
 ]
 JobsOpt = Annotated[
     int,
@@ -137,10 +183,47 @@ JobsOpt = Annotated[
         "--jobs",
         "-j",
         min=0,
+        metavar="N",
+        show_default=True,
         help="Documents processed in parallel (processes in-process, threads with --server; 0 = one per CPU).",
     ),
 ]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Batch output: a table, JSON Lines or CSV.")]
+FormatOpt = Annotated[
+    Format,
+    typer.Option(
+        "--format", "-f", metavar="table|jsonl|csv", show_default=True, help="Batch output: a table, JSON Lines or CSV."
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar="RUMMIKUB_SCHEDULER",
+        metavar="tcp://HOST:PORT|local",
+        help="Run the batch on a Dask cluster: its scheduler's address, or 'local' for a LocalCluster here "
+        "(--jobs workers; 0 or 1 = one per CPU). Needs the dask extra: pip install 'rummikub-rules[dask]'.",
+        rich_help_panel="Dask cluster",
+    ),
+]
+SharedFilesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--shared-files",
+        help="With --scheduler: workers read the files themselves (a shared file system) instead of being "
+        "sent their bytes.",
+        rich_help_panel="Dask cluster",
+    ),
+]
+ChunkOpt = Annotated[
+    int,
+    typer.Option(
+        "--chunk-size",
+        min=0,
+        metavar="N",
+        help="With --scheduler: documents per task (0 = automatic, at most 256).",
+        rich_help_panel="Dask cluster",
+    ),
+]
 
 
 def _version() -> str:
@@ -183,11 +266,14 @@ def _err() -> Console:
 
 
 @contextmanager
-def _guard() -> Iterator[None]:
-    """CliError → one line on stderr and its exit code."""
+def _guard(json_out: bool = False) -> Iterator[None]:
+    """CliError → one line on stderr and its exit code; with ``--json``, a rejected request's
+    problem (every error, as the API answers it) is printed on stdout too."""
     try:
         yield
     except CliError as exc:
+        if json_out and exc.problem is not None:
+            print_json(exc.problem)
         _err().print(Text(f"rummikub: {exc.message}"), soft_wrap=True)
         raise typer.Exit(exc.code) from None
 
@@ -209,9 +295,10 @@ def _call(backend: Backend, operation: str, body: Any, source: str | None = None
     try:
         return backend.call(operation, body)
     except CliError as exc:
+        message = exc.message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:
-            raise CliError(f"{source}: {exc.message}", exc.code) from None
-        raise
+            raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
+        raise CliError(message, exc.code, exc.problem) from None
 
 
 def _source_name(arg: str) -> str:
@@ -247,7 +334,7 @@ def validate(
     sets: Annotated[
         list[str],
         typer.Argument(
-            metavar="SET",
+            metavar="SET...",
             help="Each argument one set, tiles separated by spaces or commas (a leading 'run:' or 'group:' "
             "declares its kind); or one JSON file (or - for stdin) holding a sets/validate body or an array of sets.",
             show_default=False,
@@ -260,7 +347,7 @@ def validate(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
-    with _guard():
+    with _guard(json_out):
         body, source = _sets_body(sets, "a sets/validate body")
         body = with_rules(body, rules_option(rules))
         result = _call(_backend(server, lang, timeout), "sets/validate", body, source)
@@ -268,6 +355,13 @@ def validate(
         print_json(result)
     else:
         render.render_validate(_out(), body, result)
+    if source is None and len(sets) > 1 and all(len(parse_tile_words(a)) == 1 for a in sets):
+        joined = " ".join(sets)
+        _err().print(
+            Text(
+                f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'
+            )
+        )
     _verdict_exit(result)
 
 
@@ -284,7 +378,7 @@ def meld(
     sets: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="SET",
+            metavar="SET...",
             help="The sets of the initial meld as words (one argument per set), or one JSON file (or -) holding "
             "a melds/check body or an array of sets.",
             show_default=False,
@@ -305,7 +399,9 @@ def meld(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
-    with _guard():
+    with _guard(json_out):
+        if not sets and rack is None:
+            raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
             body = {**body, "rack": parse_tile_words(rack)}
@@ -338,7 +434,7 @@ def verify(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Verify a turn: compare the table before and after, with the player's rack."""
-    with _guard():
+    with _guard(json_out):
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
@@ -367,9 +463,15 @@ def _batch(
     output: Format,
     continue_on_error: bool = False,
     analyze: bool = False,
+    html_report: str | None = None,
+    scheduler: str | None = None,
+    shared_files: bool = False,
+    chunk_size: int = 0,
 ) -> None:
     err = _err()
-    with _guard():
+    with _guard(json_out):
+        if scheduler is not None:
+            _check_scheduler(command, scheduler, server)
         rules_value = rules_option(rules)
         sources = collect_sources(paths)
         if not sources:
@@ -377,8 +479,15 @@ def _batch(
         backend = _backend(server, lang, timeout)
         single = len(sources) == 1 and sources[0].line is None
         fmt = Format.jsonl if json_out else output
-        job_settings = batch.Job(command, rules_value, continue_on_error, analyze, jsonl=fmt is Format.jsonl)
-        if single and (json_out or output is Format.table):
+        job_settings = batch.Job(
+            command,
+            rules_value,
+            continue_on_error,
+            analyze,
+            jsonl=fmt is Format.jsonl,
+            keep_result=html_report is not None,
+        )
+        if single and (json_out or output is Format.table) and html_report is None:
             _single(job_settings, backend, sources[0], json_out)
         noun = "game" if command == batch.REPLAY else "document"
         out = _out()
@@ -390,24 +499,71 @@ def _batch(
         else:
             writer = batch.CsvWriter(sys.stdout)
         summary = batch.Summary()
-        progress = batch.progress_bar(err, len(sources), noun)
+        progress = batch.progress_bar(err, len(sources), noun, rows_to=None if fmt is Format.table else sys.stdout)
         report_to = progress.console if progress is not None else err
 
+        pairs: list[tuple[Source, batch.Row]] = []
+
         def on_row(row: batch.Row) -> None:
+            if html_report is not None:
+                pairs.append((sources[len(pairs)], row))
             summary.add(row)
             writer.add(row)
             batch.report_error(report_to, row)
             if progress is not None:
                 progress.advance(progress.task_ids[0])
 
+        def run() -> None:
+            if scheduler is None:
+                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                return
+            from cli import cluster
+
+            workers = batch.default_jobs(0 if jobs == 1 else jobs)
+            cluster.run_rows_dask(
+                job_settings,
+                lang.value,
+                sources,
+                scheduler,
+                on_row,
+                workers=workers,
+                shared_files=shared_files,
+                chunk=chunk_size,
+            )
+
         if progress is not None:
             with progress:
-                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                run()
         else:
-            batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+            run()
         writer.close()
+        if html_report is not None:
+            _write_html(html_report, pairs, job_settings, lang)
         (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
     raise typer.Exit(summary.exit_code)
+
+
+def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job, lang: Lang) -> None:
+    """``replay --html``: the report page (cli.pictures), written as UTF-8."""
+    from cli import pictures
+
+    page = pictures.html_report(pairs, job, lang.value)
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(page)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _check_scheduler(command: str, scheduler: str, server: str | None) -> None:
+    """``--scheduler``: the dask extra is installed, the address is one, no ``--server``."""
+    from cli import cluster
+
+    cluster.require_distributed(command)
+    if server is not None:
+        raise CliError("--scheduler runs the engine on the Dask workers: it cannot be combined with --server")
+    if scheduler != cluster.LOCAL and "://" not in scheduler and ":" not in scheduler:
+        raise CliError(f"--scheduler: expected tcp://HOST:PORT or 'local', got {scheduler!r}")
 
 
 def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) -> NoReturn:
@@ -434,7 +590,7 @@ def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) ->
 PathsArg = Annotated[
     list[str],
     typer.Argument(
-        metavar="PATH",
+        metavar="PATH...",
         help="JSON files, JSON Lines files (.jsonl, one document a line), folders (searched recursively for "
         "*.json and *.jsonl) or - for stdin.",
         show_default=False,
@@ -450,7 +606,7 @@ PathsArg = Annotated[
     "  rummikub score rounds/ --jobs 4 --format csv > scores.csv\n\n"
     "  rummikub score night.jsonl --rules komoni --format jsonl\n\n"
     "One document prints a detailed report (or, with --json, the API's JSON); several print one row each "
-    "and a summary with totals per player name. Exit 2 if any document was unreadable, else 1 if any was "
+    "and a summary with totals per player name. Exit 2 if any document was unreadable or rejected, else 1 if any was "
     "invalid, else 0.",
 )
 def score(
@@ -462,6 +618,9 @@ def score(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    scheduler: SchedulerOpt = None,
+    shared_files: SharedFilesOpt = False,
+    chunk_size: ChunkOpt = 0,
 ) -> None:
     """Score rounds and matches: one document or a whole batch."""
     _batch(
@@ -474,6 +633,9 @@ def score(
         timeout=timeout,
         jobs=jobs,
         output=output,
+        scheduler=scheduler,
+        shared_files=shared_files,
+        chunk_size=chunk_size,
     )
 
 
@@ -484,7 +646,7 @@ def score(
     "  rummikub replay game.json\n\n"
     "  rummikub replay games/ --jobs 2 --format jsonl > verdicts.jsonl\n\n"
     "  rummikub replay game.json --continue --lang es\n\n"
-    "Exit 2 if any record was unreadable, else 1 if any game had an illegal turn, else 0.",
+    "Exit 2 if any record was unreadable or rejected, else 1 if any game had an illegal turn, else 0.",
 )
 def replay(
     paths: PathsArg,
@@ -502,6 +664,18 @@ def replay(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    html: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write one self-contained HTML page: a summary of the batch and, for each game with a "
+            "problem, the picture of the offending turn (with --analyze, the missed plays too).",
+        ),
+    ] = None,
+    scheduler: SchedulerOpt = None,
+    shared_files: SharedFilesOpt = False,
+    chunk_size: ChunkOpt = 0,
 ) -> None:
     """Replay game records turn by turn, then score the finished round."""
     _batch(
@@ -516,6 +690,10 @@ def replay(
         output=output,
         continue_on_error=continue_on_error,
         analyze=analyze,
+        html_report=html,
+        scheduler=scheduler,
+        shared_files=shared_files,
+        chunk_size=chunk_size,
     )
 
 
@@ -540,7 +718,8 @@ def _check_tiles(value: Any, pointer: str, source: str) -> None:
     '"pool"?: count | tiles}; a turn file has "before" and "after" (see verify).\n\n'
     "Examples:\n\n"
     "  rummikub show position.json\n\n"
-    "  rummikub show turn.json --lang es",
+    "  rummikub show turn.json --lang es\n\n"
+    "  rummikub show position.json --format svg > position.svg",
 )
 def show(
     file: Annotated[
@@ -551,13 +730,23 @@ def show(
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    show_format: Annotated[
+        ShowFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="text|svg",
+            show_default=True,
+            help="text: a coloured report; svg: a picture on stdout (drawn in-process; the exit code is the verdict).",
+        ),
+    ] = ShowFormat.text,
 ) -> None:
     """Show a position (table, racks, pool) or a turn (before, after, what was played) in colour.
 
     The table's sets are validated (a turn is verified), so invalid sets are highlighted; with
     --json the underlying sets/validate (or turns/verify) answer is printed.
     """
-    with _guard():
+    with _guard(json_out):
         source = _source_name(file)
         doc = load_document(file)
         if not isinstance(doc, dict):
@@ -567,6 +756,11 @@ def show(
         if "before" in doc or "after" in doc:
             body = with_rules(doc, rules_value)
             result = _call(backend, "turns/verify", body, source)
+            if show_format is ShowFormat.svg and not json_out:
+                from cli import pictures
+
+                sys.stdout.write(pictures.turn_svg(body, lang.value, source))
+                _verdict_exit(result)
             if json_out:
                 print_json(result)
             else:
@@ -591,7 +785,14 @@ def show(
         if effective_rules is not None:
             body["rules"] = effective_rules
         result = _call(backend, "sets/validate", body, source)
-    if json_out:
+        picture = None
+        if show_format is ShowFormat.svg and not json_out:
+            from cli import pictures
+
+            picture = pictures.position_svg(doc, rules_value, lang.value, source)
+    if picture is not None:
+        sys.stdout.write(picture)
+    elif json_out:
         print_json(result)
     else:
         render.render_position(_out(), doc, result)
@@ -615,7 +816,7 @@ def rules_command(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """List the rules presets, or show every setting of one."""
-    with _guard():
+    with _guard(json_out):
         answer = _backend(server, lang, timeout).rules(preset)
     if json_out:
         print_json(answer)
@@ -638,7 +839,7 @@ def arrange(
     tiles: Annotated[
         list[str],
         typer.Argument(
-            metavar="TILES",
+            metavar="TILES...",
             help="Tiles as words (spaces or commas, any number of arguments), or one JSON file (or -) holding a "
             "tables/arrange body or an array of tiles.",
             show_default=False,
@@ -651,7 +852,7 @@ def arrange(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
-    with _guard():
+    with _guard(json_out):
         source: str | None = None
         if any(looks_like_file(t) for t in tiles):
             if len(tiles) != 1:
@@ -695,7 +896,10 @@ def suggest(
         str | None, typer.Option("--player", metavar="NAME", help="With a position file: whose move.")
     ] = None,
     objective: Annotated[
-        Objective | None, typer.Option("--objective", help="Play the most tiles, or the most points.")
+        Objective | None,
+        typer.Option(
+            "--objective", metavar="tiles|value", help="Play the most tiles, or the most points [default: tiles]."
+        ),
     ] = None,
     rules: RulesOpt = None,
     lang: LangOpt = Lang.en,
@@ -707,7 +911,7 @@ def suggest(
 
     Exit 0 when a play was found, 1 when the player can only draw.
     """
-    with _guard():
+    with _guard(json_out):
         source: str | None = None
         body: dict[str, Any] = {}
         if file is not None:
@@ -770,32 +974,33 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[
 
 @app.command(epilog="Examples:\n\n  rummikub serve\n\n  rummikub serve --host 0.0.0.0 --port 8080 --workers 4")
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    host: Annotated[
+        str, typer.Option("--host", metavar="HOST", show_default=True, help="Interface to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, metavar="PORT", show_default=True, help="TCP port.")
+    ] = 8000,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Worker processes (default: RUMMIKUB_WORKERS or the CPU count).")
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            metavar="N",
+            help="Worker processes (default: RUMMIKUB_WORKERS or the CPUs this process may use).",
+        ),
     ] = None,
 ) -> None:
-    """Run the HTTP service under gunicorn (docs at /docs)."""
-    missing = [name for name in ("flask", "gunicorn") if importlib.util.find_spec(name) is None]
+    """Run the HTTP service under granian (docs at /docs; settings: RUMMIKUB_* variables)."""
+    missing = [name for name in ("flask", "granian", "prometheus_client") if importlib.util.find_spec(name) is None]
     if missing:
         typer.echo(
             f"rummikub serve needs {', '.join(missing)}: pip install 'rummikub-rules[serve]'",
             err=True,
         )
         raise typer.Exit(2)
-    argv = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--config",
-        "python:service.gunicorn_conf",
-        "--bind",
-        f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-    ]
+    env = {**os.environ, "RUMMIKUB_BIND": f"[{host}]:{port}" if ":" in host else f"{host}:{port}"}
     if workers is not None:
-        argv += ["--workers", str(workers)]
-    argv.append("service.app:create_app()")
+        env["RUMMIKUB_WORKERS"] = str(workers)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(sys.executable, argv)
+    os.execve(sys.executable, [sys.executable, "-m", "service.server"], env)

@@ -23,3 +23,13 @@ class InputError(ValueError):
 def pointer_token(name: object) -> str:
     """One JSON Pointer reference token for a key (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
     return str(name).replace("~", "~0").replace("/", "~1")
+
+
+def json_value_error_text(exc: ValueError) -> str:
+    """What a ValueError from reading JSON says, in words a user acts on (no Python internals:
+    the standard library refuses integers of more than 4300 digits with advice about
+    ``sys.set_int_max_str_digits``)."""
+    text = str(exc)
+    if "integer string conversion" in text or "int_max_str_digits" in text:
+        return "a number has too many digits (at most 4300)"
+    return text or "not valid JSON"

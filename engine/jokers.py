@@ -112,23 +112,25 @@ class _Stay(NamedTuple):
 class _Source:
     """A moved before-set: its index, numbered tiles, successors and readings."""
 
-    __slots__ = ("home", "index", "numbered", "readings", "size", "successors")
+    __slots__ = ("after", "index", "numbered", "readings", "size", "successors")
 
     def __init__(self, index: int, s: TableSet, rules: Rules, after: Sequence[TableSet], candidates: Sequence[int]):
-        self.index = index
+        self.index, self.after = index, after
         self.numbered = s.numbered_counts
         self.size = len(s.tiles)
         self.readings = s.read(rules).readings
         mine = self.numbered.keys()
         self.successors = tuple(k for k in candidates if not mine.isdisjoint(after[k].numbered_counts))
-        # Where a violation about this set points: the successor sharing the most of its tiles.
+
+    def home(self) -> str:
+        """Where a violation about this set points: the successor sharing the most of its tiles."""
         best, most = None, 0
         for k in self.successors:
-            theirs = after[k].numbered_counts
+            theirs = self.after[k].numbered_counts
             shared = sum(min(n, theirs.get(key, 0)) for key, n in self.numbered.items())
             if shared > most:
                 best, most = k, shared
-        self.home = f"/after/{best}" if best is not None else f"/before/{index}"
+        return f"/after/{best}" if best is not None else f"/before/{self.index}"
 
 
 class _Candidate(NamedTuple):
@@ -295,6 +297,9 @@ class _Search:
 
     def _judge(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> None:
         freed = [joker for joker, stay in zip(jokers, stays, strict=True) if stay is None]
+        if not freed and not self.locked:  # every joker stayed: nothing can be wrong
+            self.best = _Candidate((0, 0, ()), (), 0)
+            return
         violations: list[Violation] = []
         if freed and self.needs_tile:
             violations += self._replacements(jokers, stays)
@@ -356,7 +361,7 @@ class _Search:
                     for k, key in spots:
                         capacity[k, key] += 1
                         used[key] -= 1
-            unmet = Violation(missing_code, source.home, {"tile": demand.label})
+            unmet = Violation(missing_code, source.home(), {"tile": demand.label})
             place(d + 1, found + [unmet] * demand.weight)
 
         place(0, [])

@@ -609,3 +609,37 @@ def _recorded_draw(state: _State, index: int, turn: RecordedTurn, seat: int, act
         state.draw_from_pool()
         _take(state, seat, tile)
     return ReplayedTurn(index, turn.player, action, (), tile=tile)
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The position a recorded turn was played from (for pictures): the table, the rack and
+    opened flag of the player moving (for a penalty draw, the penalised player), and what the
+    replay found on that turn."""
+
+    table: tuple[TableSet, ...]
+    rack: tuple[Tile, ...]
+    opened: bool
+    turn: ReplayedTurn
+
+
+def replay_moments(record: GameRecord, rules: Rules | None = None, continue_on_error: bool = False) -> list[Moment]:
+    """Replay ``record`` as :func:`replay_game` does (without analysis) and give, for each turn
+    replayed, the position it was played from. Empty when the record itself is not a legal deal.
+    Raises InputError as :func:`replay_game` does."""
+    rules = rules or record.rules
+    if _check_deal(record, rules):
+        return []
+    state = _start(record, rules, continue_on_error)
+    moments: list[Moment] = []
+    for index, turn in enumerate(record.turns):
+        penalty = bool(state.owed and turn.draw is not None and turn.player == state.names[state.owed_seat])
+        if not penalty:
+            state.settle_penalty()  # what _next_turn does first; settling twice changes nothing
+        seat = state.owed_seat if penalty else state.seat
+        table, rack, opened = state.table, tuple(state.racks[seat]), state.opened[seat]
+        outcome = _next_turn(state, index, turn, False, 0.0)
+        moments.append(Moment(table, rack, opened, outcome))
+        if not outcome.valid and not continue_on_error:
+            break
+    return moments

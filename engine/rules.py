@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InputError, pointer_token
-from engine.tiles import SUPPLIES, TileSupply
+from engine.tiles import SUPPLIES, TileSupply, whole_number
 
 
 class RulesError(InputError):
@@ -154,9 +154,10 @@ def _check_setting(name: str, value: Any) -> Any:
             raise RulesError(f"'{name}' must be true or false", pointer)
         return value
     if name in COUNTS:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+        count = whole_number(value)
+        if count is None or not 0 <= count <= 1000:
             raise RulesError(f"'{name}' must be a whole number from 0 to 1000", pointer)
-        return value
+        return count
     if name == "turn_time_limit":
         if value is None:
             return None
@@ -164,18 +165,16 @@ def _check_setting(name: str, value: Any) -> Any:
             raise RulesError("'turn_time_limit' must be a number of seconds (0 < s <= 86400) or null", pointer)
         return value
     if name == "players":
-        if (
-            not isinstance(value, list)
-            or not value
-            or any(isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= MAX_PLAYERS for n in value)
-        ):
+        counts = [whole_number(n) for n in value] if isinstance(value, list) else []
+        if not counts or any(n is None or not 2 <= n <= MAX_PLAYERS for n in counts):
             raise RulesError(f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}", pointer)
-        return tuple(sorted(set(value)))
+        return tuple(sorted({n for n in counts if n is not None}))
     if name == "deal":
-        if isinstance(value, bool) or (isinstance(value, int) and not 1 <= value <= 30):
+        dealt = whole_number(value)
+        if isinstance(value, bool) or (isinstance(value, int | float) and (dealt is None or not 1 <= dealt <= 30)):
             raise RulesError("'deal' must be 1-30 tiles, or an object mapping player counts to 1-30", pointer)
-        if isinstance(value, int):
-            return tuple((n, value) for n in range(2, MAX_PLAYERS + 1))
+        if dealt is not None:
+            return tuple((n, dealt) for n in range(2, MAX_PLAYERS + 1))
         if not isinstance(value, Mapping):
             raise RulesError("'deal' must be a number of tiles or an object keyed by player count", pointer)
         deal: dict[int, int] = {}
@@ -184,9 +183,10 @@ def _check_setting(name: str, value: Any) -> Any:
                 raise RulesError(
                     f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}"
                 )
-            if isinstance(tiles, bool) or not isinstance(tiles, int) or not 1 <= tiles <= 30:
+            count = whole_number(tiles)
+            if count is None or not 1 <= count <= 30:
                 raise RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{pointer_token(key)}")
-            deal[int(key)] = tiles
+            deal[int(key)] = count
         return tuple(sorted(deal.items()))
     raise RulesError(f"unknown setting '{name}'", pointer)
 
@@ -217,10 +217,20 @@ def resolve_rules(value: Any = None) -> Rules:
         overrides[name] = _check_setting(name, setting)
     if not overrides:
         return base
+    if isinstance(value.get("deal"), Mapping):  # a deal object overrides the preset's deal count by count
+        overrides["deal"] = tuple(sorted({**dict(base.deal), **dict(overrides["deal"])}.items()))
     rules = dataclasses.replace(base, **overrides)
     if "players" in overrides or "deal" in overrides:
-        dealt = dict(rules.deal)
-        missing = [n for n in rules.players if n not in dealt]
-        if missing:
-            raise RulesError(f"'deal' has no entry for {missing[0]} players", "/deal")
+        rules = dataclasses.replace(rules, deal=_complete_deal(rules.deal, rules.players))
     return rules
+
+
+def _complete_deal(deal: tuple[tuple[int, int], ...], players: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Every allowed player count with a deal: a count without an entry is dealt as the next
+    smaller count that has one (or, below every entry, as the smallest). docs/rules-engine.md."""
+    dealt = dict(deal)
+    for n in players:
+        if n not in dealt:
+            smaller = [k for k in dealt if k < n]
+            dealt[n] = dealt[max(smaller)] if smaller else dealt[min(dealt)]
+    return tuple(sorted(dealt.items()))

@@ -87,6 +87,20 @@ class Tile:
         return JOKER if self.color is None else self
 
 
+def whole_number(value: Any) -> int | None:
+    """A JSON integer as an int: an int, or a float with no fractional part (JSON Schema counts
+    ``5.0`` as the integer 5). None for anything else (booleans, ``5.5``, strings...)."""
+    if value.__class__ is int:
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def tile_for_key(key: str) -> Tile:
     """The undeclared tile with multiset key ``key`` (``R5``, ``J``)."""
     return _BY_KEY[key]
@@ -195,8 +209,11 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
     color = _COLOR_ALIASES.get(color_name.strip().upper())
     if color is None:
         raise TileError(f"unknown colour {color_name!r}: use black, blue, orange (yellow) or red", "/color")
-    if isinstance(number, bool) or not isinstance(number, int):
-        raise TileError(f"'number' must be an integer, not {_json_type(number)}", "/number")
+    whole = whole_number(number)
+    if whole is None:
+        shown = "a number with a fraction" if isinstance(number, float) else _json_type(number)
+        raise TileError(f"'number' must be a whole number, not {shown}", "/number")
+    number = whole
     if not MIN_NUMBER <= number <= MAX_NUMBER:
         raise TileError(f"number {number} is out of range: tile numbers run from 1 to 13", "/number")
     return _NUMBERED[color][number]

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from engine.errors import InputError
 from engine.jokers import follow_jokers
+from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, TableSet, read_sets
 from engine.tiles import JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
@@ -240,6 +241,7 @@ class _Turn:
         self.rack_keys, self.played_keys, self.removed_keys, self.not_in_rack = rack_keys, played, removed, not_in_rack
         self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
+        self.invalid_after: set[int] = set()  # after sets reported as INVALID_SET
 
     @property
     def after_keys(self) -> dict[str, int]:
@@ -313,7 +315,7 @@ class _Turn:
             return (self.before, (), {}, None) if not others else None
         if any(v.code != "INVALID_SET" for v in others):
             return None
-        invalid = {int(v.at.rsplit("/", 1)[1]) for v in others}
+        invalid = self.invalid_after
         returned = _count(key for k in invalid for key in self.after[k].keys)
         still_played = _minus(self.played_keys, returned)
         if _minus(returned, self.played_keys) or not still_played:
@@ -321,9 +323,7 @@ class _Turn:
         meld_value = None
         if not self.opened:
             if self.rules.manipulate_on_opening_turn:
-                from engine.meld_value import best_meld_value  # TEMP
-
-                meld_value = best_meld_value(still_played)
+                meld_value = self._best_meld_value(still_played)
             else:  # the opening's value already counts only the valid new sets
                 unmatched = self._unmatched_after_sets() or []
                 meld_value = sum(self.after[k].read(self.rules).value or 0 for k in unmatched if k not in invalid)
@@ -354,6 +354,13 @@ class _Turn:
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
             self._add("TILE_NOT_IN_RACK", f"/after/{k}", {"tile": key, "count": n})
+
+    def _best_meld_value(self, played: dict[str, int]) -> int:
+        """The most valid sets of ``played`` could be worth (SPEC §4, an opening with
+        manipulation). Copies beyond the tile set are left out: such a turn is illegal anyway
+        (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds the work."""
+        supply = self.rules.supply
+        return best_meld_value({key: min(n, supply.limit(key)) for key, n in played.items()})
 
     def _check_supply(self) -> None:
         held = dict(self.before_keys)
@@ -392,6 +399,7 @@ class _Turn:
                     kind = self.after[i].kind
                     params.update(kind=kind, other=RUN if kind == GROUP else GROUP)
                 self._add("INVALID_SET", f"/after/{i}", params, reading.code)
+                self.invalid_after.add(i)
 
     def _remember_after(self) -> None:
         """Keep what the next turn of a replay needs about this (valid) turn's after table."""
@@ -419,9 +427,7 @@ class _Turn:
         if not self.played_keys:
             return None
         if self.rules.manipulate_on_opening_turn:
-            from engine.meld_value import best_meld_value  # TEMP
-
-            value = best_meld_value(self.played_keys)
+            value = self._best_meld_value(self.played_keys)
         else:
             unmatched = self._unmatched_after_sets()
             if unmatched is None:

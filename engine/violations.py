@@ -263,7 +263,7 @@ def pick_language(accept_language: str | None) -> str:
                     q = float(p[2:])
                 except ValueError:
                     q = 0.0
-        if tag in LANGUAGES and q > best_q:
+        if tag in LANGUAGES and q > 0 and q > best_q:  # q=0 means "not this one" (RFC 9110)
             best, best_q = tag, q
     return best
 

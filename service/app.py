@@ -22,9 +22,29 @@ import msgspec
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from engine.errors import json_value_error_text
 from engine.violations import pick_language
 from service.limits import Limits, int_setting
-from service.operations import OPERATIONS, RequestError, get_rules, list_rules, run_operation
+from service.observe import (
+    METRICS_CONTENT_TYPE,
+    REQUEST_ID_KEY,
+    AccessLog,
+    configure_error_log,
+    count_verdict,
+    instrument,
+    log_format_is_json,
+    metrics_text,
+)
+from service.operations import (
+    OPERATIONS,
+    SVG_MEDIA_TYPE,
+    RequestError,
+    body_too_large,
+    get_rules,
+    list_rules,
+    render_svg,
+    run_operation,
+)
 from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
 
 PROBLEM_JSON = "application/problem+json"
@@ -179,7 +199,7 @@ def read_json_body(limit: int | None) -> Any:
     except RecursionError:
         detail = "the JSON is nested too deeply to read"
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge integers
-        detail = str(exc) or "not valid JSON"
+        detail = json_value_error_text(exc)
     raise RequestError(
         400,
         f"The request body is not valid JSON: {detail}.",
@@ -196,7 +216,9 @@ def _operation_view(name: str) -> Any:
         limits: Limits = current_app.extensions[LIMITS_KEY]
         body = read_json_body(limits.max_body_bytes)
         lang = _lang()
-        return _json_response(run_operation(name, body, lang, limits), lang=lang)
+        answer = run_operation(name, body, lang, limits)
+        count_verdict(name, answer)
+        return _json_response(answer, lang=lang)
 
     view.__name__ = name.replace("/", "_")
     view.__doc__ = f"POST /v1/{name}: {OPERATIONS[name].summary}."
@@ -207,6 +229,17 @@ def _v1_blueprint() -> Blueprint:
     v1 = Blueprint("v1", __name__, url_prefix="/v1")
     for name in OPERATIONS:
         v1.add_url_rule(f"/{name}", view_func=_operation_view(name), methods=["POST"])
+
+    @v1.post("/render")
+    def render() -> Response:
+        """POST /v1/render: a position or a turn drawn as SVG (engine.svg)."""
+        limits: Limits = current_app.extensions[LIMITS_KEY]
+        body = read_json_body(limits.max_body_bytes)
+        lang = _lang()
+        response = Response(render_svg(body, lang, limits).encode("utf-8"), mimetype=SVG_MEDIA_TYPE)
+        response.headers.add("Content-Language", lang)
+        response.headers.add("Vary", "Accept-Language")
+        return response
 
     @v1.get("/rules")
     def rules_index() -> Response:
@@ -232,11 +265,17 @@ def _register_meta_routes(app: Flask) -> None:
         run_operation("sets/validate", {"sets": [["R1", "R2", "R3"]]})
         return _json_response({"status": "ready"})
 
+    @app.get("/metrics")
+    def metrics() -> Response:
+        """Prometheus metrics (text format), summed over the server's worker processes."""
+        return Response(metrics_text(), content_type=METRICS_CONTENT_TYPE)
+
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:
         return Response(_openapi_bytes(), mimetype="application/yaml")
 
     @app.get("/docs")
+    @app.get("/docs/", endpoint="docs_slash")
     def docs() -> Response:
         response = Response(DOCS_HTML, mimetype="text/html")
         response.headers["Content-Security-Policy"] = DOCS_CSP
@@ -260,14 +299,7 @@ def _register_error_handlers(app: Flask) -> None:
     def http_error(error: HTTPException) -> Response:
         status = error.code or 500
         if status == 413:
-            limit = current_app.config.get("MAX_CONTENT_LENGTH")
-            detail = f"the request body is larger than {limit} bytes (RUMMIKUB_MAX_BODY_BYTES)"
-            problem = RequestError(
-                413,
-                f"The request is too large: {detail}.",
-                [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_MAX_BODY_BYTES"}],
-                detail_es=f"El cuerpo de la petición supera {limit} bytes (RUMMIKUB_MAX_BODY_BYTES).",
-            )
+            problem = body_too_large(current_app.config.get("MAX_CONTENT_LENGTH"))
         else:
             problem = RequestError(status, error.description or "", [])
         response = _problem_response(problem)
@@ -280,7 +312,12 @@ def _register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def unexpected_error(error: Exception) -> Response:
-        _log.exception("unexpected error on %s %s", request.method, request.path)
+        _log.exception(
+            "unexpected error on %s %s",
+            request.method,
+            request.path,
+            extra={"request_id": request.environ.get(REQUEST_ID_KEY)},
+        )
         return _problem_response(RequestError(500, "The service failed to answer this request.", []))
 
 
@@ -293,9 +330,10 @@ def _add_cors(app: Flask, origins: list[str]) -> None:
         origin = request.headers.get("Origin")
         if origin and (allow_any or origin in origins):
             response.headers["Access-Control-Allow-Origin"] = "*" if allow_any else origin
-            response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept-Language"
+            response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept-Language, X-Request-ID"
             response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
             response.headers["Access-Control-Max-Age"] = "600"
+            response.headers["Access-Control-Expose-Headers"] = "X-Request-ID"
             if not allow_any:
                 response.vary.add("Origin")
         return response
@@ -330,5 +368,24 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     origins = _cors_origins(settings)
     if origins:
         _add_cors(app, origins)
-
+    configure_error_log(log_format_is_json(settings))
+    app.wsgi_app = instrument(app.wsgi_app, _route_of, AccessLog.from_settings(settings))  # type: ignore[method-assign, assignment]
     return app
+
+
+_STATIC_ROUTES = frozenset(
+    [f"/v1/{name}" for name in OPERATIONS]
+    + ["/v1/rules", "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/docs", "/docs/init.js"]
+)
+
+
+def _route_of(path: str) -> str:
+    """The route a path belongs to, for metric labels (a bounded set: unknown paths are
+    ``other``)."""
+    if path in _STATIC_ROUTES:
+        return path
+    if path.startswith("/v1/rules/"):
+        return "/v1/rules/{preset}"
+    if path.startswith("/docs/"):
+        return "/docs/{asset}"
+    return "other"

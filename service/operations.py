@@ -26,7 +26,7 @@ from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules
 from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
-from engine.turns import require_rack, verify_turn
+from engine.turns import TurnVerdict, require_rack, verify_turn
 from engine.validate import check_meld, require_supply, validate_sets
 from engine.violations import LANGUAGES
 from service import schemas
@@ -36,6 +36,7 @@ __all__ = [
     "OPERATIONS",
     "Limits",
     "RequestError",
+    "body_too_large",
     "get_rules",
     "list_rules",
     "run_operation",
@@ -115,6 +116,19 @@ class RequestError(Exception):
         )
 
 
+def body_too_large(limit: int | None) -> RequestError:
+    """The 413 for a body over ``RUMMIKUB_MAX_BODY_BYTES`` (the HTTP layer's, and the CLI's
+    in-process mode's, which measures the body it would send)."""
+    detail = f"the request body is larger than {limit} bytes (RUMMIKUB_MAX_BODY_BYTES)"
+    return RequestError(
+        413,
+        f"The request is too large: {detail}.",
+        [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_MAX_BODY_BYTES"}],
+        detail_es=f"El cuerpo de la petición supera {limit} bytes (RUMMIKUB_MAX_BODY_BYTES).",
+        headers={"Connection": "close"},
+    )
+
+
 # --- operations --------------------------------------------------------------------------------
 
 
@@ -139,18 +153,23 @@ def _melds_check(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, A
     return check_meld(data["sets"], data["rack"], data["rules"]).to_json(lang)
 
 
+def _loose_verdict(data: dict[str, Any], after: schemas.LooseTiles, limits: Limits) -> TurnVerdict:
+    """A turn whose ``after`` is a flat tile list, arranged by the solver within the budget."""
+    return verify_loose_turn(
+        data["before"],
+        after.tiles,
+        data["rack"],
+        data["opened"],
+        data["rules"],
+        data["elapsed_seconds"],
+        budget_seconds=limits.solver_budget_ms / 1000,
+    )
+
+
 def _turns_verify(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, Any]:
     after = data["after"]
     if isinstance(after, schemas.LooseTiles):
-        verdict = verify_loose_turn(
-            data["before"],
-            after.tiles,
-            data["rack"],
-            data["opened"],
-            data["rules"],
-            data["elapsed_seconds"],
-            budget_seconds=limits.solver_budget_ms / 1000,
-        )
+        verdict = _loose_verdict(data, after, limits)
     else:
         verdict = verify_turn(
             data["before"], after, data["rack"], data["opened"], data["rules"], data["elapsed_seconds"]
@@ -273,3 +292,46 @@ def get_rules(preset: str) -> dict[str, Any]:
             detail_es=f"Conjunto de reglas desconocido {preset!r}; disponibles: {', '.join(PRESETS)}",
         )
     return _preset_json(preset, rules)
+
+
+# --- pictures ----------------------------------------------------------------------------------
+
+SVG_MEDIA_TYPE = "image/svg+xml"
+
+
+def _render(data: dict[str, Any], lang: str, limits: Limits) -> str:
+    from engine import svg
+
+    rules: Rules = data["rules"]
+    if "before" not in data:
+        rack = data["rack"]
+        racks = () if rack is None else (svg.RackView(rack, None, data["opened"]),)
+        return svg.table_svg(data["table"], rules, racks=racks, lang=lang)
+    after = data["after"]
+    verdict = None
+    if isinstance(after, schemas.LooseTiles):
+        verdict = _loose_verdict(data, after, limits)
+        after = verdict.after or ()
+    return svg.turn_svg(
+        data["before"], after, data["rack"], data["opened"], rules, data["elapsed_seconds"], verdict=verdict, lang=lang
+    )
+
+
+def render_svg(body: Any, lang: str = "en", limits: Limits | None = None) -> str:
+    """``POST /v1/render``: a position (a moves/suggest body; ``rack`` and ``opened`` optional)
+    or a turn (a turns/verify body) drawn as SVG (:mod:`engine.svg`), titles in ``lang``.
+    Raises :class:`RequestError` as :func:`run_operation` does."""
+    limits = limits or DEFAULT_LIMITS
+    if lang not in LANGUAGES:
+        lang = "en"
+    try:
+        data = schemas.load_request(schemas.render_schema(body), body, limits)
+    except schemas.RequestInvalid as exc:
+        errors = [e.to_json() for e in exc.errors]
+        if exc.over_limit:
+            raise RequestError.too_large(errors) from None
+        raise RequestError.unprocessable(errors, exc.total) from None
+    try:
+        return _render(data, lang, limits)
+    except InputError as exc:
+        raise RequestError.unprocessable([{"pointer": exc.pointer, "detail": exc.message}]) from None

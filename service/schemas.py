@@ -23,7 +23,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_lo
 
 from engine.errors import InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
-from engine.rules import SABRA, Rules, resolve_rules
+from engine.rules import MAX_PLAYERS, SABRA, Rules, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
 from engine.sets import TableSet, parse_set
 from engine.solver import OBJECTIVES
@@ -77,7 +77,7 @@ class RequestInvalid(Exception):
 
     @property
     def over_limit(self) -> bool:
-        return any(e.limit is not None for e in self.errors)
+        return bool(self.errors) and all(e.limit is not None for e in self.errors)
 
 
 # --- per-request budget ------------------------------------------------------------------------
@@ -398,6 +398,8 @@ class BoundedList(fields.List[Any]):
         if isinstance(value, list):
             limits = _budget().limits
             cap = getattr(limits, self.limit)
+            if self.limit == "max_players" and len(value) > MAX_PLAYERS:  # a rule of the game, not a limit
+                raise ValidationError(f"{len(value)} players: no edition has more than {MAX_PLAYERS}")
             if len(value) > cap:
                 raise ValidationError(_limit_message(self.limit, f"this array has {len(value)} items", limits))
         return super()._deserialize(value, attr, data, **kwargs)
@@ -498,7 +500,8 @@ def _is_loose(value: list[Any]) -> bool:
 
 
 class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
-    """A turn's ``after``: a table (array of sets) or a loose table (flat array of tiles)."""
+    """A turn's ``after``: a table (array of sets) or a loose table (``{"loose": [tiles]}``, or
+    a flat array of tiles)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -511,6 +514,16 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
         if isinstance(value, list) and value and _is_loose(value):
             tiles: tuple[Tile, ...] = self.loose.deserialize(value, attr, data, **kwargs)
             return LooseTiles(tiles)
+        if isinstance(value, Mapping):  # the object form {"loose": [tiles]}, for generated clients
+            if "loose" not in value:
+                raise ValidationError('must be an array of sets, or {"loose": [tiles]} for a loose table')
+            unknown = sorted(k for k in value if k != "loose")
+            if unknown:
+                raise ValidationError({unknown[0]: ["unknown field"]})
+            try:
+                return LooseTiles(self.loose.deserialize(value["loose"], attr, data, **kwargs))
+            except ValidationError as exc:
+                raise ValidationError({"loose": exc.messages}) from None
         table: tuple[TableSet, ...] = self.table.deserialize(value, attr, data, **kwargs)
         return table
 
@@ -674,8 +687,33 @@ def load_request(schema: Schema, body: Any, limits: Limits = DEFAULT_LIMITS) -> 
         return schema.load(body)
     except ValidationError as exc:
         errors = list(flatten_errors(exc.messages))
+        # Over a limit and otherwise readable: 413 naming the limit. A body that is also wrong
+        # in its content gets the 422 (every error, the limit ones too): fixing the size alone
+        # would not make it readable.
         limited = [e for e in errors if e.limit is not None]
-        shown = limited or errors
+        shown = errors if len(limited) < len(errors) else limited
         raise RequestInvalid(shown[:MAX_REPORTED_ERRORS], len(shown)) from None
     finally:
         _BUDGET.reset(token)
+
+
+class RenderPositionRequest(StrictSchema):
+    """``POST /v1/render`` with a position: a moves/suggest body (``objective`` is accepted and
+    ignored); ``rack`` and ``opened`` are optional."""
+
+    table = TableField(required=True)
+    rack = TileListField(load_default=None, allow_none=True)
+    opened = StrictBoolean(load_default=None, allow_none=True)
+    objective = StrictString(
+        load_default="tiles",
+        validate=validate.OneOf(OBJECTIVES, error="must be 'tiles' or 'value'"),
+    )
+    rules = _rules()
+
+
+def render_schema(body: Any) -> Schema:
+    """The schema of a ``POST /v1/render`` body: a turn (it has ``before`` or ``after``, read as
+    turns/verify reads it) or a position."""
+    if isinstance(body, Mapping) and ("before" in body or "after" in body):
+        return TurnVerifyRequest()
+    return RenderPositionRequest()

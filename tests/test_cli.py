@@ -242,9 +242,11 @@ def test_meld_words_rack_and_file(tmp_path: Path) -> None:
     assert invoke("meld", path).exit_code == 0
     not_from_rack = invoke("meld", path, "--rack", "K10 B10")
     assert not_from_rack.exit_code == 1
-    nothing = invoke("meld", "--json")
-    assert nothing.exit_code == 1
-    assert json.loads(nothing.stdout) == expected("melds/check", {"sets": []})
+    nothing = invoke("meld", "--json")  # no input at all: a usage error (#14)
+    assert nothing.exit_code == 2 and "rummikub meld --help" in nothing.output
+    rack_only = invoke("meld", "--rack", "R1 R2", "--json")  # a rack and no sets: the API's verdict
+    assert rack_only.exit_code == 1
+    assert json.loads(rack_only.stdout) == expected("melds/check", {"sets": [], "rack": ["R1", "R2"]})
 
 
 # --- verify ---------------------------------------------------------------------------------------
@@ -577,7 +579,9 @@ def test_replay_batch_folder(game_folder: dict[str, Any], jobs: str) -> None:
     assert summary["games"] == str(len(files))
     assert summary["valid"] == str(len(game_folder["good"]))
     assert summary["invalid"] == str(len(game_folder["corrupted"]))
-    assert summary["unreadable"] == str(len(game_folder["unreadable"]))
+    # truncated.json cannot be read; bad-tile.json and not-an-object.json are read, then rejected
+    assert summary["unreadable"] == "1"
+    assert summary["rejected"] == str(len(game_folder["unreadable"]) - 1)
     totals: dict[str, int | float] = {}
     for record in game_folder["good"].values():
         for s in expected("games/replay", record)["result"]["scores"]:
@@ -709,24 +713,23 @@ def test_suggest(tmp_path: Path) -> None:
 # --- serve / version / help -----------------------------------------------------------------------
 
 
-def test_serve_execs_gunicorn(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[list[str]] = []
+def test_serve_execs_granian_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[list[str], dict[str, str]]] = []
 
     class Execd(Exception):
         pass
 
-    def fake_execv(path: str, argv: list[str]) -> None:
-        seen.append(argv)
+    def fake_execve(path: str, argv: list[str], env: dict[str, str]) -> None:
+        seen.append((argv, env))
         raise Execd
 
-    monkeypatch.setattr(os, "execv", fake_execv)
+    monkeypatch.setattr(os, "execve", fake_execve)
     result = RUNNER.invoke(app, ["serve", "--host", "::1", "--port", "8123", "--workers", "2"])
     assert isinstance(result.exception, Execd)
-    argv = seen[0]
-    assert argv[1:3] == ["-m", "gunicorn"]
-    assert "[::1]:8123" in argv
-    assert argv[argv.index("--workers") + 1] == "2"
-    assert argv[-1] == "service.app:create_app()"
+    argv, env = seen[0]
+    assert argv[1:] == ["-m", "service.server"]
+    assert env["RUMMIKUB_BIND"] == "[::1]:8123"
+    assert env["RUMMIKUB_WORKERS"] == "2"
 
 
 def test_version_and_help() -> None:

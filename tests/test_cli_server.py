@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ pytestmark = [pytest.mark.cli, pytest.mark.http]
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-def _serve(wsgi: WSGIApp) -> Iterator[str]:
+def serve_wsgi(wsgi: WSGIApp) -> Iterator[str]:
     server: BaseWSGIServer = make_server("127.0.0.1", 0, wsgi, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -38,7 +39,7 @@ def _serve(wsgi: WSGIApp) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """The real service (create_app) on a free loopback port."""
-    yield from _serve(create_app())
+    yield from serve_wsgi(create_app())
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +207,7 @@ class Scripted:
 
 def test_retries_post_on_503_then_same_answer() -> None:
     app = Scripted([503, 502])
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         result = invoke("verify", "-", "--json", "--server", url, "--lang", "es", input=json.dumps(TURN_BAD))
         assert result.exit_code == 1
         assert json.loads(result.stdout) == json.loads(
@@ -218,13 +219,13 @@ def test_retries_post_on_503_then_same_answer() -> None:
 
 def test_persistent_5xx_is_exit_3() -> None:
     app = Scripted([504] * 10)
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         result = invoke("score", "-", "--server", url, input=json.dumps(ROUND))
         assert result.exit_code == 3
         assert "504" in one_line_error(result)
     assert len(app.calls) == 3  # one try and two retries
     failing = Scripted([500])
-    for url in _serve(failing):
+    for url in serve_wsgi(failing):
         result = invoke("validate", "R1 R2 R3", "--server", url)
         assert result.exit_code == 3
         assert "500" in one_line_error(result)
@@ -233,14 +234,14 @@ def test_persistent_5xx_is_exit_3() -> None:
 
 def test_batch_stops_with_exit_3_when_the_server_fails(files: dict[str, str]) -> None:
     app = Scripted([503] * 100)
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         result = invoke("replay", files["games"], "-f", "jsonl", "-j", "2", "--server", url)
         assert result.exit_code == 3
 
 
 def test_slow_server_times_out() -> None:
     app = Scripted([], delay=1.5)
-    for url in _serve(app):
+    for url in serve_wsgi(app):
         started = time.monotonic()
         result = invoke("validate", "R1 R2 R3", "--server", url, "--timeout", "0.3")
         assert result.exit_code == 3
@@ -249,7 +250,7 @@ def test_slow_server_times_out() -> None:
 
 
 def test_non_json_answer_is_exit_3() -> None:
-    for url in _serve(Scripted([], body=b"<html>proxy</html>")):
+    for url in serve_wsgi(Scripted([], body=b"<html>proxy</html>")):
         result = invoke("validate", "R1 R2 R3", "--server", url)
         assert result.exit_code == 3
         assert "not JSON" in one_line_error(result)
@@ -261,3 +262,99 @@ def test_bad_tile_problem_from_server_is_exit_2(server: str, files: dict[str, st
     line = one_line_error(result)
     assert "/sets/0/1" in line
     assert "X6" in line
+
+
+# --- issue #14: the same answer in both modes --------------------------------------------------
+
+
+def _both(args: list[str], server: str) -> tuple[Any, Any]:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    runner = CliRunner()
+    return runner.invoke(app, args), runner.invoke(app, [*args, "--server", server])
+
+
+@pytest.fixture(scope="module")
+def live_server() -> Iterator[str]:
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from service.app import create_app
+
+    httpd = make_server("127.0.0.1", 0, create_app(), threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+
+
+def test_parity_infinite_seconds(tmp_path: Path, live_server: str) -> None:
+    turn = tmp_path / "turn.json"
+    turn.write_text('{"before": [], "after": [], "rack": ["R1"], "opened": true, "elapsed_seconds": 1e400}')
+    local, remote = _both(["verify", str(turn)], live_server)
+    assert local.exit_code == remote.exit_code == 2, (local.output, remote.output)
+    assert "/elapsed_seconds" in local.output and "/elapsed_seconds" in remote.output
+
+
+def test_parity_body_limit(tmp_path: Path, live_server: str) -> None:
+    players = [{"name": "A", "rack": []}, {"name": "B" * 280_000, "rack": ["R1"]}]
+    big = tmp_path / "round.json"
+    big.write_text(json.dumps({"players": players}))
+    local, remote = _both(["score", str(big)], live_server)
+    assert local.exit_code == remote.exit_code == 2, (local.output, remote.output)
+    assert "RUMMIKUB_MAX_BODY_BYTES" in local.output and "RUMMIKUB_MAX_BODY_BYTES" in remote.output
+
+
+def test_parity_huge_number_names_no_python_internals(tmp_path: Path, live_server: str) -> None:
+    doc = tmp_path / "round.json"
+    doc.write_text('{"players": [{"name": "A", "rack": [], "opened": ' + "9" * 5001 + "}]}")
+    local, remote = _both(["score", str(doc)], live_server)
+    assert local.exit_code == remote.exit_code == 2
+    assert "too many digits" in local.output and "set_int_max_str_digits" not in local.output
+
+
+def test_refused_connection_says_so() -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", "http://127.0.0.1:9"])
+    assert result.exit_code == 3 and "connection refused" in result.output, result.output
+
+
+def test_a_reset_before_any_byte_is_retried_once() -> None:
+    import socket
+    import threading
+
+    from cli.backend import RemoteBackend
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    seen: list[int] = []
+
+    def serve() -> None:
+        first, _ = listener.accept()
+        first.recv(65536)
+        first.close()  # dropped before any byte of an answer
+        seen.append(1)
+        second, _ = listener.accept()
+        second.recv(65536)
+        body = b'{"valid": true, "sets": []}'
+        second.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+            % (len(body), body)
+        )
+        second.close()
+        seen.append(2)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    answer = RemoteBackend(f"http://127.0.0.1:{port}", retries=0).call("sets/validate", {"sets": []})
+    thread.join(5)
+    listener.close()
+    assert answer == {"valid": True, "sets": []} and seen == [1, 2]

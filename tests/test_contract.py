@@ -38,7 +38,7 @@ def test_spec_paths_match_the_app() -> None:
     }
     served = set()
     for rule in APP.url_map.iter_rules():
-        if rule.endpoint in ("static", "docs_asset", "docs_init"):
+        if rule.endpoint in ("static", "docs_asset", "docs_init", "docs_slash"):
             continue
         path = rule.rule.replace("<preset>", "{preset}")
         served |= {(path, m) for m in (rule.methods or set()) - {"HEAD", "OPTIONS"}}
@@ -194,3 +194,19 @@ schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP, config=CONFIG)
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_api_conforms_to_contract(case: schemathesis.Case) -> None:
     case.call_and_validate(excluded_checks=[positive_data_acceptance])
+
+
+def test_render_is_documented_with_examples_that_draw() -> None:
+    """``POST /v1/render`` answers SVG, not JSON: its examples are drawn by the app."""
+    import xml.etree.ElementTree as ET
+
+    operation = SPEC["paths"]["/v1/render"]["post"]
+    assert set(operation["responses"]) == {"200", "400", "413", "415", "422", "500"}
+    assert set(operation["responses"]["200"]["content"]) == {"image/svg+xml"}
+    client = APP.test_client()
+    for name in ("RenderRequest", "RenderPositionRequest"):
+        request = SPEC["components"]["examples"][name]["value"]
+        _check(request, "#/components/schemas/RenderRequest")
+        answer = client.post("/v1/render", json=request)
+        assert answer.status_code == 200 and answer.mimetype == "image/svg+xml", name
+        assert ET.fromstring(answer.data).tag == "{http://www.w3.org/2000/svg}svg"

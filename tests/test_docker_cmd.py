@@ -1,4 +1,4 @@
-"""The container image without a container engine: the Dockerfile's exact CMD runs from the
+"""The container image without a container engine: the Dockerfile's exact CMD (granian) runs from the
 installed package (bound to a free loopback port), its HEALTHCHECK command passes against it, and
 SIGTERM stops it cleanly. Also: the Dockerfile's shape (two slim stages, numeric non-root user,
 exec-form CMD, no curl) and hadolint."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytestmark = pytest.mark.http
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,11 +91,36 @@ def free_port() -> int:
 # --- the Dockerfile's shape ---------------------------------------------------------------------
 
 
-def test_two_slim_stages() -> None:
+def test_two_slim_stages_pinned_by_digest() -> None:
     froms = [rest for k, rest in instructions() if k == "FROM"]
     assert len(froms) == 2
-    assert all(f.split()[0] == "python:3.11-slim" for f in froms)
+    for line in froms:
+        image, _, digest = line.split()[0].partition("@")
+        assert image == "python:3.11-slim"
+        assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest), line
+    assert len({f.split()[0] for f in froms}) == 1, "both stages on the same base"
     assert any("--from=build" in rest for k, rest in final_stage() if k == "COPY")
+
+
+def test_pinned_serve_dependencies_only() -> None:
+    runs = " ".join(rest for k, rest in instructions() if k == "RUN")
+    assert "-c constraints.txt" in runs
+    assert '".[serve]"' in runs and "[dev]" not in runs
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[name.strip().lower().replace("_", "-")] = version.strip()
+    assert all(pins.values()), "every constraint is an exact pin"
+    for name in ("flask", "granian", "prometheus-client", "msgspec", "werkzeug"):
+        assert name in pins, name
+    assert "gunicorn" not in pins and "pytest" not in pins
+
+
+def test_license_matches_the_contract() -> None:
+    contract = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    assert contract["info"]["license"]["identifier"] == "MIT"
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
 
 
 def test_numeric_non_root_user() -> None:
@@ -106,8 +133,7 @@ def test_numeric_non_root_user() -> None:
 
 def test_exec_form_and_no_curl() -> None:
     argv = cmd_argv()
-    assert argv[0] == "gunicorn"
-    assert "python:service.gunicorn_conf" in argv
+    assert argv == ["python", "-m", "service.server"]
     health = healthcheck_argv()
     assert health[0] == "python" and "urllib" in health[-1]
     assert "curl" not in DOCKERFILE.read_text(encoding="utf-8")
@@ -140,8 +166,13 @@ def test_hadolint_is_clean() -> None:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, str], int]]:
     port = free_port()
-    env = {**os.environ, "RUMMIKUB_BIND": f"127.0.0.1:{port}", "RUMMIKUB_WORKERS": "2", "PYTHONUNBUFFERED": "1"}
-    log = (tmp_path / "gunicorn.log").open("wb")
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"},
+        "RUMMIKUB_BIND": f"127.0.0.1:{port}",
+        "RUMMIKUB_WORKERS": "2",
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(local(cmd_argv()), cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         yield process, env, port
@@ -159,7 +190,7 @@ def test_cmd_serves_and_passes_its_healthcheck(
     health = local(healthcheck_argv())
     deadline = time.monotonic() + 30
     while True:
-        assert process.poll() is None, (tmp_path / "gunicorn.log").read_text(errors="replace")
+        assert process.poll() is None, (tmp_path / "server.log").read_text(errors="replace")
         result = subprocess.run(health, env=env, cwd=tmp_path, capture_output=True, timeout=15, check=False)
         if result.returncode == 0:
             break
@@ -200,6 +231,6 @@ def test_cmd_serves_and_passes_its_healthcheck(
 
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=30) == 0
-    log = (tmp_path / "gunicorn.log").read_text(errors="replace")
-    assert "Shutting down" in log or "Handling signal: term" in log
+    log = (tmp_path / "server.log").read_text(errors="replace")
+    assert "Shutting down granian" in log
     assert "Traceback" not in log

@@ -89,7 +89,8 @@ def test_overrides_on_a_preset() -> None:
         ({"players": [1, 2]}, "/players"),
         ({"deal": 0}, "/deal"),
         ({"deal": {"x": 3}}, "/deal/x"),
-        ({"players": [2, 3, 4, 5]}, "/deal"),
+        ({"players": [2, 3, 4, 5.5]}, "/players"),
+        ({"initial_meld_min": 30.5}, "/initial_meld_min"),
     ],
 )
 def test_bad_rules_name_the_key(value: Any, pointer: str) -> None:
@@ -102,3 +103,18 @@ def test_rules_are_immutable_and_hashable() -> None:
     with pytest.raises(AttributeError):
         SABRA.initial_meld_min = 10  # type: ignore[misc]
     assert hash(resolve_rules({"joker_penalty": 25})) == hash(resolve_rules({"joker_penalty": 25}))
+
+
+def test_whole_number_floats_are_integers() -> None:
+    rules = resolve_rules({"initial_meld_min": 30.0, "players": [2.0, 3], "deal": {"2": 10.0}})
+    assert rules.initial_meld_min == 30 and isinstance(rules.initial_meld_min, int)
+    assert rules.players == (2, 3) and rules.deal_for(2) == 10
+
+
+def test_a_deal_object_overrides_count_by_count_and_every_allowed_count_is_dealt() -> None:
+    # SPEC §3 leaves it open; docs/rules-engine.md: a count not named keeps the preset's deal,
+    # a count neither names is dealt as the next smaller count with an entry.
+    assert resolve_rules({"deal": {"2": 3}}).deal == ((2, 3), (3, 14), (4, 14))
+    assert resolve_rules({"players": [2, 3, 4, 5]}).deal_for(5) == 14
+    assert resolve_rules({"preset": "classic-timed", "players": [2, 7]}).deal_for(7) == 7
+    assert resolve_rules({"players": [2, 3], "deal": {"3": 9}}).deal_for(3) == 9

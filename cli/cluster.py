@@ -1,0 +1,199 @@
+"""Batch scoring and replay on a Dask cluster (``--scheduler tcp://HOST:8786`` or ``local``).
+
+The client (this process) collects the sources as for ``--jobs``, cuts them into chunks of
+many documents, and submits one task per chunk; each task runs :func:`run_chunk` on a worker,
+which processes its documents exactly as ``--jobs 1`` does (:func:`cli.batch.process` with
+the in-process engine) and returns their rows. The client waits for the chunks **in input
+order** and writes every row itself, so the output is byte-identical to ``--jobs 1``.
+
+- Only a bounded window of chunks is in flight (a few per worker thread): memory stays flat
+  for millions of documents, and the files are read as their chunks are submitted.
+- Whole-file documents are **shipped** by default: the client reads each file's bytes and sends
+  them with the chunk, so workers need no access to the client's files. With ``shared`` the
+  chunk carries the file's absolute path instead and the worker reads it there (a shared file
+  system: less traffic through the client). JSON Lines lines and stdin are always shipped.
+- A document that cannot be read or that the operation rejects is an error row, as locally; a
+  crash of the engine on one document is a ``failed`` row. A task never raises for a document.
+- A worker lost mid-run: the scheduler re-runs its tasks elsewhere (tasks are pure); the client
+  takes each chunk's result once, so no row is lost or written twice.
+
+``distributed`` is imported only here and only when ``--scheduler`` is used: it is the
+optional ``dask`` extra (``pip install 'rummikub-rules[dask]'``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
+from typing import TYPE_CHECKING
+
+from cli.batch import Job, Row, _process_local
+from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError
+from cli.inputs import DocumentError, Source, decode, read_bytes
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+LOCAL = "local"
+INSTALL_HINT = "pip install 'rummikub-rules[dask]'"
+MAX_CHUNK = 256  # documents per task at most
+CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker busy between results)
+WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler
+CONNECT_SECONDS = 10.0
+
+# A chunk's item: the source, and what the worker needs to read it — the file's bytes
+# (shipped), its absolute path (read where it is: a shared file system) or None (the source
+# already holds its text, or its error).
+Item = tuple[Source, bytes | str | None]
+
+
+def require_distributed(command: str) -> None:
+    """Exit 2 with the install command when the ``dask`` extra is missing."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise CliError(f"rummikub {command} --scheduler needs Dask distributed: {INSTALL_HINT}", EXIT_INPUT) from None
+
+
+# --- on the worker ---------------------------------------------------------------------------
+
+
+def _materialise(source: Source, data: bytes | str | None) -> Source:
+    """The source as the worker processes it: text decoded here, or the error of reading it."""
+    if data is None:
+        return source
+    try:
+        raw = read_bytes(data) if isinstance(data, str) else data
+        return Source(source.file, source.line, text=decode(raw))
+    except DocumentError as exc:
+        return Source(source.file, source.line, error=exc.message)
+
+
+def run_chunk(job: Job, lang: str, items: list[Item]) -> list[Row]:
+    """A task: every document of a chunk, one row each, in order (runs on a worker)."""
+    return [_process_local(job, lang, _materialise(source, data)) for source, data in items]
+
+
+# --- on the client ---------------------------------------------------------------------------
+
+
+def _item(source: Source, shared: bool) -> Item:
+    """What is sent for a source: whole files are read here (shipped) or named by path."""
+    if source.text is not None or source.error is not None:
+        return source, None
+    if shared:
+        return source, os.path.abspath(source.file)
+    try:
+        return source, read_bytes(source.file)
+    except DocumentError as exc:
+        return Source(source.file, source.line, error=exc.message), None
+
+
+def chunk_size(documents: int, threads: int) -> int:
+    """Documents per task: enough chunks for every worker thread several times over (load
+    balance, a lost worker loses little), at most MAX_CHUNK (per-task overhead is ~1 ms)."""
+    return max(1, min(MAX_CHUNK, documents // max(1, threads * 8)))
+
+
+def _chunks(sources: Sequence[Source], size: int) -> Iterator[Sequence[Source]]:
+    for start in range(0, len(sources), size):
+        yield sources[start : start + size]
+
+
+def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
+    """A client of the cluster at ``scheduler``, or of a LocalCluster started here."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    # Dask's own log lines (worker restarts, closing comms) would mix with the CLI's stderr.
+    for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    if scheduler == LOCAL:
+        cluster = stack.enter_context(
+            LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+                # No dashboard; the scheduler's small HTTP server on a free loopback port
+                # (by default it tries 8787 and warns on stderr when that is taken).
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+            )
+        )
+        local_client: Client = stack.enter_context(Client(cluster))  # type: ignore[no-untyped-call]
+        return local_client
+    try:
+        client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise CliError(f"cannot reach the Dask scheduler at {scheduler} ({exc})", EXIT_SERVICE) from None
+    stack.enter_context(client)
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+    except TimeoutError:
+        raise CliError(
+            f"the Dask scheduler at {scheduler} has no workers (waited {WORKER_WAIT_SECONDS:.0f} s)", EXIT_SERVICE
+        ) from None
+    return client
+
+
+def run_rows_dask(
+    job: Job,
+    lang: str,
+    sources: Sequence[Source],
+    scheduler: str,
+    on_row: Callable[[Row], None],
+    *,
+    workers: int = 2,
+    shared_files: bool = False,
+    chunk: int = 0,
+) -> None:
+    """Process every source on a Dask cluster, calling ``on_row`` in input order.
+    ``workers``: LocalCluster size for ``scheduler == "local"``; ``chunk``: documents per task
+    (0: :func:`chunk_size`)."""
+    with ExitStack() as stack:
+        client = _connect(stack, scheduler, workers)
+        nthreads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]
+        threads = max(1, sum(nthreads.values()))
+        size = chunk if chunk > 0 else chunk_size(len(sources), threads)
+        window = max(2, threads * CHUNKS_PER_THREAD)
+        run = uuid.uuid4().hex[:12]
+        pending: deque[Future[list[Row]]] = deque()
+        chunks = enumerate(_chunks(sources, size))
+
+        def submit_next() -> bool:
+            for index, part in chunks:
+                items = [_item(source, shared_files) for source in part]
+                key = f"rummikub-{job.command}-{run}-{index}"
+                pending.append(client.submit(run_chunk, job, lang, items, key=key, pure=False, retries=2))
+                return True
+            return False
+
+        try:
+            while len(pending) < window and submit_next():
+                pass
+            while pending:
+                rows = _result(pending.popleft(), scheduler)
+                submit_next()
+                for row in rows:
+                    on_row(row)
+        finally:
+            for future in pending:
+                future.cancel()  # type: ignore[no-untyped-call]
+
+
+def _result(future: Future[list[Row]], scheduler: str) -> list[Row]:
+    from distributed import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise CliError(f"Dask workers at {scheduler} kept dying on one chunk ({exc})", EXIT_SERVICE) from None
+    except CliError:
+        raise
+    except Exception as exc:  # the cluster failed (a document never raises in a task)
+        raise CliError(f"the Dask cluster at {scheduler} failed: {type(exc).__name__}: {exc}", EXIT_SERVICE) from None

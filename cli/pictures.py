@@ -1,0 +1,279 @@
+"""Pictures for the command line: ``show --format svg`` and ``replay --html`` (issue #17).
+
+The drawing is :mod:`engine.svg`, always in this process (with ``--server`` the batch's
+verdicts come from the service; the pictures are drawn here from the same documents). The
+HTML report is one self-contained page: inline CSS and inline SVG, no scripts, no links out.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cli.errors import CliError, problem_line
+from cli.inputs import DocumentError, Source, load_source
+from engine import svg
+from engine.errors import InputError
+from engine.replay import Moment, parse_game_record, replay_moments
+from engine.rules import Rules, resolve_rules
+from engine.sets import parse_table
+from engine.tiles import parse_tiles
+
+MAX_MISSED_PICTURES = 10
+"""Missed plays drawn per game with ``--analyze`` (the rest are listed by turn)."""
+
+
+def _input_error(source: str, exc: InputError, prefix: str = "") -> CliError:
+    return CliError(f"{source}: {prefix}{exc.pointer}: {exc.message}")
+
+
+def _rules(value: Any, source: str) -> Rules:
+    try:
+        return resolve_rules(value)
+    except InputError as exc:
+        raise _input_error(source, exc, "/rules") from None
+
+
+def position_svg(doc: Mapping[str, Any], rules: Any, lang: str, source: str) -> str:
+    """A position file (table, players' racks, pool) as SVG. ``rules`` overrides the file's."""
+    effective = rules if rules is not None else doc.get("rules")
+    try:
+        table = parse_table(doc.get("table"), "/table")
+    except InputError as exc:
+        raise _input_error(source, exc) from None
+    racks = []
+    for i, p in enumerate(doc.get("players") or []):
+        try:
+            tiles = parse_tiles(p.get("rack") or [])
+        except InputError as exc:
+            raise _input_error(source, exc, f"/players/{i}/rack") from None
+        opened = p.get("opened")
+        racks.append(svg.RackView(tiles, str(p.get("name")), opened if isinstance(opened, bool) else None))
+    pool = doc.get("pool")
+    pool_count = len(pool) if isinstance(pool, list) else pool if isinstance(pool, int) else None
+    return svg.table_svg(table, _rules(effective, source), racks=racks, pool=pool_count, lang=lang)
+
+
+def turn_svg(body: Mapping[str, Any], lang: str, source: str) -> str:
+    """A turn file (its rules already merged) as SVG, read as ``POST /v1/render`` reads it."""
+    from service.operations import RequestError, render_svg
+
+    try:
+        return render_svg(body, lang)
+    except RequestError as exc:
+        raise CliError(f"{source}: {problem_line(exc.to_problem(lang))}") from None
+
+
+# --- the HTML report -----------------------------------------------------------------------
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "Replay report",
+        "games": "{n} games: {ok} legal, {bad} with an illegal turn or record, {err} unreadable",
+        "game": "game",
+        "valid": "valid",
+        "first": "first invalid turn",
+        "winner": "winner",
+        "scores": "scores",
+        "note": "first problem",
+        "yes": "yes",
+        "no": "no",
+        "error": "unreadable",
+        "problems": "Games with a problem",
+        "none": "Every game is legal.",
+        "turn": "Turn {i} ({player}): {action}",
+        "record": "The record",
+        "missed": "Missed plays",
+        "missed_turn": "Turn {i} ({player}) drew, but could have played {tiles}",
+        "more_missed": "…and {n} more missed plays: turns {turns}",
+        "position": "The table when the turn was played",
+        "back": "back to the summary",
+    },
+    "es": {
+        "title": "Informe de partidas",
+        "games": "{n} partidas: {ok} legales, {bad} con un turno o registro ilegal, {err} ilegibles",
+        "game": "partida",
+        "valid": "válida",
+        "first": "primer turno ilegal",
+        "winner": "ganador",
+        "scores": "puntos",
+        "note": "primer problema",
+        "yes": "sí",
+        "no": "no",
+        "error": "ilegible",
+        "problems": "Partidas con problemas",
+        "none": "Todas las partidas son legales.",
+        "turn": "Turno {i} ({player}): {action}",
+        "record": "El registro",
+        "missed": "Jugadas perdidas",
+        "missed_turn": "Turno {i} ({player}): robó, pero podía jugar {tiles}",
+        "more_missed": "…y {n} jugadas perdidas más: turnos {turns}",
+        "position": "La mesa cuando se jugó el turno",
+        "back": "volver al resumen",
+    },
+}
+
+_CSS = """
+body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 24px; color: #212121; background: #fff; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; } h3 { font-size: 15px; }
+table.summary { border-collapse: collapse; font-size: 13px; }
+table.summary th, table.summary td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
+table.summary th { background: #eeeeee; }
+tr.invalid td { background: #ffebee; } tr.error td { background: #fff8e1; }
+.ok { color: #2e7d32; font-weight: bold; } .bad { color: #c62828; font-weight: bold; }
+ul.violations { color: #c62828; } figure { margin: 8px 0 16px; } figure svg { max-width: 100%; height: auto; }
+code { background: #f5f5f5; padding: 0 3px; }
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _violation_items(violations: Sequence[Mapping[str, Any]]) -> str:
+    items = "".join(
+        f"<li><code>{_e(v.get('code'))}</code> {_e(v.get('at') or '')}: {_e(v.get('message'))}</li>" for v in violations
+    )
+    return f'<ul class="violations">{items}</ul>' if items else ""
+
+
+def _record(doc: Any) -> Any:
+    body = {k: v for k, v in doc.items() if k not in ("continue_on_error", "analyze")}
+    return parse_game_record(body)
+
+
+def _turn_figure(moment: Moment, index: int, record: Any, rules: Rules, lang: str) -> str:
+    turn = record.turns[index]
+    if turn.table is not None and moment.turn.verdict is not None:
+        picture = svg.turn_svg(
+            moment.table,
+            turn.table,
+            moment.rack,
+            moment.opened,
+            rules,
+            turn.elapsed_seconds,
+            verdict=moment.turn.verdict,
+            lang=lang,
+        )
+    else:
+        picture = svg.table_svg(
+            moment.table,
+            rules,
+            racks=[svg.RackView(moment.rack, turn.player, moment.opened)],
+            lang=lang,
+            title=_WORDS[lang]["position"],
+        )
+    return f"<figure>{picture}</figure>"
+
+
+def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) -> str:
+    words = _WORDS[lang]
+    out = [f'<section id="game-{number}"><h2>{number}. {_e(row.where)}</h2>']
+    result = row.result if isinstance(row.result, Mapping) else None
+    if result is None:
+        out.append(f'<p class="bad">{_e(row.error or words["error"])}</p></section>')
+        return "".join(out)
+    record = rules = moments = None
+    try:
+        from cli.batch import request_body
+
+        doc = request_body(job, load_source(source))
+        record = _record(doc)
+        rules = record.rules
+        moments = replay_moments(record, continue_on_error=job.continue_on_error)
+    except (DocumentError, InputError):
+        pass
+    if result.get("violations"):
+        out.append(f"<h3>{_e(words['record'])}</h3>{_violation_items(result['violations'])}")
+    turns = result.get("turns") or []
+    for turn in turns:
+        if turn.get("valid", True):
+            continue
+        i = turn.get("index")
+        out.append(
+            f"<h3>{_e(words['turn'].format(i=i, player=turn.get('player'), action=turn.get('action')))}</h3>"
+            + _violation_items(turn.get("violations") or [])
+        )
+        if moments is not None and rules is not None and isinstance(i, int) and i < len(moments):
+            out.append(_turn_figure(moments[i], i, record, rules, lang))
+        if not job.continue_on_error:
+            break
+    missed = [t for t in turns if isinstance(t.get("analysis"), Mapping) and t["analysis"].get("play_existed")]
+    if missed:
+        out.append(f"<h3>{_e(words['missed'])}</h3>")
+        for turn in missed[:MAX_MISSED_PICTURES]:
+            best = turn["analysis"].get("best") or {}
+            i = turn.get("index")
+            tiles = " ".join(best.get("played") or [])
+            out.append(f"<p>{_e(words['missed_turn'].format(i=i, player=turn.get('player'), tiles=tiles))}</p>")
+            if moments is not None and rules is not None and isinstance(i, int) and i < len(moments):
+                m = moments[i]
+                try:
+                    after = parse_table(best.get("after") or [], "/after")
+                except InputError:
+                    continue
+                out.append(f"<figure>{svg.turn_svg(m.table, after, m.rack, m.opened, rules, lang=lang)}</figure>")
+        if len(missed) > MAX_MISSED_PICTURES:
+            rest = missed[MAX_MISSED_PICTURES:]
+            more = words["more_missed"].format(n=len(rest), turns=", ".join(str(t.get("index")) for t in rest))
+            out.append(f"<p>{_e(more)}</p>")
+    out.append(f'<p><a href="#summary">{_e(words["back"])}</a></p></section>')
+    return "".join(out)
+
+
+def _has_problem(row: Any) -> bool:
+    if row.status != "ok":
+        return True
+    result = row.result if isinstance(row.result, Mapping) else {}
+    analysis = result.get("analysis")
+    return isinstance(analysis, Mapping) and bool(analysis.get("missed_plays"))
+
+
+def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str:
+    """The replay report: a summary table of the batch and, for each game with a problem (an
+    illegal turn, an illegal record, an unreadable document; with ``--analyze`` also missed
+    plays), the picture of the offending turn with its violations in words."""
+    lang = lang if lang in _WORDS else "en"
+    words = _WORDS[lang]
+    ok = sum(1 for _, r in pairs if r.status == "ok")
+    bad = sum(1 for _, r in pairs if r.status == "invalid")
+    rows = []
+    sections = []
+    for number, (source, row) in enumerate(pairs, start=1):
+        problem = _has_problem(row)
+        name = _e(row.where)
+        link = f'<a href="#game-{number}">{name}</a>' if problem else name
+        if row.status in ("error", "failed"):
+            valid = f'<span class="bad">{_e(words["error"])}</span>'
+        elif row.status == "ok":
+            valid = f'<span class="ok">✓ {_e(words["yes"])}</span>'
+        else:
+            valid = f'<span class="bad">✗ {_e(words["no"])}</span>'
+        first = "" if row.first_invalid_turn is None else str(row.first_invalid_turn)
+        scores = ", ".join(f"{_e(n)} {_e(_num(s))}" for n, s in row.scores)
+        note = _e(row.error or row.note or "")
+        rows.append(
+            f'<tr class="{_e(row.status)}"><td>{number}</td><td>{link}</td><td>{valid}</td><td>{first}</td>'
+            f"<td>{_e(row.winner or '')}</td><td>{scores}</td><td>{note}</td></tr>"
+        )
+        if problem:
+            sections.append(_game_section(number, source, row, job, lang))
+    head = (
+        f"<tr><th>#</th><th>{_e(words['game'])}</th><th>{_e(words['valid'])}</th><th>{_e(words['first'])}</th>"
+        f"<th>{_e(words['winner'])}</th><th>{_e(words['scores'])}</th><th>{_e(words['note'])}</th></tr>"
+    )
+    counts = words["games"].format(n=len(pairs), ok=ok, bad=bad, err=len(pairs) - ok - bad)
+    body = "".join(sections) if sections else f'<p class="ok">{_e(words["none"])}</p>'
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(words['title'])}</title><style>{_CSS}</style></head><body>"
+        f'<h1 id="summary">{_e(words["title"])}</h1><p>{_e(counts)}</p>'
+        f'<table class="summary"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+        f"<h2>{_e(words['problems'])}</h2>{body}</body></html>\n"
+    )

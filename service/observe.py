@@ -1,0 +1,221 @@
+"""Request ids, the per-request access log and the Prometheus metrics of the HTTP service.
+
+:func:`instrument` wraps a Flask app's WSGI callable (whatever server runs it): every answer
+carries an ``X-Request-ID`` (the client's, when it is a short token, else a new one), is counted
+in ``/metrics`` and, when the access log is on, written as one line (text, or JSON with
+``RUMMIKUB_LOG_FORMAT=json``). Metrics use prometheus-client; when ``PROMETHEUS_MULTIPROC_DIR``
+is set (the server launcher :mod:`service.server` creates one per run) every worker process
+writes its values there and ``/metrics`` adds them up across workers.
+
+Settings (environment or ``create_app`` config): ``RUMMIKUB_ACCESS_LOG`` ``-`` (stdout), a file
+path or ``off`` (the app's default; the server launcher's default is ``-``); ``RUMMIKUB_LOG_FORMAT`` ``text`` (default) or ``json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
+
+REQUEST_ID_HEADER = "X-Request-ID"
+REQUEST_ID_KEY = "rummikub.request_id"
+METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+ACCESS_LOG_KEY = "RUMMIKUB_ACCESS_LOG"
+LOG_FORMAT_KEY = "RUMMIKUB_LOG_FORMAT"
+_OFF = ("off", "none", "0", "false", "no")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+
+disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: they double the output and nobody graphs them
+REGISTRY = CollectorRegistry(auto_describe=True)
+REQUESTS = Counter(
+    "rummikub_http_requests",
+    "HTTP requests answered, by route, method and status.",
+    ["route", "method", "status"],
+    registry=REGISTRY,
+)
+LATENCY = Histogram(
+    "rummikub_http_request_duration_seconds",
+    "Time from the request reaching the application to its answer, by route.",
+    ["route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+    registry=REGISTRY,
+)
+VERDICTS = Counter(
+    "rummikub_verdicts",
+    "Verdicts given, by operation and code (VALID, or each violation code of an invalid verdict).",
+    ["operation", "code"],
+    registry=REGISTRY,
+)
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def metrics_text() -> bytes:
+    """All metrics in the Prometheus text format: summed over every worker process when
+    ``PROMETHEUS_MULTIPROC_DIR`` is set, else this process's."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory and os.path.isdir(directory):
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)
+
+
+def count_verdict(operation: str, answer: Mapping[str, Any]) -> None:
+    """Count a verdict answer: ``VALID``, or once per distinct violation code."""
+    valid = answer.get("valid")
+    if valid is None:
+        return
+    if valid:
+        VERDICTS.labels(operation, "VALID").inc()
+        return
+    codes = {v.get("code") for v in answer.get("violations") or () if isinstance(v, Mapping)}
+    for item in answer.get("sets") or ():  # sets/validate: each set's own violations
+        if isinstance(item, Mapping):
+            codes.update(v.get("code") for v in item.get("violations") or () if isinstance(v, Mapping))
+    for code in sorted(c for c in codes if isinstance(c, str)) or ["INVALID"]:
+        VERDICTS.labels(operation, code).inc()
+
+
+def request_id(environ: Mapping[str, Any]) -> str:
+    """The client's ``X-Request-ID`` when it is a short token (letters, digits, ``._:@/+=-``,
+    at most 128), else a new random one."""
+    given = environ.get("HTTP_X_REQUEST_ID")
+    if isinstance(given, str) and _REQUEST_ID.fullmatch(given):
+        return given
+    return uuid.uuid4().hex
+
+
+class AccessLog:
+    """One line per request, text or JSON, written whole with one ``write`` (lines from
+    several worker processes do not interleave)."""
+
+    def __init__(self, target: str, json_format: bool) -> None:
+        self.json = json_format
+        self._stream: TextIO | None = None
+        self._fd = 1
+        if target != "-":
+            self._stream = open(target, "a", encoding="utf-8")  # noqa: SIM115 - kept for the process's life
+            self._fd = self._stream.fileno()
+
+    @classmethod
+    def from_settings(cls, config: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> AccessLog | None:
+        environ = os.environ if environ is None else environ
+        target = str(config.get(ACCESS_LOG_KEY, environ.get(ACCESS_LOG_KEY, "")) or "").strip()
+        if not target or target.lower() in _OFF:
+            return None
+        return cls(target, log_format_is_json(config, environ))
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self.json:
+            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        else:
+            extra = f' reason="{record["reason"]}"' if "reason" in record else ""
+            line = (
+                f'{record["time"]} {record["remote"]} "{record["method"]} {record["path"]}" '
+                f"{record['status']} {record['duration_ms']}ms id={record['request_id']}{extra}"
+            )
+        with contextlib.suppress(OSError):
+            os.write(self._fd, (line + "\n").encode("utf-8", "backslashreplace"))
+
+
+def log_format_is_json(config: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> bool:
+    environ = os.environ if environ is None else environ
+    raw = str(config.get(LOG_FORMAT_KEY, environ.get(LOG_FORMAT_KEY, "")) or "").strip().lower() or "text"
+    if raw not in ("text", "json"):
+        raise ValueError(f"{LOG_FORMAT_KEY} must be 'text' or 'json', got {raw!r}")
+    return raw == "json"
+
+
+def access_record(
+    rid: str, method: str, path: str, status: int, seconds: float, remote: str, reason: str | None = None
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "level": "info" if status < 500 else "error",
+        "type": "access",
+        "request_id": rid,
+        "method": method,
+        "path": path,
+        "status": status,
+        "duration_ms": round(seconds * 1000, 3),
+        "remote": remote,
+        "pid": os.getpid(),
+    }
+    if reason is not None:
+        record["reason"] = reason
+    return record
+
+
+class JSONFormatter(logging.Formatter):
+    """Error log records as one JSON line (the traceback as a field), with the request id."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        doc: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "type": "log",
+            "logger": record.name,
+            "message": record.getMessage(),
+            "pid": record.process,
+        }
+        rid = getattr(record, "request_id", None)
+        if rid is not None:
+            doc["request_id"] = rid
+        if record.exc_info:
+            doc["exception"] = self.formatException(record.exc_info)
+        return json.dumps(doc, ensure_ascii=True, separators=(",", ":"))
+
+
+def configure_error_log(json_format: bool) -> None:
+    """The ``service`` loggers write to stderr, one JSON line per record in JSON mode."""
+    logger = logging.getLogger("service")
+    if any(getattr(h, "_rummikub", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler._rummikub = True  # type: ignore[attr-defined]  # marks our handler (one per process)
+    handler.setFormatter(JSONFormatter() if json_format else logging.Formatter("[%(levelname)s] %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.propagate = False
+
+
+def instrument(app: WSGIApp, route_of: Callable[[str], str], log: AccessLog | None) -> WSGIApp:
+    """``app`` with request ids, metrics and the access log."""
+
+    def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        started = time.perf_counter()
+        rid = request_id(environ)
+        environ[REQUEST_ID_KEY] = rid
+        seen: list[int] = []
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            seen.append(int(status[:3]))
+            headers.append((REQUEST_ID_HEADER, rid))
+            return (
+                start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
+            )
+
+        result = app(environ, start)
+        status = seen[-1] if seen else 500
+        elapsed = time.perf_counter() - started
+        method = environ.get("REQUEST_METHOD", "")
+        path = environ.get("PATH_INFO", "")
+        route = route_of(path)
+        REQUESTS.labels(route, method, str(status)).inc()
+        LATENCY.labels(route).observe(elapsed)
+        if log is not None:
+            log.write(access_record(rid, method, path, status, elapsed, str(environ.get("REMOTE_ADDR", ""))))
+        return result
+
+    return wrapped

@@ -1,0 +1,398 @@
+"""Run the HTTP service under granian: ``python -m service.server`` (``make serve``,
+``rummikub serve`` and the container's CMD all run this).
+
+granian (a Rust HTTP server) reads requests and writes answers on its own threads, so a slow or
+broken client costs a socket, not a Python worker; it refuses malformed HTTP (bad chunking,
+duplicate Content-Length, oversized headers or URLs) with a 4xx before Python sees it. The Flask
+app runs behind :class:`RSGIAdapter`, which reads each body (within ``RUMMIKUB_READ_TIMEOUT``:
+else 408; at most ``RUMMIKUB_MAX_BODY_BYTES``: else 413; refused with 400 when it cannot be read,
+or comes with both Content-Length and Transfer-Encoding) and then calls the WSGI app with the
+whole body in memory.
+
+Settings (environment variables; docs/service.md):
+
+- ``RUMMIKUB_BIND``: ``host:port`` to listen on (default ``127.0.0.1:8000``; ``[::1]:8000`` for IPv6)
+- ``RUMMIKUB_WORKERS``: worker processes (default: the CPUs this process may use: its CPU
+  affinity, capped by a cgroup v2/v1 CPU quota)
+- ``RUMMIKUB_THREADS``: threads per worker running the app (default 1: on the event loop)
+- ``RUMMIKUB_HEADER_TIMEOUT``: seconds a client may take to send the request headers (default 10)
+- ``RUMMIKUB_READ_TIMEOUT``: seconds a client may take to send the body (default 10; then 408)
+- ``RUMMIKUB_GRACEFUL_TIMEOUT``: seconds a stopping worker may finish its requests (default 8,
+  inside ``docker stop``'s 10)
+- ``RUMMIKUB_LOG_LEVEL``: ``debug``, ``info`` (default), ``warning``, ``error``
+- ``RUMMIKUB_ACCESS_LOG``: ``-`` (stdout, the default here), a file path, or ``off``
+- ``RUMMIKUB_LOG_FORMAT``: ``text`` (default) or ``json`` (one JSON object per line, with the
+  request id)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+DEFAULT_PORT = 8000
+_WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+# --- settings -------------------------------------------------------------------------------------
+
+
+def cgroup_cpu_limit(root: Path = Path("/sys/fs/cgroup")) -> float | None:
+    """The CPU quota of this process's cgroup in CPUs (``cpu.max``, v2; ``cpu.cfs_quota_us`` /
+    ``cpu.cfs_period_us``, v1), or None when there is none."""
+    try:
+        quota, _, period = (root / "cpu.max").read_text().strip().partition(" ")
+        if quota != "max" and float(period or 100_000) > 0:
+            return float(quota) / float(period or 100_000)
+        return None
+    except (OSError, ValueError):
+        pass
+    for v1 in (root / "cpu", root / "cpu,cpuacct"):
+        try:
+            quota_us = float((v1 / "cpu.cfs_quota_us").read_text())
+            period_us = float((v1 / "cpu.cfs_period_us").read_text())
+        except (OSError, ValueError):
+            continue
+        if quota_us > 0 and period_us > 0:
+            return quota_us / period_us
+    return None
+
+
+def available_cpus(root: Path = Path("/sys/fs/cgroup")) -> int:
+    """The CPUs this process may use: its affinity set, capped by the cgroup CPU quota (rounded
+    up), at least 1."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        count = os.cpu_count() or 1
+    limit = cgroup_cpu_limit(root)
+    if limit is not None:
+        count = min(count, math.ceil(limit))
+    return max(1, count)
+
+
+def _number(environ: Mapping[str, str], name: str, default: float, minimum: float, integer: bool = True) -> Any:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a {'whole ' if integer else ''}number, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {raw!r}")
+    return value
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """``host:port``, ``[v6]:port``, ``host`` or ``:port`` → (host, port)."""
+    text = text.strip() or f"127.0.0.1:{DEFAULT_PORT}"
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.removeprefix(":")
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, ""
+    try:
+        number = int(port) if port else DEFAULT_PORT
+    except ValueError:
+        raise ValueError(f"RUMMIKUB_BIND must be host:port, got {text!r}") from None
+    if not 0 < number < 65536:
+        raise ValueError(f"RUMMIKUB_BIND port must be 1-65535, got {text!r}")
+    return host or "127.0.0.1", number
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    workers: int = 1
+    threads: int = 1
+    header_timeout: float = 10.0
+    read_timeout: float = 10.0
+    graceful_timeout: int = 8
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
+        environ = os.environ if environ is None else environ
+        host, port = parse_bind(environ.get("RUMMIKUB_BIND", ""))
+        level = environ.get("RUMMIKUB_LOG_LEVEL", "").strip().lower() or "info"
+        if level not in ("critical", "error", "warning", "info", "debug"):
+            raise ValueError(f"RUMMIKUB_LOG_LEVEL must be debug, info, warning, error or critical, got {level!r}")
+        return cls(
+            host=host,
+            port=port,
+            workers=_number(environ, "RUMMIKUB_WORKERS", available_cpus(), 1),
+            threads=_number(environ, "RUMMIKUB_THREADS", 1, 1),
+            header_timeout=_number(environ, "RUMMIKUB_HEADER_TIMEOUT", 10.0, 0.001, integer=False),
+            read_timeout=_number(environ, "RUMMIKUB_READ_TIMEOUT", 10.0, 0.001, integer=False),
+            graceful_timeout=_number(environ, "RUMMIKUB_GRACEFUL_TIMEOUT", 8, 1),
+            log_level=level,
+        )
+
+
+# --- the RSGI adapter ------------------------------------------------------------------------------
+
+
+class _BodyError(Exception):
+    def __init__(self, status: int, title: str, detail: str, limit: str | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.limit = limit
+
+
+def _problem(error: _BodyError) -> bytes:
+    import json
+
+    item: dict[str, Any] = {"pointer": "", "detail": error.detail}
+    if error.limit is not None:
+        item["limit"] = error.limit
+    doc = {
+        "type": "about:blank",
+        "title": error.title,
+        "status": error.status,
+        "detail": f"The request cannot be read: {error.detail}.",
+        "errors": [item],
+    }
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+class RSGIAdapter:
+    """Serves a WSGI app on granian's RSGI interface: the body is read asynchronously (bounded
+    in time and size) before the app runs, so a slow client never holds the app's thread."""
+
+    def __init__(self, app: _WSGIApp, max_body_bytes: int, read_timeout: float, threads: int = 1) -> None:
+        from service.observe import AccessLog, log_format_is_json
+
+        self.app = app
+        self.max_body = max_body_bytes
+        self.read_timeout = read_timeout
+        self.executor = ThreadPoolExecutor(threads, "rummikub-app") if threads > 1 else None
+        self.access_log = AccessLog.from_settings({})
+        self.json_log = log_format_is_json({})
+        self.base: dict[str, Any] = {
+            "SCRIPT_NAME": "",
+            "wsgi.version": (1, 0),
+            "wsgi.errors": sys.stderr,
+            "wsgi.multithread": threads > 1,
+            "wsgi.multiprocess": True,
+            "wsgi.run_once": False,
+            "wsgi.input_terminated": True,
+        }
+
+    async def __rsgi__(self, scope: Any, proto: Any) -> None:
+        if scope.proto != "http":  # websockets: not served
+            return
+        started = time.perf_counter()
+        headers = scope.headers
+        try:
+            body = await self._read_body(headers, proto)
+        except _BodyError as error:
+            self._refuse(scope, proto, error, started)
+            return
+        environ = self._environ(scope, headers, body)
+        if self.executor is None:
+            status, out_headers, data = self._call(environ)
+        else:
+            loop = asyncio.get_running_loop()
+            status, out_headers, data = await loop.run_in_executor(self.executor, self._call, environ)
+        proto.response_bytes(status, out_headers, data)
+
+    def _too_large(self) -> _BodyError:
+        detail = f"the request body is larger than {self.max_body} bytes (RUMMIKUB_MAX_BODY_BYTES)"
+        return _BodyError(413, "Content Too Large", detail, "RUMMIKUB_MAX_BODY_BYTES")
+
+    async def _read_body(self, headers: Any, proto: Any) -> bytes:
+        length = headers.get("content-length")
+        chunked = headers.get("transfer-encoding")
+        if length is None and chunked is None:
+            return b""
+        if length is not None and chunked is not None:
+            raise _BodyError(400, "Bad Request", "the request has both Content-Length and Transfer-Encoding")
+        expected: int | None = None
+        if length is not None:
+            if not length.isdigit():  # granian refuses these itself; kept for safety
+                raise _BodyError(400, "Bad Request", f"Content-Length {length!r} is not a number")
+            expected = int(length)
+            if expected > self.max_body:
+                raise self._too_large()
+        try:
+            async with asyncio.timeout(self.read_timeout):
+                # The whole body at once: granian's chunk iterator ends quietly on malformed
+                # chunking, where this raises.
+                body: bytes = await proto()
+        except TimeoutError:
+            raise _BodyError(
+                408,
+                "Request Timeout",
+                f"the body did not arrive within {self.read_timeout:g} s (RUMMIKUB_READ_TIMEOUT)",
+            ) from None
+        except Exception as exc:  # granian's protocol error: malformed chunking, client gone
+            raise _BodyError(
+                400, "Bad Request", f"the request body is malformed ({exc or type(exc).__name__})"
+            ) from None
+        if expected is None and len(body) > self.max_body:
+            raise self._too_large()
+        if expected is not None and len(body) != expected:
+            raise _BodyError(
+                400, "Bad Request", f"the body ended after {len(body)} of its {expected} bytes (Content-Length)"
+            )
+        return body
+
+    def _environ(self, scope: Any, headers: Any, body: bytes) -> dict[str, Any]:
+        import io
+
+        server_host, _, server_port = scope.server.rpartition(":")
+        client_host, _, client_port = scope.client.rpartition(":")
+        environ = self.base.copy()
+        environ["REQUEST_METHOD"] = scope.method
+        environ["PATH_INFO"] = unquote_to_bytes(scope.path).decode("latin-1")
+        environ["QUERY_STRING"] = scope.query_string
+        environ["SERVER_NAME"] = server_host.strip("[]")
+        environ["SERVER_PORT"] = server_port
+        environ["SERVER_PROTOCOL"] = f"HTTP/{scope.http_version}"
+        environ["REMOTE_ADDR"] = client_host.strip("[]")
+        environ["REMOTE_PORT"] = client_port
+        environ["wsgi.url_scheme"] = scope.scheme
+        environ["wsgi.input"] = io.BytesIO(body)
+        for name, value in headers.items():
+            if name == "content-type":
+                environ["CONTENT_TYPE"] = value
+            elif name == "content-length" or name == "transfer-encoding":
+                continue
+            else:
+                key = "HTTP_" + name.upper().replace("-", "_")
+                environ[key] = f"{environ[key]}, {value}" if key in environ else value
+        if body or scope.method in ("POST", "PUT", "PATCH"):
+            environ["CONTENT_LENGTH"] = str(len(body))
+        return environ
+
+    def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+        answer: list[Any] = []
+
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Callable[[bytes], None]:
+            answer[:] = [int(status[:3]), headers]
+            return _no_write
+
+        result = self.app(environ, start_response)
+        try:
+            data = b"".join(result)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return answer[0], answer[1], data
+
+    def _refuse(self, scope: Any, proto: Any, error: _BodyError, started: float) -> None:
+        """A request whose body cannot be read: a problem answer, the connection closed, one
+        log line saying why."""
+        import logging
+
+        from service.observe import LATENCY, REQUESTS, access_record, request_id
+
+        rid = request_id({"HTTP_X_REQUEST_ID": scope.headers.get("x-request-id")})
+        headers = [
+            ("content-type", "application/problem+json"),
+            ("connection", "close"),
+            ("x-request-id", rid),
+        ]
+        proto.response_bytes(error.status, headers, _problem(error))
+        elapsed = time.perf_counter() - started
+        REQUESTS.labels("refused", scope.method, str(error.status)).inc()
+        LATENCY.labels("refused").observe(elapsed)
+        remote = scope.client.rpartition(":")[0]
+        if self.access_log is not None:
+            record = access_record(rid, scope.method, scope.path, error.status, elapsed, remote, error.detail)
+            self.access_log.write(record)
+        else:
+            logging.getLogger("service.server").warning(
+                "%s %s from %s refused with %d: %s",
+                scope.method,
+                scope.path,
+                remote,
+                error.status,
+                error.detail,
+                extra={"request_id": rid},
+            )
+
+
+def _no_write(data: bytes) -> None:
+    raise RuntimeError("the WSGI write() callable is not supported")
+
+
+def rsgi_app() -> RSGIAdapter:
+    """granian's factory target: the Flask app (``create_app()``) behind the RSGI adapter."""
+    from service.app import LIMITS_KEY, create_app
+
+    settings = ServerSettings.from_env()
+    app = create_app()
+    limits = app.extensions[LIMITS_KEY]
+    return RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads)
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+
+def main(environ: Mapping[str, str] | None = None) -> int:
+    """Serve until SIGTERM/SIGINT; a temporary metrics directory lives as long as the server."""
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces
+    from granian.http import HTTP1Settings
+    from granian.log import LogLevels
+
+    try:
+        settings = ServerSettings.from_env(environ)
+    except ValueError as exc:
+        print(f"rummikub serve: {exc}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("RUMMIKUB_ACCESS_LOG", "-")
+    own_dir = None
+    if not os.environ.get(MULTIPROC_ENV):
+        own_dir = tempfile.mkdtemp(prefix="rummikub-metrics-")
+        os.environ[MULTIPROC_ENV] = own_dir
+    try:
+        server = Granian(
+            "service.server:rsgi_app",
+            address=settings.host,
+            port=settings.port,
+            interface=Interfaces.RSGI,
+            factory=True,
+            workers=settings.workers,
+            http=HTTPModes.http1,
+            websockets=False,
+            http1_settings=HTTP1Settings(
+                header_read_timeout=max(1, min(60_000, round(settings.header_timeout * 1000)))
+            ),
+            respawn_failed_workers=True,
+            respawn_interval=0.5,
+            workers_kill_timeout=settings.graceful_timeout,
+            log_level=LogLevels(settings.log_level),
+            log_access=False,
+        )
+        server.serve()
+    finally:
+        if own_dir is not None:
+            shutil.rmtree(own_dir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""``rummikub score|replay --scheduler``: the batch on a Dask cluster (issue #16).
+
+One LocalCluster (2 worker processes, 1 thread each, no dashboard, loopback) serves the whole
+module; the commands run in-process (CliRunner) with ``--scheduler tcp://<its address>`` and
+must print exactly what ``--jobs 1`` prints. One test kills a worker mid-run; one starts a
+scheduler and two workers with Dask's own ``dask scheduler`` / ``dask worker`` commands.
+Everything listens on 127.0.0.1 and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from distributed import Client, LocalCluster
+
+from cli import cluster
+from engine.generate import corrupt_game, generate_game
+from tests.test_cli import ROUND, ROUND_2, invoke, one_line_error, write
+
+pytestmark = [pytest.mark.cli, pytest.mark.dask]
+
+BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def dask_cluster() -> Iterator[tuple[LocalCluster, Client]]:
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            host="127.0.0.1",
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+        ) as local,
+        Client(local) as client,
+    ):
+        client.wait_for_workers(2, timeout=60)
+        yield local, client
+
+
+@pytest.fixture
+def address(dask_cluster: tuple[LocalCluster, Client]) -> str:
+    local, client = dask_cluster
+    client.wait_for_workers(2, timeout=60)  # a worker killed by an earlier test is back
+    return str(local.scheduler_address)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Rounds, matches and games, with bad documents of every kind: folders and JSON Lines."""
+    root = tmp_path_factory.mktemp("mixed")
+    rounds = root / "rounds"
+    (rounds / "sub").mkdir(parents=True)
+    for i in range(6):
+        write(rounds / ("sub" if i % 2 else "") / f"r{i}.json", ROUND if i % 3 else ROUND_2)
+    write(rounds / "match.json", {"rounds": [ROUND, ROUND_2, ROUND]})
+    write(rounds / "two-winners.json", {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": []}]})
+    write(rounds / "bad-tile.json", {"players": [{"name": "A", "rack": ["X1"]}, {"name": "B", "rack": []}]})
+    (rounds / "truncated.json").write_text('{"players": [', encoding="utf-8")
+    (rounds / "latin1.json").write_bytes(b'{"players": "\xe9"}')
+    lines = [
+        json.dumps(ROUND),
+        "",
+        "{not json",
+        json.dumps({"rounds": [ROUND, ROUND_2]}),
+        "[1, 2]",
+        json.dumps(ROUND_2),
+    ]
+    (root / "night.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    games = root / "games"
+    (games / "night-2").mkdir(parents=True)
+    good = [generate_game(seed, 4) for seed in range(200, 210)]
+    for i, record in enumerate(good):
+        write(games / ("night-2" if i % 2 else "") / f"good-{i}.json", record)
+    for i in (0, 3, 5):
+        write(games / f"corrupt-{i}.json", corrupt_game(copy.deepcopy(good[i]), seed=i)[0])
+    (games / "truncated.json").write_text('{"players": [', encoding="utf-8")
+    write(games / "not-an-object.json", [1, 2, 3])
+    (root / "games.jsonl").write_text("\n".join(json.dumps(g) for g in good[:4]) + "\n{\n", encoding="utf-8")
+    return {
+        "rounds": str(rounds),
+        "jsonl": str(root / "night.jsonl"),
+        "games": str(games),
+        "games_jsonl": str(root / "games.jsonl"),
+        "missing": str(root / "missing.json"),
+    }
+
+
+def _same_as_one_job(args: list[str], scheduler: str, *extra: str, stdin: str | None = None) -> str:
+    one = invoke(*args, "--jobs", "1", input=stdin)
+    on_dask = invoke(*args, "--scheduler", scheduler, *extra, input=stdin)
+    assert on_dask.exit_code == one.exit_code
+    assert on_dask.stdout == one.stdout  # byte-identical rows, same order
+    assert on_dask.stderr == one.stderr  # error lines and the summary
+    return one.stdout
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "table"])
+def test_score_mixed_batch_is_byte_identical(address: str, mixed: dict[str, str], fmt: str) -> None:
+    args = ["score", mixed["rounds"], mixed["jsonl"], mixed["missing"], "-f", fmt]
+    out = _same_as_one_job(args, address, "--chunk-size", "3")
+    assert out.strip()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_replay_mixed_batch_is_byte_identical(address: str, mixed: dict[str, str], fmt: str) -> None:
+    args = ["replay", mixed["games"], mixed["games_jsonl"], mixed["missing"], "-f", fmt, "--continue"]
+    out = _same_as_one_job(args, address)
+    if fmt == "jsonl":
+        statuses = [json.loads(line)["status"] for line in out.splitlines()]
+        assert statuses.count("ok") == 14 and statuses.count("invalid") == 3 and statuses.count("error") == 4
+
+
+def test_shared_files_and_stdin(address: str, mixed: dict[str, str]) -> None:
+    """Workers reading the files themselves (a shared file system) give the same rows; stdin
+    (JSON Lines) is always shipped."""
+    _same_as_one_job(["replay", mixed["games"], "-f", "jsonl"], address, "--shared-files", "--chunk-size", "4")
+    stdin = Path(mixed["jsonl"]).read_text(encoding="utf-8")
+    _same_as_one_job(["score", "-", "-f", "csv"], address, "--shared-files", stdin=stdin)
+
+
+def test_a_killed_worker_loses_and_duplicates_no_row(
+    dask_cluster: tuple[LocalCluster, Client], address: str, mixed: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _local, client = dask_cluster
+    args = ["replay", mixed["games"], mixed["games"], mixed["games_jsonl"], "-f", "jsonl"]
+    killed: list[int] = []
+    real_result = cluster._result
+
+    def kill_a_busy_worker_first(future: Any, scheduler: str) -> Any:
+        if not killed:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                busy = [w for w, keys in client.processing().items() if keys]
+                if busy:
+                    pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                    os.kill(pid, signal.SIGKILL)  # the worker process (its nanny restarts it)
+                    killed.append(pid)
+                    break
+                time.sleep(0.01)
+        return real_result(future, scheduler)
+
+    monkeypatch.setattr(cluster, "_result", kill_a_busy_worker_first)
+    out = _same_as_one_job(args, address, "--chunk-size", "2")
+    assert killed, "no worker was busy: nothing was killed"
+    assert len(out.splitlines()) == 2 * 15 + 5
+
+
+def test_scheduler_local_starts_a_cluster(mixed: dict[str, str]) -> None:
+    _same_as_one_job(["score", mixed["rounds"], mixed["jsonl"], "-f", "jsonl"], "local", "--jobs", "2")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_dask_command_line_cluster(mixed: dict[str, str], tmp_path: Path) -> None:
+    """`dask scheduler` and two `dask worker` processes on free loopback ports."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    started: list[subprocess.Popen[bytes]] = []
+    logs = [open(tmp_path / f"dask-{i}.log", "wb") for i in range(3)]  # noqa: SIM115
+    try:
+        started.append(
+            subprocess.Popen(
+                [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard",
+                 "--dashboard-address", "127.0.0.1:0"],
+                stdout=logs[0],
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
+        )  # fmt: skip
+        for i in (1, 2):
+            started.append(
+                subprocess.Popen(
+                    [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
+                     "--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--name", f"w{i}",
+                     "--death-timeout", "60"],
+                    stdout=logs[i],
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                )
+            )  # fmt: skip
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            assert len(client.scheduler_info()["workers"]) == 2
+        _same_as_one_job(["replay", mixed["games"], mixed["games_jsonl"], "-f", "jsonl"], address)
+        _same_as_one_job(["score", mixed["rounds"], mixed["jsonl"], "-f", "csv"], address, "--shared-files")
+    finally:
+        for process in reversed(started):  # only what this test started, each by its own group
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in reversed(started):
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=5)
+        for log in logs:
+            log.close()
+
+
+# --- usage errors --------------------------------------------------------------------------------
+
+
+def test_without_the_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed → ImportError
+    result = invoke("score", write(tmp_path / "r.json", ROUND), "--scheduler", "local")
+    assert result.exit_code == 2
+    assert "pip install 'rummikub-rules[dask]'" in one_line_error(result)
+
+
+def test_scheduler_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path / "r.json", ROUND)
+    both = invoke("score", path, "--scheduler", "local", "--server", "http://127.0.0.1:9")
+    assert both.exit_code == 2 and "--server" in one_line_error(both)
+    bad = invoke("score", path, "--scheduler", "nowhere")
+    assert bad.exit_code == 2 and "tcp://HOST:PORT" in one_line_error(bad)
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1.0)
+    down = invoke("score", path, path, "--scheduler", f"tcp://127.0.0.1:{_free_port()}")
+    assert down.exit_code == 3 and "cannot reach the Dask scheduler" in one_line_error(down)

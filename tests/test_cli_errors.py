@@ -1,0 +1,92 @@
+"""Errors a user acts on (#14): every error of a document (the first few, then a count; ``--json``
+all of them), ``rejected`` batch rows, and a progress bar that never mixes into streamed rows."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from cli import batch
+from cli.errors import problem_line
+from cli.main import app
+
+pytestmark = pytest.mark.cli
+
+BAD_ROUND = {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["X1", "R99", "Q2", "B0", "K14"]}]}
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200", "NO_COLOR": "1"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_problem_line_shows_the_first_errors_and_counts_the_rest() -> None:
+    errors = [{"pointer": f"/sets/{i}", "detail": f"bad {i}"} for i in range(5)]
+    line = problem_line({"title": "Unprocessable", "errors": errors})
+    assert line == "/sets/0: bad 0; /sets/1: bad 1; /sets/2: bad 2; … and 2 more (--json shows them all)"
+    assert problem_line({"errors": errors[:2]}) == "/sets/0: bad 0; /sets/1: bad 1"
+
+
+def test_every_error_of_a_document(tmp_path: Path) -> None:
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(BAD_ROUND), encoding="utf-8")
+    code, out, err = invoke("score", str(path))
+    assert code == 2 and out == ""
+    assert "/players/1/rack/0: 'X1'" in err and "/players/1/rack/1:" in err and "/players/1/rack/2:" in err
+    assert "… and 2 more (--json shows them all)" in err
+    code, out, err = invoke("score", str(path), "--json")
+    assert code == 2
+    problem = json.loads(out)  # the API's problem, every error
+    assert [e["pointer"] for e in problem["errors"]] == [f"/players/1/rack/{i}" for i in range(5)]
+    assert err.startswith("rummikub: ")
+
+
+def test_batch_rows_say_rejected_not_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "a-bad.json").write_text(json.dumps(BAD_ROUND), encoding="utf-8")
+    (tmp_path / "b-broken.json").write_text("{", encoding="utf-8")
+    (tmp_path / "c-good.json").write_text(json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}), encoding="utf-8")
+    code, out, _err = invoke("score", str(tmp_path))
+    assert code == 2
+    rows = {line.split()[0].rsplit("/", 1)[-1]: line for line in out.splitlines() if ".json" in line}
+    assert "✗ rejected" in rows["a-bad.json"]
+    assert "✗ unreadable" in rows["b-broken.json"]
+    assert "✓ ok" in rows["c-good.json"]
+    summary = {line.split()[0]: line.split()[-1] for line in out.splitlines() if line.startswith("  ")}
+    assert (summary["unreadable"], summary["rejected"]) == ("1", "1")
+    code, out, _ = invoke("score", str(tmp_path), "-f", "jsonl")
+    first = json.loads(out.splitlines()[0])
+    assert first["status"] == "error" and len(first["errors"]) == 5
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_no_progress_bar_over_rows_streamed_to_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    terminal = Console(file=_Tty(), force_terminal=True)
+    # Rows streamed to a terminal: no bar (it would be redrawn between the rows).
+    assert batch.progress_bar(terminal, 10, "game", rows_to=_Tty()) is None
+    # Rows to a file or pipe: the bar, on stderr only.
+    progress = batch.progress_bar(terminal, 10, "game", rows_to=io.StringIO())
+    assert progress is not None and progress.console is terminal
+    # A table is printed after the bar: the bar is transient (cleared before the rows).
+    table = batch.progress_bar(terminal, 10, "game")
+    assert table is not None and table.live.transient
+
+
+def test_streamed_rows_go_to_stdout_only(tmp_path: Path) -> None:
+    for i in range(3):
+        (tmp_path / f"{i}.json").write_text(json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}), encoding="utf-8")
+    code, out, err = invoke("score", str(tmp_path), "-f", "csv")
+    assert code == 0
+    assert out.splitlines()[0].startswith("file,line,kind,status")
+    assert len(out.splitlines()) == 4  # header + one row a document; the summary is on stderr
+    assert "documents" in err and "file,line" not in err

@@ -1,0 +1,242 @@
+"""``best_meld_value`` (SPEC §4, opening with manipulation): exact against a brute force over
+every partition, against the solver, and sane on multisets no tile supply allows."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Mapping
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.meld_value import best_meld_value
+from engine.rules import resolve_rules
+from engine.sets import read_set
+from engine.solver import suggest
+from engine.tiles import COLORS, parse_tiles, tiles_of_keys
+
+NUMBERED = [f"{c}{n}" for c in COLORS for n in range(1, 14)]
+
+
+# --- the reference: every partition of the multiset ------------------------------------------
+
+
+def set_value(keys: tuple[str, ...]) -> int | None:
+    """The best value of ``keys`` as one set laid in any order, or None (SPEC §2, from first
+    principles: a group of 3-4 distinct colours of one number, a run of 3-13 of one colour)."""
+    if len(keys) < 3:
+        return None
+    plain = [(k[0], int(k[1:])) for k in keys if k != "J"]
+    if not plain:
+        return None
+    best = None
+    colours = [c for c, _ in plain]
+    numbers = {n for _, n in plain}
+    if len(numbers) == 1 and len(set(colours)) == len(colours) and len(keys) <= 4:
+        best = plain[0][1] * len(keys)
+    if len(set(colours)) == 1 and len(numbers) == len(plain) and len(keys) <= 13:
+        size = len(keys)
+        for first in range(1, 15 - size):
+            if first <= min(numbers) and max(numbers) <= first + size - 1:
+                value = sum(range(first, first + size))
+                best = value if best is None else max(best, value)
+    return best
+
+
+def brute(counts: Mapping[str, int]) -> int:
+    """The most disjoint sets can be worth: the first tile is left out or lies in some set
+    with other tiles; every sub-multiset is tried."""
+
+    @cache
+    def best(tiles: tuple[str, ...]) -> int:
+        if not tiles:
+            return 0
+        first, others = tiles[0], tiles[1:]
+        result = best(others)
+        seen = set()
+        for size in range(2, len(others) + 1):
+            for chosen in itertools.combinations(range(len(others)), size):
+                picked = tuple(others[i] for i in chosen)
+                if picked in seen:
+                    continue
+                seen.add(picked)
+                value = set_value((first, *picked))
+                if value is not None:
+                    left = tuple(t for i, t in enumerate(others) if i not in chosen)
+                    result = max(result, value + best(left))
+        return result
+
+    return best(tuple(sorted(k for k, n in counts.items() for _ in range(n))))
+
+
+def test_reference_set_value_agrees_with_read_set() -> None:
+    """The reference reads sets as the engine does, the player choosing the order."""
+    rng = random.Random(7)
+    for _ in range(400):
+        colour, low = rng.choice(COLORS), rng.randint(1, 11)
+        pool = [f"{colour}{n}" for n in range(low, low + 3)] + [f"{c}{low}" for c in COLORS] + ["J"] * 3
+        keys = tuple(rng.sample(pool, rng.randint(3, 5)))
+        engine = [read_set(parse_tiles(" ".join(p))) for p in set(itertools.permutations(keys))]
+        values = [r.value for r in engine if r.valid and r.value is not None]
+        assert set_value(keys) == (max(values) if values else None), keys
+
+
+# --- worked cases --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tiles", "value"),
+    [
+        ("R1 R2 J B5 B6 B7", 26),  # R1 R2 left out; B5 B6 B7 J=B8
+        ("B4 B5 B6 B7 B8 B9", 39),
+        ("R11 R12 J", 36),
+        ("K5 B5 J", 15),
+        ("J J R13", 39),  # the group R13 J J (39) beats the run R11 R12 R13 (36)
+        ("J J J", 0),
+        ("", 0),
+        ("R5 R5 R5", 0),
+        ("R5 B5 O5 K5 R5", 20),
+        ("R12 R13 J", 36),  # the joker can only be R11
+        ("R1 J J", 6),  # R1 R2 R3, or the group of 1s (3)
+        ("R5 J R7 R9 J R11", 48),  # R5 J R7 (18) and R9 J R11 (30); one run would need 7 tiles
+        ("K13 B13 O13 R13 J", 52),  # a group holds 4 tiles at most
+        ("K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13", 91),
+        ("R5 J J J J J J J J J J J J J J", 91),  # 12 jokers make R1..R13; the rest are idle
+        ("R5 J J J J J J J J J J J", 90),  # 11 jokers: R2..R13
+        ("R13 J J J J J", 63),  # R8..R13; the group R13 J J J holds three jokers only
+    ],
+)
+def test_worked_cases(tiles: str, value: int) -> None:
+    counts = Counter(tiles.split())
+    assert best_meld_value(counts) == value
+    if sum(counts.values()) <= 9:
+        assert brute(counts) == value
+
+
+def test_full_supplies_are_worth_everything() -> None:
+    classic = Counter({k: 2 for k in NUMBERED} | {"J": 2})
+    xp = Counter({k: 3 for k in NUMBERED} | {"J": 4})
+    assert best_meld_value(classic) == 2 * 364 + 2 * 13
+    assert best_meld_value(xp) == 3 * 364 + 4 * 13
+
+
+def test_an_opening_of_sixteen_sets_is_worth_its_sets() -> None:
+    sets = [f"{c}{n} {c}{n + 1} {c}{n + 2}" for c in COLORS for n in (1, 4, 7, 10)]
+    counts = Counter(" ".join(sets).split())
+    assert sum(counts.values()) == 48
+    assert best_meld_value(counts) == sum(sum(int(t[1:]) for t in s.split()) for s in sets)
+
+
+def test_the_turn_benchmark_opening() -> None:
+    """bench/bench_turn_worst.py: 16 runs and R13. With K3 and B5 played as jokers the bound
+    is still reached: every numbered tile in a set and both jokers standing for 13s."""
+    runs = " ".join(f"{c}{n}" for c in COLORS for n in range(1, 13))
+    assert best_meld_value(Counter(f"{runs} R13".split())) == 312 + 13
+    with_jokers = Counter(f"{runs} R13".replace("K3 ", "J ").replace("B5 ", "J ").split())
+    assert best_meld_value(with_jokers) == 312 + 13 - 3 - 5 + 2 * 13
+
+
+def test_accepts_counters_and_ignores_empty_counts() -> None:
+    assert best_meld_value({"R5": 1, "R6": 1, "R7": 1, "B2": 0, "K9": -3}) == 18
+
+
+@pytest.mark.parametrize("key", ["X5", "R14", "R0", "r5", "J=R5", ""])
+def test_rejects_keys_that_are_not_tile_keys(key: str) -> None:
+    with pytest.raises(ValueError, match="not a tile key"):
+        best_meld_value({key: 1, "R5": 1})
+
+
+# --- random multisets against the brute force --------------------------------------------
+
+
+@st.composite
+def small_multisets(draw: st.DrawFn, most: int = 9, copies: int = 3) -> Counter[str]:
+    """Up to ``most`` tiles from a few colours and neighbouring numbers (so sets are likely),
+    up to ``copies`` of a tile and 0-4 jokers."""
+    colours = draw(st.lists(st.sampled_from(COLORS), min_size=1, max_size=4, unique=True))
+    low = draw(st.integers(1, 13))
+    numbers = [n for n in range(low - 2, low + 3) if 1 <= n <= 13]
+    keys = [f"{c}{n}" for c in colours for n in numbers]
+    jokers = draw(st.integers(0, 4))
+    tiles = draw(st.lists(st.sampled_from(keys), max_size=most - jokers))
+    counts = Counter(tiles)
+    for key in counts:
+        counts[key] = min(counts[key], copies)
+    counts["J"] = jokers
+    return counts
+
+
+@settings(max_examples=400, deadline=None)
+@given(small_multisets())
+def test_matches_the_brute_force(counts: Counter[str]) -> None:
+    assert best_meld_value(counts) == brute(counts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_multisets(most=10, copies=8))
+def test_many_copies_match_the_brute_force(counts: Counter[str]) -> None:
+    """The caps drop copies no collection of sets could use: they never change the answer."""
+    assert best_meld_value(counts) == brute(counts)
+
+
+# --- larger multisets against the solver ----------------------------------------------------
+
+
+def test_matches_the_solver_on_random_racks() -> None:
+    """``engine.solver`` maximises the value of an opening (no minimum) independently."""
+    rules = resolve_rules({"preset": "xp", "initial_meld_min": 0})  # 3 copies, 4 jokers
+    rng = random.Random(2026)
+    checked = 0
+    for _ in range(60):
+        pool = [k for k in NUMBERED for _ in range(rng.choice([1, 2, 3]))] + ["J"] * rng.randint(0, 4)
+        if rng.random() < 0.5:
+            low = rng.randint(1, 8)
+            pool = [k for k in pool if k == "J" or low <= int(k[1:]) <= low + 5]
+        counts = Counter(rng.sample(pool, min(rng.randint(8, 22), len(pool))))
+        move = suggest((), tiles_of_keys(counts), False, rules, objective="value", budget_seconds=30)
+        assert move.optimal_proven
+        assert best_meld_value(counts) == move.value, sorted(counts.items())
+        checked += 1
+    assert checked == 60
+
+
+# --- multisets no tile supply allows ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("counts", "value"),
+    [
+        ({"R5": 40}, 0),
+        ({"J": 30}, 0),
+        ({"R5": 40, "B5": 40}, 0),
+        ({"R5": 40, "B5": 40, "O5": 1}, 15),
+        ({"R5": 40, "J": 2}, 5 + 6 + 7 + 0),  # R5 J J: the run R5 R6 R7 beats the group
+    ],
+)
+def test_absurd_counts(counts: dict[str, int], value: int) -> None:
+    assert best_meld_value(counts) == value
+
+
+def test_copies_of_a_run_count_in_full() -> None:
+    """No cap on copies can be a constant: every copy of R4 R5 R6 makes one more run."""
+    assert best_meld_value({"R4": 40, "R5": 40, "R6": 40}) == 40 * 15
+    assert best_meld_value({"R4": 40, "R5": 40, "R6": 1}) == 15
+
+
+def test_jokers_beyond_twelve_per_tile_add_nothing() -> None:
+    assert best_meld_value({"R5": 2, "B9": 1, "J": 36}) == 3 * 91
+    assert best_meld_value({"R5": 2, "B9": 1, "J": 1000}) == 3 * 91
+
+
+def test_joker_heavy_and_dense_multisets_finish() -> None:
+    """Far beyond any supply, the answer is still exact (checked by its bounds here)."""
+    counts = Counter({f"K{n}": 1 for n in range(1, 11)} | {"J": 30})
+    value = best_meld_value(counts)
+    assert 55 + 30 * 9 <= value <= 10 * 91
+    rng = random.Random(11)
+    dense = Counter(rng.choice(NUMBERED[:8]) for _ in range(150)) + Counter({"J": 10})
+    assert best_meld_value(dense) >= best_meld_value(dense - Counter({"J": 10}))
