@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import csc_array
+from scipy.sparse import csc_array, vstack
 
 from engine.solver.model import (
     _COLOUR_INDEX,
@@ -101,6 +101,153 @@ def _candidates(max_jokers: int) -> tuple[_Candidate, ...]:
     return tuple(out)
 
 
+class _Model(NamedTuple):
+    """The constraint matrix of every candidate set of a model, built once per joker count
+    (and pooled or not) and sliced per problem: rows are the 52 tile types, the jokers and,
+    when pooled, the room for pooled jokers; the last column of a pooled model is the pooled
+    jokers. ``keys`` holds each candidate's tile rows padded with the row 52 (no limit)."""
+
+    chosen: tuple[_Candidate, ...]
+    matrix: csc_array
+    keys: np.ndarray
+    tiles: np.ndarray  # tiles laid per copy, jokers included
+    points: np.ndarray  # points of the numbered tiles
+    joker_points: np.ndarray  # the most points its jokers stand for
+    jokers: np.ndarray
+    pooled: bool
+
+
+_TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
+
+
+def _row(c: int, v: int) -> int:
+    return c * _LAST + v - MIN_NUMBER
+
+
+@functools.lru_cache(maxsize=16)
+def _model(max_jokers: int, pooled: bool) -> _Model:
+    chosen = tuple(c for c in _candidates(max_jokers) if c.lean or not pooled)
+    n = len(chosen)
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    keys = np.full((n, 5), _TYPES, dtype=np.intp)
+    for j, candidate in enumerate(chosen):
+        for m, (c, v) in enumerate(candidate.keys):
+            keys[j, m] = _row(c, v)
+            rows.append(_row(c, v))
+            cols.append(j)
+            vals.append(1.0)
+        if candidate.jokers:
+            rows.append(_TYPES)
+            cols.append(j)
+            vals.append(float(candidate.jokers))
+        if pooled and candidate.room:
+            rows.append(_TYPES + 1)
+            cols.append(j)
+            vals.append(-float(candidate.room))
+    if pooled:  # the pooled jokers: one column in the joker row and the room row
+        rows += [_TYPES, _TYPES + 1]
+        cols += [n, n]
+        vals += [1.0, 1.0]
+    shape = (_TYPES + (2 if pooled else 1), n + (1 if pooled else 0))
+    matrix = csc_array((vals, (rows, cols)), shape=shape)
+    matrix.sum_duplicates()
+    return _Model(
+        chosen,
+        matrix,
+        keys,
+        np.array([len(c.keys) + c.jokers for c in chosen], dtype=float),
+        np.array([sum(v for _, v in c.keys) for c in chosen], dtype=float),
+        np.array([c.points for c in chosen], dtype=float),
+        np.array([c.jokers for c in chosen], dtype=float),
+        pooled,
+    )
+
+
+class _Programme(NamedTuple):
+    """One problem's programme: the columns kept (candidates with a copy to lay), their
+    objective, bounds and matrix, the row bounds and the constant of the score (the table's
+    numbered tiles, credited back)."""
+
+    model: _Model
+    keep: np.ndarray
+    cost: np.ndarray
+    upper: np.ndarray
+    matrix: csc_array
+    lower_rows: np.ndarray
+    upper_rows: np.ndarray
+    constant: float
+
+
+def _programme(problem: _Problem) -> _Programme | None:
+    """The programme of ``problem``; None when no candidate set can be laid."""
+    tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
+    pooled = jw == 0 and problem.jokers > 0
+    model = _model(problem.jokers, pooled)
+    required = np.zeros(_TYPES + 1)
+    avail = np.zeros(_TYPES + 1)
+    for c in range(_NCOL):
+        for v in range(MIN_NUMBER, _LAST + 1):
+            required[_row(c, v)] = problem.required[c][v]
+            avail[_row(c, v)] = problem.required[c][v] + problem.optional[c][v]
+    limit = avail.copy()
+    limit[_TYPES] = np.inf  # the padding row of ``keys``: no limit
+    upper = limit[model.keys].min(axis=1)
+    with np.errstate(divide="ignore"):
+        upper = np.minimum(upper, np.where(model.jokers > 0, problem.jokers // np.maximum(model.jokers, 1), np.inf))
+    cost = tw * model.tiles + vw * model.points + jw * model.joker_points
+    lower_rows = np.append(required[:_TYPES], problem.jokers_required)
+    upper_rows = np.append(avail[:_TYPES], problem.jokers)
+    keep = np.flatnonzero(upper > 0)
+    if pooled:
+        keep = np.append(keep, len(model.chosen))
+        upper = np.append(upper, problem.jokers)
+        cost = np.append(cost, tw)
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, 0.0)
+    constant = float(
+        sum(required[_row(c, v)] * (tw + vw * v) for c in range(_NCOL) for v in range(MIN_NUMBER, _LAST + 1))
+    )
+    if not len(keep) or (pooled and len(keep) == 1):
+        return None
+    return _Programme(model, keep, cost[keep], upper[keep], model.matrix[:, keep], lower_rows, upper_rows, constant)
+
+
+def linear_bound(problem: _Problem, primary_most: int | None = None) -> float | None:
+    """An upper bound of the best score of a problem without blocks or opening minimum: the
+    optimum of the programme's linear relaxation (a few milliseconds); None when even that is
+    infeasible (the table's tiles cannot all be laid). ``primary_most``: a bound already known
+    on the primary objective (the tiles played, when that is the primary), added as a row."""
+    assert not problem.run_blocks and not problem.group_blocks and not problem.meld_min
+    programme = _programme(problem)
+    if programme is None:
+        return 0.0 if _empty_ok(problem) else None
+    matrix, lower_rows, upper_rows = programme.matrix, programme.lower_rows, programme.upper_rows
+    if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
+        table_tiles = sum(map(sum, problem.required)) + problem.jokers_required
+        tiles = programme.model.tiles
+        counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
+        matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, float(table_tiles - problem.jokers_required + primary_most))
+    result = milp(
+        -programme.cost,
+        bounds=Bounds(0, programme.upper),
+        constraints=LinearConstraint(matrix, lower_rows, upper_rows),
+    )
+    if result.status == 2:
+        return None
+    if result.x is None:  # should not happen for a linear programme; no bound then
+        return float("inf")
+    return -float(result.fun) - programme.constant
+
+
+def _empty_ok(problem: _Problem) -> bool:
+    """Whether laying nothing is a solution: nothing must be laid."""
+    return not sum(map(sum, problem.required)) and not problem.jokers_required
+
+
 def solve_milp(
     problem: _Problem, deadline: float, floor: int = 0
 ) -> tuple[int, list[tuple[Tile, ...]], list[int], bool] | None:
@@ -117,66 +264,14 @@ def solve_milp(
     the optimum is the same, and the programme is much smaller and far less symmetric."""
     assert not problem.run_blocks and not problem.group_blocks and not problem.meld_min
     assert not problem.feasibility_only
-    tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
-    pooled = jw == 0 and problem.jokers > 0
-    avail: dict[_TileKey, int] = {}
-    for c in range(_NCOL):
-        for v in range(MIN_NUMBER, _LAST + 1):
-            n = problem.required[c][v] + problem.optional[c][v]
-            if n:
-                avail[(c, v)] = n
-    rows = {k: i for i, k in enumerate(sorted(avail))}
-    joker_row = len(rows)
-    room_row = joker_row + 1
-    chosen: list[_Candidate] = []
-    upper: list[int] = []
-    cost: list[int] = []
-    starts = [0]
-    index: list[int] = []
-    value: list[int] = []
-    for candidate in _candidates(problem.jokers):
-        if pooled and not candidate.lean:
-            continue
-        most = problem.jokers // candidate.jokers if candidate.jokers else _MAX_GROUP
-        for k in candidate.keys:
-            most = min(most, avail.get(k, 0))
-        if not most:
-            continue
-        chosen.append(candidate)
-        upper.append(most)
-        # every tile laid scores; the table's tiles are credited back below (a constant)
-        cost.append(candidate.jokers * tw + candidate.points * jw + sum(tw + vw * v for _, v in candidate.keys))
-        counts: dict[int, int] = {}
-        for k in candidate.keys:
-            counts[rows[k]] = counts.get(rows[k], 0) + 1
-        if candidate.jokers:
-            counts[joker_row] = candidate.jokers
-        if pooled and candidate.room:
-            counts[room_row] = -candidate.room
-        for row, n in sorted(counts.items()):
-            index.append(row)
-            value.append(n)
-        starts.append(len(index))
-    lower_rows = [problem.required[c][v] for (c, v) in sorted(avail)] + [problem.jokers_required]
-    upper_rows = [avail[k] for k in sorted(avail)] + [problem.jokers]
-    if pooled:  # the pooled jokers: one column in the joker row and the room row
-        upper.append(problem.jokers)
-        cost.append(tw)
-        index.extend((joker_row, room_row))
-        value.extend((1, 1))
-        starts.append(len(index))
-        lower_rows.append(-_MAX_GROUP * problem.jokers * len(chosen))
-        upper_rows.append(0)
-    constant = sum(problem.required[c][v] * (tw + vw * v) for (c, v) in avail)
-    if not cost:
-        empty = not constant and not problem.jokers_required
-        return (0, [], [], True) if empty and floor <= 0 else None
-    matrix = csc_array((value, index, starts), shape=(len(lower_rows), len(cost)))
+    programme = _programme(problem)
+    if programme is None:
+        return (0, [], [], True) if _empty_ok(problem) and floor <= 0 else None
     result = milp(
-        -np.array(cost, dtype=float),
-        integrality=np.ones(len(cost)),
-        bounds=Bounds(0, np.array(upper, dtype=float)),
-        constraints=LinearConstraint(matrix, lower_rows, upper_rows),
+        -programme.cost,
+        integrality=np.ones(len(programme.cost)),
+        bounds=Bounds(0, programme.upper),
+        constraints=LinearConstraint(programme.matrix, programme.lower_rows, programme.upper_rows),
         options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
     )
     if result.status == 2:  # infeasible: the table's tiles cannot all be laid
@@ -184,10 +279,14 @@ def solve_milp(
     if result.x is None:  # no move found in time
         raise _OutOfTime
     copies = [round(float(n)) for n in result.x]
-    score = sum(c * n for c, n in zip(cost, copies, strict=True)) - constant
+    score = round(sum(c * n for c, n in zip(programme.cost, copies, strict=True)) - programme.constant)
     if score < floor:
         return None
-    sets = _lay(chosen, copies[: len(chosen)], copies[len(chosen)] if pooled else 0)
+    model = programme.model
+    columns = [int(k) for k in programme.keep]
+    candidates = [model.chosen[k] for k in columns if k < len(model.chosen)]
+    pooled = copies[-1] if model.pooled else 0
+    sets = _lay(candidates, copies[: len(candidates)], pooled)
     joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
     return score, sets, joker_values, result.status == 0
 

@@ -83,6 +83,9 @@ class _Search:
         self.deadline = deadline
         self.calls = 0
         self.max_calls = max_calls  # a cap on the work, independent of the clock
+        # goal mode (``solve(floor, goal=True)``): the floor is an upper bound of the optimum
+        # (from the linear relaxation), so the first solution reaching it is optimal
+        self.goal = False
         # key -> (score, decision, next key): an exact best with its decision; (bound, None,
         # key) an upper bound only; (_FAIL, _DONE, key) no solution (or the terminal's value)
         self.memo: dict[_Key, tuple[int, _ColourMove | _GroupMove | None, _Key]] = {}
@@ -125,10 +128,20 @@ class _Search:
     def root(self) -> _Key:
         return (MIN_NUMBER, 0, (0,) * (4 * _NCOL), (), self.p.jokers, 0)
 
-    def solve(self, floor: int = 0) -> int | None:
+    def solve(self, floor: int = 0, goal: bool = False) -> int | None:
         """The best score from the start if it is at least ``floor``, else None (also when
-        nothing works). Raises _OutOfTime."""
-        value = self.best(self.root(), floor)
+        nothing works). Raises _OutOfTime.
+
+        With ``goal`` the caller knows that no solution scores more than ``floor`` (an upper
+        bound of the optimum): the search stops at the first solution reaching it. Every
+        stage is then asked for exactly what is left to reach the bound, so a stage reaching
+        that has found its exact best (no continuation of it can score more), and memoised
+        results stay exact."""
+        self.goal = goal
+        try:
+            value = self.best(self.root(), floor)
+        finally:
+            self.goal = False
         return value if value >= floor else None
 
     def best(self, key: _Key, need: int) -> int:
@@ -158,6 +171,7 @@ class _Search:
         choice: _ColourMove | _GroupMove | None = None
         after = key
         first = self.p.feasibility_only
+        stop = first or self.goal
         cap = self.extra_cap
         if c < _GROUP_STAGE:
             i = 4 * c
@@ -180,11 +194,11 @@ class _Search:
                     if sub >= target:
                         best, choice, after = sub + score, move, nxt
                         bar = best + 1
-                        if first:
+                        if stop:
                             break
                     elif sub + score > upper:
                         upper = sub + score
-                if first and choice is not None:
+                if stop and choice is not None:
                     break
         else:
             for spent, score, more, group_move in self._group_options(v, groups, jokers):
@@ -195,7 +209,7 @@ class _Search:
                 if sub >= target:
                     best, choice, after = sub + score, group_move, nxt
                     bar = best + 1
-                    if first:
+                    if stop:
                         break
                 elif sub + score > upper:
                     upper = sub + score
@@ -361,6 +375,8 @@ def _colour_moves(
     options = list(found.values())
     if arrange:
         options.sort(key=lambda o: (o.jokers, o.to_groups))
+    else:  # the best first: a good solution early raises the bar of the branch and bound
+        options.sort(key=lambda o: (o.jokers, -o.score))
     return tuple(options)
 
 
@@ -432,7 +448,10 @@ def _group_moves(
             if old is None or (not arrange and score > old.score):
                 found[(spent, extra)] = option
     options = list(found.values())
-    options.sort(key=lambda o: (o.jokers, -o.extra))
+    if arrange:
+        options.sort(key=lambda o: (o.jokers, -o.extra))
+    else:
+        options.sort(key=lambda o: (o.jokers, -o.extra))
     return tuple(options)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
-from engine.solver import milp
+from engine.solver import portfolio
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
     _COLOUR_INDEX,
@@ -20,7 +20,6 @@ from engine.solver.model import (
     _MAX_GROUP,
     _MAX_RUN,
     _NCOL,
-    _PORTFOLIO_CALLS,
     _PRIMARY,
     _RELAXED_CALLS,
     OBJECTIVES,
@@ -298,32 +297,28 @@ class _Suggester:
         offset = p.jokers_required * (p.tile_weight + p.joker_weight)
         # a move scores at most the search's score plus the tiles the search does not count
         need = 0 if floor is None else floor - p.uncounted + offset
-        portfolio = not (p.run_blocks or p.group_blocks or p.meld_min or p.feasibility_only)
-        calls = max_calls
-        if portfolio:  # the search first, on a small work budget; then the integer programme
-            calls = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
-        search = _Search(p, self.deadline, calls)
         laid: _Builder | _Laid
-        try:
-            score = search.solve(need)
-        except _OutOfTime:
-            if time.perf_counter() > self.deadline:
-                self.exhausted = True
-                return None
-            if not portfolio:
-                self.gave_up = True
-                return None
-            try:
-                exact = milp.solve_milp(p, self.deadline, need)
+        if not (p.run_blocks or p.group_blocks or p.meld_min or p.feasibility_only):
+            try:  # the search, the linear bound, then the integer programme
+                solved = portfolio.solve(p, self.deadline, need, max_calls)
             except _OutOfTime:
                 self.exhausted = True
                 return None
-            if exact is None:
+            if solved is None:
                 return None
-            if not exact[3]:
+            if not solved.proven:
                 self.exhausted = True  # the best move found in time, not proven optimal
-            laid = _Laid(exact[1], exact[2])
+            laid = solved.laid
         else:
+            search = _Search(p, self.deadline, max_calls)
+            try:
+                score = search.solve(need)
+            except _OutOfTime:
+                if time.perf_counter() > self.deadline:
+                    self.exhausted = True
+                else:
+                    self.gave_up = True
+                return None
             if score is None:
                 return None
             laid = _Builder(search)
