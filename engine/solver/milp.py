@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import csc_array, vstack
+from scipy.sparse import csc_array, hstack, vstack
 
 from engine.solver.model import (
     _COLOUR_INDEX,
@@ -214,33 +214,145 @@ def _programme(problem: _Problem) -> _Programme | None:
     return _Programme(model, keep, cost[keep], upper[keep], model.matrix[:, keep], lower_rows, upper_rows, constant)
 
 
-def linear_bound(problem: _Problem, primary_most: int | None = None) -> float | None:
-    """An upper bound of the best score of a problem without blocks or opening minimum: the
-    optimum of the programme's linear relaxation (a few milliseconds); None when even that is
-    infeasible (the table's tiles cannot all be laid). ``primary_most``: a bound already known
-    on the primary objective (the tiles played, when that is the primary), added as a row."""
-    assert not problem.run_blocks and not problem.group_blocks and not problem.meld_min
+def _block_columns(
+    problem: _Problem, avail: np.ndarray, base_rows: int
+) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Columns and rows of the blocks (table sets kept whole, growing only): for a run
+    block, one column per number outside it and per way to fill it (its colour's tile, or a
+    joker standing for it), the numbers covered contiguous (each covered only if the one
+    nearer the block is); for a group block, one column per colour it may take and one for
+    its jokers, at most four tiles in all. Returns the columns' entries (rows ``base_rows``
+    and up are the blocks' own), costs and upper bounds, and the bounds of the new rows."""
+    tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    cost: list[float] = []
+    upper: list[float] = []
+    row_upper: list[float] = []
+    jokers = problem.jokers > 0
+
+    def column(entries: list[tuple[int, float]], price: float, most: float) -> None:
+        for r, x in entries:
+            rows.append(r)
+            cols.append(len(cost))
+            vals.append(x)
+        cost.append(price)
+        upper.append(most)
+
+    for b in problem.run_blocks:
+        for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, _LAST + 1)):
+            nearer: list[int] = []  # the columns covering the number nearer the block
+            for n in side:
+                tile = avail[_row(b.colour, n)] > 0
+                if not tile and not jokers:
+                    break
+                chain = base_rows + len(row_upper)
+                # covered(n) - covered(nearer) <= 0; next to the block: covered(n) <= 1
+                row_upper.append(0.0 if nearer else 1.0)
+                for k in nearer:
+                    rows.append(chain)
+                    cols.append(k)
+                    vals.append(-1.0)
+                nearer = []
+                if tile:
+                    nearer.append(len(cost))
+                    column([(_row(b.colour, n), 1.0), (chain, 1.0)], tw + vw * n, 1.0)
+                if jokers:
+                    nearer.append(len(cost))
+                    column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0)
+    for g in problem.group_blocks:
+        room = float(_MAX_GROUP - g.size)
+        if room <= 0:
+            continue
+        size_row = base_rows + len(row_upper)
+        row_upper.append(room)
+        for c in sorted(g.allowed):
+            if avail[_row(c, g.number)] > 0:
+                column([(_row(c, g.number), 1.0), (size_row, 1.0)], tw + vw * g.number, 1.0)
+        if jokers:
+            column([(_TYPES, 1.0), (size_row, 1.0)], tw + jw * g.number, room)
+    shape = (base_rows + len(row_upper), len(cost))
+    matrix = csc_array((vals, (rows, cols)), shape=shape)
+    return matrix, np.array(cost), np.array(upper), np.full(len(row_upper), -np.inf), np.array(row_upper)
+
+
+def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[float, float] | None:
+    """An upper bound of the best score of a problem without opening minimum: the optimum of
+    the programme's linear relaxation (a few milliseconds); None when even that is
+    infeasible (the table's tiles cannot all be laid). Blocks take part as columns of their
+    own (``_block_columns``). ``primary_most``: a bound already known on the primary
+    objective (the tiles played, when that is the primary), added as a row. Returns the bound
+    and the tiles the relaxation plays (rack tiles and jokers, as the score counts them): when
+    they are fractional, capping them tightens the bound."""
+    assert not problem.meld_min and not problem.feasibility_only
     programme = _programme(problem)
-    if programme is None:
-        return 0.0 if _empty_ok(problem) else None
+    blocks = problem.run_blocks or problem.group_blocks
+    if programme is None and not blocks:
+        return (0.0, 0.0) if _empty_ok(problem) else None
+    if programme is None:  # no candidate set, only the blocks: an empty programme to extend
+        programme = _empty_programme(problem)
     matrix, lower_rows, upper_rows = programme.matrix, programme.lower_rows, programme.upper_rows
+    cost, upper = programme.cost, programme.upper
+    tiles = programme.model.tiles
+    counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
+    if blocks:
+        avail = np.append(upper_rows[:_TYPES], 0.0)
+        extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows = _block_columns(
+            problem, avail, matrix.shape[0]
+        )
+        top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
+        matrix = hstack([top, extra], format="csc")
+        cost = np.append(cost, extra_cost)
+        upper = np.append(upper, extra_upper)
+        lower_rows = np.append(lower_rows, extra_lower_rows)
+        upper_rows = np.append(upper_rows, extra_upper_rows)
+        counts = np.append(counts, np.ones(len(extra_cost)))
     if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
-        table_tiles = sum(map(sum, problem.required)) + problem.jokers_required
-        tiles = programme.model.tiles
-        counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
+        required_numbered = sum(map(sum, problem.required))
         matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")
         lower_rows = np.append(lower_rows, -np.inf)
-        upper_rows = np.append(upper_rows, float(table_tiles - problem.jokers_required + primary_most))
-    result = milp(
-        -programme.cost,
-        bounds=Bounds(0, programme.upper),
-        constraints=LinearConstraint(matrix, lower_rows, upper_rows),
-    )
+        upper_rows = np.append(upper_rows, float(required_numbered + primary_most))
+    if not len(cost):
+        return (0.0, 0.0) if _empty_ok(problem) else None
+    result = milp(-cost, bounds=Bounds(0, upper), constraints=LinearConstraint(matrix, lower_rows, upper_rows))
     if result.status == 2:
         return None
     if result.x is None:  # should not happen for a linear programme; no bound then
-        return float("inf")
-    return -float(result.fun) - programme.constant
+        return float("inf"), 0.0
+    tiles_played = float(counts @ result.x) - sum(map(sum, problem.required))
+    return -float(result.fun) - programme.constant, tiles_played
+
+
+def _empty_programme(problem: _Problem) -> _Programme:
+    """The programme without candidate sets (its rows only), for blocks to extend."""
+    tw, vw = problem.tile_weight, problem.value_weight
+    pooled = problem.joker_weight == 0 and problem.jokers > 0
+    model = _model(problem.jokers, pooled)
+    required = np.zeros(_TYPES)
+    avail = np.zeros(_TYPES)
+    constant = 0.0
+    for c in range(_NCOL):
+        for v in range(MIN_NUMBER, _LAST + 1):
+            required[_row(c, v)] = problem.required[c][v]
+            avail[_row(c, v)] = problem.required[c][v] + problem.optional[c][v]
+            constant += problem.required[c][v] * (tw + vw * v)
+    keep = np.zeros(0, dtype=np.intp)
+    lower_rows = np.append(required, problem.jokers_required)
+    upper_rows = np.append(avail, problem.jokers)
+    if pooled:
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, 0.0)
+    return _Programme(
+        model._replace(pooled=False),
+        keep,
+        np.zeros(0),
+        np.zeros(0),
+        csc_array((len(lower_rows), 0)),
+        lower_rows,
+        upper_rows,
+        constant,
+    )
 
 
 def _empty_ok(problem: _Problem) -> bool:

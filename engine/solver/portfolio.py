@@ -39,6 +39,10 @@ from engine.solver.search import _Search
 _GOALS = 3  # linear bounds aimed at, at most
 
 
+class GaveUp(Exception):
+    """Raised when a problem with blocks used up the work it was allowed (``max_calls``)."""
+
+
 class Solved:
     """A solved problem: its score (the search's), how its sets are laid, and whether the
     score is proven optimal (false only when the integer programme ran out of time)."""
@@ -49,50 +53,98 @@ class Solved:
         self.proven = proven
 
 
-def solve(problem: _Problem, deadline: float, need: int, max_calls: int | None = None) -> Solved | None:
-    """The best solution of ``problem`` scoring at least ``need``; None when there is none.
-    ``max_calls`` caps the work of each search step. Raises _OutOfTime when the deadline
-    passes before an answer."""
-    first = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
-    search = _Search(problem, deadline, first)
-    try:
-        return _searched(search, search.solve(need))
-    except _OutOfTime:
-        _check(deadline)
-    bound = milp.linear_bound(problem)
-    if bound is None:
-        return None  # not even the relaxation lays the table's tiles
-    goal = _floor(bound)
-    if goal < need:
-        return None
-    closing = True  # the plain search goes on when the goals are proven out of reach
-    for _ in range(_GOALS):
-        search.max_calls = search.calls + (_GOAL_CALLS if max_calls is None else min(max_calls, _GOAL_CALLS))
-        try:
-            found = search.solve(goal, goal=True)
-        except _OutOfTime:
-            _check(deadline)
-            closing = False
-            break
-        if found is not None:
-            return _searched(search, found)
-        if problem.tile_weight <= problem.value_weight:
-            break
-        # the bound is out of reach: cap the tiles played at its primary part
-        capped = milp.linear_bound(problem, goal // problem.tile_weight)
-        if capped is None or _floor(capped) >= goal or _floor(capped) < need:
-            break
-        goal = _floor(capped)
-    if closing:
-        search.max_calls = search.calls + (_CLOSING_CALLS if max_calls is None else min(max_calls, _CLOSING_CALLS))
-        try:
-            return _searched(search, search.solve(need))
-        except _OutOfTime:
-            _check(deadline)
-    exact = milp.solve_milp(problem, deadline, need)
-    if exact is None:
-        return None
-    return Solved(exact[0], _Laid(exact[1], exact[2]), exact[3])
+class Portfolio:
+    """The portfolio for the passes of one ``suggest``. Once a problem needed more than the
+    first search (``hard``), the next ones start with the linear bound: the passes of one
+    position are alike, and the bound rules out at once those that cannot reach their floor."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.hard = False
+
+    def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
+        """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
+        None when there is none. ``max_calls`` caps the work of each search step. Raises
+        _OutOfTime when the deadline passes before an answer, GaveUp when a problem with
+        blocks used up its ``max_calls``."""
+        blocks = bool(problem.run_blocks or problem.group_blocks)
+        first = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
+        search = _Search(problem, self.deadline, first)
+        if not self.hard:
+            try:
+                return _searched(search, search.solve(need))
+            except _OutOfTime:
+                self._check()
+            self.hard = True
+        bound = milp.linear_bound(problem)
+        if bound is None:
+            return None  # not even the relaxation lays the table's tiles
+        goal, played = _floor(bound[0]), bound[1]
+        primary = problem.tile_weight > problem.value_weight  # tiles played, then their value
+        closing = True  # the plain search goes on when the goals are proven out of reach
+        for _ in range(_GOALS):
+            if primary and played - _floor(played) > 1e-6:
+                # the relaxation plays a fractional number of tiles: the floor of its bound
+                # asks for more tiles than it plays, out of reach; cap them
+                capped = milp.linear_bound(problem, _floor(played))
+                if capped is None:
+                    return None
+                goal, played = min(goal, _floor(capped[0])), capped[1]
+            if goal < need:
+                return None
+            search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
+            try:
+                found = search.solve(goal, goal=True)
+            except _OutOfTime:
+                self._check()
+                closing = blocks
+                break
+            if found is not None:
+                return _searched(search, found)
+            if not primary:
+                break
+            # the bound is out of reach, but its tiles may not be: the best move playing
+            # them is the optimum (the bound allows no more tiles)
+            least = max(need, goal // problem.tile_weight * problem.tile_weight)
+            search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
+            try:
+                found = search.solve(least)
+            except _OutOfTime:
+                self._check()
+                closing = blocks
+                break
+            if found is not None:
+                return _searched(search, found)
+            if least <= need:
+                return None
+            # no move plays that many tiles: one fewer
+            capped = milp.linear_bound(problem, goal // problem.tile_weight - 1)
+            if capped is None:
+                return None
+            goal, played = _floor(capped[0]), capped[1]
+        if closing:
+            if blocks:  # no integer programme for blocks: the plain search has the rest
+                search.max_calls = None if max_calls is None else search.calls + max_calls
+            else:
+                search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
+            try:
+                return _searched(search, search.solve(need))
+            except _OutOfTime:
+                self._check()
+        if blocks:
+            raise GaveUp
+        exact = milp.solve_milp(problem, self.deadline, need)
+        if exact is None:
+            return None
+        return Solved(exact[0], _Laid(exact[1], exact[2]), exact[3])
+
+    def _check(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise _OutOfTime
+
+
+def _capped(calls: int, max_calls: int | None) -> int:
+    return calls if max_calls is None else min(calls, max_calls)
 
 
 def _searched(search: _Search, score: int | None) -> Solved | None:
@@ -106,8 +158,3 @@ def _searched(search: _Search, score: int | None) -> Solved | None:
 def _floor(bound: float) -> int:
     """The integer part of a bound computed in floating point (scores are integers)."""
     return math.floor(bound + 1e-6)
-
-
-def _check(deadline: float) -> None:
-    if time.perf_counter() > deadline:
-        raise _OutOfTime

@@ -127,6 +127,7 @@ class _Suggester:
         self.gave_up = False  # a pass used up the work it was allowed
         self.candidates: list[_Outcome] = []  # every move found by a pass
         self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
+        self.portfolio = portfolio.Portfolio(deadline)
 
     # --- passes -----------------------------------------------------------------------
 
@@ -298,11 +299,14 @@ class _Suggester:
         # a move scores at most the search's score plus the tiles the search does not count
         need = 0 if floor is None else floor - p.uncounted + offset
         laid: _Builder | _Laid
-        if not (p.run_blocks or p.group_blocks or p.meld_min or p.feasibility_only):
-            try:  # the search, the linear bound, then the integer programme
-                solved = portfolio.solve(p, self.deadline, need, max_calls)
+        if not (p.meld_min or p.feasibility_only):
+            try:  # the search, the linear bound, the search aimed at it, the integer programme
+                solved = self.portfolio.solve(p, need, max_calls)
             except _OutOfTime:
                 self.exhausted = True
+                return None
+            except portfolio.GaveUp:
+                self.gave_up = True
                 return None
             if solved is None:
                 return None
