@@ -45,12 +45,58 @@ def test_milp_matches_the_search(seed: int, objective: str) -> None:
         if found is None:
             continue
         assert found[0] == exact
-        assert found[3]  # proven optimal
-        laid = Counter(t.undeclared().key for s in found[1] for t in s)
+        assert found[2]  # proven optimal
+        bound = milp.linear_bound(problem)
+        assert bound is not None and bound[0] + 1e-6 >= exact  # the relaxation bounds it
+        laid = Counter(t.undeclared().key for s in found[1].plain_sets() for t in s)
         table_keys = Counter(t.undeclared().key for s in table for t in s)
         assert not (table_keys - laid)  # every table tile is laid
         assert not (laid - table_keys - Counter(t.key for t in rack))  # the rest comes from the rack
-        assert all(read_set(s, RULES).valid for s in found[1])
+        assert all(read_set(s, RULES).valid for s in found[1].plain_sets())
+
+
+def _block_problems(seed: int, rules_name: str, objective: str) -> list[object]:
+    """The problems with blocks that ``suggest`` solves on positions of a generated game
+    (table sets holding a joker kept whole, or every set whole), under ``rules_name``."""
+    rules = PRESETS[rules_name]
+    problems = []
+    for table, rack in _positions(seed, 5):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, objective, deadline)
+        problems.append(solver._problem(dissolve=set())[0])
+        problems.append(solver._problem(dissolve=solver.plain)[0])
+    return problems
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+@pytest.mark.parametrize("rules_name", ["sabra", "free-joker"])
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_milp_with_blocks_matches_the_search(seed: int, rules_name: str, objective: str) -> None:
+    """Blocks (table sets kept whole, growing only) in the programme: its optimum is the
+    search's, its relaxation bounds it, and the blocks it lays grow from their tiles."""
+    checked = 0
+    for problem in _block_problems(seed, rules_name, objective):
+        deadline = time.perf_counter() + 30
+        exact = search._Search(problem, deadline).solve()
+        found = milp.solve_milp(problem, deadline)
+        bound = milp.linear_bound(problem)
+        assert (found is None) == (exact is None)
+        if found is None:
+            continue
+        checked += 1
+        assert found[0] == exact
+        assert bound is not None and bound[0] + 1e-6 >= exact
+        laid = found[1]
+        grown = {run.block.index: run.tiles for run in laid.done_runs if run.block is not None}
+        assert set(grown) == {b.index for b in problem.run_blocks}  # every run block is laid
+        for b in problem.run_blocks:
+            tiles = grown[b.index]
+            assert read_set(tiles, RULES).valid
+            start = tiles.index(b.tiles[0])
+            assert tuple(tiles[start : start + len(b.tiles)]) == b.tiles  # the block's tiles, in place
+        for g in problem.group_blocks:
+            assert read_set(g.tiles + tuple(laid.group_blocks.get(g.index, ())), RULES).valid
+    assert checked
 
 
 def test_milp_writes_nothing_to_stdout() -> None:

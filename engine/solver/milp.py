@@ -35,10 +35,12 @@ from engine.solver.model import (
     _LAST,
     _MAX_GROUP,
     _NCOL,
+    _GroupBlock,
     _OutOfTime,
     _Problem,
+    _RunBlock,
 )
-from engine.solver.reconstruction import _joker_as, _run_colour
+from engine.solver.reconstruction import _joker_as, _Laid, _Run, _run_colour
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, numbered
 
 _TileKey = tuple[int, int]  # (colour, number)
@@ -214,15 +216,24 @@ def _programme(problem: _Problem) -> _Programme | None:
     return _Programme(model, keep, cost[keep], upper[keep], model.matrix[:, keep], lower_rows, upper_rows, constant)
 
 
+class _BlockColumn(NamedTuple):
+    """What a block column lays: a tile of ``colour`` (None: a joker) at ``number``."""
+
+    block: _RunBlock | _GroupBlock
+    number: int
+    colour: int | None
+
+
 def _block_columns(
     problem: _Problem, avail: np.ndarray, base_rows: int
-) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]]:
     """Columns and rows of the blocks (table sets kept whole, growing only): for a run
     block, one column per number outside it and per way to fill it (its colour's tile, or a
     joker standing for it), the numbers covered contiguous (each covered only if the one
     nearer the block is); for a group block, one column per colour it may take and one for
     its jokers, at most four tiles in all. Returns the columns' entries (rows ``base_rows``
-    and up are the blocks' own), costs and upper bounds, and the bounds of the new rows."""
+    and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
+    each column lays."""
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
     rows: list[int] = []
     cols: list[int] = []
@@ -230,15 +241,17 @@ def _block_columns(
     cost: list[float] = []
     upper: list[float] = []
     row_upper: list[float] = []
+    laid: list[_BlockColumn] = []
     jokers = problem.jokers > 0
 
-    def column(entries: list[tuple[int, float]], price: float, most: float) -> None:
+    def column(entries: list[tuple[int, float]], price: float, most: float, what: _BlockColumn) -> None:
         for r, x in entries:
             rows.append(r)
             cols.append(len(cost))
             vals.append(x)
         cost.append(price)
         upper.append(most)
+        laid.append(what)
 
     for b in problem.run_blocks:
         for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, _LAST + 1)):
@@ -257,10 +270,10 @@ def _block_columns(
                 nearer = []
                 if tile:
                     nearer.append(len(cost))
-                    column([(_row(b.colour, n), 1.0), (chain, 1.0)], tw + vw * n, 1.0)
+                    column([(_row(b.colour, n), 1.0), (chain, 1.0)], tw + vw * n, 1.0, _BlockColumn(b, n, b.colour))
                 if jokers:
                     nearer.append(len(cost))
-                    column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0)
+                    column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0, _BlockColumn(b, n, None))
     for g in problem.group_blocks:
         room = float(_MAX_GROUP - g.size)
         if room <= 0:
@@ -269,12 +282,63 @@ def _block_columns(
         row_upper.append(room)
         for c in sorted(g.allowed):
             if avail[_row(c, g.number)] > 0:
-                column([(_row(c, g.number), 1.0), (size_row, 1.0)], tw + vw * g.number, 1.0)
+                column(
+                    [(_row(c, g.number), 1.0), (size_row, 1.0)], tw + vw * g.number, 1.0, _BlockColumn(g, g.number, c)
+                )
         if jokers:
-            column([(_TYPES, 1.0), (size_row, 1.0)], tw + jw * g.number, room)
+            column([(_TYPES, 1.0), (size_row, 1.0)], tw + jw * g.number, room, _BlockColumn(g, g.number, None))
     shape = (base_rows + len(row_upper), len(cost))
     matrix = csc_array((vals, (rows, cols)), shape=shape)
-    return matrix, np.array(cost), np.array(upper), np.full(len(row_upper), -np.inf), np.array(row_upper)
+    return matrix, np.array(cost), np.array(upper), np.full(len(row_upper), -np.inf), np.array(row_upper), laid
+
+
+class _Full(NamedTuple):
+    """A problem's whole programme: the candidate sets' columns, then the blocks'."""
+
+    programme: _Programme
+    matrix: csc_array
+    cost: np.ndarray
+    upper: np.ndarray
+    lower_rows: np.ndarray
+    upper_rows: np.ndarray
+    counts: np.ndarray  # tiles laid per unit of each column
+    blocks: list[_BlockColumn]  # what the columns after the candidate sets' lay
+
+
+def _full(problem: _Problem, primary_most: int | None) -> _Full | None:
+    """The programme with its blocks (None: nothing can be laid) and, with ``primary_most``,
+    a row capping the tiles played (the table's numbered tiles plus that many)."""
+    programme = _programme(problem)
+    has_blocks = problem.run_blocks or problem.group_blocks
+    if programme is None and not has_blocks:
+        return None
+    if programme is None:  # no candidate set, only the blocks: an empty programme to extend
+        programme = _empty_programme(problem)
+    matrix, lower_rows, upper_rows = programme.matrix, programme.lower_rows, programme.upper_rows
+    cost, upper = programme.cost, programme.upper
+    tiles = programme.model.tiles
+    counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
+    laid: list[_BlockColumn] = []
+    if has_blocks:
+        avail = np.append(upper_rows[:_TYPES], 0.0)
+        extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
+            problem, avail, matrix.shape[0]
+        )
+        top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
+        matrix = hstack([top, extra], format="csc")
+        cost = np.append(cost, extra_cost)
+        upper = np.append(upper, extra_upper)
+        lower_rows = np.append(lower_rows, extra_lower_rows)
+        upper_rows = np.append(upper_rows, extra_upper_rows)
+        counts = np.append(counts, np.ones(len(extra_cost)))
+    if not len(cost):
+        return None
+    if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
+        required_numbered = sum(map(sum, problem.required))
+        matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, float(required_numbered + primary_most))
+    return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
 
 
 def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[float, float] | None:
@@ -286,42 +350,20 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[fl
     and the tiles the relaxation plays (rack tiles and jokers, as the score counts them): when
     they are fractional, capping them tightens the bound."""
     assert not problem.meld_min and not problem.feasibility_only
-    programme = _programme(problem)
-    blocks = problem.run_blocks or problem.group_blocks
-    if programme is None and not blocks:
+    full = _full(problem, primary_most)
+    if full is None:
         return (0.0, 0.0) if _empty_ok(problem) else None
-    if programme is None:  # no candidate set, only the blocks: an empty programme to extend
-        programme = _empty_programme(problem)
-    matrix, lower_rows, upper_rows = programme.matrix, programme.lower_rows, programme.upper_rows
-    cost, upper = programme.cost, programme.upper
-    tiles = programme.model.tiles
-    counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
-    if blocks:
-        avail = np.append(upper_rows[:_TYPES], 0.0)
-        extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows = _block_columns(
-            problem, avail, matrix.shape[0]
-        )
-        top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
-        matrix = hstack([top, extra], format="csc")
-        cost = np.append(cost, extra_cost)
-        upper = np.append(upper, extra_upper)
-        lower_rows = np.append(lower_rows, extra_lower_rows)
-        upper_rows = np.append(upper_rows, extra_upper_rows)
-        counts = np.append(counts, np.ones(len(extra_cost)))
-    if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
-        required_numbered = sum(map(sum, problem.required))
-        matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")
-        lower_rows = np.append(lower_rows, -np.inf)
-        upper_rows = np.append(upper_rows, float(required_numbered + primary_most))
-    if not len(cost):
-        return (0.0, 0.0) if _empty_ok(problem) else None
-    result = milp(-cost, bounds=Bounds(0, upper), constraints=LinearConstraint(matrix, lower_rows, upper_rows))
+    result = milp(
+        -full.cost,
+        bounds=Bounds(0, full.upper),
+        constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
+    )
     if result.status == 2:
         return None
     if result.x is None:  # should not happen for a linear programme; no bound then
         return float("inf"), 0.0
-    tiles_played = float(counts @ result.x) - sum(map(sum, problem.required))
-    return -float(result.fun) - programme.constant, tiles_played
+    tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
+    return -float(result.fun) - full.programme.constant, tiles_played
 
 
 def _empty_programme(problem: _Problem) -> _Programme:
@@ -360,13 +402,11 @@ def _empty_ok(problem: _Problem) -> bool:
     return not sum(map(sum, problem.required)) and not problem.jokers_required
 
 
-def solve_milp(
-    problem: _Problem, deadline: float, floor: int = 0
-) -> tuple[int, list[tuple[Tile, ...]], list[int], bool] | None:
-    """The best move of a problem without blocks or opening minimum, if it scores at least
-    ``floor`` (the search's score): (score, the sets laid, the points of every joker laid,
-    whether it is proven optimal: false when the deadline passed with a move found, the best
-    found); None when there is none. Raises _OutOfTime when the deadline passes with none.
+def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int, _Laid, bool] | None:
+    """The best move of a problem without opening minimum, if it scores at least ``floor``
+    (the search's score): (score, how its sets are laid, whether it is proven optimal: false
+    when the deadline passed with a move found, the best found); None when there is none.
+    Raises _OutOfTime when the deadline passes with none.
 
     When where the jokers stand is worth nothing (no joker weight) the *pooled* model is
     solved: only lean candidate sets, plus one variable for the jokers laid at the ends of
@@ -374,16 +414,15 @@ def solve_milp(
     of 4 one). Every arrangement is lean sets with jokers added at their ends (strip the end
     jokers of a run of 4–5 with a joker at an end, one joker of a group of 4 with jokers), so
     the optimum is the same, and the programme is much smaller and far less symmetric."""
-    assert not problem.run_blocks and not problem.group_blocks and not problem.meld_min
-    assert not problem.feasibility_only
-    programme = _programme(problem)
-    if programme is None:
-        return (0, [], [], True) if _empty_ok(problem) and floor <= 0 else None
+    assert not problem.meld_min and not problem.feasibility_only
+    full = _full(problem, None)
+    if full is None:
+        return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
     result = milp(
-        -programme.cost,
-        integrality=np.ones(len(programme.cost)),
-        bounds=Bounds(0, programme.upper),
-        constraints=LinearConstraint(programme.matrix, programme.lower_rows, programme.upper_rows),
+        -full.cost,
+        integrality=np.ones(len(full.cost)),
+        bounds=Bounds(0, full.upper),
+        constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
         options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
     )
     if result.status == 2:  # infeasible: the table's tiles cannot all be laid
@@ -391,16 +430,49 @@ def solve_milp(
     if result.x is None:  # no move found in time
         raise _OutOfTime
     copies = [round(float(n)) for n in result.x]
-    score = round(sum(c * n for c, n in zip(programme.cost, copies, strict=True)) - programme.constant)
+    score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
     if score < floor:
         return None
-    model = programme.model
-    columns = [int(k) for k in programme.keep]
-    candidates = [model.chosen[k] for k in columns if k < len(model.chosen)]
-    pooled = copies[-1] if model.pooled else 0
+    model = full.programme.model
+    base = len(full.programme.keep)
+    candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
+    pooled = copies[base - 1] if model.pooled else 0
     sets = _lay(candidates, copies[: len(candidates)], pooled)
     joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
-    return score, sets, joker_values, result.status == 0
+    laid = _Laid(sets, joker_values)
+    _lay_blocks(problem, full.blocks, copies[base:], laid)
+    return score, laid, result.status == 0
+
+
+def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int], laid: _Laid) -> None:
+    """The blocks as the solution grows them: runs with the numbers covered at their ends
+    (tiles, or jokers standing for them), groups with the colours and jokers they take."""
+    added: dict[int, list[_BlockColumn]] = {}
+    for what, n in zip(columns, copies, strict=True):
+        added.setdefault(what.block.index, []).extend([what] * n)
+    for b in problem.run_blocks:
+        cover = {w.number: w.colour for w in added.get(b.index, [])}
+        below = [n for n in range(b.start - 1, MIN_NUMBER - 1, -1) if n in cover][::-1]
+        above = [n for n in range(b.end + 1, _LAST + 1) if n in cover]
+        run = _Run(below[0] if below else b.start)
+        for n in below:
+            run.tiles.append(_cover_tile(b.colour, n, cover[n]))
+        run.tiles.extend(b.tiles)
+        for n in above:
+            run.tiles.append(_cover_tile(b.colour, n, cover[n]))
+        run.block = b
+        laid.done_runs.append(run)
+        laid.joker_values.extend(n for n in below + above if cover[n] is None)
+    for g in problem.group_blocks:
+        taken = added.get(g.index, [])
+        colours = sorted(w.colour for w in taken if w.colour is not None)
+        jokers = sum(1 for w in taken if w.colour is None)
+        laid.group_blocks[g.index] = [numbered(COLORS[c], g.number) for c in colours] + [JOKER] * jokers
+        laid.joker_values.extend([g.number] * jokers)
+
+
+def _cover_tile(colour: int, number: int, tile_colour: int | None) -> Tile:
+    return _joker_as(colour, number) if tile_colour is None else numbered(COLORS[colour], number)
 
 
 def _lay(chosen: list[_Candidate], copies: list[int], pooled: int) -> list[tuple[Tile, ...]]:

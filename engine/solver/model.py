@@ -25,7 +25,7 @@ _FAIL = -(10**15)  # score of "no solution"; far below any sum of real scores
 _PORTFOLIO_CALLS = 2_000  # work allowed to the plain search of a problem without blocks
 _GOAL_CALLS = 20_000  # work allowed to the search for a solution reaching the linear bound
 _CLOSING_CALLS = 20_000  # work allowed to the plain search after the bounds, before the integer programme
-_RELAXED_CALLS = 20_000  # work allowed to the relaxed bound of suggest (search calls)
+_RELAXED_CALLS = 3_000  # work allowed to each search of the relaxed bound of suggest (search calls)
 
 
 # --- public results ------------------------------------------------------------------

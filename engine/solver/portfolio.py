@@ -40,7 +40,12 @@ _GOALS = 3  # linear bounds aimed at, at most
 
 
 class GaveUp(Exception):
-    """Raised when a problem with blocks used up the work it was allowed (``max_calls``)."""
+    """Raised when a problem with blocks used up the work it was allowed (``max_calls``);
+    ``bound`` is the best upper bound of its score known then (None: none yet)."""
+
+    def __init__(self, bound: int | None) -> None:
+        super().__init__(bound)
+        self.bound = bound
 
 
 class Solved:
@@ -80,6 +85,7 @@ class Portfolio:
         if bound is None:
             return None  # not even the relaxation lays the table's tiles
         goal, played = _floor(bound[0]), bound[1]
+        upper = goal  # the best upper bound known
         primary = problem.tile_weight > problem.value_weight  # tiles played, then their value
         closing = True  # the plain search goes on when the goals are proven out of reach
         for _ in range(_GOALS):
@@ -90,6 +96,7 @@ class Portfolio:
                 if capped is None:
                     return None
                 goal, played = min(goal, _floor(capped[0])), capped[1]
+                upper = min(upper, goal)
             if goal < need:
                 return None
             search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
@@ -97,10 +104,11 @@ class Portfolio:
                 found = search.solve(goal, goal=True)
             except _OutOfTime:
                 self._check()
-                closing = blocks
+                closing = False
                 break
             if found is not None:
                 return _searched(search, found)
+            upper = goal - 1
             if not primary:
                 break
             # the bound is out of reach, but its tiles may not be: the best move playing
@@ -111,7 +119,7 @@ class Portfolio:
                 found = search.solve(least)
             except _OutOfTime:
                 self._check()
-                closing = blocks
+                closing = False
                 break
             if found is not None:
                 return _searched(search, found)
@@ -122,21 +130,19 @@ class Portfolio:
             if capped is None:
                 return None
             goal, played = _floor(capped[0]), capped[1]
+            upper = goal
         if closing:
-            if blocks:  # no integer programme for blocks: the plain search has the rest
-                search.max_calls = None if max_calls is None else search.calls + max_calls
-            else:
-                search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
+            search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
             try:
                 return _searched(search, search.solve(need))
             except _OutOfTime:
                 self._check()
-        if blocks:
-            raise GaveUp
+        if blocks and max_calls is not None:
+            raise GaveUp(upper)
         exact = milp.solve_milp(problem, self.deadline, need)
         if exact is None:
             return None
-        return Solved(exact[0], _Laid(exact[1], exact[2]), exact[3])
+        return Solved(exact[0], exact[1], exact[2])
 
     def _check(self) -> None:
         if time.perf_counter() > self.deadline:

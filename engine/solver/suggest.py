@@ -125,6 +125,7 @@ class _Suggester:
         self.plain = {i for i, s in enumerate(self.table) if all(t.color is not None for t in s)}
         self.exhausted = False  # the time budget ran out: the answer is not proven optimal
         self.gave_up = False  # a pass used up the work it was allowed
+        self.gave_up_bound: int | None = None  # then the best bound of its move's score known
         self.candidates: list[_Outcome] = []  # every move found by a pass
         self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
         self.portfolio = portfolio.Portfolio(deadline)
@@ -184,6 +185,7 @@ class _Suggester:
         anywhere) looking for a move better than the best so far: [] when there is none,
         [move] when there is, None when its work ran out first."""
         self.gave_up = False
+        self.gave_up_bound = None
         relaxed = self._pass(
             self._problem(dissolve=self.plain | support),
             floor=self._best_score() + 1,
@@ -205,7 +207,7 @@ class _Suggester:
         if found and self._legal(found[0]):
             self.candidates.append(found[0])
             return
-        bound = found[0].score if found else self._ceiling()
+        bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
         for variants, rack, fixed in passes:
             if self.exhausted or self._best_score() >= bound:
                 return
@@ -305,8 +307,10 @@ class _Suggester:
             except _OutOfTime:
                 self.exhausted = True
                 return None
-            except portfolio.GaveUp:
+            except portfolio.GaveUp as gave_up:
                 self.gave_up = True
+                if gave_up.bound is not None:
+                    self.gave_up_bound = gave_up.bound + p.uncounted - offset
                 return None
             if solved is None:
                 return None
