@@ -22,9 +22,9 @@ _CHECK_EVERY = 511  # search calls between two clock readings (a power of two mi
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
 _NO_JOKERS, _SOME_JOKERS, _ANY_JOKERS = 0, 1, 2  # tiers of colour moves by jokers spent
 _FAIL = -(10**15)  # score of "no solution"; far below any sum of real scores
-_PORTFOLIO_CALLS = 2_000  # work allowed to the plain search of a problem without blocks
-_GOAL_CALLS = 20_000  # work allowed to the search for a solution reaching the linear bound
-_CLOSING_CALLS = 20_000  # work allowed to the plain search after the bounds, before the integer programme
+_PORTFOLIO_CALLS = 1_000  # work allowed to the plain search of a problem without blocks
+_GOAL_CALLS = 5_000  # work allowed to the search for a solution reaching the linear bound
+_CLOSING_CALLS = 5_000  # work allowed to the plain search after the bounds, before the integer programme
 _RELAXED_CALLS = 3_000  # work allowed to each search of the relaxed bound of suggest (search calls)
 
 
