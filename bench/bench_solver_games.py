@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import arrange, suggest
+from engine.solver import arrange, milp, suggest
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, SUPPLIES, Tile, numbered, parse_tiles, sort_key
 from engine.turns import verify_turn
 
@@ -359,6 +359,7 @@ def main() -> None:
         print(f"rummikub-solver {rs.__version__}, backend {ruleset.backend}")
 
     # Warm-up: our caches and their cvxpy problem compilation are not what is measured.
+    milp.prepare()
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", args.budget)
     if ruleset is not None:
         their_solve(rs, ruleset, positions[0])

@@ -42,7 +42,7 @@ from bench_solver_games import Position, game_positions, load_rummikub_solver, t
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import suggest
+from engine.solver import milp, suggest
 from engine.tiles import SUPPLIES
 from engine.turns import verify_turn
 
@@ -133,6 +133,7 @@ def main() -> None:
         raise SystemExit("rummikub-solver is not importable: pip install rummikub-solver (bench only)")
     fams = [f for f in families(args.per_family, args.seed) if not args.only or args.only in f[0]]
     rows: list[dict[str, Any]] = []
+    milp.prepare()  # our warm-up: the integer programme's matrices, built once per process
     for name, supply, found in fams:
         ruleset = ruleset_for(rs, supply)
         theirs(rs, ruleset, found[0])  # warm-up (cvxpy compiles its problem once)

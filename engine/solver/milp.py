@@ -167,6 +167,14 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
     )
 
 
+def prepare(max_jokers: int = 4) -> None:
+    """Build the candidate sets' matrices up to ``max_jokers`` jokers now (tens of
+    milliseconds, once per process) instead of at the first problem that needs each one."""
+    for jokers in range(max_jokers + 1):
+        for pooled in (False, True):
+            _model(jokers, pooled)
+
+
 class _Programme(NamedTuple):
     """One problem's programme: the columns kept (candidates with a copy to lay), their
     objective, bounds and matrix, the row bounds and the constant of the score (the table's
