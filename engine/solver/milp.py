@@ -361,10 +361,11 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[fl
     full = _full(problem, primary_most)
     if full is None:
         return (0.0, 0.0) if _empty_ok(problem) else None
-    result = milp(
+    result = milp(  # HiGHS's presolve costs more than it saves on these small relaxations
         -full.cost,
         bounds=Bounds(0, full.upper),
         constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
+        options={"presolve": False},
     )
     if result.status == 2:
         return None

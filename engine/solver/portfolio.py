@@ -85,6 +85,8 @@ class Portfolio:
         if bound is None:
             return None  # not even the relaxation lays the table's tiles
         goal, played = _floor(bound[0]), bound[1]
+        if goal < need:
+            return None  # the bound cannot reach the floor: no need to refine it
         upper = goal  # the best upper bound known
         primary = problem.tile_weight > problem.value_weight  # tiles played, then their value
         closing = True  # the plain search goes on when the goals are proven out of reach
