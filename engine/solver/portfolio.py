@@ -37,6 +37,7 @@ from engine.solver.reconstruction import _Builder, _Laid
 from engine.solver.search import _Search
 
 _GOALS = 3  # linear bounds aimed at, at most
+_MILP_LEAST = 0.02  # seconds left below which the integer programme is not started
 
 
 class GaveUp(Exception):
@@ -81,6 +82,7 @@ class Portfolio:
             except _OutOfTime:
                 self._check()
             self.hard = True
+        self._check()
         bound = milp.linear_bound(problem)
         if bound is None:
             return None  # not even the relaxation lays the table's tiles
@@ -94,6 +96,7 @@ class Portfolio:
             if primary and played - _floor(played) > 1e-6:
                 # the relaxation plays a fractional number of tiles: the floor of its bound
                 # asks for more tiles than it plays, out of reach; cap them
+                self._check()
                 capped = milp.linear_bound(problem, _floor(played))
                 if capped is None:
                     return None
@@ -128,6 +131,7 @@ class Portfolio:
             if least <= need:
                 return None
             # no move plays that many tiles: one fewer
+            self._check()
             capped = milp.linear_bound(problem, goal // problem.tile_weight - 1)
             if capped is None:
                 return None
@@ -141,6 +145,8 @@ class Portfolio:
                 self._check()
         if blocks and max_calls is not None:
             raise GaveUp(upper)
+        if time.perf_counter() > self.deadline - _MILP_LEAST:
+            raise _OutOfTime  # HiGHS may overrun a short time limit by far (its root work)
         exact = milp.solve_milp(problem, self.deadline, need)
         if exact is None:
             return None
