@@ -118,3 +118,38 @@ def test_milp_writes_nothing_to_stdout() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == ""
+
+
+portfolio = sys.modules["engine.solver.portfolio"]
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+@pytest.mark.parametrize("rules_name", ["sabra", "free-joker"])
+@pytest.mark.parametrize("tiny", [False, True])
+def test_goal_mode_and_portfolio_match_the_search(
+    seed: int, rules_name: str, tiny: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Goal mode finds the optimum when aimed at it and nothing above it; the portfolio (the
+    search, the linear bound, goal mode, the integer programme) answers the plain search's
+    optimum, with and without blocks. ``tiny``: every search step gets one call's work, so
+    the integer programme answers."""
+    if tiny:
+        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS"):
+            monkeypatch.setattr(portfolio, name, 1)
+        monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    checked = 0
+    for problem in _block_problems(seed, rules_name, "tiles"):
+        deadline = time.perf_counter() + 30
+        exact = search._Search(problem, deadline).solve()
+        if exact is None:
+            continue
+        checked += 1
+        assert search._Search(problem, deadline).solve(exact, goal=True) == exact
+        assert search._Search(problem, deadline).solve(exact + 1, goal=True) is None
+        for hard in (False, True):  # the search first, or the linear bound first
+            runner = portfolio.Portfolio(deadline)
+            runner.hard = hard
+            solved = runner.solve(problem, 0)
+            assert solved is not None and solved.score == exact and solved.proven
+            assert runner.solve(problem, exact + 1) is None  # nothing scores more
+    assert checked

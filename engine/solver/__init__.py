@@ -101,7 +101,9 @@ opened player) goes through ``portfolio.Portfolio``:
    the bound's tiles are reachable but not its value, the best move playing them is searched
    for; when they are not, the relaxation is capped at one tile fewer (``_GOALS`` rounds);
 3. the plain search goes on from what it has memoised, on a small budget;
-4. the exact integer programme (below) solves what is left, under the deadline.
+4. the exact integer programme (below) solves what is left, under the deadline. HiGHS can
+   overrun a short time limit by far in its root work, so it starts only with 20 ms left, or
+   with blocks a quarter of the budget; otherwise the search has the time left.
 
 Once a pass of a position needed step 2 the next passes start with the bound (they are
 alike, and the bound rules most of them out). The relaxed bounds of the variant passes give

@@ -1,23 +1,28 @@
-"""The portfolio for the problems without blocks or opening minimum (every table set taken
-apart): the search, the bound of the linear relaxation, the search aimed at that bound, and
-the integer programme when nothing else closes the problem.
+"""The portfolio for every problem without opening minimum (the passes of an opened player,
+blocks or not): the search, the bound of the linear relaxation, the search aimed at that
+bound, and the integer programme when nothing else closes the problem.
 
 1. The search on a small budget of work (``_PORTFOLIO_CALLS`` calls): most positions are
-   solved here in a few milliseconds.
+   solved here in a few milliseconds. Once a problem of a ``suggest`` needed more, the next
+   ones skip this step (``Portfolio.hard``).
 2. The linear relaxation of the integer programme (``milp.linear_bound``, a few
-   milliseconds on HiGHS) bounds the optimum; on generated positions its floor is almost
-   always the optimum. The search then looks for a solution reaching the bound (goal mode,
-   ``_GOAL_CALLS``): the first it finds is optimal, proven by the bound, and the bound prunes
-   every branch that cannot reach it.
-3. When the search proves the bound out of reach and the tiles played are the primary
-   objective, the relaxation is solved again with the tiles played capped at the part of the
-   bound the search could not reach; its bound is aimed at likewise.
+   milliseconds on HiGHS) bounds the optimum: a floor it cannot reach ends the problem at
+   once. When it plays a fractional number of tiles (the primary objective), it is solved
+   again with the tiles capped at their integer part. On generated positions the floor of
+   the bound is the optimum on more than 80% of the problems.
+3. The search looks for a solution reaching the bound (goal mode, ``_GOAL_CALLS``): the
+   first it finds is optimal, proven by the bound. When the bound is out of reach, the best
+   move playing its tiles is searched for (the bound allows no more tiles); when there is
+   none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS`` rounds).
 4. The plain search goes on from what it has memoised (``_CLOSING_CALLS``), then the
-   integer programme (``milp.solve_milp``) solves what is left, under the deadline.
+   integer programme (``milp.solve_milp``, blocks included) solves what is left, under the
+   deadline, if enough time is left (``_MILP_LEAST``, ``_MILP_BLOCKS_SHARE``); else the
+   search goes on until the deadline. The relaxed bounds of ``suggest`` (``max_calls``) give
+   up instead (``GaveUp``, with the best bound known).
 
-The steps 1–4 are bounded by work, not time (but the integer programme's deadline), so the
-answers are reproducible. The same ``_Search`` object serves every step: what one step
-memoised (exact values, upper bounds) the next reuses.
+The steps 1–3 are bounded by work, not time, so their answers are reproducible; only the
+integer programme runs against the clock. The same ``_Search`` object serves every step: what
+one step memoised (exact values, upper bounds) the next reuses.
 """
 
 from __future__ import annotations
