@@ -1,0 +1,203 @@
+"""Solver against rummikub-solver on the hard families of issue 15 (seeded, reproducible).
+
+``python bench/bench_solver_hard.py [--per-family 40] [--seed 1] [--budget 1.0]``
+
+Families (positions where the player on turn has opened, from ``engine.generate`` games):
+
+* ``games``: positions of free-joker classic games, rack as dealt (like bench_solver_games.py);
+* ``classic-big-rack``: the same tables with the rack topped up to 24–40 tiles from the tiles
+  left in the box;
+* ``xp-jokers``: XP games (160 tiles), tables holding 2–4 jokers, rack as dealt or topped up
+  to 14–40 tiles;
+
+each under the ``free-joker`` rules (XP: ``xp`` with ``joker_release: free``), where
+rummikub-solver's rules (every table tile, jokers included, rearranged freely) are ours, and
+under ``sabra`` / ``xp`` (joker sets move only as the rules say, so our optimum may be lower
+than rummikub-solver's; it is never higher).
+
+Ours is ``engine.solver.suggest(..., "tiles", budget)`` with the service's default budget
+(1 s); theirs ``RuleSet(...).solve(state, TILE_COUNT)`` with ``initial=False``, timed in the
+same run, alternating which goes first. Reports per family and in all: median and p99 of the
+ratio theirs/ours, max time of each, positions where ours is slower (rerun ``--rerun`` times
+when the ratio is under 1.5, keeping the best time of each), optimum tile counts identical
+(free rules) or ours ≤ theirs (sabra), answers not proven optimal, moves failing verify_turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_solver_games import Position, game_positions, load_rummikub_solver, to_theirs
+
+from engine.rules import PRESETS, Rules
+from engine.sets import TableSet
+from engine.solver import milp, suggest
+from engine.tiles import SUPPLIES
+from engine.turns import verify_turn
+
+XP_FREE = dataclasses.replace(PRESETS["xp"], joker_release="free")
+Family = tuple[str, str, list[Position]]  # name, supply, positions
+
+
+def top_up(pos: Position, supply: str, size: int, rng: random.Random) -> Position:
+    """The position with its rack topped up to ``size`` tiles from the tiles left in the box."""
+    box = Counter(t.key for t in SUPPLIES[supply].all_tiles())
+    box -= Counter(t.undeclared().key for s in pos.table for t in s)
+    box -= Counter(t.key for t in pos.rack)
+    by_key = {t.key: t for t in SUPPLIES[supply].all_tiles()}
+    left = sorted(box.elements())
+    rng.shuffle(left)
+    extra = [by_key[k] for k in left[: max(0, size - len(pos.rack))]]
+    return dataclasses.replace(pos, rack=[*pos.rack, *extra])
+
+
+def positions(rules: Rules, seeds: range, want: int, keep: Any) -> list[Position]:
+    out: list[Position] = []
+    for seed in seeds:
+        found = [p for p in game_positions(seed, rules) if keep(p)]
+        if found:
+            step = max(1, len(found) // 6)
+            out.extend(found[::step][:6])
+        if len(out) >= want:
+            break
+    return out[:want]
+
+
+def table_jokers(pos: Position) -> int:
+    return sum(1 for s in pos.table for t in s if t.color is None)
+
+
+def families(per_family: int, seed: int) -> list[Family]:
+    rng = random.Random(seed)
+    games = positions(PRESETS["free-joker"], range(seed, seed + 200), per_family, lambda p: True)
+    big = [top_up(p, "classic", rng.randint(24, 40), rng) for p in games]
+    xp = positions(PRESETS["xp"], range(seed, seed + 400), per_family, lambda p: 2 <= table_jokers(p) <= 4)
+    xp = [p if i % 3 == 0 else top_up(p, "xp", rng.randint(14, 40), rng) for i, p in enumerate(xp)]
+    return [("games", "classic", games), ("classic-big-rack", "classic", big), ("xp-jokers", "xp", xp)]
+
+
+def ruleset_for(rs: Any, supply: str) -> Any:
+    if supply == "xp":
+        return rs.RuleSet(repeats=3, jokers=4)
+    return rs.RuleSet()
+
+
+def theirs(rs: Any, ruleset: Any, pos: Position) -> tuple[int, float]:
+    state = ruleset.new_game()
+    state.add_table(*to_theirs(ruleset, [t for s in pos.table for t in s]))
+    state.add_rack(*to_theirs(ruleset, pos.rack))
+    state.initial = False
+    start = time.perf_counter()
+    solution = ruleset.solve(state, rs.SolverMode.TILE_COUNT)
+    seconds = time.perf_counter() - start
+    return (0 if solution is None else len(solution.tiles)), seconds
+
+
+def ours(pos: Position, rules: Rules, budget: float) -> tuple[Any, float]:
+    start = time.perf_counter()
+    move = suggest(pos.table, pos.rack, True, rules, "tiles", budget)
+    return move, time.perf_counter() - start
+
+
+def legal(pos: Position, move: Any, rules: Rules) -> bool:
+    before = [TableSet(tuple(s)) for s in pos.table]
+    return verify_turn(before, [TableSet(s) for s in move.after], pos.rack, True, rules).valid
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--per-family", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--budget", type=float, default=1.0, help="our budget in seconds (the service's default)")
+    parser.add_argument("--rerun", type=int, default=3, help="reruns of the positions with a ratio under 1.5")
+    parser.add_argument("--only", help="run only the families whose name contains this")
+    args = parser.parse_args()
+    rs = load_rummikub_solver()
+    if rs is None:
+        raise SystemExit("rummikub-solver is not importable: pip install rummikub-solver (bench only)")
+    fams = [f for f in families(args.per_family, args.seed) if not args.only or args.only in f[0]]
+    rows: list[dict[str, Any]] = []
+    milp.prepare()  # our warm-up: the integer programme's matrices, built once per process
+    for name, supply, found in fams:
+        ruleset = ruleset_for(rs, supply)
+        theirs(rs, ruleset, found[0])  # warm-up (cvxpy compiles its problem once)
+        for rules_name, rules in (
+            (("free-joker", PRESETS["free-joker"]), ("sabra", PRESETS["sabra"]))
+            if supply == "classic"
+            else (("xp+free", XP_FREE), ("xp", PRESETS["xp"]))
+        ):
+            for i, pos in enumerate(found):
+                if i % 2:
+                    move, ours_s = ours(pos, rules, args.budget)
+                    their_n, their_s = theirs(rs, ruleset, pos)
+                else:
+                    their_n, their_s = theirs(rs, ruleset, pos)
+                    move, ours_s = ours(pos, rules, args.budget)
+                if their_s / ours_s < 1.5:
+                    for _ in range(args.rerun):
+                        their_s = min(their_s, theirs(rs, ruleset, pos)[1])
+                        ours_s = min(ours_s, ours(pos, rules, args.budget)[1])
+                rows.append(
+                    {
+                        "family": f"{name} / {rules_name}",
+                        "free": "free" in rules_name,
+                        "label": f"{pos.label} table {sum(map(len, pos.table))} rack {len(pos.rack)}",
+                        "ours": len(move.played),
+                        "theirs": their_n,
+                        "ours_s": ours_s,
+                        "theirs_s": their_s,
+                        "proven": move.optimal_proven,
+                        "legal": not move.played or legal(pos, move, rules),
+                    }
+                )
+    report(rows)
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    print(
+        f"{'family':34} {'n':>4} {'ratio med':>9} {'ratio p99':>9} {'ours p99':>9} {'ours max':>9} "
+        f"{'their max':>9} {'slower':>6} {'optimum':>9} {'unproven':>8} {'illegal':>7}"
+    )
+    names = list(dict.fromkeys(r["family"] for r in rows))
+    for name in [*names, "ALL"]:
+        sel = [r for r in rows if name in ("ALL", r["family"])]
+        ratios = [r["theirs_s"] / r["ours_s"] for r in sel]
+        ours_ms = [r["ours_s"] * 1000 for r in sel]
+        theirs_ms = [r["theirs_s"] * 1000 for r in sel]
+        same = sum(1 for r in sel if ((r["ours"] == r["theirs"]) if r["free"] else (r["ours"] <= r["theirs"])))
+        print(
+            f"{name:34} {len(sel):4} {statistics.median(ratios):8.1f}x {pct(ratios, 0.01):8.2f}x "
+            f"{pct(ours_ms, 0.99):7.1f}ms {max(ours_ms):7.1f}ms {max(theirs_ms):7.1f}ms "
+            f"{sum(1 for x in ratios if x < 1):6} {same:4}/{len(sel):<4} {sum(1 for r in sel if not r['proven']):8} "
+            f"{sum(1 for r in sel if not r['legal']):7}"
+        )
+    print("ratio p99: the ratio theirs/ours that 99% of the positions reach (the 1st percentile)")
+    print("optimum: identical tile counts (free rules) or ours <= theirs (sabra/xp: joker sets move by the rules)")
+    worst = sorted(rows, key=lambda r: r["theirs_s"] / r["ours_s"])[:8]
+    print("\nclosest positions (ratio, ours, theirs):")
+    for r in worst:
+        print(
+            f"  {r['theirs_s'] / r['ours_s']:6.2f}x  ours {r['ours_s'] * 1000:7.1f} ms ({r['ours']} tiles"
+            f"{'' if r['proven'] else ', NOT PROVEN'})  theirs {r['theirs_s'] * 1000:7.1f} ms ({r['theirs']} tiles)"
+            f"  {r['family']}: {r['label']}"
+        )
+
+
+if __name__ == "__main__":
+    main()

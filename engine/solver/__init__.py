@@ -1,0 +1,144 @@
+"""The solver (SPEC §9): arrange a multiset of tiles into valid sets, and suggest the best move.
+
+Method
+------
+Both questions are answered by one exact dynamic programme over the numbers 1..13, after
+van Rijn, Takes & Vis, "The Complexity of Rummikub Problems" (2015). The tiles of one number
+are decided colour by colour, then the groups of that number are formed:
+
+* the state of a colour is how many runs are in progress, by length class: 1, 2, ≥3 tiles,
+  and ≥3 tiles holding a *block* (a table set kept whole, see below). Copies of a tile are
+  interchangeable, so counts are enough;
+* at number ``v`` each tile ``(colour, v)`` extends a run in progress, starts a new run or goes
+  to a group of ``v``. Every run of length 1 or 2 must be extended (a run of 1–2 tiles is not a
+  set); a run of ≥3 tiles may end;
+* a joker may extend a run (it stands for ``(colour, v)``), precede the first tile of a new run
+  (it stands for a lower number of that colour) or fill a group. Runs are only started by a
+  numbered tile and groups hold at least one, so no set is made of jokers alone;
+* the groups of ``v`` are feasible from the count of tiles per colour sent to them and the
+  number of jokers: with ``G`` groups the tiles are dealt round robin (every group gets each
+  colour at most once, sizes differ by at most one) and jokers fill each group to 3 or 4.
+
+The state (number, colour, run counts, group tiles so far, jokers left, one extra counter) is
+memoised, so the search is exact and polynomial in the tile counts. On top of it runs a
+branch and bound: a stage is abandoned when even placing every optional tile left (and every
+joker at 13) cannot beat the best score found; memo entries are exact results or upper
+bounds. ``arrange`` stops at the first complete arrangement (moves without jokers first);
+``suggest`` maximises its score, trying the moves of a stage that spend the fewest jokers
+and score the most first (a good solution early raises the bar). Two dominance rules prune safely: a run may not start where
+a run of ≥3 of that colour ends (extending it does at least as well), and runs of 1–2 tiles
+must be completable by the tiles (or jokers) of the next numbers.
+
+``arrange`` additionally tracks *room*: how many spare jokers the sets already closed could
+absorb (a run that ended at ``n < 13`` can take one at ``n + 1``; a group of three one more).
+Spare jokers are then placed at the end instead of being searched for.
+
+Suggest: the moves considered
+-----------------------------
+* Opening turn (``opened`` false) without manipulation: new sets from the rack only, worth at
+  least ``initial_meld_min`` (a joker is worth the tile it stands for); the table untouched.
+* Opening turn with ``manipulate_on_opening_turn``: the best move whose sets made only of
+  played tiles reach the minimum (the best move ignoring the minimum if its own sets reach
+  it, else every minimal meld plus the best move with the rest of the rack). Sets holding a
+  joker only grow (no joker may be freed before opening).
+* Opened: every table set without a joker may be taken apart and rebuilt with rack tiles.
+  A table set holding a joker is a *block* read by its best reading: its jokers keep standing
+  for the same tiles and it keeps its tiles, growing only — a run at either end (numbered
+  tiles or jokers, from the rack or the table), a group by a missing colour or a joker.
+  Blocks never merge with each other. Then *variants* of the joker sets are tried, each as a
+  block of its own:
+
+  - trimmed (unless ``joker_sets_locked``): numbered tiles taken from the ends of a run or
+    out of a group, the jokers staying in place, the set keeping at least 3 tiles and enough
+    numbered tiles to stay its own successor (SPEC §4) whatever the others become;
+  - a joker freed by the exact tile it stands for (a missing colour for a group joker; both
+    under ``group_joker_needs_both_colours`` in a group of three), taken from the rack or, if
+    ``joker_replacement_from`` allows, from a plain table set; the freed joker must be used
+    somewhere. Only when ``freed_joker_use`` is ``any_set`` (the two-rack-tiles rule of
+    Pressman 2009 is not modelled, so jokers are never freed under it).
+
+  Every combination of variants is a pass of its own, simplest first, each looking only for
+  a better move than the best so far. The combinations changing the same joker sets are
+  bounded together by a *relaxed* problem (those sets taken apart, their jokers anywhere;
+  its work capped by search steps, not time, so answers are reproducible): none is tried
+  when it cannot beat the best move, and when its own move is legal it is taken instead.
+* Under ``joker_release: free`` (sets not locked, freed jokers usable anywhere) joker sets
+  are taken apart like the others. The best move with every set taken apart is searched
+  first, then a move keeping every set whole is looked for at that score only (cheap: its
+  search is cut by the bound); the whole move wins a tie as always. With no joker on the
+  rack no joker is played, so where the table's jokers stand adds nothing to the move's
+  value: the search then scores a table joker as a tile only, instead of also maximising
+  the numbers the jokers stand for (which multiplied the states to explore).
+* Among moves of equal score the one keeping every table set whole (only extended) wins, so
+  the suggested table changes as little as possible; unchanged sets keep their tiles' order.
+
+Not modelled (``optimal_proven`` is relative to the moves above): taking a tile out of the
+middle of a joker run (splitting it), moving a joker within its set or to another set except
+by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and the readings of
+an ambiguous joker set other than its best one. Known gap: outside ``joker_release: free``
+the score also counts the numbers that table jokers stand for, so with ``objective="value"``
+and a joker on an opened table the answer is legal but reported with ``optimal_proven=False``.
+
+Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
+would be skipped for the next best (``optimal_proven`` then false), and playing nothing is
+always legal. The score is lexicographic: ``objective="tiles"`` maximises the number of rack
+tiles played, then their value; ``objective="value"`` the value, then the number of tiles.
+
+Portfolio: the search, a linear bound, then an integer programme
+----------------------------------------------------------------
+The search is fast on most positions but exponential in the worst case (large racks, XP's
+three copies and four jokers). Every problem without an opening minimum (every pass of an
+opened player) goes through ``portfolio.Portfolio``:
+
+1. the search on a small budget of work (``_PORTFOLIO_CALLS`` search calls, not time, so
+   answers stay reproducible) — most positions end here in a few milliseconds;
+2. the linear relaxation of the integer programme below (HiGHS, a few milliseconds) bounds
+   the optimum. A floor the bound cannot reach rules the pass out at once; otherwise the
+   search looks for a solution reaching the bound (*goal mode*: the first one found is
+   optimal, proven by the bound; on generated positions the bound's floor is the optimum on
+   more than 80% of the problems). A bound playing a fractional number of tiles is first
+   capped at its integer part (a second relaxation with a row on the tiles played); when
+   the bound's tiles are reachable but not its value, the best move playing them is searched
+   for; when they are not, the relaxation is capped at one tile fewer (``_GOALS`` rounds);
+3. the plain search goes on from what it has memoised, on a small budget;
+4. the exact integer programme (below) solves what is left, under the deadline. HiGHS can
+   overrun a short time limit by far in its root work, so it starts only with 20 ms left, or
+   with blocks a quarter of the budget; otherwise the search has the time left.
+
+Once a pass of a position needed step 2 the next passes start with the bound (they are
+alike, and the bound rules most of them out). The relaxed bounds of the variant passes give
+up on a small budget and keep the bound they reached.
+
+The integer programme follows den Hertog & Hulshof, "Solving Rummikub Problems by Integer
+Linear Programming" (The Computer Journal 49(6), 2006) — one integer variable per candidate set (a
+multiset of numbered tiles plus a count of jokers that some run of 3–5 or group of 3–4 holds,
+scored by its jokers' best placement), every tile type balanced by a ranged row, jokers a pooled
+count; when where a joker stands is worth nothing, only *lean* sets (ends numbered) and one
+variable for the jokers added at their ends. The candidate sets' matrix is built once per joker
+count and sliced per problem. *Blocks* (table sets kept whole, growing only) are columns of
+their own: for a run block, each number beyond either end covered by its colour's tile or by a
+joker, a number covered only if the one nearer the block is (a chain row); for a group block,
+the colours it may take and its jokers, at most four tiles. HiGHS (Huangfu & Hall,
+"Parallelizing the dual revised simplex method", Math. Prog. Comp. 10, 2018) is reached through
+SciPy's public, silent ``scipy.optimize.milp``, with the search's lexicographic objective and
+zero optimality gap. rummikub-solver (Martijn Pieters) uses the same set model for its whole
+answer; only the model is shared, not code.
+
+Modules
+-------
+``model`` (constants, results, the problem and its decisions), ``search`` (the memoised
+branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
+solution), ``milp`` (the integer programme and its linear relaxation), ``portfolio`` (the
+steps above), ``arrange``, ``melds`` (rack-only sets and minimal melds) and ``suggest`` (the
+passes, variants of joker sets and the verified answer).
+
+Every search runs under a time budget checked inside the search. When it runs out,
+``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so
+far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
+"""
+
+from engine.solver.arrange import arrange
+from engine.solver.model import OBJECTIVES, ArrangeResult, Suggestion
+from engine.solver.suggest import suggest
+
+__all__ = ["OBJECTIVES", "ArrangeResult", "Suggestion", "arrange", "suggest"]

@@ -1,0 +1,47 @@
+"""``arrange``: can a multiset of tiles be split into valid sets, every tile used?"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from engine.rules import SABRA, Rules
+from engine.solver.model import (
+    _COLOUR_INDEX,
+    ArrangeResult,
+    _empty_counts,
+    _OutOfTime,
+    _Problem,
+)
+from engine.solver.reconstruction import _Builder
+from engine.solver.search import _Search
+from engine.tiles import Tile
+
+
+def arrange(tiles: Sequence[Tile], rules: Rules = SABRA, budget_seconds: float = 2.0) -> ArrangeResult:
+    """Can ``tiles`` (a multiset; jokers are interchangeable and their declarations ignored)
+    be split into valid sets, every tile used? Exact; returns one arrangement when it can,
+    runs ascending with every joker declared, groups in colour order with jokers last."""
+    del rules  # set validity does not depend on the settings; output runs are laid ascending
+    deadline = time.perf_counter() + budget_seconds
+    required = _empty_counts()
+    jokers = 0
+    for t in tiles:
+        if t.color is None:
+            jokers += 1
+        else:
+            required[_COLOUR_INDEX[t.color]][t.number] += 1
+    if not tiles:
+        return ArrangeResult(True, (), True, False)
+    problem = _Problem(required, _empty_counts(), jokers, jokers, feasibility_only=True)
+    search = _Search(problem, deadline)
+    try:
+        result = search.solve()
+    except _OutOfTime:
+        return ArrangeResult(None, None, False, True)
+    if result is None:
+        return ArrangeResult(False, None, True, False)
+    builder = _Builder(search)
+    builder.build()
+    builder.place_spare_jokers(search.leftover_jokers())
+    return ArrangeResult(True, tuple(builder.plain_sets()), True, False)

@@ -1,0 +1,523 @@
+"""An exact integer programme for the problems without blocks, solved with HiGHS.
+
+After den Hertog & Hulshof, "Solving Rummikub Problems by Integer Linear Programming" (The
+Computer Journal 49(6), 2006), as lean as rummikub-solver's: a *candidate set* is a multiset
+of numbered tiles plus a count of jokers that some valid set holds (runs of 3, 4 or 5 tiles,
+since a longer run is two shorter ones, and groups of 3 or 4); one integer variable per
+candidate set says how many copies of it are laid, bounded by the copies its tiles allow.
+Jokers are a pooled count: a candidate set records how many it takes and the most points they
+can stand for in it (runs and groups with the same tiles are one candidate, scored by their
+best placement of the jokers, so the programme maximises exactly the search's score). Every
+tile type is balanced by a ranged row: the copies laid hold the table's tiles plus at most the
+rack's; the jokers likewise, between the table's and all of them.
+
+It answers the problems of ``suggest`` in which every table set may be taken apart (no blocks,
+no opening minimum), with the same lexicographic score as the search (so the two agree on the
+optimum), and lays the sets out as the search's builder does: runs ascending with every joker
+declared, groups in colour order with jokers last. HiGHS is reached through SciPy's public
+``scipy.optimize.milp`` (silent: nothing is written to stdout); the relative gap is zero, so
+only a proven optimum is reported as one; its time limit is the search's deadline.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import time
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import csc_array, hstack, vstack
+
+from engine.solver.model import (
+    _COLOUR_INDEX,
+    _LAST,
+    _MAX_GROUP,
+    _NCOL,
+    _GroupBlock,
+    _OutOfTime,
+    _Problem,
+    _RunBlock,
+)
+from engine.solver.reconstruction import _joker_as, _Laid, _Run, _run_colour
+from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, numbered
+
+_TileKey = tuple[int, int]  # (colour, number)
+
+
+class _Candidate(NamedTuple):
+    """A candidate set: its numbered tiles (sorted), its jokers, the most points they stand
+    for in it, its tiles as laid that way, and, for the pooled model, whether it is *lean*
+    (see ``solve_milp``), how many pooled jokers it can take at its ends and how it is laid
+    as a run to take them."""
+
+    keys: tuple[_TileKey, ...]
+    jokers: int
+    points: int
+    tiles: tuple[Tile, ...]
+    lean: bool
+    room: int
+    run: tuple[Tile, ...]  # the set laid as a run, when it can be one; () otherwise
+
+
+@functools.lru_cache(maxsize=8)
+def _candidates(max_jokers: int) -> tuple[_Candidate, ...]:
+    """Every candidate set with at most ``max_jokers`` jokers and at least one numbered tile,
+    each laid by the placement of its jokers worth the most points (the first such)."""
+    best: dict[tuple[tuple[_TileKey, ...], int], tuple[int, tuple[Tile, ...]]] = {}
+    runs: dict[tuple[tuple[_TileKey, ...], int], tuple[Tile, ...]] = {}
+
+    def offer(keys: tuple[_TileKey, ...], jokers: int, points: int, tiles: tuple[Tile, ...]) -> None:
+        key = (tuple(sorted(keys)), jokers)
+        if key not in best or points > best[key][0]:
+            best[key] = (points, tiles)
+
+    for c in range(_NCOL):
+        for length in (3, 4, 5):
+            for start in range(MIN_NUMBER, _LAST - length + 2):
+                numbers = range(start, start + length)
+                for k in range(min(max_jokers, length - 1) + 1):
+                    for holes in itertools.combinations(numbers, k):
+                        tiles = tuple(_joker_as(c, n) if n in holes else numbered(COLORS[c], n) for n in numbers)
+                        keys = tuple((c, n) for n in numbers if n not in holes)
+                        offer(keys, k, sum(holes), tiles)
+                        runs.setdefault((keys, k), tiles)
+    for v in range(MIN_NUMBER, _LAST + 1):
+        for size in (3, _MAX_GROUP):
+            for k in range(max(1, size - max_jokers), size + 1):
+                for cs in itertools.combinations(range(_NCOL), k):
+                    tiles = tuple(numbered(COLORS[c], v) for c in cs) + (JOKER,) * (size - k)
+                    offer(tuple((c, v) for c in cs), size - k, (size - k) * v, tiles)
+    out = []
+    for (keys, jokers), (points, tiles) in best.items():
+        size = len(keys) + jokers
+        as_run = (keys, jokers) in runs
+        span = keys[-1][1] - keys[0][1] + 1
+        # lean: three tiles, no joker, or a run whose ends are numbered tiles; a lean set of
+        # three takes up to two pooled jokers if it can be a run, else (a group) one; a run
+        # of four one
+        lean = size == 3 or not jokers or (as_run and span == size)
+        room = (2 if as_run else 1) if size == 3 else (1 if as_run and size == 4 else 0)
+        out.append(_Candidate(keys, jokers, points, tiles, lean, room, runs.get((keys, jokers), ())))
+    return tuple(out)
+
+
+class _Model(NamedTuple):
+    """The constraint matrix of every candidate set of a model, built once per joker count
+    (and pooled or not) and sliced per problem: rows are the 52 tile types, the jokers and,
+    when pooled, the room for pooled jokers; the last column of a pooled model is the pooled
+    jokers. ``keys`` holds each candidate's tile rows padded with the row 52 (no limit)."""
+
+    chosen: tuple[_Candidate, ...]
+    matrix: csc_array
+    keys: np.ndarray
+    tiles: np.ndarray  # tiles laid per copy, jokers included
+    points: np.ndarray  # points of the numbered tiles
+    joker_points: np.ndarray  # the most points its jokers stand for
+    jokers: np.ndarray
+    pooled: bool
+
+
+_TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
+
+
+def _row(c: int, v: int) -> int:
+    return c * _LAST + v - MIN_NUMBER
+
+
+@functools.lru_cache(maxsize=16)
+def _model(max_jokers: int, pooled: bool) -> _Model:
+    chosen = tuple(c for c in _candidates(max_jokers) if c.lean or not pooled)
+    n = len(chosen)
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    keys = np.full((n, 5), _TYPES, dtype=np.intp)
+    for j, candidate in enumerate(chosen):
+        for m, (c, v) in enumerate(candidate.keys):
+            keys[j, m] = _row(c, v)
+            rows.append(_row(c, v))
+            cols.append(j)
+            vals.append(1.0)
+        if candidate.jokers:
+            rows.append(_TYPES)
+            cols.append(j)
+            vals.append(float(candidate.jokers))
+        if pooled and candidate.room:
+            rows.append(_TYPES + 1)
+            cols.append(j)
+            vals.append(-float(candidate.room))
+    if pooled:  # the pooled jokers: one column in the joker row and the room row
+        rows += [_TYPES, _TYPES + 1]
+        cols += [n, n]
+        vals += [1.0, 1.0]
+    shape = (_TYPES + (2 if pooled else 1), n + (1 if pooled else 0))
+    matrix = csc_array((vals, (rows, cols)), shape=shape)
+    matrix.sum_duplicates()
+    return _Model(
+        chosen,
+        matrix,
+        keys,
+        np.array([len(c.keys) + c.jokers for c in chosen], dtype=float),
+        np.array([sum(v for _, v in c.keys) for c in chosen], dtype=float),
+        np.array([c.points for c in chosen], dtype=float),
+        np.array([c.jokers for c in chosen], dtype=float),
+        pooled,
+    )
+
+
+def prepare(max_jokers: int = 4) -> None:
+    """Build the candidate sets' matrices up to ``max_jokers`` jokers now (tens of
+    milliseconds, once per process) instead of at the first problem that needs each one."""
+    for jokers in range(max_jokers + 1):
+        for pooled in (False, True):
+            _model(jokers, pooled)
+
+
+class _Programme(NamedTuple):
+    """One problem's programme: the columns kept (candidates with a copy to lay), their
+    objective, bounds and matrix, the row bounds and the constant of the score (the table's
+    numbered tiles, credited back)."""
+
+    model: _Model
+    keep: np.ndarray
+    cost: np.ndarray
+    upper: np.ndarray
+    matrix: csc_array
+    lower_rows: np.ndarray
+    upper_rows: np.ndarray
+    constant: float
+
+
+def _programme(problem: _Problem) -> _Programme | None:
+    """The programme of ``problem``; None when no candidate set can be laid."""
+    tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
+    pooled = jw == 0 and problem.jokers > 0
+    model = _model(problem.jokers, pooled)
+    required = np.zeros(_TYPES + 1)
+    avail = np.zeros(_TYPES + 1)
+    for c in range(_NCOL):
+        for v in range(MIN_NUMBER, _LAST + 1):
+            required[_row(c, v)] = problem.required[c][v]
+            avail[_row(c, v)] = problem.required[c][v] + problem.optional[c][v]
+    limit = avail.copy()
+    limit[_TYPES] = np.inf  # the padding row of ``keys``: no limit
+    upper = limit[model.keys].min(axis=1)
+    with np.errstate(divide="ignore"):
+        upper = np.minimum(upper, np.where(model.jokers > 0, problem.jokers // np.maximum(model.jokers, 1), np.inf))
+    cost = tw * model.tiles + vw * model.points + jw * model.joker_points
+    lower_rows = np.append(required[:_TYPES], problem.jokers_required)
+    upper_rows = np.append(avail[:_TYPES], problem.jokers)
+    keep = np.flatnonzero(upper > 0)
+    if pooled:
+        keep = np.append(keep, len(model.chosen))
+        upper = np.append(upper, problem.jokers)
+        cost = np.append(cost, tw)
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, 0.0)
+    constant = float(
+        sum(required[_row(c, v)] * (tw + vw * v) for c in range(_NCOL) for v in range(MIN_NUMBER, _LAST + 1))
+    )
+    if not len(keep) or (pooled and len(keep) == 1):
+        return None
+    return _Programme(model, keep, cost[keep], upper[keep], model.matrix[:, keep], lower_rows, upper_rows, constant)
+
+
+class _BlockColumn(NamedTuple):
+    """What a block column lays: a tile of ``colour`` (None: a joker) at ``number``."""
+
+    block: _RunBlock | _GroupBlock
+    number: int
+    colour: int | None
+
+
+def _block_columns(
+    problem: _Problem, avail: np.ndarray, base_rows: int
+) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]]:
+    """Columns and rows of the blocks (table sets kept whole, growing only): for a run
+    block, one column per number outside it and per way to fill it (its colour's tile, or a
+    joker standing for it), the numbers covered contiguous (each covered only if the one
+    nearer the block is); for a group block, one column per colour it may take and one for
+    its jokers, at most four tiles in all. Returns the columns' entries (rows ``base_rows``
+    and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
+    each column lays."""
+    tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    cost: list[float] = []
+    upper: list[float] = []
+    row_upper: list[float] = []
+    laid: list[_BlockColumn] = []
+    jokers = problem.jokers > 0
+
+    def column(entries: list[tuple[int, float]], price: float, most: float, what: _BlockColumn) -> None:
+        for r, x in entries:
+            rows.append(r)
+            cols.append(len(cost))
+            vals.append(x)
+        cost.append(price)
+        upper.append(most)
+        laid.append(what)
+
+    for b in problem.run_blocks:
+        for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, _LAST + 1)):
+            nearer: list[int] = []  # the columns covering the number nearer the block
+            for n in side:
+                tile = avail[_row(b.colour, n)] > 0
+                if not tile and not jokers:
+                    break
+                chain = base_rows + len(row_upper)
+                # covered(n) - covered(nearer) <= 0; next to the block: covered(n) <= 1
+                row_upper.append(0.0 if nearer else 1.0)
+                for k in nearer:
+                    rows.append(chain)
+                    cols.append(k)
+                    vals.append(-1.0)
+                nearer = []
+                if tile:
+                    nearer.append(len(cost))
+                    column([(_row(b.colour, n), 1.0), (chain, 1.0)], tw + vw * n, 1.0, _BlockColumn(b, n, b.colour))
+                if jokers:
+                    nearer.append(len(cost))
+                    column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0, _BlockColumn(b, n, None))
+    for g in problem.group_blocks:
+        room = float(_MAX_GROUP - g.size)
+        if room <= 0:
+            continue
+        size_row = base_rows + len(row_upper)
+        row_upper.append(room)
+        for c in sorted(g.allowed):
+            if avail[_row(c, g.number)] > 0:
+                column(
+                    [(_row(c, g.number), 1.0), (size_row, 1.0)], tw + vw * g.number, 1.0, _BlockColumn(g, g.number, c)
+                )
+        if jokers:
+            column([(_TYPES, 1.0), (size_row, 1.0)], tw + jw * g.number, room, _BlockColumn(g, g.number, None))
+    shape = (base_rows + len(row_upper), len(cost))
+    matrix = csc_array((vals, (rows, cols)), shape=shape)
+    return matrix, np.array(cost), np.array(upper), np.full(len(row_upper), -np.inf), np.array(row_upper), laid
+
+
+class _Full(NamedTuple):
+    """A problem's whole programme: the candidate sets' columns, then the blocks'."""
+
+    programme: _Programme
+    matrix: csc_array
+    cost: np.ndarray
+    upper: np.ndarray
+    lower_rows: np.ndarray
+    upper_rows: np.ndarray
+    counts: np.ndarray  # tiles laid per unit of each column
+    blocks: list[_BlockColumn]  # what the columns after the candidate sets' lay
+
+
+def _full(problem: _Problem, primary_most: int | None) -> _Full | None:
+    """The programme with its blocks (None: nothing can be laid) and, with ``primary_most``,
+    a row capping the tiles played (the table's numbered tiles plus that many)."""
+    programme = _programme(problem)
+    has_blocks = problem.run_blocks or problem.group_blocks
+    if programme is None and not has_blocks:
+        return None
+    if programme is None:  # no candidate set, only the blocks: an empty programme to extend
+        programme = _empty_programme(problem)
+    matrix, lower_rows, upper_rows = programme.matrix, programme.lower_rows, programme.upper_rows
+    cost, upper = programme.cost, programme.upper
+    tiles = programme.model.tiles
+    counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
+    laid: list[_BlockColumn] = []
+    if has_blocks:
+        avail = np.append(upper_rows[:_TYPES], 0.0)
+        extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
+            problem, avail, matrix.shape[0]
+        )
+        top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
+        matrix = hstack([top, extra], format="csc")
+        cost = np.append(cost, extra_cost)
+        upper = np.append(upper, extra_upper)
+        lower_rows = np.append(lower_rows, extra_lower_rows)
+        upper_rows = np.append(upper_rows, extra_upper_rows)
+        counts = np.append(counts, np.ones(len(extra_cost)))
+    if not len(cost):
+        return None
+    if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
+        required_numbered = sum(map(sum, problem.required))
+        matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, float(required_numbered + primary_most))
+    return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
+
+
+def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[float, float] | None:
+    """An upper bound of the best score of a problem without opening minimum: the optimum of
+    the programme's linear relaxation (a few milliseconds); None when even that is
+    infeasible (the table's tiles cannot all be laid). Blocks take part as columns of their
+    own (``_block_columns``). ``primary_most``: a bound already known on the primary
+    objective (the tiles played, when that is the primary), added as a row. Returns the bound
+    and the tiles the relaxation plays (rack tiles and jokers, as the score counts them): when
+    they are fractional, capping them tightens the bound."""
+    assert not problem.meld_min and not problem.feasibility_only
+    full = _full(problem, primary_most)
+    if full is None:
+        return (0.0, 0.0) if _empty_ok(problem) else None
+    result = milp(  # HiGHS's presolve costs more than it saves on these small relaxations
+        -full.cost,
+        bounds=Bounds(0, full.upper),
+        constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
+        options={"presolve": False},
+    )
+    if result.status == 2:
+        return None
+    if result.x is None:  # should not happen for a linear programme; no bound then
+        return float("inf"), 0.0
+    tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
+    return -float(result.fun) - full.programme.constant, tiles_played
+
+
+def _empty_programme(problem: _Problem) -> _Programme:
+    """The programme without candidate sets (its rows only), for blocks to extend."""
+    tw, vw = problem.tile_weight, problem.value_weight
+    pooled = problem.joker_weight == 0 and problem.jokers > 0
+    model = _model(problem.jokers, pooled)
+    required = np.zeros(_TYPES)
+    avail = np.zeros(_TYPES)
+    constant = 0.0
+    for c in range(_NCOL):
+        for v in range(MIN_NUMBER, _LAST + 1):
+            required[_row(c, v)] = problem.required[c][v]
+            avail[_row(c, v)] = problem.required[c][v] + problem.optional[c][v]
+            constant += problem.required[c][v] * (tw + vw * v)
+    keep = np.zeros(0, dtype=np.intp)
+    lower_rows = np.append(required, problem.jokers_required)
+    upper_rows = np.append(avail, problem.jokers)
+    if pooled:
+        lower_rows = np.append(lower_rows, -np.inf)
+        upper_rows = np.append(upper_rows, 0.0)
+    return _Programme(
+        model._replace(pooled=False),
+        keep,
+        np.zeros(0),
+        np.zeros(0),
+        csc_array((len(lower_rows), 0)),
+        lower_rows,
+        upper_rows,
+        constant,
+    )
+
+
+def _empty_ok(problem: _Problem) -> bool:
+    """Whether laying nothing is a solution: nothing must be laid."""
+    return not sum(map(sum, problem.required)) and not problem.jokers_required
+
+
+def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int, _Laid, bool] | None:
+    """The best move of a problem without opening minimum, if it scores at least ``floor``
+    (the search's score): (score, how its sets are laid, whether it is proven optimal: false
+    when the deadline passed with a move found, the best found); None when there is none.
+    Raises _OutOfTime when the deadline passes with none.
+
+    When where the jokers stand is worth nothing (no joker weight) the *pooled* model is
+    solved: only lean candidate sets, plus one variable for the jokers laid at the ends of
+    sets, bounded by the room those sets leave (a run of 3 takes two, a group of 3 or a run
+    of 4 one). Every arrangement is lean sets with jokers added at their ends (strip the end
+    jokers of a run of 4–5 with a joker at an end, one joker of a group of 4 with jokers), so
+    the optimum is the same, and the programme is much smaller and far less symmetric."""
+    assert not problem.meld_min and not problem.feasibility_only
+    full = _full(problem, None)
+    if full is None:
+        return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
+    result = milp(
+        -full.cost,
+        integrality=np.ones(len(full.cost)),
+        bounds=Bounds(0, full.upper),
+        constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
+        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
+    )
+    if result.status == 2:  # infeasible: the table's tiles cannot all be laid
+        return None
+    if result.x is None:  # no move found in time
+        raise _OutOfTime
+    copies = [round(float(n)) for n in result.x]
+    score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
+    if score < floor:
+        return None
+    model = full.programme.model
+    base = len(full.programme.keep)
+    candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
+    pooled = copies[base - 1] if model.pooled else 0
+    sets = _lay(candidates, copies[: len(candidates)], pooled)
+    joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
+    laid = _Laid(sets, joker_values)
+    _lay_blocks(problem, full.blocks, copies[base:], laid)
+    return score, laid, result.status == 0
+
+
+def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int], laid: _Laid) -> None:
+    """The blocks as the solution grows them: runs with the numbers covered at their ends
+    (tiles, or jokers standing for them), groups with the colours and jokers they take."""
+    added: dict[int, list[_BlockColumn]] = {}
+    for what, n in zip(columns, copies, strict=True):
+        added.setdefault(what.block.index, []).extend([what] * n)
+    for b in problem.run_blocks:
+        cover = {w.number: w.colour for w in added.get(b.index, [])}
+        below = [n for n in range(b.start - 1, MIN_NUMBER - 1, -1) if n in cover][::-1]
+        above = [n for n in range(b.end + 1, _LAST + 1) if n in cover]
+        run = _Run(below[0] if below else b.start)
+        for n in below:
+            run.tiles.append(_cover_tile(b.colour, n, cover[n]))
+        run.tiles.extend(b.tiles)
+        for n in above:
+            run.tiles.append(_cover_tile(b.colour, n, cover[n]))
+        run.block = b
+        laid.done_runs.append(run)
+        laid.joker_values.extend(n for n in below + above if cover[n] is None)
+    for g in problem.group_blocks:
+        taken = added.get(g.index, [])
+        colours = sorted(w.colour for w in taken if w.colour is not None)
+        jokers = sum(1 for w in taken if w.colour is None)
+        laid.group_blocks[g.index] = [numbered(COLORS[c], g.number) for c in colours] + [JOKER] * jokers
+        laid.joker_values.extend([g.number] * jokers)
+
+
+def _cover_tile(colour: int, number: int, tile_colour: int | None) -> Tile:
+    return _joker_as(colour, number) if tile_colour is None else numbered(COLORS[colour], number)
+
+
+def _lay(chosen: list[_Candidate], copies: list[int], pooled: int) -> list[tuple[Tile, ...]]:
+    """The sets laid: every copy of every candidate, the pooled jokers added at the ends of
+    the first sets with room (a run grows upwards, then downwards; a group takes a joker)."""
+    sets: list[tuple[Tile, ...]] = []
+    for candidate, n in zip(chosen, copies, strict=True):
+        for _ in range(n):
+            add = min(pooled, candidate.room)
+            pooled -= add
+            if not add:
+                sets.append(candidate.tiles)
+            elif candidate.run:
+                sets.append(_grow_run(candidate.run, add))
+            else:
+                sets.append(candidate.tiles + (JOKER,) * add)  # a group of three
+    assert not pooled
+    return sets
+
+
+def _grow_run(tiles: tuple[Tile, ...], add: int) -> tuple[Tile, ...]:
+    """A run of tiles (jokers declared) with ``add`` jokers more at its ends."""
+    colour = _COLOUR_INDEX[_run_colour(tiles)]
+    first = _stands(tiles[0], tiles) if tiles[0].color is None else tiles[0].number
+    last = first + len(tiles) - 1
+    for _ in range(add):
+        if last < _LAST:
+            last += 1
+            tiles = (*tiles, _joker_as(colour, last))
+        else:
+            first -= 1
+            tiles = (_joker_as(colour, first), *tiles)
+    return tiles
+
+
+def _stands(joker: Tile, tiles: tuple[Tile, ...]) -> int:
+    if joker.declared is not None:
+        return joker.declared.number
+    return next(t.number for t in tiles if t.color is not None)

@@ -1,0 +1,173 @@
+"""The model shared by the solver's modules: constants, public results, and the problem one
+search solves (tile counts, blocks, weights) with the decisions it makes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile
+
+OBJECTIVES: tuple[str, ...] = ("tiles", "value")
+"""What ``suggest`` maximises: rack tiles played, or their points."""
+
+_NCOL = len(COLORS)
+_LAST = MAX_NUMBER
+_END = MAX_NUMBER + 1  # the number after the last: the terminal stage
+_GROUP_STAGE = _NCOL  # stage index of "form the groups" after the colours of a number
+_MAX_GROUP = _NCOL
+_MAX_RUN = MAX_NUMBER - MIN_NUMBER + 1
+_PRIMARY = 100_000  # weight of the primary objective in the lexicographic score
+_CHECK_EVERY = 511  # search calls between two clock readings (a power of two minus one)
+_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
+_NO_JOKERS, _SOME_JOKERS, _ANY_JOKERS = 0, 1, 2  # tiers of colour moves by jokers spent
+_FAIL = -(10**15)  # score of "no solution"; far below any sum of real scores
+_PORTFOLIO_CALLS = 1_000  # work allowed to the first search of a problem (portfolio step 1)
+_GOAL_CALLS = 5_000  # work allowed to the search for a solution reaching the linear bound
+_CLOSING_CALLS = 5_000  # work allowed to the plain search after the bounds, before the integer programme
+_RELAXED_CALLS = 3_000  # work allowed to each search of the relaxed bound of suggest (search calls)
+
+
+# --- public results ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArrangeResult:
+    """Whether a multiset of tiles splits into valid sets, every tile used.
+
+    ``arrangeable`` is None (and ``sets`` None) when the time budget ran out before the
+    answer was known; ``sets`` is one arrangement when ``arrangeable`` is True.
+    ``optimal_proven`` is True when the answer is exact.
+    """
+
+    arrangeable: bool | None
+    sets: tuple[tuple[Tile, ...], ...] | None
+    optimal_proven: bool
+    budget_exhausted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A suggested move: the table after it, the rack tiles played and their value (a joker
+    is worth the tile it stands for). ``optimal_proven`` is True when no better move exists
+    among the moves the solver considers (see the module docstring)."""
+
+    after: tuple[tuple[Tile, ...], ...]
+    played: tuple[Tile, ...]
+    value: int
+    optimal_proven: bool
+    budget_exhausted: bool
+
+
+class _OutOfTime(Exception):
+    """Raised inside a search when its time budget is spent."""
+
+
+# --- the problem given to the search -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _RunBlock:
+    """A table run kept as a block: ``tiles`` ascending from ``start`` to ``end`` (jokers
+    declared); ``original`` is how it is laid when nothing is added to it."""
+
+    index: int
+    colour: int
+    start: int
+    end: int
+    tiles: tuple[Tile, ...]
+    original: tuple[Tile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _GroupBlock:
+    """A table group kept whole: it may take tiles of the colours in ``allowed`` and jokers,
+    up to four tiles in all."""
+
+    index: int
+    number: int
+    size: int
+    allowed: frozenset[int]
+    tiles: tuple[Tile, ...]
+    original: tuple[Tile, ...]
+
+
+@dataclass(slots=True)
+class _Problem:
+    """What one search solves.
+
+    ``required[c][v]`` tiles of colour ``c`` and number ``v`` must be placed (table tiles, or
+    every tile for ``arrange``); up to ``optional[c][v]`` more may be (rack tiles). Likewise
+    ``jokers`` jokers are available of which ``jokers_required`` must be placed.
+    ``meld_min`` > 0 asks that the placed tiles be worth at least that much (opening).
+    """
+
+    required: list[list[int]]
+    optional: list[list[int]]
+    jokers: int
+    jokers_required: int
+    run_blocks: list[_RunBlock] = field(default_factory=list)
+    group_blocks: list[_GroupBlock] = field(default_factory=list)
+    meld_min: int = 0
+    feasibility_only: bool = False
+    uncounted: int = 0  # score of played tiles placed outside the search (joker replacements)
+    tile_weight: int = _PRIMARY
+    value_weight: int = 1
+    joker_value_weight: int | None = None  # weight of a joker's point; None: ``value_weight``
+
+    @property
+    def joker_weight(self) -> int:
+        return self.value_weight if self.joker_value_weight is None else self.joker_value_weight
+
+
+def _empty_counts() -> list[list[int]]:
+    return [[0] * (_END + 1) for _ in range(_NCOL)]
+
+
+class _ColourMove(NamedTuple):
+    """The decision for one colour at one number (see ``_colour_moves``)."""
+
+    attach: tuple[tuple[str, int], ...]  # per block starting here: ("new", leading jokers) or ("join", class)
+    used: int  # numbered tiles of (colour, number) placed
+    extend3: int  # runs of ≥3 tiles (without a block) extended
+    extend_block: int  # runs holding a block extended
+    joker_extend: int  # of the extended runs, how many get a joker
+    starts: tuple[int, ...]  # new runs, each with its number of leading jokers
+    to_groups: int  # numbered tiles sent to the groups of this number
+
+
+class _GroupMove(NamedTuple):
+    """The decision for the groups of one number."""
+
+    absorb: tuple[tuple[tuple[int, ...], int], ...]  # per group block: colours added, jokers added
+    jokers: int  # jokers in new groups
+    groups: int  # number of new groups
+
+
+_DONE = _GroupMove((), 0, 0)
+"""Decision stored for terminal and hopeless stages: nothing follows."""
+
+
+class _Option(NamedTuple):
+    """A colour move with its effect: the colour's new run counts, jokers spent, tiles sent to
+    the groups, score, and the change of the extra counter (room or meld value)."""
+
+    new: tuple[int, int, int, int]
+    jokers: int
+    to_groups: int
+    score: int
+    extra: int
+    move: _ColourMove
+
+
+class _GroupOption(NamedTuple):
+    """A group move with its jokers spent, score and change of the extra counter."""
+
+    jokers: int
+    score: int
+    extra: int
+    move: _GroupMove
+
+
+_State = tuple[int, ...]
+_Key = tuple[int, int, _State, tuple[int, ...], int, int]

@@ -1,0 +1,187 @@
+"""The portfolio for every problem without opening minimum (the passes of an opened player,
+blocks or not): the search, the bound of the linear relaxation, the search aimed at that
+bound, and the integer programme when nothing else closes the problem.
+
+1. The search on a small budget of work (``_PORTFOLIO_CALLS`` calls): most positions are
+   solved here in a few milliseconds. Once a problem of a ``suggest`` needed more, the next
+   ones skip this step (``Portfolio.hard``).
+2. The linear relaxation of the integer programme (``milp.linear_bound``, a few
+   milliseconds on HiGHS) bounds the optimum: a floor it cannot reach ends the problem at
+   once. When it plays a fractional number of tiles (the primary objective), it is solved
+   again with the tiles capped at their integer part. On generated positions the floor of
+   the bound is the optimum on more than 80% of the problems.
+3. The search looks for a solution reaching the bound (goal mode, ``_GOAL_CALLS``): the
+   first it finds is optimal, proven by the bound. When the bound is out of reach, the best
+   move playing its tiles is searched for (the bound allows no more tiles); when there is
+   none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS`` rounds).
+4. The plain search goes on from what it has memoised (``_CLOSING_CALLS``), then the
+   integer programme (``milp.solve_milp``, blocks included) solves what is left, under the
+   deadline, if enough time is left (``_MILP_LEAST``, ``_MILP_BLOCKS_SHARE``); else the
+   search goes on until the deadline. The relaxed bounds of ``suggest`` (``max_calls``) give
+   up instead (``GaveUp``, with the best bound known).
+
+The steps 1–3 are bounded by work, not time, so their answers are reproducible; only the
+integer programme runs against the clock. The same ``_Search`` object serves every step: what
+one step memoised (exact values, upper bounds) the next reuses.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from engine.solver import milp
+from engine.solver.model import (
+    _CLOSING_CALLS,
+    _GOAL_CALLS,
+    _PORTFOLIO_CALLS,
+    _OutOfTime,
+    _Problem,
+)
+from engine.solver.reconstruction import _Builder, _Laid
+from engine.solver.search import _Search
+
+_GOALS = 3  # linear bounds aimed at, at most
+_MILP_LEAST = 0.02  # seconds left below which the integer programme is not started
+_MILP_BLOCKS_SHARE = 0.25  # with blocks: the share of the budget that must be left
+
+
+class GaveUp(Exception):
+    """Raised when a problem with blocks used up the work it was allowed (``max_calls``);
+    ``bound`` is the best upper bound of its score known then (None: none yet)."""
+
+    def __init__(self, bound: int | None) -> None:
+        super().__init__(bound)
+        self.bound = bound
+
+
+class Solved:
+    """A solved problem: its score (the search's), how its sets are laid, and whether the
+    score is proven optimal (false only when the integer programme ran out of time)."""
+
+    def __init__(self, score: int, laid: _Builder | _Laid, proven: bool) -> None:
+        self.score = score
+        self.laid = laid
+        self.proven = proven
+
+
+class Portfolio:
+    """The portfolio for the passes of one ``suggest``. Once a problem needed more than the
+    first search (``hard``), the next ones start with the linear bound: the passes of one
+    position are alike, and the bound rules out at once those that cannot reach their floor."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.budget = deadline - time.perf_counter()
+        self.hard = False
+
+    def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
+        """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
+        None when there is none. ``max_calls`` caps the work of each search step. Raises
+        _OutOfTime when the deadline passes before an answer, GaveUp when a problem with
+        blocks used up its ``max_calls``."""
+        blocks = bool(problem.run_blocks or problem.group_blocks)
+        first = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
+        search = _Search(problem, self.deadline, first)
+        if not self.hard:
+            try:
+                return _searched(search, search.solve(need))
+            except _OutOfTime:
+                self._check()
+            self.hard = True
+        self._check()
+        bound = milp.linear_bound(problem)
+        if bound is None:
+            return None  # not even the relaxation lays the table's tiles
+        goal, played = _floor(bound[0]), bound[1]
+        if goal < need:
+            return None  # the bound cannot reach the floor: no need to refine it
+        upper = goal  # the best upper bound known
+        primary = problem.tile_weight > problem.value_weight  # tiles played, then their value
+        closing = True  # the plain search goes on when the goals are proven out of reach
+        for _ in range(_GOALS):
+            if primary and played - _floor(played) > 1e-6:
+                # the relaxation plays a fractional number of tiles: the floor of its bound
+                # asks for more tiles than it plays, out of reach; cap them
+                self._check()
+                capped = milp.linear_bound(problem, _floor(played))
+                if capped is None:
+                    return None
+                goal, played = min(goal, _floor(capped[0])), capped[1]
+                upper = min(upper, goal)
+            if goal < need:
+                return None
+            search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
+            try:
+                found = search.solve(goal, goal=True)
+            except _OutOfTime:
+                self._check()
+                closing = False
+                break
+            if found is not None:
+                return _searched(search, found)
+            upper = goal - 1
+            if not primary:
+                break
+            # the bound is out of reach, but its tiles may not be: the best move playing
+            # them is the optimum (the bound allows no more tiles)
+            least = max(need, goal // problem.tile_weight * problem.tile_weight)
+            search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
+            try:
+                found = search.solve(least)
+            except _OutOfTime:
+                self._check()
+                closing = False
+                break
+            if found is not None:
+                return _searched(search, found)
+            if least <= need:
+                return None
+            # no move plays that many tiles: one fewer
+            self._check()
+            capped = milp.linear_bound(problem, goal // problem.tile_weight - 1)
+            if capped is None:
+                return None
+            goal, played = _floor(capped[0]), capped[1]
+            upper = goal
+        if closing:
+            search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
+            try:
+                return _searched(search, search.solve(need))
+            except _OutOfTime:
+                self._check()
+        if blocks and max_calls is not None:
+            raise GaveUp(upper)
+        # HiGHS may overrun a short time limit by far (its root work: up to 0.5 s measured
+        # with blocks), so the programme starts only with enough time left
+        margin = _MILP_BLOCKS_SHARE * self.budget if blocks else _MILP_LEAST
+        if time.perf_counter() > self.deadline - margin:
+            if not blocks:
+                raise _OutOfTime
+            search.max_calls = None  # the search has the time left
+            return _searched(search, search.solve(need))
+        exact = milp.solve_milp(problem, self.deadline, need)
+        if exact is None:
+            return None
+        return Solved(exact[0], exact[1], exact[2])
+
+    def _check(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise _OutOfTime
+
+
+def _capped(calls: int, max_calls: int | None) -> int:
+    return calls if max_calls is None else min(calls, max_calls)
+
+
+def _searched(search: _Search, score: int | None) -> Solved | None:
+    if score is None:
+        return None
+    builder = _Builder(search)
+    builder.build()
+    return Solved(score, builder, True)
+
+
+def _floor(bound: float) -> int:
+    """The integer part of a bound computed in floating point (scores are integers)."""
+    return math.floor(bound + 1e-6)

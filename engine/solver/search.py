@@ -1,0 +1,476 @@
+"""The exact memoised search (dynamic programme with branch and bound) over (number, colour)
+stages, and the moves of one stage. See the package docstring for the method."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+from engine.solver.model import (
+    _ANY_JOKERS,
+    _CHECK_EVERY,
+    _DONE,
+    _END,
+    _FAIL,
+    _GROUP_STAGE,
+    _LAST,
+    _MAX_GROUP,
+    _NCOL,
+    _NO_JOKERS,
+    _SOME_JOKERS,
+    _ColourMove,
+    _GroupBlock,
+    _GroupMove,
+    _GroupOption,
+    _Key,
+    _Option,
+    _OutOfTime,
+    _Problem,
+    _RunBlock,
+    _State,
+)
+from engine.tiles import MIN_NUMBER
+
+# --- group feasibility ----------------------------------------------------------------
+
+
+_GROUP_TABLE: dict[tuple[int, ...], dict[int, int]] = {}
+
+
+def _group_jokers(counts: tuple[int, ...]) -> dict[int, int]:
+    """For numbered tiles of one number, ``counts[c]`` of colour c, all to be placed in new
+    groups: every joker count that works, mapped to the most groups possible with it.
+
+    With G groups the tiles are dealt round robin (no colour twice in a group, sizes within one
+    of each other), which needs the fewest jokers to bring every group to 3; each group holds
+    at most 4 tiles and at least one numbered tile.
+    """
+    key = tuple(sorted(counts))
+    cached = _GROUP_TABLE.get(key)
+    if cached is not None:
+        return cached
+    total = sum(key)
+    out: dict[int, int] = {}
+    if total == 0:
+        out[0] = 0
+    for groups in range(max(max(key), 1), total + 1):
+        low, extra = divmod(total, groups)
+        if low > _MAX_GROUP or (low == _MAX_GROUP and extra):
+            continue
+        need = (groups - extra) * max(0, 3 - low) + extra * max(0, 2 - low)
+        for jokers in range(need, _MAX_GROUP * groups - total + 1):
+            out[jokers] = groups
+    _GROUP_TABLE[key] = out
+    return out
+
+
+def _lead_points(jokers: int, v: int) -> int:
+    """Points of ``jokers`` jokers laid just before number ``v`` in a run (v-1, v-2, ...)."""
+    return jokers * v - jokers * (jokers + 1) // 2
+
+
+# --- the search -----------------------------------------------------------------------
+
+
+class _Search:
+    """Exact memoised search over (number, colour) stages for one ``_Problem``."""
+
+    def __init__(self, problem: _Problem, deadline: float, max_calls: int | None = None) -> None:
+        self.p = problem
+        self.deadline = deadline
+        self.calls = 0
+        self.max_calls = max_calls  # a cap on the work, independent of the clock
+        # goal mode (``solve(floor, goal=True)``): the floor is an upper bound of the optimum
+        # (from the linear relaxation), so the first solution reaching it is optimal
+        self.goal = False
+        # key -> (score, decision, next key): an exact best with its decision; (bound, None,
+        # key) an upper bound only; (_FAIL, _DONE, key) no solution (or the terminal's value)
+        self.memo: dict[_Key, tuple[int, _ColourMove | _GroupMove | None, _Key]] = {}
+        self.colour_cache: dict[tuple[int, ...], tuple[_Option, ...]] = {}
+        self.group_cache: dict[tuple[int, tuple[int, ...], int], tuple[_GroupOption, ...]] = {}
+        self.starts_at: dict[tuple[int, int], tuple[_RunBlock, ...]] = {}
+        self.ends_at: Counter[tuple[int, int]] = Counter()
+        for b in problem.run_blocks:
+            self.starts_at[(b.colour, b.start)] = (*self.starts_at.get((b.colour, b.start), ()), b)
+            self.ends_at[(b.colour, b.end)] += 1
+        # tiles of (colour, number) that may be placed; 0 beyond 13 so runs cannot pass it
+        self.available = [
+            [r + o for r, o in zip(problem.required[c], problem.optional[c], strict=True)] + [0, 0]
+            for c in range(_NCOL)
+        ]
+        for c in range(_NCOL):
+            self.available[c][_END] = 0
+        self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(_END + 2)] for c in range(_NCOL)]
+        # tiles of the number that colours c.. may still send to its groups
+        self.group_supply = [
+            [sum(self.available[k][v] for k in range(c, _NCOL)) for c in range(_NCOL + 1)] for v in range(_END + 1)
+        ]
+        self.groups_at: dict[int, tuple[_GroupBlock, ...]] = {}
+        for g in problem.group_blocks:
+            self.groups_at[g.number] = (*self.groups_at.get(g.number, ()), g)
+        # "extra" counter: room for spare jokers (arrange) or meld value (opening), capped
+        self.extra_cap = problem.jokers if problem.feasibility_only else problem.meld_min
+        # optimistic bounds: the score of every optional tile from stage (v, c) on, and of a joker
+        tw, vw = problem.tile_weight, problem.value_weight
+        self.joker_bound = 0 if problem.feasibility_only else tw + problem.joker_weight * _LAST
+        self.rack_left = [[0] * (_NCOL + 1) for _ in range(_END + 1)]
+        running = 0
+        for v in range(_LAST, MIN_NUMBER - 1, -1):
+            self.rack_left[v][_GROUP_STAGE] = running
+            for c in range(_NCOL - 1, -1, -1):
+                if not problem.feasibility_only:
+                    running += problem.optional[c][v] * (tw + vw * v)
+                self.rack_left[v][c] = running
+
+    def root(self) -> _Key:
+        return (MIN_NUMBER, 0, (0,) * (4 * _NCOL), (), self.p.jokers, 0)
+
+    def solve(self, floor: int = 0, goal: bool = False) -> int | None:
+        """The best score from the start if it is at least ``floor``, else None (also when
+        nothing works). Raises _OutOfTime.
+
+        With ``goal`` the caller knows that no solution scores more than ``floor`` (an upper
+        bound of the optimum): the search stops at the first solution reaching it. Every
+        stage is then asked for exactly what is left to reach the bound, so a stage reaching
+        that has found its exact best (no continuation of it can score more), and memoised
+        results stay exact."""
+        self.goal = goal
+        try:
+            value = self.best(self.root(), floor)
+        finally:
+            self.goal = False
+        return value if value >= floor else None
+
+    def best(self, key: _Key, need: int) -> int:
+        """Branch and bound over the memoised stages. Returns the exact best score from
+        ``key`` when it is at least ``need``; otherwise an upper bound below ``need``
+        (``_FAIL`` when nothing works). Exact results are memoised with their decision,
+        bounds without."""
+        memo = self.memo
+        hit = memo.get(key)
+        if hit is not None and (hit[1] is not None or hit[0] < need):
+            return hit[0]
+        v, c, state, groups, jokers, extra = key
+        if v == _END:
+            value = self._terminal(state, jokers, extra)
+            memo[key] = (value, _DONE, key)
+            return value
+        bound = self.rack_left[v][c] + jokers * self.joker_bound
+        if bound < need:
+            return bound
+        self.calls += 1
+        if not self.calls & _CHECK_EVERY and (
+            time.perf_counter() > self.deadline or (self.max_calls is not None and self.calls > self.max_calls)
+        ):
+            raise _OutOfTime
+        best = upper = _FAIL
+        bar = need  # a move must reach this: ``need``, then one more than the best so far
+        choice: _ColourMove | _GroupMove | None = None
+        after = key
+        first = self.p.feasibility_only
+        stop = first or self.goal
+        cap = self.extra_cap
+        if c < _GROUP_STAGE:
+            i = 4 * c
+            sent = sum(groups)
+            most = max(groups, default=0)  # each tile of one colour needs a group of its own
+            group_blocks = self.groups_at.get(v)
+            later = self.group_supply[v][c + 1] + jokers
+            head, tail = state[:i], state[i + 4 :]
+            # arrange tries the moves without jokers first and builds the others only if needed
+            for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
+                options = self._colour_options(v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier)
+                for new, spent, to_groups, score, more, move in options:
+                    grouped = sent + to_groups
+                    if grouped and not group_blocks and grouped + later - spent < 3 * max(most, to_groups):
+                        continue  # too few tiles left for the groups of this number
+                    x = extra + more
+                    nxt = (v, c + 1, head + new + tail, (*groups, to_groups), jokers - spent, x if x < cap else cap)
+                    target = bar - score
+                    sub = self.best(nxt, target)
+                    if sub >= target:
+                        best, choice, after = sub + score, move, nxt
+                        bar = best + 1
+                        if stop:
+                            break
+                    elif sub + score > upper:
+                        upper = sub + score
+                if stop and choice is not None:
+                    break
+        else:
+            for spent, score, more, group_move in self._group_options(v, groups, jokers):
+                x = extra + more
+                nxt = (v + 1, 0, state, (), jokers - spent, x if x < cap else cap)
+                target = bar - score
+                sub = self.best(nxt, target)
+                if sub >= target:
+                    best, choice, after = sub + score, group_move, nxt
+                    bar = best + 1
+                    if stop:
+                        break
+                elif sub + score > upper:
+                    upper = sub + score
+        if choice is not None:
+            memo[key] = (best, choice, after)
+            return best
+        upper = max(upper, _FAIL)
+        memo[key] = (upper, None if upper > _FAIL else _DONE, key)
+        return upper
+
+    def _terminal(self, state: _State, jokers: int, extra: int) -> int:
+        """After 13: no short run may be left open; the joker and meld demands must be met."""
+        for c in range(_NCOL):
+            if state[4 * c] or state[4 * c + 1]:
+                return _FAIL
+        p = self.p
+        if p.feasibility_only:
+            return 0 if jokers <= extra else _FAIL
+        if p.jokers - jokers < p.jokers_required or extra < p.meld_min:
+            return _FAIL
+        return 0
+
+    def path(self) -> list[tuple[_Key, _ColourMove | _GroupMove]]:
+        """The decisions of the best solution, stage by stage (after a successful solve)."""
+        out: list[tuple[_Key, _ColourMove | _GroupMove]] = []
+        key = self.root()
+        while key[0] != _END:
+            _, move, key_next = self.memo[key]
+            assert move is not None and move is not _DONE
+            out.append((key, move))
+            key = key_next
+        return out
+
+    def leftover_jokers(self) -> int:
+        """Jokers not placed by the best solution (arrange places them in the sets' room)."""
+        key = self.root()
+        while key[0] != _END:
+            key = self.memo[key][2]
+        return key[4]
+
+    # --- the moves of one stage (shared, pure, cached) ---------------------------------
+
+    def _colour_options(
+        self, v: int, c: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int
+    ) -> tuple[_Option, ...]:
+        key = (v, c, n1, n2, n3, nb, jokers, tier)
+        cached = self.colour_cache.get(key)
+        if cached is None:
+            p = self.p
+            starting = self.block_starts[c]
+            cached = _colour_moves(
+                v,
+                n1,
+                n2,
+                n3,
+                nb,
+                jokers,
+                tier,
+                p.required[c][v],
+                p.optional[c][v],
+                self.ends_at[(c, v)],
+                starting[v],
+                self.available[c][v + 1] + starting[v + 1],
+                self.available[c][v + 2] + starting[v + 2] + starting[v + 1],
+                p.feasibility_only,
+                p.meld_min > 0,
+                p.tile_weight,
+                p.value_weight,
+                p.joker_weight,
+            )
+            self.colour_cache[key] = cached
+        return cached
+
+    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int) -> tuple[_GroupOption, ...]:
+        key = (v, counts, jokers)
+        cached = self.group_cache.get(key)
+        if cached is None:
+            p = self.p
+            blocks = tuple((b.size, tuple(sorted(b.allowed))) for b in self.groups_at.get(v, ()))
+            cached = _group_moves(
+                v,
+                counts,
+                jokers,
+                blocks,
+                p.feasibility_only,
+                p.meld_min > 0,
+                p.tile_weight,
+                p.value_weight,
+                p.joker_weight,
+            )
+            self.group_cache[key] = cached
+        return cached
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _colour_moves(
+    v: int,
+    n1: int,
+    n2: int,
+    n3: int,
+    nb: int,
+    jokers: int,
+    tier: int,
+    required: int,
+    optional: int,
+    ending: int,
+    blocks: int,
+    next1: int,
+    next2: int,
+    arrange: bool,
+    meld: bool,
+    tw: int,
+    vw: int,
+    jw: int,
+) -> tuple[_Option, ...]:
+    """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
+    be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
+    1/2/≥3 and ``nb`` runs holding a block in progress, ``jokers`` jokers left, ``blocks``
+    blocks starting here and ``ending`` ending here; ``next1``/``next2`` tiles (or blocks)
+    could extend runs at v+1 and v+2. ``tier`` keeps only the ways that spend no joker, some,
+    or any. Scores weigh a tile ``tw``, a point ``vw`` and a joker's point ``jw``; ``arrange`` counts room for spare
+    jokers in ``extra``, ``meld`` counts points.
+
+    Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
+    of a tile in any extension. New runs start with a numbered tile, optionally preceded by
+    jokers. Blocks starting here start a run or join a run in progress."""
+    found: dict[tuple[object, ...], _Option] = {}
+    budget = 0 if tier == _NO_JOKERS else jokers  # jokers these ways may spend
+    for attach, (a1, a2, a3), block_jokers, block_value in _attach_modes(blocks, v, n1, n2, n3, budget):
+        m1, m2, m3 = n1 - a1, n2 - a2, n3 - a3
+        left = budget - block_jokers
+        for used in range(required, required + optional + 1):
+            for e3 in range(m3 + 1):
+                for eb in range(nb + 1):
+                    extended = m1 + m2 + e3 + eb
+                    ending_now = m3 - e3 + nb - eb
+                    room = ending_now * (_END - v) if arrange else 0
+                    for jx in range(max(0, extended - used), min(extended, left) + 1):
+                        rest = used - (extended - jx)
+                        for s in range(rest + 1):
+                            for starts, start_jokers, start_value in _start_patterns(s, left - jx, v):
+                                k0 = starts.count(0)
+                                if k0 and ending_now:
+                                    continue  # extending a run that ends here does at least as well
+                                k1 = starts.count(1)
+                                new = (k0, m1 + k1, m2 + e3 + s - k0 - k1, eb + ending)
+                                spent = block_jokers + jx + start_jokers
+                                if tier == _SOME_JOKERS and not spent:
+                                    continue
+                                spare = jokers - spent
+                                if k0 + new[1] > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
+                                    continue  # short runs that cannot be completed
+                                tiles = used - required + spent
+                                joker_value = jx * v + start_value + block_value
+                                value = (used - required) * v + joker_value
+                                score = tiles * tw + (value - joker_value) * vw + joker_value * jw
+                                extra = room if arrange else (value if meld else 0)
+                                found_key = (new, spent, rest - s, extra)
+                                old = found.get(found_key)
+                                if old is None or (not arrange and score > old.score):
+                                    move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
+                                    found[found_key] = _Option(new, spent, rest - s, score, extra, move)
+    options = list(found.values())
+    if arrange:
+        options.sort(key=lambda o: (o.jokers, o.to_groups))
+    else:  # the best first: a good solution early raises the bar of the branch and bound
+        options.sort(key=lambda o: (o.jokers, -o.score))
+    return tuple(options)
+
+
+def _attach_modes(
+    blocks: int, v: int, n1: int, n2: int, n3: int, jokers: int
+) -> Iterator[tuple[tuple[tuple[str, int], ...], tuple[int, int, int], int, int]]:
+    """For ``blocks`` blocks starting at ``v``: each starts a run (with 0.. leading jokers)
+    or joins a run in progress that holds no block. Yields (modes, runs taken per class,
+    jokers spent, points of those jokers)."""
+    if not blocks:
+        yield (), (0, 0, 0), 0, 0
+        return
+    choices: list[tuple[str, int]] = [("new", k) for k in range(min(v - 1, jokers) + 1)]
+    choices += [("join", 1), ("join", 2), ("join", 3)]
+    for modes in itertools.product(choices, repeat=blocks):
+        taken = [0, 0, 0]
+        spent = points = 0
+        for kind, n in modes:
+            if kind == "join":
+                taken[n - 1] += 1
+            else:
+                spent += n
+                points += _lead_points(n, v)
+        if taken[0] <= n1 and taken[1] <= n2 and taken[2] <= n3 and spent <= jokers:
+            yield modes, (taken[0], taken[1], taken[2]), spent, points
+
+
+@functools.lru_cache(maxsize=4096)
+def _start_patterns(starts: int, jokers: int, v: int) -> tuple[tuple[tuple[int, ...], int, int], ...]:
+    """Ways to start ``starts`` runs at ``v``: leading jokers per run (non-decreasing, so the
+    fewest jokers come first), with the jokers spent and their points."""
+    lead = min(jokers, v - 1)
+    out = []
+    for pattern in itertools.combinations_with_replacement(range(lead + 1), starts):
+        spent = sum(pattern)
+        if spent <= jokers:
+            out.append((pattern, spent, sum(_lead_points(n, v) for n in pattern)))
+    out.sort(key=lambda x: x[1])
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _group_moves(
+    v: int,
+    counts: tuple[int, ...],
+    jokers: int,
+    blocks: tuple[tuple[int, tuple[int, ...]], ...],
+    arrange: bool,
+    meld: bool,
+    tw: int,
+    vw: int,
+    jw: int,
+) -> tuple[_GroupOption, ...]:
+    """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
+    and up to ``jokers`` jokers (a joker's point weighs ``jw``), including tiles added to the group ``blocks`` of ``v``
+    (their sizes and the colours they may take)."""
+    per_joker = tw + jw * v
+    found: dict[tuple[int, int], _GroupOption] = {}
+    for absorb, rest, block_jokers in _absorb_modes(blocks, counts, jokers):
+        for gj, groups in _group_jokers(rest).items():
+            spent = gj + block_jokers
+            if spent > jokers:
+                continue
+            score = spent * per_joker
+            room = _MAX_GROUP * groups - sum(rest) - gj
+            extra = room if arrange else (spent * v if meld else 0)
+            option = _GroupOption(spent, score, extra, _GroupMove(absorb, gj, groups))
+            old = found.get((spent, extra))
+            if old is None or (not arrange and score > old.score):
+                found[(spent, extra)] = option
+    options = list(found.values())
+    if arrange:
+        options.sort(key=lambda o: (o.jokers, -o.extra))
+    else:
+        options.sort(key=lambda o: (o.jokers, -o.extra))
+    return tuple(options)
+
+
+def _absorb_modes(
+    blocks: tuple[tuple[int, tuple[int, ...]], ...], counts: tuple[int, ...], jokers: int
+) -> Iterator[tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int]]:
+    """Ways for group blocks (size, colours they may take) to take tiles and jokers. Yields
+    (per block: colours, jokers), the counts left for new groups, jokers spent."""
+    if not blocks:
+        yield (), counts, 0
+        return
+    size, allowed_colours = blocks[0]
+    space = _MAX_GROUP - size
+    allowed = [c for c in allowed_colours if counts[c] > 0]
+    for k in range(min(space, len(allowed)) + 1):
+        for colours in itertools.combinations(allowed, k):
+            after = list(counts)
+            for colour in colours:
+                after[colour] -= 1
+            for j in range(min(space - k, jokers) + 1):
+                for rest_modes, rest, spent in _absorb_modes(blocks[1:], tuple(after), jokers - j):
+                    yield ((colours, j), *rest_modes), rest, spent + j

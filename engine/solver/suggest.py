@@ -1,0 +1,639 @@
+"""``suggest``: the passes over the moves considered (see the package docstring), the
+variants of the joker sets, and the assembly of a verified answer."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.rules import SABRA, Rules
+from engine.sets import RUN, TableSet, read_set
+from engine.solver import portfolio
+from engine.solver.melds import _minimal_melds, _sets_from
+from engine.solver.model import (
+    _COLOUR_INDEX,
+    _LAST,
+    _MAX_GROUP,
+    _MAX_RUN,
+    _NCOL,
+    _PRIMARY,
+    _RELAXED_CALLS,
+    OBJECTIVES,
+    Suggestion,
+    _empty_counts,
+    _GroupBlock,
+    _OutOfTime,
+    _Problem,
+    _RunBlock,
+)
+from engine.solver.reconstruction import _Builder, _Laid, _run_colour
+from engine.solver.search import _Search
+from engine.tiles import JOKER, Tile, tiles_of_keys, tiles_without
+from engine.turns import verify_turn
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """A solved pass of ``suggest``: the table after the move, the tiles played, their value
+    and the lexicographic score of the objective."""
+
+    score: int
+    after: tuple[tuple[Tile, ...], ...]
+    played: tuple[Tile, ...]
+    value: int
+    whole: bool = False  # every table set kept whole (only extended)
+
+
+_Blocks = dict[int, _RunBlock | _GroupBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    """How a table set holding a joker takes part in a move: kept as ``tiles`` (whole, trimmed,
+    or with jokers replaced by their exact tiles), giving ``released`` numbered tiles to the
+    pool, taking replacing tiles from the rack or from the pool, and freeing ``freed`` jokers
+    into the pool (where they must be used)."""
+
+    tiles: tuple[Tile, ...]
+    released: tuple[Tile, ...] = ()
+    from_rack: tuple[Tile, ...] = ()
+    from_pool: tuple[Tile, ...] = ()
+    freed: int = 0
+
+    @property
+    def whole(self) -> bool:
+        return not (self.released or self.from_rack or self.from_pool or self.freed)
+
+
+_VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
+"""A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
+
+
+def suggest(
+    table: Sequence[Sequence[Tile] | TableSet],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules = SABRA,
+    objective: str = "tiles",
+    budget_seconds: float = 2.0,
+) -> Suggestion:
+    """The move playing the most rack tiles (``objective="tiles"``) or points (``"value"``)
+    such that every table tile and every played tile ends in a valid set, respecting the
+    opening and joker rules (see the module docstring for the moves considered).
+
+    When nothing can be played, ``played`` is empty and ``after`` is the table.
+    Raises ValueError for an unknown objective or a table set that is not valid."""
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+    deadline = time.perf_counter() + budget_seconds
+    sets = [s.tiles if isinstance(s, TableSet) else tuple(s) for s in table]
+    kinds = [s.kind if isinstance(s, TableSet) else None for s in table]
+    return _Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline).run()
+
+
+class _Suggester:
+    """The passes of ``suggest`` and the assembly of their answers."""
+
+    def __init__(
+        self,
+        table: list[tuple[Tile, ...]],
+        kinds: list[str | None],
+        rack: tuple[Tile, ...],
+        opened: bool,
+        rules: Rules,
+        objective: str,
+        deadline: float,
+    ) -> None:
+        self.table = tuple(table)
+        self.rack = rack
+        self.opened = opened
+        self.rules = rules
+        self.deadline = deadline
+        self.by_tiles = objective == "tiles"
+        self.tile_weight, self.value_weight = (_PRIMARY, 1) if self.by_tiles else (1, _PRIMARY)
+        self.readings = []
+        for i, (tiles, kind) in enumerate(zip(table, kinds, strict=True)):
+            reading = read_set(tiles, rules, kind)
+            if not reading.valid:
+                raise ValueError(f"table set {i} is not a valid set ({reading.code})")
+            self.readings.append(reading)
+        self.kinds = kinds
+        self.plain = {i for i, s in enumerate(self.table) if all(t.color is not None for t in s)}
+        self.exhausted = False  # the time budget ran out: the answer is not proven optimal
+        self.gave_up = False  # a pass used up the work it was allowed
+        self.gave_up_bound: int | None = None  # then the best bound of its move's score known
+        self.candidates: list[_Outcome] = []  # every move found by a pass
+        self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
+        self.portfolio = portfolio.Portfolio(deadline)
+
+    # --- passes -----------------------------------------------------------------------
+
+    def run(self) -> Suggestion:
+        if self.rack:
+            if not self.opened and not self.rules.manipulate_on_opening_turn:
+                self._pass(self._opening_problem(), untouched=True)
+            elif not self.opened:
+                self._opening_with_manipulation()
+            else:
+                self._opened()
+        return self._answer()
+
+    def _opened(self) -> None:
+        """Best over: every table set kept whole (only extended); plain sets taken apart with
+        joker sets kept whole; then, while the bound allows better, every variant of the joker
+        sets (trimmed, or jokers freed by their exact tile). Each pass only looks for moves
+        better than the best so far (ties keep the table whole). Under a free joker release
+        all sets are taken apart."""
+        if self._free_release():
+            self._free_passes()
+            return
+        self._pass(self._problem(dissolve=set()), whole=True)
+        self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
+        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in self._variant_combos() or ()]
+        passes += self._two_tile_frees()
+        by_support: dict[frozenset[int], list[_VariantPass]] = {}
+        for variant_pass in passes:
+            by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
+        for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
+            if self.exhausted or self._best_score() >= self._ceiling():
+                return
+            self._variant_passes(support, by_support[support])
+
+    def _free_passes(self) -> None:
+        """Under a free joker release: the best move with every set taken apart, then the best
+        move keeping every set whole, looked for only at that score (its search is cut short
+        by the bound). The answer is as if the whole pass came first: the whole move wins a
+        tie; and when the best move is not legal, the whole pass is redone without a floor
+        so that its best move is the fallback."""
+        full = self._pass(self._problem(dissolve=set(range(len(self.table)))), candidate=False)
+        if full is None:
+            self._pass(self._problem(dissolve=set()), whole=True)
+            return
+        whole = self._pass(self._problem(dissolve=set()), whole=True, floor=full.score)
+        if whole is not None and whole.score >= full.score:
+            return
+        self.candidates.append(full)
+        if whole is None and not self._legal(full):
+            self._pass(self._problem(dissolve=set()), whole=True)
+
+    def _relaxed(self, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
+        """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
+        anywhere) looking for a move better than the best so far: [] when there is none,
+        [move] when there is, None when its work ran out first."""
+        self.gave_up = False
+        self.gave_up_bound = None
+        relaxed = self._pass(
+            self._problem(dissolve=self.plain | support),
+            floor=self._best_score() + 1,
+            candidate=False,
+            max_calls=max_calls,
+        )
+        if relaxed is None:
+            return None if self.gave_up or self.exhausted else []
+        return [relaxed]
+
+    def _variant_passes(self, support: frozenset[int], passes: list[_VariantPass]) -> None:
+        """The passes changing exactly the joker sets in ``support``. Any of them rebuilds the
+        tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
+        them all (its work is capped, it may cost more than it saves). When it cannot beat
+        the best move, none can; when its own move is legal, it is the best of them."""
+        found = self._relaxed(support, _RELAXED_CALLS)
+        if self.exhausted or found == []:
+            return
+        if found and self._legal(found[0]):
+            self.candidates.append(found[0])
+            return
+        bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
+        for variants, rack, fixed in passes:
+            if self.exhausted or self._best_score() >= bound:
+                return
+            self._pass(
+                self._problem(dissolve=self.plain, rack=rack, variants=variants),
+                fixed=fixed,
+                floor=self._best_score() + 1,
+            )
+
+    def _two_tile_frees(self) -> list[_VariantPass]:
+        """Under ``freed_joker_use: new_set_with_two_rack_tiles``: one joker freed by its exact
+        tile from the rack and laid in a new set with at least two rack tiles. Yields the
+        variant, the rack left for the rest of the move, and that new set, for every way."""
+        out: list[_VariantPass] = []
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rules.joker_release != "replace":
+            return out
+        for i in range(len(self.table)):
+            reading = self.readings[i].best
+            if i in self.plain or reading is None:
+                continue
+            for variant in self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN, 1):
+                rest = tiles_without(self.rack, variant.from_rack)
+                for new_set, _ in _sets_from([*rest, JOKER]):
+                    rack_tiles = tiles_without(new_set, [JOKER])
+                    if len(rack_tiles) < len(new_set) and len(rack_tiles) >= 2:
+                        kept = dataclasses.replace(variant, freed=0)
+                        out.append(({i: kept}, tiles_without(self.rack, rack_tiles), (new_set,)))
+        return out
+
+    def _value_tie_break_unproven(self) -> bool:
+        """Known gap: outside a free joker release the search also scores the numbers that the
+        table's jokers stand for, so with ``objective="value"`` and a joker on an opened table
+        the move found may not be the one playing the most points. It is still legal; it is
+        just not claimed optimal."""
+        has_table_joker = any(t.color is None for s in self.table for t in s)
+        return not self.by_tiles and self.opened and has_table_joker and not self._free_release()
+
+    def _free_release(self) -> bool:
+        r = self.rules
+        return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
+
+    def _best_score(self) -> int:
+        return max((o.score for o in self.candidates), default=0)
+
+    def _ceiling(self) -> int:
+        """No move scores more than playing the whole rack with every joker worth 13."""
+        points = sum(t.number if t.color is not None else _LAST for t in self.rack)
+        return len(self.rack) * self.tile_weight + points * self.value_weight
+
+    def _opening_with_manipulation(self) -> None:
+        """Opening when manipulation is allowed: the sets made only of played tiles must reach
+        the minimum. Tries the plain opening; then the best move ignoring the minimum, kept if
+        its sets made only of played tiles reach it; else every minimal meld plus the best
+        move with the rest of the rack. Jokers on the table are never freed before opening."""
+        self._pass(self._opening_problem(), untouched=True)
+        bound = self._pass(self._problem(dissolve=self.plain), candidate=False)
+        if bound is None or self.exhausted or self._best_score() >= bound.score:
+            return
+        if self._meld_value(bound) >= self.rules.initial_meld_min:
+            self.candidates.append(bound)
+            return
+        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min):
+            if time.perf_counter() > self.deadline:
+                self.exhausted = True
+                return
+            rest = tiles_without(self.rack, [t for s in meld for t in s])
+            self._pass(self._problem(dissolve=self.plain, rack=rest), fixed=meld, floor=self._best_score() + 1)
+            if self._best_score() >= bound.score:
+                return
+
+    def _pass(
+        self,
+        problem: tuple[_Problem, _Blocks],
+        untouched: bool = False,
+        whole: bool = False,
+        fixed: Sequence[tuple[Tile, ...]] = (),
+        floor: int | None = None,
+        candidate: bool = True,
+        max_calls: int | None = None,
+    ) -> _Outcome | None:
+        """Solve one problem and lay out its move; None when it has no solution, none scoring
+        at least ``floor`` (a move's score, not the search's), or the time ran out (then
+        ``self.exhausted`` is set) or the pass used up its ``max_calls`` (then ``self.gave_up``
+        is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
+        the table is not part of the problem and stays as it is. The move is recorded as a
+        candidate answer unless ``candidate`` is false."""
+        p = problem[0]
+        # the search also scores the jokers that must be placed (the table's): each is a tile
+        # and stands for at least 1, and the move's value counts its jokers' best points only
+        offset = p.jokers_required * (p.tile_weight + p.joker_weight)
+        # a move scores at most the search's score plus the tiles the search does not count
+        need = 0 if floor is None else floor - p.uncounted + offset
+        laid: _Builder | _Laid
+        if not (p.meld_min or p.feasibility_only):
+            try:  # the search, the linear bound, the search aimed at it, the integer programme
+                solved = self.portfolio.solve(p, need, max_calls)
+            except _OutOfTime:
+                self.exhausted = True
+                return None
+            except portfolio.GaveUp as gave_up:
+                self.gave_up = True
+                if gave_up.bound is not None:
+                    self.gave_up_bound = gave_up.bound + p.uncounted - offset
+                return None
+            if solved is None:
+                return None
+            if not solved.proven:
+                self.exhausted = True  # the best move found in time, not proven optimal
+            laid = solved.laid
+        else:
+            search = _Search(p, self.deadline, max_calls)
+            try:
+                score = search.solve(need)
+            except _OutOfTime:
+                if time.perf_counter() > self.deadline:
+                    self.exhausted = True
+                else:
+                    self.gave_up = True
+                return None
+            if score is None:
+                return None
+            laid = _Builder(search)
+            laid.build()
+        outcome = self._outcome(laid, problem[1], untouched, whole, fixed)
+        if candidate:
+            self.candidates.append(outcome)
+        return outcome
+
+    # --- problems -----------------------------------------------------------------------
+
+    def _opening_problem(self) -> tuple[_Problem, _Blocks]:
+        """New sets from the rack only, worth at least the opening minimum."""
+        optional = _empty_counts()
+        for t in self.rack:
+            if t.color is not None:
+                optional[_COLOUR_INDEX[t.color]][t.number] += 1
+        jokers = sum(1 for t in self.rack if t.color is None)
+        problem = _Problem(
+            _empty_counts(),
+            optional,
+            jokers,
+            0,
+            meld_min=max(1, self.rules.initial_meld_min),
+            tile_weight=self.tile_weight,
+            value_weight=self.value_weight,
+        )
+        return problem, {}
+
+    def _problem(
+        self,
+        dissolve: set[int],
+        rack: Sequence[Tile] | None = None,
+        variants: dict[int, _Variant] | None = None,
+    ) -> tuple[_Problem, _Blocks]:
+        """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
+        are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
+        placed."""
+        rack = self.rack if rack is None else rack
+        variants = variants or {}
+        required, optional = _empty_counts(), _empty_counts()
+        jokers = jokers_required = 0
+        for t in rack:
+            if t.color is None:
+                jokers += 1
+            else:
+                optional[_COLOUR_INDEX[t.color]][t.number] += 1
+        blocks: _Blocks = {}
+        uncounted = 0
+        for i, tiles in enumerate(self.table):
+            if i in dissolve:
+                for t in tiles:
+                    if t.color is None:
+                        jokers += 1
+                        jokers_required += 1
+                    else:
+                        required[_COLOUR_INDEX[t.color]][t.number] += 1
+                continue
+            variant = variants.get(i)
+            blocks[i] = self._block(i, variant)
+            if variant is None:
+                continue
+            for t in variant.released:
+                required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
+            for counts, taken in ((optional, variant.from_rack), (required, variant.from_pool)):
+                for t in taken:
+                    counts[_COLOUR_INDEX[t.color]][t.number] -= 1  # type: ignore[index]
+            uncounted += sum(self.tile_weight + t.number * self.value_weight for t in variant.from_rack)
+            jokers += variant.freed
+            jokers_required += variant.freed
+        problem = _Problem(
+            required,
+            optional,
+            jokers,
+            jokers_required,
+            run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
+            group_blocks=[b for b in blocks.values() if isinstance(b, _GroupBlock)],
+            tile_weight=self.tile_weight,
+            value_weight=self.value_weight,
+            # without a rack joker no joker is played: where the table's jokers stand is worth
+            # nothing to the move's value, so under a free release (any place of a joker is
+            # legal) the search need not maximise it
+            joker_value_weight=0 if jokers == jokers_required and self._free_release() else None,
+            uncounted=uncounted,
+        )
+        return problem, blocks
+
+    def _block(self, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
+        """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""
+        reading = self.readings[index].best
+        assert reading is not None
+        tiles = reading.tiles if variant is None else variant.tiles
+        original = self.table[index] if variant is None or variant.whole else tiles
+        if reading.kind == RUN:
+            ordered = tuple(sorted(tiles, key=_stands_for_number))
+            colour = _COLOUR_INDEX[_run_colour(ordered)]
+            start, end = _stands_for_number(ordered[0]), _stands_for_number(ordered[-1])
+            return _RunBlock(index, colour, start, end, ordered, original)
+        number = next(t.number for t in tiles if t.color is not None)
+        used = {_COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
+        used |= {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+        return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
+
+    def _variant_combos(self) -> list[dict[int, _Variant]] | None:
+        """Every combination of variants of the joker sets other than "all whole" (None when
+        there is none), each feasible with the tiles of the rack and of the plain sets."""
+        per_set: list[list[tuple[int, _Variant | None]]] = []
+        for i in range(len(self.table)):
+            if i not in self.plain:
+                options = self._variants(i)
+                if options:
+                    per_set.append([(i, None), *((i, v) for v in options)])
+        if not per_set:
+            return None
+        rack_keys = Counter(t.key for t in self.rack)
+        pool_keys = Counter(t.key for i in self.plain for t in self.table[i])
+        out = []
+        for combo in itertools.product(*per_set):
+            chosen = {i: v for i, v in combo if v is not None}
+            if not chosen:
+                continue
+            from_rack = Counter(t.key for v in chosen.values() for t in v.from_rack)
+            from_pool = Counter(t.key for v in chosen.values() for t in v.from_pool)
+            if not (from_rack - rack_keys) and not (from_pool - pool_keys):
+                out.append(chosen)
+        out.sort(key=lambda c: (len(c), sum(len(v.released) + v.freed for v in c.values())))  # simplest first
+        return out or None
+
+    def _variants(self, index: int) -> list[_Variant]:
+        """The ways a table set holding a joker may change besides growing: trimmed (tiles
+        taken out while its jokers stay, unless the rules lock joker sets), or with jokers
+        freed by their exact tile (only when freed jokers may go to any set)."""
+        reading = self.readings[index].best
+        assert reading is not None
+        out: list[_Variant] = []
+        if not self.rules.joker_sets_locked:
+            others = Counter(t.key for t in self.rack)
+            others.update(t.key for k, tiles in enumerate(self.table) if k != index for t in tiles)
+            out += _trims(reading.tiles, reading.kind == RUN, others)
+        if self.rules.freed_joker_use == "any_set":
+            out += self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN)
+        return out
+
+    def _replacements(
+        self, tiles: tuple[Tile, ...], options: tuple[tuple[Tile, ...], ...], run: bool, most: int = _MAX_GROUP
+    ) -> list[_Variant]:
+        """Jokers freed by the exact tile they stand for (in a group of three under
+        ``group_joker_needs_both_colours``, both missing colours), from the rack or, when the
+        rules allow, from a table set being taken apart; at most ``most`` jokers at once."""
+        sources = [True] + ([False] if self.rules.joker_replacement_from == "rack_or_table" else [])
+        jokers = [i for i, t in enumerate(tiles) if t.color is None]
+        choices: list[list[tuple[int, tuple[Tile, ...]] | None]] = []
+        for position, stands in zip(jokers, options, strict=True):
+            ways: list[tuple[int, tuple[Tile, ...]] | None] = [None]
+            if run:
+                ways.append((position, stands[:1]))
+            elif self.rules.group_joker_needs_both_colours and len(tiles) == 3 and len(stands) > 1:
+                ways.append((position, stands))
+            else:
+                ways += [(position, (tile,)) for tile in stands]
+            choices.append(ways)
+        out = []
+        for combo in itertools.product(*choices):
+            picked = [way for way in combo if way is not None]
+            put = [t for _, ts in picked for t in ts]
+            if not picked or len(picked) > most or len({t.key for t in put}) != len(put):
+                continue
+            filled = dict(picked)
+            laid = tuple(x for i, t in enumerate(tiles) for x in filled.get(i, (t,)))  # in the jokers' places
+            if len(laid) > (_MAX_RUN if run else _MAX_GROUP):
+                continue
+            for from_rack in itertools.product(sources, repeat=len(put)):
+                out.append(
+                    _Variant(
+                        laid,
+                        from_rack=tuple(t for t, r in zip(put, from_rack, strict=True) if r),
+                        from_pool=tuple(t for t, r in zip(put, from_rack, strict=True) if not r),
+                        freed=len(picked),
+                    )
+                )
+        return out
+
+    # --- answers ------------------------------------------------------------------------
+
+    def _outcome(
+        self,
+        builder: _Builder | _Laid,
+        blocks: _Blocks,
+        untouched: bool,
+        whole: bool,
+        fixed: Sequence[tuple[Tile, ...]],
+    ) -> _Outcome:
+        """Lay out the table after a solved pass (table sets in their places, unchanged ones
+        as they were given, new sets last) and account for the played tiles."""
+        kept: dict[int, tuple[Tile, ...]] = {}
+        for run in builder.done_runs:
+            if run.block is not None:
+                grown = len(run.tiles) != len(run.block.tiles)
+                kept[run.block.index] = tuple(run.tiles) if grown else run.block.original
+        for index, block in blocks.items():
+            if isinstance(block, _GroupBlock):
+                added = tuple(builder.group_blocks.get(index, ()))
+                kept[index] = block.original + added
+        pending = builder.plain_sets() + list(fixed)
+        after: list[tuple[Tile, ...]] = []
+        for i, tiles in enumerate(self.table):
+            if i in kept:
+                after.append(kept[i])
+            elif untouched:
+                after.append(tiles)
+            else:
+                shape = sorted(t.key for t in tiles)
+                same = next((k for k, s in enumerate(pending) if sorted(t.key for t in s) == shape), None)
+                if same is not None:
+                    after.append(tiles)
+                    del pending[same]
+        after.extend(pending)
+        played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
+        played = tiles_of_keys(played_keys)
+        joker_points = builder.joker_values + [p for s in fixed for p in _joker_points(s)]
+        value = sum(t.number for t in played) + sum(sorted(joker_points, reverse=True)[: played_keys[JOKER.key]])
+        count = len(played)
+        score = count * self.tile_weight + value * self.value_weight
+        return _Outcome(score, tuple(after), played, value, whole)
+
+    def _meld_value(self, outcome: _Outcome) -> int:
+        """A total value of after sets made only of played tiles (greedy, highest first)."""
+        left = Counter(t.key for t in outcome.played)
+        total = 0
+        for points, keys in sorted(
+            ((_set_points(s), Counter(t.key for t in s)) for s in outcome.after), key=lambda x: -x[0]
+        ):
+            if not (keys - left):
+                left -= keys
+                total += points
+        return total
+
+    def _legal(self, outcome: _Outcome) -> bool:
+        known = self.verdicts.get(id(outcome))
+        if known is not None and known[0] is outcome:
+            return known[1]
+        before = [TableSet(tiles, kind) for tiles, kind in zip(self.table, self.kinds, strict=True)]
+        verdict = verify_turn(before, [TableSet(s) for s in outcome.after], self.rack, self.opened, self.rules)
+        self.verdicts[id(outcome)] = (outcome, verdict.valid)
+        return verdict.valid
+
+    def _answer(self) -> Suggestion:
+        """The best move found that verifies as a legal turn (SPEC §4); every candidate is
+        checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
+        proven = not self.exhausted and not self._value_tie_break_unproven()
+        for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
+            if not outcome.played:
+                break
+            if self._legal(outcome):
+                return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
+            proven = False  # a move the solver thought legal is not: its model needs fixing
+        return Suggestion(self.table, (), 0, proven, self.exhausted)
+
+
+def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Variant]:
+    """Ways to take numbered tiles out of a set holding a joker so that the jokers stay as
+    they are: a run keeps a stretch of at least 3 tiles around its jokers, a group at least 3
+    tiles.
+
+    The set must stay its own successor (SPEC §4: the after set sharing the most numbered
+    tiles with it). Another set could share the tiles given away plus copies of the tiles
+    kept (``others`` counts the tiles elsewhere, on the rack or the table), so the set keeps
+    at least that many numbered tiles, and at least one."""
+    splits: list[tuple[tuple[Tile, ...], tuple[Tile, ...]]] = []
+    if run:
+        ordered = tuple(sorted(tiles, key=_stands_for_number))
+        jokers = [i for i, t in enumerate(ordered) if t.color is None]
+        for first in range(jokers[0] + 1):
+            for last in range(max(jokers[-1], first + 2), len(ordered)):
+                if (first, last) != (0, len(ordered) - 1):
+                    splits.append((ordered[first : last + 1], ordered[:first] + ordered[last + 1 :]))
+    else:
+        plain = [t for t in tiles if t.color is not None]
+        for k in range(1, len(plain)):
+            for given in itertools.combinations(plain, k):
+                kept = list(tiles)
+                for t in given:
+                    kept.remove(t)
+                if len(kept) >= 3:
+                    splits.append((tuple(kept), given))
+    out = []
+    for kept_tiles, given_tiles in splits:
+        kept_keys = {t.key for t in kept_tiles if t.color is not None}
+        rivals = len(given_tiles) + sum(1 for key in kept_keys if others[key])
+        if len(kept_keys) >= max(1, rivals):
+            out.append(_Variant(kept_tiles, released=given_tiles))
+    return out
+
+
+def _joker_points(tiles: Sequence[Tile]) -> list[int]:
+    """The points of each joker of a set laid by the solver (declared, or a group's number)."""
+    number = next((t.number for t in tiles if t.color is not None), 0)
+    return [t.declared.number if t.declared is not None else number for t in tiles if t.color is None]
+
+
+def _stands_for_number(tile: Tile) -> int:
+    if tile.color is not None:
+        return tile.number
+    assert tile.declared is not None
+    return tile.declared.number
+
+
+def _set_points(tiles: Sequence[Tile]) -> int:
+    reading = read_set(tiles)
+    return reading.value or 0

@@ -1,0 +1,155 @@
+"""The integer programme of the solver's portfolio agrees with the exact search (issue 15)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+import engine.solver  # noqa: F401  (loads the package's modules)
+from engine.generate import generate_game
+from engine.rules import PRESETS
+from engine.sets import read_set
+from engine.tiles import parse_tiles
+
+suggest_module = sys.modules["engine.solver.suggest"]
+milp = sys.modules["engine.solver.milp"]
+search = sys.modules["engine.solver.search"]
+
+RULES = PRESETS["free-joker"]
+
+
+def _positions(seed: int, count: int) -> list[tuple[list[tuple[object, ...]], tuple[object, ...]]]:
+    record = generate_game(seed, players=2, rules=RULES)
+    racks = {p["name"]: list(parse_tiles(p["rack"])) for p in record["players"]}
+    out = []
+    for turn in record["turns"][: count * 3 : 3]:
+        if "table" in turn:
+            out.append(([tuple(parse_tiles(s)) for s in turn["table"]], tuple(racks[turn["player"]])))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_milp_matches_the_search(seed: int, objective: str) -> None:
+    for table, rack in _positions(seed, 6):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, objective, deadline)
+        problem, _ = solver._problem(dissolve=set(range(len(table))))
+        exact = search._Search(problem, deadline).solve()
+        found = milp.solve_milp(problem, deadline)
+        assert (found is None) == (exact is None)
+        if found is None:
+            continue
+        assert found[0] == exact
+        assert found[2]  # proven optimal
+        bound = milp.linear_bound(problem)
+        assert bound is not None and bound[0] + 1e-6 >= exact  # the relaxation bounds it
+        laid = Counter(t.undeclared().key for s in found[1].plain_sets() for t in s)
+        table_keys = Counter(t.undeclared().key for s in table for t in s)
+        assert not (table_keys - laid)  # every table tile is laid
+        assert not (laid - table_keys - Counter(t.key for t in rack))  # the rest comes from the rack
+        assert all(read_set(s, RULES).valid for s in found[1].plain_sets())
+
+
+def _block_problems(seed: int, rules_name: str, objective: str) -> list[object]:
+    """The problems with blocks that ``suggest`` solves on positions of a generated game
+    (table sets holding a joker kept whole, or every set whole), under ``rules_name``."""
+    rules = PRESETS[rules_name]
+    problems = []
+    for table, rack in _positions(seed, 5):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, objective, deadline)
+        problems.append(solver._problem(dissolve=set())[0])
+        problems.append(solver._problem(dissolve=solver.plain)[0])
+    return problems
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+@pytest.mark.parametrize("rules_name", ["sabra", "free-joker"])
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_milp_with_blocks_matches_the_search(seed: int, rules_name: str, objective: str) -> None:
+    """Blocks (table sets kept whole, growing only) in the programme: its optimum is the
+    search's, its relaxation bounds it, and the blocks it lays grow from their tiles."""
+    checked = 0
+    for problem in _block_problems(seed, rules_name, objective):
+        deadline = time.perf_counter() + 30
+        exact = search._Search(problem, deadline).solve()
+        found = milp.solve_milp(problem, deadline)
+        bound = milp.linear_bound(problem)
+        assert (found is None) == (exact is None)
+        if found is None:
+            continue
+        checked += 1
+        assert found[0] == exact
+        assert bound is not None and bound[0] + 1e-6 >= exact
+        laid = found[1]
+        grown = {run.block.index: run.tiles for run in laid.done_runs if run.block is not None}
+        assert set(grown) == {b.index for b in problem.run_blocks}  # every run block is laid
+        for b in problem.run_blocks:
+            tiles = grown[b.index]
+            assert read_set(tiles, RULES).valid
+            start = tiles.index(b.tiles[0])
+            assert tuple(tiles[start : start + len(b.tiles)]) == b.tiles  # the block's tiles, in place
+        for g in problem.group_blocks:
+            assert read_set(g.tiles + tuple(laid.group_blocks.get(g.index, ())), RULES).valid
+    assert checked
+
+
+def test_milp_writes_nothing_to_stdout() -> None:
+    """The integer programme goes through public APIs only and is silent: a fresh process
+    solving with it writes nothing to its file descriptor 1 (the CLI's --json output)."""
+    code = (
+        "import sys, time\n"
+        "import engine.solver\n"
+        "from engine.rules import PRESETS\n"
+        "from engine.tiles import parse_tiles\n"
+        "s = sys.modules['engine.solver.suggest']\n"
+        "milp = sys.modules['engine.solver.milp']\n"
+        "table = [tuple(parse_tiles('R5 R6 R7')), tuple(parse_tiles('K9 B9 O9 J'))]\n"
+        "rack = tuple(parse_tiles('R8 J B10 B11 B12 K1'))\n"
+        "d = time.perf_counter() + 30\n"
+        "solver = s._Suggester(table, [None] * 2, rack, True, PRESETS['free-joker'], 'tiles', d)\n"
+        "problem, _ = solver._problem(dissolve={0, 1})\n"
+        "assert milp.solve_milp(problem, d) is not None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == ""
+
+
+portfolio = sys.modules["engine.solver.portfolio"]
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+@pytest.mark.parametrize("rules_name", ["sabra", "free-joker"])
+@pytest.mark.parametrize("tiny", [False, True])
+def test_goal_mode_and_portfolio_match_the_search(
+    seed: int, rules_name: str, tiny: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Goal mode finds the optimum when aimed at it and nothing above it; the portfolio (the
+    search, the linear bound, goal mode, the integer programme) answers the plain search's
+    optimum, with and without blocks. ``tiny``: every search step gets one call's work, so
+    the integer programme answers."""
+    if tiny:
+        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS"):
+            monkeypatch.setattr(portfolio, name, 1)
+        monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    checked = 0
+    for problem in _block_problems(seed, rules_name, "tiles"):
+        deadline = time.perf_counter() + 30
+        exact = search._Search(problem, deadline).solve()
+        if exact is None:
+            continue
+        checked += 1
+        assert search._Search(problem, deadline).solve(exact, goal=True) == exact
+        assert search._Search(problem, deadline).solve(exact + 1, goal=True) is None
+        for hard in (False, True):  # the search first, or the linear bound first
+            runner = portfolio.Portfolio(deadline)
+            runner.hard = hard
+            solved = runner.solve(problem, 0)
+            assert solved is not None and solved.score == exact and solved.proven
+            assert runner.solve(problem, exact + 1) is None  # nothing scores more
+    assert checked
