@@ -10,7 +10,7 @@ Definitions
 -----------
 * Every after-set *continues* at most one before-set and every before-set is continued by at
   most one after-set (a one-to-one matching); an after-set can only continue a before-set it
-  holds a tile of.
+  holds a numbered tile of (as SPEC §4's successors).
 * Every tile of ``after`` has an *origin*: the before-set it lay in, or the rack. Each before
   set's tiles are the origins of exactly its tiles; the rack gives the played tiles.
 * A table tile is *moved* when it ends in an after-set other than the one continuing its
@@ -39,7 +39,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from engine.sets import TableSet
-from engine.tiles import Tile, sort_key, tile_for_key
+from engine.tiles import JOKER_KEY, Tile, sort_key, tile_for_key
 
 UNCHANGED = "unchanged"
 EXTENDED = "extended"
@@ -206,8 +206,9 @@ def _continuation(old: list[Counter[str]], new: list[Counter[str]]) -> list[tupl
     weights = np.zeros((len(old), len(new)), dtype=np.int64)
     for b, before_counts in enumerate(old):
         for a, after_counts in enumerate(new):
-            share = sum((before_counts & after_counts).values())
-            if share:
+            common = before_counts & after_counts
+            share = sum(common.values())
+            if share > common[JOKER_KEY]:  # a continuation shares a numbered tile
                 weights[b, a] = share * big * big + (big if before_counts == after_counts else 0) + 1
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(b), int(a)) for b, a in zip(rows, cols, strict=True) if weights[b, a] > 0]
@@ -250,8 +251,8 @@ def rebuild(
         if b is not None:
             if b in continued:
                 raise ValueError(f"before-set {b} is continued twice")
-            if b not in entry.origins:
-                raise ValueError(f"set {n} continues before-set {b} without holding a tile of it")
+            if not any(o == b and t.color is not None for t, o in zip(entry.tiles, entry.origins, strict=True)):
+                raise ValueError(f"set {n} continues before-set {b} without holding a numbered tile of it")
             continued.add(b)
         own = Counter(t.key for t, o in zip(entry.tiles, entry.origins, strict=True) if o == b and b is not None)
         whole = b is not None and own == Counter(t.key for t in _tiles(before[b]))
