@@ -30,7 +30,10 @@ the rack worth the minimum; an opening with manipulation is not modelled.
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
-first-found move when it fails. ``proven`` means the programme was solved to optimality."""
+first-found move when it fails. ``proven`` means the programme was solved to optimality and
+models every legal move of the position: on an opening, under a free joker release, or with
+no joker on the table. Not modelled: a joker set's joker replaced by its tile in a set that
+does not continue it, a joker staying in a run split off its set, a joker moved otherwise."""
 
 from __future__ import annotations
 
@@ -74,7 +77,7 @@ def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> S
         s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, (s.tile_weight, s.value_weight), floor, s.deadline
     )
     if found is None:
-        return dataclasses.replace(move, changes=listed, budget_exhausted=move.budget_exhausted or s.timed_out())
+        return dataclasses.replace(move, changes=listed)
     better = changes(s.table, s.rack, found.after)
     if found.score == floor and better.disturbance.as_tuple() > listed.disturbance.as_tuple():
         return dataclasses.replace(move, changes=listed)  # the programme missed the move found
@@ -344,7 +347,10 @@ def least_change(
         after += lane.runs(x)
     for g in free_groups:
         after += [g.tiles()] * x[g.var]
-    return _checked(table, kinds, rack, opened, rules, after, weights, floor, result.status == 0)
+    # proven: solved to optimality, and every legal move is modelled (a joker set's joker
+    # may also be replaced in a set that does not continue it, or stay in a split run)
+    exact = opening or free_release or not table_jokers
+    return _checked(table, kinds, rack, opened, rules, after, weights, floor, result.status == 0 and exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,7 +424,7 @@ def _continuation(
             shared = sum(1 for c in colours if mine[(c, number)])
             if not shared:
                 continue
-            if fixed_jokers and (j < own_jokers and not frees):
+            if fixed_jokers and j < own_jokers and not _frees_group_jokers(tiles, mine, colours, j, frees, rules):
                 continue
             if fixed_jokers and rules.joker_sets_locked and (j < own_jokers or shared < len(mine)):
                 continue
@@ -451,6 +457,30 @@ def _continuation(
     m.cost[kept_jokers] -= w_move
     # a continuation is not a new set: the objective counts free sets only
     return _Continuation(lanes, groups, same)
+
+
+def _frees_group_jokers(
+    tiles: tuple[Tile, ...],
+    mine: Counter[tuple[int, int]],
+    colours: tuple[int, ...],
+    jokers: int,
+    frees: bool,
+    rules: Rules,
+) -> bool:
+    """Does a group of ``colours`` and ``jokers`` jokers continuing the group ``tiles`` free
+    its missing jokers by their exact tiles (a declared joker by its tile; an undeclared one by
+    a missing colour, both in a group of three under ``group_joker_needs_both_colours``)?"""
+    if not frees:
+        return False
+    colour_index = {c: i for i, c in enumerate(COLORS)}
+    added = {c for c in colours if not mine[(c, next(v for _, v in mine))]}
+    declared = {colour_index[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+    if not declared <= added:
+        return False
+    freed = sum(1 for t in tiles if t.color is None) - jokers
+    if rules.group_joker_needs_both_colours and len(tiles) == 3:
+        return len(colours) == len(COLORS)
+    return len(added) >= freed
 
 
 def _checked(

@@ -252,9 +252,6 @@ class _Suggester:
         has_table_joker = any(t.color is None for s in self.table for t in s)
         return not self.by_tiles and self.opened and has_table_joker and not self._free_release()
 
-    def timed_out(self) -> bool:
-        return time.perf_counter() > self.deadline
-
     def _free_release(self) -> bool:
         r = self.rules
         return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
