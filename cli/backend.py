@@ -190,7 +190,9 @@ class RemoteBackend:
         inner = exc.args[0] if exc.args else None
         if isinstance(inner, MaxRetryError):  # retries used up: the last failure is the reason
             inner = inner.reason
-        if isinstance(inner, NewConnectionError) or (isinstance(exc, requests.exceptions.ConnectTimeout) and "refused" in str(exc).lower()):
+        if isinstance(inner, NewConnectionError) or (
+            isinstance(exc, requests.exceptions.ConnectTimeout) and "refused" in str(exc).lower()
+        ):
             # urllib3 2.x: NewConnectionError subclasses its ConnectTimeoutError, refused or not
             refused = "refused" in str(inner).lower() or _caused_by(inner, ConnectionRefusedError)
             reason = "connection refused" if refused else "connection failed"

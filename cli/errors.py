@@ -33,7 +33,12 @@ def problem_line(problem: Mapping[str, Any]) -> str:
     """One line for an RFC 9457 problem: its first errors, each as ``pointer: detail``
     (``; ``-separated, then "… and N more"), else the problem's detail or title."""
     errors = problem.get("errors")
-    whole = isinstance(errors, list) and len(errors) == 1 and isinstance(errors[0], Mapping) and not errors[0].get("pointer")
+    whole = (
+        isinstance(errors, list)
+        and len(errors) == 1
+        and isinstance(errors[0], Mapping)
+        and not errors[0].get("pointer")
+    )
     if whole and isinstance(problem.get("detail"), str) and problem["detail"]:
         return str(problem["detail"])  # about the whole request: the detail says the most (presets...)
     if isinstance(errors, list) and errors and all(isinstance(e, Mapping) for e in errors):

@@ -50,7 +50,9 @@ def test_every_error_of_a_document(tmp_path: Path) -> None:
 def test_batch_rows_say_rejected_not_unreadable(tmp_path: Path) -> None:
     (tmp_path / "a-bad.json").write_text(json.dumps(BAD_ROUND), encoding="utf-8")
     (tmp_path / "b-broken.json").write_text("{", encoding="utf-8")
-    (tmp_path / "c-good.json").write_text(json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}), encoding="utf-8")
+    (tmp_path / "c-good.json").write_text(
+        json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}), encoding="utf-8"
+    )
     code, out, _err = invoke("score", str(tmp_path))
     assert code == 2
     rows = {line.split()[0].rsplit("/", 1)[-1]: line for line in out.splitlines() if ".json" in line}
@@ -84,7 +86,9 @@ def test_no_progress_bar_over_rows_streamed_to_a_terminal(monkeypatch: pytest.Mo
 
 def test_streamed_rows_go_to_stdout_only(tmp_path: Path) -> None:
     for i in range(3):
-        (tmp_path / f"{i}.json").write_text(json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}), encoding="utf-8")
+        (tmp_path / f"{i}.json").write_text(
+            json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}), encoding="utf-8"
+        )
     code, out, err = invoke("score", str(tmp_path), "-f", "csv")
     assert code == 0
     assert out.splitlines()[0].startswith("file,line,kind,status")

@@ -102,7 +102,8 @@ rummikub-solver (Martijn Pieters) uses the same model; only the model is shared,
 
 Modules
 -------
-``model`` (constants, results, the problem and its decisions), ``search`` (the memoised
+``model`` (constants, results, the problem and its decisions), ``least_change`` (the
+least-change tie break: a second integer programme over the best moves), ``search`` (the memoised
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
 solution), ``milp`` (the integer programme), ``arrange``, ``melds`` (rack-only sets and
 minimal melds) and ``suggest`` (the passes, variants of joker sets and the verified answer).
@@ -113,7 +114,7 @@ far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
 """
 
 from engine.solver.arrange import arrange
-from engine.solver.model import OBJECTIVES, ArrangeResult, Suggestion
+from engine.solver.model import OBJECTIVES, TIE_BREAKS, ArrangeResult, Suggestion
 from engine.solver.suggest import suggest
 
-__all__ = ["OBJECTIVES", "ArrangeResult", "Suggestion", "arrange", "suggest"]
+__all__ = ["OBJECTIVES", "TIE_BREAKS", "ArrangeResult", "Suggestion", "arrange", "suggest"]
