@@ -371,3 +371,89 @@ def test_helpers_are_sound() -> None:
     assert brute_least_change(before, list(T("R8 R9")), True, SABRA, "tiles") == ((2, 17), (0, 1, 0))
     assert remove(T("R1 R2"), T("R1")) == [T("R2")[0]]
     assert dataclasses.is_dataclass(changes(before, [], before))
+
+
+# --- the service, the CLI and replay's analysis --------------------------------------------
+
+
+def _rebuilt_from_json(table: list[list[str]], rack: list[str], answer: dict[str, object]) -> None:
+    """The JSON change list names, for every after tile, where it came from: rebuild ``after``
+    from the table and the rack by it alone."""
+    change_list = answer["changes"]
+    assert isinstance(change_list, dict)
+    pools = [Counter(t.key for t in parse_tiles(s)) for s in table]
+    rack_pool = Counter(t.key for t in parse_tiles(rack))
+    rebuilt = []
+    for entry in change_list["sets"]:
+        laid = []
+        for item in entry["tiles"]:
+            tile = parse_tiles([item["tile"]])[0]
+            pool = rack_pool if item["from"] == "rack" else pools[item["from"]]
+            assert pool[tile.key] > 0, item
+            pool[tile.key] -= 1
+            laid.append(item["tile"])
+        rebuilt.append(laid)
+    assert rebuilt == answer["after"]
+    assert not any(+p for p in pools)
+
+
+def test_service_answers_the_change_list_and_the_tie_break() -> None:
+    from service.app import create_app
+
+    client = create_app().test_client()
+    body = {"table": [["R5", "R6", "R7"], ["K9", "B9", "O9", "R9"]], "rack": ["R8", "K10", "K11"], "opened": True}
+    least = client.post("/v1/moves/suggest", json=body).get_json()
+    assert least["tie_break"] == "least_change" and least["least_change_proven"] is True
+    assert [s["kind"] for s in least["changes"]["sets"]] == ["extended", "rearranged", "rearranged"]
+    assert least["changes"]["tiles_moved"] == 1
+    _rebuilt_from_json(body["table"], body["rack"], least)
+    first = client.post("/v1/moves/suggest", json={**body, "tie_break": "any"}).get_json()
+    assert first["tie_break"] == "any" and first["least_change_proven"] is False
+    _rebuilt_from_json(body["table"], body["rack"], first)
+    bad = client.post("/v1/moves/suggest", json={**body, "tie_break": "fewest"})
+    assert bad.status_code == 422 and bad.get_json()["errors"][0]["pointer"] == "/tie_break"
+
+
+def test_cli_prints_the_move_as_steps() -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    runner = CliRunner()
+    args = ["suggest", "--table", "R5 R6 R7", "--table", "K9 B9 O9 R9", "--rack", "R8 K10 K11 O1 O2 J", "--opened"]
+    en = runner.invoke(app, args)
+    assert en.exit_code == 0
+    assert "1. take K9 from K9 B9 O9 R9 and make K9 K10 K11" in en.stdout
+    assert "2. add R8 to R5 R6 R7" in en.stdout
+    assert "3. new set O1 O2 J=O3" in en.stdout
+    es = runner.invoke(app, [*args, "--lang", "es"])
+    assert "toma K9 de K9 B9 O9 R9 y forma K9 K10 K11" in es.stdout
+    assert "añade R8 a R5 R6 R7" in es.stdout and "nueva combinación O1 O2 J=O3" in es.stdout
+    answer = runner.invoke(app, [*args, "--json", "--tie-break", "any"])
+    assert '"tie_break": "any"' in answer.stdout and '"changes"' in answer.stdout
+
+
+def test_steps_of_a_set_that_takes_tiles_and_keeps_its_own() -> None:
+    from cli.steps import move_steps
+
+    before = [["R5", "R6", "R7"], ["R8", "B8", "O8", "K8"], ["R1", "R2", "R3", "R4"]]
+    after = [T("R5 R6 R7 R8"), T("B8 O8 K8"), T("R1 R2 R3"), T("R4 J=R5 R6")]
+    c = changes([T(" ".join(s)) for s in before], T("J R6"), after)
+    steps = move_steps(before, c.to_json())
+    assert steps == [
+        "take R8 from R8 B8 O8 K8 and change R5 R6 R7 into R5 R6 R7 R8",
+        "take R4 from R1 R2 R3 R4 and make R4 J=R5 R6",
+    ]
+
+
+def test_replay_analysis_lists_the_changes_of_missed_plays() -> None:
+    from engine.generate import generate_game
+    from engine.replay import parse_game_record, replay_game
+
+    out = replay_game(parse_game_record(generate_game(7, 4)), analyze=True, analyze_budget_seconds=60).to_json()
+    missed = [t for t in out["turns"] if t.get("analysis", {}).get("play_existed")]
+    assert missed
+    for turn in missed:
+        best = turn["analysis"]["best"]
+        assert best["changes"]["sets"] and best["least_change_proven"] is False
+        assert [[x["tile"] for x in s["tiles"]] for s in best["changes"]["sets"]] == best["after"]
