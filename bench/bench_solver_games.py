@@ -10,7 +10,10 @@ turns, tables from ``table`` turns. Every turn where the player on turn has alre
 collected.
 
 On each position it runs ``engine.solver.suggest(table, rack, opened=True, free-joker,
-"tiles")`` and, when the ``rummikub-solver`` package is importable (a bench-only comparison,
+"tiles")`` twice, with ``tie_break="any"`` (the first best move found) and with the default
+``"least_change"`` (the best move disturbing the table least, issue #18: a second integer
+programme), and reports the cost of the tie break (median, p99, and how often it found a
+less disturbing move); the comparison with rummikub-solver uses the default. Then, when the ``rummikub-solver`` package is importable (a bench-only comparison,
 never a project dependency: install it into a throwaway venv), its ``RuleSet().solve`` with
 ``initial=False``. rummikub-solver rearranges every table tile freely, jokers included, which
 is our ``free-joker`` preset; both maximise the number of rack tiles played.
@@ -81,6 +84,10 @@ class Outcome:
     ours_ms: float
     ours_proven: bool
     ours_budget_hit: bool
+    any_ms: float = 0.0
+    least_change_proven: bool = False
+    disturbance_any: tuple[int, int, int] = (0, 0, 0)
+    disturbance_least: tuple[int, int, int] = (0, 0, 0)
     theirs: int | None = None
     theirs_ms: float | None = None
 
@@ -355,6 +362,7 @@ def main() -> None:
 
     # Warm-up: our caches and their cvxpy problem compilation are not what is measured.
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles")
+    suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", tie_break="any")
     if ruleset is not None:
         their_solve(rs, ruleset, positions[0])
 
@@ -364,8 +372,12 @@ def main() -> None:
     illegal_theirs: list[tuple[Position, MoveCheck]] = []
     for pos in positions:
         t0 = time.perf_counter()
+        first = suggest(pos.table, pos.rack, True, RULES, "tiles", tie_break="any")
+        any_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
         mine = suggest(pos.table, pos.rack, True, RULES, "tiles")
         ours_s = time.perf_counter() - t0
+        assert first.changes is not None and mine.changes is not None
         outcome = Outcome(
             pos.seed,
             pos.turn,
@@ -375,6 +387,10 @@ def main() -> None:
             ours_s * 1000,
             mine.optimal_proven,
             mine.budget_exhausted,
+            any_s * 1000,
+            mine.least_change_proven,
+            first.changes.disturbance.as_tuple(),
+            mine.changes.disturbance.as_tuple(),
         )
         ours_check: MoveCheck | None = None
         if mine.played:
@@ -394,8 +410,20 @@ def main() -> None:
         outcomes.append(outcome)
 
     ours_times = [o.ours_ms / 1000 for o in outcomes]
-    print(f"\nsuggest (ours, free-joker, tiles) on {len(outcomes)} positions:")
-    print(f"  {summary(ours_times)}")
+    any_times = [o.any_ms / 1000 for o in outcomes]
+    print(f"\nsuggest (ours, free-joker, tiles, tie_break any) on {len(outcomes)} positions:")
+    print(f"  {summary(any_times)}   p99 {percentile(any_times, 0.99) * 1000:8.2f} ms")
+    print(f"suggest (ours, free-joker, tiles, tie_break least_change, the default) on {len(outcomes)} positions:")
+    print(f"  {summary(ours_times)}   p99 {percentile(ours_times, 0.99) * 1000:8.2f} ms")
+    extra = [(o.ours_ms - o.any_ms) for o in outcomes]
+    print(
+        f"  cost of least_change over any: median {statistics.median(extra):.2f} ms, "
+        f"p99 {percentile(extra, 0.99):.2f} ms, max {max(extra):.2f} ms; "
+        f"ratio of the medians {statistics.median(ours_times) / statistics.median(any_times):.1f}x; "
+        f"least change proven on {sum(1 for o in outcomes if o.least_change_proven)}/{len(outcomes)}; "
+        f"less disturbing than any on {sum(1 for o in outcomes if o.disturbance_least < o.disturbance_any)}, "
+        f"more on {sum(1 for o in outcomes if o.disturbance_least > o.disturbance_any)}"
+    )
     print(
         f"  mean tiles played {statistics.mean(o.ours for o in outcomes):.2f}, "
         f"positions with a play {sum(1 for o in outcomes if o.ours)}, "
@@ -419,6 +447,8 @@ def main() -> None:
         print(
             f"speed ratio of the medians (theirs / ours): {ratio:.1f}x   target >= 5x: {'PASS' if ratio >= 5 else 'FAIL'}"
         )
+        ratio_any = statistics.median(theirs_times) / statistics.median(any_times)
+        print(f"speed ratio of the medians (theirs / ours with tie_break any): {ratio_any:.1f}x")
         ratio_p90 = percentile(theirs_times, 0.9) / percentile(ours_times, 0.9)
         print(f"ratio of the p90s: {ratio_p90:.1f}x")
         ratios = [t / o for t, o in zip(theirs_times, ours_times, strict=True)]
