@@ -225,7 +225,6 @@ def least_change(
     disturbs the table least, or None (not modelled, no time, or no legal move found)."""
     if not opened and rules.manipulate_on_opening_turn:
         return None
-    tw, vw = weights
     colour_index = {c: i for i, c in enumerate(COLORS)}
     table_counts: Counter[tuple[int, int]] = Counter()
     rack_counts: Counter[tuple[int, int]] = Counter()
@@ -246,9 +245,93 @@ def least_change(
     base = Counter[tuple[int, int]]() if opening else table_counts
     base_jokers = 0 if opening else table_jokers
     jokers = rack_jokers + base_jokers
-    m = _Model()
     w_touch = (sum(supply.values()) + jokers) // 3 + 2
     w_move = w_touch * (len(table) + 1) + 1
+    free_release = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
+    # proven: solved to optimality, and every legal move is modelled (a joker set's joker
+    # may also be replaced in a set that does not continue it, or stay in a split run)
+    exact = opening or free_release or not table_jokers
+
+    def weighed(d: tuple[int, int, int]) -> int:
+        return d[0] * w_move + d[1] * w_touch + d[2]
+
+    # first the smaller model (a set continued by a set of the other kind only through the
+    # free sets, counted by necessary conditions); its optimum bounds the true one from below,
+    # so a move it finds disturbing exactly that much is the least change; else the full model
+    fast = _attempt(
+        table,
+        readings,
+        rack_counts,
+        rack_jokers,
+        supply,
+        base,
+        base_jokers,
+        jokers,
+        opening,
+        rules,
+        weights,
+        floor,
+        deadline,
+        w_move,
+        w_touch,
+        free_release,
+        aggregated=True,
+    )
+    if fast is not None:
+        after, optimal, bound = fast
+        found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+        if found is not None and optimal:
+            disturbance = changes(table, rack, found.after).disturbance.as_tuple()
+            if weighed(disturbance) <= bound + w_move * sum(map(len, table)) + w_touch * len(table):
+                return found
+    full = _attempt(
+        table,
+        readings,
+        rack_counts,
+        rack_jokers,
+        supply,
+        base,
+        base_jokers,
+        jokers,
+        opening,
+        rules,
+        weights,
+        floor,
+        deadline,
+        w_move,
+        w_touch,
+        free_release,
+        aggregated=False,
+    )
+    if full is None:
+        return None
+    after, optimal, _ = full
+    return _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+
+
+def _attempt(
+    table: Sequence[tuple[Tile, ...]],
+    readings: Sequence[SetReading],
+    rack_counts: Counter[tuple[int, int]],
+    rack_jokers: int,
+    supply: Counter[tuple[int, int]],
+    base: Counter[tuple[int, int]],
+    base_jokers: int,
+    jokers: int,
+    opening: bool,
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    deadline: float,
+    w_move: int,
+    w_touch: int,
+    free_release: bool,
+    aggregated: bool,
+) -> tuple[list[tuple[Tile, ...]], bool, int] | None:
+    """Build and solve the programme; the after table of its solution, whether it is optimal,
+    and its objective value (None: no solution in time)."""
+    tw, vw = weights
+    m = _Model()
 
     counted: list[tuple[int, int]] = []  # (variable, points) of jokers that may count as played
     # free sets: every run started and every group laid is a new set
@@ -264,14 +347,16 @@ def least_change(
     lanes, groups = list(free_lanes), list(free_groups)
     conts: list[_Continuation] = []
 
-    free_release = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
     frees = rules.freed_joker_use == "any_set" and not rules.joker_sets_locked
     if not opening:
         for tiles, reading in zip(table, readings, strict=True):
-            cont = _continuation(m, tiles, reading, supply, jokers, free_release, frees, rules, w_move, w_touch)
+            cont = _continuation(
+                m, tiles, reading, supply, jokers, free_release, frees, rules, w_move, w_touch, aggregated
+            )
             conts.append(cont)
             lanes += cont.lanes
             groups += cont.groups
+        _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
 
     # balance of every tile type, and the jokers
     per_key: dict[tuple[int, int], dict[int, float]] = {}
@@ -350,10 +435,47 @@ def least_change(
         after += lane.runs(x)
     for g in free_groups:
         after += [g.tiles()] * x[g.var]
-    # proven: solved to optimality, and every legal move is modelled (a joker set's joker
-    # may also be replaced in a set that does not continue it, or stay in a split run)
-    exact = opening or free_release or not table_jokers
-    return _checked(table, kinds, rack, opened, rules, after, weights, floor, result.status == 0 and exact)
+    return after, result.status == 0, round(float(result.fun))
+
+
+def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: list[_Lane], groups: list[_Group]) -> None:
+    """Before-sets continued by a free set of the other kind, counted without saying which:
+    ("group", number, colour, var) asks for a free group holding that tile, ("run", number,
+    colour, var) for a free run holding it. Necessary conditions only: every request has a
+    set holding its tile; at any number, requests of any colours are no more than the groups
+    holding one of them (Hall's condition, exact for groups); in any stretch of numbers of a
+    colour, requests are no more than the runs meeting it."""
+    by_group: dict[int, dict[int, list[int]]] = {}
+    by_run: dict[int, dict[int, list[int]]] = {}
+    for kind, number, colour, var in requests:
+        target = by_group if kind == "group" else by_run
+        target.setdefault(number if kind == "group" else colour, {}).setdefault(
+            colour if kind == "group" else number, []
+        ).append(var)
+    for number, per_colour in by_group.items():
+        here = [g for g in groups if g.number == number]
+        for k in range(1, len(COLORS) + 1):
+            for subset in itertools.combinations(range(len(COLORS)), k):
+                asked = [v for c in subset for v in per_colour.get(c, [])]
+                if not asked:
+                    continue
+                row = dict.fromkeys(asked, 1.0)
+                for g in here:
+                    if set(g.colours) & set(subset):
+                        row[g.var] = -1.0
+                m.row(row, -np.inf, 0)
+    for colour, per_number in by_run.items():
+        lane = lanes[colour]
+        for n, asked in per_number.items():
+            m.row({**dict.fromkeys(asked, 1.0), lane.tile[n]: -1.0}, -np.inf, 0)
+        numbers = sorted(per_number)
+        for i, low in enumerate(numbers):
+            for high in numbers[i + 1 :]:
+                row = {v: 1.0 for n in numbers if low <= n <= high for v in per_number[n]}
+                row[lane.cover[low]] = -1.0
+                for v in range(low + 1, high + 1):
+                    row[lane.start[v]] = -1.0
+                m.row(row, -np.inf, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,6 +485,7 @@ class _Continuation:
     lanes: list[_Lane]
     groups: list[_Group]
     same: int | None
+    requests: list[tuple[str, int, int, int]]
 
 
 def _continuation(
@@ -376,6 +499,7 @@ def _continuation(
     rules: Rules,
     w_move: int,
     w_touch: int,
+    aggregated: bool = False,
 ) -> _Continuation:
     """The continuation of a before-set: its lanes and groups, kept tiles and the
     unchanged indicator, with their objective weights (``moved`` counts tiles not kept)."""
@@ -392,9 +516,20 @@ def _continuation(
     holds_jokers: dict[int, float] = {}
     lanes: list[_Lane] = []
     groups: list[_Group] = []
+    requests: list[tuple[str, int, int, int]] = []
+    # aggregated: a set without jokers is continued by a set of the other kind through a
+    # request on the free sets (it keeps one tile and forms no new set)
+    requested = aggregated and not own_jokers
+    if requested:
+        for c, v in sorted(mine):
+            var = m.var(1, -w_move - 1)
+            requests.append(("group" if is_run else "run", v, c, var))
+            active[var] = 1
     for colour in sorted({c for c, _ in mine}):
         if fixed_jokers and not is_run:
             break  # a group holding a joker stays a group
+        if requested and not is_run:
+            break
         lane = _Lane(m, colour, 1, supply, jokers)
         lanes.append(lane)
         anchors = sorted(v for c, v in mine if c == colour)
@@ -423,6 +558,8 @@ def _continuation(
     for number in sorted({v for _, v in mine}):
         if fixed_jokers and is_run:
             break  # a run holding a joker stays a run
+        if requested and is_run:
+            break
         for colours, j in _group_shapes(number, supply, jokers):
             shared = sum(1 for c in colours if mine[(c, number)])
             if not shared:
@@ -441,7 +578,7 @@ def _continuation(
     if not active:
         if fixed_jokers:
             m.row({m.var(0): 1}, 1, 1)  # infeasible: nothing can continue this set
-        return _Continuation(lanes, groups, None)
+        return _Continuation(lanes, groups, None, requests)
     on = m.var(1)
     m.row({**active, on: -1.0}, 0, 0)
     if fixed_jokers:
@@ -459,7 +596,7 @@ def _continuation(
         m.cost[k] -= w_move * coef
     m.cost[kept_jokers] -= w_move
     # a continuation is not a new set: the objective counts free sets only
-    return _Continuation(lanes, groups, same)
+    return _Continuation(lanes, groups, same, requests)
 
 
 def _frees_group_jokers(
