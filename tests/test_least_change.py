@@ -457,3 +457,23 @@ def test_replay_analysis_lists_the_changes_of_missed_plays() -> None:
         best = turn["analysis"]["best"]
         assert best["changes"]["sets"] and best["least_change_proven"] is False
         assert [[x["tile"] for x in s["tiles"]] for s in best["changes"]["sets"]] == best["after"]
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "least"),
+    [
+        # the group's tiles go to three runs: one of them continues it, keeping one tile
+        (["K8 B8 O8"], "K9 K10 B6 B7 O9 O10", (2, 1, 2)),
+        # two groups give tiles to runs of one colour
+        (["K8 B8 O8 R8", "K9 B9 O9 R9"], "K10 K11 B10 B11", None),
+        (["R4 R5 R6", "K5 B5 O5"], "R5 K6 K7 O6 O7", None),
+    ],
+)
+def test_least_change_across_kinds(table: list[str], rack: str, least: tuple[int, int, int] | None) -> None:
+    before = [list(T(s)) for s in table]
+    rack_tiles = list(T(rack))
+    result = suggest(before, rack_tiles, True)
+    assert result.least_change_proven and result.changes is not None
+    assert brute_least_change(before, rack_tiles, True, SABRA, "tiles")[1] == result.changes.disturbance.as_tuple()
+    if least is not None:
+        assert result.changes.disturbance.as_tuple() == least
