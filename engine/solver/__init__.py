@@ -100,6 +100,14 @@ revised simplex method", Math. Prog. Comp. 10, 2018; through SciPy's public, sil
 ``scipy.optimize.milp``), with the search's lexicographic objective and zero optimality gap.
 rummikub-solver (Martijn Pieters) uses the same model; only the model is shared, not code.
 
+Least change (``tie_break``)
+----------------------------
+Among the moves with the best score, ``tie_break="least_change"`` (the default) answers the
+one disturbing the table least (``engine.changes``: fewest table tiles moved to another set,
+then fewest table sets touched, then fewest new sets), found by a second integer programme
+with the score fixed from below (``least_change``); ``"any"`` the first found. Every answer
+carries its change list; ``least_change_proven`` says whether no best move disturbs less.
+
 Modules
 -------
 ``model`` (constants, results, the problem and its decisions), ``least_change`` (the
