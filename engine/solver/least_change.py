@@ -52,6 +52,7 @@ from scipy.sparse import coo_array
 from engine.changes import changes
 from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
+from engine.solver.intact import least_intact
 from engine.solver.model import Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
@@ -255,7 +256,17 @@ def least_change(
     def weighed(d: tuple[int, int, int]) -> int:
         return d[0] * w_move + d[1] * w_touch + d[2]
 
-    # first the smaller model (a set continued by a set of the other kind only through the
+    # the programmes' objective is the weighed disturbance less this constant
+    offset = w_move * sum(map(len, table)) + w_touch * len(table)
+
+    # a move moving no table tile, when one scores as much: proven least by itself
+    if not opening:
+        intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
+        if isinstance(intact, list):
+            found = _checked(table, kinds, rack, opened, rules, intact, weights, floor, True)
+            if found is not None:
+                return found
+    # then the smaller model (a set continued by a set of the other kind only through the
     # free sets, counted by necessary conditions); its optimum bounds the true one from below,
     # so a move it finds disturbing exactly that much is the least change; else the full model
     fast = _attempt(
@@ -277,13 +288,16 @@ def least_change(
         free_release,
         aggregated=True,
     )
+    # a legal move of the smaller model that is not proven least: answered (not proven) when
+    # the full model finds nothing in time
+    fallback: LeastChange | None = None
     if fast is not None:
         after, optimal, bound = fast
         found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
-        if found is not None and optimal:
-            disturbance = changes(table, rack, found.after).disturbance.as_tuple()
-            if weighed(disturbance) <= bound + w_move * sum(map(len, table)) + w_touch * len(table):
+        if found is not None:
+            if optimal and weighed(changes(table, rack, found.after).disturbance.as_tuple()) <= bound + offset:
                 return found
+            fallback = dataclasses.replace(found, proven=False)
     full = _attempt(
         table,
         readings,
@@ -304,9 +318,20 @@ def least_change(
         aggregated=False,
     )
     if full is None:
-        return None
+        return fallback
     after, optimal, _ = full
-    return _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+    found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+    if found is None or (not found.proven and fallback is not None and _worse(table, rack, found, fallback)):
+        return fallback
+    return found
+
+
+def _worse(table: Sequence[tuple[Tile, ...]], rack: Sequence[Tile], one: LeastChange, other: LeastChange) -> bool:
+    """Does ``one`` disturb the table more than ``other`` (both scoring as much)?"""
+    return bool(
+        changes(table, rack, one.after).disturbance.as_tuple()
+        > changes(table, rack, other.after).disturbance.as_tuple()
+    )
 
 
 def _attempt(
