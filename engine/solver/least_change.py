@@ -49,7 +49,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
-from engine.changes import changes
+from engine.changes import Changes, changes
 from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
 from engine.solver.intact import least_intact
@@ -81,7 +81,7 @@ def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> S
     found = least_change(s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, weights, floor, s.deadline)
     if found is None:
         return dataclasses.replace(move, changes=listed)
-    better = changes(s.table, s.rack, found.after)
+    better = found.changes or changes(s.table, s.rack, found.after)
     if found.score == floor and better.disturbance.as_tuple() > listed.disturbance.as_tuple():
         return dataclasses.replace(move, changes=listed)  # the programme missed the move found
     return dataclasses.replace(
@@ -97,13 +97,15 @@ def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> S
 @dataclass(frozen=True, slots=True)
 class LeastChange:
     """A move found by the tie break: the table after it, the tiles played, their value, its
-    score, and whether the programme proved it the least change."""
+    score, whether the programme proved it the least change, and its change list when
+    already worked out."""
 
     after: tuple[tuple[Tile, ...], ...]
     played: tuple[Tile, ...]
     value: int
     score: int
     proven: bool
+    changes: Changes | None = None
 
 
 class _Model:
@@ -295,8 +297,9 @@ def least_change(
         after, optimal, bound = fast
         found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
         if found is not None:
-            if optimal and weighed(changes(table, rack, found.after).disturbance.as_tuple()) <= bound + offset:
-                return found
+            listed = changes(table, rack, found.after)
+            if optimal and weighed(listed.disturbance.as_tuple()) <= bound + offset:
+                return dataclasses.replace(found, changes=listed)
             fallback = dataclasses.replace(found, proven=False)
     full = _attempt(
         table,
