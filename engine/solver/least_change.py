@@ -28,6 +28,11 @@ replaced there by the exact tile; a group-set stays a group of its number); unde
 jokers stay. An opening without manipulation keeps the table as it is and lays new sets from
 the rack worth the minimum; an opening with manipulation is not modelled.
 
+First, when the player has opened and holds no joker, ``engine.solver.intact`` looks for a
+move moving no table tile that scores as much (every before-set as it lies or grown by rack
+tiles, new sets of rack tiles): tiles moved 0 being the least possible, its least-touching move
+is the least change, proven by itself once it verifies. Otherwise the programmes below.
+
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
 first-found move when it fails. ``proven`` means the programme was solved to optimality and
