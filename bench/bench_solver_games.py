@@ -11,8 +11,8 @@ collected.
 
 On each position it runs ``engine.solver.suggest(table, rack, opened=True, free-joker,
 "tiles")`` twice, with ``tie_break="any"`` (the first best move found) and with the default
-``"least_change"`` (the best move disturbing the table least, issue #18: a second integer
-programme), and reports the cost of the tie break (median, p99, and how often it found a
+``"least_change"`` (the best move disturbing the table least, issue #18: the moves moving no
+table tile first, ``engine.solver.intact``, then a second integer programme), and reports the cost of the tie break (median, p99, and how often it found a
 less disturbing move); the comparison with rummikub-solver uses the default. Then, when the ``rummikub-solver`` package is importable (a bench-only comparison,
 never a project dependency: install it into a throwaway venv), its ``RuleSet().solve`` with
 ``initial=False``. rummikub-solver rearranges every table tile freely, jokers included, which
