@@ -73,7 +73,6 @@ def sixty_tile_turn() -> dict[str, Any]:
     return {"before": before, "after": after, "rack": rack, "opened": True}
 
 
-
 SERVERS = ("granian", "gunicorn")
 
 
@@ -92,8 +91,24 @@ def start(kind: str, bare: bool, workers: int, tmp: Path) -> tuple[subprocess.Po
         env.update({"RUMMIKUB_BIND": f"{HOST}:{port}", "RUMMIKUB_WORKERS": str(workers)})
         argv = [sys.executable, "-m", "service.server"]
     elif kind == "granian":
-        argv = [str(BIN / "granian"), "--interface", "rsgi", "--factory", "--http", "1", "--no-ws", "--host", HOST,
-                "--port", str(port), "--workers", str(workers), "--log-level", "warning", "bare_app:rsgi_app"]
+        argv = [
+            str(BIN / "granian"),
+            "--interface",
+            "rsgi",
+            "--factory",
+            "--http",
+            "1",
+            "--no-ws",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+            "bare_app:rsgi_app",
+        ]
     else:
         target = "bare_app:create_app()" if bare else "service.app:create_app()"
         argv = [str(BIN / "gunicorn"), "-w", str(workers), "-b", f"{HOST}:{port}", "--log-level", "warning", target]
@@ -134,7 +149,9 @@ def wrk_measure(port: int, path: str, body: bytes | None, connections: int, seco
             'wrk.headers["Content-Type"] = "application/json"\n'
         )
         argv += ["-s", str(script)]
-    out = subprocess.run([*argv, f"http://{HOST}:{port}{path}"], capture_output=True, text=True, timeout=seconds + 30).stdout
+    out = subprocess.run(
+        [*argv, f"http://{HOST}:{port}{path}"], capture_output=True, text=True, timeout=seconds + 30
+    ).stdout
 
     def ms(pattern: str) -> float:
         match = re.search(pattern + r"\s+([\d.]+)(us|ms|s)\b", out)
@@ -163,7 +180,11 @@ def main() -> None:
         raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
     verify = json.dumps(sixty_tile_turn()).encode()
     bare = json.dumps({"name": "bench", "value": 1, "tags": ["a", "b"]}).encode()
-    cases = [("healthz", False, "/healthz", None), ("bare POST", True, "/echo", bare), ("verify", False, "/v1/turns/verify", verify)]
+    cases = [
+        ("healthz", False, "/healthz", None),
+        ("bare POST", True, "/echo", bare),
+        ("verify", False, "/v1/turns/verify", verify),
+    ]
     runs: dict[tuple[str, str], list[WrkRun]] = {(s, c[0]): [] for s in SERVERS for c in cases}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -198,7 +219,9 @@ def report(args: argparse.Namespace, cases: list[Any], runs: dict[tuple[str, str
         f"{args.rounds} rounds (A/B alternating), {os.cpu_count()} CPUs, {platform.python_implementation()} "
         f"{platform.python_version()} ({sys.executable})"
     )
-    print(f"{'server':9} {'endpoint':10} {'req/s min':>10} {'median':>9} {'max':>9} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}")
+    print(
+        f"{'server':9} {'endpoint':10} {'req/s min':>10} {'median':>9} {'max':>9} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}"
+    )
     med: dict[tuple[str, str], float] = {}
     for kind in SERVERS:
         for name, *_ in cases:
@@ -212,13 +235,17 @@ def report(args: argparse.Namespace, cases: list[Any], runs: dict[tuple[str, str
             )
     print()
     for kind in SERVERS:
-        per_round = [v.rate / b.rate for v, b in zip(runs[(kind, "verify")], runs[(kind, "bare POST")], strict=True) if b.rate]
+        per_round = [
+            v.rate / b.rate for v, b in zip(runs[(kind, "verify")], runs[(kind, "bare POST")], strict=True) if b.rate
+        ]
         print(
             f"{kind}: verify / bare POST = {med[(kind, 'verify')] / med[(kind, 'bare POST')]:.2f} (medians; per round "
             f"min {min(per_round):.2f} median {statistics.median(per_round):.2f} max {max(per_round):.2f})"
         )
     for name, *_ in cases:
-        per_round = [g.rate / u.rate for g, u in zip(runs[("granian", name)], runs[("gunicorn", name)], strict=True) if u.rate]
+        per_round = [
+            g.rate / u.rate for g, u in zip(runs[("granian", name)], runs[("gunicorn", name)], strict=True) if u.rate
+        ]
         print(
             f"granian / gunicorn on {name}: {med[('granian', name)] / med[('gunicorn', name)]:.2f} (per round min "
             f"{min(per_round):.2f} median {statistics.median(per_round):.2f} max {max(per_round):.2f})"

@@ -140,6 +140,11 @@ class Objective(StrEnum):
     value = "value"
 
 
+class TieBreak(StrEnum):
+    least_change = "least_change"
+    any = "any"
+
+
 # --- shared options ------------------------------------------------------------------------------
 
 RulesOpt = Annotated[
@@ -902,13 +907,23 @@ def suggest(
             "--objective", metavar="tiles|value", help="Play the most tiles, or the most points [default: tiles]."
         ),
     ] = None,
+    tie_break: Annotated[
+        TieBreak | None,
+        typer.Option(
+            "--tie-break",
+            metavar="least_change|any",
+            help="Among the best moves, the one disturbing the table least, or the first found "
+            "(faster) [default: least_change].",
+        ),
+    ] = None,
     rules: RulesOpt = None,
     lang: LangOpt = Lang.en,
     json_out: JsonOpt = False,
     server: ServerOpt = None,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
 ) -> None:
-    """Suggest a legal move: the most rack tiles (or points) that can be played now.
+    """Suggest a legal move: the most rack tiles (or points) that can be played now, shown as
+    steps to follow ("add R8 to R5 R6 R7"; in Spanish with --lang es).
 
     Exit 0 when a play was found, 1 when the player can only draw.
     """
@@ -931,6 +946,8 @@ def suggest(
             body["opened"] = opened
         if objective is not None:
             body["objective"] = objective.value
+        if tie_break is not None:
+            body["tie_break"] = tie_break.value
         body.setdefault("table", [])
         if file is None and "rack" not in body:
             raise CliError("give a file, or --rack (and --table, --opened)")
@@ -940,7 +957,7 @@ def suggest(
     if json_out:
         print_json(result)
     else:
-        render.render_suggest(_out(), body, result)
+        render.render_suggest(_out(), body, result, lang.value)
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
@@ -965,8 +982,9 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[
     }
     if "rules" in doc:
         body["rules"] = doc["rules"]
-    if "objective" in doc:
-        body["objective"] = doc["objective"]
+    for key in ("objective", "tie_break"):
+        if key in doc:
+            body[key] = doc[key]
     return body
 
 

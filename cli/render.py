@@ -15,6 +15,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from cli.steps import move_steps
+
 TILE_STYLES: dict[str, str] = {
     "K": "bold bright_black",
     "B": "bold dodger_blue2",
@@ -486,7 +488,7 @@ def render_arrange(console: Console, body: Mapping[str, Any], result: Mapping[st
         console.print(verdict_line(False, "", "these tiles cannot all be laid out in valid sets"))
 
 
-def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     console.print(sets_table(body.get("table") or [], None, title="Table"))
     console.print(Text("Rack    ", style="bold") + tiles_text(body.get("rack") or []))
     played = result.get("played") or []
@@ -495,5 +497,11 @@ def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[st
         return
     console.print(Text("Play    ", style="bold") + tiles_text(played) + Text(f"  (worth {result.get('value')})"))
     console.print(sets_table(result.get("after") or [], None, title="Table after the move"))
+    changes = result.get("changes")
+    if isinstance(changes, Mapping):
+        before = [[canonical(t) for t in set_tiles(s)] for s in body.get("table") or []]
+        console.print(Text("Pasos" if lang == "es" else "Steps", style="bold"))
+        for n, step in enumerate(move_steps(before, changes, lang), 1):
+            console.print(f"  {n}. {step}")
     if not result.get("optimal_proven"):
         console.print(Text("(not proven optimal: the search budget ran out)", style="dim"))

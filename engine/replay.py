@@ -104,6 +104,8 @@ class Analysis:
                 "played": format_tiles(best.played),
                 "after": [format_tiles(s) for s in best.after],
                 "value": best.value,
+                "changes": None if best.changes is None else best.changes.to_json(),
+                "least_change_proven": best.least_change_proven,
             },
             "optimal_proven": self.optimal_proven,
             "budget_exhausted": self.budget_exhausted,
@@ -427,7 +429,9 @@ def _analyze(
     budget = min(1.0, deadline - time.perf_counter())
     if budget <= 0 or not rack:
         return Analysis(False, not opened, rack_known, None, False, budget <= 0)
-    best = suggest(table, rack, opened, rules, "tiles", budget)
+    # the first best move found, with its change list: the least-change tie break would cost
+    # more than the whole analysis budget on a long game (tests/test_least_change.py, bench)
+    best = suggest(table, rack, opened, rules, "tiles", budget, tie_break="any")
     return Analysis(bool(best.played), not opened, rack_known, best, best.optimal_proven, best.budget_exhausted)
 
 

@@ -216,13 +216,19 @@ def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
         if not table_set.read(rules).valid:
             raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
     require_supply([*((f"/table/{i}/tiles", s.tiles) for i, s in enumerate(table)), ("/rack", rack)], rules)
-    move = solver.suggest(table, rack, data["opened"], rules, data["objective"], limits.solver_budget_ms / 1000)
+    move = solver.suggest(
+        table, rack, data["opened"], rules, data["objective"], limits.solver_budget_ms / 1000, data["tie_break"]
+    )
+    assert move.changes is not None
     return {
         "after": [format_tiles(s) for s in move.after],
         "played": format_tiles(move.played),
         "value": move.value,
         "optimal_proven": move.optimal_proven,
         "budget_exhausted": move.budget_exhausted,
+        "tie_break": data["tie_break"],
+        "least_change_proven": move.least_change_proven,
+        "changes": move.changes.to_json(),
     }
 
 

@@ -26,7 +26,7 @@ from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
 from engine.rules import MAX_PLAYERS, SABRA, Rules, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
 from engine.sets import TableSet, parse_set
-from engine.solver import OBJECTIVES
+from engine.solver import OBJECTIVES, TIE_BREAKS
 from engine.tiles import Tile, parse_tile, parse_tiles
 from service.limits import DEFAULT_LIMITS, Limits
 
@@ -637,7 +637,7 @@ class ArrangeRequest(StrictSchema):
 
 
 class SuggestRequest(StrictSchema):
-    """SPEC §9 ``POST /v1/moves/suggest``."""
+    """SPEC §9 ``POST /v1/moves/suggest``; ``tie_break`` picks among the best moves (#18)."""
 
     table = TableField(required=True)
     rack = TileListField(required=True)
@@ -645,6 +645,10 @@ class SuggestRequest(StrictSchema):
     objective = StrictString(
         load_default="tiles",
         validate=validate.OneOf(OBJECTIVES, error="must be 'tiles' or 'value'"),
+    )
+    tie_break = StrictString(
+        load_default="least_change",
+        validate=validate.OneOf(TIE_BREAKS, error="must be 'least_change' or 'any'"),
     )
     rules = _rules()
 
@@ -698,8 +702,8 @@ def load_request(schema: Schema, body: Any, limits: Limits = DEFAULT_LIMITS) -> 
 
 
 class RenderPositionRequest(StrictSchema):
-    """``POST /v1/render`` with a position: a moves/suggest body (``objective`` is accepted and
-    ignored); ``rack`` and ``opened`` are optional."""
+    """``POST /v1/render`` with a position: a moves/suggest body (``objective`` and
+    ``tie_break`` are accepted and ignored); ``rack`` and ``opened`` are optional."""
 
     table = TableField(required=True)
     rack = TileListField(load_default=None, allow_none=True)
@@ -707,6 +711,10 @@ class RenderPositionRequest(StrictSchema):
     objective = StrictString(
         load_default="tiles",
         validate=validate.OneOf(OBJECTIVES, error="must be 'tiles' or 'value'"),
+    )
+    tie_break = StrictString(
+        load_default="least_change",
+        validate=validate.OneOf(TIE_BREAKS, error="must be 'least_change' or 'any'"),
     )
     rules = _rules()
 

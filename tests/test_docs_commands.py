@@ -70,6 +70,11 @@ EXPECTED: dict[str, tuple[int, str]] = {
     'rummikub suggest --table "R3 R4 R5" --table "K9 B9 O9" --rack "R6 R7 K1" --opened': (0, "Play R6 R7 (worth 13)"),
     "rummikub suggest examples/position.json --player Ann --objective value": (0, "Play R6 J (worth 13)"),
     "rummikub suggest examples/move.json --json": (0, '"played": ['),
+    'rummikub suggest --table "R5 R6 R7" --table "K9 B9 O9 R9" --rack "R8 K10 K11 O1 O2 J" --opened --lang es': (
+        0,
+        "1. toma K9 de K9 B9 O9 R9 y forma K9 K10 K11",
+    ),
+    "rummikub suggest examples/move.json --tie-break any": (0, "Steps"),
     # transcripts (```text blocks)
     'rummikub validate "R5 X6 R7"': (2, "rummikub: /sets/0/1: 'X6' has an unknown colour 'X': use K, B, O (or Y) or R"),
     "rummikub score examples/two-winners.json": (2, "two players have empty racks (A, B)"),

@@ -124,9 +124,18 @@ SciPy's public, silent ``scipy.optimize.milp``, with the search's lexicographic 
 zero optimality gap. rummikub-solver (Martijn Pieters) uses the same set model for its whole
 answer; only the model is shared, not code.
 
+Least change (``tie_break``)
+----------------------------
+Among the moves with the best score, ``tie_break="least_change"`` (the default) answers the
+one disturbing the table least (``engine.changes``: fewest table tiles moved to another set,
+then fewest table sets touched, then fewest new sets), found by a second integer programme
+with the score fixed from below (``least_change``); ``"any"`` the first found. Every answer
+carries its change list; ``least_change_proven`` says whether no best move disturbs less.
+
 Modules
 -------
-``model`` (constants, results, the problem and its decisions), ``search`` (the memoised
+``model`` (constants, results, the problem and its decisions), ``least_change`` (the
+least-change tie break: a second integer programme over the best moves), ``search`` (the memoised
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
 solution), ``milp`` (the integer programme and its linear relaxation), ``portfolio`` (the
 steps above), ``arrange``, ``melds`` (rack-only sets and minimal melds) and ``suggest`` (the
@@ -138,7 +147,7 @@ far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
 """
 
 from engine.solver.arrange import arrange
-from engine.solver.model import OBJECTIVES, ArrangeResult, Suggestion
+from engine.solver.model import OBJECTIVES, TIE_BREAKS, ArrangeResult, Suggestion
 from engine.solver.suggest import suggest
 
-__all__ = ["OBJECTIVES", "ArrangeResult", "Suggestion", "arrange", "suggest"]
+__all__ = ["OBJECTIVES", "TIE_BREAKS", "ArrangeResult", "Suggestion", "arrange", "suggest"]

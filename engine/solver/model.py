@@ -6,10 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from engine.changes import Changes
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile
 
 OBJECTIVES: tuple[str, ...] = ("tiles", "value")
 """What ``suggest`` maximises: rack tiles played, or their points."""
+
+TIE_BREAKS: tuple[str, ...] = ("least_change", "any")
+"""Which of the best moves ``suggest`` answers: the one disturbing the table least, or the
+first found."""
 
 _NCOL = len(COLORS)
 _LAST = MAX_NUMBER
@@ -50,13 +55,17 @@ class ArrangeResult:
 class Suggestion:
     """A suggested move: the table after it, the rack tiles played and their value (a joker
     is worth the tile it stands for). ``optimal_proven`` is True when no better move exists
-    among the moves the solver considers (see the module docstring)."""
+    among the moves the solver considers (see the module docstring). ``changes`` is the move's
+    change list; ``least_change_proven`` is True when no move scoring as much disturbs the
+    table less (the ``least_change`` tie break, among the moves it models)."""
 
     after: tuple[tuple[Tile, ...], ...]
     played: tuple[Tile, ...]
     value: int
     optimal_proven: bool
     budget_exhausted: bool
+    changes: Changes | None = None  # the change list of the move (engine.changes)
+    least_change_proven: bool = False  # no move scoring as much disturbs the table less
 
 
 class _OutOfTime(Exception):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
 from engine.solver import portfolio
+from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
     _COLOUR_INDEX,
@@ -23,6 +24,7 @@ from engine.solver.model import (
     _PRIMARY,
     _RELAXED_CALLS,
     OBJECTIVES,
+    TIE_BREAKS,
     Suggestion,
     _empty_counts,
     _GroupBlock,
@@ -80,19 +82,26 @@ def suggest(
     rules: Rules = SABRA,
     objective: str = "tiles",
     budget_seconds: float = 2.0,
+    tie_break: str = "least_change",
 ) -> Suggestion:
     """The move playing the most rack tiles (``objective="tiles"``) or points (``"value"``)
     such that every table tile and every played tile ends in a valid set, respecting the
     opening and joker rules (see the module docstring for the moves considered).
 
-    When nothing can be played, ``played`` is empty and ``after`` is the table.
-    Raises ValueError for an unknown objective or a table set that is not valid."""
+    When nothing can be played, ``played`` is empty and ``after`` is the table. Among the best
+    moves, ``tie_break="least_change"`` answers the one disturbing the table least
+    (``engine.solver.least_change``), ``"any"`` the first found; either way the answer carries
+    its change list (``engine.changes``).
+    Raises ValueError for an unknown objective or tie break or a table set that is not valid."""
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
     deadline = time.perf_counter() + budget_seconds
     sets = [s.tiles if isinstance(s, TableSet) else tuple(s) for s in table]
     kinds = [s.kind if isinstance(s, TableSet) else None for s in table]
-    return _Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline).run()
+    suggester = _Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline)
+    return with_least_change(suggester.run(), suggester, tie_break)
 
 
 class _Suggester:

@@ -1,0 +1,689 @@
+"""The least-change tie break of ``suggest`` (issue #18): among the moves scoring as much as
+the best move found, the one that disturbs the table least (``engine.changes``: fewest table
+tiles moved to another set, then fewest before-sets touched, then fewest new sets).
+
+A second integer programme, solved with HiGHS through ``scipy.optimize.milp`` with the score
+fixed from below at the best move's and the disturbance minimised (one objective with
+lexicographic integer weights):
+
+* every before-set ``b`` has one optional *continuation*: a run of its colour (a run-set) or of
+  one of its colours (a group-set), or a group of one of its numbers, holding at least one of
+  its numbered tiles. A run is a *lane*: per number, whether it starts, ends, covers it, and
+  holds the numbered tile or a joker there (a run of 3..13 tiles by the start/end rows). A
+  group is one of the explicit colour sets plus jokers of 3–4 tiles. The tiles the
+  continuation shares with ``b`` are *kept*; ``b`` is unchanged when all are kept and nothing
+  is added;
+* the other after-sets are *free*: per colour one lane of any number of runs (so a long run
+  counts as one set), and counts of every group;
+* every tile type is balanced: the table's copies are laid, at most the rack's more;
+* the score (tiles played and their value, the jokers counting their best points) is at least
+  the best move's;
+* the objective is ``W_move * moved + W_touch * touched + new sets``, ``moved`` = table tiles
+  minus kept tiles.
+
+Table jokers (unless the joker release is free): the continuation of a joker set is of its
+kind and covers its jokers' places (a run-set's jokers keep standing for their tiles or are
+replaced there by the exact tile; a group-set stays a group of its number); under
+``joker_sets_locked`` it keeps every numbered tile; unless freed jokers may go to any set the
+jokers stay. An opening without manipulation keeps the table as it is and lays new sets from
+the rack worth the minimum; an opening with manipulation is not modelled.
+
+First, when the player has opened and holds no joker, ``engine.solver.intact`` looks for a
+move moving no table tile that scores as much (every before-set as it lies or grown by rack
+tiles, new sets of rack tiles): tiles moved 0 being the least possible, its least-touching move
+is the least change, proven by itself once it verifies. Otherwise the programmes below.
+
+The move found is laid out (continuations in the place of their before-set, unchanged sets
+as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
+first-found move when it fails. ``proven`` means the programme was solved to optimality and
+models every legal move of the position: on an opening, under a free joker release, or with
+no joker on the table. Not modelled: a joker set's joker replaced by its tile in a set that
+does not continue it, a joker staying in a run split off its set, a joker moved otherwise."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_array
+
+from engine.changes import Changes, changes
+from engine.rules import Rules
+from engine.sets import RUN, SetReading, TableSet
+from engine.solver.intact import least_intact
+from engine.solver.model import Suggestion
+from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
+from engine.turns import verify_turn
+
+if TYPE_CHECKING:
+    from engine.solver.suggest import _Suggester
+
+_NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
+
+
+def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> Suggestion:
+    """``move`` (the best move ``solved`` found) with its change list; under the
+    ``least_change`` tie break replaced by the least disturbing move scoring as much, when one
+    is found that verifies and disturbs no more."""
+    s = solved
+    listed = changes(s.table, s.rack, move.after)
+    if not move.played:
+        return dataclasses.replace(move, changes=listed, least_change_proven=True)
+    if tie_break != "least_change":
+        return dataclasses.replace(move, changes=listed)
+    # the lexicographic score with the smallest weight that keeps it so (no move is worth more
+    # points than the whole rack with every joker at 13, nor plays more tiles than the rack)
+    primary = 1 + max(len(s.rack), sum(t.number if t.color is not None else 13 for t in s.rack))
+    weights = (primary, 1) if s.tile_weight > s.value_weight else (1, primary)
+    floor = len(move.played) * weights[0] + move.value * weights[1]
+    found = least_change(s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, weights, floor, s.deadline)
+    if found is None:
+        return dataclasses.replace(move, changes=listed)
+    better = found.changes or changes(s.table, s.rack, found.after)
+    if found.score == floor and better.disturbance.as_tuple() > listed.disturbance.as_tuple():
+        return dataclasses.replace(move, changes=listed)  # the programme missed the move found
+    return dataclasses.replace(
+        move,
+        after=found.after,
+        played=found.played,
+        value=found.value,
+        changes=better,
+        least_change_proven=found.proven,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LeastChange:
+    """A move found by the tie break: the table after it, the tiles played, their value, its
+    score, whether the programme proved it the least change, and its change list when
+    already worked out."""
+
+    after: tuple[tuple[Tile, ...], ...]
+    played: tuple[Tile, ...]
+    value: int
+    score: int
+    proven: bool
+    changes: Changes | None = None
+
+
+class _Model:
+    """A mixed-integer programme being built: variables with bounds and costs, sparse rows."""
+
+    def __init__(self) -> None:
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+        self.cost: list[float] = []
+        self.data: list[float] = []
+        self.row_of: list[int] = []
+        self.col_of: list[int] = []
+        self.row_lower: list[float] = []
+        self.row_upper: list[float] = []
+
+    def var(self, upper: float, cost: float = 0.0, lower: float = 0.0) -> int:
+        self.lower.append(lower)
+        self.upper.append(upper)
+        self.cost.append(cost)
+        return len(self.cost) - 1
+
+    def row(self, terms: dict[int, float] | list[tuple[int, float]], lower: float, upper: float) -> None:
+        r = len(self.row_lower)
+        items = terms.items() if isinstance(terms, dict) else terms
+        for col, coef in items:
+            if coef:
+                self.row_of.append(r)
+                self.col_of.append(col)
+                self.data.append(coef)
+        self.row_lower.append(lower)
+        self.row_upper.append(upper)
+
+
+class _Lane:
+    """Runs of one colour as a flow over the numbers: ``start[v]``, ``end[v]``, ``cover[v]``
+    (runs holding number v), ``tile[v]`` (of them, with the numbered tile) and ``joker[v]``."""
+
+    def __init__(self, model: _Model, colour: int, cap: int, supply: Counter[tuple[int, int]], jokers: int) -> None:
+        self.colour = colour
+        m = model
+        self.start = {v: m.var(cap if v <= MAX_NUMBER - 2 else 0) for v in _NUMBERS}
+        self.end = {v: m.var(cap if v >= MIN_NUMBER + 2 else 0) for v in _NUMBERS}
+        self.cover = {v: m.var(cap) for v in _NUMBERS}
+        self.tile = {v: m.var(min(cap, supply[(colour, v)])) for v in _NUMBERS}
+        self.joker = {v: m.var(min(cap, jokers)) for v in _NUMBERS}
+        for v in _NUMBERS:
+            flow: dict[int, float] = {self.cover[v]: 1, self.start[v]: -1}
+            if v > MIN_NUMBER:
+                flow[self.cover[v - 1]] = -1
+                flow[self.end[v - 1]] = 1
+            m.row(flow, 0, 0)
+            # a run ends only after three numbers: not where it started or one after
+            ends = {self.end[v]: 1.0, self.cover[v]: -1.0, self.start[v]: 1.0}
+            if v > MIN_NUMBER:
+                ends[self.start[v - 1]] = 1
+            m.row(ends, -np.inf, 0)
+            m.row({self.tile[v]: 1, self.joker[v]: 1, self.cover[v]: -1}, 0, 0)
+        m.row({self.end[MAX_NUMBER]: 1, self.cover[MAX_NUMBER]: -1}, 0, 0)
+
+    def runs(self, x: list[int]) -> list[tuple[Tile, ...]]:
+        """The runs of a solution, oldest ended first; jokers declared, given to runs that
+        already hold a numbered tile when possible."""
+        colour = COLORS[self.colour]
+        open_runs: list[list[Tile]] = []
+        done: list[tuple[Tile, ...]] = []
+        for v in _NUMBERS:
+            open_runs.extend([] for _ in range(x[self.start[v]]))
+            jokers, tiles = x[self.joker[v]], x[self.tile[v]]
+            order = sorted(range(len(open_runs)), key=lambda i: not any(t.color for t in open_runs[i]))
+            for i in order:
+                if jokers and any(t.color for t in open_runs[i]):
+                    open_runs[i].append(joker_as(numbered(colour, v)))
+                    jokers -= 1
+                elif tiles:
+                    open_runs[i].append(numbered(colour, v))
+                    tiles -= 1
+                else:
+                    open_runs[i].append(joker_as(numbered(colour, v)))
+                    jokers -= 1
+            for _ in range(x[self.end[v]]):
+                done.append(tuple(open_runs.pop(0)))
+        return done
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """A group candidate: its number, colours and jokers, and its variable."""
+
+    number: int
+    colours: tuple[int, ...]
+    jokers: int
+    var: int
+
+    def tiles(self) -> tuple[Tile, ...]:
+        return tuple(numbered(COLORS[c], self.number) for c in self.colours) + (JOKER,) * self.jokers
+
+
+def _group_shapes(number: int, supply: Counter[tuple[int, int]], jokers: int) -> list[tuple[tuple[int, ...], int]]:
+    out = []
+    for k in range(1, len(COLORS) + 1):
+        for colours in itertools.combinations(range(len(COLORS)), k):
+            if all(supply[(c, number)] for c in colours):
+                for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
+                    out.append((colours, j))
+    return out
+
+
+def least_change(
+    table: Sequence[tuple[Tile, ...]],
+    kinds: Sequence[str | None],
+    readings: Sequence[SetReading],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    deadline: float,
+) -> LeastChange | None:
+    """The move scoring at least ``floor`` (tile weight, value weight as ``weights``) that
+    disturbs the table least, or None (not modelled, no time, or no legal move found)."""
+    if not opened and rules.manipulate_on_opening_turn:
+        return None
+    colour_index = {c: i for i, c in enumerate(COLORS)}
+    table_counts: Counter[tuple[int, int]] = Counter()
+    rack_counts: Counter[tuple[int, int]] = Counter()
+    table_jokers = rack_jokers = 0
+    for s in table:
+        for t in s:
+            if t.color is None:
+                table_jokers += 1
+            else:
+                table_counts[(colour_index[t.color], t.number)] += 1
+    for t in rack:
+        if t.color is None:
+            rack_jokers += 1
+        else:
+            rack_counts[(colour_index[t.color], t.number)] += 1
+    opening = not opened
+    supply = rack_counts if opening else table_counts + rack_counts
+    base = Counter[tuple[int, int]]() if opening else table_counts
+    base_jokers = 0 if opening else table_jokers
+    jokers = rack_jokers + base_jokers
+    w_touch = (sum(supply.values()) + jokers) // 3 + 2
+    w_move = w_touch * (len(table) + 1) + 1
+    free_release = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
+    # proven: solved to optimality, and every legal move is modelled (a joker set's joker
+    # may also be replaced in a set that does not continue it, or stay in a split run)
+    exact = opening or free_release or not table_jokers
+
+    def weighed(d: tuple[int, int, int]) -> int:
+        return d[0] * w_move + d[1] * w_touch + d[2]
+
+    # the programmes' objective is the weighed disturbance less this constant
+    offset = w_move * sum(map(len, table)) + w_touch * len(table)
+
+    # a move moving no table tile, when one scores as much: proven least by itself
+    if not opening:
+        intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
+        if isinstance(intact, list):
+            found = _checked(table, kinds, rack, opened, rules, intact, weights, floor, True)
+            if found is not None:
+                return found
+    # then the smaller model (a set continued by a set of the other kind only through the
+    # free sets, counted by necessary conditions); its optimum bounds the true one from below,
+    # so a move it finds disturbing exactly that much is the least change; else the full model
+    fast = _attempt(
+        table,
+        readings,
+        rack_counts,
+        rack_jokers,
+        supply,
+        base,
+        base_jokers,
+        jokers,
+        opening,
+        rules,
+        weights,
+        floor,
+        deadline,
+        w_move,
+        w_touch,
+        free_release,
+        aggregated=True,
+    )
+    # a legal move of the smaller model that is not proven least: answered (not proven) when
+    # the full model finds nothing in time
+    fallback: LeastChange | None = None
+    if fast is not None:
+        after, optimal, bound = fast
+        found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+        if found is not None:
+            listed = changes(table, rack, found.after)
+            if optimal and weighed(listed.disturbance.as_tuple()) <= bound + offset:
+                return dataclasses.replace(found, changes=listed)
+            fallback = dataclasses.replace(found, proven=False)
+    full = _attempt(
+        table,
+        readings,
+        rack_counts,
+        rack_jokers,
+        supply,
+        base,
+        base_jokers,
+        jokers,
+        opening,
+        rules,
+        weights,
+        floor,
+        deadline,
+        w_move,
+        w_touch,
+        free_release,
+        aggregated=False,
+    )
+    if full is None:
+        return fallback
+    after, optimal, _ = full
+    found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+    if found is None or (not found.proven and fallback is not None and _worse(table, rack, found, fallback)):
+        return fallback
+    return found
+
+
+def _worse(table: Sequence[tuple[Tile, ...]], rack: Sequence[Tile], one: LeastChange, other: LeastChange) -> bool:
+    """Does ``one`` disturb the table more than ``other`` (both scoring as much)?"""
+    return bool(
+        changes(table, rack, one.after).disturbance.as_tuple()
+        > changes(table, rack, other.after).disturbance.as_tuple()
+    )
+
+
+def _attempt(
+    table: Sequence[tuple[Tile, ...]],
+    readings: Sequence[SetReading],
+    rack_counts: Counter[tuple[int, int]],
+    rack_jokers: int,
+    supply: Counter[tuple[int, int]],
+    base: Counter[tuple[int, int]],
+    base_jokers: int,
+    jokers: int,
+    opening: bool,
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    deadline: float,
+    w_move: int,
+    w_touch: int,
+    free_release: bool,
+    aggregated: bool,
+) -> tuple[list[tuple[Tile, ...]], bool, int] | None:
+    """Build and solve the programme; the after table of its solution, whether it is optimal,
+    and its objective value (None: no solution in time)."""
+    tw, vw = weights
+    m = _Model()
+
+    counted: list[tuple[int, int]] = []  # (variable, points) of jokers that may count as played
+    # free sets: every run started and every group laid is a new set
+    free_lanes = [_Lane(m, c, 3 + jokers, supply, jokers) for c in range(len(COLORS))]
+    for lane in free_lanes:
+        for v in _NUMBERS:
+            m.cost[lane.start[v]] += 1
+    free_groups = []
+    for v in _NUMBERS:
+        for colours, j in _group_shapes(v, supply, jokers):
+            most = min([supply[(c, v)] for c in colours] + ([jokers // j] if j else []))
+            free_groups.append(_Group(v, colours, j, m.var(most, 1)))
+    lanes, groups = list(free_lanes), list(free_groups)
+    conts: list[_Continuation] = []
+
+    frees = rules.freed_joker_use == "any_set" and not rules.joker_sets_locked
+    if not opening:
+        for tiles, reading in zip(table, readings, strict=True):
+            cont = _continuation(
+                m, tiles, reading, supply, jokers, free_release, frees, rules, w_move, w_touch, aggregated
+            )
+            conts.append(cont)
+            lanes += cont.lanes
+            groups += cont.groups
+        _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
+
+    # balance of every tile type, and the jokers
+    per_key: dict[tuple[int, int], dict[int, float]] = {}
+    joker_terms: dict[int, float] = {}
+    for lane in lanes:
+        for v in _NUMBERS:
+            per_key.setdefault((lane.colour, v), {})[lane.tile[v]] = 1
+            joker_terms[lane.joker[v]] = 1
+            if rack_jokers:
+                counted.append((lane.joker[v], v))
+    for g in groups:
+        for c in g.colours:
+            per_key.setdefault((c, g.number), {})[g.var] = 1
+        if g.jokers:
+            joker_terms[g.var] = joker_terms.get(g.var, 0) + g.jokers
+    for key, terms in per_key.items():
+        m.row(terms, base[key], base[key] + rack_counts[key])
+    m.row(joker_terms, base_jokers, base_jokers + rack_jokers)
+    # the score: every tile laid, less the table's (a constant); played jokers at their points
+    score: dict[int, float] = {}
+    for key, terms in per_key.items():
+        for col, coef in terms.items():
+            score[col] = score.get(col, 0) + coef * (tw + vw * key[1])
+    for col, coef in joker_terms.items():
+        score[col] = score.get(col, 0) + coef * tw
+    if rack_jokers:
+        picks: dict[int, float] = {}
+        for col, points in counted:
+            pick = m.var(min(rack_jokers, 1 if m.upper[col] <= 1 else m.upper[col]))
+            m.row({pick: 1, col: -1}, -np.inf, 0)
+            picks[pick] = 1
+            score[pick] = vw * points
+        for g in groups:
+            if g.jokers:
+                pick = m.var(min(rack_jokers, g.jokers * m.upper[g.var]))
+                m.row({pick: 1, g.var: -g.jokers}, -np.inf, 0)
+                picks[pick] = 1
+                score[pick] = vw * g.number
+        m.row({**picks, **{col: -coef for col, coef in joker_terms.items()}}, -base_jokers, -base_jokers)
+    constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
+    m.row(score, floor + constant, np.inf)
+    if opening:
+        meld: dict[int, float] = {}
+        for lane in free_lanes:
+            for v in _NUMBERS:
+                meld[lane.tile[v]] = v
+                meld[lane.joker[v]] = v
+        for g in groups:
+            meld[g.var] = g.number * (len(g.colours) + g.jokers)
+        m.row(meld, max(1, rules.initial_meld_min), np.inf)
+
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    matrix = coo_array((m.data, (m.row_of, m.col_of)), shape=(len(m.row_lower), len(m.cost))).tocsc()
+    result = milp(
+        np.array(m.cost, dtype=float),
+        integrality=np.ones(len(m.cost)),
+        bounds=Bounds(np.array(m.lower, dtype=float), np.array(m.upper, dtype=float)),
+        constraints=LinearConstraint(matrix, m.row_lower, m.row_upper),
+        # presolve costs more than it saves on these models (measured: about 4x slower)
+        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, left), "presolve": False},
+    )
+    if result.x is None:
+        return None
+    x = [round(float(n)) for n in result.x]
+    after = list(table) if opening else []
+    for b, cont in enumerate(conts):
+        if cont.same is not None and x[cont.same]:
+            after.append(table[b])
+            continue
+        for lane in cont.lanes:
+            after += lane.runs(x)
+        after += [g.tiles() for g in cont.groups if x[g.var]]
+    for lane in free_lanes:
+        after += lane.runs(x)
+    for g in free_groups:
+        after += [g.tiles()] * x[g.var]
+    return after, result.status == 0, round(float(result.fun))
+
+
+def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: list[_Lane], groups: list[_Group]) -> None:
+    """Before-sets continued by a free set of the other kind, counted without saying which:
+    ("group", number, colour, var) asks for a free group holding that tile, ("run", number,
+    colour, var) for a free run holding it. Necessary conditions only: every request has a
+    set holding its tile; at any number, requests of any colours are no more than the groups
+    holding one of them (Hall's condition, exact for groups); in any stretch of numbers of a
+    colour, requests are no more than the runs meeting it."""
+    by_group: dict[int, dict[int, list[int]]] = {}
+    by_run: dict[int, dict[int, list[int]]] = {}
+    for kind, number, colour, var in requests:
+        target = by_group if kind == "group" else by_run
+        target.setdefault(number if kind == "group" else colour, {}).setdefault(
+            colour if kind == "group" else number, []
+        ).append(var)
+    for number, per_colour in by_group.items():
+        here = [g for g in groups if g.number == number]
+        for k in range(1, len(COLORS) + 1):
+            for subset in itertools.combinations(range(len(COLORS)), k):
+                asked = [v for c in subset for v in per_colour.get(c, [])]
+                if not asked:
+                    continue
+                row = dict.fromkeys(asked, 1.0)
+                for g in here:
+                    if set(g.colours) & set(subset):
+                        row[g.var] = -1.0
+                m.row(row, -np.inf, 0)
+    for colour, per_number in by_run.items():
+        lane = lanes[colour]
+        for n, asked in per_number.items():
+            m.row({**dict.fromkeys(asked, 1.0), lane.tile[n]: -1.0}, -np.inf, 0)
+        numbers = sorted(per_number)
+        for i, low in enumerate(numbers):
+            for high in numbers[i + 1 :]:
+                row = {v: 1.0 for n in numbers if low <= n <= high for v in per_number[n]}
+                row[lane.cover[low]] = -1.0
+                for v in range(low + 1, high + 1):
+                    row[lane.start[v]] = -1.0
+                m.row(row, -np.inf, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Continuation:
+    """The candidates continuing one before-set, and its unchanged indicator."""
+
+    lanes: list[_Lane]
+    groups: list[_Group]
+    same: int | None
+    requests: list[tuple[str, int, int, int]]
+
+
+def _continuation(
+    m: _Model,
+    tiles: tuple[Tile, ...],
+    reading: SetReading,
+    supply: Counter[tuple[int, int]],
+    jokers: int,
+    free_release: bool,
+    frees: bool,
+    rules: Rules,
+    w_move: int,
+    w_touch: int,
+    aggregated: bool = False,
+) -> _Continuation:
+    """The continuation of a before-set: its lanes and groups, kept tiles and the
+    unchanged indicator, with their objective weights (``moved`` counts tiles not kept)."""
+    colour_index = {c: i for i, c in enumerate(COLORS)}
+    mine = Counter((colour_index[t.color], t.number) for t in tiles if t.color is not None)
+    own_jokers = sum(1 for t in tiles if t.color is None)
+    best = reading.best
+    assert best is not None
+    is_run = best.kind == RUN
+    fixed_jokers = own_jokers and not free_release
+    active: dict[int, float] = {}
+    kept: dict[int, float] = {}
+    size: dict[int, float] = {}
+    holds_jokers: dict[int, float] = {}
+    lanes: list[_Lane] = []
+    groups: list[_Group] = []
+    requests: list[tuple[str, int, int, int]] = []
+    # aggregated: a set without jokers is continued by a set of the other kind through a
+    # request on the free sets (it keeps one tile and forms no new set)
+    requested = aggregated and not own_jokers
+    if requested:
+        for c, v in sorted(mine):
+            var = m.var(1, -w_move - 1)
+            requests.append(("group" if is_run else "run", v, c, var))
+            active[var] = 1
+    for colour in sorted({c for c, _ in mine}):
+        if fixed_jokers and not is_run:
+            break  # a group holding a joker stays a group
+        if requested and not is_run:
+            break
+        lane = _Lane(m, colour, 1, supply, jokers)
+        lanes.append(lane)
+        anchors = sorted(v for c, v in mine if c == colour)
+        share = {lane.tile[v]: 1.0 for v in anchors}
+        starts = {lane.start[v]: 1.0 for v in _NUMBERS}
+        # it holds one of b's numbered tiles
+        m.row({**share, **{k: -1.0 for k in starts}}, 0, np.inf)
+        if not is_run:  # a run continuing a group holds the group's tile of its colour
+            m.row({lane.tile[anchors[0]]: 1.0, **{k: -1.0 for k in starts}}, 0, 0)
+        for k in starts:
+            active[k] = 1
+        for k in share:
+            kept[k] = 1
+        for v in _NUMBERS:
+            size[lane.cover[v]] = 1
+            holds_jokers[lane.joker[v]] = 1
+        if fixed_jokers:
+            places = [t.declared.number for t in best.tiles if t.color is None and t.declared is not None]
+            for p in places:
+                m.row({lane.cover[p]: 1}, 1, 1)
+                if not frees:
+                    m.row({lane.joker[p]: 1}, 1, 1)
+            if rules.joker_sets_locked:
+                for v in anchors:
+                    m.row({lane.tile[v]: 1}, 1, 1)
+    for number in sorted({v for _, v in mine}):
+        if fixed_jokers and is_run:
+            break  # a run holding a joker stays a run
+        if requested and is_run:
+            break
+        for colours, j in _group_shapes(number, supply, jokers):
+            shared = sum(1 for c in colours if mine[(c, number)])
+            if not shared:
+                continue
+            if fixed_jokers and j < own_jokers and not _frees_group_jokers(tiles, mine, colours, j, frees, rules):
+                continue
+            if fixed_jokers and rules.joker_sets_locked and (j < own_jokers or shared < len(mine)):
+                continue
+            g = _Group(number, colours, j, m.var(1))
+            groups.append(g)
+            active[g.var] = 1
+            kept[g.var] = shared
+            size[g.var] = len(colours) + j
+            if j:
+                holds_jokers[g.var] = j
+    if not active:
+        if fixed_jokers:
+            m.row({m.var(0): 1}, 1, 1)  # infeasible: nothing can continue this set
+        return _Continuation(lanes, groups, None, requests)
+    on = m.var(1)
+    m.row({**active, on: -1.0}, 0, 0)
+    if fixed_jokers:
+        m.row({on: 1}, 1, 1)
+    kept_jokers = m.var(own_jokers)
+    if own_jokers:
+        m.row({kept_jokers: 1, on: -own_jokers}, -np.inf, 0)
+        m.row({kept_jokers: 1, **{k: -v for k, v in holds_jokers.items()}}, -np.inf, 0)
+    total = sum(mine.values()) + own_jokers
+    same = m.var(1, -w_touch)
+    # unchanged: everything kept and nothing added
+    m.row({**kept, kept_jokers: 1.0, same: -float(total)}, 0, np.inf)
+    m.row({**size, same: float(MAX_NUMBER)}, -np.inf, total + MAX_NUMBER)
+    for k, coef in kept.items():
+        m.cost[k] -= w_move * coef
+    m.cost[kept_jokers] -= w_move
+    # a continuation is not a new set: the objective counts free sets only
+    return _Continuation(lanes, groups, same, requests)
+
+
+def _frees_group_jokers(
+    tiles: tuple[Tile, ...],
+    mine: Counter[tuple[int, int]],
+    colours: tuple[int, ...],
+    jokers: int,
+    frees: bool,
+    rules: Rules,
+) -> bool:
+    """Does a group of ``colours`` and ``jokers`` jokers continuing the group ``tiles`` free
+    its missing jokers by their exact tiles (a declared joker by its tile; an undeclared one by
+    a missing colour, both in a group of three under ``group_joker_needs_both_colours``)?"""
+    if not frees:
+        return False
+    colour_index = {c: i for i, c in enumerate(COLORS)}
+    added = {c for c in colours if not mine[(c, next(v for _, v in mine))]}
+    declared = {colour_index[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+    if not declared <= added:
+        return False
+    freed = sum(1 for t in tiles if t.color is None) - jokers
+    if rules.group_joker_needs_both_colours and len(tiles) == 3:
+        return len(colours) == len(COLORS)
+    return len(added) >= freed
+
+
+def _checked(
+    table: Sequence[tuple[Tile, ...]],
+    kinds: Sequence[str | None],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules,
+    after: list[tuple[Tile, ...]],
+    weights: tuple[int, int],
+    floor: int,
+    proven: bool,
+) -> LeastChange | None:
+    """The move if it is a legal turn scoring at least ``floor``."""
+    before = [TableSet(tiles, kind) for tiles, kind in zip(table, kinds, strict=True)]
+    if not verify_turn(before, [TableSet(s) for s in after], tuple(rack), opened, rules).valid:
+        return None
+    played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in table for t in s)
+    numbered_value = sum(int(key[1:]) * n for key, n in played_keys.items() if key != "J")
+    points = sorted((_joker_points(s) for s in after), reverse=True)
+    flat = sorted((p for ps in points for p in ps), reverse=True)
+    value = numbered_value + sum(flat[: played_keys["J"]])
+    count = sum(played_keys.values())
+    tw, vw = weights
+    score = count * tw + value * vw
+    if score < floor:
+        return None
+    return LeastChange(tuple(after), tiles_of_keys(played_keys), value, score, proven)
+
+
+def _joker_points(tiles: Sequence[Tile]) -> list[int]:
+    number = next((t.number for t in tiles if t.color is not None), 0)
+    return [t.declared.number if t.declared is not None else number for t in tiles if t.color is None]
