@@ -5,9 +5,10 @@ granian (a Rust HTTP server) reads requests and writes answers on its own thread
 broken client costs a socket, not a Python worker; it refuses malformed HTTP (bad chunking,
 duplicate Content-Length, oversized headers or URLs) with a 4xx before Python sees it. The Flask
 app runs behind :class:`RSGIAdapter`, which reads each body (within ``RUMMIKUB_READ_TIMEOUT``:
-else 408; at most ``RUMMIKUB_MAX_BODY_BYTES``: else 413; refused with 400 when it cannot be read,
-or comes with both Content-Length and Transfer-Encoding) and then calls the WSGI app with the
-whole body in memory.
+else 408; at most ``RUMMIKUB_MAX_BODY_BYTES``: else 413; refused with 400 when it cannot be read)
+and then calls the WSGI app with the whole body in memory. (A request with both Content-Length
+and Transfer-Encoding never reaches it as such: hyper drops the Content-Length, reads the chunked
+body and closes the connection after the answer, as RFC 9112 §6.1 allows.)
 
 Settings (environment variables; docs/service.md):
 
@@ -28,8 +29,10 @@ Settings (environment variables; docs/service.md):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -42,6 +45,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+METRICS_DIR_PREFIX = "rummikub-metrics-"
 DEFAULT_PORT = 8000
 _WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -223,7 +227,7 @@ class RSGIAdapter:
         chunked = headers.get("transfer-encoding")
         if length is None and chunked is None:
             return b""
-        if length is not None and chunked is not None:
+        if length is not None and chunked is not None:  # hyper drops the Content-Length: defence in depth
             raise _BodyError(400, "Bad Request", "the request has both Content-Length and Transfer-Encoding")
         expected: int | None = None
         if length is not None:
@@ -348,6 +352,62 @@ def rsgi_app() -> RSGIAdapter:
     return RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads)
 
 
+# --- the metrics directory ------------------------------------------------------------------------
+
+_METRICS_DIR = re.compile(re.escape(METRICS_DIR_PREFIX) + r"(?:(\d+)-)?[A-Za-z0-9_]+")
+_DB_PID = re.compile(r"_(\d+)\.db")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def stale_metrics_dirs(parent: Path | None = None, min_age: float = 60.0) -> list[Path]:
+    """Metrics directories launchers left in ``parent`` (the temporary directory) when they were
+    killed (SIGKILL: no ``finally`` runs): ``rummikub-metrics-<launcher pid>-*`` of this user
+    whose launcher and worker processes (the pids in prometheus-client's ``*_<pid>.db`` file
+    names) are all gone. A directory named without a pid (older launchers) counts only once it
+    holds a worker's file and is ``min_age`` seconds old; a pid since reused by another process
+    keeps a directory (never one removed in use)."""
+    parent = Path(tempfile.gettempdir()) if parent is None else parent
+    stale = []
+    with contextlib.suppress(OSError):
+        for path in parent.iterdir():
+            match = _METRICS_DIR.fullmatch(path.name)
+            if match is None or path.is_symlink() or not path.is_dir():
+                continue
+            try:
+                if path.stat().st_uid != os.getuid():
+                    continue
+                files = [f.name for f in path.iterdir()]
+                age = time.time() - path.stat().st_mtime
+            except OSError:
+                continue
+            pids = {int(m.group(1)) for name in files if (m := _DB_PID.search(name))}
+            if match.group(1):
+                pids.add(int(match.group(1)))
+            elif not files or age < min_age:
+                continue
+            if not any(_alive(pid) for pid in pids):
+                stale.append(path)
+    return stale
+
+
+def remove_stale_metrics_dirs(parent: Path | None = None) -> int:
+    """Remove :func:`stale_metrics_dirs`; the number removed."""
+    removed = 0
+    for path in stale_metrics_dirs(parent):
+        shutil.rmtree(path, ignore_errors=True)
+        removed += not path.exists()
+    return removed
+
+
 # --- main -----------------------------------------------------------------------------------------
 
 
@@ -366,7 +426,9 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     os.environ.setdefault("RUMMIKUB_ACCESS_LOG", "-")
     own_dir = None
     if not os.environ.get(MULTIPROC_ENV):
-        own_dir = tempfile.mkdtemp(prefix="rummikub-metrics-")
+        # A launcher killed with SIGKILL cannot remove its directory: the next one does.
+        remove_stale_metrics_dirs()
+        own_dir = tempfile.mkdtemp(prefix=f"{METRICS_DIR_PREFIX}{os.getpid()}-")
         os.environ[MULTIPROC_ENV] = own_dir
     try:
         server = Granian(
