@@ -58,6 +58,20 @@ VERDICTS = Counter(
     registry=REGISTRY,
 )
 
+BUDGET_REJECTIONS = Counter(
+    "rummikub_budget_rejections",
+    "Budgeted requests (the solver's) refused with 503 because the worker's share was full, by route.",
+    ["route"],
+    registry=REGISTRY,
+)
+BUDGET_QUEUE = Histogram(
+    "rummikub_budget_queue_seconds",
+    "Time budgeted requests waited for a slot of the worker's share (0 when one was free), by route.",
+    ["route"],
+    buckets=(0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
+    registry=REGISTRY,
+)
+
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import math
 import os
 import re
 import signal
@@ -634,3 +635,104 @@ def test_a_killed_launchers_metrics_dir_is_removed_by_the_next(tmp_path: Path) -
         assert list(Path(tempfile.gettempdir()).glob(f"rummikub-metrics-{second.process.pid}-*"))
     finally:
         second.stop()
+
+
+# --- fair share: budgeted requests never starve verdicts (issue #19) ------------------------------
+
+# A suggest the solver cannot finish within its budget (1 s): 80 of the 106 classic tiles.
+HARD_RACK = str.split(
+    "O3 O5 K12 B6 B5 R6 R12 R11 K2 B1 R11 B1 O13 B6 O12 O13 B3 K2 K4 K11 O1 B13 O11 B11 O11 R5 K9 B12 K11 K7 B9 J K1 B11 B12 B8 R5 O8 R9 R9 "
+    "O2 B4 B7 R8 R3 R2 R6 K10 K6 B3 O9 K5 B13 K7 B4 B5 K13 O12 K4 R3 O5 O8 R1 K12 J O6 B10 K5 B8 R8 O1 B9 R13 K10 R2 O6 B2 R4 K1 O4"
+)
+SUGGEST_HARD = json.dumps({"table": [], "rack": HARD_RACK, "opened": True})
+
+# The verdict client runs in a process of its own: timed from a process whose interpreter is not
+# shared with the 8 flooding threads, its latencies are the server's.
+VERDICT_CLIENT = """
+import http.client, json, sys, time
+port, seconds, body = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+out = []
+stop = time.monotonic() + seconds
+for _ in range(5000):
+    if time.monotonic() > stop:
+        break
+    started = time.perf_counter()
+    try:
+        conn.request("POST", "/v1/turns/verify", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        valid = json.loads(response.read()).get("valid")
+        out.append([response.status, valid, time.perf_counter() - started])
+    except Exception as exc:
+        out.append([repr(exc), None, time.perf_counter() - started])
+        conn.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    time.sleep(0.005)
+print(json.dumps(out))
+"""
+
+
+def test_a_suggest_flood_never_starves_verdicts(tmp_path: Path) -> None:
+    """Issue #19's done-when: 8 threads flood /v1/moves/suggest with a hard position for several
+    seconds while one client verifies turns. Every verify answers 200; every suggest 200 or a 503
+    problem with Retry-After, nothing else (no timeouts, no other 5xx); /metrics counts the
+    rejections and the queue waits. Verify's p50/p99 are printed, not asserted (a shared 2-core
+    machine: bench/bench_http.py --mixed holds the latency target)."""
+    server = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off", RUMMIKUB_BUDGET_QUEUE="1")
+    try:
+        seconds = 4.0
+        verdicts = subprocess.Popen(
+            [sys.executable, "-c", VERDICT_CLIENT, str(server.port), str(seconds + 0.5), VERIFY],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        suggests: list[tuple[int | str, str | None, bytes]] = []
+        lock = threading.Lock()
+        stop = time.monotonic() + seconds
+
+        def flood() -> None:
+            for _ in range(1000):
+                if time.monotonic() > stop:
+                    return
+                try:
+                    status, headers, body = server.request("POST", "/v1/moves/suggest", SUGGEST_HARD)
+                    with lock:
+                        suggests.append((status, headers.get("retry-after"), body))
+                    if status == 503:
+                        time.sleep(0.05)  # a client that backs off a little, as Retry-After asks
+                except (OSError, http.client.HTTPException) as exc:
+                    with lock:
+                        suggests.append((repr(exc), None, b""))
+
+        threads = [threading.Thread(target=flood) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=seconds + 30)
+        assert not any(thread.is_alive() for thread in threads)
+        out, _ = verdicts.communicate(timeout=30)
+        answers = json.loads(out)
+        statuses = {(status, valid) for status, valid, _ in answers}
+        assert len(answers) > 20 and statuses == {(200, True)}, statuses
+        latencies = sorted(seconds for *_, seconds in answers)
+        p50, p99 = latencies[len(latencies) // 2], latencies[max(0, math.ceil(len(latencies) * 0.99) - 1)]
+        served = [s for s in suggests if s[0] == 200]
+        refused = [s for s in suggests if s[0] == 503]
+        assert len(served) + len(refused) == len(suggests), {s[0] for s in suggests}
+        assert served and refused
+        for _, retry_after, body in refused:
+            assert retry_after is not None and int(retry_after) >= 1
+            problem = json.loads(body)
+            assert problem["status"] == 503 and problem["errors"][0]["limit"] == "RUMMIKUB_BUDGET_SLOTS"
+        text = server.get("/metrics")[2].decode()
+        route = {"route": "/v1/moves/suggest"}
+        assert metric(text, "rummikub_budget_rejections_total", **route) == len(refused)
+        assert metric(text, "rummikub_budget_queue_seconds_count", **route) == len(served)
+        assert metric(text, "rummikub_http_requests_total", status="503", **route) == len(refused)
+        print(
+            f"suggest flood, 8 threads {seconds:g} s: {len(served)} suggests served, {len(refused)} refused (503); "
+            f"verify alongside: n={len(latencies)} p50={p50 * 1000:.1f} ms p99={p99 * 1000:.1f} ms "
+            f"max={latencies[-1] * 1000:.1f} ms (load {os.getloadavg()[0]:.2f})"
+        )
+    finally:
+        server.stop()
