@@ -477,12 +477,12 @@ class RSGIAdapter:
         assert gate is not None
         wait = gate.retry_after()
         detail = (
-            f"the solver is busy: {gate.running} budgeted request(s) running and {len(gate.waiters)} waiting "
-            f"in this worker (RUMMIKUB_BUDGET_SLOTS {gate.slots}, RUMMIKUB_BUDGET_QUEUE {gate.queue})"
+            f"{gate.running} budgeted request(s) running and {len(gate.waiters)} waiting in this worker "
+            f"(RUMMIKUB_BUDGET_SLOTS {gate.slots}, RUMMIKUB_BUDGET_QUEUE {gate.queue})"
         )
         error = RequestError(
             503,
-            f"The service is busy: {detail}; retry after {wait} s.",
+            f"The solver is busy: {detail}; retry after {wait} s.",
             [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_BUDGET_SLOTS"}],
             detail_es=f"El servicio está ocupado (el buscador de jugadas); reintente dentro de {wait} s.",
         )

@@ -136,3 +136,21 @@ def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() 
     threads = dict(seen)
     assert threads["/v1/moves/suggest"].startswith("rummikub-budget")
     assert threads["/v1/turns/verify"] == threading.main_thread().name
+
+
+def test_the_busy_answer_is_the_documented_one() -> None:
+    """The adapter's 503 has the contract's shape (Problem, Retry-After) and its example's words."""
+    from tests.test_contract import SPEC, _check
+
+    gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0)
+    gate.running = 1
+    gate.waiters.extend([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)])
+    adapter = RSGIAdapter(lambda e, s: [], 1000, 1.0, gate=gate)
+    proto = Proto(b"")
+    adapter._busy(Scope("/v1/moves/suggest", b""), proto, {"PATH_INFO": "/v1/moves/suggest"}, "/v1/moves/suggest", 0.0)
+    status, headers, data = proto.sent[0]
+    documented = SPEC["components"]["responses"]["Busy"]
+    assert set(documented["headers"]) == {"Retry-After", "Content-Language"}
+    assert {"retry-after", "content-language"} <= set(headers)
+    _check(json.loads(data), "#/components/schemas/Problem")
+    assert json.loads(data) == documented["content"]["application/problem+json"]["example"]
