@@ -149,6 +149,7 @@ def test_the_busy_answer_is_the_documented_one() -> None:
     proto = Proto(b"")
     adapter._busy(Scope("/v1/moves/suggest", b""), proto, {"PATH_INFO": "/v1/moves/suggest"}, "/v1/moves/suggest", 0.0)
     status, headers, data = proto.sent[0]
+    assert status == 503
     documented = SPEC["components"]["responses"]["Busy"]
     assert set(documented["headers"]) == {"Retry-After", "Content-Language"}
     assert {"retry-after", "content-language"} <= set(headers)
