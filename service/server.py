@@ -244,6 +244,13 @@ class BudgetGate:
             with contextlib.suppress(ValueError):
                 self.waiters.remove(future)
             return None
+        except asyncio.CancelledError:  # the request's task is cancelled while waiting
+            if future.done() and not future.cancelled():
+                self.release()  # handed a slot: pass it on
+            else:
+                with contextlib.suppress(ValueError):
+                    self.waiters.remove(future)
+            raise
         return time.perf_counter() - started
 
     def release(self) -> None:
@@ -338,11 +345,10 @@ class RSGIAdapter:
             self._busy(scope, proto, environ, route, started)
             return
         BUDGET_QUEUE.labels(route).observe(waited)
-        try:
-            loop = asyncio.get_running_loop()
-            status, out_headers, data = await loop.run_in_executor(gate.executor, self._call, environ)
-        finally:
-            gate.release()
+        work = asyncio.get_running_loop().run_in_executor(gate.executor, self._call, environ)
+        # The slot is free when the thread is done, even if this task is cancelled before.
+        work.add_done_callback(lambda _: gate.release())
+        status, out_headers, data = await work
         proto.response_bytes(status, out_headers, data)
 
     def _too_large(self) -> _BodyError:

@@ -8,6 +8,7 @@ import asyncio
 import json
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,8 +141,10 @@ def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() 
 
 def test_the_busy_answer_is_the_documented_one() -> None:
     """The adapter's 503 has the contract's shape (Problem, Retry-After) and its example's words."""
-    from tests.test_contract import SPEC, _check
+    import jsonschema
+    import yaml
 
+    spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text(encoding="utf-8"))
     gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0)
     gate.running = 1
     gate.waiters.extend([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)])
@@ -150,8 +153,27 @@ def test_the_busy_answer_is_the_documented_one() -> None:
     adapter._busy(Scope("/v1/moves/suggest", b""), proto, {"PATH_INFO": "/v1/moves/suggest"}, "/v1/moves/suggest", 0.0)
     status, headers, data = proto.sent[0]
     assert status == 503
-    documented = SPEC["components"]["responses"]["Busy"]
+    documented = spec["components"]["responses"]["Busy"]
     assert set(documented["headers"]) == {"Retry-After", "Content-Language"}
     assert {"retry-after", "content-language"} <= set(headers)
-    _check(json.loads(data), "#/components/schemas/Problem")
+    problem_schema = {"$ref": "#/components/schemas/Problem", "components": spec["components"]}
+    jsonschema.validate(json.loads(data), problem_schema, cls=jsonschema.Draft202012Validator)
     assert json.loads(data) == documented["content"]["application/problem+json"]["example"]
+
+
+def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
+    async def scenario() -> None:
+        gate = BudgetGate(slots=1, queue=2, wait=5.0, budget_seconds=1.0)
+        assert await gate.acquire() == 0.0
+        waiting = asyncio.ensure_future(gate.acquire())
+        behind = asyncio.ensure_future(gate.acquire())
+        await asyncio.sleep(0.01)
+        waiting.cancel()  # e.g. the request's task is cancelled
+        await asyncio.sleep(0.01)
+        assert len(gate.waiters) == 1
+        gate.release()
+        assert await behind is not None and gate.running == 1 and not gate.waiters
+        gate.release()
+        assert gate.running == 0
+
+    asyncio.run(scenario())
