@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import re
@@ -43,7 +44,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,11 +52,9 @@ from urllib.parse import unquote_to_bytes
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 BUDGET_NICE = 10
-"""The nice value of the threads that run budgeted requests (the event loop's is the process's):
-measured under a suggest flood on 2 loaded cores, verify p50 fell from ~9 to ~3 ms."""
-SWITCH_INTERVAL = 0.001
-"""sys.setswitchinterval in a worker: with budget threads running, 1 ms instead of 5 roughly
-halved verify's p99 under a suggest flood."""
+"""The nice value of the processes that run budgeted requests: a verdict gets a CPU before them.
+Under a suggest flood on 2 loaded cores, verify p99 went from ~35-45 ms (threads sharing the
+worker's interpreter) to ~8-18 ms (processes at nice 10)."""
 METRICS_DIR_PREFIX = "rummikub-metrics-"
 DEFAULT_PORT = 8000
 _WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -194,30 +193,95 @@ def _problem(error: _BodyError) -> bytes:
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
-def _lower_priority() -> None:
-    """Run this thread (a budget slot's) at a lower CPU priority than the worker's event loop
-    (Linux: a thread has its own nice value), so verdicts get a CPU first when both want one."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUDGET_NICE)
+# --- budgeted requests in processes of their own ----------------------------------------------------
+
+_BUDGET_APP: RSGIAdapter | None = None
+_LOCAL_KEYS = ("wsgi.input", "wsgi.errors", "rummikub.json_body")
+
+
+def _budget_process_init() -> None:
+    """A budget process: the app of its own (as a worker builds it), at a lower CPU priority;
+    Ctrl-C is the worker's to handle, SIGTERM ends it."""
+    global _BUDGET_APP
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(OSError):
+        os.nice(BUDGET_NICE)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="rummikub-parent", daemon=True).start()
+    from service.app import LIMITS_KEY, create_app
+
+    app = create_app()
+    _BUDGET_APP = RSGIAdapter(app, app.extensions[LIMITS_KEY].max_body_bytes, 10.0)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A budget process ends when its worker does (however it ends: SIGKILL included); its pool's
+    queues would otherwise keep it waiting forever."""
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(0)
+
+
+def _budget_process_call(environ: dict[str, Any], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+    """Run one request in a budget process (its environ without the worker's streams)."""
+    import io
+
+    assert _BUDGET_APP is not None
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["wsgi.errors"] = sys.stderr
+    return _BUDGET_APP._call(environ)
+
+
+def budget_processes(slots: int) -> Executor:
+    """``slots`` processes (spawned: a worker's threads make forking it unsafe), started and
+    ready before this returns: a worker listens only once it can serve budgeted requests too."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(slots, multiprocessing.get_context("spawn"), initializer=_budget_process_init)
+    for started in [pool.submit(int) for _ in range(slots)]:
+        started.result(timeout=120)
+    return pool
 
 
 class BudgetGate:
     """A worker's bounded share for budgeted requests (those that may run the solver for up to its
     budget: suggest, arrange, a loose verify or render, a replay with ``analyze``).
 
-    At most ``slots`` run at once, each on a thread of its own, so the event loop keeps answering
-    everything else (verdicts never queue behind the solver); ``queue`` more wait, first come
-    first served, at most ``wait`` seconds; any other is refused at once (503, Retry-After).
-    Runs on the worker's event loop: no locks."""
+    At most ``slots`` run at once, each in a process of its own (:func:`budget_processes`, at nice
+    ``BUDGET_NICE``), so the worker's event loop keeps answering everything else: verdicts never
+    queue behind the solver, nor share an interpreter with it. ``queue`` more wait, first come
+    first served, at most ``wait`` seconds; any other is refused at once (503, Retry-After). The
+    gate runs on the worker's event loop: no locks. ``executor``: a thread pool instead (tests)."""
 
-    def __init__(self, slots: int, queue: int, wait: float, budget_seconds: float) -> None:
+    def __init__(
+        self, slots: int, queue: int, wait: float, budget_seconds: float, executor: Executor | None = None
+    ) -> None:
         self.slots = slots
         self.queue = queue
         self.wait = wait
         self.budget_seconds = budget_seconds
         self.running = 0
         self.waiters: deque[asyncio.Future[None]] = deque()
-        self.executor = ThreadPoolExecutor(slots, "rummikub-budget", initializer=_lower_priority)
+        self.in_processes = executor is None
+        self.executor = budget_processes(slots) if executor is None else executor
+
+    def submit(self, call: Callable[[dict[str, Any]], Any], environ: dict[str, Any]) -> asyncio.Future[Any]:
+        """Run ``call(environ)`` on a slot: in a budget process, the app there answers it."""
+        loop = asyncio.get_running_loop()
+        if not self.in_processes:
+            return loop.run_in_executor(self.executor, call, environ)
+        body = environ["wsgi.input"].getvalue()
+        local = {k: v for k, v in environ.items() if k not in _LOCAL_KEYS}
+        return loop.run_in_executor(self.executor, _budget_process_call, local, body)
+
+    def replace_executor(self) -> None:
+        """A budget process died (killed, out of memory): start new ones."""
+        old = self.executor
+        self.executor = budget_processes(self.slots)
+        old.shutdown(wait=False, cancel_futures=True)
 
     def retry_after(self) -> int:
         """Seconds until a slot is likely free for a new request: every waiting request, and one
@@ -345,10 +409,16 @@ class RSGIAdapter:
             self._busy(scope, proto, environ, route, started)
             return
         BUDGET_QUEUE.labels(route).observe(waited)
-        work = asyncio.get_running_loop().run_in_executor(gate.executor, self._call, environ)
-        # The slot is free when the thread is done, even if this task is cancelled before.
+        work = gate.submit(self._call, environ)
+        # The slot is free when the work is done, even if this task is cancelled before.
         work.add_done_callback(lambda _: gate.release())
-        status, out_headers, data = await work
+        try:
+            status, out_headers, data = await work
+        except BrokenExecutor:
+            logging.getLogger("service.server").error("a budget process died; starting new ones")
+            gate.replace_executor()
+            self._busy(scope, proto, environ, route, started)
+            return
         proto.response_bytes(status, out_headers, data)
 
     def _too_large(self) -> _BodyError:
@@ -528,9 +598,6 @@ def rsgi_app() -> RSGIAdapter:
     gate = BudgetGate(
         settings.budget_slots, settings.budget_queue, settings.budget_wait, limits.solver_budget_ms / 1000
     )
-    # The solver's threads share the interpreter with the event loop: switch between threads every
-    # millisecond instead of every 5, so a verdict never waits long behind a running search.
-    sys.setswitchinterval(SWITCH_INTERVAL)
     return RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads, gate)
 
 

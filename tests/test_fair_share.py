@@ -8,6 +8,7 @@ import asyncio
 import json
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from service.operations import is_budgeted
 from service.server import BudgetGate, RSGIAdapter
 
 pytestmark = pytest.mark.http
+THREADS = ThreadPoolExecutor(1, "rummikub-budget")  # the server runs slots in processes; here a thread will do
 
 
 @pytest.mark.parametrize(
@@ -46,7 +48,7 @@ def test_which_requests_are_budgeted(name: str, body: Any, budgeted: bool) -> No
 
 def test_gate_slots_queue_wait_and_handover() -> None:
     async def scenario() -> None:
-        gate = BudgetGate(slots=1, queue=1, wait=0.3, budget_seconds=1.0)
+        gate = BudgetGate(slots=1, queue=1, wait=0.3, budget_seconds=1.0, executor=THREADS)
         assert gate.retry_after() == 1
         assert await gate.acquire() == 0.0  # a free slot
         waiter = asyncio.ensure_future(gate.acquire())  # queued
@@ -110,7 +112,7 @@ def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() 
         start_response("200 OK", [("content-type", "application/json")])
         return [b'{"ok":true}']
 
-    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0)
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
     adapter = RSGIAdapter(app, 1000, 1.0, gate=gate)
     body = b'{"table": [], "rack": ["R1"], "opened": true}'
     verify = json.dumps({"before": [], "after": [["R1", "R2", "R3"]], "rack": ["R1", "R2", "R3"]}).encode()
@@ -145,7 +147,7 @@ def test_the_busy_answer_is_the_documented_one() -> None:
     import yaml
 
     spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text(encoding="utf-8"))
-    gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0)
+    gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0, executor=THREADS)
     gate.running = 1
     gate.waiters.extend([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)])
     adapter = RSGIAdapter(lambda e, s: [], 1000, 1.0, gate=gate)
@@ -163,7 +165,7 @@ def test_the_busy_answer_is_the_documented_one() -> None:
 
 def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
     async def scenario() -> None:
-        gate = BudgetGate(slots=1, queue=2, wait=5.0, budget_seconds=1.0)
+        gate = BudgetGate(slots=1, queue=2, wait=5.0, budget_seconds=1.0, executor=THREADS)
         assert await gate.acquire() == 0.0
         waiting = asyncio.ensure_future(gate.acquire())
         behind = asyncio.ensure_future(gate.acquire())
