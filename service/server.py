@@ -234,15 +234,17 @@ def _budget_process_call(environ: dict[str, Any], body: bytes) -> tuple[int, lis
     return _BUDGET_APP._call(environ)
 
 
-def budget_processes(slots: int) -> Executor:
+def budget_processes(slots: int, ready: bool = True) -> Executor:
     """``slots`` processes (spawned: a worker's threads make forking it unsafe), started and
-    ready before this returns: a worker listens only once it can serve budgeted requests too."""
+    with ``ready``, ready before this returns: a worker listens only once it can serve budgeted
+    requests too."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(slots, multiprocessing.get_context("spawn"), initializer=_budget_process_init)
-    for started in [pool.submit(int) for _ in range(slots)]:
-        started.result(timeout=120)
+    started = [pool.submit(int) for _ in range(slots)]
+    for future in started if ready else ():
+        future.result(timeout=120)
     return pool
 
 
@@ -280,7 +282,7 @@ class BudgetGate:
     def replace_executor(self) -> None:
         """A budget process died (killed, out of memory): start new ones."""
         old = self.executor
-        self.executor = budget_processes(self.slots)
+        self.executor = budget_processes(self.slots, ready=False)  # not blocking the event loop
         old.shutdown(wait=False, cancel_futures=True)
 
     def retry_after(self) -> int:

@@ -736,3 +736,35 @@ def test_a_suggest_flood_never_starves_verdicts(tmp_path: Path) -> None:
         )
     finally:
         server.stop()
+
+
+def test_a_dead_budget_process_costs_its_request_and_is_replaced(tmp_path: Path) -> None:
+    server = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off", RUMMIKUB_WORKERS="1")
+    try:
+        [worker] = server.workers()
+        children = Path(f"/proc/{worker}/task/{worker}/children").read_text().split()
+        budget = [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(budget) == 1, children
+        answers: list[int] = []
+        running = threading.Thread(
+            target=lambda: answers.append(server.request("POST", "/v1/moves/suggest", SUGGEST_HARD)[0])
+        )
+        running.start()
+        time.sleep(0.3)  # the search is under way
+        os.kill(budget[0], signal.SIGKILL)
+        running.join(timeout=30)
+        assert answers == [503]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # a new budget process comes up
+            status, _, body = server.request(
+                "POST",
+                "/v1/moves/suggest",
+                json.dumps({"table": [["R3", "R4", "R5"]], "rack": ["R6", "K1"], "opened": True}),
+            )
+            if status == 200:
+                break
+            time.sleep(0.2)
+        assert status == 200 and json.loads(body)["played"] == ["R6"]
+        assert server.get("/healthz")[0] == 200 and server.process.poll() is None
+    finally:
+        server.stop()
