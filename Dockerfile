@@ -1,20 +1,29 @@
 # rummikub-rules HTTP service: two stages, slim runtime, numeric non-root user.
 #   docker build -t rummikub-rules .
 #   docker run -p 8000:8000 rummikub-rules     # settings: RUMMIKUB_* env vars (docs/service.md)
-# The base image is pinned by digest (python:3.11-slim, linux/amd64 + arm64 index); to move to a
-# newer build, resolve the tag again (docker buildx imagetools inspect python:3.11-slim) and
-# replace both digests. Dependencies are pinned by constraints.txt.
+# The base image is pinned by digest: the python:3.11-slim multi-arch index (Debian trixie,
+# Python 3.11.16) pushed 2026-08-16, the newest build this repository's offline checks can attest
+# (docs/service.md, Deploying). To move to a newer build, resolve the tag again
+# (docker buildx imagetools inspect python:3.11-slim) and replace both digests. Python packages
+# are pinned by hash: constraints.txt (the serve closure) and build-constraints.txt (the build
+# backend); `make lock` regenerates both.
 
 FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7 AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1
 WORKDIR /src
-COPY pyproject.toml README.md LICENSE openapi.yaml constraints.txt ./
+COPY pyproject.toml README.md LICENSE openapi.yaml constraints.txt build-constraints.txt ./
 COPY engine ./engine
 COPY service ./service
 COPY cli ./cli
-RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir -c constraints.txt ".[serve]"
+# Every download is checked against a hash: the build backend, then the serve dependencies; the
+# package itself is built here (no build isolation: the hashed backend) and added without deps.
+RUN python -m pip install --no-cache-dir --require-hashes -r build-constraints.txt \
+    && python -m pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels . \
+    && python -m venv /opt/venv \
+    && /opt/venv/bin/pip install --no-cache-dir --require-hashes -r constraints.txt \
+    && /opt/venv/bin/pip install --no-cache-dir --no-deps /wheels/rummikub_rules-*.whl \
+    && /opt/venv/bin/pip check
 
 FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
 LABEL org.opencontainers.image.title="rummikub-rules" \

@@ -10,7 +10,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help serve test test-lowest lint bench clean
+.PHONY: help serve test test-lowest lint bench lock clean
 
 help:
 	@echo "make serve  - run the HTTP service on http://127.0.0.1:8000 (docs at /docs)"
@@ -18,6 +18,7 @@ help:
 	@echo "make test-lowest - the tests (but slow and contract ones) on the lowest versions pyproject.toml allows"
 	@echo "make lint   - ruff, mypy and hadolint (when a Dockerfile exists)"
 	@echo "make bench  - run the benchmarks in bench/"
+	@echo "make lock   - regenerate constraints.txt and build-constraints.txt (hash-pinned, for the image)"
 	@echo "make clean  - remove .venv, build output and caches"
 
 $(PY):
@@ -66,6 +67,18 @@ bench: $(VENV)/.stamp-dev
 	$(PY) bench/bench_solver.py --quick
 	$(PY) bench/bench_http.py
 	$(PY) bench/bench_cli.py --rounds 2000 --games 200
+
+# The image's hash-pinned locks: the serve extra's whole closure, and the build backend. Linux,
+# Python 3.11 (the image's); every wheel's hash of each pinned version is listed (amd64 and arm64).
+LOCK_FLAGS := --generate-hashes --python-version 3.11 --python-platform x86_64-unknown-linux-gnu --no-header --quiet
+lock: $(VENV)/.stamp-dev
+	@echo "# Hash-pinned lock of everything '.[serve]' installs (Linux, Python 3.11): the Dockerfile installs" > constraints.txt
+	@echo "# it with 'pip install --require-hashes -r constraints.txt', then the package with --no-deps." >> constraints.txt
+	@echo "# Regenerate with 'make lock' after changing the serve dependencies in pyproject.toml." >> constraints.txt
+	$(BIN)/uv pip compile pyproject.toml --extra serve $(LOCK_FLAGS) >> constraints.txt
+	@echo "# Hash-pinned build backend (pyproject.toml's build-system) for the Dockerfile's wheel build." > build-constraints.txt
+	@echo "# Regenerate with 'make lock'." >> build-constraints.txt
+	echo "hatchling>=1.25" | $(BIN)/uv pip compile - $(LOCK_FLAGS) >> build-constraints.txt
 
 clean:
 	rm -rf $(VENV) $(LOWEST) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .benchmarks .coverage htmlcov

@@ -11,7 +11,11 @@ from __future__ import annotations
 import json
 import math
 import threading
-from typing import Any, Protocol
+import time
+from collections.abc import Callable
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import Any, NoReturn, Protocol
 from urllib.parse import quote
 
 import requests
@@ -24,7 +28,15 @@ from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError, problem_line
 
 DEFAULT_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 5.0
-RETRY_STATUSES = (502, 503, 504)
+RETRY_STATUSES = (502, 504)
+BUSY_STATUSES = (429, 503)
+"""Answers that say "not now": retried after the service's Retry-After (or a short backoff)."""
+BUSY_RETRIES = 2
+"""Retries of a busy answer for a single request."""
+BATCH_BUSY_RETRIES = 6
+"""... and for each document of a batch (score, replay), which keeps the service busy itself."""
+MAX_RETRY_AFTER = 30.0
+"""A Retry-After longer than this is not waited for: the busy answer is reported."""
 
 
 class Backend(Protocol):
@@ -111,8 +123,9 @@ class LocalBackend:
 
 
 def make_session(retries: int = 2) -> requests.Session:
-    """A Session that retries connection failures and 502/503/504 answers, POST included
-    (every operation is a pure function of its body, so repeating one is safe)."""
+    """A Session that retries connection failures and 502/504 answers, POST included (every
+    operation is a pure function of its body, so repeating one is safe). 503 and 429 are
+    :class:`RemoteBackend`'s to retry, after the service's Retry-After."""
     retry = Retry(
         total=retries,
         connect=retries,
@@ -122,7 +135,7 @@ def make_session(retries: int = 2) -> requests.Session:
         status_forcelist=RETRY_STATUSES,
         allowed_methods=None,  # every method: the API's POSTs are idempotent
         raise_on_status=False,
-        respect_retry_after_header=True,
+        respect_retry_after_header=False,  # 503/429 with Retry-After: RemoteBackend.call waits them out
     )
     session = requests.Session()
     adapter = HTTPAdapter(max_retries=retry, pool_connections=4, pool_maxsize=32)
@@ -131,10 +144,40 @@ def make_session(retries: int = 2) -> requests.Session:
     return session
 
 
-class RemoteBackend:
-    """The rules service over HTTP. Thread-safe: each thread gets its own Session."""
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A Retry-After header's delay in seconds (delay-seconds or an HTTP-date), or None when
+    absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
-    def __init__(self, server: str, lang: str = "en", timeout: float = DEFAULT_TIMEOUT, retries: int = 2) -> None:
+
+class RemoteBackend:
+    """The rules service over HTTP. Thread-safe: each thread gets its own Session.
+
+    A busy answer (503 or 429) is retried up to ``busy_retries`` times after the service's
+    Retry-After (at most ``MAX_RETRY_AFTER`` s; without one, up to twice after a short backoff),
+    calling ``on_busy`` with a line saying so before each wait; then it is reported in one line
+    (exit 3)."""
+
+    def __init__(
+        self,
+        server: str,
+        lang: str = "en",
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = 2,
+        busy_retries: int = BUSY_RETRIES,
+        on_busy: Callable[[str], None] | None = None,
+    ) -> None:
         server = server.strip()
         if "://" not in server:
             server = f"http://{server}"
@@ -142,6 +185,8 @@ class RemoteBackend:
         self.lang = lang
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.retries = retries
+        self.busy_retries = busy_retries
+        self.on_busy = on_busy
         self._local = threading.local()
 
     @property
@@ -162,20 +207,62 @@ class RemoteBackend:
         except (ValueError, TypeError) as exc:  # not JSON at all (cannot come from a JSON file)
             raise CliError(f"cannot send this document as JSON: {exc}", EXIT_INPUT) from None
         headers = {**self._headers(), "Content-Type": "application/json"}
+        what = f"POST /v1/{operation}"
+        for tries in range(1, self.busy_retries + 2):
+            response = self._post(url, data, headers)
+            if response.status_code not in BUSY_STATUSES:
+                break
+            wait = self._busy_wait(response, tries)
+            if wait is None:
+                self._busy(response, what, tries)
+            if self.on_busy is not None:
+                self.on_busy(
+                    f"the rules service is busy ({what} answered {response.status_code}): "
+                    f"retrying in {wait:g} s (try {tries + 1} of at most {self.busy_retries + 1})"
+                )
+            time.sleep(wait)
+        answer = self._answer(response, what)
+        if not isinstance(answer, dict):
+            raise CliError(f"the rules service sent an unexpected answer for POST /v1/{operation}", EXIT_SERVICE)
+        return answer
+
+    def _post(self, url: str, data: bytes, headers: dict[str, str]) -> requests.Response:
         for attempt in (1, 2):
             try:
-                response = self.session.post(url, data=data, headers=headers, timeout=self.timeout)
-                break
+                return self.session.post(url, data=data, headers=headers, timeout=self.timeout)
             except requests.RequestException as exc:
                 # A connection dropped before any answer (the service restarting): every
                 # verdict request is a pure function of its body, so it is sent once more.
                 if attempt == 1 and _reset_before_answer(exc):
                     continue
                 raise CliError(self._unreachable(exc), EXIT_SERVICE) from None
-        answer = self._answer(response, f"POST /v1/{operation}")
-        if not isinstance(answer, dict):
-            raise CliError(f"the rules service sent an unexpected answer for POST /v1/{operation}", EXIT_SERVICE)
-        return answer
+        raise AssertionError("unreachable")
+
+    def _busy_wait(self, response: requests.Response, tries: int) -> float | None:
+        """Seconds to wait before trying a busy request again, or None to give up after
+        ``tries`` tries: the service's Retry-After, else a short backoff (at most 2 retries)."""
+        asked = retry_after_seconds(response.headers.get("Retry-After"))
+        if asked is None:
+            return 0.2 * 2 ** (tries - 1) if tries <= min(2, self.busy_retries) else None
+        if tries > self.busy_retries or asked > MAX_RETRY_AFTER:
+            return None
+        return asked
+
+    def _busy(self, response: requests.Response, what: str, tries: int) -> NoReturn:
+        """A busy answer not retried any more: one clear line, exit 3."""
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        detail = problem_line(payload) if isinstance(payload, dict) else response.reason
+        after = response.headers.get("Retry-After")
+        hint = f"; it asks to retry after {after} s" if after else ""
+        times = "once" if tries == 1 else f"{tries} times"
+        raise CliError(
+            f"the rules service is busy: {what} answered {response.status_code} {response.reason} {times} "
+            f"({detail}){hint}; try again later or with fewer --jobs",
+            EXIT_SERVICE,
+        )
 
     def rules(self, preset: str | None = None) -> Any:
         path = "/v1/rules" if preset is None else f"/v1/rules/{quote(preset, safe='')}"
@@ -243,8 +330,15 @@ def _reset_before_answer(exc: requests.RequestException) -> bool:
     return isinstance(inner, ProtocolError) and not isinstance(inner, NewConnectionError)
 
 
-def make_backend(server: str | None, lang: str = "en", timeout: float = DEFAULT_TIMEOUT) -> Backend:
-    """In-process unless a server URL is given."""
+def make_backend(
+    server: str | None,
+    lang: str = "en",
+    timeout: float = DEFAULT_TIMEOUT,
+    batch: bool = False,
+    on_busy: Callable[[str], None] | None = None,
+) -> Backend:
+    """In-process unless a server URL is given. A ``batch`` (score, replay) retries busy answers
+    more often (``BATCH_BUSY_RETRIES``), telling ``on_busy``."""
     if server:
-        return RemoteBackend(server, lang, timeout)
+        return RemoteBackend(server, lang, timeout, busy_retries=BATCH_BUSY_RETRIES if batch else BUSY_RETRIES, on_busy=on_busy)
     return LocalBackend(lang)

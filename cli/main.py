@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
@@ -284,8 +285,17 @@ def _guard(json_out: bool = False) -> Iterator[None]:
         raise typer.Exit(exc.code) from None
 
 
-def _backend(server: str | None, lang: Lang, timeout: float) -> Backend:
-    return make_backend(server, lang.value, timeout)
+def _backend(server: str | None, lang: Lang, timeout: float, batch: bool = False) -> Backend:
+    if not batch:
+        return make_backend(server, lang.value, timeout)
+    told = threading.Event()
+
+    def on_busy(line: str) -> None:  # once a run, not once per document
+        if not told.is_set():
+            told.set()
+            _err().print(Text(f"rummikub: {line}; waiting as the service asks"), soft_wrap=True)
+
+    return make_backend(server, lang.value, timeout, batch=True, on_busy=on_busy)
 
 
 def print_json(value: Any) -> None:
@@ -482,7 +492,7 @@ def _batch(
         sources = collect_sources(paths)
         if not sources:
             raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
-        backend = _backend(server, lang, timeout)
+        backend = _backend(server, lang, timeout, batch=True)
         single = len(sources) == 1 and sources[0].line is None
         fmt = Format.jsonl if json_out else output
         job_settings = batch.Job(

@@ -18,6 +18,7 @@ The verdict carries the arrangement it judged in ``after``.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import Counter
 from collections.abc import Sequence
 
@@ -38,7 +39,8 @@ def verify_loose_turn(
     elapsed_seconds: float | None = None,
     budget_seconds: float = 2.0,
 ) -> TurnVerdict:
-    """Judge a turn whose end state is the multiset ``after_tiles`` (see the module doc)."""
+    """Judge a turn whose end state is the multiset ``after_tiles`` (see the module doc).
+    ``budget_seconds`` bounds the solver's searches together, not each one."""
     require_rack(rack)
     before = tuple(before)
     before_keys = Counter(t.key for s in before for t in s.tiles)
@@ -51,11 +53,12 @@ def verify_loose_turn(
     if before_keys - after_keys or played_keys - rack_keys:
         return _judged(before, _keep_table(before, after_tiles), rack, opened, rules, elapsed_seconds)
     played = [t.undeclared() for t in after_tiles if _take(Counter(played_keys), t.key)]
+    deadline = time.perf_counter() + budget_seconds  # one budget for both searches
     move = suggest(before, played, opened, rules, "tiles", budget_seconds)
     if Counter(t.key for t in move.played) == after_keys - before_keys:
         laid = tuple(TableSet(s) for s in move.after)
         return _judged(before, laid, rack, opened, rules, elapsed_seconds)
-    layout = arrange(after_tiles, rules, budget_seconds)
+    layout = arrange(after_tiles, rules, deadline - time.perf_counter())
     if layout.sets is not None:
         laid = tuple(TableSet(s) for s in layout.sets)
         return _judged(before, laid, rack, opened, rules, elapsed_seconds)

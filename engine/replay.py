@@ -336,14 +336,16 @@ def replay_game(
     continue_on_error: bool = False,
     analyze: bool = False,
     analyze_budget_seconds: float = 5.0,
+    search_budget_seconds: float = 1.0,
 ) -> ReplayResult:
     """Replay ``record`` under ``rules`` (default: the record's own). Stops at the first
     illegal turn unless ``continue_on_error``. With ``analyze``, every legal draw or pass is
     checked with the solver for a play the player missed, within ``analyze_budget_seconds``
-    for the whole record (each search gets at most a second of what is left). Raises
+    for the whole record (each search gets at most ``search_budget_seconds`` of what is left). Raises
     InputError for a record no game can produce (racks and pool beyond the tile supply,
     duplicate player names)."""
     deadline = time.perf_counter() + analyze_budget_seconds
+    search = (deadline, search_budget_seconds)
     rules = rules or record.rules
     game_violations = _check_deal(record, rules)
     if game_violations:
@@ -353,7 +355,7 @@ def replay_game(
     first_invalid: int | None = None
     stopped = False
     for index, turn in enumerate(record.turns):
-        outcome = _next_turn(state, index, turn, analyze, deadline)
+        outcome = _next_turn(state, index, turn, analyze, search)
         replayed.append(outcome)
         if not outcome.valid:
             first_invalid = index if first_invalid is None else first_invalid
@@ -386,7 +388,9 @@ def _start(record: GameRecord, rules: Rules, continue_on_error: bool) -> _State:
     return state
 
 
-def _next_turn(state: _State, index: int, turn: RecordedTurn, analyze: bool, deadline: float) -> ReplayedTurn:
+def _next_turn(
+    state: _State, index: int, turn: RecordedTurn, analyze: bool, search: tuple[float, float]
+) -> ReplayedTurn:
     """One record entry: a penalty draw owed by the last illegal turn, or the next turn."""
     if state.owed and turn.draw is not None and turn.player == state.names[state.owed_seat]:
         state.owed -= 1
@@ -397,7 +401,7 @@ def _next_turn(state: _State, index: int, turn: RecordedTurn, analyze: bool, dea
     pool_was_empty, was_final = state.pool_left == 0, state.final_turns is not None
     outcome = _replay_turn(state, index, turn)
     if analyze and outcome.valid and outcome.action in ("draw", "pass"):
-        outcome = dataclasses.replace(outcome, analysis=_analyze(*moment, state.rules, deadline))
+        outcome = dataclasses.replace(outcome, analysis=_analyze(*moment, state.rules, *search))
     state.close_turn(outcome, pool_was_empty, was_final)
     verdict = outcome.verdict
     if not outcome.valid and verdict is not None and state.ended_by is None:
@@ -424,9 +428,15 @@ def _check_end(state: _State) -> tuple[Violation, ...]:
 
 
 def _analyze(
-    table: tuple[TableSet, ...], rack: tuple[Tile, ...], opened: bool, rack_known: bool, rules: Rules, deadline: float
+    table: tuple[TableSet, ...],
+    rack: tuple[Tile, ...],
+    opened: bool,
+    rack_known: bool,
+    rules: Rules,
+    deadline: float,
+    most: float,
 ) -> Analysis:
-    budget = min(1.0, deadline - time.perf_counter())
+    budget = min(most, deadline - time.perf_counter())
     if budget <= 0 or not rack:
         return Analysis(False, not opened, rack_known, None, False, budget <= 0)
     # the first best move found, with its change list: the least-change tie break would cost
@@ -642,7 +652,7 @@ def replay_moments(record: GameRecord, rules: Rules | None = None, continue_on_e
             state.settle_penalty()  # what _next_turn does first; settling twice changes nothing
         seat = state.owed_seat if penalty else state.seat
         table, rack, opened = state.table, tuple(state.racks[seat]), state.opened[seat]
-        outcome = _next_turn(state, index, turn, False, 0.0)
+        outcome = _next_turn(state, index, turn, False, (0.0, 0.0))
         moments.append(Moment(table, rack, opened, outcome))
         if not outcome.valid and not continue_on_error:
             break

@@ -48,6 +48,9 @@ from service.operations import (
 from service.schemas import DEFAULT_SET_CACHE_SIZE, configure_set_cache
 
 PROBLEM_JSON = "application/problem+json"
+JSON_BODY_KEY = "rummikub.json_body"
+"""WSGI environ key of a body the server already decoded (with :func:`decode_json`), so the app
+does not read it twice."""
 LIMITS_KEY = "rummikub.limits"
 CORS_ORIGINS_KEY = "RUMMIKUB_CORS_ORIGINS"
 SET_CACHE_KEY = "RUMMIKUB_SET_CACHE_SIZE"
@@ -152,7 +155,7 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _FAST_DECODER = msgspec.json.Decoder()
 
 
-def _decode_json(raw: bytes) -> Any:
+def decode_json(raw: bytes) -> Any:
     """``json.loads(raw, parse_constant=_reject_constant)``, with the encoding (UTF-8, -16 or
     -32) detected the way ``json.loads`` detects it.
 
@@ -182,6 +185,8 @@ def read_json_body(limit: int | None) -> Any:
             [{"pointer": "", "detail": f"unsupported content type {shown}"}],
             detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}.",
         )
+    if JSON_BODY_KEY in environ:  # decoded by the server (service.server), once
+        return environ[JSON_BODY_KEY]
     length = environ.get("CONTENT_LENGTH", "")
     if length.isdigit() and "HTTP_TRANSFER_ENCODING" not in environ:
         # The common case, read straight from the server's stream (werkzeug's wrapper costs
@@ -195,7 +200,7 @@ def read_json_body(limit: int | None) -> Any:
         if req.content_length is None and limit is not None and len(raw) >= limit and environ["wsgi.input"].read(1):
             raise RequestEntityTooLarge()
     try:
-        return _decode_json(raw)
+        return decode_json(raw)
     except RecursionError:
         detail = "the JSON is nested too deeply to read"
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge integers
@@ -369,7 +374,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if origins:
         _add_cors(app, origins)
     configure_error_log(log_format_is_json(settings))
-    app.wsgi_app = instrument(app.wsgi_app, _route_of, AccessLog.from_settings(settings))  # type: ignore[method-assign, assignment]
+    app.wsgi_app = instrument(app.wsgi_app, route_of, AccessLog.from_settings(settings))  # type: ignore[method-assign, assignment]
     return app
 
 
@@ -379,7 +384,7 @@ _STATIC_ROUTES = frozenset(
 )
 
 
-def _route_of(path: str) -> str:
+def route_of(path: str) -> str:
     """The route a path belongs to, for metric labels (a bounded set: unknown paths are
     ``other``)."""
     if path in _STATIC_ROUTES:

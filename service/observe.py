@@ -58,6 +58,20 @@ VERDICTS = Counter(
     registry=REGISTRY,
 )
 
+BUDGET_REJECTIONS = Counter(
+    "rummikub_budget_rejections",
+    "Budgeted requests (the solver's) refused with 503 because the worker's share was full, by route.",
+    ["route"],
+    registry=REGISTRY,
+)
+BUDGET_QUEUE = Histogram(
+    "rummikub_budget_queue_seconds",
+    "Time budgeted requests waited for a slot of the worker's share (0 when one was free), by route.",
+    ["route"],
+    buckets=(0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0),
+    registry=REGISTRY,
+)
+
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -72,20 +86,39 @@ def metrics_text() -> bytes:
     return generate_latest(REGISTRY)
 
 
+_CHILDREN_MAX = 1024
+"""Labelled series kept per metric for reuse (``labels()`` costs a lookup under a lock each call;
+the label values are bounded: routes, statuses, operations, codes; methods are the client's)."""
+
+
+def _child(metric: Any, cache: dict[tuple[str, ...], Any], labels: tuple[str, ...]) -> Any:
+    child = cache.get(labels)
+    if child is None:
+        child = metric.labels(*labels)
+        if len(cache) < _CHILDREN_MAX:
+            cache[labels] = child
+    return child
+
+
+_VERDICT_CHILDREN: dict[tuple[str, ...], Any] = {}
+_REQUEST_CHILDREN: dict[tuple[str, ...], Any] = {}
+_LATENCY_CHILDREN: dict[tuple[str, ...], Any] = {}
+
+
 def count_verdict(operation: str, answer: Mapping[str, Any]) -> None:
     """Count a verdict answer: ``VALID``, or once per distinct violation code."""
     valid = answer.get("valid")
     if valid is None:
         return
     if valid:
-        VERDICTS.labels(operation, "VALID").inc()
+        _child(VERDICTS, _VERDICT_CHILDREN, (operation, "VALID")).inc()
         return
     codes = {v.get("code") for v in answer.get("violations") or () if isinstance(v, Mapping)}
     for item in answer.get("sets") or ():  # sets/validate: each set's own violations
         if isinstance(item, Mapping):
             codes.update(v.get("code") for v in item.get("violations") or () if isinstance(v, Mapping))
     for code in sorted(c for c in codes if isinstance(c, str)) or ["INVALID"]:
-        VERDICTS.labels(operation, code).inc()
+        _child(VERDICTS, _VERDICT_CHILDREN, (operation, code)).inc()
 
 
 def request_id(environ: Mapping[str, Any]) -> str:
@@ -212,8 +245,8 @@ def instrument(app: WSGIApp, route_of: Callable[[str], str], log: AccessLog | No
         method = environ.get("REQUEST_METHOD", "")
         path = environ.get("PATH_INFO", "")
         route = route_of(path)
-        REQUESTS.labels(route, method, str(status)).inc()
-        LATENCY.labels(route).observe(elapsed)
+        _child(REQUESTS, _REQUEST_CHILDREN, (route, method, str(status))).inc()
+        _child(LATENCY, _LATENCY_CHILDREN, (route,)).observe(elapsed)
         if log is not None:
             log.write(access_record(rid, method, path, status, elapsed, str(environ.get("REMOTE_ADDR", ""))))
         return result

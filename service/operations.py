@@ -55,7 +55,9 @@ _TITLES_ES: dict[int, str] = {
     413: "Contenido demasiado grande",
     415: "Tipo de contenido no admitido",
     422: "Contenido no procesable",
+    429: "Demasiadas peticiones",
     500: "Error interno del servidor",
+    503: "Servicio no disponible",
 }
 
 
@@ -191,6 +193,7 @@ def _games_replay(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, 
         continue_on_error=data["continue_on_error"],
         analyze=data["analyze"],
         analyze_budget_seconds=limits.analyze_budget_ms / 1000,
+        search_budget_seconds=limits.solver_budget_ms / 1000,
     )
     return result.to_json(lang)
 
@@ -246,6 +249,28 @@ OPERATIONS: dict[str, Operation] = {
     )
 }
 """Every POST operation of the v1 API by name (the path after ``/v1/``)."""
+
+BUDGETED_ALWAYS = frozenset({"moves/suggest", "tables/arrange"})
+"""Operations that always run the solver (up to ``RUMMIKUB_SOLVER_BUDGET_MS``)."""
+BUDGETED_SOMETIMES = frozenset({"turns/verify", "render", "games/replay"})
+"""Operations that run the solver for some bodies: a loose ``after`` (verify, render), ``analyze``
+(replay, up to ``RUMMIKUB_ANALYZE_BUDGET_MS``)."""
+
+
+def is_budgeted(name: str, body: Any) -> bool:
+    """Whether the request ``POST /v1/{name}`` with this parsed body may spend a solver budget:
+    the server runs those in its bounded share (docs/service.md, "Fair share"). Errs towards
+    yes for a body it cannot tell; a body the operation refuses is refused either way."""
+    if name in BUDGETED_ALWAYS:
+        return True
+    if name not in BUDGETED_SOMETIMES or not isinstance(body, dict):
+        return False
+    if name == "games/replay":
+        return body.get("analyze") is not False and "analyze" in body
+    after = body.get("after")
+    if isinstance(after, list):
+        return bool(after) and schemas.is_loose(after)
+    return after is not None and not isinstance(after, str | int | float | bool)
 
 
 def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None = None) -> dict[str, Any]:

@@ -490,7 +490,7 @@ class LooseTiles:
     tiles: tuple[Tile, ...]
 
 
-def _is_loose(value: list[Any]) -> bool:
+def is_loose(value: list[Any]) -> bool:
     """A flat list of tiles rather than a list of sets: its first item is a tile (a string, or
     an object that is not a set object)."""
     first = value[0]
@@ -511,7 +511,7 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
     def _deserialize(
         self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
     ) -> tuple[TableSet, ...] | LooseTiles:
-        if isinstance(value, list) and value and _is_loose(value):
+        if isinstance(value, list) and value and is_loose(value):
             tiles: tuple[Tile, ...] = self.loose.deserialize(value, attr, data, **kwargs)
             return LooseTiles(tiles)
         if isinstance(value, Mapping):  # the object form {"loose": [tiles]}, for generated clients

@@ -5,9 +5,10 @@ granian (a Rust HTTP server) reads requests and writes answers on its own thread
 broken client costs a socket, not a Python worker; it refuses malformed HTTP (bad chunking,
 duplicate Content-Length, oversized headers or URLs) with a 4xx before Python sees it. The Flask
 app runs behind :class:`RSGIAdapter`, which reads each body (within ``RUMMIKUB_READ_TIMEOUT``:
-else 408; at most ``RUMMIKUB_MAX_BODY_BYTES``: else 413; refused with 400 when it cannot be read,
-or comes with both Content-Length and Transfer-Encoding) and then calls the WSGI app with the
-whole body in memory.
+else 408; at most ``RUMMIKUB_MAX_BODY_BYTES``: else 413; refused with 400 when it cannot be read)
+and then calls the WSGI app with the whole body in memory. (A request with both Content-Length
+and Transfer-Encoding never reaches it as such: hyper drops the Content-Length, reads the chunked
+body and closes the connection after the answer, as RFC 9112 §6.1 allows.)
 
 Settings (environment variables; docs/service.md):
 
@@ -23,25 +24,38 @@ Settings (environment variables; docs/service.md):
 - ``RUMMIKUB_ACCESS_LOG``: ``-`` (stdout, the default here), a file path, or ``off``
 - ``RUMMIKUB_LOG_FORMAT``: ``text`` (default) or ``json`` (one JSON object per line, with the
   request id)
+- ``RUMMIKUB_BUDGET_SLOTS``, ``RUMMIKUB_BUDGET_QUEUE``, ``RUMMIKUB_BUDGET_WAIT``: the fair share of
+  budgeted (solver) requests per worker: how many run at once (default 1), how many more may
+  wait (default 2) and for how long (default 2 s) before a 503 with Retry-After (:class:`BudgetGate`)
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+BUDGET_NICE = 10
+"""The nice value of the processes that run budgeted requests: a verdict gets a CPU before them.
+Under a suggest flood on 2 loaded cores, verify p99 went from ~35-45 ms (threads sharing the
+worker's interpreter) to ~8-18 ms (processes at nice 10)."""
+METRICS_DIR_PREFIX = "rummikub-metrics-"
 DEFAULT_PORT = 8000
 _WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -125,6 +139,9 @@ class ServerSettings:
     read_timeout: float = 10.0
     graceful_timeout: int = 8
     log_level: str = "info"
+    budget_slots: int = 1
+    budget_queue: int = 2
+    budget_wait: float = 2.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerSettings:
@@ -142,6 +159,9 @@ class ServerSettings:
             read_timeout=_number(environ, "RUMMIKUB_READ_TIMEOUT", 10.0, 0.001, integer=False),
             graceful_timeout=_number(environ, "RUMMIKUB_GRACEFUL_TIMEOUT", 8, 1),
             log_level=level,
+            budget_slots=_number(environ, "RUMMIKUB_BUDGET_SLOTS", 1, 1),
+            budget_queue=_number(environ, "RUMMIKUB_BUDGET_QUEUE", 2, 0),
+            budget_wait=_number(environ, "RUMMIKUB_BUDGET_WAIT", 2.0, 0.0, integer=False),
         )
 
 
@@ -173,17 +193,161 @@ def _problem(error: _BodyError) -> bytes:
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
+# --- budgeted requests in processes of their own ----------------------------------------------------
+
+_BUDGET_APP: RSGIAdapter | None = None
+_LOCAL_KEYS = ("wsgi.input", "wsgi.errors", "rummikub.json_body")
+
+
+def _budget_process_init() -> None:
+    """A budget process: the app of its own (as a worker builds it), at a lower CPU priority;
+    Ctrl-C is the worker's to handle, SIGTERM ends it."""
+    global _BUDGET_APP
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(OSError):
+        os.nice(BUDGET_NICE)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="rummikub-parent", daemon=True).start()
+    from service.app import LIMITS_KEY, create_app
+
+    app = create_app()
+    _BUDGET_APP = RSGIAdapter(app, app.extensions[LIMITS_KEY].max_body_bytes, 10.0)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A budget process ends when its worker does (however it ends: SIGKILL included); its pool's
+    queues would otherwise keep it waiting forever."""
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(0)
+
+
+def _budget_process_call(environ: dict[str, Any], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+    """Run one request in a budget process (its environ without the worker's streams)."""
+    import io
+
+    assert _BUDGET_APP is not None
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["wsgi.errors"] = sys.stderr
+    return _BUDGET_APP._call(environ)
+
+
+def budget_processes(slots: int, ready: bool = True) -> Executor:
+    """``slots`` processes (spawned: a worker's threads make forking it unsafe), started and
+    with ``ready``, ready before this returns: a worker listens only once it can serve budgeted
+    requests too."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(slots, multiprocessing.get_context("spawn"), initializer=_budget_process_init)
+    started = [pool.submit(int) for _ in range(slots)]
+    for future in started if ready else ():
+        future.result(timeout=120)
+    return pool
+
+
+class BudgetGate:
+    """A worker's bounded share for budgeted requests (those that may run the solver for up to its
+    budget: suggest, arrange, a loose verify or render, a replay with ``analyze``).
+
+    At most ``slots`` run at once, each in a process of its own (:func:`budget_processes`, at nice
+    ``BUDGET_NICE``), so the worker's event loop keeps answering everything else: verdicts never
+    queue behind the solver, nor share an interpreter with it. ``queue`` more wait, first come
+    first served, at most ``wait`` seconds; any other is refused at once (503, Retry-After). The
+    gate runs on the worker's event loop: no locks. ``executor``: a thread pool instead (tests)."""
+
+    def __init__(
+        self, slots: int, queue: int, wait: float, budget_seconds: float, executor: Executor | None = None
+    ) -> None:
+        self.slots = slots
+        self.queue = queue
+        self.wait = wait
+        self.budget_seconds = budget_seconds
+        self.running = 0
+        self.waiters: deque[asyncio.Future[None]] = deque()
+        self.in_processes = executor is None
+        self.executor = budget_processes(slots) if executor is None else executor
+
+    def submit(self, call: Callable[[dict[str, Any]], Any], environ: dict[str, Any]) -> asyncio.Future[Any]:
+        """Run ``call(environ)`` on a slot: in a budget process, the app there answers it."""
+        loop = asyncio.get_running_loop()
+        if not self.in_processes:
+            return loop.run_in_executor(self.executor, call, environ)
+        body = environ["wsgi.input"].getvalue()
+        local = {k: v for k, v in environ.items() if k not in _LOCAL_KEYS}
+        return loop.run_in_executor(self.executor, _budget_process_call, local, body)
+
+    def replace_executor(self) -> None:
+        """A budget process died (killed, out of memory): start new ones."""
+        old = self.executor
+        self.executor = budget_processes(self.slots, ready=False)  # not blocking the event loop
+        old.shutdown(wait=False, cancel_futures=True)
+
+    def retry_after(self) -> int:
+        """Seconds until a slot is likely free for a new request: every waiting request, and one
+        running on each slot, may take the budget."""
+        return max(1, math.ceil(self.budget_seconds * (len(self.waiters) + self.slots) / self.slots))
+
+    async def acquire(self) -> float | None:
+        """Take a slot: the seconds waited for it, or None when refused (the share is full, or
+        no slot came free within ``wait``)."""
+        if self.running < self.slots and not self.waiters:
+            self.running += 1
+            return 0.0
+        if len(self.waiters) >= self.queue:
+            return None
+        started = time.perf_counter()
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append(future)
+        try:
+            async with asyncio.timeout(self.wait):
+                await future
+        except TimeoutError:
+            if future.done() and not future.cancelled():  # handed a slot as the wait ran out
+                return time.perf_counter() - started
+            with contextlib.suppress(ValueError):
+                self.waiters.remove(future)
+            return None
+        except asyncio.CancelledError:  # the request's task is cancelled while waiting
+            if future.done() and not future.cancelled():
+                self.release()  # handed a slot: pass it on
+            else:
+                with contextlib.suppress(ValueError):
+                    self.waiters.remove(future)
+            raise
+        return time.perf_counter() - started
+
+    def release(self) -> None:
+        """Give the slot to the first waiter still waiting, else free it."""
+        while self.waiters:
+            future = self.waiters.popleft()
+            if not future.done():
+                future.set_result(None)
+                return
+        self.running -= 1
+
+
 class RSGIAdapter:
     """Serves a WSGI app on granian's RSGI interface: the body is read asynchronously (bounded
     in time and size) before the app runs, so a slow client never holds the app's thread."""
 
-    def __init__(self, app: _WSGIApp, max_body_bytes: int, read_timeout: float, threads: int = 1) -> None:
+    def __init__(
+        self,
+        app: _WSGIApp,
+        max_body_bytes: int,
+        read_timeout: float,
+        threads: int = 1,
+        gate: BudgetGate | None = None,
+    ) -> None:
         from service.observe import AccessLog, log_format_is_json
 
         self.app = app
         self.max_body = max_body_bytes
         self.read_timeout = read_timeout
         self.executor = ThreadPoolExecutor(threads, "rummikub-app") if threads > 1 else None
+        self.gate = gate
         self.access_log = AccessLog.from_settings({})
         self.json_log = log_format_is_json({})
         self.base: dict[str, Any] = {
@@ -207,11 +371,56 @@ class RSGIAdapter:
             self._refuse(scope, proto, error, started)
             return
         environ = self._environ(scope, headers, body)
+        if self.gate is not None and scope.method == "POST" and self._budgeted(environ, body):
+            await self._budgeted_call(scope, proto, environ, started)
+            return
         if self.executor is None:
             status, out_headers, data = self._call(environ)
         else:
             loop = asyncio.get_running_loop()
             status, out_headers, data = await loop.run_in_executor(self.executor, self._call, environ)
+        proto.response_bytes(status, out_headers, data)
+
+    def _budgeted(self, environ: dict[str, Any], body: bytes) -> bool:
+        """Whether this POST may run the solver (:func:`service.operations.is_budgeted`). Where
+        that depends on the body, it is decoded here, once: the app reads the decoded value."""
+        from service.app import JSON_BODY_KEY, decode_json
+        from service.operations import BUDGETED_ALWAYS, BUDGETED_SOMETIMES, is_budgeted
+
+        name = environ["PATH_INFO"].removeprefix("/v1/")
+        if name in BUDGETED_ALWAYS:
+            return True
+        if name not in BUDGETED_SOMETIMES or "json" not in environ.get("CONTENT_TYPE", ""):
+            return False
+        try:
+            doc = decode_json(body)
+        except (ValueError, RecursionError):
+            return False  # the app answers 400
+        environ[JSON_BODY_KEY] = doc
+        return is_budgeted(name, doc)
+
+    async def _budgeted_call(self, scope: Any, proto: Any, environ: dict[str, Any], started: float) -> None:
+        from service.app import route_of
+        from service.observe import BUDGET_QUEUE
+
+        gate = self.gate
+        assert gate is not None
+        route = route_of(environ["PATH_INFO"])
+        waited = await gate.acquire()
+        if waited is None:
+            self._busy(scope, proto, environ, route, started)
+            return
+        BUDGET_QUEUE.labels(route).observe(waited)
+        work = gate.submit(self._call, environ)
+        # The slot is free when the work is done, even if this task is cancelled before.
+        work.add_done_callback(lambda _: gate.release())
+        try:
+            status, out_headers, data = await work
+        except BrokenExecutor:
+            logging.getLogger("service.server").error("a budget process died; starting new ones")
+            gate.replace_executor()
+            self._busy(scope, proto, environ, route, started)
+            return
         proto.response_bytes(status, out_headers, data)
 
     def _too_large(self) -> _BodyError:
@@ -223,7 +432,7 @@ class RSGIAdapter:
         chunked = headers.get("transfer-encoding")
         if length is None and chunked is None:
             return b""
-        if length is not None and chunked is not None:
+        if length is not None and chunked is not None:  # hyper drops the Content-Length: defence in depth
             raise _BodyError(400, "Bad Request", "the request has both Content-Length and Transfer-Encoding")
         expected: int | None = None
         if length is not None:
@@ -333,6 +542,49 @@ class RSGIAdapter:
                 extra={"request_id": rid},
             )
 
+    def _busy(self, scope: Any, proto: Any, environ: dict[str, Any], route: str, started: float) -> None:
+        """The worker's share for budgeted requests is full: a 503 problem with Retry-After, at
+        once (the app never runs), counted and logged with its reason."""
+        import json
+
+        from engine.violations import pick_language
+        from service.observe import BUDGET_REJECTIONS, LATENCY, REQUESTS, access_record, request_id
+        from service.operations import RequestError
+
+        gate = self.gate
+        assert gate is not None
+        wait = gate.retry_after()
+        detail = (
+            f"{gate.running} budgeted request(s) running and {len(gate.waiters)} waiting in this worker "
+            f"(RUMMIKUB_BUDGET_SLOTS {gate.slots}, RUMMIKUB_BUDGET_QUEUE {gate.queue})"
+        )
+        error = RequestError(
+            503,
+            f"The solver is busy: {detail}; retry after {wait} s.",
+            [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_BUDGET_SLOTS"}],
+            detail_es=f"El servicio está ocupado (el buscador de jugadas); reintente dentro de {wait} s.",
+        )
+        lang = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
+        rid = request_id(environ)
+        headers = [
+            ("content-type", "application/problem+json"),
+            ("retry-after", str(wait)),
+            ("content-language", lang),
+            ("vary", "Accept-Language"),
+            ("x-request-id", rid),
+        ]
+        doc = error.to_problem(lang)
+        proto.response_bytes(503, headers, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
+        elapsed = time.perf_counter() - started
+        REQUESTS.labels(route, scope.method, "503").inc()
+        LATENCY.labels(route).observe(elapsed)
+        BUDGET_REJECTIONS.labels(route).inc()
+        if self.access_log is not None:
+            remote = scope.client.rpartition(":")[0]
+            self.access_log.write(
+                access_record(rid, scope.method, scope.path, 503, elapsed, remote, "budget share full")
+            )
+
 
 def _no_write(data: bytes) -> None:
     raise RuntimeError("the WSGI write() callable is not supported")
@@ -345,7 +597,66 @@ def rsgi_app() -> RSGIAdapter:
     settings = ServerSettings.from_env()
     app = create_app()
     limits = app.extensions[LIMITS_KEY]
-    return RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads)
+    gate = BudgetGate(
+        settings.budget_slots, settings.budget_queue, settings.budget_wait, limits.solver_budget_ms / 1000
+    )
+    return RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads, gate)
+
+
+# --- the metrics directory ------------------------------------------------------------------------
+
+_METRICS_DIR = re.compile(re.escape(METRICS_DIR_PREFIX) + r"(?:(\d+)-)?[A-Za-z0-9_]+")
+_DB_PID = re.compile(r"_(\d+)\.db")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def stale_metrics_dirs(parent: Path | None = None, min_age: float = 60.0) -> list[Path]:
+    """Metrics directories launchers left in ``parent`` (the temporary directory) when they were
+    killed (SIGKILL: no ``finally`` runs): ``rummikub-metrics-<launcher pid>-*`` of this user
+    whose launcher and worker processes (the pids in prometheus-client's ``*_<pid>.db`` file
+    names) are all gone. A directory named without a pid (older launchers) counts only once it
+    holds a worker's file and is ``min_age`` seconds old; a pid since reused by another process
+    keeps a directory (never one removed in use)."""
+    parent = Path(tempfile.gettempdir()) if parent is None else parent
+    stale = []
+    with contextlib.suppress(OSError):
+        for path in parent.iterdir():
+            match = _METRICS_DIR.fullmatch(path.name)
+            if match is None or path.is_symlink() or not path.is_dir():
+                continue
+            try:
+                if path.stat().st_uid != os.getuid():
+                    continue
+                files = [f.name for f in path.iterdir()]
+                age = time.time() - path.stat().st_mtime
+            except OSError:
+                continue
+            pids = {int(m.group(1)) for name in files if (m := _DB_PID.search(name))}
+            if match.group(1):
+                pids.add(int(match.group(1)))
+            elif not files or age < min_age:
+                continue
+            if not any(_alive(pid) for pid in pids):
+                stale.append(path)
+    return stale
+
+
+def remove_stale_metrics_dirs(parent: Path | None = None) -> int:
+    """Remove :func:`stale_metrics_dirs`; the number removed."""
+    removed = 0
+    for path in stale_metrics_dirs(parent):
+        shutil.rmtree(path, ignore_errors=True)
+        removed += not path.exists()
+    return removed
 
 
 # --- main -----------------------------------------------------------------------------------------
@@ -366,7 +677,9 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     os.environ.setdefault("RUMMIKUB_ACCESS_LOG", "-")
     own_dir = None
     if not os.environ.get(MULTIPROC_ENV):
-        own_dir = tempfile.mkdtemp(prefix="rummikub-metrics-")
+        # A launcher killed with SIGKILL cannot remove its directory: the next one does.
+        remove_stale_metrics_dirs()
+        own_dir = tempfile.mkdtemp(prefix=f"{METRICS_DIR_PREFIX}{os.getpid()}-")
         os.environ[MULTIPROC_ENV] = own_dir
     try:
         server = Granian(

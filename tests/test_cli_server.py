@@ -358,3 +358,90 @@ def test_a_reset_before_any_byte_is_retried_once() -> None:
     thread.join(5)
     listener.close()
     assert answer == {"valid": True, "sets": []} and seen == [1, 2]
+
+
+# --- a busy service: 503/429 with Retry-After (issue #19) ------------------------------------------
+
+
+class Busy:
+    """A WSGI app answering ``busy`` requests with ``status`` (a problem with Retry-After), then
+    passing on to the real service."""
+
+    def __init__(self, busy: int, status: int = 503, retry_after: str | None = "0") -> None:
+        self.busy = busy
+        self.status = status
+        self.retry_after = retry_after
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.real = create_app()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        with self.lock:
+            self.calls += 1
+            busy = self.busy > 0
+            self.busy -= busy
+        if busy:
+            headers = [("Content-Type", "application/problem+json")]
+            if self.retry_after is not None:
+                headers.append(("Retry-After", self.retry_after))
+            start_response(f"{self.status} Busy", headers)
+            problem = {"type": "about:blank", "title": "Busy", "status": self.status, "detail": "the solver is busy"}
+            return [json.dumps(problem).encode()]
+        result: Iterable[bytes] = self.real(environ, start_response)
+        return result
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_a_busy_answer_is_retried_after_retry_after(status: int) -> None:
+    app = Busy(2, status)
+    for url in serve_wsgi(app):
+        result = invoke("verify", "-", "--json", "--server", url, input=json.dumps(TURN_BAD))
+        assert result.exit_code == 1 and json.loads(result.stdout)["valid"] is False
+    assert app.calls == 3
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_a_service_that_stays_busy_is_one_clear_line_and_exit_3(status: int) -> None:
+    app = Busy(100, status, retry_after="0")
+    for url in serve_wsgi(app):
+        result = invoke("verify", "-", "--server", url, input=json.dumps(TURN_BAD))
+    assert result.exit_code == 3
+    line = one_line_error(result)
+    assert "busy" in line and str(status) in line and "3 times" in line and "the solver is busy" in line
+    assert app.calls == 3  # one try, two retries
+
+
+def test_a_long_retry_after_is_not_waited_for() -> None:
+    app = Busy(100, 503, retry_after="3600")
+    for url in serve_wsgi(app):
+        started = time.monotonic()
+        result = invoke("validate", "R1 R2 R3", "--server", url)
+        assert time.monotonic() - started < 5
+    assert result.exit_code == 3 and "retry after 3600 s" in one_line_error(result)
+    assert app.calls == 1
+
+
+def test_batch_commands_wait_out_a_busy_service(files: dict[str, str]) -> None:
+    """A batch retries each document more often than a single command (here 4 busy answers in a
+    row: a single command gives up after 3 tries) and says once that it is waiting."""
+    app = Busy(4)
+    for url in serve_wsgi(app):
+        result = invoke("score", files["round"], "--server", url)
+        assert result.exit_code == 0, result.output
+    assert app.calls == 5
+    assert result.stderr.count("busy") == 1 and "retrying" in result.stderr
+    stays = Busy(1000)
+    for url in serve_wsgi(stays):
+        result = invoke("score", files["round"], "--server", url)
+    notice, error = result.stderr.strip().splitlines()  # the notice once, then the reason to stop
+    assert result.exit_code == 3 and "retrying" in notice and "7 times" in error and "--jobs" in error
+    assert stays.calls == 7
+
+
+def test_retry_after_as_an_http_date() -> None:
+    from cli.backend import retry_after_seconds
+
+    assert retry_after_seconds("120") == 120
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412490.0) == 0.0
+    assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None

@@ -19,7 +19,7 @@ from schemathesis.checks import positive_data_acceptance
 from engine.rules import CHOICES, PRESETS, Rules
 from engine.violations import MESSAGES
 from service.app import create_app
-from service.operations import OPERATIONS, get_rules, list_rules, run_operation
+from service.operations import BUDGETED_ALWAYS, BUDGETED_SOMETIMES, OPERATIONS, get_rules, list_rules, run_operation
 
 pytestmark = pytest.mark.contract
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +75,8 @@ def test_request_schemas_are_closed() -> None:
 def test_every_operation_documents_its_status_codes() -> None:
     for name in OPERATIONS:
         responses = SPEC["paths"][f"/v1/{name}"]["post"]["responses"]
-        assert set(responses) == {"200", "400", "413", "415", "422", "500"}, name
+        busy = {"503"} if name in BUDGETED_ALWAYS | BUDGETED_SOMETIMES else set()
+        assert set(responses) == {"200", "400", "413", "415", "422", "500"} | busy, name
         assert "examples" in SPEC["paths"][f"/v1/{name}"]["post"]["requestBody"]["content"]["application/json"]
 
 
@@ -201,7 +202,7 @@ def test_render_is_documented_with_examples_that_draw() -> None:
     import xml.etree.ElementTree as ET
 
     operation = SPEC["paths"]["/v1/render"]["post"]
-    assert set(operation["responses"]) == {"200", "400", "413", "415", "422", "500"}
+    assert set(operation["responses"]) == {"200", "400", "413", "415", "422", "500", "503"}
     assert set(operation["responses"]["200"]["content"]) == {"image/svg+xml"}
     client = APP.test_client()
     for name in ("RenderRequest", "RenderPositionRequest"):

@@ -102,19 +102,40 @@ def test_two_slim_stages_pinned_by_digest() -> None:
     assert any("--from=build" in rest for k, rest in final_stage() if k == "COPY")
 
 
+def hashed_pins(path: Path) -> dict[str, tuple[str, int]]:
+    """name → (version, hashes) of a ``--generate-hashes`` lock."""
+    pins: dict[str, tuple[str, int]] = {}
+    name = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if not line.startswith(" "):
+            requirement = text.removesuffix("\\").strip()
+            name, sep, version = requirement.partition("==")
+            assert sep and version and " " not in version, f"not an exact pin: {line}"
+            name = name.lower().replace("_", "-")
+            pins[name] = (version, 0)
+        elif text.startswith("--hash=sha256:"):
+            version, count = pins[name]
+            pins[name] = (version, count + 1)
+    return pins
+
+
 def test_pinned_serve_dependencies_only() -> None:
     runs = " ".join(rest for k, rest in instructions() if k == "RUN")
-    assert "-c constraints.txt" in runs
-    assert '".[serve]"' in runs and "[dev]" not in runs
-    pins = {}
-    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            pins[name.strip().lower().replace("_", "-")] = version.strip()
-    assert all(pins.values()), "every constraint is an exact pin"
+    assert "--require-hashes -r constraints.txt" in runs
+    assert "--require-hashes -r build-constraints.txt" in runs and "--no-build-isolation" in runs
+    assert "--no-deps /wheels/" in runs and "[dev]" not in runs
+    pins = hashed_pins(ROOT / "constraints.txt")
+    assert all(count for _, count in pins.values()), "every pin has its hashes"
     for name in ("flask", "granian", "prometheus-client", "msgspec", "werkzeug"):
         assert name in pins, name
     assert "gunicorn" not in pins and "pytest" not in pins
+    build = hashed_pins(ROOT / "build-constraints.txt")
+    assert "hatchling" in build and all(count for _, count in build.values())
+    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    assert "!constraints.txt" in ignored and "!build-constraints.txt" in ignored
 
 
 def test_license_matches_the_contract() -> None:

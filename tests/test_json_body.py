@@ -1,6 +1,6 @@
 """The service reads request bodies exactly as ``json.loads`` does, though msgspec reads most.
 
-``service.app._decode_json`` tries msgspec first and falls back to the standard library on
+``service.app.decode_json`` tries msgspec first and falls back to the standard library on
 anything msgspec refuses. These tests hold it to ``json.loads(raw, parse_constant=...)``: the
 same value (same types, same key order, same float bits) or the same kind of error, on edge
 cases and on generated documents, encodings and corrupted bytes.
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.app import _decode_json
+from service.app import decode_json
 
 
 def _reference(raw: bytes) -> Any:
@@ -37,7 +37,7 @@ def _outcome(decode: Any, raw: bytes) -> tuple[str, str]:
 
 
 def _same_as_json_loads(raw: bytes) -> None:
-    assert _outcome(_decode_json, raw) == _outcome(_reference, raw), raw[:200]
+    assert _outcome(decode_json, raw) == _outcome(_reference, raw), raw[:200]
 
 
 EDGE_CASES = [

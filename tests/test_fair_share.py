@@ -1,0 +1,181 @@
+"""The bounded share for budgeted requests (issue #19), piece by piece: which requests are
+budgeted, the gate's slots, queue and wait, and the adapter's fast 503. The whole of it against
+the real server under a suggest flood: tests/test_server.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.operations import is_budgeted
+from service.server import BudgetGate, RSGIAdapter
+
+pytestmark = pytest.mark.http
+THREADS = ThreadPoolExecutor(1, "rummikub-budget")  # the server runs slots in processes; here a thread will do
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "budgeted"),
+    [
+        ("moves/suggest", {}, True),
+        ("tables/arrange", None, True),
+        ("turns/verify", {"before": [], "after": [["R1", "R2", "R3"]]}, False),
+        ("turns/verify", {"before": [], "after": ["R1", "R2", "R3"]}, True),
+        ("turns/verify", {"before": [], "after": [{"color": "red", "number": 1}]}, True),
+        ("turns/verify", {"before": [], "after": [{"tiles": ["R1", "R2", "R3"]}]}, False),
+        ("turns/verify", {"before": [], "after": {"loose": ["R1"]}}, True),
+        ("turns/verify", {"before": [], "after": []}, False),
+        ("turns/verify", {"before": []}, False),
+        ("render", {"table": [["R1", "R2", "R3"]]}, False),
+        ("render", {"before": [], "after": ["R1", "R2", "R3"]}, True),
+        ("games/replay", {"players": []}, False),
+        ("games/replay", {"players": [], "analyze": False}, False),
+        ("games/replay", {"players": [], "analyze": True}, True),
+        ("sets/validate", {"sets": []}, False),
+        ("rounds/score", {"players": []}, False),
+    ],
+)
+def test_which_requests_are_budgeted(name: str, body: Any, budgeted: bool) -> None:
+    assert is_budgeted(name, body) is budgeted
+
+
+def test_gate_slots_queue_wait_and_handover() -> None:
+    async def scenario() -> None:
+        gate = BudgetGate(slots=1, queue=1, wait=0.3, budget_seconds=1.0, executor=THREADS)
+        assert gate.retry_after() == 1
+        assert await gate.acquire() == 0.0  # a free slot
+        waiter = asyncio.ensure_future(gate.acquire())  # queued
+        await asyncio.sleep(0.01)
+        assert gate.retry_after() == 2
+        assert await gate.acquire() is None  # the queue is full: refused at once
+        gate.release()  # the slot passes to the waiter, not back to the pool
+        waited = await waiter
+        assert waited is not None and 0 < waited < 0.3 and gate.running == 1
+        late = asyncio.ensure_future(gate.acquire())
+        started = time.perf_counter()
+        assert await late is None  # no slot within `wait`
+        assert 0.25 < time.perf_counter() - started < 1.0 and not gate.waiters
+        gate.release()
+        assert gate.running == 0 and await gate.acquire() == 0.0
+
+    asyncio.run(scenario())
+
+
+class Scope:
+    proto = "http"
+    method = "POST"
+    query_string = ""
+    client = "127.0.0.1:5000"
+    server = "127.0.0.1:8000"
+    scheme = "http"
+    http_version = "1.1"
+
+    def __init__(self, path: str, body: bytes, lang: str = "en") -> None:
+        self.path = path
+        self.headers = {
+            "content-type": "application/json",
+            "content-length": str(len(body)),
+            "accept-language": lang,
+        }
+
+
+class Proto:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.sent: list[tuple[int, dict[str, str], bytes]] = []
+
+    async def __call__(self) -> bytes:
+        return self.body
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+        self.sent.append((status, dict(headers), data))
+
+
+def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() -> None:
+    """A slow app stands in for the solver: with one slot and no queue, a second suggest at once
+    is a 503 problem with Retry-After (the app never sees it), while a verify runs at once on the
+    event loop; the first suggest ran on a budget thread."""
+    release = threading.Event()
+    seen: list[tuple[str, str]] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append((environ["PATH_INFO"], threading.current_thread().name))
+        if environ["PATH_INFO"] == "/v1/moves/suggest":
+            release.wait(5)
+        start_response("200 OK", [("content-type", "application/json")])
+        return [b'{"ok":true}']
+
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    adapter = RSGIAdapter(app, 1000, 1.0, gate=gate)
+    body = b'{"table": [], "rack": ["R1"], "opened": true}'
+    verify = json.dumps({"before": [], "after": [["R1", "R2", "R3"]], "rack": ["R1", "R2", "R3"]}).encode()
+
+    async def scenario() -> tuple[Proto, Proto, Proto]:
+        first, second, third = Proto(body), Proto(body), Proto(verify)
+        running = asyncio.ensure_future(adapter.__rsgi__(Scope("/v1/moves/suggest", body), first))
+        await asyncio.sleep(0.05)
+        await adapter.__rsgi__(Scope("/v1/moves/suggest", body, "es"), second)
+        await adapter.__rsgi__(Scope("/v1/turns/verify", verify), third)
+        assert not running.done()  # verify answered while the suggest still runs
+        release.set()
+        await running
+        return first, second, third
+
+    first, second, third = asyncio.run(scenario())
+    assert first.sent[0][0] == 200 and third.sent[0][0] == 200
+    status, headers, data = second.sent[0]
+    assert status == 503 and headers["retry-after"] == "1" and headers["content-language"] == "es"
+    assert headers["content-type"] == "application/problem+json"
+    problem = json.loads(data)
+    assert problem["status"] == 503 and problem["title"] == "Servicio no disponible"
+    assert [path for path, _ in seen] == ["/v1/moves/suggest", "/v1/turns/verify"]
+    threads = dict(seen)
+    assert threads["/v1/moves/suggest"].startswith("rummikub-budget")
+    assert threads["/v1/turns/verify"] == threading.main_thread().name
+
+
+def test_the_busy_answer_is_the_documented_one() -> None:
+    """The adapter's 503 has the contract's shape (Problem, Retry-After) and its example's words."""
+    import jsonschema
+    import yaml
+
+    spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text(encoding="utf-8"))
+    gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    gate.running = 1
+    gate.waiters.extend([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)])
+    adapter = RSGIAdapter(lambda e, s: [], 1000, 1.0, gate=gate)
+    proto = Proto(b"")
+    adapter._busy(Scope("/v1/moves/suggest", b""), proto, {"PATH_INFO": "/v1/moves/suggest"}, "/v1/moves/suggest", 0.0)
+    status, headers, data = proto.sent[0]
+    assert status == 503
+    documented = spec["components"]["responses"]["Busy"]
+    assert set(documented["headers"]) == {"Retry-After", "Content-Language"}
+    assert {"retry-after", "content-language"} <= set(headers)
+    problem_schema = {"$ref": "#/components/schemas/Problem", "components": spec["components"]}
+    jsonschema.validate(json.loads(data), problem_schema, cls=jsonschema.Draft202012Validator)
+    assert json.loads(data) == documented["content"]["application/problem+json"]["example"]
+
+
+def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
+    async def scenario() -> None:
+        gate = BudgetGate(slots=1, queue=2, wait=5.0, budget_seconds=1.0, executor=THREADS)
+        assert await gate.acquire() == 0.0
+        waiting = asyncio.ensure_future(gate.acquire())
+        behind = asyncio.ensure_future(gate.acquire())
+        await asyncio.sleep(0.01)
+        waiting.cancel()  # e.g. the request's task is cancelled
+        await asyncio.sleep(0.01)
+        assert len(gate.waiters) == 1
+        gate.release()
+        assert await behind is not None and gate.running == 1 and not gate.waiters
+        gate.release()
+        assert gate.running == 0
+
+    asyncio.run(scenario())
