@@ -37,10 +37,14 @@ $(VENV)/.stamp-dev: pyproject.toml | $(PY)
 serve: $(VENV)/.stamp-serve
 	$(PY) -m service.server
 
+# Two workers, each test file on one of them (module fixtures such as live servers and Dask
+# clusters start once): CI has 2 cores. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
+
 test: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 # The lowest versions of the direct dependencies that pyproject.toml allows (uv's lowest-direct
 # resolution), in a venv of their own; test tools at their newest. Contract tests need the dev
