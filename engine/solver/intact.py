@@ -24,10 +24,11 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, milp
 
 from engine.rules import Rules
 from engine.sets import RUN, read_set
+from engine.solver.milp import linear_constraint
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 INFEASIBLE = "infeasible"
@@ -187,7 +188,7 @@ def least_intact(
         cost,
         integrality=np.ones(n),
         bounds=Bounds(np.zeros(n), upper),
-        constraints=LinearConstraint(matrix, lower, upper_rows),
+        constraints=linear_constraint(matrix, lower, upper_rows),
         options={"mip_rel_gap": 0.0, "time_limit": max(0.001, time_limit), "presolve": True},
     )
     if result.status == 2:

@@ -51,13 +51,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, milp
 from scipy.sparse import coo_array
 
 from engine.changes import Changes, changes
 from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
 from engine.solver.intact import least_intact
+from engine.solver.milp import linear_constraint
 from engine.solver.model import Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
@@ -449,7 +450,7 @@ def _attempt(
         np.array(m.cost, dtype=float),
         integrality=np.ones(len(m.cost)),
         bounds=Bounds(np.array(m.lower, dtype=float), np.array(m.upper, dtype=float)),
-        constraints=LinearConstraint(matrix, m.row_lower, m.row_upper),
+        constraints=linear_constraint(matrix, m.row_lower, m.row_upper),
         # presolve costs more than it saves on these models (measured: about 4x slower)
         options={"mip_rel_gap": 0.0, "time_limit": max(0.001, left), "presolve": False},
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import itertools
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
@@ -364,7 +364,7 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[fl
     result = milp(  # HiGHS's presolve costs more than it saves on these small relaxations
         -full.cost,
         bounds=Bounds(0, full.upper),
-        constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
+        constraints=linear_constraint(full.matrix, full.lower_rows, full.upper_rows),
         options={"presolve": False},
     )
     if result.status == 2:
@@ -406,6 +406,15 @@ def _empty_programme(problem: _Problem) -> _Programme:
     )
 
 
+def linear_constraint(matrix: Any, lower: Any, upper: Any) -> LinearConstraint:
+    """``LinearConstraint`` with the matrix in CSC form and 32-bit index arrays: scipy releases
+    before 1.14 hand the index arrays to HiGHS as they are, and it takes 32-bit integers only."""
+    matrix = csc_array(matrix)
+    matrix.indices = matrix.indices.astype(np.int32, copy=False)
+    matrix.indptr = matrix.indptr.astype(np.int32, copy=False)
+    return LinearConstraint(matrix, lower, upper)
+
+
 def _empty_ok(problem: _Problem) -> bool:
     """Whether laying nothing is a solution: nothing must be laid."""
     return not sum(map(sum, problem.required)) and not problem.jokers_required
@@ -431,7 +440,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
         -full.cost,
         integrality=np.ones(len(full.cost)),
         bounds=Bounds(0, full.upper),
-        constraints=LinearConstraint(full.matrix, full.lower_rows, full.upper_rows),
+        constraints=linear_constraint(full.matrix, full.lower_rows, full.upper_rows),
         options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
     )
     if result.status == 2:  # infeasible: the table's tiles cannot all be laid
