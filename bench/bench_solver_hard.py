@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_solver_games import Position, game_positions, load_rummikub_solver, to_theirs
+from bench_solver_games import Position, game_positions, load_rummikub_solver, their_solve
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
@@ -94,14 +94,8 @@ def ruleset_for(rs: Any, supply: str) -> Any:
 
 
 def theirs(rs: Any, ruleset: Any, pos: Position) -> tuple[int, float]:
-    state = ruleset.new_game()
-    state.add_table(*to_theirs(ruleset, [t for s in pos.table for t in s]))
-    state.add_rack(*to_theirs(ruleset, pos.rack))
-    state.initial = False
-    start = time.perf_counter()
-    solution = ruleset.solve(state, rs.SolverMode.TILE_COUNT)
-    seconds = time.perf_counter() - start
-    return (0 if solution is None else len(solution.tiles)), seconds
+    played, _, seconds = their_solve(rs, ruleset, pos)
+    return len(played), seconds
 
 
 def ours(pos: Position, rules: Rules, budget: float) -> tuple[Any, float]:

@@ -43,6 +43,7 @@ does not continue it, a joker staying in a run split off its set, a joker moved 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import time
 from collections import Counter
@@ -277,7 +278,8 @@ def least_change(
     # then the smaller model (a set continued by a set of the other kind only through the
     # free sets, counted by necessary conditions); its optimum bounds the true one from below,
     # so a move it finds disturbing exactly that much is the least change; else the full model
-    fast = _attempt(
+    attempt = functools.partial(
+        _attempt,
         table,
         readings,
         rack_counts,
@@ -294,8 +296,8 @@ def least_change(
         w_move,
         w_touch,
         free_release,
-        aggregated=True,
     )
+    fast = attempt(aggregated=True)
     # a legal move of the smaller model that is not proven least: answered (not proven) when
     # the full model finds nothing in time
     fallback: LeastChange | None = None
@@ -307,25 +309,7 @@ def least_change(
             if optimal and weighed(listed.disturbance.as_tuple()) <= bound + offset:
                 return dataclasses.replace(found, changes=listed)
             fallback = dataclasses.replace(found, proven=False)
-    full = _attempt(
-        table,
-        readings,
-        rack_counts,
-        rack_jokers,
-        supply,
-        base,
-        base_jokers,
-        jokers,
-        opening,
-        rules,
-        weights,
-        floor,
-        deadline,
-        w_move,
-        w_touch,
-        free_release,
-        aggregated=False,
-    )
+    full = attempt(aggregated=False)
     if full is None:
         return fallback
     after, optimal, _ = full

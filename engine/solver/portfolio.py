@@ -111,11 +111,8 @@ class Portfolio:
                 upper = min(upper, goal)
             if goal < need:
                 return None
-            search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
-            try:
-                found = search.solve(goal, goal=True)
-            except _OutOfTime:
-                self._check()
+            found, out_of_time = self._step(search, _GOAL_CALLS, max_calls, goal, goal=True)
+            if out_of_time:
                 closing = False
                 break
             if found is not None:
@@ -126,11 +123,8 @@ class Portfolio:
             # the bound is out of reach, but its tiles may not be: the best move playing
             # them is the optimum (the bound allows no more tiles)
             least = max(need, goal // problem.tile_weight * problem.tile_weight)
-            search.max_calls = search.calls + _capped(_GOAL_CALLS, max_calls)
-            try:
-                found = search.solve(least)
-            except _OutOfTime:
-                self._check()
+            found, out_of_time = self._step(search, _GOAL_CALLS, max_calls, least)
+            if out_of_time:
                 closing = False
                 break
             if found is not None:
@@ -164,6 +158,19 @@ class Portfolio:
         if exact is None:
             return None
         return Solved(exact[0], exact[1], exact[2])
+
+    def _step(
+        self, search: _Search, calls: int, max_calls: int | None, need: int, goal: bool = False
+    ) -> tuple[int | None, bool]:
+        """One search step with ``calls`` more work (at most ``max_calls``): its score (None: no
+        move reaches ``need``) and whether it ran out of work first. Raises _OutOfTime when the
+        deadline has passed."""
+        search.max_calls = search.calls + _capped(calls, max_calls)
+        try:
+            return search.solve(need, goal=goal), False
+        except _OutOfTime:
+            self._check()
+            return None, True
 
     def _check(self) -> None:
         if time.perf_counter() > self.deadline:
