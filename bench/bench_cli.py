@@ -14,8 +14,8 @@ and prints documents per second (wall clock) for each ``--jobs`` value, and per 
 into the closing notes.
 
 ``--dask`` adds the Dask path (issue #16): ``--scheduler local --jobs 2`` (a LocalCluster of
-2 worker processes, 1 thread each, started by the command: its start-up is in the time) and
-(``--shared-files``) the same with workers reading the files. ``--repeat N`` runs every configuration N times, A/B
+2 worker processes, 1 thread each, started by the command: its start-up is in the time; its
+workers read the files where they are). ``--repeat N`` runs every configuration N times, A/B
 alternating (each round starts with the next configuration), and prints each run, then the
 median per configuration, the ratio Dask/``--jobs 2`` per round, and the Dask path's overhead
 per document against ``--jobs 2`` (wall and CPU). The machine may be shared: read the load
@@ -110,12 +110,10 @@ def time_command(args: list[str]) -> tuple[float, float]:
     return elapsed, _child_cpu() - cpu
 
 
-def _configs(jobs: list[int], dask: bool, shared: bool) -> list[tuple[str, list[str]]]:
+def _configs(jobs: list[int], dask: bool) -> list[tuple[str, list[str]]]:
     configs = [(f"--jobs {j}", ["--jobs", str(j)]) for j in jobs]
     if dask:
         configs.append(("--scheduler local", ["--scheduler", "local", "--jobs", "2"]))
-    if dask and shared:
-        configs.append(("  + --shared-files", ["--scheduler", "local", "--jobs", "2", "--shared-files"]))
     return configs
 
 
@@ -132,12 +130,11 @@ def main() -> None:
     parser.add_argument("--jobs", default="1,2", help="comma-separated --jobs values")
     parser.add_argument("--corpus", type=Path, help="keep the generated files here (default: a temporary folder)")
     parser.add_argument("--dask", action="store_true", help="also --scheduler local (2 workers), needs the dask extra")
-    parser.add_argument("--shared-files", action="store_true", help="with --dask: also --shared-files")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each configuration, A/B alternating")
     options = parser.parse_args()
     jobs = [int(j) for j in options.jobs.split(",")]
     if options.dask or options.repeat > 1:
-        run_alternating(options, _configs(jobs, options.dask, options.shared_files))
+        run_alternating(options, _configs(jobs, options.dask))
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = options.corpus or Path(tmp)

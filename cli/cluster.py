@@ -8,10 +8,12 @@ order** and writes every row itself, so the output is byte-identical to ``--jobs
 
 - Only a bounded window of chunks is in flight (a few per worker thread): memory stays flat
   for millions of documents, and the files are read as their chunks are submitted.
-- Whole-file documents are **shipped** by default: the client reads each file's bytes and sends
-  them with the chunk, so workers need no access to the client's files. With ``shared`` the
-  chunk carries the file's absolute path instead and the worker reads it there (a shared file
-  system: less traffic through the client). JSON Lines lines and stdin are always shipped.
+- Whole-file documents sent to a remote scheduler are **shipped** by default: the client reads
+  each file's bytes and sends them with the chunk, so workers need no access to the client's
+  files. With ``shared`` the chunk carries the file's absolute path instead and the worker reads
+  it there (a shared file system: less traffic through the client). A ``local`` cluster's
+  workers run on this machine, so they always read the files where they are. JSON Lines lines
+  and stdin are always shipped.
 - A document that cannot be read or that the operation rejects is an error row, as locally; a
   crash of the engine on one document is a ``failed`` row. A task never raises for a document.
 - A worker lost mid-run: the scheduler re-runs its tasks elsewhere (tasks are pure); the client
@@ -24,6 +26,7 @@ optional ``dask`` extra (``pip install 'rummikub-rules[dask]'``).
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -43,6 +46,7 @@ MAX_CHUNK = 256  # documents per task at most
 CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker busy between results)
 WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler
 CONNECT_SECONDS = 10.0
+MP_METHOD = "distributed.worker.multiprocessing-method"
 
 # A chunk's item: the source, and what the worker needs to read it — the file's bytes
 # (shipped), its absolute path (read where it is: a shared file system) or None (the source
@@ -53,6 +57,13 @@ Item = tuple[Source, bytes | str | None]
 def require_distributed(command: str) -> None:
     """Exit 2 with the install command when the ``dask`` extra is missing."""
     try:
+        import dask
+
+        if "distributed" not in sys.modules and dask.config.get(MP_METHOD, None) is None:
+            # A local cluster's worker processes forked from a server that has imported Dask
+            # once start in about half the time of freshly spawned interpreters (Dask's
+            # default), which every batch pays. Read when distributed is first imported.
+            dask.config.set({MP_METHOD: "forkserver"})
         import distributed  # noqa: F401
     except ImportError:
         raise CliError(f"rummikub {command} --scheduler needs Dask distributed: {INSTALL_HINT}", EXIT_INPUT) from None
@@ -154,7 +165,9 @@ def run_rows_dask(
 ) -> None:
     """Process every source on a Dask cluster, calling ``on_row`` in input order.
     ``workers``: LocalCluster size for ``scheduler == "local"``; ``chunk``: documents per task
-    (0: :func:`chunk_size`)."""
+    (0: :func:`chunk_size`); ``shared_files``: workers read whole files by path (always for a
+    local cluster, whose workers see this machine's files)."""
+    shared_files = shared_files or scheduler == LOCAL
     with ExitStack() as stack:
         client = _connect(stack, scheduler, workers)
         nthreads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]

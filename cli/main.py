@@ -216,8 +216,8 @@ SharedFilesOpt = Annotated[
     bool,
     typer.Option(
         "--shared-files",
-        help="With --scheduler: workers read the files themselves (a shared file system) instead of being "
-        "sent their bytes.",
+        help="With --scheduler tcp://...: workers read the files themselves (a shared file system) instead of "
+        "being sent their bytes. Always so with --scheduler local.",
         rich_help_panel="Dask cluster",
     ),
 ]

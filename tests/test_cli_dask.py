@@ -166,6 +166,27 @@ def test_scheduler_local_starts_a_cluster(mixed: dict[str, str]) -> None:
     _same_as_one_job(["score", mixed["rounds"], mixed["jsonl"], "-f", "jsonl"], "local", "--jobs", "2")
 
 
+def test_a_local_cluster_reads_files_where_they_are(
+    dask_cluster: tuple[LocalCluster, Client], mixed: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--scheduler local``: the workers run on this machine, so tasks carry paths, not bytes
+    (the module's cluster stands in for the one ``local`` would start)."""
+    local, _ = dask_cluster
+    sent: list[object] = []
+    real_item = cluster._item
+
+    def item(source: Any, shared: bool) -> Any:
+        made = real_item(source, shared)
+        sent.append(made[1])
+        return made
+
+    monkeypatch.setattr(cluster, "_item", item)
+    monkeypatch.setattr(cluster, "_connect", lambda stack, scheduler, workers: stack.enter_context(Client(local)))
+    _same_as_one_job(["replay", mixed["games"], "-f", "jsonl"], "local")
+    files = [data for data in sent if data is not None]
+    assert files and all(isinstance(data, str) and os.path.isabs(data) for data in files)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
