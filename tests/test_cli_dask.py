@@ -166,6 +166,23 @@ def test_scheduler_local_starts_a_cluster(mixed: dict[str, str]) -> None:
     _same_as_one_job(["score", mixed["rounds"], mixed["jsonl"], "-f", "jsonl"], "local", "--jobs", "2")
 
 
+def test_scheduler_local_in_a_fresh_process(mixed: dict[str, str]) -> None:
+    """The command as users run it: a new process, where the local cluster's workers start
+    from a forkserver (distributed not yet imported), gives the rows of ``--jobs 1``."""
+    args = ["replay", mixed["games"], "-f", "jsonl"]
+    one = invoke(*args, "--jobs", "1")
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--scheduler", "local", "--jobs", "2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == one.exit_code, done.stderr
+    assert done.stdout == one.stdout
+
+
 def test_a_local_cluster_reads_files_where_they_are(
     dask_cluster: tuple[LocalCluster, Client], mixed: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
