@@ -437,6 +437,24 @@ def test_adapter_read_timeout_is_a_408_and_leaves_nothing_behind() -> None:
     assert asyncio.run(asyncio.wait_for(adapter.__rsgi__(_FakeScope("POST", "/x", post), _FakeProto(None)), 5)) is None
 
 
+def test_access_log_times_are_datetimes_iso_format() -> None:
+    """The access log's cached-second timestamps are ``datetime``'s own ISO format to the
+    millisecond, rounding included (microseconds half-even, then cut to milliseconds)."""
+    import random
+    from datetime import UTC, datetime
+
+    from service.observe import utc_now_ms
+
+    rng = random.Random(13)
+    stamps = [rng.uniform(0, 4e9) for _ in range(3000)]
+    stamps += [
+        s + edge for s in range(1_700_000_000, 1_700_000_030) for edge in (0.0, 0.0004995, 0.0005, 0.9999994, 0.9999995)
+    ]
+    for stamp in stamps:
+        assert utc_now_ms(stamp) == datetime.fromtimestamp(stamp, UTC).isoformat(timespec="milliseconds"), stamp
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", utc_now_ms())
+
+
 def test_adapter_environ_follows_wsgi() -> None:
     """Headers become ``HTTP_*`` keys (repeated ones joined with a comma), Content-Type is
     ``CONTENT_TYPE``, Content-Length is the body read, and a percent-encoded path is decoded."""
