@@ -126,7 +126,7 @@ def request_id(environ: Mapping[str, Any]) -> str:
     at most 128), else a new random one: 32 hex digits (128 random bits; ``uuid4().hex`` took
     four times as long for the same digits but 6 fixed bits)."""
     given = environ.get("HTTP_X_REQUEST_ID")
-    if given is not None and isinstance(given, str) and _REQUEST_ID.fullmatch(given):
+    if isinstance(given, str) and _REQUEST_ID.fullmatch(given):
         return given
     return os.urandom(16).hex()
 
