@@ -200,32 +200,23 @@ def free_port() -> int:
 
 
 def start(kind: str, bare: bool, workers: int, tmp: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """A server on a free loopback port. granian: the service's launcher (``service.server.main``:
+    its settings, event loop and RSGI adapter) for the service and for the bare app alike.
+    gunicorn: sync workers, with a metrics directory of its own (``PROMETHEUS_MULTIPROC_DIR``, as
+    the service's launcher makes one), so both servers run the service with the same metrics."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update({"RUMMIKUB_ACCESS_LOG": "off", "PYTHONPATH": f"{ROOT}:{ROOT / 'bench'}"})
-    if kind == "granian" and not bare:
-        env.update({"RUMMIKUB_BIND": f"{HOST}:{port}", "RUMMIKUB_WORKERS": str(workers)})
-        argv = [sys.executable, "-m", "service.server"]
-    elif kind == "granian":
-        argv = [
-            str(BIN / "granian"),
-            "--interface",
-            "rsgi",
-            "--factory",
-            "--http",
-            "1",
-            "--no-ws",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--log-level",
-            "warning",
-            "bare_app:rsgi_app",
-        ]
+    if kind == "granian":
+        env.update(
+            {"RUMMIKUB_BIND": f"{HOST}:{port}", "RUMMIKUB_WORKERS": str(workers), "RUMMIKUB_LOG_LEVEL": "warning"}
+        )
+        target = "bare_app:rsgi_app" if bare else "service.server:rsgi_app"
+        argv = [sys.executable, "-c", f"import sys; from service.server import main; sys.exit(main(target={target!r}))"]
     else:
+        metrics = tmp / f"gunicorn-metrics-{'bare' if bare else 'service'}"
+        metrics.mkdir()
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics)
         target = "bare_app:create_app()" if bare else "service.app:create_app()"
         argv = [str(BIN / "gunicorn"), "-w", str(workers), "-b", f"{HOST}:{port}", "--log-level", "warning", target]
     log = (tmp / f"{kind}-{'bare' if bare else 'service'}.log").open("wb")
@@ -252,9 +243,34 @@ class WrkRun:
     p50_ms: float
     p99_ms: float
     non_2xx: int
+    requests: int = 0
+    cpu_us: float = 0.0  # CPU time of the server's processes (all workers and threads) per request
+    load: float = 0.0  # 1-minute load average after the run
 
 
-def wrk_measure(port: int, path: str, body: bytes | None, connections: int, seconds: int, tmp: Path) -> WrkRun:
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def session_cpu(sid: int) -> float:
+    """User + system CPU seconds of every live process in session ``sid`` (a server started with
+    ``start_new_session``: its launcher, workers and their threads; Linux ``/proc``)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:  # fields after the name: state, ppid, pgrp, session, ...
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / _TICK
+
+
+def wrk_measure(
+    port: int, path: str, body: bytes | None, connections: int, seconds: int, tmp: Path, sid: int | None = None
+) -> WrkRun:
     argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if body is not None:
         payload = tmp / f"body-{len(body)}.json"
@@ -265,9 +281,11 @@ def wrk_measure(port: int, path: str, body: bytes | None, connections: int, seco
             'wrk.headers["Content-Type"] = "application/json"\n'
         )
         argv += ["-s", str(script)]
+    cpu_before = session_cpu(sid) if sid is not None else 0.0
     out = subprocess.run(
         [*argv, f"http://{HOST}:{port}{path}"], capture_output=True, text=True, timeout=seconds + 30
     ).stdout
+    cpu = session_cpu(sid) - cpu_before if sid is not None else 0.0
 
     def ms(pattern: str) -> float:
         match = re.search(pattern + r"\s+([\d.]+)(us|ms|s)\b", out)
@@ -282,7 +300,12 @@ def wrk_measure(port: int, path: str, body: bytes | None, connections: int, seco
     non_2xx = int(bad.group(1)) if bad else 0
     if errors:  # gunicorn sync closes each connection: wrk counts those reads as errors; ignore reads
         non_2xx += int(errors.group(1)) + int(errors.group(4))
-    return WrkRun(float(rate.group(1)) if rate else 0.0, ms("50%"), ms("99%"), non_2xx)
+    done = re.search(r"(\d+) requests in", out)
+    requests = int(done.group(1)) if done else 0
+    cpu_us = cpu / requests * 1e6 if requests else 0.0
+    return WrkRun(
+        float(rate.group(1)) if rate else 0.0, ms("50%"), ms("99%"), non_2xx, requests, cpu_us, os.getloadavg()[0]
+    )
 
 
 def main() -> None:
@@ -306,6 +329,7 @@ def main() -> None:
     cases = [
         ("healthz", False, "/healthz", None),
         ("bare POST", True, "/echo", bare),
+        ("bare 60", True, "/echo", verify),  # the bare route, sent verify's own body
         ("verify", False, "/v1/turns/verify", verify),
     ]
     runs: dict[tuple[str, str], list[WrkRun]] = {(s, c[0]): [] for s in SERVERS for c in cases}
@@ -323,8 +347,10 @@ def main() -> None:
                 order = SERVERS if round_no % 2 == 0 else SERVERS[::-1]
                 for name, is_bare, path, payload in cases:
                     for kind in order:  # A/B back to back, alternating which goes first
-                        port = procs[(kind, is_bare)][1]
-                        runs[(kind, name)].append(wrk_measure(port, path, payload, args.connections, args.seconds, tmp))
+                        process, port = procs[(kind, is_bare)]
+                        runs[(kind, name)].append(
+                            wrk_measure(port, path, payload, args.connections, args.seconds, tmp, process.pid)
+                        )
         finally:
             for process, _ in procs.values():
                 if process.poll() is None:
@@ -337,13 +363,15 @@ def main() -> None:
 
 
 def report(args: argparse.Namespace, cases: list[Any], runs: dict[tuple[str, str], list[WrkRun]]) -> None:
+    loads = [r.load for rs in runs.values() for r in rs]
     print(
         f"# {args.workers} workers per server, wrk 1 thread {args.connections} connections {args.seconds} s x "
         f"{args.rounds} rounds (A/B alternating), {os.cpu_count()} CPUs, {platform.python_implementation()} "
-        f"{platform.python_version()} ({sys.executable})"
+        f"{platform.python_version()} ({sys.executable}); load average {min(loads):.2f}-{max(loads):.2f}"
     )
     print(
-        f"{'server':9} {'endpoint':10} {'req/s min':>10} {'median':>9} {'max':>9} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}"
+        f"{'server':9} {'endpoint':10} {'req/s min':>10} {'median':>9} {'max':>9} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'cpu us/req':>10} {'errors':>6}"
     )
     med: dict[tuple[str, str], float] = {}
     for kind in SERVERS:
@@ -354,25 +382,23 @@ def report(args: argparse.Namespace, cases: list[Any], runs: dict[tuple[str, str
             print(
                 f"{kind:9} {name:10} {min(rates):10.0f} {med[(kind, name)]:9.0f} {max(rates):9.0f} "
                 f"{statistics.median(r.p50_ms for r in rs):7.2f} {statistics.median(r.p99_ms for r in rs):7.2f} "
-                f"{sum(r.non_2xx for r in rs):6d}"
+                f"{statistics.median(r.cpu_us for r in rs):10.0f} {sum(r.non_2xx for r in rs):6d}"
             )
     print()
+
+    def ratio(a: tuple[str, str], b: tuple[str, str], label: str) -> None:
+        per_round = [x.rate / y.rate for x, y in zip(runs[a], runs[b], strict=True) if y.rate]
+        cpu = statistics.median(r.cpu_us for r in runs[b]) / max(1e-9, statistics.median(r.cpu_us for r in runs[a]))
+        print(
+            f"{label}: {med[a] / med[b]:.2f} (medians; per round min {min(per_round):.2f} median "
+            f"{statistics.median(per_round):.2f} max {max(per_round):.2f}; server CPU per request {cpu:.2f})"
+        )
+
     for kind in SERVERS:
-        per_round = [
-            v.rate / b.rate for v, b in zip(runs[(kind, "verify")], runs[(kind, "bare POST")], strict=True) if b.rate
-        ]
-        print(
-            f"{kind}: verify / bare POST = {med[(kind, 'verify')] / med[(kind, 'bare POST')]:.2f} (medians; per round "
-            f"min {min(per_round):.2f} median {statistics.median(per_round):.2f} max {max(per_round):.2f})"
-        )
+        ratio((kind, "verify"), (kind, "bare POST"), f"{kind}: verify / bare POST")
+        ratio((kind, "verify"), (kind, "bare 60"), f"{kind}: verify / bare 60")
     for name, *_ in cases:
-        per_round = [
-            g.rate / u.rate for g, u in zip(runs[("granian", name)], runs[("gunicorn", name)], strict=True) if u.rate
-        ]
-        print(
-            f"granian / gunicorn on {name}: {med[('granian', name)] / med[('gunicorn', name)]:.2f} (per round min "
-            f"{min(per_round):.2f} median {statistics.median(per_round):.2f} max {max(per_round):.2f})"
-        )
+        ratio(("granian", name), ("gunicorn", name), f"granian / gunicorn on {name}")
 
 
 if __name__ == "__main__":

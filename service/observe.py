@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import re
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -123,11 +123,16 @@ def count_verdict(operation: str, answer: Mapping[str, Any]) -> None:
 
 def request_id(environ: Mapping[str, Any]) -> str:
     """The client's ``X-Request-ID`` when it is a short token (letters, digits, ``._:@/+=-``,
-    at most 128), else a new random one."""
+    at most 128), else a new random one: 32 hex digits (128 random bits; ``uuid4().hex`` took
+    four times as long for the same digits but 6 fixed bits)."""
     given = environ.get("HTTP_X_REQUEST_ID")
     if isinstance(given, str) and _REQUEST_ID.fullmatch(given):
         return given
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()
+
+
+_LOG_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+"""``json.dumps(record, ensure_ascii=True, separators=(",", ":"))`` without a new encoder per line."""
 
 
 class AccessLog:
@@ -152,7 +157,7 @@ class AccessLog:
 
     def write(self, record: dict[str, Any]) -> None:
         if self.json:
-            line = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+            line = _LOG_ENCODER.encode(record)
         else:
             extra = f' reason="{record["reason"]}"' if "reason" in record else ""
             line = (
@@ -171,11 +176,39 @@ def log_format_is_json(config: Mapping[str, Any], environ: Mapping[str, str] | N
     return raw == "json"
 
 
+_PID = os.getpid()
+_SECOND: tuple[int, str] = (-1, "")
+
+
+def _forked() -> None:
+    global _PID
+    _PID = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+def utc_now_ms(now: float | None = None) -> str:
+    """``datetime.now(UTC).isoformat(timespec="milliseconds")``, formatting the date and time
+    once a second (an access log line per request made it a measurable share of the line)."""
+    global _SECOND
+    fraction, whole = math.modf(time.time() if now is None else now)
+    second, micros = int(whole), round(fraction * 1e6)  # as datetime rounds a timestamp
+    if micros >= 1_000_000:
+        second, micros = second + 1, micros - 1_000_000
+    elif micros < 0:
+        second, micros = second - 1, micros + 1_000_000
+    cached = _SECOND
+    if cached[0] != second:
+        cached = _SECOND = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    return f"{cached[1]}.{micros // 1000:03d}+00:00"
+
+
 def access_record(
     rid: str, method: str, path: str, status: int, seconds: float, remote: str, reason: str | None = None
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "time": utc_now_ms(),
         "level": "info" if status < 500 else "error",
         "type": "access",
         "request_id": rid,
@@ -184,7 +217,7 @@ def access_record(
         "status": status,
         "duration_ms": round(seconds * 1000, 3),
         "remote": remote,
-        "pid": os.getpid(),
+        "pid": _PID,
     }
     if reason is not None:
         record["reason"] = reason

@@ -5,6 +5,7 @@ its own process group, which the fixture kills; every loop is bounded in count a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.client
 import json
@@ -20,6 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -353,6 +355,136 @@ def test_adapter_refuses_content_length_with_transfer_encoding() -> None:
     [(status, headers, data)] = sent
     assert status == 400 and ("connection", "close") in headers
     assert json.loads(data)["status"] == 400
+
+
+class _FakeScope:
+    """granian's RSGI scope, as much of it as the adapter reads."""
+
+    proto = "http"
+    query_string = ""
+    client = "127.0.0.1:5000"
+    server = "127.0.0.1:8000"
+    scheme = "http"
+    http_version = "1.1"
+
+    def __init__(self, method: str, path: str, headers: list[tuple[str, str]]) -> None:
+        self.method = method
+        self.path = path
+        self.headers = _FakeHeaders(headers)
+
+
+class _FakeHeaders:
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        self._items = items
+
+    def get(self, name: str, default: object = None) -> object:
+        return next((v for k, v in self._items if k == name), default)
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._items)
+
+
+class _FakeProto:
+    def __init__(self, body: bytes | None) -> None:
+        self.body = body
+        self.sent: list[tuple[int, dict[str, str], bytes]] = []
+
+    async def __call__(self) -> bytes:
+        if self.body is None:  # a body that never arrives
+            await asyncio.sleep(3600)
+        assert self.body is not None
+        return self.body
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+        self.sent.append((status, dict(headers), data))
+
+
+def test_adapter_read_timeout_is_a_408_and_leaves_nothing_behind() -> None:
+    """The per-worker deadline sweep (:class:`service.server.ReadDeadlines`) ends a body that does
+    not arrive with a 408 within a tick of the timeout, while bodies that do arrive run the app;
+    no deadline or cancellation is left behind (the request's task is not cancelled after)."""
+    from service.server import RSGIAdapter
+
+    seen: list[dict[str, object]] = []
+
+    def app(environ: dict[str, object], start_response: Any) -> list[bytes]:
+        seen.append(environ)
+        start_response("200 OK", [("content-type", "text/plain")])
+        return [b"ok"]
+
+    adapter = RSGIAdapter(app, 1000, 0.2)
+    post = [("content-type", "application/json"), ("content-length", "2")]
+
+    async def scenario() -> tuple[float, _FakeProto, _FakeProto]:
+        slow, fast = _FakeProto(None), _FakeProto(b"{}")
+        started = time.monotonic()
+        waiting = asyncio.ensure_future(adapter.__rsgi__(_FakeScope("POST", "/x", post), slow))
+        await asyncio.sleep(0.05)
+        await adapter.__rsgi__(_FakeScope("POST", "/x", post), fast)
+        await waiting
+        elapsed = time.monotonic() - started
+        task = asyncio.current_task()
+        assert task is not None and task.cancelling() == 0
+        await asyncio.sleep(0.02)  # an awaited sleep after: not cancelled
+        return elapsed, slow, fast
+
+    elapsed, slow, fast = asyncio.run(scenario())
+    assert 0.2 <= elapsed < 0.2 + adapter.deadlines.tick + 0.5
+    assert slow.sent[0][0] == 408 and b"RUMMIKUB_READ_TIMEOUT" in slow.sent[0][2]
+    assert fast.sent[0][0] == 200 and len(seen) == 1
+    assert not adapter.deadlines.pending and not adapter.deadlines.expired
+    # A second event loop (a test's asyncio.run) gets a sweep of its own.
+    assert asyncio.run(asyncio.wait_for(adapter.__rsgi__(_FakeScope("POST", "/x", post), _FakeProto(None)), 5)) is None
+
+
+def test_access_log_times_are_datetimes_iso_format() -> None:
+    """The access log's cached-second timestamps are ``datetime``'s own ISO format to the
+    millisecond, rounding included (microseconds half-even, then cut to milliseconds)."""
+    import random
+    from datetime import UTC, datetime
+
+    from service.observe import utc_now_ms
+
+    rng = random.Random(13)
+    stamps = [rng.uniform(0, 4e9) for _ in range(3000)]
+    stamps += [
+        s + edge for s in range(1_700_000_000, 1_700_000_030) for edge in (0.0, 0.0004995, 0.0005, 0.9999994, 0.9999995)
+    ]
+    for stamp in stamps:
+        assert utc_now_ms(stamp) == datetime.fromtimestamp(stamp, UTC).isoformat(timespec="milliseconds"), stamp
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", utc_now_ms())
+
+
+def test_adapter_environ_follows_wsgi() -> None:
+    """Headers become ``HTTP_*`` keys (repeated ones joined with a comma), Content-Type is
+    ``CONTENT_TYPE``, Content-Length is the body read, and a percent-encoded path is decoded."""
+    from service.server import RSGIAdapter
+
+    environs: list[dict[str, Any]] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        environs.append(environ)
+        start_response("204 No Content", [])
+        return []
+
+    adapter = RSGIAdapter(app, 1000, 1.0)
+    headers = [
+        ("host", "x"),
+        ("x-forwarded-for", "1.2.3.4"),
+        ("x-forwarded-for", "5.6.7.8"),
+        ("content-type", "application/json"),
+        ("transfer-encoding", "chunked"),
+        ("x-new-header-name", "v"),
+    ]
+    asyncio.run(adapter.__rsgi__(_FakeScope("POST", "/v1/a%20b/%C3%A9", headers), _FakeProto(b"{}")))
+    asyncio.run(adapter.__rsgi__(_FakeScope("GET", "/healthz", [("host", "y")]), _FakeProto(b"")))
+    first, second = environs
+    assert first["HTTP_HOST"] == "x" and first["HTTP_X_FORWARDED_FOR"] == "1.2.3.4, 5.6.7.8"
+    assert first["CONTENT_TYPE"] == "application/json" and first["CONTENT_LENGTH"] == "2"
+    assert first["HTTP_X_NEW_HEADER_NAME"] == "v" and "HTTP_TRANSFER_ENCODING" not in first
+    assert first["PATH_INFO"] == "/v1/a b/\xc3\xa9" and first["wsgi.input"].read() == b"{}"
+    assert (first["SERVER_NAME"], first["SERVER_PORT"], first["REMOTE_ADDR"]) == ("127.0.0.1", "8000", "127.0.0.1")
+    assert second["PATH_INFO"] == "/healthz" and "CONTENT_LENGTH" not in second and "CONTENT_TYPE" not in second
 
 
 def test_broken_requests_are_logged_in_one_line_without_tracebacks(server: Server) -> None:
