@@ -233,7 +233,7 @@ class _BlockColumn(NamedTuple):
 
 
 def _block_columns(
-    problem: _Problem, avail: np.ndarray, base_rows: int
+    problem: _Problem, avail: np.ndarray, base_rows: int, owners: list[int] | None = None
 ) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]]:
     """Columns and rows of the blocks (table sets kept whole, growing only): for a run
     block, one column per number outside it and per way to fill it (its colour's tile, or a
@@ -241,7 +241,8 @@ def _block_columns(
     nearer the block is); for a group block, one column per colour it may take and one for
     its jokers, at most four tiles in all. Returns the columns' entries (rows ``base_rows``
     and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
-    each column lays."""
+    each column lays. ``owners``, when given, gets for each new row the position of its block
+    (run blocks, then group blocks)."""
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
     rows: list[int] = []
     cols: list[int] = []
@@ -261,7 +262,7 @@ def _block_columns(
         upper.append(most)
         laid.append(what)
 
-    for b in problem.run_blocks:
+    for position, b in enumerate(problem.run_blocks):
         for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, _LAST + 1)):
             nearer: list[int] = []  # the columns covering the number nearer the block
             for n in side:
@@ -271,6 +272,8 @@ def _block_columns(
                 chain = base_rows + len(row_upper)
                 # covered(n) - covered(nearer) <= 0; next to the block: covered(n) <= 1
                 row_upper.append(0.0 if nearer else 1.0)
+                if owners is not None:
+                    owners.append(position)
                 for k in nearer:
                     rows.append(chain)
                     cols.append(k)
@@ -282,12 +285,14 @@ def _block_columns(
                 if jokers:
                     nearer.append(len(cost))
                     column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0, _BlockColumn(b, n, None))
-    for g in problem.group_blocks:
+    for position, g in enumerate(problem.group_blocks, len(problem.run_blocks)):
         room = float(_MAX_GROUP - g.size)
         if room <= 0:
             continue
         size_row = base_rows + len(row_upper)
         row_upper.append(room)
+        if owners is not None:
+            owners.append(position)
         for c in sorted(g.allowed):
             if avail[_row(c, g.number)] > 0:
                 column(
@@ -313,9 +318,10 @@ class _Full(NamedTuple):
     blocks: list[_BlockColumn]  # what the columns after the candidate sets' lay
 
 
-def _full(problem: _Problem, primary_most: int | None) -> _Full | None:
+def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None = None) -> _Full | None:
     """The programme with its blocks (None: nothing can be laid) and, with ``primary_most``,
-    a row capping the tiles played (the table's numbered tiles plus that many)."""
+    a row capping the tiles played (the table's numbered tiles plus that many). ``owners``:
+    see ``_block_columns`` (the blocks' rows are the last ones without ``primary_most``)."""
     programme = _programme(problem)
     has_blocks = problem.run_blocks or problem.group_blocks
     if programme is None and not has_blocks:
@@ -330,7 +336,7 @@ def _full(problem: _Problem, primary_most: int | None) -> _Full | None:
     if has_blocks:
         avail = np.append(upper_rows[:_TYPES], 0.0)
         extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
-            problem, avail, matrix.shape[0]
+            problem, avail, matrix.shape[0], owners
         )
         top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
         matrix = hstack([top, extra], format="csc")
@@ -451,6 +457,12 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
     if score < floor:
         return None
+    return score, laid_from(problem, full, copies), result.status == 0
+
+
+def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
+    """The sets a solution of ``full`` lays (``copies``: its columns' values; columns after
+    the blocks' are ignored): the candidate sets, then ``problem``'s blocks as it grows them."""
     model = full.programme.model
     base = len(full.programme.keep)
     candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
@@ -458,8 +470,8 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     sets = _lay(candidates, copies[: len(candidates)], pooled)
     joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
     laid = _Laid(sets, joker_values)
-    _lay_blocks(problem, full.blocks, copies[base:], laid)
-    return score, laid, result.status == 0
+    _lay_blocks(problem, full.blocks, copies[base : base + len(full.blocks)], laid)
+    return laid
 
 
 def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int], laid: _Laid) -> None:

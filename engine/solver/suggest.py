@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
-from engine.solver import portfolio
+from engine.solver import choices, portfolio
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
@@ -162,7 +163,10 @@ class _Suggester:
             return
         self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
-        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in self._variant_combos() or ()]
+        combos = self._variant_combos() or []
+        if combos and self._all_choices():
+            combos = []  # settled by one integer programme
+        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
         passes += self._two_tile_frees()
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
@@ -188,6 +192,53 @@ class _Suggester:
         self.candidates.append(full)
         if whole is None and not self._legal(full):
             self._pass(self._problem(dissolve=set()), whole=True)
+
+    def _all_choices(self) -> bool:
+        """Every combination of variants of the joker sets at once (``choices``: one integer
+        programme, after its linear bound): True when that settled them (none beats the best
+        move, or the best of them is a legal turn, now a candidate, or the time ran out);
+        False when its move is not legal, so the passes must try them one by one."""
+        if self.exhausted or self._best_score() >= self._ceiling():
+            return True
+        problem = dataclasses.replace(self._problem(dissolve=self.plain)[0], run_blocks=[], group_blocks=[])
+        options = [
+            [choices.Choice(self._block(i, None)), *(self._choice(i, v) for v in self._variants(i))]
+            for i in range(len(self.table))
+            if i not in self.plain
+        ]
+        floor = self._best_score() + 1
+        try:
+            self.portfolio._check()
+            bound = choices.bound(problem, options)
+            if bound is None or math.floor(bound + 1e-6) < floor:
+                return True
+            solved = choices.solve(problem, options, self.deadline, floor)
+        except _OutOfTime:
+            self.exhausted = True
+            return True
+        if solved is None:
+            return True
+        _, laid, proven, picked = solved
+        outcome = self._outcome(laid, {c.block.index: c.block for c in picked}, False, False, ())
+        if not self._legal(outcome):
+            return False
+        self.candidates.append(outcome)
+        self.exhausted = self.exhausted or not proven
+        return True
+
+    def _choice(self, index: int, variant: _Variant) -> choices.Choice:
+        """A variant of table set ``index`` as a choice of the integer programme."""
+
+        def keys(tiles: tuple[Tile, ...]) -> tuple[tuple[int, int], ...]:
+            return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
+
+        return choices.Choice(
+            self._block(index, variant),
+            keys(variant.released),
+            keys(variant.from_rack),
+            keys(variant.from_pool),
+            variant.freed,
+        )
 
     def _relaxed(self, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
         """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
