@@ -18,10 +18,11 @@ binary variable, one choice per joker set (a row summing its variables to 1):
 * its objective is the score of the tiles it takes from the rack, less the tiles it releases
   and the jokers it frees (placed by the candidate sets, which score them).
 
-The optimum is the best over every combination of choices, with the score of the search for
-each (a freed joker is scored by the number it stands for where it is laid, as the search
-does; the move's value counts its played jokers' best numbers). Its linear relaxation bounds
-every combination at once: when it cannot beat the best move found, none is tried.
+The optimum is the best over every combination of choices. Where the jokers stand is worth
+nothing when the rack holds none (no joker is played, the move's value counts numbered
+tiles only): the programme is then pooled (``milp``: lean sets, jokers at their ends), small
+and exact. With rack jokers it scores every joker laid, as the search does, so a move laying
+a freed joker scores more there than as a move (its value counts the played jokers only).
 """
 
 from __future__ import annotations
@@ -158,25 +159,6 @@ def _sparse(entries: list[tuple[int, int, float]], shape: tuple[int, int]) -> cs
     matrix = csc_array((values, ([r for r, _, _ in entries], [c for _, c, _ in entries])), shape=shape)
     matrix.sum_duplicates()
     return matrix
-
-
-def bound(problem: _Problem, choices: list[list[Choice]]) -> float | None:
-    """An upper bound of the best score over every combination of ``choices`` (the linear
-    relaxation); None when not even that lays the table's tiles."""
-    gated = _gated(problem, choices)
-    if gated is None:
-        return None
-    result = milp(
-        -gated.cost,
-        bounds=Bounds(0, gated.upper),
-        constraints=programme.linear_constraint(gated.matrix, gated.lower_rows, gated.upper_rows),
-        options={"presolve": False},
-    )
-    if result.status == 2:
-        return None
-    if result.x is None:
-        return float("inf")
-    return -float(result.fun) - gated.full.programme.constant
 
 
 def solve(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -71,6 +70,8 @@ class _Variant:
     def whole(self) -> bool:
         return not (self.released or self.from_rack or self.from_pool or self.freed)
 
+
+_ONE_BY_ONE = 6  # passes over variants before every combination is solved at once
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -139,6 +140,9 @@ class _Suggester:
         self.candidates: list[_Outcome] = []  # every move found by a pass
         self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
         self.portfolio = portfolio.Portfolio(deadline)
+        self.at_once = False  # the variants of the joker sets may be solved at once
+        self.variant_passes = 0  # passes over variants of the joker sets so far
+        self.settled: bool | None = None  # every variant solved at once (None: not tried)
 
     # --- passes -----------------------------------------------------------------------
 
@@ -164,10 +168,11 @@ class _Suggester:
         self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
         combos = self._variant_combos() or []
-        if combos and self._all_choices():
-            combos = []  # settled by one integer programme
         passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
-        passes += self._two_tile_frees()
+        two_tile = self._two_tile_frees()
+        # without a rack joker every combination can be solved at once, exactly
+        self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
+        passes += two_tile
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
             by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
@@ -193,34 +198,39 @@ class _Suggester:
         if whole is None and not self._legal(full):
             self._pass(self._problem(dissolve=set()), whole=True)
 
+    def _variants_settled(self) -> bool:
+        """Whether every combination of variants has been solved at once: once
+        ``_ONE_BY_ONE`` passes have not settled them, when the rack holds no joker, by one
+        integer programme (``_all_choices``)."""
+        if self.settled is None and self.at_once and self.variant_passes >= _ONE_BY_ONE:
+            self.settled = self._all_choices()
+        return bool(self.settled)
+
     def _all_choices(self) -> bool:
-        """Every combination of variants of the joker sets at once (``choices``: one integer
-        programme, after its linear bound): True when that settled them (none beats the best
-        move, or the best of them is a legal turn, now a candidate, or the time ran out);
-        False when its move is not legal, so the passes must try them one by one."""
-        if self.exhausted or self._best_score() >= self._ceiling():
-            return True
-        problem = dataclasses.replace(self._problem(dissolve=self.plain)[0], run_blocks=[], group_blocks=[])
+        """Every combination of variants of the joker sets in one integer programme
+        (``choices``), its move a candidate: True when that settled them (none beats the
+        best move, or the best of them is a legal turn, or the time ran out), False when its
+        move is not legal (the passes go on one by one). The rack holds no joker: no joker
+        is played, so where jokers stand is worth nothing and the programme is pooled."""
+        problem = dataclasses.replace(
+            self._problem(dissolve=self.plain)[0], run_blocks=[], group_blocks=[], joker_value_weight=0
+        )
         options = [
             [choices.Choice(self._block(i, None)), *(self._choice(i, v) for v in self._variants(i))]
             for i in range(len(self.table))
             if i not in self.plain
         ]
-        floor = self._best_score() + 1
         try:
             self.portfolio._check()
-            bound = choices.bound(problem, options)
-            if bound is None or math.floor(bound + 1e-6) < floor:
-                return True
-            solved = choices.solve(problem, options, self.deadline, floor)
+            solved = choices.solve(problem, options, self.deadline, self._best_score() + 1)
         except _OutOfTime:
             self.exhausted = True
             return True
         if solved is None:
             return True
-        _, laid, proven, picked = solved
+        score, laid, proven, picked = solved
         outcome = self._outcome(laid, {c.block.index: c.block for c in picked}, False, False, ())
-        if not self._legal(outcome):
+        if not self._legal(outcome) or outcome.score != score:
             return False
         self.candidates.append(outcome)
         self.exhausted = self.exhausted or not proven
@@ -269,8 +279,9 @@ class _Suggester:
             return
         bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
         for variants, rack, fixed in passes:
-            if self.exhausted or self._best_score() >= bound:
+            if self.exhausted or self._best_score() >= bound or self._variants_settled():
                 return
+            self.variant_passes += 1
             self._pass(
                 self._problem(dissolve=self.plain, rack=rack, variants=variants),
                 fixed=fixed,
