@@ -478,9 +478,9 @@ class _Suggester:
             tile_weight=self.tile_weight,
             value_weight=self.value_weight,
             # without a rack joker no joker is played: where the table's jokers stand is worth
-            # nothing to the move's value, so under a free release (any place of a joker is
-            # legal) the search need not maximise it
-            joker_value_weight=0 if jokers == jokers_required and self._free_release() else None,
+            # nothing to the move's value (it counts played jokers only), so the search need
+            # not maximise it; whether a move is legal is verify_turn's to say either way
+            joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
         )
         return problem, blocks
