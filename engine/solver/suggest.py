@@ -71,7 +71,7 @@ class _Variant:
         return not (self.released or self.from_rack or self.from_pool or self.freed)
 
 
-_ONE_BY_ONE = 6  # passes over variants before every combination is solved at once
+_ONE_BY_ONE = 4  # HiGHS runs spent on passes over variants before all are solved at once
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -141,7 +141,7 @@ class _Suggester:
         self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
         self.portfolio = portfolio.Portfolio(deadline)
         self.at_once = False  # the variants of the joker sets may be solved at once
-        self.variant_passes = 0  # passes over variants of the joker sets so far
+        self.variant_start = 0  # HiGHS runs of the portfolio before the variants' passes
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
 
     # --- passes -----------------------------------------------------------------------
@@ -172,6 +172,7 @@ class _Suggester:
         two_tile = self._two_tile_frees()
         # without a rack joker every combination can be solved at once, exactly
         self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
+        self.variant_start = self.portfolio.solves
         passes += two_tile
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
@@ -199,10 +200,11 @@ class _Suggester:
             self._pass(self._problem(dissolve=set()), whole=True)
 
     def _variants_settled(self) -> bool:
-        """Whether every combination of variants has been solved at once: once
-        ``_ONE_BY_ONE`` passes have not settled them, when the rack holds no joker, by one
-        integer programme (``_all_choices``)."""
-        if self.settled is None and self.at_once and self.variant_passes >= _ONE_BY_ONE:
+        """Whether every combination of variants has been solved at once: when the rack
+        holds no joker, by one integer programme (``_all_choices``), once the passes one by one
+        have needed ``_ONE_BY_ONE`` bounds or programmes of their own without settling them
+        (most positions settle them with the search alone, far quicker)."""
+        if self.settled is None and self.at_once and self.portfolio.solves - self.variant_start >= _ONE_BY_ONE:
             self.settled = self._all_choices()
         return bool(self.settled)
 
@@ -281,7 +283,6 @@ class _Suggester:
         for variants, rack, fixed in passes:
             if self.exhausted or self._best_score() >= bound or self._variants_settled():
                 return
-            self.variant_passes += 1
             self._pass(
                 self._problem(dissolve=self.plain, rack=rack, variants=variants),
                 fixed=fixed,
