@@ -28,12 +28,10 @@ a freed joker scores more there than as a move (its value counts the played joke
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import Bounds, milp
 from scipy.sparse import csc_array, hstack, vstack
 
 from engine.solver import milp as programme
@@ -170,12 +168,8 @@ def solve(
     gated = _gated(problem, choices)
     if gated is None:
         return None
-    result = milp(
-        -gated.cost,
-        integrality=np.ones(len(gated.cost)),
-        bounds=Bounds(0, gated.upper),
-        constraints=programme.linear_constraint(gated.matrix, gated.lower_rows, gated.upper_rows),
-        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
+    result = programme.solve_integer(
+        gated.cost, gated.upper, gated.matrix, gated.lower_rows, gated.upper_rows, deadline
     )
     if result.status == 2:
         return None
