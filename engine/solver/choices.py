@@ -168,9 +168,11 @@ def solve(
     gated = _gated(problem, choices)
     if gated is None:
         return None
-    result = programme.solve_integer(
-        gated.cost, gated.upper, gated.matrix, gated.lower_rows, gated.upper_rows, deadline
-    )
+    # the score at least ``floor``, a row of its own: it cuts the search of HiGHS short
+    matrix = vstack([gated.matrix, csc_array(gated.cost.reshape(1, -1))], format="csc")
+    lower_rows = np.append(gated.lower_rows, floor + gated.full.programme.constant)
+    upper_rows = np.append(gated.upper_rows, np.inf)
+    result = programme.solve_integer(gated.cost, gated.upper, matrix, lower_rows, upper_rows, deadline)
     if result.status == 2:
         return None
     if result.x is None:
