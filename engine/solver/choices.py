@@ -2,9 +2,10 @@
 
 Outside a free joker release a table set holding a joker is kept whole (a block, growing
 only), trimmed, or has jokers freed by their exact tiles (see the package docstring); every
-combination of those *choices* over the joker sets used to be a pass of its own, with a bound
-of its own. Here every choice is a block of the integer programme (``milp``) switched on by a
-binary variable, one choice per joker set (a row summing its variables to 1):
+combination of those *choices* over the joker sets is a pass of its own in ``suggest``, with a
+bound of its own. When those passes grow costly, every combination is solved at once here:
+every choice is a block of the integer programme (``milp``) switched on by a binary
+variable, one choice per joker set (a row summing its variables to 1):
 
 * the block's columns (the numbers it may take at its ends, the colours and jokers of a
   group) are gated by the variable: the row of the number next to a run block, or the size of
@@ -16,7 +17,8 @@ binary variable, one choice per joker set (a row summing its variables to 1):
 * a tile taken from the rack must come from the rack: for those tile types a second row keeps
   the table's copies placed without it;
 * its objective is the score of the tiles it takes from the rack, less the tiles it releases
-  and the jokers it frees (placed by the candidate sets, which score them).
+  and the jokers it frees (placed by the candidate sets, which score them);
+* a row keeps the score at least the floor asked for (the best move so far, plus one).
 
 The optimum is the best over every combination of choices. Where the jokers stand is worth
 nothing when the rack holds none (no joker is played, the move's value counts numbered
