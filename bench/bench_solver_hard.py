@@ -15,8 +15,9 @@ rummikub-solver's rules (every table tile, jokers included, rearranged freely) a
 under ``sabra`` / ``xp`` (joker sets move only as the rules say, so our optimum may be lower
 than rummikub-solver's; it is never higher).
 
-Ours is ``engine.solver.suggest(..., "tiles", budget)`` with the service's default budget
-(1 s); theirs ``RuleSet(...).solve(state, TILE_COUNT)`` with ``initial=False``, timed in the
+Ours is ``engine.solver.suggest(..., "tiles", budget, tie_break)`` with the service's
+default budget (1 s) and ``--tie-break any`` (the solver itself, as bench_solver_games.py
+compares it with rummikub-solver; ``least_change`` adds issue 18's tie break); theirs ``RuleSet(...).solve(state, TILE_COUNT)`` with ``initial=False``, timed in the
 same run, alternating which goes first. Reports per family and in all: median and p99 of the
 ratio theirs/ours, max time of each, positions where ours is slower (rerun ``--rerun`` times
 when the ratio is under 1.5, keeping the best time of each), optimum tile counts identical
@@ -98,9 +99,9 @@ def theirs(rs: Any, ruleset: Any, pos: Position) -> tuple[int, float]:
     return len(played), seconds
 
 
-def ours(pos: Position, rules: Rules, budget: float) -> tuple[Any, float]:
+def ours(pos: Position, rules: Rules, budget: float, tie_break: str = "any") -> tuple[Any, float]:
     start = time.perf_counter()
-    move = suggest(pos.table, pos.rack, True, rules, "tiles", budget)
+    move = suggest(pos.table, pos.rack, True, rules, "tiles", budget, tie_break)
     return move, time.perf_counter() - start
 
 
@@ -121,6 +122,12 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=1.0, help="our budget in seconds (the service's default)")
     parser.add_argument("--rerun", type=int, default=3, help="reruns of the positions with a ratio under 1.5")
     parser.add_argument("--only", help="run only the families whose name contains this")
+    parser.add_argument(
+        "--tie-break",
+        default="any",
+        choices=("any", "least_change"),
+        help="our tie break (default any: the solver itself, as bench_solver_games compares it)",
+    )
     args = parser.parse_args()
     rs = load_rummikub_solver()
     if rs is None:
@@ -138,15 +145,15 @@ def main() -> None:
         ):
             for i, pos in enumerate(found):
                 if i % 2:
-                    move, ours_s = ours(pos, rules, args.budget)
+                    move, ours_s = ours(pos, rules, args.budget, args.tie_break)
                     their_n, their_s = theirs(rs, ruleset, pos)
                 else:
                     their_n, their_s = theirs(rs, ruleset, pos)
-                    move, ours_s = ours(pos, rules, args.budget)
+                    move, ours_s = ours(pos, rules, args.budget, args.tie_break)
                 if their_s / ours_s < 1.5:
                     for _ in range(args.rerun):
                         their_s = min(their_s, theirs(rs, ruleset, pos)[1])
-                        ours_s = min(ours_s, ours(pos, rules, args.budget)[1])
+                        ours_s = min(ours_s, ours(pos, rules, args.budget, args.tie_break)[1])
                 rows.append(
                     {
                         "family": f"{name} / {rules_name}",

@@ -6,18 +6,21 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from typing import Any
 
 import pytest
 
-import engine.solver  # noqa: F401  (loads the package's modules)
-from engine.generate import generate_game
+import engine.solver  # loads the package's modules
+from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS
-from engine.sets import read_set
-from engine.tiles import parse_tiles
+from engine.sets import TableSet, read_set
+from engine.tiles import Tile, parse_tiles
+from engine.turns import verify_turn
 
 suggest_module = sys.modules["engine.solver.suggest"]
 milp = sys.modules["engine.solver.milp"]
 search = sys.modules["engine.solver.search"]
+choices = sys.modules["engine.solver.choices"]
 
 RULES = PRESETS["free-joker"]
 
@@ -153,3 +156,57 @@ def test_goal_mode_and_portfolio_match_the_search(
             assert solved is not None and solved.score == exact and solved.proven
             assert runner.solve(problem, exact + 1) is None  # nothing scores more
     assert checked
+
+
+def _joker_positions(seed: int, rules_name: str) -> list[tuple[list[list[Tile]], list[Tile]]]:
+    """The positions of a generated game where the player on turn has opened and the table
+    holds a joker (table and rack before the turn), every other one."""
+    rules = PRESETS[rules_name]
+    record = generate_game(seed, players=4, rules=rules)
+    names = [p["name"] for p in record["players"]]
+    racks = [list(parse_tiles(p["rack"])) for p in record["players"]]
+    opened = [False] * len(racks)
+    table: list[list[Tile]] = []
+    out = []
+    for turn in record["turns"]:
+        p = names.index(turn["player"])
+        if opened[p] and racks[p] and any(t.color is None for s in table for t in s):
+            out.append(([list(s) for s in table], list(racks[p])))
+        if "draw" in turn:
+            racks[p].extend(parse_tiles([turn["draw"]]))
+            continue
+        after = [list(parse_tiles(s)) for s in turn["table"]]
+        verdict = check_turn(table, after, racks[p], opened[p], rules, turn.get("elapsed_seconds"))
+        racks[p], opened[p], table = list(verdict.rack_after), verdict.opened_after, after
+    return out[::2]
+
+
+@pytest.mark.parametrize(("seed", "rules_name"), [(7, "sabra"), (8, "sabra"), (4, "xp")])
+def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The joker sets' variants solved at once (one integer programme, ``choices``) find the
+    moves the passes one by one find: same tiles and value, proven, legal. The programme is
+    forced from the first variant pass on; the rack's jokers are left out (it serves racks
+    without one)."""
+    rules = PRESETS[rules_name]
+    solved: list[object] = []
+    real_solve = choices.solve
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        solved.append(real_solve(*args, **kwargs))
+        return solved[-1]
+
+    monkeypatch.setattr(choices, "solve", counted)
+    for table, rack in _joker_positions(seed, rules_name)[:10]:
+        plain_rack = [t for t in rack if t.color is not None]
+        with monkeypatch.context() as m:
+            m.setattr(suggest_module, "_ONE_BY_ONE", 0)
+            at_once = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
+        with monkeypatch.context() as m:
+            m.setattr(suggest_module._Suggester, "_variants_settled", lambda self: False)
+            passes = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
+        assert (len(at_once.played), at_once.value) == (len(passes.played), passes.value), (table, rack)
+        assert at_once.optimal_proven and passes.optimal_proven
+        before = [TableSet(tuple(s)) for s in table]
+        verdict = verify_turn(before, [TableSet(s) for s in at_once.after], plain_rack, True, rules)
+        assert verdict.valid, [(v.code, v.at) for v in verdict.violations]
+    assert any(s is not None for s in solved), "the programme never found a move"

@@ -62,13 +62,20 @@ Suggest: the moves considered
   bounded together by a *relaxed* problem (those sets taken apart, their jokers anywhere;
   its work capped by search steps, not time, so answers are reproducible): none is tried
   when it cannot beat the best move, and when its own move is legal it is taken instead.
+  When the rack holds no joker and the passes one by one have needed a few HiGHS runs
+  (``suggest._ONE_BY_ONE``) without settling the variants, every combination is solved at
+  once instead (``choices``: one integer programme with a binary variable per variant,
+  gating its block's columns and carrying the tiles it releases or takes and the jokers it
+  frees; exact there, since no joker is played); the relaxed problems still follow, as
+  their legal moves may be better than any variant.
 * Under ``joker_release: free`` (sets not locked, freed jokers usable anywhere) joker sets
   are taken apart like the others. The best move with every set taken apart is searched
   first, then a move keeping every set whole is looked for at that score only (cheap: its
-  search is cut by the bound); the whole move wins a tie as always. With no joker on the
-  rack no joker is played, so where the table's jokers stand adds nothing to the move's
-  value: the search then scores a table joker as a tile only, instead of also maximising
-  the numbers the jokers stand for (which multiplied the states to explore).
+  search is cut by the bound); the whole move wins a tie as always.
+* With no joker on the rack no joker is played, so where the table's jokers stand adds
+  nothing to the move's value (under any rules): the search then scores a table joker as a
+  tile only, instead of also maximising the numbers the jokers stand for (which multiplied
+  the states to explore).
 * Among moves of equal score the one keeping every table set whole (only extended) wins, so
   the suggested table changes as little as possible; unchanged sets keep their tiles' order.
 
@@ -137,8 +144,8 @@ Modules
 ``model`` (constants, results, the problem and its decisions), ``least_change`` (the
 least-change tie break: a second integer programme over the best moves), ``search`` (the memoised
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
-solution), ``milp`` (the integer programme and its linear relaxation), ``portfolio`` (the
-steps above), ``arrange``, ``melds`` (rack-only sets and minimal melds) and ``suggest`` (the
+solution), ``milp`` (the integer programme and its linear relaxation), ``choices`` (the
+joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrange``, ``melds`` (rack-only sets and minimal melds) and ``suggest`` (the
 passes, variants of joker sets and the verified answer).
 
 Every search runs under a time budget checked inside the search. When it runs out,

@@ -233,7 +233,7 @@ class _BlockColumn(NamedTuple):
 
 
 def _block_columns(
-    problem: _Problem, avail: np.ndarray, base_rows: int
+    problem: _Problem, avail: np.ndarray, base_rows: int, owners: list[int] | None = None
 ) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]]:
     """Columns and rows of the blocks (table sets kept whole, growing only): for a run
     block, one column per number outside it and per way to fill it (its colour's tile, or a
@@ -241,7 +241,8 @@ def _block_columns(
     nearer the block is); for a group block, one column per colour it may take and one for
     its jokers, at most four tiles in all. Returns the columns' entries (rows ``base_rows``
     and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
-    each column lays."""
+    each column lays. ``owners``, when given, gets for each new row the position of its block
+    (run blocks, then group blocks)."""
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
     rows: list[int] = []
     cols: list[int] = []
@@ -261,7 +262,7 @@ def _block_columns(
         upper.append(most)
         laid.append(what)
 
-    for b in problem.run_blocks:
+    for position, b in enumerate(problem.run_blocks):
         for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, _LAST + 1)):
             nearer: list[int] = []  # the columns covering the number nearer the block
             for n in side:
@@ -271,6 +272,8 @@ def _block_columns(
                 chain = base_rows + len(row_upper)
                 # covered(n) - covered(nearer) <= 0; next to the block: covered(n) <= 1
                 row_upper.append(0.0 if nearer else 1.0)
+                if owners is not None:
+                    owners.append(position)
                 for k in nearer:
                     rows.append(chain)
                     cols.append(k)
@@ -282,12 +285,14 @@ def _block_columns(
                 if jokers:
                     nearer.append(len(cost))
                     column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0, _BlockColumn(b, n, None))
-    for g in problem.group_blocks:
+    for position, g in enumerate(problem.group_blocks, len(problem.run_blocks)):
         room = float(_MAX_GROUP - g.size)
         if room <= 0:
             continue
         size_row = base_rows + len(row_upper)
         row_upper.append(room)
+        if owners is not None:
+            owners.append(position)
         for c in sorted(g.allowed):
             if avail[_row(c, g.number)] > 0:
                 column(
@@ -313,9 +318,10 @@ class _Full(NamedTuple):
     blocks: list[_BlockColumn]  # what the columns after the candidate sets' lay
 
 
-def _full(problem: _Problem, primary_most: int | None) -> _Full | None:
+def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None = None) -> _Full | None:
     """The programme with its blocks (None: nothing can be laid) and, with ``primary_most``,
-    a row capping the tiles played (the table's numbered tiles plus that many)."""
+    a row capping the tiles played (the table's numbered tiles plus that many). ``owners``:
+    see ``_block_columns`` (the blocks' rows are the last ones without ``primary_most``)."""
     programme = _programme(problem)
     has_blocks = problem.run_blocks or problem.group_blocks
     if programme is None and not has_blocks:
@@ -330,7 +336,7 @@ def _full(problem: _Problem, primary_most: int | None) -> _Full | None:
     if has_blocks:
         avail = np.append(upper_rows[:_TYPES], 0.0)
         extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
-            problem, avail, matrix.shape[0]
+            problem, avail, matrix.shape[0], owners
         )
         top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
         matrix = hstack([top, extra], format="csc")
@@ -415,6 +421,43 @@ def linear_constraint(matrix: Any, lower: Any, upper: Any) -> LinearConstraint:
     return LinearConstraint(matrix, lower, upper)
 
 
+_WITHOUT_PRESOLVE = 0.1  # seconds HiGHS gets without its presolve before it starts again with it
+
+
+def solve_integer(
+    cost: np.ndarray,
+    upper: np.ndarray,
+    matrix: csc_array,
+    lower_rows: np.ndarray,
+    upper_rows: np.ndarray,
+    deadline: float,
+) -> Any:
+    """``scipy.optimize.milp`` maximising ``cost`` (every variable an integer from 0 to
+    ``upper``, rows between their bounds), proven optimal (zero gap), under the deadline.
+
+    HiGHS's presolve costs more than it saves on most of these programmes (2-8x on the hard
+    bench's), but on a few it is what solves them quickly: the programme first runs without
+    it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it."""
+    constraints = linear_constraint(matrix, lower_rows, upper_rows)
+    result: Any = None
+    for presolve, stop in ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline)):
+        left = stop - time.perf_counter()
+        if left <= 0 and result is not None:
+            break
+        again = milp(
+            -cost,
+            integrality=np.ones(len(cost)),
+            bounds=Bounds(0, upper),
+            constraints=constraints,
+            options={"presolve": presolve, "mip_rel_gap": 0.0, "time_limit": max(0.001, left)},
+        )
+        if result is None or again.x is not None or again.status != 1:
+            result = again  # (else keep the move found without presolve)
+        if result.status != 1:  # solved, or proven infeasible: not stopped by the time limit
+            break
+    return result
+
+
 def _empty_ok(problem: _Problem) -> bool:
     """Whether laying nothing is a solution: nothing must be laid."""
     return not sum(map(sum, problem.required)) and not problem.jokers_required
@@ -436,13 +479,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     full = _full(problem, None)
     if full is None:
         return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
-    result = milp(
-        -full.cost,
-        integrality=np.ones(len(full.cost)),
-        bounds=Bounds(0, full.upper),
-        constraints=linear_constraint(full.matrix, full.lower_rows, full.upper_rows),
-        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
-    )
+    result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
     if result.status == 2:  # infeasible: the table's tiles cannot all be laid
         return None
     if result.x is None:  # no move found in time
@@ -451,6 +488,12 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
     if score < floor:
         return None
+    return score, laid_from(problem, full, copies), result.status == 0
+
+
+def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
+    """The sets a solution of ``full`` lays (``copies``: its columns' values; columns after
+    the blocks' are ignored): the candidate sets, then ``problem``'s blocks as it grows them."""
     model = full.programme.model
     base = len(full.programme.keep)
     candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
@@ -458,8 +501,8 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     sets = _lay(candidates, copies[: len(candidates)], pooled)
     joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
     laid = _Laid(sets, joker_values)
-    _lay_blocks(problem, full.blocks, copies[base:], laid)
-    return score, laid, result.status == 0
+    _lay_blocks(problem, full.blocks, copies[base : base + len(full.blocks)], laid)
+    return laid
 
 
 def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int], laid: _Laid) -> None:

@@ -74,6 +74,7 @@ class Portfolio:
         self.deadline = deadline
         self.budget = deadline - time.perf_counter()
         self.hard = False
+        self.solves = 0  # linear bounds and integer programmes solved (HiGHS runs), a measure of work
 
     def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
@@ -90,7 +91,7 @@ class Portfolio:
                 self._check()
             self.hard = True
         self._check()
-        bound = milp.linear_bound(problem)
+        bound = self._bound(problem)
         if bound is None:
             return None  # not even the relaxation lays the table's tiles
         goal, played = _floor(bound[0]), bound[1]
@@ -104,7 +105,7 @@ class Portfolio:
                 # the relaxation plays a fractional number of tiles: the floor of its bound
                 # asks for more tiles than it plays, out of reach; cap them
                 self._check()
-                capped = milp.linear_bound(problem, _floor(played))
+                capped = self._bound(problem, _floor(played))
                 if capped is None:
                     return None
                 goal, played = min(goal, _floor(capped[0])), capped[1]
@@ -133,7 +134,7 @@ class Portfolio:
                 return None
             # no move plays that many tiles: one fewer
             self._check()
-            capped = milp.linear_bound(problem, goal // problem.tile_weight - 1)
+            capped = self._bound(problem, goal // problem.tile_weight - 1)
             if capped is None:
                 return None
             goal, played = _floor(capped[0]), capped[1]
@@ -154,6 +155,7 @@ class Portfolio:
                 raise _OutOfTime
             search.max_calls = None  # the search has the time left
             return _searched(search, search.solve(need))
+        self.solves += 1
         exact = milp.solve_milp(problem, self.deadline, need)
         if exact is None:
             return None
@@ -171,6 +173,10 @@ class Portfolio:
         except _OutOfTime:
             self._check()
             return None, True
+
+    def _bound(self, problem: _Problem, primary_most: int | None = None) -> tuple[float, float] | None:
+        self.solves += 1
+        return milp.linear_bound(problem, primary_most)
 
     def _check(self) -> None:
         if time.perf_counter() > self.deadline:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
-from engine.solver import portfolio
+from engine.solver import choices, portfolio
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
@@ -70,6 +70,8 @@ class _Variant:
     def whole(self) -> bool:
         return not (self.released or self.from_rack or self.from_pool or self.freed)
 
+
+_ONE_BY_ONE = 4  # HiGHS runs spent on passes over variants before all are solved at once
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -138,6 +140,9 @@ class _Suggester:
         self.candidates: list[_Outcome] = []  # every move found by a pass
         self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
         self.portfolio = portfolio.Portfolio(deadline)
+        self.at_once = False  # the variants of the joker sets may be solved at once
+        self.variant_start = 0  # HiGHS runs of the portfolio before the variants' passes
+        self.settled: bool | None = None  # every variant solved at once (None: not tried)
 
     # --- passes -----------------------------------------------------------------------
 
@@ -162,8 +167,13 @@ class _Suggester:
             return
         self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
-        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in self._variant_combos() or ()]
-        passes += self._two_tile_frees()
+        combos = self._variant_combos() or []
+        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
+        two_tile = self._two_tile_frees()
+        # without a rack joker every combination can be solved at once, exactly
+        self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
+        self.variant_start = self.portfolio.solves
+        passes += two_tile
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
             by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
@@ -188,6 +198,59 @@ class _Suggester:
         self.candidates.append(full)
         if whole is None and not self._legal(full):
             self._pass(self._problem(dissolve=set()), whole=True)
+
+    def _variants_settled(self) -> bool:
+        """Whether every combination of variants has been solved at once: when the rack
+        holds no joker, by one integer programme (``_all_choices``), once the passes one by one
+        have needed ``_ONE_BY_ONE`` bounds or programmes of their own without settling them
+        (most positions settle them with the search alone, far quicker)."""
+        if self.settled is None and self.at_once and self.portfolio.solves - self.variant_start >= _ONE_BY_ONE:
+            self.settled = self._all_choices()
+        return bool(self.settled)
+
+    def _all_choices(self) -> bool:
+        """Every combination of variants of the joker sets in one integer programme
+        (``choices``), its move a candidate: True when that settled them (none beats the
+        best move, or the best of them is a legal turn, or the time ran out), False when its
+        move is not legal (the passes go on one by one). The rack holds no joker: no joker
+        is played, so where jokers stand is worth nothing and the programme is pooled."""
+        problem = dataclasses.replace(
+            self._problem(dissolve=self.plain)[0], run_blocks=[], group_blocks=[], joker_value_weight=0
+        )
+        options = [
+            [choices.Choice(self._block(i, None)), *(self._choice(i, v) for v in self._variants(i))]
+            for i in range(len(self.table))
+            if i not in self.plain
+        ]
+        try:
+            self.portfolio._check()
+            solved = choices.solve(problem, options, self.deadline, self._best_score() + 1)
+        except _OutOfTime:
+            self.exhausted = True
+            return True
+        if solved is None:
+            return True
+        score, laid, proven, picked = solved
+        outcome = self._outcome(laid, {c.block.index: c.block for c in picked}, False, False, ())
+        if not self._legal(outcome) or outcome.score != score:
+            return False
+        self.candidates.append(outcome)
+        self.exhausted = self.exhausted or not proven
+        return True
+
+    def _choice(self, index: int, variant: _Variant) -> choices.Choice:
+        """A variant of table set ``index`` as a choice of the integer programme."""
+
+        def keys(tiles: tuple[Tile, ...]) -> tuple[tuple[int, int], ...]:
+            return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
+
+        return choices.Choice(
+            self._block(index, variant),
+            keys(variant.released),
+            keys(variant.from_rack),
+            keys(variant.from_pool),
+            variant.freed,
+        )
 
     def _relaxed(self, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
         """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
@@ -218,7 +281,7 @@ class _Suggester:
             return
         bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
         for variants, rack, fixed in passes:
-            if self.exhausted or self._best_score() >= bound:
+            if self.exhausted or self._best_score() >= bound or self._variants_settled():
                 return
             self._pass(
                 self._problem(dissolve=self.plain, rack=rack, variants=variants),
@@ -416,9 +479,9 @@ class _Suggester:
             tile_weight=self.tile_weight,
             value_weight=self.value_weight,
             # without a rack joker no joker is played: where the table's jokers stand is worth
-            # nothing to the move's value, so under a free release (any place of a joker is
-            # legal) the search need not maximise it
-            joker_value_weight=0 if jokers == jokers_required and self._free_release() else None,
+            # nothing to the move's value (it counts played jokers only), so the search need
+            # not maximise it; whether a move is legal is verify_turn's to say either way
+            joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
         )
         return problem, blocks
