@@ -1,0 +1,300 @@
+"""The least-change tie break's second step (issue #18): the moves that move at most ``k``
+table tiles (``k`` small), listed explicitly.
+
+Every after-set of a move is a run (one colour, a stretch of 3..13 numbers, any of them a
+joker) or a group (one number, distinct colours, 3–4 tiles), and either *continues* one
+before-set ``b`` (it holds a numbered tile of ``b``) or is *new*. With ``kept`` the tiles it
+shares with ``b`` (as multisets of tile keys, jokers included), ``b`` loses ``|b| - kept``
+tiles to other sets; a continuation holds at least its tiles beyond ``b`` that the rack does
+not have (and its jokers beyond ``b``'s) from other before-sets, and a new set at least its
+tiles the rack does not have and all its jokers (a rack holding no joker). All of these are
+moved tiles, distinct ones; so in a move moving at most ``k`` tiles, read with its least
+disturbing continuation, every continuation and every new set costs at most ``k`` by those
+counts.
+
+So every after-set shape of cost at most ``k`` is listed (each checked by ``read_set`` under
+the rules) with its role, and a small integer programme (HiGHS through
+``scipy.optimize.milp``) picks at most one continuation per before-set and any new sets: every
+tile type balanced (the table's copies laid, at most the rack's more, the table's jokers laid),
+the played tiles scoring at least ``floor``, the moved tiles (table tiles less kept ones) at
+most ``k``, and the objective the disturbance (moved, then before-sets touched — not continued
+by exactly their tiles — then new sets, as lexicographic integer weights). The list holds every
+legal move moving at most ``k`` tiles, with the reading that shows its least disturbance; so
+when the programme has no solution, every move scoring ``floor`` moves more than ``k`` tiles
+(``INFEASIBLE``), and when its optimum is a legal turn (the caller checks with
+``verify_turn``) no move scoring as much disturbs the table less, under every rule edition:
+the list ignores the joker rules, so it holds a superset of the legal moves.
+
+Only for an opened player whose rack holds no joker (the played tiles' points are then their
+numbers)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import Bounds, milp
+
+from engine.rules import Rules
+from engine.sets import read_set
+from engine.solver.intact import INFEASIBLE
+from engine.solver.milp import linear_constraint
+from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
+
+_Key = tuple[int, int]  # (colour index, number)
+_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
+_NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A run or group as tile counts: its numbered keys (each at most once) and jokers, and how
+    to lay it."""
+
+    keys: frozenset[_Key]
+    jokers: int
+    tiles: tuple[Tile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Before:
+    """A before-set as tile counts (the empty one stands for "no before-set": a new set)."""
+
+    keys: frozenset[_Key]
+    jokers: int
+
+    @property
+    def size(self) -> int:
+        return len(self.keys) + self.jokers
+
+
+_NOTHING = _Before(frozenset(), 0)
+
+
+def _before(tiles: Sequence[Tile]) -> _Before | None:
+    keys = [(_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None]
+    if len(set(keys)) != len(keys):
+        return None  # not a run or a group
+    return _Before(frozenset(keys), len(tiles) - len(keys))
+
+
+def _cost(keys: frozenset[_Key], jokers: int, b: _Before, rack: Counter[_Key]) -> int:
+    """Moved tiles an after-set of ``keys`` and ``jokers`` continuing ``b`` (``_NOTHING``: a
+    new set) accounts for at least: ``b``'s numbered tiles it lacks, its numbered tiles neither
+    in ``b`` nor on the rack, and the difference of the jokers (``b``'s it lacks, or those
+    beyond ``b``'s, from the table: the rack holds none)."""
+    lost = sum(1 for k in b.keys if k not in keys)
+    foreign = sum(1 for k in keys if k not in b.keys and not rack[k])
+    return lost + foreign + abs(jokers - b.jokers)
+
+
+def _runs(
+    colour: int, b: _Before, have: Counter[_Key], rack: Counter[_Key], jokers: int, most: int
+) -> Iterator[tuple[frozenset[_Key], int]]:
+    """The runs of ``colour`` (keys, jokers) laid from ``have`` and at most ``jokers`` jokers
+    that continue ``b`` (holding a numbered tile of it) at a cost of at most ``most``.
+
+    A numbered place neither in ``b`` nor on the rack costs 1 unless a joker stands there, and
+    every joker beyond ``b``'s costs 1, so the places of that kind in a stretch less ``b``'s
+    jokers bound its cost from below; that bound only grows as the stretch grows."""
+    mine = sorted(v for c, v in b.keys if c == colour)
+    outside = len(b.keys) - len(mine)  # numbered tiles of b of other colours: lost
+    low_top = mine[-1] if mine else MAX_NUMBER - 2
+    for low in range(min(low_top, MAX_NUMBER - 2), MIN_NUMBER - 1, -1):
+        left = sum(1 for v in range(low, mine[0]) if (colour, v) not in b.keys and not rack[(colour, v)]) if mine else 0
+        if mine and left - b.jokers + outside > most:
+            break  # lower starts only add such places
+        for high in range(max(low + 2, mine[0] if mine else low), min(low + MAX_NUMBER - MIN_NUMBER, MAX_NUMBER) + 1):
+            places = range(low, high + 1)
+            missing = [v for v in places if not have[(colour, v)]]
+            if len(missing) > jokers:
+                break  # longer stretches miss these too
+            stranger = sum(1 for v in places if (colour, v) not in b.keys and not rack[(colour, v)])
+            lost = outside + sum(1 for v in mine if not low <= v <= high)
+            if lost + stranger - b.jokers > most:
+                if not mine or high >= mine[-1]:
+                    break
+                continue
+            present = [v for v in places if have[(colour, v)]]
+            for extra in range(min(jokers - len(missing), len(present) - 1) + 1):
+                for on in itertools.combinations(present, extra):
+                    keys = frozenset((colour, v) for v in present if v not in on)
+                    wild = len(missing) + extra
+                    if (not mine or keys & b.keys) and _cost(keys, wild, b, rack) <= most:
+                        yield keys, wild
+
+
+def _groups(
+    number: int, b: _Before, have: Counter[_Key], rack: Counter[_Key], jokers: int, most: int
+) -> Iterator[tuple[frozenset[_Key], int]]:
+    """The groups of ``number`` (keys, jokers) laid from ``have`` and at most ``jokers``
+    jokers that continue ``b`` (holding a numbered tile of it) at a cost of at most ``most``."""
+    present = [c for c in range(len(COLORS)) if have[(c, number)]]
+    if not b.keys and sum(1 for c in present if rack[(c, number)]) + most < 3:
+        return  # a new group holds at least 3 - most rack tiles
+    for k in range(1, len(present) + 1):
+        for colours in itertools.combinations(present, k):
+            keys = frozenset((c, number) for c in colours)
+            if b.keys and not keys & b.keys:
+                continue
+            for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
+                if _cost(keys, j, b, rack) <= most:
+                    yield keys, j
+
+
+@dataclass(slots=True)
+class _Columns:
+    """The programme's columns: per column its shape, the before-set it continues (-1: new),
+    its kept tiles, and whether it is its before-set unchanged."""
+
+    shapes: list[_Shape]
+    owner: list[int]
+    kept: list[int]
+    same: list[bool]
+
+
+def _columns(
+    table: Sequence[tuple[Tile, ...]], befores: list[_Before], rack: Counter[_Key], rules: Rules, most: int
+) -> _Columns:
+    """Every shape of cost at most ``most`` in every role, valid under ``rules``."""
+    have: Counter[_Key] = Counter(rack)
+    jokers = sum(b.jokers for b in befores)
+    for b in befores:
+        have.update(b.keys)
+    out = _Columns([], [], [], [])
+    valid: dict[tuple[Tile, ...], bool] = {}
+
+    def add(tiles: tuple[Tile, ...], keys: frozenset[_Key], wild: int, owner: int, kept: int, same: bool) -> None:
+        ok = valid.get(tiles)
+        if ok is None:
+            ok = valid[tiles] = same or read_set(tiles, rules).valid
+        if ok:
+            out.shapes.append(_Shape(keys, wild, tiles))
+            out.owner.append(owner)
+            out.kept.append(kept)
+            out.same.append(same)
+
+    roles = [*enumerate(befores), (-1, _NOTHING)]
+    for index, b in roles:
+        colours = sorted({c for c, _ in b.keys}) if b.keys else range(len(COLORS))
+        numbers = sorted({v for _, v in b.keys}) if b.keys else _NUMBERS
+        runs = [(c, shape) for c in colours for shape in _runs(c, b, have, rack, jokers, most)]
+        groups = [(v, shape) for v in numbers for shape in _groups(v, b, have, rack, jokers, most)]
+        seen: set[tuple[frozenset[_Key], int]] = set()
+        for kind, found in (("run", runs), ("group", groups)):
+            for where, (keys, wild) in found:
+                if (keys, wild) in seen:
+                    continue
+                seen.add((keys, wild))
+                if index >= 0 and keys == b.keys and wild == b.jokers:
+                    add(table[index], keys, wild, index, b.size, True)
+                    continue
+                kept = len(keys & b.keys) + min(wild, b.jokers)
+                add(_lay(kind, where, keys, wild), keys, wild, index, kept, False)
+    return out
+
+
+def _lay(kind: str, where: int, keys: frozenset[_Key], jokers: int) -> tuple[Tile, ...]:
+    """A run of colour ``where`` ascending with its jokers declared in the places its keys
+    leave (the stretch from its lowest key, then jokers above as far as 13, then below), or a
+    group of number ``where`` with its jokers last."""
+    if kind == "group":
+        return tuple(numbered(COLORS[c], where) for c, _ in sorted(keys)) + (JOKER,) * jokers
+    numbers = sorted(v for _, v in keys)
+    low, high = numbers[0], numbers[-1]
+    spare = jokers - (high - low + 1 - len(numbers))
+    up = min(spare, MAX_NUMBER - high)
+    low, high = low - (spare - up), high + up
+    colour = COLORS[where]
+    return tuple(numbered(colour, v) if (where, v) in keys else joker_as(numbered(colour, v)) for v in range(low, high + 1))
+
+
+def least_few_moved(
+    table: Sequence[tuple[Tile, ...]],
+    rack: Sequence[Tile],
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    most: int,
+    time_limit: float,
+) -> tuple[list[tuple[Tile, ...]], tuple[int, int, int]] | str | None:
+    """The after table of the least disturbing move moving at most ``most`` table tiles and
+    scoring at least ``floor`` (tile weight, value weight as ``weights``; the table's tiles
+    not counted), with its disturbance as the programme counts it; ``INFEASIBLE`` when there
+    is none; None when not answered (a joker on the rack, a table set that is no run or group
+    by its tiles, or the programme did not finish)."""
+    if any(t.color is None for t in rack):
+        return None
+    befores = [_before(s) for s in table]
+    if any(b is None for b in befores):
+        return None
+    bs = [b for b in befores if b is not None]
+    counts: Counter[_Key] = Counter((_COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
+    tw, vw = weights
+    cols = _columns(table, bs, counts, rules, most)
+    # a quick bound: only rack tiles some column holds beyond the table's can be played
+    table_keys: Counter[_Key] = Counter(k for b in bs for k in b.keys)
+    reach = {k for s in cols.shapes for k in s.keys if counts[k]}
+    if sum(counts[k] * (tw + vw * k[1]) for k in reach) < floor:
+        return INFEASIBLE
+    n = len(cols.shapes)
+    table_tiles = sum(b.size for b in bs)
+    w_touch = (table_tiles + len(rack)) // 3 + 2
+    w_move = w_touch * (len(bs) + 1) + 1
+    cost = np.array(
+        [
+            1.0 if o < 0 else -float(w_move * kept + (w_touch if same else 0))
+            for o, kept, same in zip(cols.owner, cols.kept, cols.same, strict=True)
+        ]
+    )
+    keys = sorted(set(counts) | set(table_keys))
+    key_row = {k: r for r, k in enumerate(keys)}
+    # rows: keys, jokers, one per before-set, the score, the moved tiles
+    rows = len(keys) + 1 + len(bs) + 2
+    joker_row, score_row, moved_row = len(keys), rows - 2, rows - 1
+    matrix = np.zeros((rows, n))
+    lower = np.zeros(rows)
+    upper = np.zeros(rows)
+    for col, (shape, o, kept) in enumerate(zip(cols.shapes, cols.owner, cols.kept, strict=True)):
+        for k in shape.keys:
+            matrix[key_row[k], col] = 1
+            matrix[score_row, col] += tw + vw * k[1]
+        matrix[joker_row, col] = shape.jokers
+        if o >= 0:
+            matrix[joker_row + 1 + o, col] = 1
+            matrix[moved_row, col] = kept
+    for k, r in key_row.items():
+        lower[r], upper[r] = table_keys[k], table_keys[k] + counts[k]
+    lower[joker_row] = upper[joker_row] = table_tiles - sum(table_keys.values())
+    upper[joker_row + 1 : joker_row + 1 + len(bs)] = 1
+    lower[score_row] = floor + sum(n * (tw + vw * k[1]) for k, n in table_keys.items())
+    upper[score_row] = np.inf
+    lower[moved_row], upper[moved_row] = table_tiles - most, np.inf
+    copies: Counter[_Key] = counts + table_keys
+    bound = np.array([1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)])
+    result = milp(
+        cost,
+        integrality=np.ones(n) * int(__import__("os").environ.get("FM_INT", "1")),
+        bounds=Bounds(np.zeros(n), bound),
+        constraints=linear_constraint(matrix, lower, upper),
+        # presolve costs more than it saves on these small models (measured: about 2x slower)
+        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, time_limit), "presolve": False},
+    )
+    if result.status == 2:
+        return INFEASIBLE
+    if result.status != 0 or result.x is None:
+        return None
+    x = [round(float(v)) for v in result.x]
+    after: list[tuple[Tile, ...]] = []
+    for b in range(len(bs)):
+        after += [cols.shapes[col].tiles for col in range(n) if cols.owner[col] == b and x[col]]
+    for col in range(n):
+        if cols.owner[col] < 0:
+            after += [cols.shapes[col].tiles] * x[col]
+    moved = table_tiles - sum(cols.kept[col] * x[col] for col in range(n))
+    touched = len(bs) - sum(1 for col in range(n) if cols.same[col] and x[col])
+    new = sum(x[col] for col in range(n) if cols.owner[col] < 0)
+    return after, (moved, touched, new)
