@@ -31,6 +31,7 @@ numbers)."""
 from __future__ import annotations
 
 import itertools
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -102,29 +103,39 @@ def _runs(
     jokers bound its cost from below; that bound only grows as the stretch grows."""
     mine = sorted(v for c, v in b.keys if c == colour)
     outside = len(b.keys) - len(mine)  # numbered tiles of b of other colours: lost
-    low_top = mine[-1] if mine else MAX_NUMBER - 2
-    for low in range(min(low_top, MAX_NUMBER - 2), MIN_NUMBER - 1, -1):
-        left = sum(1 for v in range(low, mine[0]) if (colour, v) not in b.keys and not rack[(colour, v)]) if mine else 0
-        if mine and left - b.jokers + outside > most:
-            break  # lower starts only add such places
+    # per number: no copy at all (a joker must stand there), a stranger place (neither in b
+    # nor on the rack), a tile of b; as prefix counts over the numbers
+    missing_at, stranger_at, mine_at = [0], [0], [0]
+    for v in _NUMBERS:
+        key = (colour, v)
+        missing_at.append(missing_at[-1] + (not have[key]))
+        stranger_at.append(stranger_at[-1] + (key not in b.keys and not rack[key]))
+        mine_at.append(mine_at[-1] + (key in b.keys))
+    low_top = min(mine[-1] if mine else MAX_NUMBER, MAX_NUMBER - 2)
+    for low in range(low_top, MIN_NUMBER - 1, -1):
+        if mine and stranger_at[mine[0] - 1] - stranger_at[low - 1] - b.jokers + outside > most:
+            break  # lower starts only add stranger places
         for high in range(max(low + 2, mine[0] if mine else low), min(low + MAX_NUMBER - MIN_NUMBER, MAX_NUMBER) + 1):
-            places = range(low, high + 1)
-            missing = [v for v in places if not have[(colour, v)]]
-            if len(missing) > jokers:
+            missing = missing_at[high] - missing_at[low - 1]
+            if missing > jokers:
                 break  # longer stretches miss these too
-            stranger = sum(1 for v in places if (colour, v) not in b.keys and not rack[(colour, v)])
-            lost = outside + sum(1 for v in mine if not low <= v <= high)
-            if lost + stranger - b.jokers > most:
+            lost = outside + len(mine) - (mine_at[high] - mine_at[low - 1])
+            if lost + stranger_at[high] - stranger_at[low - 1] - b.jokers > most:
                 if not mine or high >= mine[-1]:
                     break
                 continue
-            present = [v for v in places if have[(colour, v)]]
-            for extra in range(min(jokers - len(missing), len(present) - 1) + 1):
+            strangers = stranger_at[high] - stranger_at[low - 1] - missing  # present ones
+            held = mine_at[high] - mine_at[low - 1]
+            present = [v for v in range(low, high + 1) if have[(colour, v)]]
+            for extra in range(min(jokers - missing, len(present) - 1) + 1):
                 for on in itertools.combinations(present, extra):
-                    keys = frozenset((colour, v) for v in present if v not in on)
-                    wild = len(missing) + extra
-                    if (not mine or keys & b.keys) and _cost(keys, wild, b, rack) <= most:
-                        yield keys, wild
+                    # the cost (see ``_cost``) with jokers on the places ``on`` too
+                    on_mine = sum(1 for v in on if (colour, v) in b.keys)
+                    on_stranger = sum(1 for v in on if (colour, v) not in b.keys and not rack[(colour, v)])
+                    wild = missing + extra
+                    cost = lost + on_mine + strangers - on_stranger + abs(wild - b.jokers)
+                    if cost <= most and (not mine or held > on_mine):
+                        yield frozenset((colour, v) for v in present if v not in on), wild
 
 
 def _groups(
@@ -228,6 +239,7 @@ def least_few_moved(
     by its tiles, or the programme did not finish)."""
     if any(t.color is None for t in rack):
         return None
+    deadline = time.perf_counter() + time_limit
     befores = [_before(s) for s in table]
     if any(b is None for b in befores):
         return None
@@ -275,13 +287,21 @@ def least_few_moved(
     lower[moved_row], upper[moved_row] = table_tiles - most, np.inf
     copies: Counter[_Key] = counts + table_keys
     bound = np.array([1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)])
+    constraints = linear_constraint(matrix, lower, upper)
+    bounds = Bounds(np.zeros(n), bound)
+    # the linear relaxation first (a few times cheaper): when it has no solution, neither has
+    # the programme, which is the usual case
+    options = {"time_limit": max(0.001, time_limit), "presolve": False}
+    relaxed = milp(cost, integrality=np.zeros(n), bounds=bounds, constraints=constraints, options=options)
+    if relaxed.status == 2:
+        return INFEASIBLE
+    # presolve costs more than it saves on these models (measured: about 2x slower)
     result = milp(
         cost,
-        integrality=np.ones(n) * int(__import__("os").environ.get("FM_INT", "1")),
-        bounds=Bounds(np.zeros(n), bound),
-        constraints=linear_constraint(matrix, lower, upper),
-        # presolve costs more than it saves on these small models (measured: about 2x slower)
-        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, time_limit), "presolve": False},
+        integrality=np.ones(n),
+        bounds=bounds,
+        constraints=constraints,
+        options={**options, "mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
     )
     if result.status == 2:
         return INFEASIBLE
