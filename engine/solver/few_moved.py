@@ -30,6 +30,7 @@ numbers)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from collections import Counter
@@ -102,15 +103,19 @@ def _runs(
     every joker beyond ``b``'s costs 1, so the places of that kind in a stretch less ``b``'s
     jokers bound its cost from below; that bound only grows as the stretch grows."""
     mine = sorted(v for c, v in b.keys if c == colour)
+    if b.keys and not mine:
+        return  # no run of this colour holds a tile of b
     outside = len(b.keys) - len(mine)  # numbered tiles of b of other colours: lost
     # per number: no copy at all (a joker must stand there), a stranger place (neither in b
     # nor on the rack), a tile of b; as prefix counts over the numbers
     missing_at, stranger_at, mine_at = [0], [0], [0]
+    delta = [0] * (MAX_NUMBER + 1)  # the change of the cost when a joker takes a numbered place
     for v in _NUMBERS:
         key = (colour, v)
         missing_at.append(missing_at[-1] + (not have[key]))
         stranger_at.append(stranger_at[-1] + (key not in b.keys and not rack[key]))
         mine_at.append(mine_at[-1] + (key in b.keys))
+        delta[v] = (mine_at[-1] - mine_at[-2]) - (stranger_at[-1] - stranger_at[-2])
     low_top = min(mine[-1] if mine else MAX_NUMBER, MAX_NUMBER - 2)
     for low in range(low_top, MIN_NUMBER - 1, -1):
         if mine and stranger_at[mine[0] - 1] - stranger_at[low - 1] - b.jokers + outside > most:
@@ -130,10 +135,9 @@ def _runs(
             for extra in range(min(jokers - missing, len(present) - 1) + 1):
                 for on in itertools.combinations(present, extra):
                     # the cost (see ``_cost``) with jokers on the places ``on`` too
-                    on_mine = sum(1 for v in on if (colour, v) in b.keys)
-                    on_stranger = sum(1 for v in on if (colour, v) not in b.keys and not rack[(colour, v)])
+                    on_mine = sum(1 for v in on if delta[v] > 0)
                     wild = missing + extra
-                    cost = lost + on_mine + strangers - on_stranger + abs(wild - b.jokers)
+                    cost = lost + strangers + sum(delta[v] for v in on) + abs(wild - b.jokers)
                     if cost <= most and (not mine or held > on_mine):
                         yield frozenset((colour, v) for v in present if v not in on), wild
 
@@ -146,14 +150,19 @@ def _groups(
     present = [c for c in range(len(COLORS)) if have[(c, number)]]
     if not b.keys and sum(1 for c in present if rack[(c, number)]) + most < 3:
         return  # a new group holds at least 3 - most rack tiles
+    mine = {c for c, v in b.keys if v == number}
+    lost_elsewhere = len(b.keys) - len(mine)  # b's tiles of other numbers
     for k in range(1, len(present) + 1):
         for colours in itertools.combinations(present, k):
-            keys = frozenset((c, number) for c in colours)
-            if b.keys and not keys & b.keys:
+            held = sum(1 for c in colours if c in mine)
+            if b.keys and not held:
                 continue
+            # the cost (see ``_cost``) less its joker term
+            base = lost_elsewhere + len(mine) - held
+            base += sum(1 for c in colours if c not in mine and not rack[(c, number)])
             for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
-                if _cost(keys, j, b, rack) <= most:
-                    yield keys, j
+                if base + abs(j - b.jokers) <= most:
+                    yield frozenset((c, number) for c in colours), j
 
 
 @dataclass(slots=True)
@@ -176,13 +185,11 @@ def _columns(
     for b in befores:
         have.update(b.keys)
     out = _Columns([], [], [], [])
-    valid: dict[tuple[Tile, ...], bool] = {}
 
-    def add(tiles: tuple[Tile, ...], keys: frozenset[_Key], wild: int, owner: int, kept: int, same: bool) -> None:
-        ok = valid.get(tiles)
-        if ok is None:
-            ok = valid[tiles] = same or read_set(tiles, rules).valid
-        if ok:
+    def add(
+        tiles: tuple[Tile, ...] | None, keys: frozenset[_Key], wild: int, owner: int, kept: int, same: bool
+    ) -> None:
+        if tiles is not None:
             out.shapes.append(_Shape(keys, wild, tiles))
             out.owner.append(owner)
             out.kept.append(kept)
@@ -204,8 +211,16 @@ def _columns(
                     add(table[index], keys, wild, index, b.size, True)
                     continue
                 kept = len(keys & b.keys) + min(wild, b.jokers)
-                add(_lay(kind, where, keys, wild), keys, wild, index, kept, False)
+                add(_valid_layout(kind, where, keys, wild, rules), keys, wild, index, kept, False)
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _valid_layout(kind: str, where: int, keys: frozenset[_Key], jokers: int, rules: Rules) -> tuple[Tile, ...] | None:
+    """``_lay``'s set when it is valid under ``rules``, else None (memoised: the shapes recur
+    from one position to the next)."""
+    tiles = _lay(kind, where, keys, jokers)
+    return tiles if read_set(tiles, rules).valid else None
 
 
 def _lay(kind: str, where: int, keys: frozenset[_Key], jokers: int) -> tuple[Tile, ...]:
@@ -220,7 +235,9 @@ def _lay(kind: str, where: int, keys: frozenset[_Key], jokers: int) -> tuple[Til
     up = min(spare, MAX_NUMBER - high)
     low, high = low - (spare - up), high + up
     colour = COLORS[where]
-    return tuple(numbered(colour, v) if (where, v) in keys else joker_as(numbered(colour, v)) for v in range(low, high + 1))
+    return tuple(
+        numbered(colour, v) if (where, v) in keys else joker_as(numbered(colour, v)) for v in range(low, high + 1)
+    )
 
 
 def least_few_moved(
@@ -286,7 +303,9 @@ def least_few_moved(
     upper[score_row] = np.inf
     lower[moved_row], upper[moved_row] = table_tiles - most, np.inf
     copies: Counter[_Key] = counts + table_keys
-    bound = np.array([1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)])
+    bound = np.array(
+        [1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)]
+    )
     constraints = linear_constraint(matrix, lower, upper)
     bounds = Bounds(np.zeros(n), bound)
     # the linear relaxation first (a few times cheaper): when it has no solution, neither has

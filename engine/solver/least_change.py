@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from engine.solver.suggest import _Suggester
 
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
-FEW_MOVED = int(__import__('os').environ.get('FEW_MOVED', '2'))
+FEW_MOVED = 2
 """The most table tiles moved that the explicit second step (``engine.solver.few_moved``)
 looks at; beyond, the integer programmes below decide."""
 
