@@ -31,7 +31,11 @@ the rack worth the minimum; an opening with manipulation is not modelled.
 First, when the player has opened and holds no joker, ``engine.solver.intact`` looks for a
 move moving no table tile that scores as much (every before-set as it lies or grown by rack
 tiles, new sets of rack tiles): tiles moved 0 being the least possible, its least-touching move
-is the least change, proven by itself once it verifies. Otherwise the programmes below.
+is the least change, proven by itself once it verifies. Then ``engine.solver.few_moved`` lists
+every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold and picks the
+least disturbing such move scoring as much: when one exists and verifies it is the least
+change, proven under every rule edition (the list is a superset of the legal moves).
+Otherwise the programmes below.
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
@@ -279,6 +283,7 @@ def least_change(
             found = _checked(table, kinds, rack, opened, rules, intact, weights, floor, True)
             if found is not None:
                 return found
+        # else a move moving at most FEW_MOVED table tiles: proven least by itself too
         if intact == INFEASIBLE or intact is None:
             found = _few_moved(table, kinds, rack, rules, weights, floor, deadline)
             if found is not None:
