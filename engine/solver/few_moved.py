@@ -132,13 +132,19 @@ def _runs(
             strangers = stranger_at[high] - stranger_at[low - 1] - missing  # present ones
             held = mine_at[high] - mine_at[low - 1]
             present = [v for v in range(low, high + 1) if have[(colour, v)]]
+            cheapest = sorted(delta[v] for v in present)
             for extra in range(min(jokers - missing, len(present) - 1) + 1):
+                wild = missing + extra
+                base = lost + strangers + abs(wild - b.jokers)
+                if base + sum(cheapest[:extra]) > most:
+                    continue  # even the cheapest places for the jokers cost too much
                 for on in itertools.combinations(present, extra):
                     # the cost (see ``_cost``) with jokers on the places ``on`` too
-                    on_mine = sum(1 for v in on if delta[v] > 0)
-                    wild = missing + extra
-                    cost = lost + strangers + sum(delta[v] for v in on) + abs(wild - b.jokers)
-                    if cost <= most and (not mine or held > on_mine):
+                    cost, taken = base, 0
+                    for v in on:
+                        cost += delta[v]
+                        taken += delta[v] > 0
+                    if cost <= most and (not mine or held > taken):
                         yield frozenset((colour, v) for v in present if v not in on), wild
 
 
