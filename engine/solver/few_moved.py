@@ -23,7 +23,9 @@ legal move moving at most ``k`` tiles, with the reading that shows its least dis
 when the programme has no solution, every move scoring ``floor`` moves more than ``k`` tiles
 (``INFEASIBLE``), and when its optimum is a legal turn (the caller checks with
 ``verify_turn``) no move scoring as much disturbs the table less, under every rule edition:
-the list ignores the joker rules, so it holds a superset of the legal moves.
+the list ignores the joker rules, so it holds a superset of the legal moves. The programme's
+linear relaxation is solved first: without a solution there, there is none (the usual case,
+and a few times cheaper to find out).
 
 Only for an opened player whose rack holds no joker (the played tiles' points are then their
 numbers)."""
@@ -38,7 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, milp
+from scipy.optimize import Bounds, LinearConstraint, milp
 
 from engine.rules import Rules
 from engine.sets import read_set
@@ -87,7 +89,8 @@ def _cost(keys: frozenset[_Key], jokers: int, b: _Before, rack: Counter[_Key]) -
     """Moved tiles an after-set of ``keys`` and ``jokers`` continuing ``b`` (``_NOTHING``: a
     new set) accounts for at least: ``b``'s numbered tiles it lacks, its numbered tiles neither
     in ``b`` nor on the rack, and the difference of the jokers (``b``'s it lacks, or those
-    beyond ``b``'s, from the table: the rack holds none)."""
+    beyond ``b``'s, from the table: the rack holds none). The enumerations below work it out
+    incrementally; this is the reference (the tests compare)."""
     lost = sum(1 for k in b.keys if k not in keys)
     foreign = sum(1 for k in keys if k not in b.keys and not rack[k])
     return lost + foreign + abs(jokers - b.jokers)
@@ -268,16 +271,40 @@ def least_few_moved(
         return None
     bs = [b for b in befores if b is not None]
     counts: Counter[_Key] = Counter((_COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
-    tw, vw = weights
     cols = _columns(table, bs, counts, rules, most)
-    # a quick bound: only rack tiles some column holds beyond the table's can be played
-    table_keys: Counter[_Key] = Counter(k for b in bs for k in b.keys)
+    # a quick bound: only rack tiles some column holds can be played
+    tw, vw = weights
     reach = {k for s in cols.shapes for k in s.keys if counts[k]}
     if sum(counts[k] * (tw + vw * k[1]) for k in reach) < floor:
         return INFEASIBLE
-    n = len(cols.shapes)
+    cost, bounds, constraints = _programme(cols, bs, counts, weights, floor, most)
+    # the linear relaxation first (a few times cheaper): when it has no solution, neither has
+    # the programme, which is the usual case; presolve costs more than it saves on these
+    # models (measured: about 2x slower)
+    options = {"time_limit": max(0.001, time_limit), "presolve": False}
+    relaxed = milp(cost, integrality=np.zeros(len(cost)), bounds=bounds, constraints=constraints, options=options)
+    if relaxed.status == 2:
+        return INFEASIBLE
+    options = {**options, "mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())}
+    result = milp(cost, integrality=np.ones(len(cost)), bounds=bounds, constraints=constraints, options=options)
+    if result.status == 2:
+        return INFEASIBLE
+    if result.status != 0 or result.x is None:
+        return None
+    return _move(cols, bs, [round(float(v)) for v in result.x])
+
+
+def _programme(
+    cols: _Columns, bs: list[_Before], rack: Counter[_Key], weights: tuple[int, int], floor: int, most: int
+) -> tuple[np.ndarray, Bounds, LinearConstraint]:
+    """The objective, bounds and rows of the programme over ``cols``: per tile type the
+    table's copies laid and at most the rack's more, the table's jokers laid, at most one
+    continuation per before-set, the score at least ``floor``, at most ``most`` tiles moved;
+    the disturbance minimised (lexicographic integer weights: moved, touched, new sets)."""
+    tw, vw = weights
+    table_keys: Counter[_Key] = Counter(k for b in bs for k in b.keys)
     table_tiles = sum(b.size for b in bs)
-    w_touch = (table_tiles + len(rack)) // 3 + 2
+    w_touch = (table_tiles + sum(rack.values())) // 3 + 2  # more than any count of new sets
     w_move = w_touch * (len(bs) + 1) + 1
     cost = np.array(
         [
@@ -285,14 +312,12 @@ def least_few_moved(
             for o, kept, same in zip(cols.owner, cols.kept, cols.same, strict=True)
         ]
     )
-    keys = sorted(set(counts) | set(table_keys))
-    key_row = {k: r for r, k in enumerate(keys)}
-    # rows: keys, jokers, one per before-set, the score, the moved tiles
-    rows = len(keys) + 1 + len(bs) + 2
-    joker_row, score_row, moved_row = len(keys), rows - 2, rows - 1
-    matrix = np.zeros((rows, n))
-    lower = np.zeros(rows)
-    upper = np.zeros(rows)
+    key_row = {k: r for r, k in enumerate(sorted(set(rack) | set(table_keys)))}
+    # rows: the tile types, the jokers, one per before-set, the score, the kept tiles
+    joker_row = len(key_row)
+    rows = joker_row + 1 + len(bs) + 2
+    score_row, kept_row = rows - 2, rows - 1
+    matrix = np.zeros((rows, len(cost)))
     for col, (shape, o, kept) in enumerate(zip(cols.shapes, cols.owner, cols.kept, strict=True)):
         for k in shape.keys:
             matrix[key_row[k], col] = 1
@@ -300,46 +325,29 @@ def least_few_moved(
         matrix[joker_row, col] = shape.jokers
         if o >= 0:
             matrix[joker_row + 1 + o, col] = 1
-            matrix[moved_row, col] = kept
+            matrix[kept_row, col] = kept
+    lower, upper = np.zeros(rows), np.zeros(rows)
     for k, r in key_row.items():
-        lower[r], upper[r] = table_keys[k], table_keys[k] + counts[k]
+        lower[r], upper[r] = table_keys[k], table_keys[k] + rack[k]
     lower[joker_row] = upper[joker_row] = table_tiles - sum(table_keys.values())
-    upper[joker_row + 1 : joker_row + 1 + len(bs)] = 1
-    lower[score_row] = floor + sum(n * (tw + vw * k[1]) for k, n in table_keys.items())
-    upper[score_row] = np.inf
-    lower[moved_row], upper[moved_row] = table_tiles - most, np.inf
-    copies: Counter[_Key] = counts + table_keys
-    bound = np.array(
-        [1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)]
-    )
-    constraints = linear_constraint(matrix, lower, upper)
-    bounds = Bounds(np.zeros(n), bound)
-    # the linear relaxation first (a few times cheaper): when it has no solution, neither has
-    # the programme, which is the usual case
-    options = {"time_limit": max(0.001, time_limit), "presolve": False}
-    relaxed = milp(cost, integrality=np.zeros(n), bounds=bounds, constraints=constraints, options=options)
-    if relaxed.status == 2:
-        return INFEASIBLE
-    # presolve costs more than it saves on these models (measured: about 2x slower)
-    result = milp(
-        cost,
-        integrality=np.ones(n),
-        bounds=bounds,
-        constraints=constraints,
-        options={**options, "mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())},
-    )
-    if result.status == 2:
-        return INFEASIBLE
-    if result.status != 0 or result.x is None:
-        return None
-    x = [round(float(v)) for v in result.x]
-    after: list[tuple[Tile, ...]] = []
-    for b in range(len(bs)):
-        after += [cols.shapes[col].tiles for col in range(n) if cols.owner[col] == b and x[col]]
-    for col in range(n):
-        if cols.owner[col] < 0:
-            after += [cols.shapes[col].tiles] * x[col]
-    moved = table_tiles - sum(cols.kept[col] * x[col] for col in range(n))
-    touched = len(bs) - sum(1 for col in range(n) if cols.same[col] and x[col])
-    new = sum(x[col] for col in range(n) if cols.owner[col] < 0)
+    upper[joker_row + 1 : score_row] = 1
+    # the score of every tile laid, less the table's
+    lower[score_row], upper[score_row] = floor + sum(c * (tw + vw * k[1]) for k, c in table_keys.items()), np.inf
+    lower[kept_row], upper[kept_row] = table_tiles - most, np.inf
+    copies = rack + table_keys
+    most_laid = [
+        1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)
+    ]
+    return cost, Bounds(np.zeros(len(cost)), np.array(most_laid)), linear_constraint(matrix, lower, upper)
+
+
+def _move(cols: _Columns, bs: list[_Before], x: list[int]) -> tuple[list[tuple[Tile, ...]], tuple[int, int, int]]:
+    """The after table of a solution (continuations in their before-sets' order, then the new
+    sets) and its disturbance as the programme counts it."""
+    chosen = [col for col, n in enumerate(x) for _ in range(n)]
+    after = [cols.shapes[col].tiles for b in range(len(bs)) for col in chosen if cols.owner[col] == b]
+    after += [cols.shapes[col].tiles for col in chosen if cols.owner[col] < 0]
+    moved = sum(b.size for b in bs) - sum(cols.kept[col] for col in chosen)
+    touched = len(bs) - sum(1 for col in chosen if cols.same[col])
+    new = sum(1 for col in chosen if cols.owner[col] < 0)
     return after, (moved, touched, new)
