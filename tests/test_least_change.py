@@ -20,7 +20,7 @@ from engine.changes import EXTENDED, NEW, REARRANGED, UNCHANGED, Changes, change
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet, read_set
 from engine.solver import arrange, suggest
-from engine.tiles import SUPPLIES, Tile, parse_tiles
+from engine.tiles import COLORS, SUPPLIES, Tile, parse_tiles
 from engine.turns import verify_turn
 from tests.test_solver import Window, random_sets, remove, sub_multisets, window
 
@@ -573,3 +573,127 @@ def test_least_change_moving_no_tile(table: list[str], rack: str, least: tuple[i
         assert result.least_change_proven and result.changes is not None
         assert result.changes.disturbance.as_tuple() == least
         assert brute_least_change(before, rack_tiles, True, rules, "tiles")[1] == least
+
+
+# --- the second step: moves moving at most a few table tiles (engine.solver.few_moved) -------
+
+
+def test_few_moved_takes_the_fewest_table_tiles() -> None:
+    """R8 leaves the group of four for a new run with the rack's R9 R10 (1 tile moved); with
+    no tile allowed to move there is no such move; a rack joker is not answered."""
+    from engine.solver.few_moved import least_few_moved
+    from engine.solver.intact import INFEASIBLE
+
+    weights = (100, 1)
+    found = least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 2 * 100 + 19, 2, 1.0)
+    assert isinstance(found, tuple)
+    after, counted = found
+    assert sorted(words(after)) == ["K8 B8 O8", "R8 R9 R10"] and counted == (1, 1, 1)
+    assert least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 0, 1.0) == INFEASIBLE
+    assert least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 209, 2, 1.0) is None
+
+
+def test_few_moved_keeps_the_set_that_loses_tiles() -> None:
+    """Two tiles move (the run's ends R1 and R6 to the groups); a split would move three."""
+    from engine.solver.few_moved import least_few_moved
+
+    table = [T("R1 R2 R3 R4 R5 R6")]
+    found = least_few_moved(table, T("K1 B1 K6 B6"), SABRA, (100, 1), 4 * 100 + 14, 2, 1.0)
+    assert isinstance(found, tuple)
+    after, counted = found
+    assert sorted(words(after)) == ["K1 B1 R1", "K6 B6 R6", "R2 R3 R4 R5"] and counted == (2, 1, 2)
+    assert check_change_list(table, list(T("K1 B1 K6 B6")), after).disturbance.as_tuple() == (2, 1, 2)
+
+
+@pytest.mark.parametrize("name", ["sabra", "free-joker", "strict-joker", "pressman-2009"])
+def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Positions whose rack fits only if the table is rearranged: whenever the second step
+    answers (a verified move moving at most two table tiles, proven least by itself), the
+    brute force over every legal move agrees, jokers on the table included; it answers on
+    many of them, under every joker rule (the step lists a superset of the legal moves)."""
+    import engine.solver.least_change as least_change_module
+
+    answered: list[bool] = []
+    original = least_change_module._few_moved
+
+    def counting(*args: object, **kwargs: object) -> object:
+        result = original(*args, **kwargs)  # type: ignore[arg-type]
+        answered.append(result is not None)
+        return result
+
+    monkeypatch.setattr(least_change_module, "_few_moved", counting)
+    rules = PRESETS[name]
+    rng = random.Random(2200)
+    for _ in range(30):
+        before, rack = playable(rng, (6, 11), 2, 1)
+        objective = rng.choice(["tiles", "value"])
+        before_answers = len(answered)
+        result = suggest(before, rack, True, rules, objective, budget_seconds=30)
+        assert result.changes is not None
+        check_change_list(before, rack, result.after, brute=len(result.after) <= 6)
+        score, least = brute_least_change(before, rack, True, rules, objective)
+        got = (len(result.played), result.value) if objective == "tiles" else (result.value, len(result.played))
+        where = (words(before), words([rack]), objective, words(result.after))
+        if got != score:  # the first-found move is not the best: nothing to compare with
+            continue
+        if answered[before_answers:] == [True]:
+            assert result.least_change_proven, where
+        if result.least_change_proven:
+            assert result.changes.disturbance.as_tuple() == least, where
+        else:
+            assert result.changes.disturbance.as_tuple() >= least, where
+    assert sum(answered) >= 3
+
+
+def test_few_moved_enumerations_skip_only_costly_shapes() -> None:
+    """The pruned enumerations of runs and groups list exactly the shapes that a naive listing
+    of every stretch and every place of the jokers finds with a cost of at most ``most`` (and
+    holding a tile of the before-set they continue), on random tables and racks."""
+    from engine.solver.few_moved import _NOTHING, _before, _cost, _groups, _runs
+
+    rng = random.Random(2300)
+    for _ in range(25):
+        before, rack = playable(rng, (6, 12), 3, 2)
+        racked = Counter((COLORS.index(t.color), t.number) for t in rack if t.color is not None)
+        befores = [b for b in map(_before, before) if b is not None]
+        have = racked + Counter(k for b in befores for k in b.keys)
+        jokers = sum(b.jokers for b in befores)
+        runs = {c: list(_naive_runs(c, have, jokers)) for c in range(len(COLORS))}
+        groups = {v: list(_naive_groups(v, have, jokers)) for v in range(1, 14)}
+        for b, most in itertools.product([*befores, _NOTHING], (0, 1, 2, 3)):
+            for where, shapes, listed in itertools.chain(
+                ((c, runs[c], _runs(c, b, have, racked, jokers, most)) for c in range(len(COLORS))),
+                ((v, groups[v], _groups(v, b, have, racked, jokers, most)) for v in range(1, 14)),
+            ):
+                naive = {
+                    (keys, wild)
+                    for keys, wild in shapes
+                    if (not b.keys or keys & b.keys) and _cost(keys, wild, b, racked) <= most
+                }
+                assert set(listed) == naive, (words(before), words([rack]), where, most)
+
+
+def _naive_runs(
+    colour: int, have: Counter[tuple[int, int]], jokers: int
+) -> Iterator[tuple[frozenset[tuple[int, int]], int]]:
+    """Every run of ``colour`` (keys, jokers) laid from ``have`` and at most ``jokers`` jokers."""
+    for low in range(1, 12):
+        for high in range(low + 2, 14):
+            places = range(low, high + 1)
+            for wild in range(jokers + 1):
+                for on in itertools.combinations(places, wild):
+                    keys = frozenset((colour, v) for v in places if v not in on)
+                    if keys and all(have[k] for k in keys):
+                        yield keys, wild
+
+
+def _naive_groups(
+    number: int, have: Counter[tuple[int, int]], jokers: int
+) -> Iterator[tuple[frozenset[tuple[int, int]], int]]:
+    """Every group of ``number`` (keys, jokers) laid from ``have`` and at most ``jokers`` jokers."""
+    for k in range(1, len(COLORS) + 1):
+        for colours in itertools.combinations(range(len(COLORS)), k):
+            keys = frozenset((c, number) for c in colours)
+            for wild in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
+                if all(have[key] for key in keys):
+                    yield keys, wild

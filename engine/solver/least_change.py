@@ -31,7 +31,11 @@ the rack worth the minimum; an opening with manipulation is not modelled.
 First, when the player has opened and holds no joker, ``engine.solver.intact`` looks for a
 move moving no table tile that scores as much (every before-set as it lies or grown by rack
 tiles, new sets of rack tiles): tiles moved 0 being the least possible, its least-touching move
-is the least change, proven by itself once it verifies. Otherwise the programmes below.
+is the least change, proven by itself once it verifies. Then ``engine.solver.few_moved`` lists
+every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold and picks the
+least disturbing such move scoring as much: when one exists and verifies it is the least
+change, proven under every rule edition (the list is a superset of the legal moves).
+Otherwise the programmes below.
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
@@ -58,7 +62,8 @@ from scipy.sparse import coo_array
 from engine.changes import Changes, changes
 from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
-from engine.solver.intact import least_intact
+from engine.solver.few_moved import least_few_moved
+from engine.solver.intact import INFEASIBLE, least_intact
 from engine.solver.milp import linear_constraint
 from engine.solver.model import Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
@@ -68,6 +73,9 @@ if TYPE_CHECKING:
     from engine.solver.suggest import _Suggester
 
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
+FEW_MOVED = 2
+"""The most table tiles moved that the explicit second step (``engine.solver.few_moved``)
+looks at; beyond, the integer programmes below decide."""
 
 
 def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> Suggestion:
@@ -275,6 +283,11 @@ def least_change(
             found = _checked(table, kinds, rack, opened, rules, intact, weights, floor, True)
             if found is not None:
                 return found
+        # else a move moving at most FEW_MOVED table tiles: proven least by itself too
+        if intact == INFEASIBLE or intact is None:
+            found = _few_moved(table, kinds, rack, rules, weights, floor, deadline)
+            if found is not None:
+                return found
     # then the smaller model (a set continued by a set of the other kind only through the
     # free sets, counted by necessary conditions); its optimum bounds the true one from below,
     # so a move it finds disturbing exactly that much is the least change; else the full model
@@ -317,6 +330,31 @@ def least_change(
     if found is None or (not found.proven and fallback is not None and _worse(table, rack, found, fallback)):
         return fallback
     return found
+
+
+def _few_moved(
+    table: Sequence[tuple[Tile, ...]],
+    kinds: Sequence[str | None],
+    rack: Sequence[Tile],
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    deadline: float,
+) -> LeastChange | None:
+    """The least change when it moves at most ``FEW_MOVED`` table tiles (proven: see
+    ``engine.solver.few_moved``), once its move verifies and its change list shows the
+    disturbance the programme counted; else None."""
+    few = least_few_moved(table, rack, rules, weights, floor, FEW_MOVED, deadline - time.perf_counter())
+    if not isinstance(few, tuple):
+        return None
+    after, counted = few
+    found = _checked(table, kinds, rack, True, rules, after, weights, floor, True)
+    if found is None:
+        return None
+    listed = changes(table, rack, found.after)
+    if listed.disturbance.as_tuple() != counted:
+        return None
+    return dataclasses.replace(found, changes=listed)
 
 
 def _worse(table: Sequence[tuple[Tile, ...]], rack: Sequence[Tile], one: LeastChange, other: LeastChange) -> bool:
