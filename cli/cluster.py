@@ -124,6 +124,11 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
     for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
         logging.getLogger(name).setLevel(logging.ERROR)
     if scheduler == LOCAL:
+        import dask
+
+        # No dashboard shows a local cluster's profiles: the statistical profiler's 10 ms samples
+        # would only take the workers' GIL from the documents.
+        stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
         cluster = stack.enter_context(
             LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=workers,
