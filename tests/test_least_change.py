@@ -13,6 +13,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -175,6 +176,18 @@ def move_score(table: Sequence[Sequence[Tile]], after: Sequence[Sequence[Tile]],
     value += sum(sorted(points, reverse=True)[: played["J"]])
     count = sum(played.values())
     return (count, value) if objective == "tiles" else (value, count)
+
+
+def suggest_and_brute(table: Any, rack: Any, rules: Any, objective: str) -> tuple[Any, Any, Any, Any, Any]:
+    """An opened player's suggestion with its change list checked, its score as the brute force
+    orders it, the brute force's best score and least change, and a description for messages."""
+    result = suggest(table, rack, True, rules, objective, budget_seconds=30)
+    assert result.changes is not None
+    check_change_list(table, rack, result.after, brute=len(result.after) <= 6)
+    score, least = brute_least_change(table, rack, True, rules, objective)
+    got = (len(result.played), result.value) if objective == "tiles" else (result.value, len(result.played))
+    where = (words(table), words([rack]), objective, words(result.after))
+    return result, got, score, least, where
 
 
 def brute_least_change(
@@ -540,12 +553,7 @@ def test_least_change_without_moving_a_tile_matches_brute_force(name: str, monke
         if not rack:
             continue
         objective = rng.choice(["tiles", "value"])
-        result = suggest(sets, rack, True, rules, objective, budget_seconds=30)
-        assert result.changes is not None
-        check_change_list(sets, rack, result.after, brute=len(result.after) <= 6)
-        score, least = brute_least_change(sets, rack, True, rules, objective)
-        got = (len(result.played), result.value) if objective == "tiles" else (result.value, len(result.played))
-        where = (words(sets), words([rack]), objective, words(result.after))
+        result, got, score, least, where = suggest_and_brute(sets, rack, rules, objective)
         if got != score:  # the first-found move is not the best (a joker set kept whole)
             assert not result.optimal_proven, where
             continue
@@ -628,12 +636,7 @@ def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatc
         before, rack = playable(rng, (6, 11), 2, 1)
         objective = rng.choice(["tiles", "value"])
         before_answers = len(answered)
-        result = suggest(before, rack, True, rules, objective, budget_seconds=30)
-        assert result.changes is not None
-        check_change_list(before, rack, result.after, brute=len(result.after) <= 6)
-        score, least = brute_least_change(before, rack, True, rules, objective)
-        got = (len(result.played), result.value) if objective == "tiles" else (result.value, len(result.played))
-        where = (words(before), words([rack]), objective, words(result.after))
+        result, got, score, least, where = suggest_and_brute(before, rack, rules, objective)
         if got != score:  # the first-found move is not the best: nothing to compare with
             continue
         if answered[before_answers:] == [True]:
