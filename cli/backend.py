@@ -1,8 +1,8 @@
 """The two back ends of the command line, one answer.
 
-``LocalBackend`` calls ``service.operations`` in-process; ``RemoteBackend`` POSTs the
-identical JSON body to ``<server>/v1/<operation>`` and returns the identical JSON. Both raise
-``CliError``: exit 2 for a request the operation cannot read (a 4xx problem), exit 3 when the
+``LocalBackend`` calls ``service.operations`` in-process; ``RemoteBackend`` (:mod:`cli.remote`,
+imported only with a server) POSTs the identical JSON body to ``<server>/v1/<operation>`` and
+returns the identical JSON. Both raise ``CliError``: exit 2 for a request the operation cannot read (a 4xx problem), exit 3 when the
 service is unreachable or failing.
 """
 
@@ -10,21 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-import time
 from collections.abc import Callable
-from datetime import UTC
-from email.utils import parsedate_to_datetime
-from typing import Any, NoReturn, Protocol
-from urllib.parse import quote
+from typing import Any, Protocol
 
-import requests
-import urllib3
-from requests.adapters import HTTPAdapter
-from urllib3.exceptions import MaxRetryError, NewConnectionError, ProtocolError
-from urllib3.util.retry import Retry
-
-from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError, problem_line
+from cli.errors import EXIT_INPUT, CliError, problem_line
 
 DEFAULT_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 5.0
@@ -122,214 +111,6 @@ class LocalBackend:
             raise CliError(problem_line(problem), EXIT_INPUT, problem) from None
 
 
-def make_session(retries: int = 2) -> requests.Session:
-    """A Session that retries connection failures and 502/504 answers, POST included (every
-    operation is a pure function of its body, so repeating one is safe). 503 and 429 are
-    :class:`RemoteBackend`'s to retry, after the service's Retry-After."""
-    retry = Retry(
-        total=retries,
-        connect=retries,
-        read=0,
-        status=retries,
-        backoff_factor=0.2,
-        status_forcelist=RETRY_STATUSES,
-        allowed_methods=None,  # every method: the API's POSTs are idempotent
-        raise_on_status=False,
-        respect_retry_after_header=False,  # 503/429 with Retry-After: RemoteBackend.call waits them out
-    )
-    session = requests.Session()
-    adapter = HTTPAdapter(max_retries=retry, pool_connections=4, pool_maxsize=32)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """A Retry-After header's delay in seconds (delay-seconds or an HTTP-date), or None when
-    absent or unreadable."""
-    if value is None:
-        return None
-    text = value.strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        when = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-class RemoteBackend:
-    """The rules service over HTTP. Thread-safe: each thread gets its own Session.
-
-    A busy answer (503 or 429) is retried up to ``busy_retries`` times after the service's
-    Retry-After (at most ``MAX_RETRY_AFTER`` s; without one, up to twice after a short backoff),
-    calling ``on_busy`` with a line saying so before each wait; then it is reported in one line
-    (exit 3)."""
-
-    def __init__(
-        self,
-        server: str,
-        lang: str = "en",
-        timeout: float = DEFAULT_TIMEOUT,
-        retries: int = 2,
-        busy_retries: int = BUSY_RETRIES,
-        on_busy: Callable[[str], None] | None = None,
-    ) -> None:
-        server = server.strip()
-        if "://" not in server:
-            server = f"http://{server}"
-        self.server = server.rstrip("/")
-        self.lang = lang
-        self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
-        self.retries = retries
-        self.busy_retries = busy_retries
-        self.on_busy = on_busy
-        self._local = threading.local()
-
-    @property
-    def session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = make_session(self.retries)
-            self._local.session = session
-        return session
-
-    def _headers(self) -> dict[str, str]:
-        return {"Accept": "application/json, application/problem+json", "Accept-Language": self.lang}
-
-    def call(self, operation: str, body: Any) -> dict[str, Any]:
-        url = f"{self.server}/v1/{operation}"
-        try:
-            data = encode_body(body)
-        except (ValueError, TypeError) as exc:  # not JSON at all (cannot come from a JSON file)
-            raise CliError(f"cannot send this document as JSON: {exc}", EXIT_INPUT) from None
-        headers = {**self._headers(), "Content-Type": "application/json"}
-        what = f"POST /v1/{operation}"
-        for tries in range(1, self.busy_retries + 2):
-            response = self._post(url, data, headers)
-            if response.status_code not in BUSY_STATUSES:
-                break
-            wait = self._busy_wait(response, tries)
-            if wait is None:
-                self._busy(response, what, tries)
-            if self.on_busy is not None:
-                self.on_busy(
-                    f"the rules service is busy ({what} answered {response.status_code}): "
-                    f"retrying in {wait:g} s (try {tries + 1} of at most {self.busy_retries + 1})"
-                )
-            time.sleep(wait)
-        answer = self._answer(response, what)
-        if not isinstance(answer, dict):
-            raise CliError(f"the rules service sent an unexpected answer for POST /v1/{operation}", EXIT_SERVICE)
-        return answer
-
-    def _post(self, url: str, data: bytes, headers: dict[str, str]) -> requests.Response:
-        for attempt in (1, 2):
-            try:
-                return self.session.post(url, data=data, headers=headers, timeout=self.timeout)
-            except requests.RequestException as exc:
-                # A connection dropped before any answer (the service restarting): every
-                # verdict request is a pure function of its body, so it is sent once more.
-                if attempt == 1 and _reset_before_answer(exc):
-                    continue
-                raise CliError(self._unreachable(exc), EXIT_SERVICE) from None
-        raise AssertionError("unreachable")
-
-    def _busy_wait(self, response: requests.Response, tries: int) -> float | None:
-        """Seconds to wait before trying a busy request again, or None to give up after
-        ``tries`` tries: the service's Retry-After, else a short backoff (at most 2 retries)."""
-        asked = retry_after_seconds(response.headers.get("Retry-After"))
-        if asked is None:
-            return 0.2 * 2 ** (tries - 1) if tries <= min(2, self.busy_retries) else None
-        if tries > self.busy_retries or asked > MAX_RETRY_AFTER:
-            return None
-        return asked
-
-    def _busy(self, response: requests.Response, what: str, tries: int) -> NoReturn:
-        """A busy answer not retried any more: one clear line, exit 3."""
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
-        detail = problem_line(payload) if isinstance(payload, dict) else response.reason
-        after = response.headers.get("Retry-After")
-        hint = f"; it asks to retry after {after} s" if after else ""
-        times = "once" if tries == 1 else f"{tries} times"
-        raise CliError(
-            f"the rules service is busy: {what} answered {response.status_code} {response.reason} {times} "
-            f"({detail}){hint}; try again later or with fewer --jobs",
-            EXIT_SERVICE,
-        )
-
-    def rules(self, preset: str | None = None) -> Any:
-        path = "/v1/rules" if preset is None else f"/v1/rules/{quote(preset, safe='')}"
-        try:
-            response = self.session.get(f"{self.server}{path}", headers=self._headers(), timeout=self.timeout)
-        except requests.RequestException as exc:
-            raise CliError(self._unreachable(exc), EXIT_SERVICE) from None
-        return self._answer(response, f"GET {path}")
-
-    def _unreachable(self, exc: requests.RequestException) -> str:
-        reason = type(exc).__name__
-        inner = exc.args[0] if exc.args else None
-        if isinstance(inner, MaxRetryError):  # retries used up: the last failure is the reason
-            inner = inner.reason
-        if isinstance(inner, NewConnectionError) or (
-            isinstance(exc, requests.exceptions.ConnectTimeout) and "refused" in str(exc).lower()
-        ):
-            # urllib3 2.x: NewConnectionError subclasses its ConnectTimeoutError, refused or not
-            refused = "refused" in str(inner).lower() or _caused_by(inner, ConnectionRefusedError)
-            reason = "connection refused" if refused else "connection failed"
-        elif isinstance(exc, requests.Timeout) or isinstance(inner, TimeoutError | urllib3.exceptions.TimeoutError):
-            reason = f"timed out after {self.timeout[1]:g} s"
-        elif isinstance(exc, requests.ConnectionError):
-            reason = "connection failed"
-        return f"cannot reach the rules service at {self.server} ({reason})"
-
-    def _answer(self, response: requests.Response, what: str) -> Any:
-        status = response.status_code
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
-        if status >= 500:
-            detail = problem_line(payload) if isinstance(payload, dict) else response.reason
-            raise CliError(f"the rules service failed: {what} answered {status} ({detail})", EXIT_SERVICE)
-        if status == 404 and not (isinstance(payload, dict) and payload.get("errors")):
-            raise CliError(f"{what} answered 404 Not Found: is {self.server} the rules service?", EXIT_INPUT)
-        if status >= 400:
-            if isinstance(payload, dict):
-                raise CliError(problem_line(payload), EXIT_INPUT, payload)
-            raise CliError(f"{what} answered {status} {response.reason}", EXIT_INPUT)
-        if payload is None:
-            raise CliError(f"the rules service sent something that is not JSON for {what}", EXIT_SERVICE)
-        return payload
-
-
-def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:
-    seen = 0
-    while exc is not None and seen < 10:
-        if isinstance(exc, kind):
-            return True
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return False
-
-
-def _reset_before_answer(exc: requests.RequestException) -> bool:
-    """A connection the server closed or reset before sending any byte of an answer (not a
-    timeout, not a refused connection)."""
-    if not isinstance(exc, requests.ConnectionError) or isinstance(exc, requests.Timeout):
-        return False
-    inner = exc.args[0] if exc.args else None
-    if isinstance(inner, MaxRetryError):
-        inner = inner.reason
-    return isinstance(inner, ProtocolError) and not isinstance(inner, NewConnectionError)
-
-
 def make_backend(
     server: str | None,
     lang: str = "en",
@@ -340,5 +121,9 @@ def make_backend(
     """In-process unless a server URL is given. A ``batch`` (score, replay) retries busy answers
     more often (``BATCH_BUSY_RETRIES``), telling ``on_busy``."""
     if server:
-        return RemoteBackend(server, lang, timeout, busy_retries=BATCH_BUSY_RETRIES if batch else BUSY_RETRIES, on_busy=on_busy)
+        from cli.remote import RemoteBackend
+
+        return RemoteBackend(
+            server, lang, timeout, busy_retries=BATCH_BUSY_RETRIES if batch else BUSY_RETRIES, on_busy=on_busy
+        )
     return LocalBackend(lang)

@@ -35,9 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from scipy.optimize import linear_sum_assignment
-
 from engine.sets import TableSet
 from engine.tiles import JOKER_KEY, Tile, sort_key, tile_for_key
 
@@ -202,6 +199,9 @@ def _continuation(old: list[Counter[str]], new: list[Counter[str]]) -> list[tupl
     fewest new sets): a maximum weight assignment with lexicographic integer weights."""
     if not old or not new:
         return []
+    import numpy as np  # here, not at the top: importing engine.solver's constants stays light
+    from scipy.optimize import linear_sum_assignment
+
     big = len(old) + 2
     weights = np.zeros((len(old), len(new)), dtype=np.int64)
     for b, before_counts in enumerate(old):

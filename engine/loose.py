@@ -22,9 +22,9 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 
+from engine import solver
 from engine.rules import SABRA, Rules
 from engine.sets import TableSet
-from engine.solver import arrange, suggest
 from engine.tiles import Tile, sort_key
 from engine.turns import TurnVerdict, require_rack, verify_turn
 from engine.violations import Violation
@@ -54,11 +54,11 @@ def verify_loose_turn(
         return _judged(before, _keep_table(before, after_tiles), rack, opened, rules, elapsed_seconds)
     played = [t.undeclared() for t in after_tiles if _take(Counter(played_keys), t.key)]
     deadline = time.perf_counter() + budget_seconds  # one budget for both searches
-    move = suggest(before, played, opened, rules, "tiles", budget_seconds)
+    move = solver.suggest(before, played, opened, rules, "tiles", budget_seconds)
     if Counter(t.key for t in move.played) == after_keys - before_keys:
         laid = tuple(TableSet(s) for s in move.after)
         return _judged(before, laid, rack, opened, rules, elapsed_seconds)
-    layout = arrange(after_tiles, rules, deadline - time.perf_counter())
+    layout = solver.arrange(after_tiles, rules, deadline - time.perf_counter())
     if layout.sets is not None:
         laid = tuple(TableSet(s) for s in layout.sets)
         return _judged(before, laid, rack, opened, rules, elapsed_seconds)

@@ -41,11 +41,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import solver
 from engine.errors import InputError, pointer_token
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
-from engine.solver import Suggestion, suggest
+from engine.solver import Suggestion
 from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import require_supply
@@ -441,7 +442,7 @@ def _analyze(
         return Analysis(False, not opened, rack_known, None, False, budget <= 0)
     # the first best move found, with its change list: the least-change tie break would cost
     # more than the whole analysis budget on a long game (tests/test_least_change.py, bench)
-    best = suggest(table, rack, opened, rules, "tiles", budget, tie_break="any")
+    best = solver.suggest(table, rack, opened, rules, "tiles", budget, tie_break="any")
     return Analysis(bool(best.played), not opened, rack_known, best, best.optimal_proven, best.budget_exhausted)
 
 

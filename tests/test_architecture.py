@@ -67,3 +67,45 @@ print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set(forbidden
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def _fresh(code: str) -> list[str]:
+    """The last line ``code`` prints in a fresh interpreter, as JSON."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+SOLVER_ONLY = ("numpy", "scipy", "highspy")
+REMOTE_ONLY = ("requests", "urllib3")
+
+
+def test_what_never_solves_starts_without_the_solver_libraries() -> None:
+    """The service's app, the CLI and every engine module outside the solver import neither
+    numpy nor scipy (half a second and 60 MB of every CLI command and worker), and the CLI
+    imports requests only for ``--server``."""
+    code = f"""
+import json, sys
+import cli.main, service.app, service.server, engine.loose, engine.replay, engine.svg
+from engine.solver import OBJECTIVES, Suggestion
+print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set({SOLVER_ONLY + REMOTE_ONLY!r}))))
+"""
+    assert _fresh(code) == []
+
+
+def test_the_solver_loads_when_first_used() -> None:
+    """``engine.solver.suggest`` and ``arrange`` are the functions however the package was first
+    reached: by the name, or through one of its modules imported directly."""
+    for first in ("from engine.solver import suggest", "import engine.solver.best_move, engine.solver.arrangement"):
+        code = f"""
+import json, sys, types
+{first}
+import engine.solver
+from engine.solver import arrange, suggest
+found = [engine.solver.suggest, engine.solver.arrange, arrange, suggest]
+print(json.dumps([f.__name__ if isinstance(f, types.FunctionType) else repr(f) for f in found] + ["scipy" in sys.modules]))
+"""
+        assert _fresh(code) == ["suggest", "arrange", "arrange", "suggest", True], first

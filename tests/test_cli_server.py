@@ -329,7 +329,7 @@ def test_a_reset_before_any_byte_is_retried_once() -> None:
     import socket
     import threading
 
-    from cli.backend import RemoteBackend
+    from cli.remote import RemoteBackend
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -439,7 +439,7 @@ def test_batch_commands_wait_out_a_busy_service(files: dict[str, str]) -> None:
 
 
 def test_retry_after_as_an_http_date() -> None:
-    from cli.backend import retry_after_seconds
+    from cli.remote import retry_after_seconds
 
     assert retry_after_seconds("120") == 120
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0

@@ -67,7 +67,7 @@ class Server:
         )
         # Ready when every worker listens (each has its own socket: a health answer from the
         # first worker says nothing about the second, which may still be importing the app).
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # start-up took 10-30 s on a 2-core machine at load 6
         while True:
             assert self.process.poll() is None, self.text()
             try:

@@ -10,17 +10,14 @@ from typing import Any
 
 import pytest
 
-import engine.solver  # loads the package's modules
+import engine.solver
 from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
+from engine.solver import best_move as suggest_module
+from engine.solver import choices, milp, search
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
-
-suggest_module = sys.modules["engine.solver.suggest"]
-milp = sys.modules["engine.solver.milp"]
-search = sys.modules["engine.solver.search"]
-choices = sys.modules["engine.solver.choices"]
 
 RULES = PRESETS["free-joker"]
 
@@ -107,10 +104,10 @@ def test_milp_writes_nothing_to_stdout() -> None:
     solving with it writes nothing to its file descriptor 1 (the CLI's --json output)."""
     code = (
         "import sys, time\n"
-        "import engine.solver\n"
+        "import engine.solver.best_move\n"
         "from engine.rules import PRESETS\n"
         "from engine.tiles import parse_tiles\n"
-        "s = sys.modules['engine.solver.suggest']\n"
+        "s = sys.modules['engine.solver.best_move']\n"
         "milp = sys.modules['engine.solver.milp']\n"
         "table = [tuple(parse_tiles('R5 R6 R7')), tuple(parse_tiles('K9 B9 O9 J'))]\n"
         "rack = tuple(parse_tiles('R8 J B10 B11 B12 K1'))\n"

@@ -145,7 +145,7 @@ Modules
 least-change tie break: a second integer programme over the best moves), ``search`` (the memoised
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
 solution), ``milp`` (the integer programme and its linear relaxation), ``choices`` (the
-joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrange``, ``melds`` (rack-only sets and minimal melds) and ``suggest`` (the
+joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrangement`` (``arrange``), ``melds`` (rack-only sets and minimal melds) and ``best_move`` (``suggest``: the
 passes, variants of joker sets and the verified answer).
 
 Every search runs under a time budget checked inside the search. When it runs out,
@@ -153,8 +153,27 @@ Every search runs under a time budget checked inside the search. When it runs ou
 far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
 """
 
-from engine.solver.arrange import arrange
+from typing import TYPE_CHECKING, Any
+
 from engine.solver.model import OBJECTIVES, TIE_BREAKS, ArrangeResult, Suggestion
-from engine.solver.suggest import suggest
+
+if TYPE_CHECKING:
+    from engine.solver.arrangement import arrange
+    from engine.solver.best_move import suggest
+else:
+
+    def __getattr__(name: str) -> Any:
+        """``arrange`` and ``suggest`` load the solver's modules (numpy and scipy: about half a
+        second) when first asked for, so what never solves (validating, verifying a turn,
+        scoring, a replay without ``analyze``, the CLI's other commands) starts without them."""
+        if name == "arrange":
+            from engine.solver.arrangement import arrange as found
+        elif name == "suggest":
+            from engine.solver.best_move import suggest as found
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = found
+        return found
+
 
 __all__ = ["OBJECTIVES", "TIE_BREAKS", "ArrangeResult", "Suggestion", "arrange", "suggest"]

@@ -70,7 +70,7 @@ from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, 
 from engine.turns import verify_turn
 
 if TYPE_CHECKING:
-    from engine.solver.suggest import _Suggester
+    from engine.solver.best_move import _Suggester
 
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
 FEW_MOVED = 2
