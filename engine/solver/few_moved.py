@@ -40,10 +40,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint
 
 from engine.rules import Rules
 from engine.sets import read_set
+from engine.solver import highs
 from engine.solver.intact import INFEASIBLE
 from engine.solver.milp import linear_constraint
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
@@ -279,19 +280,25 @@ def least_few_moved(
         return INFEASIBLE
     cost, bounds, constraints = _programme(cols, bs, counts, weights, floor, most)
     # the linear relaxation first (a few times cheaper): when it has no solution, neither has
-    # the programme, which is the usual case; presolve costs more than it saves on these
-    # models (measured: about 2x slower)
-    options = {"time_limit": max(0.001, time_limit), "presolve": False}
-    relaxed = milp(cost, integrality=np.zeros(len(cost)), bounds=bounds, constraints=constraints, options=options)
-    if relaxed.status == 2:
+    # the programme, which is the usual case
+    minimise = functools.partial(_minimise, cost, bounds, constraints)
+    relaxed = minimise(False, time_limit)
+    if relaxed.status == highs.INFEASIBLE:
         return INFEASIBLE
-    options = {**options, "mip_rel_gap": 0.0, "time_limit": max(0.001, deadline - time.perf_counter())}
-    result = milp(cost, integrality=np.ones(len(cost)), bounds=bounds, constraints=constraints, options=options)
-    if result.status == 2:
+    result = minimise(True, deadline - time.perf_counter())
+    if result.status == highs.INFEASIBLE:
         return INFEASIBLE
-    if result.status != 0 or result.x is None:
+    if result.status != highs.OPTIMAL or result.x is None:
         return None
     return _move(cols, bs, [round(float(v)) for v in result.x])
+
+
+def _minimise(
+    cost: np.ndarray, bounds: Bounds, constraints: LinearConstraint, integer: bool, time_limit: float
+) -> highs.Result:
+    """The programme (or its linear relaxation) minimised with HiGHS, without presolve (it
+    costs more than it saves on these models: measured about 2x slower)."""
+    return highs.maximise(-cost, bounds.ub, constraints.A, constraints.lb, constraints.ub, integer, False, time_limit)
 
 
 def _programme(

@@ -24,11 +24,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import Bounds, milp
 
 from engine.rules import Rules
 from engine.sets import RUN, read_set
-from engine.solver.milp import linear_constraint
+from engine.solver import highs
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 INFEASIBLE = "infeasible"
@@ -184,16 +183,10 @@ def least_intact(
     lower[len(keys) : len(keys) + len(table)] = 1
     upper_rows[len(keys) : len(keys) + len(table)] = 1
     lower[rows - 1], upper_rows[rows - 1] = floor, np.inf
-    result = milp(
-        cost,
-        integrality=np.ones(n),
-        bounds=Bounds(np.zeros(n), upper),
-        constraints=linear_constraint(matrix, lower, upper_rows),
-        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, time_limit), "presolve": True},
-    )
-    if result.status == 2:
+    result = highs.maximise(-cost, upper, matrix, lower, upper_rows, True, True, time_limit)
+    if result.status == highs.INFEASIBLE:
         return INFEASIBLE
-    if result.status != 0 or result.x is None:
+    if result.status != highs.OPTIMAL or result.x is None:
         return None
     x = [round(float(v)) for v in result.x]
     after: list[tuple[Tile, ...]] = [laid[col] for col in range(n) if owner[col] >= 0 and x[col]]

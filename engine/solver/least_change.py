@@ -53,18 +53,17 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.optimize import Bounds, milp
 from scipy.sparse import coo_array
 
 from engine.changes import Changes, changes
 from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
+from engine.solver import highs
 from engine.solver.few_moved import least_few_moved
 from engine.solver.intact import INFEASIBLE, least_intact
-from engine.solver.milp import linear_constraint
 from engine.solver.model import Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
@@ -158,27 +157,37 @@ class _Lane:
     """Runs of one colour as a flow over the numbers: ``start[v]``, ``end[v]``, ``cover[v]``
     (runs holding number v), ``tile[v]`` (of them, with the numbered tile) and ``joker[v]``."""
 
-    def __init__(self, model: _Model, colour: int, cap: int, supply: Counter[tuple[int, int]], jokers: int) -> None:
+    def __init__(
+        self,
+        model: _Model,
+        colour: int,
+        cap: int,
+        supply: Counter[tuple[int, int]],
+        jokers: int,
+        numbers: range = _NUMBERS,
+    ) -> None:
         self.colour = colour
+        self.numbers = numbers
+        low, high = numbers[0], numbers[-1]
         m = model
-        self.start = {v: m.var(cap if v <= MAX_NUMBER - 2 else 0) for v in _NUMBERS}
-        self.end = {v: m.var(cap if v >= MIN_NUMBER + 2 else 0) for v in _NUMBERS}
-        self.cover = {v: m.var(cap) for v in _NUMBERS}
-        self.tile = {v: m.var(min(cap, supply[(colour, v)])) for v in _NUMBERS}
-        self.joker = {v: m.var(min(cap, jokers)) for v in _NUMBERS}
-        for v in _NUMBERS:
+        self.start = {v: m.var(cap if v <= high - 2 else 0) for v in numbers}
+        self.end = {v: m.var(cap if v >= low + 2 else 0) for v in numbers}
+        self.cover = {v: m.var(cap) for v in numbers}
+        self.tile = {v: m.var(min(cap, supply[(colour, v)])) for v in numbers}
+        self.joker = {v: m.var(min(cap, jokers)) for v in numbers}
+        for v in numbers:
             flow: dict[int, float] = {self.cover[v]: 1, self.start[v]: -1}
-            if v > MIN_NUMBER:
+            if v > low:
                 flow[self.cover[v - 1]] = -1
                 flow[self.end[v - 1]] = 1
             m.row(flow, 0, 0)
             # a run ends only after three numbers: not where it started or one after
             ends = {self.end[v]: 1.0, self.cover[v]: -1.0, self.start[v]: 1.0}
-            if v > MIN_NUMBER:
+            if v > low:
                 ends[self.start[v - 1]] = 1
             m.row(ends, -np.inf, 0)
             m.row({self.tile[v]: 1, self.joker[v]: 1, self.cover[v]: -1}, 0, 0)
-        m.row({self.end[MAX_NUMBER]: 1, self.cover[MAX_NUMBER]: -1}, 0, 0)
+        m.row({self.end[high]: 1, self.cover[high]: -1}, 0, 0)
 
     def runs(self, x: list[int]) -> list[tuple[Tile, ...]]:
         """The runs of a solution, oldest ended first; jokers declared, given to runs that
@@ -186,7 +195,7 @@ class _Lane:
         colour = COLORS[self.colour]
         open_runs: list[list[Tile]] = []
         done: list[tuple[Tile, ...]] = []
-        for v in _NUMBERS:
+        for v in self.numbers:
             open_runs.extend([] for _ in range(x[self.start[v]]))
             jokers, tiles = x[self.joker[v]], x[self.tile[v]]
             order = sorted(range(len(open_runs)), key=lambda i: not any(t.color for t in open_runs[i]))
@@ -203,6 +212,23 @@ class _Lane:
             for _ in range(x[self.end[v]]):
                 done.append(tuple(open_runs.pop(0)))
         return done
+
+
+def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jokers: int) -> range:
+    """The numbers a run of ``colour`` holding one of the numbers ``anchors`` can cover: from
+    them outwards while a tile of the number is in ``supply`` or a joker is left for it."""
+
+    def last(step: int) -> int:
+        v, left = (anchors[0], jokers) if step < 0 else (anchors[-1], jokers)
+        while MIN_NUMBER <= v + step <= MAX_NUMBER:
+            if not supply[(colour, v + step)]:
+                if not left:
+                    break
+                left -= 1
+            v += step
+        return v
+
+    return range(last(-1), last(1) + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,7 +444,7 @@ def _attempt(
     per_key: dict[tuple[int, int], dict[int, float]] = {}
     joker_terms: dict[int, float] = {}
     for lane in lanes:
-        for v in _NUMBERS:
+        for v in lane.numbers:
             per_key.setdefault((lane.colour, v), {})[lane.tile[v]] = 1
             joker_terms[lane.joker[v]] = 1
             if rack_jokers:
@@ -454,6 +480,11 @@ def _attempt(
         m.row({**picks, **{col: -coef for col, coef in joker_terms.items()}}, -base_jokers, -base_jokers)
     constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
     m.row(score, floor + constant, np.inf)
+    if tw > vw:
+        laid: dict[int, float] = {}
+        for col, coef in [*(item for terms in per_key.values() for item in terms.items()), *joker_terms.items()]:
+            laid[col] = laid.get(col, 0) + coef
+        m.row(laid, floor // tw + sum(base.values()) + base_jokers, np.inf)
     if opening:
         meld: dict[int, float] = {}
         for lane in free_lanes:
@@ -468,17 +499,10 @@ def _attempt(
     if left <= 0:
         return None
     matrix = coo_array((m.data, (m.row_of, m.col_of)), shape=(len(m.row_lower), len(m.cost))).tocsc()
-    result = milp(
-        np.array(m.cost, dtype=float),
-        integrality=np.ones(len(m.cost)),
-        bounds=Bounds(np.array(m.lower, dtype=float), np.array(m.upper, dtype=float)),
-        constraints=linear_constraint(matrix, m.row_lower, m.row_upper),
-        # presolve costs more than it saves on these models (measured: about 4x slower)
-        options={"mip_rel_gap": 0.0, "time_limit": max(0.001, left), "presolve": False},
-    )
-    if result.x is None:
+    solved = _least(m, matrix, left)
+    if solved is None:
         return None
-    x = [round(float(n)) for n in result.x]
+    x, optimal, objective = solved
     after = list(table) if opening else []
     for b, cont in enumerate(conts):
         if cont.same is not None and x[cont.same]:
@@ -491,7 +515,28 @@ def _attempt(
         after += lane.runs(x)
     for g in free_groups:
         after += [g.tiles()] * x[g.var]
-    return after, result.status == 0, round(float(result.fun))
+    return after, optimal, objective
+
+
+def _least(m: _Model, matrix: Any, time_limit: float) -> tuple[list[int], bool, int] | None:
+    """The model's minimum: a solution, whether it is proven, its objective (None: none found).
+    The linear relaxation first: when its optimum is integral it is the programme's."""
+    cost = -np.array(m.cost, dtype=float)
+    upper = np.array(m.upper, dtype=float)
+    lower_rows, upper_rows = np.array(m.row_lower, dtype=float), np.array(m.row_upper, dtype=float)
+    start = time.perf_counter()
+    relaxed = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, False, False, time_limit)
+    if relaxed.status == highs.INFEASIBLE:
+        return None
+    if relaxed.status == highs.OPTIMAL and relaxed.x is not None:
+        rounded = np.round(relaxed.x)
+        if np.all(np.abs(relaxed.x - rounded) < 1e-6):
+            return [int(v) for v in rounded], True, -round(relaxed.objective)
+    left = time_limit - (time.perf_counter() - start)
+    found = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, False, left)
+    if found.x is None:
+        return None
+    return [round(float(v)) for v in found.x], found.status == highs.OPTIMAL, -round(found.objective)
 
 
 def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: list[_Lane], groups: list[_Group]) -> None:
@@ -586,11 +631,11 @@ def _continuation(
             break  # a group holding a joker stays a group
         if requested and not is_run:
             break
-        lane = _Lane(m, colour, 1, supply, jokers)
-        lanes.append(lane)
         anchors = sorted(v for c, v in mine if c == colour)
+        lane = _Lane(m, colour, 1, supply, jokers, _reach(colour, anchors, supply, jokers))
+        lanes.append(lane)
         share = {lane.tile[v]: 1.0 for v in anchors}
-        starts = {lane.start[v]: 1.0 for v in _NUMBERS}
+        starts = {lane.start[v]: 1.0 for v in lane.numbers}
         # it holds one of b's numbered tiles
         m.row({**share, **{k: -1.0 for k in starts}}, 0, np.inf)
         if not is_run:  # a run continuing a group holds the group's tile of its colour
@@ -599,7 +644,7 @@ def _continuation(
             active[k] = 1
         for k in share:
             kept[k] = 1
-        for v in _NUMBERS:
+        for v in lane.numbers:
             size[lane.cover[v]] = 1
             holds_jokers[lane.joker[v]] = 1
         if fixed_jokers:
@@ -648,11 +693,35 @@ def _continuation(
     # unchanged: everything kept and nothing added
     m.row({**kept, kept_jokers: 1.0, same: -float(total)}, 0, np.inf)
     m.row({**size, same: float(MAX_NUMBER)}, -np.inf, total + MAX_NUMBER)
+    _unchanged_rows(m, same, mine, own_jokers, is_run, lanes, groups)
     for k, coef in kept.items():
         m.cost[k] -= w_move * coef
     m.cost[kept_jokers] -= w_move
     # a continuation is not a new set: the objective counts free sets only
     return _Continuation(lanes, groups, same, requests)
+
+
+def _unchanged_rows(
+    m: _Model,
+    same: int,
+    mine: Counter[tuple[int, int]],
+    own_jokers: int,
+    is_run: bool,
+    lanes: list[_Lane],
+    groups: list[_Group],
+) -> None:
+    if is_run:
+        for lane in lanes:
+            numbers = sorted(v for c, v in mine if c == lane.colour)
+            for v in numbers:
+                m.row({same: 1.0, lane.tile[v]: -1.0}, -np.inf, 0)
+            if not own_jokers and numbers:
+                m.row({same: 1.0, lane.start[numbers[0]]: -1.0}, -np.inf, 0)
+                m.row({same: 1.0, lane.end[numbers[-1]]: -1.0}, -np.inf, 0)
+        return
+    colours = {c for c, _ in mine}
+    exact = [g.var for g in groups if set(g.colours) == colours and g.jokers == own_jokers]
+    m.row({same: 1.0, **dict.fromkeys(exact, -1.0)}, -np.inf, 0)
 
 
 def _frees_group_jokers(
