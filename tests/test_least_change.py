@@ -700,3 +700,47 @@ def _naive_groups(
             for wild in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
                 if all(have[key] for key in keys):
                     yield keys, wild
+
+
+# --- the third step: the integer programme over every move (engine.solver.least_change) ------
+
+
+@pytest.mark.parametrize("name", ["sabra", "free-joker"])
+def test_the_programme_alone_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the first two steps switched off, the integer programme decides every position:
+    the best score and the least disturbance among the best moves, proven (no joker on the
+    table under sabra, jokers anywhere under a free release); both of its ways to the optimum
+    are taken (the linear relaxation's integral optimum, and the integer programme)."""
+    import engine.solver.least_change as least_change_module
+    from engine.solver import highs
+
+    monkeypatch.setattr(least_change_module, "least_intact", lambda *args: None)
+    monkeypatch.setattr(least_change_module, "_few_moved", lambda *args: None)
+    integer_runs: list[bool] = []
+    original = highs.maximise
+
+    def counting(*args: Any) -> highs.Result:
+        integer_runs.append(args[5])
+        return original(*args)
+
+    monkeypatch.setattr(highs, "maximise", counting)
+    rules = PRESETS[name]
+    rng = random.Random(2400)
+    for _ in range(16):
+        before, rack = playable(rng, (6, 11), 2, 1, table_jokers=name != "sabra")
+        check_suggestion(before, rack, True, rules, rng.choice(["tiles", "value"]))
+    assert True in integer_runs and integer_runs.count(False) > integer_runs.count(True)
+
+
+def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
+    """From the set's tiles outwards while the supply has the tile or a joker is left."""
+    from engine.solver.least_change import _reach
+
+    red = COLORS.index("R")
+    supply = Counter({(red, v): 1 for v in (3, 4, 5, 6, 9)})
+    assert _reach(red, [4, 5], supply, 0) == range(3, 7)
+    assert _reach(red, [4, 5], supply, 1) == range(2, 8)
+    assert _reach(red, [4, 5], supply, 2) == range(1, 10)
+    assert _reach(red, [9], supply, 0) == range(9, 10)
+    assert _reach(red, [9], supply, 1) == range(8, 11)
+    assert _reach(red, [9], supply, 4) == range(1, 14)
