@@ -14,7 +14,7 @@ counts.
 
 So every after-set shape of cost at most ``k`` is listed (each checked by ``read_set`` under
 the rules) with its role, and a small integer programme (HiGHS through
-``scipy.optimize.milp``) picks at most one continuation per before-set and any new sets: every
+``engine.solver.highs``) picks at most one continuation per before-set and any new sets: every
 tile type balanced (the table's copies laid, at most the rack's more, the table's jokers laid),
 the played tiles scoring at least ``floor``, the moved tiles (table tiles less kept ones) at
 most ``k``, and the objective the disturbance (moved, then before-sets touched — not continued

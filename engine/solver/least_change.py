@@ -2,9 +2,9 @@
 the best move found, the one that disturbs the table least (``engine.changes``: fewest table
 tiles moved to another set, then fewest before-sets touched, then fewest new sets).
 
-A second integer programme, solved with HiGHS through ``scipy.optimize.milp`` with the score
-fixed from below at the best move's and the disturbance minimised (one objective with
-lexicographic integer weights):
+A second integer programme, solved with HiGHS (``engine.solver.highs``: one thread, no
+feasibility jump) with the score fixed from below at the best move's and the disturbance
+minimised (one objective with lexicographic integer weights):
 
 * every before-set ``b`` has one optional *continuation*: a run of its colour (a run-set) or of
   one of its colours (a group-set), or a group of one of its numbers, holding at least one of
@@ -12,12 +12,16 @@ lexicographic integer weights):
   holds the numbered tile or a joker there (a run of 3..13 tiles by the start/end rows). A
   group is one of the explicit colour sets plus jokers of 3–4 tiles. The tiles the
   continuation shares with ``b`` are *kept*; ``b`` is unchanged when all are kept and nothing
-  is added;
+  is added. A continuation run's variables cover only the numbers a run holding one of ``b``'s
+  tiles can reach (outwards while the supply has the tile or a joker is left for it), and
+  ``b`` unchanged is tied to its exact tiles (at most each of its tiles kept in its colour's
+  lane, its run's start and end; for a group the one group of its colours and jokers) besides
+  the counting rows: the same programme, a tighter relaxation;
 * the other after-sets are *free*: per colour one lane of any number of runs (so a long run
   counts as one set), and counts of every group;
 * every tile type is balanced: the table's copies are laid, at most the rack's more;
 * the score (tiles played and their value, the jokers counting their best points) is at least
-  the best move's;
+  the best move's, and (``objective="tiles"``) the tiles played at least its tiles;
 * the objective is ``W_move * moved + W_touch * touched + new sets``, ``moved`` = table tiles
   minus kept tiles.
 
@@ -36,6 +40,15 @@ every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold an
 least disturbing such move scoring as much: when one exists and verifies it is the least
 change, proven under every rule edition (the list is a superset of the legal moves).
 Otherwise the programmes below.
+
+The linear relaxation is solved first (10-25 ms on the games bench's programmes of about
+1200 columns): when its optimum is integral it is the programme's (about 40% of the
+positions the programme decides), else the integer programme (median about 70 ms, up to
+about 1 s: HiGHS's cuts at the root). Tried and dropped (measured slower, bench/README.md):
+solving first over the *core* of the sets the relaxation touches and proving the rest
+unchanged by reduced costs or by the relaxation touching one of them (the relaxation's
+bounds were too weak: the whole programme was solved after the core on most positions), and
+``FEW_MOVED`` 3.
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
