@@ -39,16 +39,16 @@ is the least change, proven by itself once it verifies. Then ``engine.solver.few
 every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold and picks the
 least disturbing such move scoring as much: when one exists and verifies it is the least
 change, proven under every rule edition (the list is a superset of the legal moves).
-Otherwise the programmes below.
+Otherwise the programme above, first in a smaller form (a set continued by a set of the other
+kind only through the free sets, counted by necessary conditions: its optimum bounds the true
+one from below), whole when the smaller one's move disturbs more than its bound.
 
-The linear relaxation is solved first (10-25 ms on the games bench's programmes of about
-1200 columns): when its optimum is integral it is the programme's (about 40% of the
-positions the programme decides), else the integer programme (median about 70 ms, up to
-about 1 s: HiGHS's cuts at the root). Tried and dropped (measured slower, bench/README.md):
-solving first over the *core* of the sets the relaxation touches and proving the rest
-unchanged by reduced costs or by the relaxation touching one of them (the relaxation's
-bounds were too weak: the whole programme was solved after the core on most positions), and
-``FEW_MOVED`` 3.
+Each programme's linear relaxation is solved first (about 10 ms on the games bench's
+programmes of about 1200 columns): when its optimum is integral it is the programme's (on
+about 40% of the positions the programme decides), else the integer programme (median about
+70 ms, up to the budget: HiGHS's cuts at the root). A first programme over only the sets the
+relaxation touches, the others proven unchanged by reduced costs, was measured slower
+(bench/README.md, issue 18).
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
