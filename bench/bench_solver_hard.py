@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import random
 import statistics
 import sys
@@ -122,6 +123,8 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=1.0, help="our budget in seconds (the service's default)")
     parser.add_argument("--rerun", type=int, default=3, help="reruns of the positions with a ratio under 1.5")
     parser.add_argument("--only", help="run only the families whose name contains this")
+    parser.add_argument("--show", type=int, default=8, help="closest positions listed (all slower ones at least)")
+    parser.add_argument("--jsonl", type=Path, help="write one JSON record per row here")
     parser.add_argument(
         "--tie-break",
         default="any",
@@ -158,6 +161,7 @@ def main() -> None:
                     {
                         "family": f"{name} / {rules_name}",
                         "free": "free" in rules_name,
+                        "index": i,
                         "label": f"{pos.label} table {sum(map(len, pos.table))} rack {len(pos.rack)}",
                         "ours": len(move.played),
                         "theirs": their_n,
@@ -167,10 +171,14 @@ def main() -> None:
                         "legal": not move.played or legal(pos, move, rules),
                     }
                 )
-    report(rows)
+    report(rows, args.show)
+    if args.jsonl is not None:
+        with args.jsonl.open("w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
 
 
-def report(rows: list[dict[str, Any]]) -> None:
+def report(rows: list[dict[str, Any]], show: int = 8) -> None:
     print(
         f"{'family':34} {'n':>4} {'ratio med':>9} {'ratio p99':>9} {'ours p99':>9} {'ours max':>9} "
         f"{'their max':>9} {'slower':>6} {'optimum':>9} {'unproven':>8} {'illegal':>7}"
@@ -190,7 +198,8 @@ def report(rows: list[dict[str, Any]]) -> None:
         )
     print("ratio p99: the ratio theirs/ours that 99% of the positions reach (the 1st percentile)")
     print("optimum: identical tile counts (free rules) or ours <= theirs (sabra/xp: joker sets move by the rules)")
-    worst = sorted(rows, key=lambda r: r["theirs_s"] / r["ours_s"])[:8]
+    slower = sum(1 for r in rows if r["theirs_s"] < r["ours_s"])
+    worst = sorted(rows, key=lambda r: r["theirs_s"] / r["ours_s"])[: max(show, slower)]
     print("\nclosest positions (ratio, ours, theirs):")
     for r in worst:
         print(

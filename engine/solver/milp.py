@@ -27,9 +27,10 @@ import time
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import LinearConstraint
 from scipy.sparse import csc_array, hstack, vstack
 
+from engine.solver import highs
 from engine.solver.model import (
     _COLOUR_INDEX,
     _LAST,
@@ -169,10 +170,13 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
 
 def prepare(max_jokers: int = 4) -> None:
     """Build the candidate sets' matrices up to ``max_jokers`` jokers now (tens of
-    milliseconds, once per process) instead of at the first problem that needs each one."""
+    milliseconds, once per process) instead of at the first problem that needs each one, and
+    start HiGHS's thread pool (a first tiny programme)."""
     for jokers in range(max_jokers + 1):
         for pooled in (False, True):
             _model(jokers, pooled)
+    one = np.ones(1)
+    highs.maximise(one, one, csc_array(np.ones((1, 1))), np.zeros(1), one, True, False, 1.0)
 
 
 class _Programme(NamedTuple):
@@ -367,18 +371,14 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[fl
     full = _full(problem, primary_most)
     if full is None:
         return (0.0, 0.0) if _empty_ok(problem) else None
-    result = milp(  # HiGHS's presolve costs more than it saves on these small relaxations
-        -full.cost,
-        bounds=Bounds(0, full.upper),
-        constraints=linear_constraint(full.matrix, full.lower_rows, full.upper_rows),
-        options={"presolve": False},
-    )
-    if result.status == 2:
+    # HiGHS's presolve costs more than it saves on these small relaxations
+    result = highs.maximise(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, False, False, 10.0)
+    if result.status == highs.INFEASIBLE:
         return None
     if result.x is None:  # should not happen for a linear programme; no bound then
         return float("inf"), 0.0
     tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
-    return -float(result.fun) - full.programme.constant, tiles_played
+    return result.objective - full.programme.constant, tiles_played
 
 
 def _empty_programme(problem: _Problem) -> _Programme:
@@ -431,30 +431,24 @@ def solve_integer(
     lower_rows: np.ndarray,
     upper_rows: np.ndarray,
     deadline: float,
-) -> Any:
-    """``scipy.optimize.milp`` maximising ``cost`` (every variable an integer from 0 to
-    ``upper``, rows between their bounds), proven optimal (zero gap), under the deadline.
+) -> highs.Result:
+    """HiGHS maximising ``cost`` (every variable an integer from 0 to ``upper``, rows between
+    their bounds), proven optimal (zero gap), under the deadline.
 
     HiGHS's presolve costs more than it saves on most of these programmes (2-8x on the hard
     bench's), but on a few it is what solves them quickly: the programme first runs without
     it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it."""
-    constraints = linear_constraint(matrix, lower_rows, upper_rows)
-    result: Any = None
+    result: highs.Result | None = None
     for presolve, stop in ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline)):
         left = stop - time.perf_counter()
         if left <= 0 and result is not None:
             break
-        again = milp(
-            -cost,
-            integrality=np.ones(len(cost)),
-            bounds=Bounds(0, upper),
-            constraints=constraints,
-            options={"presolve": presolve, "mip_rel_gap": 0.0, "time_limit": max(0.001, left)},
-        )
-        if result is None or again.x is not None or again.status != 1:
+        again = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, presolve, left)
+        if result is None or again.x is not None or again.status != highs.STOPPED:
             result = again  # (else keep the move found without presolve)
-        if result.status != 1:  # solved, or proven infeasible: not stopped by the time limit
+        if result.status != highs.STOPPED:  # solved, or proven infeasible
             break
+    assert result is not None
     return result
 
 
@@ -480,7 +474,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     if full is None:
         return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
     result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
-    if result.status == 2:  # infeasible: the table's tiles cannot all be laid
+    if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid
         return None
     if result.x is None:  # no move found in time
         raise _OutOfTime
@@ -488,7 +482,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
     if score < floor:
         return None
-    return score, laid_from(problem, full, copies), result.status == 0
+    return score, laid_from(problem, full, copies), result.status == highs.OPTIMAL
 
 
 def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:

@@ -1,0 +1,128 @@
+"""HiGHS (Huangfu & Hall, "Parallelizing the dual revised simplex method", Math. Prog. Comp. 10,
+2018) through its own Python package, ``highspy``, for the solver's programmes (``milp``,
+``choices``): SciPy's ``milp`` reaches the same solver but passes only a few of its options.
+
+Two options matter, measured on the hard bench's programmes (2-core machine under load): an
+integer programme run on HiGHS's default thread pool waits 10-25 ms for its worker threads,
+whatever its size (a programme of one column: 24 ms, 0.6 ms on one thread), so HiGHS runs on
+one thread; and its *feasibility jump* heuristic costs ~10 ms before every integer programme
+solved without presolve (the same programme: 13 ms with it, 1 ms without), so it is off.
+
+Every run is silent. HiGHS prints a banner on the standard output when the first ``Highs``
+object of a process is made, whatever its options: that object is made when this module is
+imported, with the standard output sent to the null device. Each thread reuses one object.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any, NamedTuple
+
+import highspy
+import numpy as np
+from scipy.sparse import csc_array
+
+OPTIMAL, INFEASIBLE, STOPPED = "optimal", "infeasible", "stopped"
+
+
+class Result(NamedTuple):
+    """A run's outcome: ``status`` (OPTIMAL; INFEASIBLE; STOPPED by the time limit, with the
+    best solution found in ``x`` or none), the solution and its objective (maximised)."""
+
+    status: str
+    x: np.ndarray | None
+    objective: float
+
+
+def _made_silently() -> Any:
+    """A ``Highs`` object made with the standard output at the null device (its banner)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    try:
+        return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+_local = threading.local()
+
+
+def _highs() -> Any:
+    """This thread's ``Highs`` object, made silent once (the first with its banner hidden)."""
+    highs = getattr(_local, "highs", None)
+    if highs is None:
+        highs = _local.highs = _made_silently() if _first.acquire(blocking=False) else highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("threads", 1)
+        highs.setOptionValue("mip_heuristic_run_feasibility_jump", False)
+    highs.clearModel()
+    return highs
+
+
+_first = threading.Lock()  # held once the first object, whose banner is hidden, is made
+_highs()
+
+
+def maximise(
+    cost: np.ndarray,
+    upper: np.ndarray,
+    matrix: Any,
+    lower_rows: np.ndarray,
+    upper_rows: np.ndarray,
+    integer: bool,
+    presolve: bool,
+    time_limit: float,
+) -> Result:
+    """Maximise ``cost @ x`` with ``0 <= x <= upper`` (integers when ``integer``) and
+    ``lower_rows <= matrix @ x <= upper_rows``, within ``time_limit`` seconds; an integer
+    programme is solved to a zero gap (only a proven optimum is OPTIMAL)."""
+    highs = _highs()
+    highs.setOptionValue("presolve", "on" if presolve else "off")
+    # the limit counts from the object's first run: its runs' time adds up
+    highs.setOptionValue("time_limit", highs.getRunTime() + max(1e-3, float(time_limit)))
+    highs.setOptionValue("mip_rel_gap", 0.0)
+    highs.passModel(_lp(cost, upper, matrix, lower_rows, upper_rows, integer))
+    if highs.run() == highspy.HighsStatus.kError:
+        # another user of HiGHS in the process made its (global) thread pool first, with
+        # another size: run in that one
+        highs.setOptionValue("threads", 0)
+        highs.run()
+    status = highs.getModelStatus()
+    if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        return Result(INFEASIBLE, None, -np.inf)
+    found = highs.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+    x = np.array(highs.getSolution().col_value) if found else None
+    objective = float(cost @ x) if x is not None else -np.inf
+    if status == highspy.HighsModelStatus.kOptimal:
+        return Result(OPTIMAL, x, objective)
+    return Result(STOPPED, x, objective)
+
+
+def _lp(
+    cost: np.ndarray, upper: np.ndarray, matrix: Any, lower_rows: np.ndarray, upper_rows: np.ndarray, integer: bool
+) -> Any:
+    """The programme as HiGHS's ``HighsLp``: minimise ``-cost``, the matrix by columns."""
+    columns = csc_array(matrix)
+    lp = highspy.HighsLp()
+    lp.num_col_ = len(cost)
+    lp.num_row_ = columns.shape[0]
+    lp.col_cost_ = -np.asarray(cost, dtype=float)
+    lp.col_lower_ = np.zeros(len(cost))
+    lp.col_upper_ = np.asarray(upper, dtype=float)
+    lp.row_lower_ = np.asarray(lower_rows, dtype=float)
+    lp.row_upper_ = np.asarray(upper_rows, dtype=float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = len(cost)
+    lp.a_matrix_.num_row_ = columns.shape[0]
+    lp.a_matrix_.start_ = columns.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = columns.indices.astype(np.int32)
+    lp.a_matrix_.value_ = columns.data.astype(float)
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * len(cost)
+    return lp
