@@ -230,7 +230,9 @@ def test_highs_maximise_answers_optimal_integral_and_infeasible() -> None:
     for integer, presolve in ((True, False), (True, True), (False, False)):
         none = highs.maximise(cost, upper, matrix, np.array([1.0]), np.array([1.5]), integer, presolve, 5.0)
         assert (none.status, none.x) == (highs.INFEASIBLE, None) or not integer  # 2x + 2y in [1, 1.5]
-    many = [highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), True, False, 0.05) for _ in range(300)]
+    many = [
+        highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), True, False, 0.05) for _ in range(300)
+    ]
     assert {r.status for r in many} == {highs.OPTIMAL}  # the time limit is each run's, not the sum's
 
 
