@@ -197,7 +197,11 @@ def _their_worker(conn: Any, kwargs: dict[str, Any], backend: str | None) -> Non
         kwargs = {**kwargs, "solver_backend": rs.MILPSolver(backend)}
     ruleset = rs.RuleSet(**kwargs)
     while True:
-        conn.send(their_solve(rs, ruleset, conn.recv()))
+        try:
+            pos = conn.recv()
+        except EOFError:  # the bench has ended
+            return
+        conn.send(their_solve(rs, ruleset, pos))
 
 
 def their_solve(rs: Any, ruleset: Any, pos: Position) -> tuple[list[Tile], Table, float]:
