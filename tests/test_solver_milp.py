@@ -128,18 +128,21 @@ portfolio = sys.modules["engine.solver.portfolio"]
 
 @pytest.mark.parametrize("seed", [4, 6])
 @pytest.mark.parametrize("rules_name", ["sabra", "free-joker"])
-@pytest.mark.parametrize("tiny", [False, True])
+@pytest.mark.parametrize("mode", ["default", "tiny", "no small programme"])
 def test_goal_mode_and_portfolio_match_the_search(
-    seed: int, rules_name: str, tiny: bool, monkeypatch: pytest.MonkeyPatch
+    seed: int, rules_name: str, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Goal mode finds the optimum when aimed at it and nothing above it; the portfolio (the
     search, the linear bound, goal mode, the integer programme) answers the plain search's
     optimum, with and without blocks. ``tiny``: every search step gets one call's work, so
-    the integer programme answers."""
-    if tiny:
-        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS"):
+    the integer programme answers; ``no small programme``: every programme is treated as a
+    big one (goal mode's full rounds before the integer programme)."""
+    if mode == "tiny":
+        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS", "_SMALL_GOAL_CALLS"):
             monkeypatch.setattr(portfolio, name, 1)
         monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    if mode == "no small programme":
+        monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
     checked = 0
     for problem in _block_problems(seed, rules_name, "tiles"):
         deadline = time.perf_counter() + 30

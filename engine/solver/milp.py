@@ -367,6 +367,7 @@ class Bound(NamedTuple):
     value: float
     played: float
     solution: tuple[int, _Laid] | None = None
+    columns: int = 0  # the programme's columns (its size)
 
 
 def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | None:
@@ -390,7 +391,8 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
     if result.x is None:  # should not happen for a linear programme; no bound then
         return Bound(float("inf"), 0.0)
     tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
-    return Bound(result.objective - full.programme.constant, tiles_played, _integral(problem, full, result.x))
+    value = result.objective - full.programme.constant
+    return Bound(value, tiles_played, _integral(problem, full, result.x), len(full.cost))
 
 
 def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid] | None:
