@@ -14,9 +14,10 @@ rack's; the jokers likewise, between the table's and all of them.
 It answers the problems of ``suggest`` in which every table set may be taken apart (no blocks,
 no opening minimum), with the same lexicographic score as the search (so the two agree on the
 optimum), and lays the sets out as the search's builder does: runs ascending with every joker
-declared, groups in colour order with jokers last. HiGHS is reached through SciPy's public
-``scipy.optimize.milp`` (silent: nothing is written to stdout); the relative gap is zero, so
-only a proven optimum is reported as one; its time limit is the search's deadline.
+declared, groups in colour order with jokers last. HiGHS is reached through ``highs`` (its own
+package, one thread, silent: nothing is written to stdout); the relative gap is zero, so only a
+proven optimum is reported as one; its time limit is the search's deadline. A relaxation whose
+solution is integral gives that solution with its bound (``Bound.solution``): it is the optimum.
 """
 
 from __future__ import annotations
