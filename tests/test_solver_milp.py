@@ -125,18 +125,21 @@ portfolio = sys.modules["engine.solver.portfolio"]
 
 @pytest.mark.parametrize("seed", [4, 6])
 @pytest.mark.parametrize("rules_name", ["sabra", "free-joker"])
-@pytest.mark.parametrize("tiny", [False, True])
+@pytest.mark.parametrize("mode", ["default", "tiny", "no small programme"])
 def test_goal_mode_and_portfolio_match_the_search(
-    seed: int, rules_name: str, tiny: bool, monkeypatch: pytest.MonkeyPatch
+    seed: int, rules_name: str, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Goal mode finds the optimum when aimed at it and nothing above it; the portfolio (the
     search, the linear bound, goal mode, the integer programme) answers the plain search's
     optimum, with and without blocks. ``tiny``: every search step gets one call's work, so
-    the integer programme answers."""
-    if tiny:
-        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS"):
+    the integer programme answers; ``no small programme``: every programme is treated as a
+    big one (goal mode's full rounds before the integer programme)."""
+    if mode == "tiny":
+        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS", "_SMALL_GOAL_CALLS"):
             monkeypatch.setattr(portfolio, name, 1)
         monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    if mode == "no small programme":
+        monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
     checked = 0
     for problem in _block_problems(seed, rules_name, "tiles"):
         deadline = time.perf_counter() + 30
@@ -207,3 +210,89 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
         verdict = verify_turn(before, [TableSet(s) for s in at_once.after], plain_rack, True, rules)
         assert verdict.valid, [(v.code, v.at) for v in verdict.violations]
     assert any(s is not None for s in solved), "the programme never found a move"
+
+
+highs = sys.modules["engine.solver.highs"]
+
+
+def test_highs_maximise_answers_optimal_integral_and_infeasible() -> None:
+    """The HiGHS wrapper: an integer programme's optimum (not its relaxation's), the
+    relaxation's, and an infeasible programme recognised as such."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    cost, upper = np.array([2.0, 3.0]), np.array([4.0, 4.0])
+    matrix = csc_array(np.array([[2.0, 2.0]]))  # 2x + 2y <= 3: x + y <= 1.5
+    whole = highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), True, False, 5.0)
+    assert whole.status == highs.OPTIMAL and list(whole.x) == [0.0, 1.0] and whole.objective == 3.0
+    relaxed = highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), False, False, 5.0)
+    assert relaxed.status == highs.OPTIMAL and relaxed.objective == pytest.approx(4.5)
+    for integer, presolve in ((True, False), (True, True), (False, False)):
+        none = highs.maximise(cost, upper, matrix, np.array([1.0]), np.array([1.5]), integer, presolve, 5.0)
+        assert (none.status, none.x) == (highs.INFEASIBLE, None) or not integer  # 2x + 2y in [1, 1.5]
+    # the time limit is each run's: HiGHS counts a linear programme's from the object's first
+    # run (its runs' time adds up) and an integer programme's from the start of its run
+    solver = highs._highs()
+    for integer in (False, True):
+        before = solver.getRunTime()
+        assert before > 0  # the runs above
+        highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), integer, False, 0.2)
+        limit = solver.getOptionValue("time_limit")
+        assert (limit[1] if isinstance(limit, tuple) else limit) == pytest.approx(0.2 if integer else before + 0.2)
+
+
+def test_highs_runs_on_one_thread_without_feasibility_jump() -> None:
+    """The two options that cost 10-25 ms per integer programme when left at HiGHS's defaults."""
+    solver = highs._highs()
+
+    def option(name: str) -> object:
+        value = solver.getOptionValue(name)
+        return value[1] if isinstance(value, tuple) else value  # (status, value) in recent highspy
+
+    assert option("threads") == 1
+    assert option("mip_heuristic_run_feasibility_jump") is False
+    assert option("output_flag") is False
+
+
+@pytest.mark.parametrize(("seed", "rules_name"), [(1, "free-joker"), (4, "sabra"), (5, "free-joker")])
+def test_an_integral_relaxation_is_the_optimum(seed: int, rules_name: str) -> None:
+    """When the linear relaxation's solution is integral the portfolio answers it without a
+    search: its score is the exact search's, its sets are valid and lay every table tile."""
+    rules = PRESETS[rules_name]
+    checked = 0
+    for table, rack in _positions(seed, 8):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, "tiles", deadline)
+        for problem in (solver._problem(dissolve=set(range(len(table))))[0], solver._problem(dissolve=solver.plain)[0]):
+            bound = milp.linear_bound(problem)
+            if bound is None or bound.solution is None:
+                continue
+            checked += 1
+            score, laid = bound.solution
+            assert score == search._Search(problem, deadline).solve()
+            sets = [*laid.plain_sets(), *(run.tiles for run in laid.done_runs if run.block is not None)]
+            assert all(read_set(s, rules).valid for s in sets)
+            laid_keys = Counter(t.undeclared().key for s in sets for t in s)
+            block_keys = Counter(t.undeclared().key for b in problem.group_blocks for t in b.tiles)
+            laid_keys += Counter(t.undeclared().key for g, extra in laid.group_blocks.items() for t in extra)
+            table_keys = Counter(t.undeclared().key for s in table for t in s) - block_keys
+            assert not (table_keys - laid_keys)  # every table tile is laid
+    assert checked
+
+
+def test_highs_runs_in_a_thread_pool_made_by_another_user() -> None:
+    """HiGHS's thread pool is global to a process: when another user of highspy made it with
+    another size first, a run on one thread fails, and the wrapper runs in that pool instead."""
+    code = (
+        "import numpy as np, highspy\n"
+        "from scipy.sparse import csc_array\n"
+        "other = highspy.Highs()\n"
+        "other.setOptionValue('output_flag', False)\n"
+        "other.setOptionValue('threads', 2)\n"
+        "other.run()\n"
+        "from engine.solver import highs\n"
+        "one = np.ones(1)\n"
+        "result = highs.maximise(one, one, csc_array(np.ones((1, 1))), np.zeros(1), one, True, False, 5.0)\n"
+        "assert result.status == highs.OPTIMAL and list(result.x) == [1.0], result\n"
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -99,14 +99,17 @@ opened player) goes through ``portfolio.Portfolio``:
 
 1. the search on a small budget of work (``_PORTFOLIO_CALLS`` search calls, not time, so
    answers stay reproducible) — most positions end here in a few milliseconds;
-2. the linear relaxation of the integer programme below (HiGHS, a few milliseconds) bounds
-   the optimum. A floor the bound cannot reach rules the pass out at once; otherwise the
-   search looks for a solution reaching the bound (*goal mode*: the first one found is
-   optimal, proven by the bound; on generated positions the bound's floor is the optimum on
-   more than 80% of the problems). A bound playing a fractional number of tiles is first
-   capped at its integer part (a second relaxation with a row on the tiles played); when
-   the bound's tiles are reachable but not its value, the best move playing them is searched
-   for; when they are not, the relaxation is capped at one tile fewer (``_GOALS`` rounds);
+2. the linear relaxation of the integer programme below (HiGHS, about a millisecond) bounds
+   the optimum. A floor the bound cannot reach rules the pass out at once; a relaxation whose
+   solution is integral has found the optimum (about two problems in five that get here on
+   the hard bench). Otherwise the search looks for a solution reaching the bound (*goal mode*:
+   the first one found is optimal, proven by the bound; on generated positions the bound's
+   floor is the optimum on more than 80% of the problems). A bound playing a fractional
+   number of tiles is first capped at its integer part (a second relaxation with a row on the
+   tiles played); when the bound's tiles are reachable but not its value, the best move
+   playing them is searched for; when they are not, the relaxation is capped at one tile
+   fewer (``_GOALS`` rounds). A small programme (at most 400 columns: HiGHS solves it in a
+   few milliseconds) gets one short round of goal mode and goes to step 4;
 3. the plain search goes on from what it has memoised, on a small budget;
 4. the exact integer programme (below) solves what is left, under the deadline. HiGHS can
    overrun a short time limit by far in its root work, so it starts only with 20 ms left, or
@@ -127,8 +130,11 @@ their own: for a run block, each number beyond either end covered by its colour'
 joker, a number covered only if the one nearer the block is (a chain row); for a group block,
 the colours it may take and its jokers, at most four tiles. HiGHS (Huangfu & Hall,
 "Parallelizing the dual revised simplex method", Math. Prog. Comp. 10, 2018) is reached through
-SciPy's public, silent ``scipy.optimize.milp``, with the search's lexicographic objective and
-zero optimality gap. rummikub-solver (Martijn Pieters) uses the same set model for its whole
+its own package, ``highspy`` (``highs``), silent, with the search's lexicographic objective and
+zero optimality gap, on one thread and without its feasibility-jump heuristic: at its
+defaults every integer programme paid 10–25 ms of fixed cost (waiting for the thread pool on
+a loaded 2-core machine, and the heuristic's set-up when presolve is off), more than most of
+these programmes take to solve. rummikub-solver (Martijn Pieters) uses the same set model for its whole
 answer; only the model is shared, not code.
 
 Least change (``tie_break``)
@@ -144,7 +150,8 @@ Modules
 ``model`` (constants, results, the problem and its decisions), ``least_change`` (the
 least-change tie break: a second integer programme over the best moves), ``search`` (the memoised
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
-solution), ``milp`` (the integer programme and its linear relaxation), ``choices`` (the
+solution), ``milp`` (the integer programme and its linear relaxation), ``highs`` (HiGHS, run
+silently on one thread), ``choices`` (the
 joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrangement`` (``arrange``), ``melds`` (rack-only sets and minimal melds) and ``best_move`` (``suggest``: the
 passes, variants of joker sets and the verified answer).
 

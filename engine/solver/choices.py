@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse import csc_array, hstack, vstack
 
+from engine.solver import highs
 from engine.solver import milp as programme
 from engine.solver.model import _LAST, _GroupBlock, _OutOfTime, _Problem, _RunBlock
 from engine.solver.reconstruction import _Laid
@@ -175,7 +176,7 @@ def solve(
     lower_rows = np.append(gated.lower_rows, floor + gated.full.programme.constant)
     upper_rows = np.append(gated.upper_rows, np.inf)
     result = programme.solve_integer(gated.cost, gated.upper, matrix, lower_rows, upper_rows, deadline)
-    if result.status == 2:
+    if result.status == highs.INFEASIBLE:
         return None
     if result.x is None:
         raise _OutOfTime
@@ -189,4 +190,4 @@ def solve(
         run_blocks=[c.block for c in picked if isinstance(c.block, _RunBlock)],
         group_blocks=[c.block for c in picked if isinstance(c.block, _GroupBlock)],
     )
-    return score, programme.laid_from(chosen, gated.full, copies), result.status == 0, picked
+    return score, programme.laid_from(chosen, gated.full, copies), result.status == highs.OPTIMAL, picked

@@ -36,6 +36,10 @@ class Result(NamedTuple):
     objective: float
 
 
+def _new() -> Any:
+    return highspy.Highs()  # type: ignore[no-untyped-call]  # (highspy's constructor has no annotations)
+
+
 def _made_silently() -> Any:
     """A ``Highs`` object made with the standard output at the null device (its banner)."""
     sys.stdout.flush()
@@ -43,7 +47,7 @@ def _made_silently() -> Any:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     try:
-        return highspy.Highs()  # type: ignore[no-untyped-call, unused-ignore]
+        return _new()
     finally:
         os.dup2(saved, 1)
         os.close(saved)
@@ -57,7 +61,7 @@ def _highs() -> Any:
     """This thread's ``Highs`` object, made silent once (the first with its banner hidden)."""
     highs = getattr(_local, "highs", None)
     if highs is None:
-        highs = _local.highs = _made_silently() if _first.acquire(blocking=False) else highspy.Highs()  # type: ignore[no-untyped-call, unused-ignore]
+        highs = _local.highs = _made_silently() if _first.acquire(blocking=False) else _new()
         highs.setOptionValue("output_flag", False)
         highs.setOptionValue("threads", 1)
         highs.setOptionValue("mip_heuristic_run_feasibility_jump", False)

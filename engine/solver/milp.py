@@ -14,9 +14,10 @@ rack's; the jokers likewise, between the table's and all of them.
 It answers the problems of ``suggest`` in which every table set may be taken apart (no blocks,
 no opening minimum), with the same lexicographic score as the search (so the two agree on the
 optimum), and lays the sets out as the search's builder does: runs ascending with every joker
-declared, groups in colour order with jokers last. HiGHS is reached through SciPy's public
-``scipy.optimize.milp`` (silent: nothing is written to stdout); the relative gap is zero, so
-only a proven optimum is reported as one; its time limit is the search's deadline.
+declared, groups in colour order with jokers last. HiGHS is reached through ``highs`` (its own
+package, one thread, silent: nothing is written to stdout); the relative gap is zero, so only a
+proven optimum is reported as one; its time limit is the search's deadline. A relaxation whose
+solution is integral gives that solution with its bound (``Bound.solution``): it is the optimum.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ import time
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import LinearConstraint
 from scipy.sparse import csc_array, hstack, vstack
 
+from engine.solver import highs
 from engine.solver.model import (
     _COLOUR_INDEX,
     _LAST,
@@ -169,10 +171,13 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
 
 def prepare(max_jokers: int = 4) -> None:
     """Build the candidate sets' matrices up to ``max_jokers`` jokers now (tens of
-    milliseconds, once per process) instead of at the first problem that needs each one."""
+    milliseconds, once per process) instead of at the first problem that needs each one, and
+    start HiGHS's thread pool (a first tiny programme)."""
     for jokers in range(max_jokers + 1):
         for pooled in (False, True):
             _model(jokers, pooled)
+    one = np.ones(1)
+    highs.maximise(one, one, csc_array(np.ones((1, 1))), np.zeros(1), one, True, False, 1.0)
 
 
 class _Programme(NamedTuple):
@@ -355,30 +360,51 @@ def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None 
     return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
 
 
-def linear_bound(problem: _Problem, primary_most: int | None = None) -> tuple[float, float] | None:
+class Bound(NamedTuple):
+    """The linear relaxation's optimum: its score, the tiles it plays, and, when its solution
+    is integral (every candidate set laid a whole number of times), that solution: the
+    programme's optimum, as its score and sets laid."""
+
+    value: float
+    played: float
+    solution: tuple[int, _Laid] | None = None
+    columns: int = 0  # the programme's columns (its size)
+
+
+def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | None:
     """An upper bound of the best score of a problem without opening minimum: the optimum of
     the programme's linear relaxation (a few milliseconds); None when even that is
     infeasible (the table's tiles cannot all be laid). Blocks take part as columns of their
     own (``_block_columns``). ``primary_most``: a bound already known on the primary
     objective (the tiles played, when that is the primary), added as a row. Returns the bound
     and the tiles the relaxation plays (rack tiles and jokers, as the score counts them): when
-    they are fractional, capping them tightens the bound."""
+    they are fractional, capping them tightens the bound. An integral solution is returned
+    too: no search is needed then (on the hard bench, two problems in five that reach the
+    bound)."""
     assert not problem.meld_min and not problem.feasibility_only
     full = _full(problem, primary_most)
     if full is None:
-        return (0.0, 0.0) if _empty_ok(problem) else None
-    result = milp(  # HiGHS's presolve costs more than it saves on these small relaxations
-        -full.cost,
-        bounds=Bounds(0, full.upper),
-        constraints=linear_constraint(full.matrix, full.lower_rows, full.upper_rows),
-        options={"presolve": False},
-    )
-    if result.status == 2:
+        return Bound(0.0, 0.0) if _empty_ok(problem) else None
+    # HiGHS's presolve costs more than it saves on these small relaxations
+    result = highs.maximise(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, False, False, 10.0)
+    if result.status == highs.INFEASIBLE:
         return None
     if result.x is None:  # should not happen for a linear programme; no bound then
-        return float("inf"), 0.0
+        return Bound(float("inf"), 0.0)
     tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
-    return -float(result.fun) - full.programme.constant, tiles_played
+    value = result.objective - full.programme.constant
+    return Bound(value, tiles_played, _integral(problem, full, result.x), len(full.cost))
+
+
+def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid] | None:
+    """The score and sets of a solution of the relaxation that is integral (within HiGHS's
+    tolerances: the matrix and bounds are integers, so rounding keeps every row); None
+    when it is not."""
+    copies = np.round(x)
+    if np.abs(x - copies).max(initial=0.0) > 1e-6:
+        return None
+    score = round(float(full.cost @ copies) - full.programme.constant)
+    return score, laid_from(problem, full, [int(n) for n in copies])
 
 
 def _empty_programme(problem: _Problem) -> _Programme:
@@ -431,30 +457,24 @@ def solve_integer(
     lower_rows: np.ndarray,
     upper_rows: np.ndarray,
     deadline: float,
-) -> Any:
-    """``scipy.optimize.milp`` maximising ``cost`` (every variable an integer from 0 to
-    ``upper``, rows between their bounds), proven optimal (zero gap), under the deadline.
+) -> highs.Result:
+    """HiGHS maximising ``cost`` (every variable an integer from 0 to ``upper``, rows between
+    their bounds), proven optimal (zero gap), under the deadline.
 
     HiGHS's presolve costs more than it saves on most of these programmes (2-8x on the hard
     bench's), but on a few it is what solves them quickly: the programme first runs without
     it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it."""
-    constraints = linear_constraint(matrix, lower_rows, upper_rows)
-    result: Any = None
+    result: highs.Result | None = None
     for presolve, stop in ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline)):
         left = stop - time.perf_counter()
         if left <= 0 and result is not None:
             break
-        again = milp(
-            -cost,
-            integrality=np.ones(len(cost)),
-            bounds=Bounds(0, upper),
-            constraints=constraints,
-            options={"presolve": presolve, "mip_rel_gap": 0.0, "time_limit": max(0.001, left)},
-        )
-        if result is None or again.x is not None or again.status != 1:
+        again = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, presolve, left)
+        if result is None or again.x is not None or again.status != highs.STOPPED:
             result = again  # (else keep the move found without presolve)
-        if result.status != 1:  # solved, or proven infeasible: not stopped by the time limit
+        if result.status != highs.STOPPED:  # solved, or proven infeasible
             break
+    assert result is not None
     return result
 
 
@@ -480,7 +500,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     if full is None:
         return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
     result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
-    if result.status == 2:  # infeasible: the table's tiles cannot all be laid
+    if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid
         return None
     if result.x is None:  # no move found in time
         raise _OutOfTime
@@ -488,7 +508,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
     if score < floor:
         return None
-    return score, laid_from(problem, full, copies), result.status == 0
+    return score, laid_from(problem, full, copies), result.status == highs.OPTIMAL
 
 
 def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
