@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 LOCAL = "local"
 INSTALL_HINT = "pip install 'rummikub-rules[dask]'"
 MAX_CHUNK = 256  # documents per task at most
+MIN_CHUNK = 8  # documents per task at least (but the last), as the chunks shrink towards the end
 CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker busy between results)
 WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler
 CONNECT_SECONDS = 10.0
@@ -139,15 +140,26 @@ def _item(source: Source, shared: bool) -> Item:
         return Source(source.file, source.line, error=exc.message), None
 
 
-def chunk_size(documents: int, threads: int) -> int:
-    """Documents per task: enough chunks for every worker thread several times over (load
-    balance, a lost worker loses little), at most MAX_CHUNK (per-task overhead is ~1 ms)."""
-    return max(1, min(MAX_CHUNK, documents // max(1, threads * 8)))
+def chunk_sizes(documents: int, threads: int, fixed: int = 0) -> Iterator[int]:
+    """Documents per task, in order, summing to ``documents``: ``fixed`` each, or (automatic)
+    MAX_CHUNK while much is left (per-task overhead is ~1 ms), then a share of what is left per
+    worker thread, down to MIN_CHUNK, so that the last tasks are short and the workers finish
+    together (equal chunks of 250 games left one worker idle up to a second at the end)."""
+    shares = max(1, threads * CHUNKS_PER_THREAD)
+    smallest = max(1, min(MIN_CHUNK, documents // shares))  # a small batch: a document per task
+    left = documents
+    while left > 0:
+        size = fixed or min(MAX_CHUNK, max(smallest, left // shares))
+        size = min(size, left)
+        yield size
+        left -= size
 
 
-def _chunks(sources: Sequence[Source], size: int) -> Iterator[Sequence[Source]]:
-    for start in range(0, len(sources), size):
+def _chunks(sources: Sequence[Source], sizes: Iterator[int]) -> Iterator[Sequence[Source]]:
+    start = 0
+    for size in sizes:
         yield sources[start : start + size]
+        start += size
 
 
 def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
@@ -204,18 +216,17 @@ def run_rows_dask(
 ) -> None:
     """Process every source on a Dask cluster, calling ``on_row`` in input order.
     ``workers``: LocalCluster size for ``scheduler == "local"``; ``chunk``: documents per task
-    (0: :func:`chunk_size`); ``shared_files``: workers read whole files by path (always for a
+    (0: automatic, :func:`chunk_sizes`); ``shared_files``: workers read whole files by path (always for a
     local cluster, whose workers see this machine's files)."""
     shared_files = shared_files or scheduler == LOCAL
     with ExitStack() as stack:
         client = _connect(stack, scheduler, workers)
         nthreads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]
         threads = max(1, sum(nthreads.values()))
-        size = chunk if chunk > 0 else chunk_size(len(sources), threads)
         window = max(2, threads * CHUNKS_PER_THREAD)
         run = uuid.uuid4().hex[:12]
         pending: deque[Future[list[Row]]] = deque()
-        chunks = enumerate(_chunks(sources, size))
+        chunks = enumerate(_chunks(sources, chunk_sizes(len(sources), threads, chunk)))
 
         def submit_next() -> bool:
             for index, part in chunks:

@@ -259,6 +259,19 @@ def test_dask_command_line_cluster(mixed: dict[str, str], tmp_path: Path) -> Non
             log.close()
 
 
+# --- chunks ---------------------------------------------------------------------------------------
+
+
+def test_chunks_shrink_towards_the_end_so_workers_finish_together() -> None:
+    sizes = list(cluster.chunk_sizes(4000, threads=2))
+    assert sum(sizes) == 4000
+    assert sizes[0] == cluster.MAX_CHUNK
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[-2] == cluster.MIN_CHUNK  # the last tasks are short (the very last holds the rest)
+    assert list(cluster.chunk_sizes(10, threads=2)) == [1] * 10  # a small batch: a document per task
+    assert list(cluster.chunk_sizes(10, threads=2, fixed=4)) == [4, 4, 2]  # --chunk-size
+
+
 # --- usage errors --------------------------------------------------------------------------------
 
 
