@@ -187,7 +187,8 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
                 scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             )
         )
-        local_client: Client = stack.enter_context(Client(cluster))  # type: ignore[no-untyped-call]
+        # Results straight from the workers, not through the scheduler (in this process too).
+        local_client: Client = stack.enter_context(Client(cluster, direct_to_workers=True))  # type: ignore[no-untyped-call]
         return local_client
     try:
         client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
+import dask
 from distributed import Client, LocalCluster
 
 from cli import cluster
@@ -202,6 +204,39 @@ def test_a_local_cluster_reads_files_where_they_are(
     _same_as_one_job(["replay", mixed["games"], "-f", "jsonl"], "local")
     files = [data for data in sent if data is not None]
     assert files and all(isinstance(data, str) and os.path.isabs(data) for data in files)
+
+
+def test_a_local_cluster_runs_with_its_own_settings() -> None:
+    """``--scheduler local``: the workers get the quieter periodic checks, the client gathers
+    results from the workers directly."""
+    with ExitStack() as stack:
+        client = cluster._connect(stack, cluster.LOCAL, 2)
+        settings = client.run(lambda: {key: dask.config.get(key) for key in cluster.LOCAL_CLUSTER_CONFIG})
+        assert client.direct_to_workers is True
+    assert len(settings) == 2
+    assert all(seen == cluster.LOCAL_CLUSTER_CONFIG for seen in settings.values())
+
+
+# Run in a fresh interpreter: the forkserver a local cluster's workers fork from has the engine
+# imported (the client has not), so a forked worker starts with it.
+FORKSERVER_CHECK = """
+import multiprocessing, sys
+from cli import cluster
+cluster.require_distributed("replay", local=True)
+assert "service.operations" not in sys.modules, "the client imported the engine"
+check = "import sys; sys.exit(0 if 'service.operations' in sys.modules else 3)"
+child = multiprocessing.get_context("forkserver").Process(target=exec, args=(check,))
+child.start()
+child.join(60)
+sys.exit(child.exitcode)
+"""
+
+
+def test_a_local_clusters_workers_fork_with_the_engine_imported() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FORKSERVER_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def _free_port() -> int:
