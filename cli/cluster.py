@@ -3,7 +3,7 @@
 The client (this process) collects the sources as for ``--jobs``, cuts them into chunks of
 many documents, and submits one task per chunk; each task runs :func:`run_chunk` on a worker,
 which processes its documents exactly as ``--jobs 1`` does (:func:`cli.batch.process` with
-the in-process engine) and returns their rows. The client waits for the chunks **in input
+the in-process engine) and returns their rows (pickled together). The client waits for the chunks **in input
 order** and writes every row itself, so the output is byte-identical to ``--jobs 1``.
 
 - Only a bounded window of chunks is in flight (a few per worker thread): memory stays flat
@@ -26,6 +26,7 @@ optional ``dask`` extra (``pip install 'rummikub-rules[dask]'``).
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import uuid
 from collections import deque
@@ -120,9 +121,13 @@ def _materialise(source: Source, data: bytes | str | None) -> Source:
         return Source(source.file, source.line, error=exc.message)
 
 
-def run_chunk(job: Job, lang: str, items: list[Item]) -> list[Row]:
-    """A task: every document of a chunk, one row each, in order (runs on a worker)."""
-    return [_process_local(job, lang, _materialise(source, data)) for source, data in items]
+def run_chunk(job: Job, lang: str, items: list[Item]) -> bytes:
+    """A task: every document of a chunk, one row each, in order (runs on a worker), pickled
+    as one value. Dask serialises a returned list element by element (a header and a frame per
+    row): measured on 256 round files, 89 µs a row to send and 39 to receive, against 17 and 13
+    for one pickle."""
+    rows = [_process_local(job, lang, _materialise(source, data)) for source, data in items]
+    return pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 # --- on the client ---------------------------------------------------------------------------
@@ -226,7 +231,7 @@ def run_rows_dask(
         threads = max(1, sum(nthreads.values()))
         window = max(2, threads * CHUNKS_PER_THREAD)
         run = uuid.uuid4().hex[:12]
-        pending: deque[Future[list[Row]]] = deque()
+        pending: deque[Future[bytes]] = deque()
         chunks = enumerate(_chunks(sources, chunk_sizes(len(sources), threads, chunk)))
 
         def submit_next() -> bool:
@@ -250,11 +255,12 @@ def run_rows_dask(
                 future.cancel()  # type: ignore[no-untyped-call]
 
 
-def _result(future: Future[list[Row]], scheduler: str) -> list[Row]:
+def _result(future: Future[bytes], scheduler: str) -> list[Row]:
     from distributed import KilledWorker
 
     try:
-        return future.result()
+        rows: list[Row] = pickle.loads(future.result())
+        return rows
     except KilledWorker as exc:
         raise CliError(f"Dask workers at {scheduler} kept dying on one chunk ({exc})", EXIT_SERVICE) from None
     except CliError:

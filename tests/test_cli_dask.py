@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import pickle
 import signal
 import socket
 import subprocess
@@ -30,6 +31,8 @@ import dask
 from distributed import Client, LocalCluster
 
 from cli import cluster
+from cli.batch import SCORE, Job
+from cli.inputs import Source
 from engine.generate import corrupt_game, generate_game
 from tests.test_cli import ROUND, ROUND_2, invoke, one_line_error, write
 
@@ -292,6 +295,18 @@ def test_dask_command_line_cluster(mixed: dict[str, str], tmp_path: Path) -> Non
                 process.wait(timeout=5)
         for log in logs:
             log.close()
+
+
+def test_a_task_returns_its_rows_as_one_pickled_value(tmp_path: Path) -> None:
+    """One value per chunk: Dask would serialise a list of rows row by row."""
+    path = write(tmp_path / "r.json", ROUND)
+    items: list[cluster.Item] = [
+        (Source(path, None), os.path.abspath(path)),
+        (Source("night.jsonl", 3, text="{"), None),
+    ]
+    blob = cluster.run_chunk(Job(SCORE), "en", items)
+    assert isinstance(blob, bytes)
+    assert [(row.file, row.status) for row in pickle.loads(blob)] == [(path, "ok"), ("night.jsonl", "error")]
 
 
 # --- chunks ---------------------------------------------------------------------------------------
