@@ -575,7 +575,7 @@ def _check_scheduler(command: str, scheduler: str, server: str | None) -> None:
     """``--scheduler``: the dask extra is installed, the address is one, no ``--server``."""
     from cli import cluster
 
-    cluster.require_distributed(command)
+    cluster.require_distributed(command, local=scheduler == cluster.LOCAL)
     if server is not None:
         raise CliError("--scheduler runs the engine on the Dask workers: it cannot be combined with --server")
     if scheduler != cluster.LOCAL and "://" not in scheduler and ":" not in scheduler:

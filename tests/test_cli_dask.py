@@ -12,12 +12,14 @@ from __future__ import annotations
 import copy
 import json
 import os
+import pickle
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +27,12 @@ import pytest
 
 pytest.importorskip("distributed")
 
+import dask
 from distributed import Client, LocalCluster
 
 from cli import cluster
+from cli.batch import SCORE, Job
+from cli.inputs import Source
 from engine.generate import corrupt_game, generate_game
 from tests.test_cli import ROUND, ROUND_2, invoke, one_line_error, write
 
@@ -204,6 +209,39 @@ def test_a_local_cluster_reads_files_where_they_are(
     assert files and all(isinstance(data, str) and os.path.isabs(data) for data in files)
 
 
+def test_a_local_cluster_runs_with_its_own_settings() -> None:
+    """``--scheduler local``: the workers get the quieter periodic checks, the client gathers
+    results from the workers directly."""
+    with ExitStack() as stack:
+        client = cluster._connect(stack, cluster.LOCAL, 2)
+        settings = client.run(lambda: {key: dask.config.get(key) for key in cluster.LOCAL_CLUSTER_CONFIG})
+        assert client.direct_to_workers is True
+    assert len(settings) == 2
+    assert all(seen == cluster.LOCAL_CLUSTER_CONFIG for seen in settings.values())
+
+
+# Run in a fresh interpreter: the forkserver a local cluster's workers fork from has the engine
+# imported (the client has not), so a forked worker starts with it.
+FORKSERVER_CHECK = """
+import multiprocessing, sys
+from cli import cluster
+cluster.require_distributed("replay", local=True)
+assert "service.operations" not in sys.modules, "the client imported the engine"
+check = "import sys; sys.exit(0 if 'service.operations' in sys.modules else 3)"
+child = multiprocessing.get_context("forkserver").Process(target=exec, args=(check,))
+child.start()
+child.join(60)
+sys.exit(child.exitcode)
+"""
+
+
+def test_a_local_clusters_workers_fork_with_the_engine_imported() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FORKSERVER_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -257,6 +295,31 @@ def test_dask_command_line_cluster(mixed: dict[str, str], tmp_path: Path) -> Non
                 process.wait(timeout=5)
         for log in logs:
             log.close()
+
+
+def test_a_task_returns_its_rows_as_one_pickled_value(tmp_path: Path) -> None:
+    """One value per chunk: Dask would serialise a list of rows row by row."""
+    path = write(tmp_path / "r.json", ROUND)
+    items: list[cluster.Item] = [
+        (Source(path, None), os.path.abspath(path)),
+        (Source("night.jsonl", 3, text="{"), None),
+    ]
+    blob = cluster.run_chunk(Job(SCORE), "en", items)
+    assert isinstance(blob, bytes)
+    assert [(row.file, row.status) for row in pickle.loads(blob)] == [(path, "ok"), ("night.jsonl", "error")]
+
+
+# --- chunks ---------------------------------------------------------------------------------------
+
+
+def test_chunks_shrink_towards_the_end_so_workers_finish_together() -> None:
+    sizes = list(cluster.chunk_sizes(4000, threads=2))
+    assert sum(sizes) == 4000
+    assert sizes[0] == cluster.MAX_CHUNK
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[-2] == cluster.MIN_CHUNK  # the last tasks are short (the very last holds the rest)
+    assert list(cluster.chunk_sizes(10, threads=2)) == [1] * 10  # a small batch: a document per task
+    assert list(cluster.chunk_sizes(10, threads=2, fixed=4)) == [4, 4, 2]  # --chunk-size
 
 
 # --- usage errors --------------------------------------------------------------------------------
