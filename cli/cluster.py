@@ -3,8 +3,9 @@
 The client (this process) collects the sources as for ``--jobs``, cuts them into chunks of
 many documents, and submits one task per chunk; each task runs :func:`run_chunk` on a worker,
 which processes its documents exactly as ``--jobs 1`` does (:func:`cli.batch.process` with
-the in-process engine) and returns their rows (pickled together). The client waits for the chunks **in input
-order** and writes every row itself, so the output is byte-identical to ``--jobs 1``.
+the in-process engine) and returns their rows (pickled together). The client waits for the
+chunks **in input order** and writes every row itself, so the output is byte-identical to
+``--jobs 1``.
 
 - Only a bounded window of chunks is in flight (a few per worker thread): memory stays flat
   for millions of documents, and the files are read as their chunks are submitted.
@@ -222,8 +223,8 @@ def run_rows_dask(
 ) -> None:
     """Process every source on a Dask cluster, calling ``on_row`` in input order.
     ``workers``: LocalCluster size for ``scheduler == "local"``; ``chunk``: documents per task
-    (0: automatic, :func:`chunk_sizes`); ``shared_files``: workers read whole files by path (always for a
-    local cluster, whose workers see this machine's files)."""
+    (0: automatic, :func:`chunk_sizes`); ``shared_files``: workers read whole files by path
+    (always for a local cluster, whose workers see this machine's files)."""
     shared_files = shared_files or scheduler == LOCAL
     with ExitStack() as stack:
         client = _connect(stack, scheduler, workers)
