@@ -250,8 +250,9 @@ def test_highs_runs_on_one_thread_without_feasibility_jump() -> None:
         return value[1] if isinstance(value, tuple) else value  # (status, value) in recent highspy
 
     assert option("threads") == 1
-    assert option("mip_heuristic_run_feasibility_jump") is False
-    assert option("output_flag") is False
+    # booleans read back as False, or as 0 in highspy 1.10 (the lowest version allowed)
+    assert option("mip_heuristic_run_feasibility_jump") in (False, 0)
+    assert option("output_flag") in (False, 0)
 
 
 @pytest.mark.parametrize(("seed", "rules_name"), [(1, "free-joker"), (4, "sabra"), (5, "free-joker")])
