@@ -140,29 +140,39 @@ def test_shared_files_and_stdin(address: str, mixed: dict[str, str]) -> None:
     _same_as_one_job(["score", "-", "-f", "csv"], address, "--shared-files", stdin=stdin)
 
 
-def test_a_killed_worker_loses_and_duplicates_no_row(
-    dask_cluster: tuple[LocalCluster, Client], address: str, mixed: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _local, client = dask_cluster
-    args = ["replay", mixed["games"], mixed["games"], mixed["games_jsonl"], "-f", "jsonl"]
-    killed: list[int] = []
+def _killing_a_busy_worker_first(killed: list[int]) -> Any:
+    """``cluster._result`` that first SIGKILLs a worker busy with a task of the run (its nanny
+    starts another), found through the client the future belongs to."""
     real_result = cluster._result
 
-    def kill_a_busy_worker_first(future: Any, scheduler: str) -> Any:
+    def result(future: Any, scheduler: str) -> Any:
         if not killed:
+            client = future.client
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
                 busy = [w for w, keys in client.processing().items() if keys]
                 if busy:
                     pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-                    os.kill(pid, signal.SIGKILL)  # the worker process (its nanny restarts it)
+                    os.kill(pid, signal.SIGKILL)
                     killed.append(pid)
                     break
                 time.sleep(0.01)
         return real_result(future, scheduler)
 
-    monkeypatch.setattr(cluster, "_result", kill_a_busy_worker_first)
-    out = _same_as_one_job(args, address, "--chunk-size", "2")
+    return result
+
+
+@pytest.mark.parametrize("where", ["scheduler", "local"])
+def test_a_killed_worker_loses_and_duplicates_no_row(
+    address: str, mixed: dict[str, str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """On a running cluster, and on the command's own local cluster (whose client takes results
+    straight from the workers)."""
+    args = ["replay", mixed["games"], mixed["games"], mixed["games_jsonl"], "-f", "jsonl"]
+    killed: list[int] = []
+    monkeypatch.setattr(cluster, "_result", _killing_a_busy_worker_first(killed))
+    extra = ("--jobs", "2") if where == "local" else ()
+    out = _same_as_one_job(args, address if where == "scheduler" else "local", "--chunk-size", "2", *extra)
     assert killed, "no worker was busy: nothing was killed"
     assert len(out.splitlines()) == 2 * 15 + 5
 
