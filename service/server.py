@@ -679,6 +679,9 @@ def rsgi_app() -> RSGIAdapter:
     from service.app import LIMITS_KEY, create_app
 
     settings = ServerSettings.from_env()
+    # A worker ends with its launcher however the launcher ends: killed alone (SIGKILL), its
+    # workers would otherwise keep serving the port, unsupervised, with no one to stop them.
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="rummikub-launcher", daemon=True).start()
     app = create_app()
     limits = app.extensions[LIMITS_KEY]
     gate = BudgetGate(

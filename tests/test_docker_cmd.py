@@ -5,6 +5,7 @@ exec-form CMD, no curl) and hadolint."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import importlib.metadata
 import json
@@ -209,13 +210,21 @@ def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, 
         "PYTHONUNBUFFERED": "1",
     }
     log = (tmp_path / "server.log").open("wb")
-    process = subprocess.Popen(local(cmd_argv()), cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        local(cmd_argv()),
+        cwd=tmp_path,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: the launcher, its workers and theirs
+    )
     try:
         yield process, env, port
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
+        # The whole group: a launcher killed alone left its workers running (seen: for hours).
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
         log.close()
 
 

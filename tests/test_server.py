@@ -749,6 +749,34 @@ def test_stale_metrics_dirs_are_those_whose_processes_are_gone(tmp_path: Path) -
     assert launcher_alive.exists() and worker_alive.exists()
 
 
+def test_workers_end_with_a_launcher_killed_alone(tmp_path: Path) -> None:
+    """SIGKILL to the launcher only (not its group): its workers notice and exit, and the port
+    is free again."""
+    server = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off")
+    try:
+        workers = server.workers()
+        assert len(workers) == server.worker_count
+        os.kill(server.process.pid, signal.SIGKILL)
+        server.process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{w}").exists() and b"Z" not in _state(w) for w in workers):
+            assert time.monotonic() < deadline, "a worker outlived its launcher"
+            time.sleep(0.05)
+        assert listening_sockets(server.port) == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.process.pid, signal.SIGKILL)
+        server.log.close()
+
+
+def _state(pid: int) -> bytes:
+    """The process's state letter from /proc (``Z``: a zombie, exited); ``Z`` once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return b"Z"
+
+
 def test_a_killed_launchers_metrics_dir_is_removed_by_the_next(tmp_path: Path) -> None:
     import tempfile
 
