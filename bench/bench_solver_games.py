@@ -173,6 +173,16 @@ def from_theirs(ruleset: Any, tiles: Sequence[Any]) -> list[Tile]:
     return out
 
 
+class InProcess:
+    """rummikub-solver in this process: ``RuleSet`` and its module."""
+
+    def __init__(self, rs: Any, ruleset: Any) -> None:
+        self.rs, self.ruleset = rs, ruleset
+
+    def solve(self, pos: Position) -> tuple[list[Tile], Table, float]:
+        return their_solve(self.rs, self.ruleset, pos)
+
+
 class OwnProcess:
     """rummikub-solver in a process of its own (``RuleSet(**kwargs)``), as it runs when used
     alone: HiGHS's thread pool is global to a process, and ours makes it with one thread, which
@@ -193,6 +203,7 @@ class OwnProcess:
 
 def _their_worker(conn: Any, kwargs: dict[str, Any], backend: str | None) -> None:
     rs = load_rummikub_solver()
+    assert rs is not None, "rummikub-solver is not importable"
     if backend:
         kwargs = {**kwargs, "solver_backend": rs.MILPSolver(backend)}
     ruleset = rs.RuleSet(**kwargs)
@@ -206,8 +217,6 @@ def _their_worker(conn: Any, kwargs: dict[str, Any], backend: str | None) -> Non
 
 def their_solve(rs: Any, ruleset: Any, pos: Position) -> tuple[list[Tile], Table, float]:
     """rummikub-solver's move for an opened player: (played, after-table sets, seconds)."""
-    if isinstance(ruleset, OwnProcess):
-        return ruleset.solve(pos)
     state = ruleset.new_game()
     state.add_table(*to_theirs(ruleset, [t for s in pos.table for t in s]))
     state.add_rack(*to_theirs(ruleset, pos.rack))
@@ -403,34 +412,36 @@ def main() -> None:
         ruleset = rs.RuleSet(solver_backend=rs.MILPSolver(args.backend) if args.backend else None)
         where = "this process" if args.theirs_shared else "a process of its own"
         print(f"rummikub-solver {rs.__version__}, backend {ruleset.backend}, in {where}")
-    solver: Any = ruleset if ruleset is None or args.theirs_shared else OwnProcess({}, args.backend)
+    solver: InProcess | OwnProcess | None = None
+    if ruleset is not None:
+        solver = InProcess(rs, ruleset) if args.theirs_shared else OwnProcess({}, args.backend)
 
     # Warm-up: our caches and their cvxpy problem compilation are not what is measured.
     milp.prepare()
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", args.budget)
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", args.budget, tie_break="any")
-    if ruleset is not None:
-        their_solve(rs, solver, positions[0])
+    if solver is not None:
+        solver.solve(positions[0])
 
     outcomes: list[Outcome] = []
     disagreements: list[tuple[Position, MoveCheck, MoveCheck]] = []
     illegal_ours: list[tuple[Position, MoveCheck]] = []
     illegal_theirs: list[tuple[Position, MoveCheck]] = []
     for i, pos in enumerate(positions):
-        theirs_first = ruleset is not None and i % 2 == 1  # alternate which goes first
-        if theirs_first:
-            played, after, theirs_s = their_solve(rs, solver, pos)
+        theirs_first = solver is not None and i % 2 == 1  # alternate which goes first
+        if theirs_first and solver is not None:
+            played, after, theirs_s = solver.solve(pos)
         t0 = time.perf_counter()
         first = suggest(pos.table, pos.rack, True, RULES, "tiles", args.budget, tie_break="any")
         any_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         mine = suggest(pos.table, pos.rack, True, RULES, "tiles", args.budget)
         ours_s = time.perf_counter() - t0
-        if ruleset is not None and not theirs_first:
-            played, after, theirs_s = their_solve(rs, solver, pos)
-        if ruleset is not None and theirs_s / any_s < 1.5:  # close: rerun, the best time of each
+        if solver is not None and not theirs_first:
+            played, after, theirs_s = solver.solve(pos)
+        if solver is not None and theirs_s / any_s < 1.5:  # close: rerun, the best time of each
             for _ in range(args.rerun):
-                theirs_s = min(theirs_s, their_solve(rs, solver, pos)[2])
+                theirs_s = min(theirs_s, solver.solve(pos)[2])
                 t0 = time.perf_counter()
                 suggest(pos.table, pos.rack, True, RULES, "tiles", args.budget, tie_break="any")
                 any_s = min(any_s, time.perf_counter() - t0)

@@ -42,7 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_solver_games import OwnProcess, Position, game_positions, load_rummikub_solver, their_solve
+from bench_solver_games import InProcess, OwnProcess, Position, game_positions, load_rummikub_solver
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
@@ -93,11 +93,11 @@ def families(per_family: int, seed: int) -> list[Family]:
 
 def ruleset_for(rs: Any, supply: str, shared: bool) -> Any:
     kwargs = {"repeats": 3, "jokers": 4} if supply == "xp" else {}
-    return rs.RuleSet(**kwargs) if shared else OwnProcess(kwargs)
+    return InProcess(rs, rs.RuleSet(**kwargs)) if shared else OwnProcess(kwargs)
 
 
-def theirs(rs: Any, ruleset: Any, pos: Position) -> tuple[int, float]:
-    played, _, seconds = their_solve(rs, ruleset, pos)
+def theirs(solver: InProcess | OwnProcess, pos: Position) -> tuple[int, float]:
+    played, _, seconds = solver.solve(pos)
     return len(played), seconds
 
 
@@ -146,7 +146,7 @@ def main() -> None:
     milp.prepare()  # our warm-up: the integer programme's matrices, built once per process
     for name, supply, found in fams:
         ruleset = ruleset_for(rs, supply, args.theirs_shared)
-        theirs(rs, ruleset, found[0])  # warm-up (cvxpy compiles its problem once)
+        theirs(ruleset, found[0])  # warm-up (cvxpy compiles its problem once)
         for rules_name, rules in (
             (("free-joker", PRESETS["free-joker"]), ("sabra", PRESETS["sabra"]))
             if supply == "classic"
@@ -155,13 +155,13 @@ def main() -> None:
             for i, pos in enumerate(found):
                 if i % 2:
                     move, ours_s = ours(pos, rules, args.budget, args.tie_break)
-                    their_n, their_s = theirs(rs, ruleset, pos)
+                    their_n, their_s = theirs(ruleset, pos)
                 else:
-                    their_n, their_s = theirs(rs, ruleset, pos)
+                    their_n, their_s = theirs(ruleset, pos)
                     move, ours_s = ours(pos, rules, args.budget, args.tie_break)
                 if their_s / ours_s < 1.5:
                     for _ in range(args.rerun):
-                        their_s = min(their_s, theirs(rs, ruleset, pos)[1])
+                        their_s = min(their_s, theirs(ruleset, pos)[1])
                         ours_s = min(ours_s, ours(pos, rules, args.budget, args.tie_break)[1])
                 rows.append(
                     {

@@ -38,15 +38,14 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint
 
 from engine.rules import Rules
 from engine.sets import read_set
 from engine.solver import highs
 from engine.solver.intact import INFEASIBLE
-from engine.solver.milp import linear_constraint
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 _Key = tuple[int, int]  # (colour index, number)
@@ -278,10 +277,10 @@ def least_few_moved(
     reach = {k for s in cols.shapes for k in s.keys if counts[k]}
     if sum(counts[k] * (tw + vw * k[1]) for k in reach) < floor:
         return INFEASIBLE
-    cost, bounds, constraints = _programme(cols, bs, counts, weights, floor, most)
+    programme = _programme(cols, bs, counts, weights, floor, most)
     # the linear relaxation first (a few times cheaper): when it has no solution, neither has
     # the programme, which is the usual case
-    minimise = functools.partial(_minimise, cost, bounds, constraints)
+    minimise = functools.partial(_minimise, programme)
     relaxed = minimise(False, time_limit)
     if relaxed.status == highs.INFEASIBLE:
         return INFEASIBLE
@@ -293,17 +292,25 @@ def least_few_moved(
     return _move(cols, bs, [round(float(v)) for v in result.x])
 
 
-def _minimise(
-    cost: np.ndarray, bounds: Bounds, constraints: LinearConstraint, integer: bool, time_limit: float
-) -> highs.Result:
+class _Programme(NamedTuple):
+    """The disturbance to minimise (``cost``), the columns' upper bounds (from 0), the rows."""
+
+    cost: np.ndarray
+    upper: np.ndarray
+    matrix: np.ndarray
+    lower_rows: np.ndarray
+    upper_rows: np.ndarray
+
+
+def _minimise(p: _Programme, integer: bool, time_limit: float) -> highs.Result:
     """The programme (or its linear relaxation) minimised with HiGHS, without presolve (it
     costs more than it saves on these models: measured about 2x slower)."""
-    return highs.maximise(-cost, bounds.ub, constraints.A, constraints.lb, constraints.ub, integer, False, time_limit)
+    return highs.maximise(-p.cost, p.upper, p.matrix, p.lower_rows, p.upper_rows, integer, False, time_limit)
 
 
 def _programme(
     cols: _Columns, bs: list[_Before], rack: Counter[_Key], weights: tuple[int, int], floor: int, most: int
-) -> tuple[np.ndarray, Bounds, LinearConstraint]:
+) -> _Programme:
     """The objective, bounds and rows of the programme over ``cols``: per tile type the
     table's copies laid and at most the rack's more, the table's jokers laid, at most one
     continuation per before-set, the score at least ``floor``, at most ``most`` tiles moved;
@@ -345,7 +352,7 @@ def _programme(
     most_laid = [
         1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)
     ]
-    return cost, Bounds(np.zeros(len(cost)), np.array(most_laid)), linear_constraint(matrix, lower, upper)
+    return _Programme(cost, np.array(most_laid), matrix, lower, upper)
 
 
 def _move(cols: _Columns, bs: list[_Before], x: list[int]) -> tuple[list[tuple[Tile, ...]], tuple[int, int, int]]:

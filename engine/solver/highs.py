@@ -111,6 +111,15 @@ def maximise(
     return Result(STOPPED, x, objective)
 
 
+def integral(x: np.ndarray) -> list[int] | None:
+    """``x`` as whole numbers when every value is one within HiGHS's tolerances (the
+    programmes' matrices and bounds are integers, so rounding keeps every row); else None."""
+    whole = np.round(x)
+    if np.abs(x - whole).max(initial=0.0) > 1e-6:
+        return None
+    return [int(v) for v in whole]
+
+
 def _lp(
     cost: np.ndarray, upper: np.ndarray, matrix: Any, lower_rows: np.ndarray, upper_rows: np.ndarray, integer: bool
 ) -> Any:

@@ -232,7 +232,7 @@ def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jo
     them outwards while a tile of the number is in ``supply`` or a joker is left for it."""
 
     def last(step: int) -> int:
-        v, left = (anchors[0], jokers) if step < 0 else (anchors[-1], jokers)
+        v, left = anchors[0] if step < 0 else anchors[-1], jokers
         while MIN_NUMBER <= v + step <= MAX_NUMBER:
             if not supply[(colour, v + step)]:
                 if not left:
@@ -541,10 +541,9 @@ def _least(m: _Model, matrix: Any, time_limit: float) -> tuple[list[int], bool, 
     relaxed = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, False, False, time_limit)
     if relaxed.status == highs.INFEASIBLE:
         return None
-    if relaxed.status == highs.OPTIMAL and relaxed.x is not None:
-        rounded = np.round(relaxed.x)
-        if np.all(np.abs(relaxed.x - rounded) < 1e-6):
-            return [int(v) for v in rounded], True, -round(relaxed.objective)
+    whole = highs.integral(relaxed.x) if relaxed.status == highs.OPTIMAL and relaxed.x is not None else None
+    if whole is not None:
+        return whole, True, -round(relaxed.objective)
     left = time_limit - (time.perf_counter() - start)
     found = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, False, left)
     if found.x is None:

@@ -25,10 +25,9 @@ from __future__ import annotations
 import functools
 import itertools
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import LinearConstraint
 from scipy.sparse import csc_array, hstack, vstack
 
 from engine.solver import highs
@@ -400,11 +399,11 @@ def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid
     """The score and sets of a solution of the relaxation that is integral (within HiGHS's
     tolerances: the matrix and bounds are integers, so rounding keeps every row); None
     when it is not."""
-    copies = np.round(x)
-    if np.abs(x - copies).max(initial=0.0) > 1e-6:
+    copies = highs.integral(x)
+    if copies is None:
         return None
     score = round(float(full.cost @ copies) - full.programme.constant)
-    return score, laid_from(problem, full, [int(n) for n in copies])
+    return score, laid_from(problem, full, copies)
 
 
 def _empty_programme(problem: _Problem) -> _Programme:
@@ -436,15 +435,6 @@ def _empty_programme(problem: _Problem) -> _Programme:
         upper_rows,
         constant,
     )
-
-
-def linear_constraint(matrix: Any, lower: Any, upper: Any) -> LinearConstraint:
-    """``LinearConstraint`` with the matrix in CSC form and 32-bit index arrays: scipy releases
-    before 1.14 hand the index arrays to HiGHS as they are, and it takes 32-bit integers only."""
-    matrix = csc_array(matrix)
-    matrix.indices = matrix.indices.astype(np.int32, copy=False)
-    matrix.indptr = matrix.indptr.astype(np.int32, copy=False)
-    return LinearConstraint(matrix, lower, upper)
 
 
 _WITHOUT_PRESOLVE = 0.1  # seconds HiGHS gets without its presolve before it starts again with it
