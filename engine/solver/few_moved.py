@@ -110,6 +110,8 @@ def _runs(
     if b.keys and not mine:
         return  # no run of this colour holds a tile of b
     outside = len(b.keys) - len(mine)  # numbered tiles of b of other colours: lost
+    if outside > most:
+        return  # every such run costs at least these
     # per number: no copy at all (a joker must stand there), a stranger place (neither in b
     # nor on the rack), a tile of b; as prefix counts over the numbers
     missing_at, stranger_at, mine_at = [0], [0], [0]
@@ -162,6 +164,8 @@ def _groups(
         return  # a new group holds at least 3 - most rack tiles
     mine = {c for c, v in b.keys if v == number}
     lost_elsewhere = len(b.keys) - len(mine)  # b's tiles of other numbers
+    if lost_elsewhere > most:
+        return  # every such group costs at least these
     for k in range(1, len(present) + 1):
         for colours in itertools.combinations(present, k):
             held = sum(1 for c in colours if c in mine)
