@@ -274,7 +274,7 @@ def _group_shapes(
     return _shapes_of(present, min(jokers, len(COLORS)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shapes_of(present: tuple[int, ...], jokers: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     out = []
     for k in range(1, len(present) + 1):
