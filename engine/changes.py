@@ -119,8 +119,8 @@ def changes(
     new = [_tiles(s) for s in after]
     old_counts = [Counter(t.key for t in s) for s in old]
     new_counts = [Counter(t.key for t in s) for s in new]
-    table = sum(old_counts, Counter[str]())
-    laid = sum(new_counts, Counter[str]())
+    table = Counter(t.key for s in old for t in s)
+    laid = Counter(t.key for s in new for t in s)
     if table - laid:
         raise ValueError(f"table tiles missing after the move: {' '.join(sorted((table - laid).elements()))}")
     played = laid - table
@@ -147,8 +147,9 @@ def changes(
                 slots[a][i] = b
             else:
                 open_slots.setdefault(t.key, []).append((a, i))
+    after_of = {b: a for a, b in continues.items()}
     for b, counts in enumerate(old_counts):
-        a_of_b = next((a for a, bb in continues.items() if bb == b), None)
+        a_of_b = after_of.get(b)
         rest = counts - (kept[a_of_b] if a_of_b is not None else Counter[str]())
         for key in sorted(rest):
             leftover.setdefault(key, []).extend([b] * rest[key])
@@ -204,12 +205,18 @@ def _continuation(old: list[Counter[str]], new: list[Counter[str]]) -> list[tupl
 
     big = len(old) + 2
     weights = np.zeros((len(old), len(new)), dtype=np.int64)
+    holding: dict[str, list[int]] = {}  # numbered key -> the before-sets holding it
     for b, before_counts in enumerate(old):
-        for a, after_counts in enumerate(new):
-            common = before_counts & after_counts
-            share = sum(common.values())
-            if share > common[JOKER_KEY]:  # a continuation shares a numbered tile
-                weights[b, a] = share * big * big + (big if before_counts == after_counts else 0) + 1
+        for key in before_counts:
+            if key != JOKER_KEY:
+                holding.setdefault(key, []).append(b)
+    for a, after_counts in enumerate(new):
+        # only pairs sharing a numbered tile can continue: the before-sets holding one
+        for b in {b for key in after_counts if key != JOKER_KEY for b in holding.get(key, ())}:
+            before_counts = old[b]
+            share = sum(min(n, before_counts[key]) for key, n in after_counts.items() if key in before_counts)
+            same = dict.__eq__(before_counts, after_counts)  # (no zero counts: plain equality)
+            weights[b, a] = share * big * big + (big if same else 0) + 1
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(b), int(a)) for b, a in zip(rows, cols, strict=True) if weights[b, a] > 0]
 

@@ -613,6 +613,27 @@ def test_few_moved_keeps_the_set_that_loses_tiles() -> None:
     assert check_change_list(table, list(T("K1 B1 K6 B6")), after).disturbance.as_tuple() == (2, 1, 2)
 
 
+def test_few_moved_answers_from_an_integral_relaxation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the relaxation's optimum is integral it is the answer: no integer programme is
+    run (the two positions above: one linear programme each, the same moves)."""
+    import engine.solver.few_moved as few_moved_module
+
+    runs: list[bool] = []
+    original = few_moved_module.highs.maximise
+
+    def recording(*args: Any) -> Any:
+        runs.append(args[5])  # integer?
+        return original(*args)
+
+    monkeypatch.setattr(few_moved_module.highs, "maximise", recording)
+    found = few_moved_module.least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, (100, 1), 219, 2, 1.0)
+    assert isinstance(found, tuple) and sorted(words(found[0])) == ["K8 B8 O8", "R8 R9 R10"]
+    assert found[1] == (1, 1, 1) and runs == [False]
+    table = [T("R1 R2 R3 R4 R5 R6")]
+    found = few_moved_module.least_few_moved(table, T("K1 B1 K6 B6"), SABRA, (100, 1), 414, 2, 1.0)
+    assert isinstance(found, tuple) and found[1] == (2, 1, 2) and runs == [False, False]
+
+
 @pytest.mark.parametrize("name", ["sabra", "free-joker", "strict-joker", "pressman-2009"])
 def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Positions whose rack fits only if the table is rearranged: whenever the second step

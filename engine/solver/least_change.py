@@ -136,34 +136,38 @@ class LeastChange:
 
 
 class _Model:
-    """A mixed-integer programme being built: variables with bounds and costs, sparse rows."""
+    """A mixed-integer programme being built: variables with bounds and costs, sparse rows
+    (kept as their columns and coefficients in order, the matrix made once at the end)."""
 
     def __init__(self) -> None:
-        self.lower: list[float] = []
         self.upper: list[float] = []
         self.cost: list[float] = []
         self.data: list[float] = []
-        self.row_of: list[int] = []
         self.col_of: list[int] = []
+        self.row_size: list[int] = []
         self.row_lower: list[float] = []
         self.row_upper: list[float] = []
 
-    def var(self, upper: float, cost: float = 0.0, lower: float = 0.0) -> int:
-        self.lower.append(lower)
+    def var(self, upper: float, cost: float = 0.0) -> int:
         self.upper.append(upper)
         self.cost.append(cost)
         return len(self.cost) - 1
 
-    def row(self, terms: dict[int, float] | list[tuple[int, float]], lower: float, upper: float) -> None:
-        r = len(self.row_lower)
-        items = terms.items() if isinstance(terms, dict) else terms
-        for col, coef in items:
-            if coef:
-                self.row_of.append(r)
-                self.col_of.append(col)
-                self.data.append(coef)
+    def row(self, terms: dict[int, float], lower: float, upper: float) -> None:
+        self.col_of.extend(terms)
+        self.data.extend(terms.values())
+        self.row_size.append(len(terms))
         self.row_lower.append(lower)
         self.row_upper.append(upper)
+
+    def matrix(self) -> Any:
+        """The rows as a sparse matrix by columns (zero coefficients left out)."""
+        data = np.array(self.data, dtype=float)
+        rows = np.repeat(np.arange(len(self.row_size)), self.row_size)
+        cols = np.array(self.col_of, dtype=np.int64)
+        kept = data != 0
+        shape = (len(self.row_lower), len(self.cost))
+        return coo_array((data[kept], (rows[kept], cols[kept])), shape=shape).tocsc()
 
 
 class _Lane:
@@ -183,11 +187,16 @@ class _Lane:
         self.numbers = numbers
         low, high = numbers[0], numbers[-1]
         m = model
-        self.start = {v: m.var(cap if v <= high - 2 else 0) for v in numbers}
-        self.end = {v: m.var(cap if v >= low + 2 else 0) for v in numbers}
-        self.cover = {v: m.var(cap) for v in numbers}
-        self.tile = {v: m.var(min(cap, supply[(colour, v)])) for v in numbers}
-        self.joker = {v: m.var(min(cap, jokers)) for v in numbers}
+        first, n = len(m.cost), len(numbers)
+        m.upper += [cap if v <= high - 2 else 0 for v in numbers]
+        m.upper += [cap if v >= low + 2 else 0 for v in numbers]
+        m.upper += [cap] * n
+        m.upper += [min(cap, supply[(colour, v)]) for v in numbers]
+        m.upper += [min(cap, jokers)] * n
+        m.cost += [0.0] * (5 * n)
+        self.start, self.end, self.cover, self.tile, self.joker = (
+            dict(zip(numbers, range(first + k * n, first + (k + 1) * n), strict=True)) for k in range(5)
+        )
         for v in numbers:
             flow: dict[int, float] = {self.cover[v]: 1, self.start[v]: -1}
             if v > low:
@@ -257,14 +266,22 @@ class _Group:
         return tuple(numbered(COLORS[c], self.number) for c in self.colours) + (JOKER,) * self.jokers
 
 
-def _group_shapes(number: int, supply: Counter[tuple[int, int]], jokers: int) -> list[tuple[tuple[int, ...], int]]:
+def _group_shapes(
+    number: int, supply: Counter[tuple[int, int]], jokers: int
+) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """The groups of ``number`` that ``supply`` and ``jokers`` jokers can lay: (colours, jokers)."""
+    present = tuple(c for c in range(len(COLORS)) if supply[(c, number)])
+    return _shapes_of(present, min(jokers, len(COLORS)))
+
+
+@functools.cache
+def _shapes_of(present: tuple[int, ...], jokers: int) -> tuple[tuple[tuple[int, ...], int], ...]:
     out = []
-    for k in range(1, len(COLORS) + 1):
-        for colours in itertools.combinations(range(len(COLORS)), k):
-            if all(supply[(c, number)] for c in colours):
-                for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
-                    out.append((colours, j))
-    return out
+    for k in range(1, len(present) + 1):
+        for colours in itertools.combinations(present, k):
+            for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
+                out.append((colours, j))
+    return tuple(out)
 
 
 def least_change(
@@ -511,7 +528,7 @@ def _attempt(
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
-    matrix = coo_array((m.data, (m.row_of, m.col_of)), shape=(len(m.row_lower), len(m.cost))).tocsc()
+    matrix = m.matrix()
     solved = _least(m, matrix, left)
     if solved is None:
         return None
@@ -565,17 +582,22 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
         target.setdefault(number if kind == "group" else colour, {}).setdefault(
             colour if kind == "group" else number, []
         ).append(var)
+    at_number: dict[int, list[tuple[int, int]]] = {}  # number -> (colour bits, variable) of its groups
+    for g in groups:
+        if g.number in by_group:
+            at_number.setdefault(g.number, []).append((sum(1 << c for c in g.colours), g.var))
     for number, per_colour in by_group.items():
-        here = [g for g in groups if g.number == number]
+        here = at_number.get(number, [])
         for k in range(1, len(COLORS) + 1):
             for subset in itertools.combinations(range(len(COLORS)), k):
                 asked = [v for c in subset for v in per_colour.get(c, [])]
                 if not asked:
                     continue
                 row = dict.fromkeys(asked, 1.0)
-                for g in here:
-                    if set(g.colours) & set(subset):
-                        row[g.var] = -1.0
+                bits = sum(1 << c for c in subset)
+                for mask, var in here:
+                    if mask & bits:
+                        row[var] = -1.0
                 m.row(row, -np.inf, 0)
     for colour, per_number in by_run.items():
         lane = lanes[colour]
