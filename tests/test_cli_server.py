@@ -37,14 +37,18 @@ def serve_wsgi(wsgi: WSGIApp) -> Iterator[str]:
 
 
 ANALYZE_BUDGET_MS = "120000"
-"""replay --analyze's budget on both sides of the comparison: with the default 5 s, a loaded
-machine ran one side out of time and not the other (the best found differed)."""
+SOLVER_BUDGET_MS = "60000"
+"""replay --analyze's budgets on both sides of the comparison, the whole analysis and each search
+in it: with the defaults (5 s, 1 s per search) a loaded machine ran one side out of time and not
+the other (the best found differed, or one side's was not proven)."""
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """The real service (create_app) on a free loopback port."""
-    yield from serve_wsgi(create_app({"RUMMIKUB_ANALYZE_BUDGET_MS": ANALYZE_BUDGET_MS}))
+    yield from serve_wsgi(
+        create_app({"RUMMIKUB_ANALYZE_BUDGET_MS": ANALYZE_BUDGET_MS, "RUMMIKUB_SOLVER_BUDGET_MS": SOLVER_BUDGET_MS})
+    )
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +128,7 @@ def test_same_answer_with_and_without_server(
     server: str, files: dict[str, str], name: str, json_out: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RUMMIKUB_ANALYZE_BUDGET_MS", ANALYZE_BUDGET_MS)
+    monkeypatch.setenv("RUMMIKUB_SOLVER_BUDGET_MS", SOLVER_BUDGET_MS)
     args = _args(CASES[name], files)
     if json_out:
         args.append("--json")

@@ -40,14 +40,19 @@ def free_port() -> int:
 
 def listening_sockets(port: int) -> int:
     """Sockets listening on ``port`` (granian gives each worker its own, SO_REUSEPORT)."""
-    count = 0
+    return len(_listening_inodes(port))
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """The sockets listening on ``port``, as their ``/proc/<pid>/fd`` link targets."""
+    inodes: set[str] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with contextlib.suppress(OSError):
             for line in Path(table).read_text().splitlines()[1:]:
                 fields = line.split()
                 if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
-                    count += 1
-    return count
+                    inodes.add(f"socket:[{fields[9]}]")
+    return inodes
 
 
 class Server:
@@ -762,11 +767,26 @@ def test_workers_end_with_a_launcher_killed_alone(tmp_path: Path) -> None:
         while any(Path(f"/proc/{w}").exists() and b"Z" not in _state(w) for w in workers):
             assert time.monotonic() < deadline, "a worker outlived its launcher"
             time.sleep(0.05)
-        assert listening_sockets(server.port) == 0
+        # the workers' children (budget processes) end a moment after them (their own watch)
+        while listening_sockets(server.port):
+            assert time.monotonic() < deadline, f"port {server.port} still served by {_listeners(server.port)}"
+            time.sleep(0.05)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.process.pid, signal.SIGKILL)
         server.log.close()
+
+
+def _listeners(port: int) -> list[str]:
+    """The processes holding a socket listening on ``port`` (pid and command), for a failure's message."""
+    inodes = _listening_inodes(port)
+    holders: list[str] = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        with contextlib.suppress(OSError):
+            if any(os.readlink(fd) in inodes for fd in fd_dir.iterdir()):
+                command = Path(fd_dir.parent, "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                holders.append(f"{fd_dir.parent.name} {command[:120]}")
+    return holders
 
 
 def _state(pid: int) -> bytes:
