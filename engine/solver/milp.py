@@ -368,6 +368,7 @@ class Bound(NamedTuple):
     played: float
     solution: tuple[int, _Laid] | None = None
     columns: int = 0  # the programme's columns (its size)
+    full: _Full | None = None  # the programme (without ``primary_most``), for ``solve_full``
 
 
 def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | None:
@@ -392,7 +393,8 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
         return Bound(float("inf"), 0.0)
     tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
     value = result.objective - full.programme.constant
-    return Bound(value, tiles_played, _integral(problem, full, result.x), len(full.cost))
+    solution = _integral(problem, full, result.x)
+    return Bound(value, tiles_played, solution, len(full.cost), full if primary_most is None else None)
 
 
 def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid] | None:
@@ -447,22 +449,24 @@ def solve_integer(
     lower_rows: np.ndarray,
     upper_rows: np.ndarray,
     deadline: float,
+    stop: highs.Stop | None = None,
 ) -> highs.Result:
     """HiGHS maximising ``cost`` (every variable an integer from 0 to ``upper``, rows between
     their bounds), proven optimal (zero gap), under the deadline.
 
     HiGHS's presolve costs more than it saves on most of these programmes (2-8x on the hard
     bench's), but on a few it is what solves them quickly: the programme first runs without
-    it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it."""
+    it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it. ``stop``: another
+    thread may stop it (``highs.Stop``)."""
     result: highs.Result | None = None
-    for presolve, stop in ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline)):
-        left = stop - time.perf_counter()
+    for presolve, until in ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline)):
+        left = until - time.perf_counter()
         if left <= 0 and result is not None:
             break
-        again = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, presolve, left)
+        again = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, presolve, left, stop)
         if result is None or again.x is not None or again.status != highs.STOPPED:
             result = again  # (else keep the move found without presolve)
-        if result.status != highs.STOPPED:  # solved, or proven infeasible
+        if result.status != highs.STOPPED or (stop is not None and stop.stopped):  # solved, infeasible, stopped
             break
     assert result is not None
     return result
@@ -489,7 +493,15 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     full = _full(problem, None)
     if full is None:
         return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
-    result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
+    return solve_full(problem, full, deadline, floor)
+
+
+def solve_full(
+    problem: _Problem, full: _Full, deadline: float, floor: int = 0, stop: highs.Stop | None = None
+) -> tuple[int, _Laid, bool] | None:
+    """``solve_milp`` on the problem's programme built already (``Bound.full``); ``stop``:
+    another thread may stop it (then _OutOfTime, or the best move found, not proven)."""
+    result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline, stop)
     if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid
         return None
     if result.x is None:  # no move found in time
