@@ -15,7 +15,7 @@ from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
-from engine.solver import choices, milp, model, search
+from engine.solver import choices, milp, search
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
 
@@ -310,55 +310,46 @@ def _free_problems(seed: int, count: int) -> list[Any]:
     return problems
 
 
-@pytest.mark.parametrize("winner", ["programme", "search"])
+@pytest.mark.parametrize("winner", ["background", "caller"])
 def test_the_programme_beside_the_search_answers_the_optimum(winner: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With two CPUs the integer programme runs in a thread of its own beside the search
-    steps (``portfolio.PARALLEL``): whichever answers first, the answer is the exact search's,
-    proven, and the other is stopped. ``programme``: the plain search beside it never ends
-    on its own (it waits to be stopped); ``search``: the programme waits until it is stopped."""
+    """With two CPUs the integer programme runs without HiGHS's presolve in a thread of its
+    own beside the search steps, then beside the same programme with its presolve in the
+    caller's thread (``portfolio.PARALLEL``): whichever answers first, the answer is the
+    exact search's, proven, and the other is stopped. The loser waits until it is stopped:
+    ``background`` makes the caller's programme wait, ``caller`` the background's."""
     monkeypatch.setattr(portfolio, "PARALLEL", True)
-    real_search = search._Search
     real_solve_full = milp.solve_full
     stops: list[Any] = []
 
-    class Waiting(real_search):  # type: ignore[misc, valid-type]
-        def solve(self, floor: int = 0, goal: bool = False) -> int | None:
-            if self.max_calls is None:  # the plain search beside the programme
-                waited = time.perf_counter() + 20
-                while self.deadline > 0:  # until the programme stops it
-                    assert time.perf_counter() < waited, "the search beside the programme was never stopped"
-                    time.sleep(0.001)
-                raise model._OutOfTime
-            return super().solve(floor, goal)  # type: ignore[no-any-return]
-
-    def waiting(*args: Any) -> Any:
+    def waiting(*args: Any, presolve: bool | None = None) -> Any:
         stop = args[-1]
-        stops.append(stop)
-        waited = time.perf_counter() + 20
-        while not stop.stopped:  # until the search's answer stops it
-            assert time.perf_counter() < waited, "the programme beside the search was never stopped"
-            time.sleep(0.001)
-        return real_solve_full(*args)
+        if presolve is (winner == "background"):  # the loser's run
+            stops.append(stop)
+            waited = time.perf_counter() + 20
+            while not stop.stopped:  # until the winner stops it
+                assert time.perf_counter() < waited, "the losing programme was never stopped"
+                time.sleep(0.001)
+        return real_solve_full(*args, presolve=presolve)
 
-    if winner == "programme":
-        monkeypatch.setattr(portfolio, "_Search", Waiting)
-    else:
-        monkeypatch.setattr(milp, "solve_full", waiting)
-    ran = 0
+    monkeypatch.setattr(milp, "solve_full", waiting)
+    for name in ("_GOAL_CALLS", "_CLOSING_CALLS", "_SMALL_GOAL_CALLS"):  # the programmes answer
+        monkeypatch.setattr(portfolio, name, 1)
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    raced = 0
     for seed in (1, 2, 3):
         for problem in _free_problems(seed, 6):
             deadline = time.perf_counter() + 30
-            exact = real_search(problem, deadline).solve()
+            exact = search._Search(problem, deadline).solve()
             runner = portfolio.Portfolio(deadline)
             runner.hard = True  # the linear bound first
+            before = len(stops)
             solved = runner.solve(problem, 0)
+            raced += len(stops) > before
             assert (solved is None) == (exact is None)
             assert solved is None or (solved.score == exact and solved.proven)
             assert runner.background is None  # stopped and forgotten
-            ran += 1
-    assert ran
-    if winner == "search":
-        assert stops and all(stop.stopped for stop in stops)
+    assert raced  # some problems got to the race
+    assert all(stop.stopped for stop in stops)
 
 
 def test_the_programme_runs_beside_the_search_only_with_two_cpus() -> None:
@@ -392,3 +383,19 @@ def test_a_stopped_run_of_highs_ends_and_leaves_highs_usable() -> None:
     assert (after.status, after.x) == (highs.STOPPED, None)
     solved = highs.maximise(cost, np.ones(n), matrix, lower, upper_rows, True, False, 30.0)
     assert solved.status == highs.OPTIMAL
+
+
+def test_a_forked_child_runs_the_programme_beside_the_search_in_threads_of_its_own() -> None:
+    """A process forked after the programme ran in a thread has none of its parent's threads:
+    it makes its own (it would otherwise wait forever for a thread that is not there)."""
+    code = (
+        "import os, time\n"
+        "from engine.solver import portfolio\n"
+        "assert portfolio._executor().submit(lambda: 1).result() == 1\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    ok = portfolio._executor().submit(lambda: 2).result(timeout=20) == 2\n"
+        "    os._exit(0 if ok else 1)\n"
+        "assert os.waitpid(pid, 0)[1] == 0\n"
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

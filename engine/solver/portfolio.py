@@ -68,17 +68,31 @@ def _parallel() -> bool:
 
 
 PARALLEL = _parallel()
+RACE_PRESOLVE = os.environ.get("H1_RACE") == "1"  # experiment
 _WORKERS = 4  # threads running integer programmes beside searches, at most (one per concurrent suggest)
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
 def _executor() -> ThreadPoolExecutor:
+    """The threads running integer programmes, made at the first one."""
     global _pool
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="rummikub-highs")
         return _pool
+
+
+def _forget_pool() -> None:
+    """In a forked child: the parent's threads are not there, so it makes its own."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+_NONE_FOUND: tuple[int, _Laid, bool] = (-1, _Laid([], []), False)  # a run that found no move
 
 
 class _Finished(Exception):
@@ -87,12 +101,15 @@ class _Finished(Exception):
 
 
 class _Background:
-    """The integer programme of a problem run by HiGHS in a thread of its own (HiGHS releases
-    the GIL while it solves) while the search goes on in the caller's: whichever proves the
-    answer first ends the other (``stop``; the search is stopped through its deadline)."""
+    """The integer programme of a problem run by HiGHS without its presolve in a thread of
+    its own (HiGHS releases the GIL while it solves) while the caller's thread goes on with the
+    search steps and then runs the same programme *with* the presolve (``mine``): whichever
+    proves the answer first stops the other (``stop``; the search through its deadline)."""
 
     def __init__(self, problem: _Problem, full: milp._Full, deadline: float, need: int, search: _Search) -> None:
-        self.stopper = highs.Stop()
+        self.stopper = highs.Stop()  # stops this thread's run
+        self.mine = highs.Stop()  # stops the caller's run
+        self.presolve = False if RACE_PRESOLVE else None
         self.search = search
         self.future: Future[tuple[int, _Laid, bool] | None] = _executor().submit(
             self._run, problem, full, deadline, need
@@ -100,9 +117,10 @@ class _Background:
 
     def _run(self, problem: _Problem, full: milp._Full, deadline: float, need: int) -> tuple[int, _Laid, bool] | None:
         try:
-            return milp.solve_full(problem, full, deadline, need, self.stopper)
+            return milp.solve_full(problem, full, deadline, need, self.stopper, presolve=self.presolve)
         finally:
             self.search.stop()
+            self.mine.stop()
 
     def done(self) -> bool:
         return self.future.done()
@@ -255,20 +273,14 @@ class Portfolio:
                 return _exact(capped.solution, need)
             goal, played = _floor(capped.value), capped.played
             upper = goal
-        if self.background is not None:
-            # the integer programme runs: the plain search goes on until one of them ends
-            search.max_calls = None
-            try:
-                return _searched(search, search.solve(need))
-            except _OutOfTime:
-                self._check()
-            return self._finished()
         if closing and not small:
             search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
             try:
                 return _searched(search, search.solve(need))
             except _OutOfTime:
                 self._check()
+        if self.background is not None:
+            return self._race(problem, bound.full, need) if RACE_PRESOLVE else self._finished()
         if blocks and max_calls is not None:
             raise GaveUp(upper)
         # HiGHS may overrun a short time limit by far (its root work: up to 0.5 s measured
@@ -312,6 +324,27 @@ class Portfolio:
             raise _Finished
         if time.perf_counter() > self.deadline:
             raise _OutOfTime
+
+    def _race(self, problem: _Problem, full: milp._Full | None, need: int) -> Solved | None:
+        """The integer programme with HiGHS's presolve in this thread, beside the one without
+        it running in the background: the first proven answer (when the deadline passes
+        first, the better move found, not proven)."""
+        assert self.background is not None and full is not None
+        try:
+            mine = milp.solve_full(problem, full, self.deadline, need, self.background.mine, presolve=True)
+        except _OutOfTime:  # stopped, or out of time, without a move
+            mine = _NONE_FOUND
+        if mine is None or (mine is not _NONE_FOUND and mine[2]):  # proven
+            return None if mine is None else Solved(mine[0], mine[1], True)
+        try:
+            theirs = self._finished()
+        except _OutOfTime:
+            if mine is _NONE_FOUND:
+                raise
+            return Solved(mine[0], mine[1], False)
+        if mine is _NONE_FOUND or theirs is None or theirs.proven or theirs.score >= mine[0]:
+            return theirs
+        return Solved(mine[0], mine[1], False)
 
     def _finished(self) -> Solved | None:
         """The answer of the integer programme running beside the search, waited for (its
