@@ -297,3 +297,120 @@ def test_highs_runs_in_a_thread_pool_made_by_another_user() -> None:
         "assert result.status == highs.OPTIMAL and list(result.x) == [1.0], result\n"
     )
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+
+def _free_problems(seed: int, count: int) -> list[Any]:
+    """The problems of ``suggest`` with every table set taken apart (no blocks) on positions of
+    a generated free-joker game."""
+    problems = []
+    for table, rack in _positions(seed, count):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+        problems.append(solver._problem(dissolve=set(range(len(table))))[0])
+    return problems
+
+
+@pytest.mark.parametrize("winner", ["programme", "search"])
+def test_the_programme_beside_the_search_answers_the_optimum(winner: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two CPUs the integer programme runs without HiGHS's presolve in a thread of its
+    own beside the search steps (``portfolio.PARALLEL``): whichever answers first, the answer
+    is the exact search's, proven, and the other is stopped. The loser waits until it is
+    stopped: ``programme`` makes the plain search beside the programme wait, ``search`` the
+    programme."""
+    monkeypatch.setattr(portfolio, "PARALLEL", True)
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)  # every programme races
+    real_search = search._Search
+    real_solve_full = milp.solve_full
+    stops: list[Any] = []
+
+    class Waiting(real_search):  # type: ignore[misc, valid-type]
+        def solve(self, floor: int = 0, goal: bool = False) -> int | None:
+            if self.max_calls is None:  # the plain search beside the programme
+                stops.append(self)
+                waited = time.perf_counter() + 20
+                while self.deadline > 0:  # until the programme stops it
+                    assert time.perf_counter() < waited, "the search beside the programme was never stopped"
+                    time.sleep(0.001)
+            return super().solve(floor, goal)  # type: ignore[no-any-return]  # (raises _OutOfTime)
+
+    def waiting(*args: Any, presolve: bool | None = None) -> Any:
+        stop = args[-1]
+        stops.append(stop)
+        waited = time.perf_counter() + 20
+        while not stop.stopped:  # until the search's answer stops it
+            assert time.perf_counter() < waited, "the programme beside the search was never stopped"
+            time.sleep(0.001)
+        return real_solve_full(*args, presolve=presolve)
+
+    if winner == "programme":
+        monkeypatch.setattr(portfolio, "_Search", Waiting)
+        for name in ("_GOAL_CALLS", "_CLOSING_CALLS"):  # the goal steps end at once
+            monkeypatch.setattr(portfolio, name, 1)
+        monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    else:
+        monkeypatch.setattr(milp, "solve_full", waiting)
+    raced = 0
+    for seed in (1, 2, 3):
+        for problem in _free_problems(seed, 6):
+            deadline = time.perf_counter() + 30
+            exact = real_search(problem, deadline).solve()
+            runner = portfolio.Portfolio(deadline)
+            runner.hard = True  # the linear bound first
+            before = len(stops)
+            solved = runner.solve(problem, 0)
+            raced += len(stops) > before
+            assert (solved is None) == (exact is None)
+            assert solved is None or (solved.score == exact and solved.proven)
+            assert runner.background is None  # stopped and forgotten
+    assert raced  # some problems got to the race
+    if winner == "search":
+        assert all(stop.stopped for stop in stops)
+
+
+def test_the_programme_runs_beside_the_search_only_with_two_cpus() -> None:
+    """``RUMMIKUB_SOLVER_THREADS=1`` keeps the portfolio's steps in one thread."""
+    code = "from engine.solver import portfolio\nprint(portfolio.PARALLEL)\n"
+    env = {**__import__("os").environ, "RUMMIKUB_SOLVER_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == "False"
+
+
+def test_a_stopped_run_of_highs_ends_and_leaves_highs_usable() -> None:
+    """``highs.Stop``: a run stopped while under way is interrupted (STOPPED), a run asked for
+    after the stop does not start (STOPPED, no solution), and the interruption is switched off
+    again: the next run of the thread's HiGHS solves to the optimum."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    rng = np.random.default_rng(7)
+    n = 60  # a knapsack with a few rows: HiGHS needs a branch and bound
+    cost = rng.integers(10, 100, n).astype(float)
+    matrix = csc_array(rng.integers(5, 60, (4, n)).astype(float))
+    lower, upper_rows = np.full(4, -np.inf), np.full(4, 400.0)
+    stop = highs.Stop()
+    solver = highs._highs()
+    assert stop._start(solver)
+    stop.stop()  # as another thread would, while the run is under way
+    interrupted = highs._run(solver, cost, np.ones(n), matrix, lower, upper_rows, True, False, 30.0)
+    stop._end(solver)
+    assert interrupted.status == highs.STOPPED
+    after = highs.maximise(cost, np.ones(n), matrix, lower, upper_rows, True, False, 30.0, stop)
+    assert (after.status, after.x) == (highs.STOPPED, None)
+    solved = highs.maximise(cost, np.ones(n), matrix, lower, upper_rows, True, False, 30.0)
+    assert solved.status == highs.OPTIMAL
+
+
+def test_a_forked_child_runs_the_programme_beside_the_search_in_threads_of_its_own() -> None:
+    """A process forked after the programme ran in a thread has none of its parent's threads:
+    it makes its own (it would otherwise wait forever for a thread that is not there)."""
+    code = (
+        "import os, time\n"
+        "from engine.solver import portfolio\n"
+        "assert portfolio._executor().submit(lambda: 1).result() == 1\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    ok = portfolio._executor().submit(lambda: 2).result(timeout=20) == 2\n"
+        "    os._exit(0 if ok else 1)\n"
+        "assert os.waitpid(pid, 0)[1] == 0\n"
+    )
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
