@@ -169,6 +169,7 @@ class Portfolio:
         self.hard = False
         self.solves = 0  # linear bounds and integer programmes solved (HiGHS runs), a measure of work
         self.background: _Background | None = None  # the integer programme running beside the search
+        self.pending: tuple[_Problem, milp._Full, int, _Search] | None = None  # ... ready to start
 
     def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
@@ -198,16 +199,25 @@ class Portfolio:
         if goal < need:
             return None  # the bound cannot reach the floor: no need to refine it
         if PARALLEL and integral and not blocks and bound.full is not None and bound.columns > _SMALL_PROGRAMME:
-            self.solves += 1
-            background = self.background = _Background(problem, bound.full, self.deadline, need, search)
+            self.pending = (problem, bound.full, need, search)  # raced once the first goal step fails
             try:
                 return self._steps(problem, need, max_calls, search, bound, goal, played)
             except _Finished:
                 return self._finished()
             finally:
-                background.stop()
-                self.background = None
+                self.pending = None
+                if self.background is not None:
+                    self.background.stop()
+                    self.background = None
         return self._steps(problem, need, max_calls, search, bound, goal, played)
+
+    def _launch(self) -> None:
+        """Start the integer programme beside the search, if this problem races
+        (``pending``) and it has not started yet."""
+        if self.pending is not None and self.background is None:
+            self.solves += 1
+            problem, full, need, search = self.pending
+            self.background = _Background(problem, full, self.deadline, need, search)
 
     def _steps(
         self,
@@ -244,6 +254,8 @@ class Portfolio:
             if goal < need:
                 return None
             found, out_of_time = self._step(search, goal_calls, max_calls, goal, goal=True)
+            if found is None:
+                self._launch()  # the search did not end it at once: the programme races it
             if out_of_time:
                 closing = False
                 break
