@@ -115,15 +115,6 @@ opened player) goes through ``portfolio.Portfolio``:
    overrun a short time limit by far in its root work, so it starts only with 20 ms left, or
    with blocks a quarter of the budget; otherwise the search has the time left.
 
-Where the process may use two CPUs, a problem without blocks whose relaxation is fractional and
-whose programme is not small starts step 4 at once, without HiGHS's presolve, in a thread of its
-own (HiGHS runs without the GIL), while steps 2–3 go on in the caller's thread, the plain search
-then without a cap: the first proven answer wins and stops the other (``highs.Stop``; the search
-through its deadline). HiGHS's time on a programme and the search's are each a lottery per
-position; the race costs about the better of the two. With ``tie_break="any"`` which of several
-best moves is answered may then depend on timing (the default tie break re-optimises among the
-best anyway). ``RUMMIKUB_SOLVER_THREADS=1`` keeps one thread.
-
 Once a pass of a position needed step 2 the next passes start with the bound (they are
 alike, and the bound rules most of them out). The relaxed bounds of the variant passes give
 up on a small budget and keep the bound they reached.

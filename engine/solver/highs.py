@@ -73,58 +73,6 @@ _first = threading.Lock()  # held once the first object, whose banner is hidden,
 _highs()
 
 
-class Stop:
-    """A way for another thread to stop the runs of HiGHS of this one (``maximise(...,
-    stop=)``): ``stop()`` interrupts the run under way, if any, and every later run given this
-    object returns STOPPED at once, without a solution.
-
-    A run is interrupted through HiGHS's interrupt callbacks, switched on only then: while
-    they are on, HiGHS calls into Python (taking the GIL) at every check of its limits, so
-    they are never left on."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._stopped = False
-        self._running: Any = None  # the Highs object running for this object's user
-
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-            if self._running is not None:
-                _interrupt(self._running, True)
-
-    @property
-    def stopped(self) -> bool:
-        return self._stopped
-
-    def _start(self, highs: Any) -> bool:
-        """Mark ``highs`` as running; False when stopped already (no run then)."""
-        with self._lock:
-            if self._stopped:
-                return False
-            self._running = highs
-            return True
-
-    def _end(self, highs: Any) -> None:
-        with self._lock:
-            self._running = None
-            if self._stopped:
-                _interrupt(highs, False)
-
-
-def _interrupted(event: Any) -> None:
-    event.interrupt()
-
-
-def _interrupt(highs: Any, on: bool) -> None:
-    """Switch the callbacks interrupting a run of ``highs`` on (from any thread) or off."""
-    for callback in (highs.cbSimplexInterrupt, highs.cbIpmInterrupt, highs.cbMipInterrupt):
-        if on:
-            callback.subscribe(_interrupted)
-        else:
-            callback.unsubscribe(_interrupted)
-
-
 def maximise(
     cost: np.ndarray,
     upper: np.ndarray,
@@ -134,33 +82,11 @@ def maximise(
     integer: bool,
     presolve: bool,
     time_limit: float,
-    stop: Stop | None = None,
 ) -> Result:
     """Maximise ``cost @ x`` with ``0 <= x <= upper`` (integers when ``integer``) and
     ``lower_rows <= matrix @ x <= upper_rows``, within ``time_limit`` seconds; an integer
-    programme is solved to a zero gap (only a proven optimum is OPTIMAL). ``stop``: another
-    thread may stop the run (STOPPED, with the best solution found if any)."""
+    programme is solved to a zero gap (only a proven optimum is OPTIMAL)."""
     highs = _highs()
-    if stop is not None and not stop._start(highs):
-        return Result(STOPPED, None, -np.inf)
-    try:
-        return _run(highs, cost, upper, matrix, lower_rows, upper_rows, integer, presolve, time_limit)
-    finally:
-        if stop is not None:
-            stop._end(highs)
-
-
-def _run(
-    highs: Any,
-    cost: np.ndarray,
-    upper: np.ndarray,
-    matrix: Any,
-    lower_rows: np.ndarray,
-    upper_rows: np.ndarray,
-    integer: bool,
-    presolve: bool,
-    time_limit: float,
-) -> Result:
     highs.setOptionValue("presolve", "on" if presolve else "off")
     # a linear programme's limit counts from the object's first run (its runs' time adds up),
     # an integer programme's from the start of its run (measured, HiGHS 1.16: with the sum of

@@ -449,27 +449,22 @@ def solve_integer(
     lower_rows: np.ndarray,
     upper_rows: np.ndarray,
     deadline: float,
-    stop: highs.Stop | None = None,
-    presolve: bool | None = None,
 ) -> highs.Result:
     """HiGHS maximising ``cost`` (every variable an integer from 0 to ``upper``, rows between
     their bounds), proven optimal (zero gap), under the deadline.
 
     HiGHS's presolve costs more than it saves on most of these programmes (2-8x on the hard
     bench's), but on a few it is what solves them quickly: the programme first runs without
-    it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it. ``presolve``
-    (True or False): one run, with or without it, until the deadline (the two run side by
-    side, see ``portfolio``). ``stop``: another thread may stop it (``highs.Stop``)."""
+    it for ``_WITHOUT_PRESOLVE`` seconds, then, if unfinished, again with it."""
     result: highs.Result | None = None
-    runs = ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline))
-    for with_presolve, until in runs if presolve is None else ((presolve, deadline),):
-        left = until - time.perf_counter()
+    for presolve, stop in ((False, min(deadline, time.perf_counter() + _WITHOUT_PRESOLVE)), (True, deadline)):
+        left = stop - time.perf_counter()
         if left <= 0 and result is not None:
             break
-        again = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, with_presolve, left, stop)
+        again = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, presolve, left)
         if result is None or again.x is not None or again.status != highs.STOPPED:
             result = again  # (else keep the move found without presolve)
-        if result.status != highs.STOPPED or (stop is not None and stop.stopped):  # solved, infeasible, stopped
+        if result.status != highs.STOPPED:  # solved, or proven infeasible
             break
     assert result is not None
     return result
@@ -499,20 +494,10 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     return solve_full(problem, full, deadline, floor)
 
 
-def solve_full(
-    problem: _Problem,
-    full: _Full,
-    deadline: float,
-    floor: int = 0,
-    stop: highs.Stop | None = None,
-    presolve: bool | None = None,
-) -> tuple[int, _Laid, bool] | None:
-    """``solve_milp`` on the problem's programme built already (``Bound.full``); ``stop``:
-    another thread may stop it (then _OutOfTime, or the best move found, not proven);
-    ``presolve``: see ``solve_integer``."""
-    result = solve_integer(
-        full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline, stop, presolve
-    )
+def solve_full(problem: _Problem, full: _Full, deadline: float, floor: int = 0) -> tuple[int, _Laid, bool] | None:
+    """``solve_milp`` on the problem's programme built already (``Bound.full``: the linear
+    bound's, which the portfolio hands on instead of building it again)."""
+    result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
     if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid
         return None
     if result.x is None:  # no move found in time

@@ -32,12 +32,9 @@ one step memoised (exact values, upper bounds) the next reuses.
 from __future__ import annotations
 
 import math
-import os
-import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 
-from engine.solver import highs, milp
+from engine.solver import milp
 from engine.solver.model import (
     _CLOSING_CALLS,
     _GOAL_CALLS,
@@ -53,74 +50,6 @@ _SMALL_PROGRAMME = 400  # columns up to which goal mode gets one short try befor
 _SMALL_GOAL_CALLS = 1_000  # that try's work
 _MILP_LEAST = 0.02  # seconds left below which the integer programme is not started
 _MILP_BLOCKS_SHARE = 0.25  # with blocks: the share of the budget that must be left
-
-
-def _parallel() -> bool:
-    """Whether the integer programme runs beside the search (see ``Portfolio``): when this
-    process may use two CPUs or more, unless ``RUMMIKUB_SOLVER_THREADS=1``."""
-    if os.environ.get("RUMMIKUB_SOLVER_THREADS", "").strip() == "1":
-        return False
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # (no affinity on this platform)
-        cpus = os.cpu_count() or 1
-    return cpus >= 2
-
-
-PARALLEL = _parallel()
-_WORKERS = 4  # threads running integer programmes beside searches, at most (one per concurrent suggest)
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _executor() -> ThreadPoolExecutor:
-    """The threads running integer programmes, made at the first one."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_WORKERS, thread_name_prefix="rummikub-highs")
-        return _pool
-
-
-def _forget_pool() -> None:
-    """In a forked child: the parent's threads are not there, so it makes its own."""
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool)
-
-
-class _Finished(Exception):
-    """The integer programme running beside the search has finished: its answer is the
-    problem's."""
-
-
-class _Background:
-    """The integer programme of a problem run by HiGHS, without its presolve, in a thread of
-    its own (HiGHS releases the GIL while it solves) while the search goes on in the caller's:
-    whichever proves the answer first ends the other (``stop``; the search is stopped through
-    its deadline)."""
-
-    def __init__(self, problem: _Problem, full: milp._Full, deadline: float, need: int, search: _Search) -> None:
-        self.stopper = highs.Stop()
-        self.search = search
-        self.future: Future[tuple[int, _Laid, bool] | None] = _executor().submit(
-            self._run, problem, full, deadline, need
-        )
-
-    def _run(self, problem: _Problem, full: milp._Full, deadline: float, need: int) -> tuple[int, _Laid, bool] | None:
-        try:
-            return milp.solve_full(problem, full, deadline, need, self.stopper, presolve=False)
-        finally:
-            self.search.stop()
-
-    def done(self) -> bool:
-        return self.future.done()
-
-    def stop(self) -> None:
-        self.future.cancel()
-        self.stopper.stop()
 
 
 class GaveUp(Exception):
@@ -145,31 +74,13 @@ class Solved:
 class Portfolio:
     """The portfolio for the passes of one ``suggest``. Once a problem needed more than the
     first search (``hard``), the next ones start with the linear bound: the passes of one
-    position are alike, and the bound rules out at once those that cannot reach their floor.
-
-    When the process may use two CPUs (``PARALLEL``), a problem without blocks whose
-    relaxation is fractional and whose programme is not small (``_SMALL_PROGRAMME``) starts
-    its integer programme at once, without HiGHS's presolve, in a thread of its own (HiGHS
-    solves without the GIL) while steps 3–4 go on in the caller's thread, the plain search
-    then without a cap: the first proven answer wins and stops the other. HiGHS's time on a
-    programme and the search's are each a lottery per position (xp+free seed 5 turn 73 of the
-    hard bench: HiGHS 0.4-1.1 s, the plain search ~0.15 s); the race costs about the better of
-    the two. Without presolve, because HiGHS cannot be interrupted in its presolve, and
-    because the usual switch to it after ``milp._WITHOUT_PRESOLVE`` seconds of wall-clock time
-    falls, when a busy second thread slows HiGHS, on presolve runs of 0.4-2.5 s that the run
-    without it would have ended in 0.1 s. The answer is exact and proven either way, but
-    which of several best moves is found may then depend on timing
-    (``tie_break="least_change"``, the default, re-optimises the move among the best anyway).
-    ``RUMMIKUB_SOLVER_THREADS=1`` keeps the steps one after the other, in one thread.
-    """
+    position are alike, and the bound rules out at once those that cannot reach their floor."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.budget = deadline - time.perf_counter()
         self.hard = False
         self.solves = 0  # linear bounds and integer programmes solved (HiGHS runs), a measure of work
-        self.background: _Background | None = None  # the integer programme running beside the search
-        self.pending: tuple[_Problem, milp._Full, int, _Search] | None = None  # ... ready to start
 
     def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
@@ -198,40 +109,6 @@ class Portfolio:
         goal, played = _floor(bound.value), bound.played
         if goal < need:
             return None  # the bound cannot reach the floor: no need to refine it
-        if PARALLEL and integral and not blocks and bound.full is not None and bound.columns > _SMALL_PROGRAMME:
-            self.pending = (problem, bound.full, need, search)  # raced once the first goal step fails
-            try:
-                return self._steps(problem, need, max_calls, search, bound, goal, played)
-            except _Finished:
-                return self._finished()
-            finally:
-                self.pending = None
-                if self.background is not None:
-                    self.background.stop()
-                    self.background = None
-        return self._steps(problem, need, max_calls, search, bound, goal, played)
-
-    def _launch(self) -> None:
-        """Start the integer programme beside the search, if this problem races
-        (``pending``) and it has not started yet."""
-        if self.pending is not None and self.background is None:
-            self.solves += 1
-            problem, full, need, search = self.pending
-            self.background = _Background(problem, full, self.deadline, need, search)
-
-    def _steps(
-        self,
-        problem: _Problem,
-        need: int,
-        max_calls: int | None,
-        search: _Search,
-        bound: milp.Bound,
-        goal: int,
-        played: float,
-    ) -> Solved | None:
-        """Steps 3 and 4 of ``solve``, from the first linear bound (``goal`` and ``played``)."""
-        blocks = bool(problem.run_blocks or problem.group_blocks)
-        integral = max_calls is None
         upper = goal  # the best upper bound known
         primary = problem.tile_weight > problem.value_weight  # tiles played, then their value
         closing = True  # the plain search goes on when the goals are proven out of reach
@@ -254,8 +131,6 @@ class Portfolio:
             if goal < need:
                 return None
             found, out_of_time = self._step(search, goal_calls, max_calls, goal, goal=True)
-            if found is None:
-                self._launch()  # the search did not end it at once: the programme races it
             if out_of_time:
                 closing = False
                 break
@@ -290,14 +165,6 @@ class Portfolio:
                 return _searched(search, search.solve(need))
             except _OutOfTime:
                 self._check()
-        if self.background is not None:
-            # the integer programme runs: the plain search goes on until one of them ends
-            search.max_calls = None
-            try:
-                return _searched(search, search.solve(need))
-            except _OutOfTime:
-                self._check()
-            return self._finished()
         if blocks and max_calls is not None:
             raise GaveUp(upper)
         # HiGHS may overrun a short time limit by far (its root work: up to 0.5 s measured
@@ -335,21 +202,8 @@ class Portfolio:
         return milp.linear_bound(problem, primary_most)
 
     def _check(self) -> None:
-        """Raises _Finished when the integer programme running beside the search has ended,
-        _OutOfTime when the deadline has passed."""
-        if self.background is not None and self.background.done():
-            raise _Finished
         if time.perf_counter() > self.deadline:
             raise _OutOfTime
-
-    def _finished(self) -> Solved | None:
-        """The answer of the integer programme running beside the search, waited for (its
-        time limit is the deadline)."""
-        assert self.background is not None
-        exact = self.background.future.result()
-        if exact is None:
-            return None
-        return Solved(exact[0], exact[1], exact[2])
 
 
 def _capped(calls: int, max_calls: int | None) -> int:

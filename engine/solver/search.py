@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -125,11 +124,6 @@ class _Search:
                 if not problem.feasibility_only:
                     running += problem.optional[c][v] * (tw + vw * v)
                 self.rack_left[v][c] = running
-
-    def stop(self) -> None:
-        """Make the search raise _OutOfTime at its next reading of the clock (another thread
-        may call it: the portfolio's integer programme, when it has answered first)."""
-        self.deadline = -math.inf
 
     def root(self) -> _Key:
         return (MIN_NUMBER, 0, (0,) * (4 * _NCOL), (), self.p.jokers, 0)
