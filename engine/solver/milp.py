@@ -368,7 +368,6 @@ class Bound(NamedTuple):
     played: float
     solution: tuple[int, _Laid] | None = None
     columns: int = 0  # the programme's columns (its size)
-    full: _Full | None = None  # the programme (without ``primary_most``), for ``solve_full``
 
 
 def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | None:
@@ -393,8 +392,7 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
         return Bound(float("inf"), 0.0)
     tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
     value = result.objective - full.programme.constant
-    solution = _integral(problem, full, result.x)
-    return Bound(value, tiles_played, solution, len(full.cost), full if primary_most is None else None)
+    return Bound(value, tiles_played, _integral(problem, full, result.x), len(full.cost))
 
 
 def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid] | None:
@@ -491,12 +489,6 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     full = _full(problem, None)
     if full is None:
         return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
-    return solve_full(problem, full, deadline, floor)
-
-
-def solve_full(problem: _Problem, full: _Full, deadline: float, floor: int = 0) -> tuple[int, _Laid, bool] | None:
-    """``solve_milp`` on the problem's programme built already (``Bound.full``: the linear
-    bound's, which the portfolio hands on instead of building it again)."""
     result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
     if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid
         return None

@@ -176,10 +176,7 @@ class Portfolio:
             search.max_calls = None  # the search has the time left
             return _searched(search, search.solve(need))
         self.solves += 1
-        if bound.full is not None:  # the programme built for the bound
-            exact = milp.solve_full(problem, bound.full, self.deadline, need)
-        else:
-            exact = milp.solve_milp(problem, self.deadline, need)
+        exact = milp.solve_milp(problem, self.deadline, need)
         if exact is None:
             return None
         return Solved(exact[0], exact[1], exact[2])
