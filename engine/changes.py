@@ -204,12 +204,17 @@ def _continuation(old: list[Counter[str]], new: list[Counter[str]]) -> list[tupl
 
     big = len(old) + 2
     weights = np.zeros((len(old), len(new)), dtype=np.int64)
+    holding: dict[str, list[int]] = {}  # numbered tile -> the before-sets holding it
     for b, before_counts in enumerate(old):
-        for a, after_counts in enumerate(new):
-            common = before_counts & after_counts
-            share = sum(common.values())
-            if share > common[JOKER_KEY]:  # a continuation shares a numbered tile
-                weights[b, a] = share * big * big + (big if before_counts == after_counts else 0) + 1
+        for key in before_counts:
+            if key != JOKER_KEY:
+                holding.setdefault(key, []).append(b)
+    for a, after_counts in enumerate(new):
+        # a continuation shares a numbered tile: only the before-sets holding one are weighed
+        for b in sorted({b for key in after_counts if key != JOKER_KEY for b in holding.get(key, ())}):
+            before_counts = old[b]
+            share = sum(min(n, before_counts[key]) for key, n in after_counts.items() if key in before_counts)
+            weights[b, a] = share * big * big + (big if before_counts == after_counts else 0) + 1
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(b), int(a)) for b, a in zip(rows, cols, strict=True) if weights[b, a] > 0]
 

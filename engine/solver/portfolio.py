@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 from engine.solver import milp
 from engine.solver.model import (
@@ -82,7 +83,9 @@ class Portfolio:
         self.hard = False
         self.solves = 0  # linear bounds and integer programmes solved (HiGHS runs), a measure of work
 
-    def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
+    def solve(
+        self, problem: _Problem, need: int, max_calls: int | None = None, accept: Any = None
+    ) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
         None when there is none. ``max_calls`` caps the work of each search step. Raises
         _OutOfTime when the deadline passes before an answer, GaveUp when a problem with
@@ -104,7 +107,11 @@ class Portfolio:
         # legal, which the search's more often is than the relaxation's (one move of 240 lost
         # a tile on the hard bench): the relaxation's solution serves the other problems only
         integral = max_calls is None
-        if integral and bound.solution is not None:
+
+        def usable(solution: tuple[int, _Laid] | None) -> bool:
+            return solution is not None and (integral or (accept is not None and accept(solution[1])))
+
+        if usable(bound.solution):
             return _exact(bound.solution, need)
         goal, played = _floor(bound.value), bound.played
         if goal < need:
@@ -114,7 +121,7 @@ class Portfolio:
         closing = True  # the plain search goes on when the goals are proven out of reach
         # a small programme: HiGHS solves it in a few milliseconds, where the search aimed at
         # the bound may take 5-50 ms and fail; it gets one short try first
-        small = max_calls is None and bound.columns <= _SMALL_PROGRAMME
+        small = bound.columns <= _SMALL_PROGRAMME
         goal_calls = _SMALL_GOAL_CALLS if small else _GOAL_CALLS
         for _ in range(_GOALS):
             if primary and played - _floor(played) > 1e-6:
@@ -124,7 +131,7 @@ class Portfolio:
                 capped = self._bound(problem, _floor(played))
                 if capped is None:
                     return None
-                if integral and capped.solution is not None:
+                if usable(capped.solution):
                     return _exact(capped.solution, need)
                 goal, played = min(goal, _floor(capped.value)), capped.played
                 upper = min(upper, goal)
@@ -155,7 +162,7 @@ class Portfolio:
             capped = self._bound(problem, goal // problem.tile_weight - 1)
             if capped is None:
                 return None
-            if integral and capped.solution is not None:
+            if usable(capped.solution):
                 return _exact(capped.solution, need)
             goal, played = _floor(capped.value), capped.played
             upper = goal
@@ -165,7 +172,7 @@ class Portfolio:
                 return _searched(search, search.solve(need))
             except _OutOfTime:
                 self._check()
-        if blocks and max_calls is not None:
+        if blocks and max_calls is not None and not small:
             raise GaveUp(upper)
         # HiGHS may overrun a short time limit by far (its root work: up to 0.5 s measured
         # with blocks), so the programme starts only with enough time left
@@ -173,6 +180,8 @@ class Portfolio:
         if time.perf_counter() > self.deadline - margin:
             if not blocks:
                 raise _OutOfTime
+            if max_calls is not None:
+                raise GaveUp(upper)
             search.max_calls = None  # the search has the time left
             return _searched(search, search.solve(need))
         self.solves += 1
