@@ -192,7 +192,6 @@ class _Suggester:
             return
         self.upper = found[0].score if found else self.gave_up_bound
         self.relaxed_known[everything] = found
-        self.variant_start = self.portfolio.solves
         for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
             if self.exhausted or self._best_score() >= min(self._ceiling(), self.upper or self._ceiling()):
                 return
