@@ -60,8 +60,14 @@ Suggest: the moves considered
   Every combination of variants is a pass of its own, simplest first, each looking only for
   a better move than the best so far. The combinations changing the same joker sets are
   bounded together by a *relaxed* problem (those sets taken apart, their jokers anywhere;
-  its work capped by search steps, not time, so answers are reproducible): none is tried
-  when it cannot beat the best move, and when its own move is legal it is taken instead.
+  its search capped by work, not time, so answers are reproducible): none is tried when it
+  cannot beat the best move, and when its own move is legal it is taken instead. The relaxed
+  problem of every joker set that has variants comes first: it bounds every pass (when it
+  cannot beat the best move, no pass can; when its move is legal, that move is the best of
+  them all and no other pass runs; else its score caps the others). A relaxed problem's
+  relaxation is taken as its move when it is integral and its move a legal turn (the
+  search's move is legal more often; the relaxation's is tried first as it is free), and
+  a small one (``portfolio._SMALL_PROGRAMME``) goes to HiGHS when its search falls short.
   When the rack holds no joker and the passes one by one have needed a few HiGHS runs
   (``suggest._ONE_BY_ONE``) without settling the variants, every combination is solved at
   once instead (``choices``: one integer programme with a binary variable per variant,

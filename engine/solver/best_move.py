@@ -143,6 +143,8 @@ class _Suggester:
         self.at_once = False  # the variants of the joker sets may be solved at once
         self.variant_start = 0  # HiGHS runs of the portfolio before the variants' passes
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
+        self.upper: int | None = None  # a bound of every move's score (None: none known)
+        self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
 
     # --- passes -----------------------------------------------------------------------
 
@@ -174,11 +176,24 @@ class _Suggester:
         self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
         self.variant_start = self.portfolio.solves
         passes += two_tile
+        if not passes or self._best_score() >= self._ceiling():
+            return
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
             by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
+        # every joker set taken apart bounds every pass: when that cannot beat the best move,
+        # none can; when its move is legal, it is the best of them all
+        everything = frozenset().union(*by_support)
+        found = self._relaxed(everything, _RELAXED_CALLS)
+        if self.exhausted or found == []:
+            return
+        if found and self._legal(found[0]):
+            self.candidates.append(found[0])
+            return
+        self.upper = found[0].score if found else self.gave_up_bound
+        self.relaxed_known[everything] = found
         for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
-            if self.exhausted or self._best_score() >= self._ceiling():
+            if self.exhausted or self._best_score() >= min(self._ceiling(), self.upper or self._ceiling()):
                 return
             self._variant_passes(support, by_support[support])
 
@@ -273,13 +288,18 @@ class _Suggester:
         tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
         them all (its work is capped, it may cost more than it saves). When it cannot beat
         the best move, none can; when its own move is legal, it is the best of them."""
-        found = self._relaxed(support, _RELAXED_CALLS)
+        if support in self.relaxed_known:
+            found, self.gave_up_bound = self.relaxed_known[support], self.upper
+        else:
+            found = self._relaxed(support, _RELAXED_CALLS)
         if self.exhausted or found == []:
             return
         if found and self._legal(found[0]):
             self.candidates.append(found[0])
             return
         bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
+        if self.upper is not None:
+            bound = min(bound, self.upper)
         for variants, rack, fixed in passes:
             if self.exhausted or self._best_score() >= bound or self._variants_settled():
                 return
@@ -375,7 +395,13 @@ class _Suggester:
         laid: _Builder | _Laid
         if not (p.meld_min or p.feasibility_only):
             try:  # the search, the linear bound, the search aimed at it, the integer programme
-                solved = self.portfolio.solve(p, need, max_calls)
+                accept = None
+                if not candidate and max_calls is not None:
+
+                    def accept(laid: _Laid) -> bool:
+                        return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed))
+
+                solved = self.portfolio.solve(p, need, max_calls, accept)
             except _OutOfTime:
                 self.exhausted = True
                 return None

@@ -22,7 +22,10 @@ bound, and the integer programme when nothing else closes the problem.
    integer programme (``milp.solve_milp``, blocks included) solves what is left, under the
    deadline, if enough time is left (``_MILP_LEAST``, ``_MILP_BLOCKS_SHARE``); else the
    search goes on until the deadline. The relaxed bounds of ``suggest`` (``max_calls``) give
-   up instead (``GaveUp``, with the best bound known).
+   up instead (``GaveUp``, with the best bound known), unless their programme is small.
+
+A relaxed bound's move counts only when it is a legal turn (``accept``, asked of integral
+relaxations: the search's move is legal more often, but the relaxation's is free).
 
 The steps 1–3 are bounded by work, not time, so their answers are reproducible; only the
 integer programme runs against the clock. The same ``_Search`` object serves every step: what
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 from engine.solver import milp
 from engine.solver.model import (
@@ -82,9 +86,16 @@ class Portfolio:
         self.hard = False
         self.solves = 0  # linear bounds and integer programmes solved (HiGHS runs), a measure of work
 
-    def solve(self, problem: _Problem, need: int, max_calls: int | None = None) -> Solved | None:
+    def solve(
+        self,
+        problem: _Problem,
+        need: int,
+        max_calls: int | None = None,
+        accept: Callable[[_Laid], bool] | None = None,
+    ) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
-        None when there is none. ``max_calls`` caps the work of each search step. Raises
+        None when there is none. ``max_calls`` caps the work of each search step; with it, an
+        integral relaxation is the answer only when ``accept`` takes its sets. Raises
         _OutOfTime when the deadline passes before an answer, GaveUp when a problem with
         blocks used up its ``max_calls``."""
         blocks = bool(problem.run_blocks or problem.group_blocks)
@@ -102,9 +113,14 @@ class Portfolio:
             return None  # not even the relaxation lays the table's tiles
         # a relaxed bound of suggest (``max_calls``) is worth its move only when that move is
         # legal, which the search's more often is than the relaxation's (one move of 240 lost
-        # a tile on the hard bench): the relaxation's solution serves the other problems only
+        # a tile on the hard bench): the relaxation's solution serves it only when ``accept``
+        # says its move is legal
         integral = max_calls is None
-        if integral and bound.solution is not None:
+
+        def usable(solution: tuple[int, _Laid]) -> bool:
+            return integral or (accept is not None and accept(solution[1]))
+
+        if bound.solution is not None and usable(bound.solution):
             return _exact(bound.solution, need)
         goal, played = _floor(bound.value), bound.played
         if goal < need:
@@ -114,7 +130,7 @@ class Portfolio:
         closing = True  # the plain search goes on when the goals are proven out of reach
         # a small programme: HiGHS solves it in a few milliseconds, where the search aimed at
         # the bound may take 5-50 ms and fail; it gets one short try first
-        small = max_calls is None and bound.columns <= _SMALL_PROGRAMME
+        small = bound.columns <= _SMALL_PROGRAMME
         goal_calls = _SMALL_GOAL_CALLS if small else _GOAL_CALLS
         for _ in range(_GOALS):
             if primary and played - _floor(played) > 1e-6:
@@ -124,7 +140,7 @@ class Portfolio:
                 capped = self._bound(problem, _floor(played))
                 if capped is None:
                     return None
-                if integral and capped.solution is not None:
+                if capped.solution is not None and usable(capped.solution):
                     return _exact(capped.solution, need)
                 goal, played = min(goal, _floor(capped.value)), capped.played
                 upper = min(upper, goal)
@@ -155,7 +171,7 @@ class Portfolio:
             capped = self._bound(problem, goal // problem.tile_weight - 1)
             if capped is None:
                 return None
-            if integral and capped.solution is not None:
+            if capped.solution is not None and usable(capped.solution):
                 return _exact(capped.solution, need)
             goal, played = _floor(capped.value), capped.played
             upper = goal
@@ -165,7 +181,7 @@ class Portfolio:
                 return _searched(search, search.solve(need))
             except _OutOfTime:
                 self._check()
-        if blocks and max_calls is not None:
+        if blocks and max_calls is not None and not small:
             raise GaveUp(upper)
         # HiGHS may overrun a short time limit by far (its root work: up to 0.5 s measured
         # with blocks), so the programme starts only with enough time left
@@ -173,6 +189,8 @@ class Portfolio:
         if time.perf_counter() > self.deadline - margin:
             if not blocks:
                 raise _OutOfTime
+            if max_calls is not None:
+                raise GaveUp(upper)
             search.max_calls = None  # the search has the time left
             return _searched(search, search.solve(need))
         self.solves += 1
