@@ -345,6 +345,8 @@ def replay_game(
     for the whole record (each search gets at most ``search_budget_seconds`` of what is left). Raises
     InputError for a record no game can produce (racks and pool beyond the tile supply,
     duplicate player names)."""
+    if analyze:
+        solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + analyze_budget_seconds
     search = (deadline, search_budget_seconds)
     rules = rules or record.rules

@@ -210,11 +210,11 @@ def _budget_process_init() -> None:
     with contextlib.suppress(OSError):
         os.nice(BUDGET_NICE)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="rummikub-parent", daemon=True).start()
-    from engine.solver import milp
+    from engine import solver
     from service.app import LIMITS_KEY, create_app
 
     app = create_app()
-    milp.prepare()  # the integer programme's matrices (~0.1 s) now, not in a client's first request
+    solver.prepare()  # the solver's modules and matrices (~1 s cold) now, not in a client's first request
     _BUDGET_APP = RSGIAdapter(app, app.extensions[LIMITS_KEY].max_body_bytes, 10.0)
 
 

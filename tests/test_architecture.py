@@ -96,6 +96,32 @@ print(json.dumps(sorted({{m.split(".")[0] for m in sys.modules}} & set({SOLVER_O
     assert _fresh(code) == []
 
 
+def test_no_budget_pays_for_loading_the_solver() -> None:
+    """After ``engine.solver.prepare()`` a suggestion (a play, its change list, the least-change
+    tie break), a loose verify and an analysed replay import no module: what loads once (scipy's
+    matching took ~0.4 s of a first suggestion's 1 s budget) is loaded before any clock starts."""
+    code = """
+import json, sys
+from engine import solver
+from engine.generate import generate_game
+from engine.loose import verify_loose_turn
+from engine.replay import parse_game_record, replay_game
+from engine.rules import PRESETS
+from engine.sets import TableSet
+from engine.tiles import parse_tiles
+record = parse_game_record(generate_game(3, 2))
+solver.prepare()
+before = set(sys.modules)
+table = [parse_tiles("R5 R6 R7"), parse_tiles("K9 B9 O9")]
+move = solver.suggest(table, parse_tiles("R8 B9 K2"), True, PRESETS["sabra"], "tiles", 5.0)
+assert move.played and move.changes is not None
+verify_loose_turn([TableSet(tuple(s)) for s in table], parse_tiles("R5 R6 R7 R8 K9 B9 O9"), parse_tiles("R8"), True)
+replay_game(record, analyze=True)
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+    assert _fresh(code) == []
+
+
 def test_the_solver_loads_when_first_used() -> None:
     """``engine.solver.suggest`` and ``arrange`` are the functions however the package was first
     reached: by the name, or through one of its modules imported directly."""

@@ -163,12 +163,29 @@ passes, variants of joker sets and the verified answer).
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so
-far, with ``optimal_proven=False`` and ``budget_exhausted=True``.
+far, with ``optimal_proven=False`` and ``budget_exhausted=True``. What a process does once
+(importing numpy, scipy and HiGHS, building the candidate sets' matrices: about a second) is
+not part of any budget: ``prepare()`` does it ahead (the service's budget processes before they
+serve, ``replay --analyze`` before its clock starts), and ``suggest`` starts its clock only
+once its modules are loaded.
 """
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from engine.solver.model import OBJECTIVES, TIE_BREAKS, ArrangeResult, Suggestion
+
+
+@functools.cache
+def prepare() -> None:
+    """Load the solver and build its tables now, once per process (about a second cold: numpy,
+    scipy, HiGHS and the integer programme's matrices), so that no budget pays for them; the
+    calls after the first return at once."""
+    import engine.solver.best_move  # noqa: F401  (the whole solver)
+    from engine.solver import milp
+
+    milp.prepare()
+
 
 if TYPE_CHECKING:
     from engine.solver.arrangement import arrange

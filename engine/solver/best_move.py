@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
+
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
 from engine.solver import choices, portfolio
