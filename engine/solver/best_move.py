@@ -187,15 +187,12 @@ class _Suggester:
         # none can; when its move is legal, it is the best of them all
         everything = frozenset().union(*by_support)
         found = self._relaxed(everything, _RELAXED_CALLS)
-        if self.exhausted or found == []:
-            return
-        if found and self._legal(found[0]):
-            self.candidates.append(found[0])
+        if self._relaxed_settles(found):
             return
         self.upper = found[0].score if found else self.gave_up_bound
         self.relaxed_known[everything] = found
         for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
-            if self.exhausted or self._best_score() >= min(self._ceiling(), self.upper or self._ceiling()):
+            if self.exhausted or self._best_score() >= self._upper():
                 return
             self._variant_passes(support, by_support[support])
 
@@ -285,6 +282,21 @@ class _Suggester:
             return None if self.gave_up or self.exhausted else []
         return [relaxed]
 
+    def _relaxed_settles(self, found: list[_Outcome] | None) -> bool:
+        """Whether a relaxed problem's answer ends the passes it bounds: none of them can beat
+        the best move (or the time ran out), or its own move is legal (the best of them: kept)."""
+        if self.exhausted or found == []:
+            return True
+        if found and self._legal(found[0]):
+            self.candidates.append(found[0])
+            return True
+        return False
+
+    def _upper(self) -> int:
+        """The best bound known of every move's score: the ceiling, or the relaxed problem of
+        every joker set with variants when it has one."""
+        return self._ceiling() if self.upper is None else min(self._ceiling(), self.upper)
+
     def _variant_passes(self, support: frozenset[int], passes: list[_VariantPass]) -> None:
         """The passes changing exactly the joker sets in ``support``. Any of them rebuilds the
         tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
@@ -294,10 +306,7 @@ class _Suggester:
             found, self.gave_up_bound = self.relaxed_known[support], self.upper
         else:
             found = self._relaxed(support, _RELAXED_CALLS)
-        if self.exhausted or found == []:
-            return
-        if found and self._legal(found[0]):
-            self.candidates.append(found[0])
+        if self._relaxed_settles(found):
             return
         bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
         if self.upper is not None:
