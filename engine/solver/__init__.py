@@ -163,11 +163,12 @@ passes, variants of joker sets and the verified answer).
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so
-far, with ``optimal_proven=False`` and ``budget_exhausted=True``. What a process does once
-(importing numpy, scipy and HiGHS, building the candidate sets' matrices: about a second) is
-not part of any budget: ``prepare()`` does it ahead (the service's budget processes before they
-serve, ``replay --analyze`` before its clock starts), and ``suggest`` starts its clock only
-once its modules are loaded.
+far, with ``optimal_proven=False`` and ``budget_exhausted=True``. Loading the solver's
+modules (numpy, scipy, HiGHS: about a second cold) is never part of a budget: ``suggest``
+starts its clock once they are loaded. ``prepare()`` loads them and builds the candidate sets'
+matrices ahead (which a first problem needing one would otherwise build within its budget,
+tens of milliseconds): the service's budget processes call it before they serve, a loose
+verify and ``replay --analyze`` before their budgets start.
 """
 
 import functools
