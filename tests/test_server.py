@@ -767,7 +767,8 @@ def test_workers_end_with_a_launcher_killed_alone(tmp_path: Path) -> None:
         while any(Path(f"/proc/{w}").exists() and b"Z" not in _state(w) for w in workers):
             assert time.monotonic() < deadline, "a worker outlived its launcher"
             time.sleep(0.05)
-        # the workers' children (budget processes) end a moment after them (their own watch)
+        # one loaded run still listed a listener just after the workers had ended: the port
+        # must be free within the same deadline (the message names who still holds it)
         while listening_sockets(server.port):
             assert time.monotonic() < deadline, f"port {server.port} still served by {_listeners(server.port)}"
             time.sleep(0.05)
