@@ -554,15 +554,7 @@ def _least(m: _Model, matrix: Any, time_limit: float) -> tuple[list[int], bool, 
     cost = -np.array(m.cost, dtype=float)
     upper = np.array(m.upper, dtype=float)
     lower_rows, upper_rows = np.array(m.row_lower, dtype=float), np.array(m.row_upper, dtype=float)
-    start = time.perf_counter()
-    relaxed = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, False, False, time_limit)
-    if relaxed.status == highs.INFEASIBLE:
-        return None
-    whole = highs.integral(relaxed.x) if relaxed.status == highs.OPTIMAL and relaxed.x is not None else None
-    if whole is not None:
-        return whole, True, -round(relaxed.objective)
-    left = time_limit - (time.perf_counter() - start)
-    found = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, False, left)
+    found = highs.relaxation_first(cost, upper, matrix, lower_rows, upper_rows, time_limit)
     if found.x is None:
         return None
     return [round(float(v)) for v in found.x], found.status == highs.OPTIMAL, -round(found.objective)

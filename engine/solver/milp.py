@@ -402,8 +402,12 @@ def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid
     copies = highs.integral(x)
     if copies is None:
         return None
-    score = round(float(full.cost @ copies) - full.programme.constant)
-    return score, laid_from(problem, full, copies)
+    return _score(full, copies), laid_from(problem, full, copies)
+
+
+def _score(full: _Full, copies: list[int]) -> int:
+    """The score (the search's) of laying each column ``copies`` times."""
+    return round(float(full.cost @ copies) - full.programme.constant)
 
 
 def _empty_programme(problem: _Problem) -> _Programme:
@@ -495,7 +499,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     if result.x is None:  # no move found in time
         raise _OutOfTime
     copies = [round(float(n)) for n in result.x]
-    score = round(sum(c * n for c, n in zip(full.cost, copies, strict=True)) - full.programme.constant)
+    score = _score(full, copies)
     if score < floor:
         return None
     return score, laid_from(problem, full, copies), result.status == highs.OPTIMAL
