@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import arrange, milp, suggest
+from engine.solver import arrange, prepare, suggest
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, SUPPLIES, Tile, numbered, parse_tiles, sort_key
 from engine.turns import verify_turn
 
@@ -417,7 +417,7 @@ def main() -> None:
         solver = InProcess(rs, ruleset) if args.theirs_shared else OwnProcess({}, args.backend)
 
     # Warm-up: our caches and their cvxpy problem compilation are not what is measured.
-    milp.prepare()
+    prepare()  # our warm-up: the solver loaded and its matrices built, once per process
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", args.budget)
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", args.budget, tie_break="any")
     if solver is not None:

@@ -46,7 +46,7 @@ from bench_solver_games import InProcess, OwnProcess, Position, game_positions, 
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import milp, suggest
+from engine.solver import prepare, suggest
 from engine.tiles import SUPPLIES
 from engine.turns import verify_turn
 
@@ -143,7 +143,7 @@ def main() -> None:
         raise SystemExit("rummikub-solver is not importable: pip install rummikub-solver (bench only)")
     fams = [f for f in families(args.per_family, args.seed) if not args.only or args.only in f[0]]
     rows: list[dict[str, Any]] = []
-    milp.prepare()  # our warm-up: the integer programme's matrices, built once per process
+    prepare()  # our warm-up: the solver loaded and its matrices built, once per process
     for name, supply, found in fams:
         ruleset = ruleset_for(rs, supply, args.theirs_shared)
         theirs(ruleset, found[0])  # warm-up (cvxpy compiles its problem once)
