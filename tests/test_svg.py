@@ -11,7 +11,6 @@ import json
 import shutil
 import struct
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 import zlib
 from collections import Counter
@@ -296,11 +295,11 @@ def _screenshot(browser: str, target: Path, out: Path, width: int, height: int) 
 
 
 @pytest.mark.slow
-def test_pictures_in_headless_chromium() -> None:
+def test_pictures_in_headless_chromium(tmp_path: Path) -> None:
     browser = _chromium()
     if browser is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
-    folder = Path(tempfile.mkdtemp(prefix="rummikub-screens-"))
+    folder = tmp_path  # pytest keeps the last few runs' folders (the screenshots) and removes older ones
     picture = folder / "turn.svg"
     before = _sets("R5 R6 J R8", "K9 B9 O9")
     after = _sets("R5 R6 R7 R8", "K9 B9 O9", "K11 K12 J", "B1 B3 O4")
