@@ -241,6 +241,51 @@ def test_highs_maximise_answers_optimal_integral_and_infeasible() -> None:
         assert (limit[1] if isinstance(limit, tuple) else limit) == pytest.approx(0.2 if integer else before + 0.2)
 
 
+def test_highs_maximise_stops_at_its_cpu_limit_and_only_there() -> None:
+    """An integer programme stops at its CPU-time limit (HiGHS calls back before its first
+    node), and the next run of the thread's object, with room, is not stopped by the flag the
+    previous run's stop left set; without a limit no callback is left subscribed."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    cost, upper = np.array([2.0, 3.0]), np.array([4.0, 4.0])
+    matrix = csc_array(np.array([[2.0, 2.0]]))
+    rows = np.array([-np.inf]), np.array([3.0])
+    for _ in range(2):
+        stopped = highs.maximise(cost, upper, matrix, *rows, True, False, 5.0, 0.0)
+        assert stopped.status == highs.STOPPED
+        whole = highs.maximise(cost, upper, matrix, *rows, True, False, 5.0, 60.0)
+        assert whole.status == highs.OPTIMAL and list(whole.x) == [0.0, 1.0]
+    assert not highs._highs().cbMipInterrupt.callbacks
+
+
+def test_solve_integer_switches_to_presolve_by_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve_integer`` gives HiGHS ``_WITHOUT_PRESOLVE`` seconds of CPU time without
+    presolve, then the rest of the deadline with it; a programme solved in the first run is
+    not run again."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    runs: list[tuple[bool, float | None]] = []
+    maximise = highs.maximise
+
+    def spy(*args: Any) -> highs.Result:
+        runs.append((args[6], args[8] if len(args) > 8 else None))
+        return maximise(*args)
+
+    monkeypatch.setattr(highs, "maximise", spy)
+    cost, upper = np.array([2.0, 3.0]), np.array([4.0, 4.0])
+    matrix = csc_array(np.array([[2.0, 2.0]]))
+    rows = np.array([-np.inf]), np.array([3.0])
+    solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
+    assert solved.status == highs.OPTIMAL and runs == [(False, milp._WITHOUT_PRESOLVE)]
+    runs.clear()
+    monkeypatch.setattr(milp, "_WITHOUT_PRESOLVE", 0.0)  # stopped before its first node
+    solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
+    assert solved.status == highs.OPTIMAL and list(solved.x) == [0.0, 1.0]
+    assert runs == [(False, 0.0), (True, None)]
+
+
 def test_highs_runs_on_one_thread_without_feasibility_jump() -> None:
     """The two options that cost 10-25 ms per integer programme when left at HiGHS's defaults."""
     solver = highs._highs()
