@@ -328,12 +328,38 @@ def test_every_tile_arranged_when_goal_mode_runs_out(
     solver = suggest_module._Suggester(sets, [None] * len(sets), tiles, True, RULES, "tiles", deadline)
     problem, _ = solver._problem(dissolve=set(range(len(sets))))
     exact = search._Search(problem, deadline).solve()
-    assert exact == portfolio._everything(problem)
+    assert exact is not None and [w[0] for w in portfolio._laying_all(problem, exact)] == [exact]
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
     laid = Counter(t.undeclared().key for s in solved.laid.plain_sets() for t in s)
     assert laid == Counter(t.key for s in sets for t in s) + Counter(t.key for t in tiles)
     assert all(read_set(s, RULES).valid for s in solved.laid.plain_sets())
+
+
+def test_every_tile_but_one_arranged_when_goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound reached by laying every tile but one (K1 fits nowhere): the arrangement of the
+    others answers, proven, without the integer programme."""
+    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS"):
+        monkeypatch.setattr(portfolio, name, 1)
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
+
+    def no_programme(*args: Any) -> Any:
+        raise AssertionError("the integer programme ran")
+
+    monkeypatch.setattr(milp, "solve_milp", no_programme)
+    sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
+    tiles = tuple(parse_tiles("R8 K1 B10 B11 B12"))
+    deadline = time.perf_counter() + 30
+    solver = suggest_module._Suggester(sets, [None, None], tiles, True, RULES, "tiles", deadline)
+    problem, _ = solver._problem(dissolve={0, 1})
+    exact = search._Search(problem, deadline).solve()
+    assert exact is not None and len(portfolio._laying_all(problem, exact)) == 1
+    solved = portfolio.Portfolio(deadline).solve(problem, 0)
+    assert solved is not None and solved.score == exact and solved.proven
+    laid = Counter(t.undeclared().key for s in solved.laid.plain_sets() for t in s)
+    played = Counter(t.key for t in tiles) - Counter(t.key for t in parse_tiles("K1"))
+    assert laid == Counter(t.key for s in sets for t in s) + played
 
 
 def test_every_tile_score_needs_jokers_of_no_weight() -> None:
@@ -344,4 +370,4 @@ def test_every_tile_score_needs_jokers_of_no_weight() -> None:
     for rack, scored in (("R8 J", False), ("R8 R9", True)):
         solver = suggest_module._Suggester(sets, [None], tuple(parse_tiles(rack)), True, RULES, "tiles", deadline)
         problem, _ = solver._problem(dissolve={0})
-        assert (portfolio._everything(problem) is not None) == scored
+        assert bool(portfolio._laying_all(problem, 10**9)) == scored

@@ -34,7 +34,7 @@ def arrange(tiles: Sequence[Tile], rules: Rules = SABRA, budget_seconds: float =
     if not tiles:
         return ArrangeResult(True, (), True, False)
     try:
-        sets = arranged(required, jokers, deadline)
+        sets, _ = arranged(required, jokers, deadline)
     except _OutOfTime:
         return ArrangeResult(None, None, False, True)
     if sets is None:
@@ -44,14 +44,14 @@ def arrange(tiles: Sequence[Tile], rules: Rules = SABRA, budget_seconds: float =
 
 def arranged(
     counts: list[list[int]], jokers: int, deadline: float, max_calls: int | None = None
-) -> list[tuple[Tile, ...]] | None:
+) -> tuple[list[tuple[Tile, ...]] | None, int]:
     """The sets of an arrangement of the tiles ``counts[c][v]`` and ``jokers`` jokers, every
-    one laid; None when there is none. Raises _OutOfTime at the deadline or past ``max_calls``
-    search calls."""
+    one laid (None when there is none), and the search calls it took. Raises _OutOfTime at
+    the deadline or past ``max_calls`` search calls."""
     search = _Search(_Problem(counts, _empty_counts(), jokers, jokers, feasibility_only=True), deadline, max_calls)
     if search.solve() is None:
-        return None
+        return None, search.calls
     builder = _Builder(search)
     builder.build()
     builder.place_spare_jokers(search.leftover_jokers())
-    return builder.plain_sets()
+    return builder.plain_sets(), search.calls

@@ -16,11 +16,12 @@ bound, and the integer programme when nothing else closes the problem.
    first it finds is optimal, proven by the bound. A *small* programme (at most
    ``_SMALL_PROGRAMME`` columns, which HiGHS solves in a few milliseconds) gets one short try
    (``_SMALL_GOAL_CALLS``) and then goes to the integer programme (step 4). When the bound
-   lets every tile be laid (and where the jokers stand weighs nothing), goal mode gets that
-   short try too, then the search for an arrangement of every tile the rest of the work
-   (``arrangement.arranged``: it lays spare jokers at the end instead of searching where
-   they go, and finds in a few milliseconds moves goal mode had not found in 5,000 calls;
-   its move is the optimum). When the bound is out of reach, the best
+   is reached by laying every tile, or every tile but one (and where the jokers stand weighs
+   nothing), goal mode gets that short try too, then the search for an arrangement of those
+   tiles the rest of the work (``arrangement.arranged``: it lays spare jokers at the end
+   instead of searching where they go, and finds in a few milliseconds moves goal mode had
+   not found in 5,000 calls; such a move reaches the bound, so it is the optimum). When the
+   bound is out of reach, the best
    move playing its tiles is searched for (the bound allows no more tiles); when there is
    none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS`` rounds).
 4. The plain search goes on from what it has memoised (``_CLOSING_CALLS``), then the
@@ -138,7 +139,6 @@ class Portfolio:
         # the bound may take 5-50 ms and fail; it gets one short try first
         small = bound.columns <= _SMALL_PROGRAMME
         goal_calls = _SMALL_GOAL_CALLS if small else _GOAL_CALLS
-        everything = None if blocks else _everything(problem)
         for _ in range(_GOALS):
             if primary and played - _floor(played) > 1e-6:
                 # the relaxation plays a fractional number of tiles: the floor of its bound
@@ -153,16 +153,21 @@ class Portfolio:
                 upper = min(upper, goal)
             if goal < need:
                 return None
-            # when the bound lets every tile be laid, an arrangement of them all is its move:
-            # goal mode gets a short try, then the search for an arrangement the rest of the
-            # work (it lays spare jokers at the end instead of searching where they go)
-            every_tile = everything is not None and goal >= everything
-            calls = _SMALL_GOAL_CALLS if every_tile else goal_calls
+            # when the bound is reached by laying every tile, or every tile but one, the search
+            # for an arrangement finds such a move where goal mode may not (it lays spare
+            # jokers at the end instead of searching where they go): goal mode gets a short try
+            ways = [] if blocks else _laying_all(problem, goal)
+            calls = _SMALL_GOAL_CALLS if ways else goal_calls
             found, out_of_time = self._step(search, calls, max_calls, goal, goal=True)
-            if out_of_time and everything is not None and goal >= everything:
-                laid = self._arranged(problem, _capped(goal_calls, max_calls))
-                if laid is not None and usable((everything, laid)):
-                    return Solved(everything, laid, True)
+            if out_of_time and ways and calls < goal_calls:
+                left = _capped(goal_calls - calls, max_calls)  # the rest of goal mode's work
+                for score, counts, jokers in ways:
+                    laid, used = self._arranged(counts, jokers, left)
+                    if laid is not None and usable((score, laid)):
+                        return Solved(score, laid, True)
+                    left -= used
+                    if left <= 0:
+                        break
             if out_of_time:
                 closing = False
                 break
@@ -228,22 +233,18 @@ class Portfolio:
             self._check()
             return None, True
 
-    def _arranged(self, problem: _Problem, calls: int) -> _Laid | None:
-        """Every tile of ``problem`` laid, found within ``calls`` search calls; None when there
-        is no such move or the calls ran out first. Raises _OutOfTime when the deadline has
-        passed."""
-        counts = [
-            [r + o for r, o in zip(rc, oc, strict=True)]
-            for rc, oc in zip(problem.required, problem.optional, strict=True)
-        ]
+    def _arranged(self, counts: list[list[int]], jokers: int, calls: int) -> tuple[_Laid | None, int]:
+        """The tiles ``counts[c][v]`` and ``jokers`` jokers all laid, found within ``calls``
+        search calls (None: they cannot be, or the calls ran out first), and the calls it
+        took. Raises _OutOfTime when the deadline has passed."""
         try:
-            sets = arranged(counts, problem.jokers, self.deadline, calls)
+            sets, used = arranged(counts, jokers, self.deadline, calls)
         except _OutOfTime:
             self._check()
-            return None
+            return None, calls
         if sets is None:
-            return None
-        return _Laid(sets, [milp.stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None])
+            return None, used
+        return _Laid(sets, [milp.stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]), used
 
     def _bound(self, problem: _Problem, primary_most: int | None = None) -> milp.Bound | None:
         self.solves += 1
@@ -272,14 +273,30 @@ def _exact(solution: tuple[int, _Laid], need: int) -> Solved | None:
     return Solved(score, laid, True) if score >= need else None
 
 
-def _everything(problem: _Problem) -> int | None:
-    """The score of laying every tile of ``problem`` (the most it can score), when that does
-    not depend on how its jokers are laid (none, or their points weigh nothing); else None."""
+def _laying_all(problem: _Problem, goal: int) -> list[tuple[int, list[list[int]], int]]:
+    """The moves of ``problem`` laying every tile, or every tile but one, that reach the bound
+    ``goal`` (each as its score, the numbered tiles it lays per colour and number, and its
+    jokers), when a move's score does not depend on where its jokers stand (none, or their
+    points weigh nothing); else none."""
     if problem.jokers and problem.joker_weight:
-        return None
+        return []
     tw, vw = problem.tile_weight, problem.value_weight
-    rack = sum(n * (tw + vw * v) for counts in problem.optional for v, n in enumerate(counts))
-    return rack + problem.jokers * tw
+    counts = [
+        [r + o for r, o in zip(rc, oc, strict=True)] for rc, oc in zip(problem.required, problem.optional, strict=True)
+    ]
+    played = [(c, v) for c, row in enumerate(problem.optional) for v, n in enumerate(row) if n]
+    everything = sum(problem.optional[c][v] * (tw + vw * v) for c, v in played) + problem.jokers * tw
+    if goal >= everything:
+        return [(everything, counts, problem.jokers)]
+    ways = []
+    for c, v in played:
+        if everything - (tw + vw * v) == goal:
+            fewer = [row[:] for row in counts]
+            fewer[c][v] -= 1
+            ways.append((goal, fewer, problem.jokers))
+    if problem.jokers > problem.jokers_required and everything - tw == goal:
+        ways.append((goal, counts, problem.jokers - 1))
+    return ways
 
 
 def _floor(bound: float) -> int:
