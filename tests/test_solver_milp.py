@@ -342,3 +342,77 @@ def test_highs_runs_in_a_thread_pool_made_by_another_user() -> None:
         "assert result.status == highs.OPTIMAL and list(result.x) == [1.0], result\n"
     )
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+
+@pytest.mark.parametrize(
+    ("table", "rack"),
+    [
+        (["R5 R6 R7", "K9 B9 O9 J"], "R8 B10 B11 B12"),
+        (["R5 R6 R7", "K9 B9 O9 J", "K1 K2 K3 J"], "R8 B10 B11 B12 O1 O2"),
+        (["B1 B2 B3", "O7 O8 O9 O10"], "B4 B5 O11 R11 K11"),
+    ],
+)
+def test_every_tile_arranged_when_goal_mode_runs_out(
+    table: list[str], rack: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the bound lets every tile be laid and goal mode runs out of work, the search for
+    an arrangement of every tile answers (no integer programme): the optimum, proven, every
+    table and rack tile laid in valid sets."""
+    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS"):
+        monkeypatch.setattr(portfolio, name, 1)
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)  # the arrangement gets ``_GOAL_CALLS``
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+
+    def no_programme(*args: Any) -> Any:
+        raise AssertionError("the integer programme ran")
+
+    monkeypatch.setattr(milp, "solve_milp", no_programme)
+    sets = [tuple(parse_tiles(s)) for s in table]
+    tiles = tuple(parse_tiles(rack))
+    deadline = time.perf_counter() + 30
+    solver = suggest_module._Suggester(sets, [None] * len(sets), tiles, True, RULES, "tiles", deadline)
+    problem, _ = solver._problem(dissolve=set(range(len(sets))))
+    exact = search._Search(problem, deadline).solve()
+    assert exact is not None and [w[0] for w in portfolio._laying_all(problem, exact)] == [exact]
+    solved = portfolio.Portfolio(deadline).solve(problem, 0)
+    assert solved is not None and solved.score == exact and solved.proven
+    laid = Counter(t.undeclared().key for s in solved.laid.plain_sets() for t in s)
+    assert laid == Counter(t.key for s in sets for t in s) + Counter(t.key for t in tiles)
+    assert all(read_set(s, RULES).valid for s in solved.laid.plain_sets())
+
+
+def test_every_tile_but_one_arranged_when_goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound reached by laying every tile but one (K1 fits nowhere): the arrangement of the
+    others answers, proven, without the integer programme."""
+    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS"):
+        monkeypatch.setattr(portfolio, name, 1)
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
+
+    def no_programme(*args: Any) -> Any:
+        raise AssertionError("the integer programme ran")
+
+    monkeypatch.setattr(milp, "solve_milp", no_programme)
+    sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
+    tiles = tuple(parse_tiles("R8 K1 B10 B11 B12"))
+    deadline = time.perf_counter() + 30
+    solver = suggest_module._Suggester(sets, [None, None], tiles, True, RULES, "tiles", deadline)
+    problem, _ = solver._problem(dissolve={0, 1})
+    exact = search._Search(problem, deadline).solve()
+    assert exact is not None and len(portfolio._laying_all(problem, exact)) == 1
+    solved = portfolio.Portfolio(deadline).solve(problem, 0)
+    assert solved is not None and solved.score == exact and solved.proven
+    laid = Counter(t.undeclared().key for s in solved.laid.plain_sets() for t in s)
+    played = Counter(t.key for t in tiles) - Counter(t.key for t in parse_tiles("K1"))
+    assert laid == Counter(t.key for s in sets for t in s) + played
+
+
+def test_every_tile_score_needs_jokers_of_no_weight() -> None:
+    """Laying every tile is one score only when where the jokers stand weighs nothing: with a
+    joker on the rack (its points count) there is none."""
+    sets = [tuple(parse_tiles("R5 R6 R7"))]
+    deadline = time.perf_counter() + 30
+    for rack, scored in (("R8 J", False), ("R8 R9", True)):
+        solver = suggest_module._Suggester(sets, [None], tuple(parse_tiles(rack)), True, RULES, "tiles", deadline)
+        problem, _ = solver._problem(dissolve={0})
+        assert bool(portfolio._laying_all(problem, 10**9)) == scored

@@ -33,15 +33,25 @@ def arrange(tiles: Sequence[Tile], rules: Rules = SABRA, budget_seconds: float =
             required[_COLOUR_INDEX[t.color]][t.number] += 1
     if not tiles:
         return ArrangeResult(True, (), True, False)
-    problem = _Problem(required, _empty_counts(), jokers, jokers, feasibility_only=True)
-    search = _Search(problem, deadline)
     try:
-        result = search.solve()
+        sets, _ = arranged(required, jokers, deadline)
     except _OutOfTime:
         return ArrangeResult(None, None, False, True)
-    if result is None:
+    if sets is None:
         return ArrangeResult(False, None, True, False)
+    return ArrangeResult(True, tuple(sets), True, False)
+
+
+def arranged(
+    counts: list[list[int]], jokers: int, deadline: float, max_calls: int | None = None
+) -> tuple[list[tuple[Tile, ...]] | None, int]:
+    """The sets of an arrangement of the tiles ``counts[c][v]`` and ``jokers`` jokers, every
+    one laid (None when there is none), and the search calls it took. Raises _OutOfTime at
+    the deadline or past ``max_calls`` search calls."""
+    search = _Search(_Problem(counts, _empty_counts(), jokers, jokers, feasibility_only=True), deadline, max_calls)
+    if search.solve() is None:
+        return None, search.calls
     builder = _Builder(search)
     builder.build()
     builder.place_spare_jokers(search.leftover_jokers())
-    return ArrangeResult(True, tuple(builder.plain_sets()), True, False)
+    return builder.plain_sets(), search.calls

@@ -512,7 +512,7 @@ def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
     candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
     pooled = copies[base - 1] if model.pooled else 0
     sets = _lay(candidates, copies[: len(candidates)], pooled)
-    joker_values = [_stands(t, tiles) for tiles in sets for t in tiles if t.color is None]
+    joker_values = [stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]
     laid = _Laid(sets, joker_values)
     _lay_blocks(problem, full.blocks, copies[base : base + len(full.blocks)], laid)
     return laid
@@ -570,7 +570,7 @@ def _lay(chosen: list[_Candidate], copies: list[int], pooled: int) -> list[tuple
 def _grow_run(tiles: tuple[Tile, ...], add: int) -> tuple[Tile, ...]:
     """A run of tiles (jokers declared) with ``add`` jokers more at its ends."""
     colour = _COLOUR_INDEX[_run_colour(tiles)]
-    first = _stands(tiles[0], tiles) if tiles[0].color is None else tiles[0].number
+    first = stands_for(tiles[0], tiles) if tiles[0].color is None else tiles[0].number
     last = first + len(tiles) - 1
     for _ in range(add):
         if last < _LAST:
@@ -582,7 +582,7 @@ def _grow_run(tiles: tuple[Tile, ...], add: int) -> tuple[Tile, ...]:
     return tiles
 
 
-def _stands(joker: Tile, tiles: tuple[Tile, ...]) -> int:
+def stands_for(joker: Tile, tiles: tuple[Tile, ...]) -> int:
     if joker.declared is not None:
         return joker.declared.number
     return next(t.number for t in tiles if t.color is not None)

@@ -15,7 +15,13 @@ bound, and the integer programme when nothing else closes the problem.
 3. The search looks for a solution reaching the bound (goal mode, ``_GOAL_CALLS``): the
    first it finds is optimal, proven by the bound. A *small* programme (at most
    ``_SMALL_PROGRAMME`` columns, which HiGHS solves in a few milliseconds) gets one short try
-   (``_SMALL_GOAL_CALLS``) and then goes to the integer programme (step 4). When the bound is out of reach, the best
+   (``_SMALL_GOAL_CALLS``) and then goes to the integer programme (step 4). When the bound
+   is reached by laying every tile, or every tile but one (and where the jokers stand weighs
+   nothing), goal mode gets that short try too, then the search for an arrangement of those
+   tiles the rest of the work (``arrangement.arranged``: it lays spare jokers at the end
+   instead of searching where they go, and finds in a few milliseconds moves goal mode had
+   not found in 5,000 calls; such a move reaches the bound, so it is the optimum). When the
+   bound is out of reach, the best
    move playing its tiles is searched for (the bound allows no more tiles); when there is
    none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS`` rounds).
 4. The plain search goes on from what it has memoised (``_CLOSING_CALLS``), then the
@@ -39,6 +45,7 @@ import time
 from collections.abc import Callable
 
 from engine.solver import milp
+from engine.solver.arrangement import arranged
 from engine.solver.model import (
     _CLOSING_CALLS,
     _GOAL_CALLS,
@@ -146,7 +153,21 @@ class Portfolio:
                 upper = min(upper, goal)
             if goal < need:
                 return None
-            found, out_of_time = self._step(search, goal_calls, max_calls, goal, goal=True)
+            # when the bound is reached by laying every tile, or every tile but one, the search
+            # for an arrangement finds such a move where goal mode may not (it lays spare
+            # jokers at the end instead of searching where they go): goal mode gets a short try
+            ways = [] if blocks else _laying_all(problem, goal)
+            calls = _SMALL_GOAL_CALLS if ways else goal_calls
+            found, out_of_time = self._step(search, calls, max_calls, goal, goal=True)
+            if out_of_time and ways and calls < goal_calls:
+                left = _capped(goal_calls - calls, max_calls)  # the rest of goal mode's work
+                for score, counts, jokers in ways:
+                    laid, used = self._arranged(counts, jokers, left)
+                    if laid is not None and usable((score, laid)):
+                        return Solved(score, laid, True)
+                    left -= used
+                    if left <= 0:
+                        break
             if out_of_time:
                 closing = False
                 break
@@ -212,6 +233,19 @@ class Portfolio:
             self._check()
             return None, True
 
+    def _arranged(self, counts: list[list[int]], jokers: int, calls: int) -> tuple[_Laid | None, int]:
+        """The tiles ``counts[c][v]`` and ``jokers`` jokers all laid, found within ``calls``
+        search calls (None: they cannot be, or the calls ran out first), and the calls it
+        took. Raises _OutOfTime when the deadline has passed."""
+        try:
+            sets, used = arranged(counts, jokers, self.deadline, calls)
+        except _OutOfTime:
+            self._check()
+            return None, calls
+        if sets is None:
+            return None, used
+        return _Laid(sets, [milp.stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]), used
+
     def _bound(self, problem: _Problem, primary_most: int | None = None) -> milp.Bound | None:
         self.solves += 1
         return milp.linear_bound(problem, primary_most)
@@ -237,6 +271,32 @@ def _exact(solution: tuple[int, _Laid], need: int) -> Solved | None:
     """The relaxation's integral solution, the optimum: solved if it reaches ``need``."""
     score, laid = solution
     return Solved(score, laid, True) if score >= need else None
+
+
+def _laying_all(problem: _Problem, goal: int) -> list[tuple[int, list[list[int]], int]]:
+    """The moves of ``problem`` laying every tile, or every tile but one, that reach the bound
+    ``goal`` (each as its score, the numbered tiles it lays per colour and number, and its
+    jokers), when a move's score does not depend on where its jokers stand (none, or their
+    points weigh nothing); else none."""
+    if problem.jokers and problem.joker_weight:
+        return []
+    tw, vw = problem.tile_weight, problem.value_weight
+    counts = [
+        [r + o for r, o in zip(rc, oc, strict=True)] for rc, oc in zip(problem.required, problem.optional, strict=True)
+    ]
+    played = [(c, v) for c, row in enumerate(problem.optional) for v, n in enumerate(row) if n]
+    everything = sum(problem.optional[c][v] * (tw + vw * v) for c, v in played) + problem.jokers * tw
+    if goal >= everything:
+        return [(everything, counts, problem.jokers)]
+    ways = []
+    for c, v in played:
+        if everything - (tw + vw * v) == goal:
+            fewer = [row[:] for row in counts]
+            fewer[c][v] -= 1
+            ways.append((goal, fewer, problem.jokers))
+    if problem.jokers > problem.jokers_required and everything - tw == goal:
+        ways.append((goal, counts, problem.jokers - 1))
+    return ways
 
 
 def _floor(bound: float) -> int:
