@@ -378,7 +378,7 @@ def test_arrange_large_random_subsets_are_consistent(size: int) -> None:
     rng = random.Random(size)
     for _ in range(5):
         tiles = rng.sample(CLASSIC, size)
-        result = arrange(tiles)
+        result = arrange(tiles, budget_seconds=60)  # (the default 2 s ran out once at load 19)
         assert result.arrangeable is not None
         if result.arrangeable:
             assert_arrangement(tiles, result)
