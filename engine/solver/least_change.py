@@ -39,7 +39,7 @@ is the least change, proven by itself once it verifies. Then ``engine.solver.few
 every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold and picks the
 least disturbing such move scoring as much: when one exists and verifies it is the least
 change, proven under every rule edition (the list is a superset of the legal moves). The best
-move found bounds the bound: the least change moves no more table tiles than it, so when it
+move found caps the bound: the least change moves no more table tiles than it, so when it
 moves fewer than ``FEW_MOVED`` the list is only that long (fewer columns), and when it moves
 ``KNOWN_MOVED`` (three) the step tries three after two, and decides.
 Otherwise the programme above, first in a smaller form (a set continued by a set of the other
