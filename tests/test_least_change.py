@@ -637,9 +637,10 @@ def test_few_moved_answers_from_an_integral_relaxation(monkeypatch: pytest.Monke
 @pytest.mark.parametrize("name", ["sabra", "free-joker", "strict-joker", "pressman-2009"])
 def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Positions whose rack fits only if the table is rearranged: whenever the second step
-    answers (a verified move moving at most two table tiles, proven least by itself), the
-    brute force over every legal move agrees, jokers on the table included; it answers on
-    many of them, under every joker rule (the step lists a superset of the legal moves)."""
+    answers (a verified move moving at most two table tiles, or three when the best move
+    found moves three, proven least by itself), the brute force over every legal move agrees,
+    jokers on the table included; it answers on many of them, under every joker rule (the
+    step lists a superset of the legal moves)."""
     import engine.solver.least_change as least_change_module
 
     answered: list[bool] = []
@@ -647,7 +648,7 @@ def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatc
 
     def counting(*args: object, **kwargs: object) -> object:
         result = original(*args, **kwargs)  # type: ignore[arg-type]
-        answered.append(result is not None)
+        answered.append(isinstance(result, least_change_module.LeastChange))
         return result
 
     monkeypatch.setattr(least_change_module, "_few_moved", counting)
@@ -660,13 +661,75 @@ def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatc
         result, got, score, least, where = suggest_and_brute(before, rack, rules, objective)
         if got != score:  # the first-found move is not the best: nothing to compare with
             continue
-        if answered[before_answers:] == [True]:
+        if True in answered[before_answers:]:
             assert result.least_change_proven, where
         if result.least_change_proven:
             assert result.changes.disturbance.as_tuple() == least, where
         else:
             assert result.changes.disturbance.as_tuple() >= least, where
     assert sum(answered) >= 3
+
+
+def test_the_explicit_step_looks_as_far_as_the_best_move_moves() -> None:
+    """The bounds on the table tiles moved that the second step tries: the best move's own
+    count when it is at most ``FEW_MOVED`` (the least change moves no more), ``FEW_MOVED`` then
+    three when it moves three, else ``FEW_MOVED``."""
+    from engine.solver.least_change import FEW_MOVED, KNOWN_MOVED, _few_bounds
+
+    assert (FEW_MOVED, KNOWN_MOVED) == (2, 3)
+    assert _few_bounds(None) == (2,)
+    assert [_few_bounds(moved) for moved in range(6)] == [(1,), (1,), (2,), (2, 3), (2,), (2,)]
+
+
+class _ProgrammeRan(Exception):
+    """The least-change integer programme was started."""
+
+
+@pytest.mark.parametrize("name", ["sabra", "free-joker"])
+def test_least_change_moving_three_tiles_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Positions whose best move found moves three table tiles: the second step looks at the
+    moves moving at most two, then three, and whenever it answers (proven least by itself,
+    the integer programmes not run) the brute force over every legal move agrees; it answers
+    on some where the least change moves three tiles (with the bound of two alone, the
+    integer programmes would have decided those)."""
+    import engine.solver.least_change as least_change_module
+
+    bounds: list[int] = []  # per call of the step, its bound; negative when it did not answer
+    original = least_change_module._few_moved
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        bounds.append(args[6] if isinstance(result, least_change_module.LeastChange) else -args[6])
+        return result
+
+    def no_programme(*args: Any, **kwargs: Any) -> Any:
+        raise _ProgrammeRan
+
+    monkeypatch.setattr(least_change_module, "_few_moved", recording)
+    rules = PRESETS[name]
+    rng = random.Random(2300)
+    three = 0
+    for _ in range(100):
+        before, rack = playable(rng, (9, 16), 3, 0)
+        if any(t.color is None for t in rack):
+            continue
+        first = suggest(before, rack, True, rules, "tiles", budget_seconds=30, tie_break="any")
+        if first.changes is None or first.changes.disturbance.tiles_moved != 3:
+            continue
+        del bounds[:]
+        with monkeypatch.context() as patched:
+            patched.setattr(least_change_module, "_attempt", no_programme)
+            try:
+                result, got, score, least, where = suggest_and_brute(before, rack, rules, "tiles")
+            except _ProgrammeRan:
+                assert bounds == [-2, -3]  # the step ran with both bounds and did not answer
+                continue
+        if got != score or not bounds:  # not the best move; or the first step answered
+            continue
+        assert bounds in ([2], [-2, 3]) and result.least_change_proven, where
+        assert result.changes is not None and result.changes.disturbance.as_tuple() == least, where
+        three += least[0] == 3
+    assert three >= 2
 
 
 def test_few_moved_enumerations_skip_only_costly_shapes() -> None:

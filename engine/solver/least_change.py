@@ -38,7 +38,10 @@ tiles, new sets of rack tiles): tiles moved 0 being the least possible, its leas
 is the least change, proven by itself once it verifies. Then ``engine.solver.few_moved`` lists
 every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold and picks the
 least disturbing such move scoring as much: when one exists and verifies it is the least
-change, proven under every rule edition (the list is a superset of the legal moves).
+change, proven under every rule edition (the list is a superset of the legal moves). The best
+move found caps the bound: the least change moves no more table tiles than it, so when it
+moves fewer than ``FEW_MOVED`` the list is only that long (fewer columns), and when it moves
+``KNOWN_MOVED`` (three) the step tries three after two, and decides.
 Otherwise the programme above, first in a smaller form (a set continued by a set of the other
 kind only through the free sets, counted by necessary conditions: its optimum bounds the true
 one from below), whole when the smaller one's move disturbs more than its bound.
@@ -88,6 +91,11 @@ _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
 FEW_MOVED = 2
 """The most table tiles moved that the explicit second step (``engine.solver.few_moved``)
 looks at; beyond, the integer programmes below decide."""
+KNOWN_MOVED = 3
+"""When the best move found moves at most this many table tiles, so does the least change:
+the explicit step then looks at no more than the best move moves (fewer columns, when it moves
+fewer than ``FEW_MOVED``), and further than ``FEW_MOVED`` when it moves more (the least change
+is then found by the explicit steps, without the integer programmes)."""
 
 
 def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> Suggestion:
@@ -105,7 +113,8 @@ def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> S
     primary = 1 + max(len(s.rack), sum(t.number if t.color is not None else 13 for t in s.rack))
     weights = (primary, 1) if s.tile_weight > s.value_weight else (1, primary)
     floor = len(move.played) * weights[0] + move.value * weights[1]
-    found = least_change(s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, weights, floor, s.deadline)
+    moved = listed.disturbance.tiles_moved  # so does the least change, at most
+    found = least_change(s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, weights, floor, s.deadline, moved)
     if found is None:
         return dataclasses.replace(move, changes=listed)
     better = found.changes or changes(s.table, s.rack, found.after)
@@ -294,9 +303,11 @@ def least_change(
     weights: tuple[int, int],
     floor: int,
     deadline: float,
+    moved: int | None = None,
 ) -> LeastChange | None:
     """The move scoring at least ``floor`` (tile weight, value weight as ``weights``) that
-    disturbs the table least, or None (not modelled, no time, or no legal move found)."""
+    disturbs the table least, or None (not modelled, no time, or no legal move found).
+    ``moved``: the table tiles that a legal move scoring ``floor`` moves, when one is known."""
     if not opened and rules.manipulate_on_opening_turn:
         return None
     colour_index = {c: i for i, c in enumerate(COLORS)}
@@ -339,11 +350,15 @@ def least_change(
             found = _checked(table, kinds, rack, opened, rules, intact, weights, floor, True)
             if found is not None:
                 return found
-        # else a move moving at most FEW_MOVED table tiles: proven least by itself too
+        # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
+        # score floor, up to KNOWN_MOVED): proven least by itself too
         if intact == INFEASIBLE or intact is None:
-            found = _few_moved(table, kinds, rack, rules, weights, floor, deadline)
-            if found is not None:
-                return found
+            for most in _few_bounds(moved):
+                few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
+                if few != INFEASIBLE:
+                    break
+            if isinstance(few, LeastChange):
+                return few
     # then the smaller model (a set continued by a set of the other kind only through the
     # free sets, counted by necessary conditions); its optimum bounds the true one from below,
     # so a move it finds disturbing exactly that much is the least change; else the full model
@@ -388,6 +403,19 @@ def least_change(
     return found
 
 
+def _few_bounds(moved: int | None) -> tuple[int, ...]:
+    """The bounds on the table tiles moved that the explicit step tries in turn, given that a
+    move scoring as much moves ``moved`` (None: unknown): that many when it is at most
+    ``FEW_MOVED`` (the least change is among them), ``FEW_MOVED`` and then that many when it
+    is at most ``KNOWN_MOVED`` (the fewer columns first: the least change often moves fewer),
+    else ``FEW_MOVED``."""
+    if moved is None or moved > KNOWN_MOVED:
+        return (FEW_MOVED,)
+    if moved <= FEW_MOVED:
+        return (max(1, moved),)
+    return (FEW_MOVED, moved)
+
+
 def _few_moved(
     table: Sequence[tuple[Tile, ...]],
     kinds: Sequence[str | None],
@@ -395,14 +423,16 @@ def _few_moved(
     rules: Rules,
     weights: tuple[int, int],
     floor: int,
+    most: int,
     deadline: float,
-) -> LeastChange | None:
-    """The least change when it moves at most ``FEW_MOVED`` table tiles (proven: see
+) -> LeastChange | str | None:
+    """The least change when it moves at most ``most`` table tiles (proven: see
     ``engine.solver.few_moved``), once its move verifies and its change list shows the
-    disturbance the programme counted; else None."""
-    few = least_few_moved(table, rack, rules, weights, floor, FEW_MOVED, deadline - time.perf_counter())
+    disturbance the programme counted; ``INFEASIBLE`` when every move scoring ``floor`` moves
+    more; else None."""
+    few = least_few_moved(table, rack, rules, weights, floor, most, deadline - time.perf_counter())
     if not isinstance(few, tuple):
-        return None
+        return few
     after, counted = few
     found = _checked(table, kinds, rack, True, rules, after, weights, floor, True)
     if found is None:
