@@ -174,7 +174,9 @@ def mixed(args: argparse.Namespace, verify: bytes, tmp: Path) -> None:
         f"phase x {args.rounds} rounds, alone and under a flood of 8 threads on /v1/moves/suggest (hard position); "
         f"load average {min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} CPUs"
     )
-    print(f"{'verify':8} {'p50 ms min':>10} {'median':>7} {'max':>7} {'p99 ms min':>10} {'median':>7} {'max':>7} {'requests':>9}")
+    print(
+        f"{'verify':8} {'p50 ms min':>10} {'median':>7} {'max':>7} {'p99 ms min':>10} {'median':>7} {'max':>7} {'requests':>9}"
+    )
     for phase, values in rows.items():
         p50s = [v[0] * 1000 for v in values]
         p99s = [v[1] * 1000 for v in values]
@@ -188,8 +190,10 @@ def mixed(args: argparse.Namespace, verify: bytes, tmp: Path) -> None:
             totals[key] = totals.get(key, 0) + value
     worst = max(v[1] for v in rows["flood"]) * 1000
     print(f"suggest answers under the flood (all rounds): {totals}")
-    print(f"verify p99 under the flood: median {statistics.median(v[1] for v in rows['flood']) * 1000:.1f} ms, "
-          f"worst round {worst:.1f} ms (target < 50 ms: {'met' if worst < 50 else 'NOT met'} in every round)")
+    print(
+        f"verify p99 under the flood: median {statistics.median(v[1] for v in rows['flood']) * 1000:.1f} ms, "
+        f"worst round {worst:.1f} ms (target < 50 ms: {'met' if worst < 50 else 'NOT met'} in every round)"
+    )
 
 
 def free_port() -> int:
