@@ -73,7 +73,7 @@ class _Variant:
         return not (self.released or self.from_rack or self.from_pool or self.freed)
 
 
-_ONE_BY_ONE = 4  # HiGHS runs spent on passes over variants before all are solved at once
+_ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
