@@ -515,7 +515,9 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
         return best_move._Suggester(table(*sets), [None] * len(sets), (), True, SABRA, "tiles", deadline).pinned
 
     assert pinned("B11 R11 J K11", "R1 R2 R3") == {0: (numbered("O", 11),)}  # a group's joker: its one colour
-    assert pinned("B11 R11 J", "R1 R2 R3") == {}  # two colours left: it may stand for either
+    assert pinned("B11 R11 J", "R1 R2 R3") == {0: (numbered("K", 11),)}  # K11 or O11, neither elsewhere
+    assert pinned("B11 R11 J", "O10 O11 O12") == {}  # it may stand for O11, which could free it
+    assert pinned("B11 J K11 J", "R1 R2 R3") == {0: (numbered("O", 11), numbered("R", 11))}  # distinct colours
     assert pinned("B11 R11 J K11", "O10 O11 O12") == {}  # a copy on the table could free it
 
 

@@ -548,12 +548,13 @@ class _Suggester:
         return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
 
     def _pinned(self) -> dict[int, tuple[Tile, ...]]:
-        """The jokers that no move may free, by table set: a joker freed must be replaced by
-        a copy of the tile it stands for (SPEC §4), so when no copy is on the table or the rack
-        every legal move keeps it standing for that tile (in a run for a run's joker, in a
-        group of that number for a group's). Only jokers standing for one tile, in sets with
-        one reading. A relaxed problem places them as those tiles (``_problem``), which no
-        other problem holds: ``_outcome`` lays them back as jokers."""
+        """The jokers that no move may free, by table set: a freed joker must be replaced by a
+        copy of a tile it stands for (SPEC §4), so when none of those has a copy on the table
+        or the rack every legal move keeps the joker standing for one of them (a run's joker
+        in a run, a group's in a group of its number). A relaxed problem places such jokers
+        as those tiles (``_problem``; a group's jokers as distinct missing colours: with no
+        copy of any elsewhere, any will do), which no other problem holds: ``_outcome`` lays
+        them back as jokers. Only sets with one reading."""
         if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
             return {}
         present = Counter(t.key for t in self.rack)
@@ -563,8 +564,12 @@ class _Suggester:
             best = reading.best
             if i in self.plain or best is None or len(reading.readings) != 1:
                 continue
-            stands = [options[0] for options in best.joker_options if len(options) == 1]
-            if len(stands) == len(best.joker_options) and not any(present[t.key] for t in stands):
+            if any(present[t.key] for options in best.joker_options for t in options):
+                continue
+            stands: list[Tile] = []
+            for options in best.joker_options:
+                stands += [t for t in options if t not in stands][:1]
+            if len(stands) == len(best.joker_options):
                 out[i] = tuple(stands)
         return out
 
