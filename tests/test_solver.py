@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet
-from engine.solver import ArrangeResult, Suggestion, arrange, suggest
+from engine.solver import ArrangeResult, Suggestion, arrange, best_move, suggest
+from engine.solver.model import _RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
 from engine.turns import verify_turn
 
@@ -484,6 +485,40 @@ def test_freeing_a_joker_with_its_tile() -> None:
     assert_legal(before, rack, True, SABRA, result)
     # Pressman 2009: the freed joker needs a new set with two rack tiles; none here
     assert suggest(before, rack, True, PRESETS["pressman-2009"]).played == ()
+
+
+def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
+    """A joker is freed only by a copy of the tile it stands for (SPEC §4): with no O11 on the
+    table or the rack, every legal move keeps the joker standing for O11, so the relaxed
+    problem of its set places it as that tile (pinned) and its move is legal. Taken apart
+    freely, the joker would stand for O9 (O7 O8 J O10, O12 and O13 in groups: six tiles),
+    which is not a legal turn."""
+    before = table("O10 J O12 O13")
+    rack = T("O7 O8 K12 B12 K13 B13")
+
+    def suggester(rack: list[Tile]) -> best_move._Suggester:
+        deadline = time.perf_counter() + 30
+        return best_move._Suggester([tuple(s) for s in before], [None], tuple(rack), True, SABRA, "tiles", deadline)
+
+    solver = suggester(rack)
+    assert solver.pinned == {0: (numbered("O", 11),)}
+    found = solver._relaxed(frozenset({0}), _RELAXED_CALLS)
+    assert found and solver._legal(found[0])
+    assert shape(found[0].after) == shape(table("O10 J O12", "K13 B13 O13"))
+    result = suggest(before, rack, True)
+    assert keys(result.played) == keys(T("K13 B13")) and result.optimal_proven
+    assert_legal(before, rack, True, SABRA, result)
+    assert suggester([*rack, *T("O11")]).pinned == {}  # a copy on the rack could free it
+
+    def pinned(*sets: str) -> dict[int, tuple[Tile, ...]]:
+        deadline = time.perf_counter() + 30
+        return best_move._Suggester(table(*sets), [None] * len(sets), (), True, SABRA, "tiles", deadline).pinned
+
+    assert pinned("B11 R11 J K11", "R1 R2 R3") == {0: (numbered("O", 11),)}  # a group's joker: its one colour
+    assert pinned("B11 R11 J", "R1 R2 R3") == {0: (numbered("K", 11),)}  # K11 or O11, neither elsewhere
+    assert pinned("B11 R11 J", "O10 O11 O12") == {}  # it may stand for O11, which could free it
+    assert pinned("B11 J K11 J", "R1 R2 R3") == {0: (numbered("O", 11), numbered("R", 11))}  # distinct colours
+    assert pinned("B11 R11 J K11", "O10 O11 O12") == {}  # a copy on the table could free it
 
 
 def test_pressman_freed_joker_goes_to_a_new_set_with_two_rack_tiles() -> None:

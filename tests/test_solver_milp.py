@@ -196,6 +196,8 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
         return solved[-1]
 
     monkeypatch.setattr(choices, "solve", counted)
+    # no joker pinned: pinned relaxed problems settle these positions before the variants
+    monkeypatch.setattr(suggest_module._Suggester, "_pinned", lambda self: {})
     for table, rack in _joker_positions(seed, rules_name)[:10]:
         plain_rack = [t for t in rack if t.color is not None]
         with monkeypatch.context() as m:
@@ -210,6 +212,32 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
         verdict = verify_turn(before, [TableSet(s) for s in at_once.after], plain_rack, True, rules)
         assert verdict.valid, [(v.code, v.at) for v in verdict.violations]
     assert any(s is not None for s in solved), "the programme never found a move"
+
+
+@pytest.mark.parametrize(("seed", "rules_name"), [(7, "sabra"), (8, "sabra"), (4, "xp"), (5, "strict-joker")])
+def test_pinned_jokers_keep_the_answers(seed: int, rules_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A joker whose tile has no copy on the table or the rack is placed as that tile in the
+    relaxed problems (``_pinned``): the answers are at least those found without pins (tiles,
+    then value), proven and legal, on positions of generated games, some with a joker pinned."""
+    rules = PRESETS[rules_name]
+    pinned = 0
+    for table, rack in _joker_positions(seed, rules_name)[:12]:
+        solver = suggest_module._Suggester(
+            [tuple(s) for s in table], [None] * len(table), tuple(rack), True, rules, "tiles", time.perf_counter() + 60
+        )
+        pinned += bool(solver.pinned)
+        found = engine.solver.suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
+        with monkeypatch.context() as m:
+            m.setattr(suggest_module._Suggester, "_pinned", lambda self: {})
+            unpinned = engine.solver.suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
+        # never worse; sometimes better: a pinned relaxed move may be legal where the passes'
+        # moves (the joker sets kept, trimmed or freed by their tiles) play fewer tiles
+        assert (len(found.played), found.value) >= (len(unpinned.played), unpinned.value), (table, rack)
+        assert found.optimal_proven and unpinned.optimal_proven
+        before = [TableSet(tuple(s)) for s in table]
+        verdict = verify_turn(before, [TableSet(s) for s in found.after], rack, True, rules)
+        assert verdict.valid, [(v.code, v.at) for v in verdict.violations]
+    assert pinned, "no joker was pinned"
 
 
 highs = sys.modules["engine.solver.highs"]

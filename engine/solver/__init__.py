@@ -68,6 +68,9 @@ Suggest: the moves considered
   relaxation is taken as its move when it is integral and its move a legal turn (the
   search's move is legal more often; the relaxation's is tried first as it is free), and
   a small one (``portfolio._SMALL_PROGRAMME``) goes to HiGHS when its search falls short.
+  A joker standing for a tile of which no copy is on the table or the rack can never be
+  freed (only that tile frees it): a relaxed problem places it as that tile, which keeps the
+  relaxed move legal more often (and its bound tighter).
   When the rack holds no joker and the passes one by one have needed a few HiGHS runs
   (``suggest._ONE_BY_ONE``) without settling the variants, every combination is solved at
   once instead (``choices``: one integer programme with a binary variable per variant,

@@ -36,7 +36,7 @@ from engine.solver.model import (
 )
 from engine.solver.reconstruction import _Builder, _Laid, _run_colour
 from engine.solver.search import _Search
-from engine.tiles import JOKER, Tile, tiles_of_keys, tiles_without
+from engine.tiles import JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.turns import verify_turn
 
 
@@ -73,7 +73,7 @@ class _Variant:
         return not (self.released or self.from_rack or self.from_pool or self.freed)
 
 
-_ONE_BY_ONE = 4  # HiGHS runs spent on passes over variants before all are solved at once
+_ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -147,6 +147,8 @@ class _Suggester:
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
+        self.pinned = self._pinned()
+        self.pinned_keys = {t.key for stands in self.pinned.values() for t in stands}
 
     # --- passes -----------------------------------------------------------------------
 
@@ -273,7 +275,7 @@ class _Suggester:
         self.gave_up = False
         self.gave_up_bound = None
         relaxed = self._pass(
-            self._problem(dissolve=self.plain | support),
+            self._problem(dissolve=self.plain | support, pin=True),
             floor=self._best_score() + 1,
             candidate=False,
             max_calls=max_calls,
@@ -470,10 +472,12 @@ class _Suggester:
         dissolve: set[int],
         rack: Sequence[Tile] | None = None,
         variants: dict[int, _Variant] | None = None,
+        pin: bool = False,
     ) -> tuple[_Problem, _Blocks]:
         """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
         are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
-        placed."""
+        placed. With ``pin``, a joker that can never be freed (``_pinned``) goes to the pool
+        as the tile it stands for: every legal move keeps it standing for that tile."""
         rack = self.rack if rack is None else rack
         variants = variants or {}
         required, optional = _empty_counts(), _empty_counts()
@@ -487,8 +491,12 @@ class _Suggester:
         uncounted = 0
         for i, tiles in enumerate(self.table):
             if i in dissolve:
+                stands = self.pinned.get(i, ()) if pin else ()
                 for t in tiles:
-                    if t.color is None:
+                    if t.color is None and stands:
+                        required[_COLOUR_INDEX[stands[0].color]][stands[0].number] += 1  # type: ignore[index]
+                        stands = stands[1:]
+                    elif t.color is None:
                         jokers += 1
                         jokers_required += 1
                     else:
@@ -538,6 +546,32 @@ class _Suggester:
         used = {_COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
         used |= {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
         return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
+
+    def _pinned(self) -> dict[int, tuple[Tile, ...]]:
+        """The jokers that no move may free, by table set: a freed joker must be replaced by a
+        copy of a tile it stands for (SPEC §4), so when none of those has a copy on the table
+        or the rack every legal move keeps the joker standing for one of them (a run's joker
+        in a run, a group's in a group of its number). A relaxed problem places such jokers
+        as those tiles (``_problem``; a group's jokers as distinct missing colours: with no
+        copy of any elsewhere, any will do), which no other problem holds: ``_outcome`` lays
+        them back as jokers. Only sets with one reading."""
+        if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
+            return {}
+        present = Counter(t.key for t in self.rack)
+        present.update(t.key for s in self.table for t in s)
+        out: dict[int, tuple[Tile, ...]] = {}
+        for i, reading in enumerate(self.readings):
+            best = reading.best
+            if i in self.plain or best is None or len(reading.readings) != 1:
+                continue
+            if any(present[t.key] for options in best.joker_options for t in options):
+                continue
+            stands: list[Tile] = []
+            for options in best.joker_options:
+                stands += [t for t in options if t not in stands][:1]
+            if len(stands) == len(best.joker_options):
+                out[i] = tuple(stands)
+        return out
 
     def _variant_combos(self) -> list[dict[int, _Variant]] | None:
         """Every combination of variants of the joker sets other than "all whole" (None when
@@ -653,6 +687,8 @@ class _Suggester:
                     after.append(tiles)
                     del pending[same]
         after.extend(pending)
+        if self.pinned_keys:  # the tiles the pinned jokers stood for in the search are those jokers
+            after = [tuple(joker_as(t) if t.key in self.pinned_keys else t for t in s) for s in after]
         played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
         played = tiles_of_keys(played_keys)
         joker_points = builder.joker_values + [p for s in fixed for p in _joker_points(s)]
