@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -372,29 +373,47 @@ def test_highs_runs_in_a_thread_pool_made_by_another_user() -> None:
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
 
 
-@pytest.mark.parametrize(
-    ("table", "rack"),
-    [
-        (["R5 R6 R7", "K9 B9 O9 J"], "R8 B10 B11 B12"),
-        (["R5 R6 R7", "K9 B9 O9 J", "K1 K2 K3 J"], "R8 B10 B11 B12 O1 O2"),
-        (["B1 B2 B3", "O7 O8 O9 O10"], "B4 B5 O11 R11 K11"),
-    ],
-)
-def test_every_tile_arranged_when_goal_mode_runs_out(
-    table: list[str], rack: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """When the bound lets every tile be laid and goal mode runs out of work, the search for
-    an arrangement of every tile answers (no integer programme): the optimum, proven, every
-    table and rack tile laid in valid sets."""
+@pytest.fixture
+def goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """Goal mode gets one call and no programme is small, so the search for an arrangement
+    gets ``_GOAL_CALLS`` (the work caps checked at every call); the integer programme fails
+    the test if it runs. Yields, per search for an arrangement, whether it laid the tiles;
+    one must have."""
     for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS"):
         monkeypatch.setattr(portfolio, name, 1)
-    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)  # the arrangement gets ``_GOAL_CALLS``
-    monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
 
     def no_programme(*args: Any) -> Any:
         raise AssertionError("the integer programme ran")
 
     monkeypatch.setattr(milp, "solve_milp", no_programme)
+    laid: list[bool] = []
+    arranged = portfolio.arranged
+
+    def recording(*args: Any) -> Any:
+        sets, calls = arranged(*args)
+        laid.append(sets is not None)
+        return sets, calls
+
+    monkeypatch.setattr(portfolio, "arranged", recording)
+    yield laid
+    assert True in laid, "no search for an arrangement laid the tiles"
+
+
+@pytest.mark.parametrize(
+    ("table", "rack"),
+    [
+        (["R5 R6 R7", "K9 B9 O9 J"], "R8 B10 B11 B12"),
+        (["R5 R6 R7", "K9 B9 O9 J", "K1 K2 K3 J"], "R8 B10 B11 B12 O1 O2"),
+        (["B1 B2 B3", "O7 O8 J O10"], "B4 B5 O9 O11 K11 R11"),
+    ],
+)
+@pytest.mark.usefixtures("goal_mode_runs_out")
+def test_every_tile_arranged_when_goal_mode_runs_out(table: list[str], rack: str) -> None:
+    """When the bound lets every tile be laid and goal mode runs out of work, the search for
+    an arrangement of every tile answers (no integer programme): the optimum, proven, every
+    table and rack tile laid in valid sets."""
     sets = [tuple(parse_tiles(s)) for s in table]
     tiles = tuple(parse_tiles(rack))
     deadline = time.perf_counter() + 30
@@ -409,18 +428,10 @@ def test_every_tile_arranged_when_goal_mode_runs_out(
     assert all(read_set(s, RULES).valid for s in solved.laid.plain_sets())
 
 
-def test_every_tile_but_one_arranged_when_goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("goal_mode_runs_out")
+def test_every_tile_but_one_arranged_when_goal_mode_runs_out() -> None:
     """A bound reached by laying every tile but one (K1 fits nowhere): the arrangement of the
     others answers, proven, without the integer programme."""
-    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS"):
-        monkeypatch.setattr(portfolio, name, 1)
-    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
-    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
-
-    def no_programme(*args: Any) -> Any:
-        raise AssertionError("the integer programme ran")
-
-    monkeypatch.setattr(milp, "solve_milp", no_programme)
     sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
     tiles = tuple(parse_tiles("R8 K1 B10 B11 B12"))
     deadline = time.perf_counter() + 30
