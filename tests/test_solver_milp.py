@@ -244,14 +244,27 @@ def test_pinned_jokers_keep_the_answers(seed: int, rules_name: str, monkeypatch:
 highs = sys.modules["engine.solver.highs"]
 
 
+def _two_columns() -> tuple[Any, ...]:
+    """Maximise 2x + 3y, x and y integers in 0..4, with 2x + 2y <= 3: optimum (0, 1), 3. As
+    cost, upper bounds, matrix, row lower bounds, row upper bounds."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    return (
+        np.array([2.0, 3.0]),
+        np.array([4.0, 4.0]),
+        csc_array(np.array([[2.0, 2.0]])),
+        np.array([-np.inf]),
+        np.array([3.0]),
+    )
+
+
 def test_highs_maximise_answers_optimal_integral_and_infeasible() -> None:
     """The HiGHS wrapper: an integer programme's optimum (not its relaxation's), the
     relaxation's, and an infeasible programme recognised as such."""
     import numpy as np
-    from scipy.sparse import csc_array
 
-    cost, upper = np.array([2.0, 3.0]), np.array([4.0, 4.0])
-    matrix = csc_array(np.array([[2.0, 2.0]]))  # 2x + 2y <= 3: x + y <= 1.5
+    cost, upper, matrix, *_ = _two_columns()  # 2x + 2y <= 3: x + y <= 1.5
     whole = highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), True, False, 5.0)
     assert whole.status == highs.OPTIMAL and list(whole.x) == [0.0, 1.0] and whole.objective == 3.0
     relaxed = highs.maximise(cost, upper, matrix, np.array([-np.inf]), np.array([3.0]), False, False, 5.0)
@@ -274,12 +287,7 @@ def test_highs_maximise_stops_at_its_cpu_limit_and_only_there() -> None:
     """An integer programme stops at its CPU-time limit (HiGHS calls back before its first
     node), and the next run of the thread's object, with room, is not stopped by the flag the
     previous run's stop left set; without a limit no callback is left subscribed."""
-    import numpy as np
-    from scipy.sparse import csc_array
-
-    cost, upper = np.array([2.0, 3.0]), np.array([4.0, 4.0])
-    matrix = csc_array(np.array([[2.0, 2.0]]))
-    rows = np.array([-np.inf]), np.array([3.0])
+    cost, upper, matrix, *rows = _two_columns()
     for _ in range(2):
         stopped = highs.maximise(cost, upper, matrix, *rows, True, False, 5.0, 0.0)
         assert stopped.status == highs.STOPPED
@@ -292,9 +300,6 @@ def test_solve_integer_switches_to_presolve_by_cpu_time(monkeypatch: pytest.Monk
     """``solve_integer`` gives HiGHS ``_WITHOUT_PRESOLVE`` seconds of CPU time without
     presolve, then the rest of the deadline with it; a programme solved in the first run is
     not run again."""
-    import numpy as np
-    from scipy.sparse import csc_array
-
     runs: list[tuple[bool, float | None]] = []
     maximise = highs.maximise
 
@@ -303,9 +308,7 @@ def test_solve_integer_switches_to_presolve_by_cpu_time(monkeypatch: pytest.Monk
         return maximise(*args)
 
     monkeypatch.setattr(highs, "maximise", spy)
-    cost, upper = np.array([2.0, 3.0]), np.array([4.0, 4.0])
-    matrix = csc_array(np.array([[2.0, 2.0]]))
-    rows = np.array([-np.inf]), np.array([3.0])
+    cost, upper, matrix, *rows = _two_columns()
     solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
     assert solved.status == highs.OPTIMAL and runs == [(False, milp._WITHOUT_PRESOLVE)]
     runs.clear()

@@ -310,9 +310,7 @@ class _Suggester:
             found = self._relaxed(support, _RELAXED_CALLS)
         if self._relaxed_settles(found):
             return
-        bound = found[0].score if found else min(self._ceiling(), self.gave_up_bound or self._ceiling())
-        if self.upper is not None:
-            bound = min(bound, self.upper)
+        bound = min(found[0].score if found else self.gave_up_bound or self._ceiling(), self._upper())
         for variants, rack, fixed in passes:
             if self.exhausted or self._best_score() >= bound or self._variants_settled():
                 return

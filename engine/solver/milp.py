@@ -41,7 +41,7 @@ from engine.solver.model import (
     _Problem,
     _RunBlock,
 )
-from engine.solver.reconstruction import _joker_as, _Laid, _Run, _run_colour
+from engine.solver.reconstruction import _joker_as, _Laid, _Run, _run_colour, stands_for
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, numbered
 
 _TileKey = tuple[int, int]  # (colour, number)
@@ -491,7 +491,7 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     assert not problem.meld_min and not problem.feasibility_only
     full = _full(problem, None)
     if full is None:
-        return (0, _Laid([], []), True) if _empty_ok(problem) and floor <= 0 else None
+        return (0, _Laid([]), True) if _empty_ok(problem) and floor <= 0 else None
     result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline)
     if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid
         return None
@@ -512,8 +512,7 @@ def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
     candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
     pooled = copies[base - 1] if model.pooled else 0
     sets = _lay(candidates, copies[: len(candidates)], pooled)
-    joker_values = [stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]
-    laid = _Laid(sets, joker_values)
+    laid = _Laid(sets)
     _lay_blocks(problem, full.blocks, copies[base : base + len(full.blocks)], laid)
     return laid
 
@@ -580,9 +579,3 @@ def _grow_run(tiles: tuple[Tile, ...], add: int) -> tuple[Tile, ...]:
             first -= 1
             tiles = (_joker_as(colour, first), *tiles)
     return tiles
-
-
-def stands_for(joker: Tile, tiles: tuple[Tile, ...]) -> int:
-    if joker.declared is not None:
-        return joker.declared.number
-    return next(t.number for t in tiles if t.color is not None)

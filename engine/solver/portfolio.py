@@ -244,7 +244,7 @@ class Portfolio:
             return None, calls
         if sets is None:
             return None, used
-        return _Laid(sets, [milp.stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]), used
+        return _Laid(sets), used
 
     def _bound(self, problem: _Problem, primary_most: int | None = None) -> milp.Bound | None:
         self.solves += 1

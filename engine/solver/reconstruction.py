@@ -145,16 +145,25 @@ class _Builder:
 
 
 class _Laid:
-    """Sets laid by another method than the search (the integer programme): plain sets only."""
+    """Sets laid by another method than the search (the integer programme, the search for an
+    arrangement): plain sets only, each joker worth the number it stands for."""
 
-    def __init__(self, sets: list[tuple[Tile, ...]], joker_values: list[int]) -> None:
+    def __init__(self, sets: list[tuple[Tile, ...]]) -> None:
         self.done_runs: list[_Run] = []
         self.group_blocks: dict[int, list[Tile]] = {}
-        self.joker_values = joker_values
+        self.joker_values = [stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]
         self.sets = sets
 
     def plain_sets(self) -> list[tuple[Tile, ...]]:
         return list(self.sets)
+
+
+def stands_for(joker: Tile, tiles: tuple[Tile, ...]) -> int:
+    """The number a joker of ``tiles`` stands for: its declared tile's (runs are laid with
+    their jokers declared), else the group's number."""
+    if joker.declared is not None:
+        return joker.declared.number
+    return next(t.number for t in tiles if t.color is not None)
 
 
 def _run_colour(tiles: Sequence[Tile]) -> str:
