@@ -296,26 +296,51 @@ def test_highs_maximise_stops_at_its_cpu_limit_and_only_there() -> None:
     assert not highs._highs().cbMipInterrupt.callbacks
 
 
-def test_solve_integer_switches_to_presolve_by_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``solve_integer`` gives HiGHS ``_WITHOUT_PRESOLVE`` seconds of CPU time without
-    presolve, then the rest of the deadline with it; a programme solved in the first run is
-    not run again."""
-    runs: list[tuple[bool, float | None]] = []
+def test_solve_integer_restarts_with_the_next_seed_and_twice_the_cpu_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve_integer`` gives HiGHS's first run ``_FIRST_RUN`` seconds of CPU time without
+    presolve; a run stopped there starts again with the next random seed and twice the
+    limit, and a run that finishes is the answer."""
+    runs: list[tuple[bool, float | None, int]] = []
     maximise = highs.maximise
+    stop_first = False
 
     def spy(*args: Any) -> highs.Result:
-        runs.append((args[6], args[8] if len(args) > 8 else None))
+        runs.append((args[6], args[8], args[9]))
+        if stop_first and args[9] == 0:
+            return maximise(*args[:8], 0.0, 0)  # stopped before its first node
         return maximise(*args)
 
     monkeypatch.setattr(highs, "maximise", spy)
     cost, upper, matrix, *rows = _two_columns()
     solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
-    assert solved.status == highs.OPTIMAL and runs == [(False, milp._WITHOUT_PRESOLVE)]
+    assert solved.status == highs.OPTIMAL and runs == [(False, milp._FIRST_RUN, 0)]
     runs.clear()
-    monkeypatch.setattr(milp, "_WITHOUT_PRESOLVE", 0.0)  # stopped before its first node
+    stop_first = True
     solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
     assert solved.status == highs.OPTIMAL and list(solved.x) == [0.0, 1.0]
-    assert runs == [(False, 0.0), (True, None)]
+    assert runs == [(False, milp._FIRST_RUN, 0), (False, 2 * milp._FIRST_RUN, 1)]
+    seed = highs._highs().getOptionValue("random_seed")
+    assert (seed[1] if isinstance(seed, tuple) else seed) == 1  # the seed reached HiGHS
+
+
+def test_solve_integer_keeps_the_best_run_stopped_by_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the deadline stops every run, the answer is the best solution any run found (a
+    later run may stop before it finds one)."""
+    import numpy as np
+
+    cost, upper, matrix, *rows = _two_columns()
+    deadline = time.perf_counter() + 0.05
+    found = highs.Result(highs.STOPPED, np.array([1.0, 0.0]), 1.0)
+    nothing = highs.Result(highs.STOPPED, None, -np.inf)
+
+    def stopped(*args: Any) -> highs.Result:
+        if args[9] == 0:
+            return found
+        time.sleep(max(0.0, deadline - time.perf_counter()))
+        return nothing
+
+    monkeypatch.setattr(highs, "maximise", stopped)
+    assert milp.solve_integer(cost, upper, matrix, *rows, deadline) is found
 
 
 def test_highs_runs_on_one_thread_without_feasibility_jump() -> None:

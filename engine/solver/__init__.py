@@ -145,10 +145,13 @@ its own package, ``highspy`` (``highs``), silent, with the search's lexicographi
 zero optimality gap, on one thread and without its feasibility-jump heuristic: at its
 defaults every integer programme paid 10–25 ms of fixed cost (waiting for the thread pool on
 a loaded 2-core machine, and the heuristic's set-up when presolve is off), more than most of
-these programmes take to solve. An integer programme runs first without HiGHS's presolve, which
-costs more than it saves on most of them, and after 0.1 s of CPU time (not wall-clock time,
-which a loaded machine stretches) again with it, which solves a few much faster. rummikub-solver (Martijn Pieters) uses the same set model for its whole
-answer; only the model is shared, not code.
+these programmes take to solve. HiGHS's presolve is off (it costs more than it saves on all
+but the smallest of them), and its time on a programme is heavy-tailed over its random seed: a
+run not finished after 0.1 s of CPU time (not wall-clock time, which a loaded machine
+stretches) starts again with the next seed and twice the limit, until the deadline (restarts:
+Gomes, Selman & Kautz, "Boosting Combinatorial Search Through Randomization", AAAI 1998).
+rummikub-solver (Martijn Pieters) uses the same set model for its whole answer; only the model
+is shared, not code.
 
 Least change (``tie_break``)
 ----------------------------

@@ -84,6 +84,7 @@ def maximise(
     presolve: bool,
     time_limit: float,
     cpu_limit: float | None = None,
+    seed: int = 0,
 ) -> Result:
     """Maximise ``cost @ x`` with ``0 <= x <= upper`` (integers when ``integer``) and
     ``lower_rows <= matrix @ x <= upper_rows``, within ``time_limit`` seconds; an integer
@@ -91,7 +92,8 @@ def maximise(
     also stops (STOPPED) once its run has had ``cpu_limit`` seconds of this thread's CPU time, a
     measure that other processes' load does not stretch (HiGHS, on one thread, runs in the
     calling one and calls back between its nodes and cut rounds: about every 20-35 ms at most
-    on the hard bench's programmes)."""
+    on the hard bench's programmes). ``seed`` is HiGHS's random seed (its default 0): another
+    seed takes another path through the same programme, to the same optimum."""
     highs = _highs()
     highs.setOptionValue("presolve", "on" if presolve else "off")
     # a linear programme's limit counts from the object's first run (its runs' time adds up),
@@ -100,6 +102,7 @@ def maximise(
     elapsed = 0.0 if integer else highs.getRunTime()
     highs.setOptionValue("time_limit", elapsed + max(1e-3, float(time_limit)))
     highs.setOptionValue("mip_rel_gap", 0.0)
+    highs.setOptionValue("random_seed", seed)
     highs.passModel(_lp(cost, upper, matrix, lower_rows, upper_rows, integer))
     if cpu_limit is None:
         _run(highs)
