@@ -526,8 +526,24 @@ class _Suggester:
             # not maximise it; whether a move is legal is verify_turn's to say either way
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
+            groups_needed=self._groups_needed(dissolve) if pin else (),
         )
         return problem, blocks
+
+    def _groups_needed(self, dissolve: set[int]) -> tuple[int, ...]:
+        """The numbers of the group joker sets in ``dissolve`` (one reading only): every legal
+        move lays a group of that number (SPEC §4: the joker stays in a group holding one of
+        the set's tiles, or the tile that frees it joins one of them, a tile of the same
+        number; a locked set stays a group). Not under a free release of unlocked sets."""
+        if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
+            return ()
+        out = set()
+        for i in dissolve:
+            reading = self.readings[i]
+            if i in self.plain or len(reading.readings) != 1 or reading.best is None or reading.best.kind == RUN:
+                continue
+            out.add(next(t.number for t in reading.best.tiles if t.color is not None))
+        return tuple(sorted(out))
 
     def _block(self, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
         """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""

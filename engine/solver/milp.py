@@ -118,6 +118,7 @@ class _Model(NamedTuple):
     joker_points: np.ndarray  # the most points its jokers stand for
     jokers: np.ndarray
     pooled: bool
+    group_number: np.ndarray  # the number of the numbered tiles when they share one (a group may), else 0
 
 
 _TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
@@ -165,6 +166,7 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
         np.array([c.points for c in chosen], dtype=float),
         np.array([c.jokers for c in chosen], dtype=float),
         pooled,
+        np.array([c.keys[0][1] if len({v for _, v in c.keys}) == 1 else 0 for c in chosen], dtype=np.intp),
     )
 
 
@@ -351,6 +353,16 @@ def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None 
         counts = np.append(counts, np.ones(len(extra_cost)))
     if not len(cost):
         return None
+    needed = sorted(set(problem.groups_needed) - {g.number for g in problem.group_blocks})
+    if needed:  # at least one group of each such number: the candidate sets that may be one
+        model = programme.model
+        numbers = model.group_number[programme.keep[programme.keep < len(model.chosen)]]
+        may = np.zeros((len(needed), len(cost)))
+        for row, number in enumerate(needed):
+            may[row, : len(numbers)] = numbers == number
+        matrix = vstack([matrix, csc_array(may)], format="csc")
+        lower_rows = np.append(lower_rows, np.ones(len(needed)))
+        upper_rows = np.append(upper_rows, np.full(len(needed), np.inf))
     if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
         required_numbered = sum(map(sum, problem.required))
         matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")

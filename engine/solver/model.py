@@ -123,6 +123,7 @@ class _Problem:
     tile_weight: int = _PRIMARY
     value_weight: int = 1
     joker_value_weight: int | None = None  # weight of a joker's point; None: ``value_weight``
+    groups_needed: tuple[int, ...] = ()  # numbers of which at least one group must be laid (group blocks count)
 
     @property
     def joker_weight(self) -> int:
