@@ -530,19 +530,23 @@ class _Suggester:
         )
         return problem, blocks
 
-    def _groups_needed(self, dissolve: set[int]) -> tuple[int, ...]:
-        """The numbers of the group joker sets in ``dissolve`` (one reading only): every legal
-        move lays a group of that number (SPEC §4: the joker stays in a group holding one of
-        the set's tiles, or the tile that frees it joins one of them, a tile of the same
-        number; a locked set stays a group). Not under a free release of unlocked sets."""
+    def _groups_needed(self, dissolve: set[int]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """The groups every legal move lays for the group joker sets in ``dissolve`` (one
+        reading only): one of the set's number holding a joker or a tile its jokers stand for
+        (SPEC §4: a joker stays in a group holding one of the set's tiles, or the tile that
+        frees it joins one of them; a locked set stays a group), as (number, colours). Not
+        under a free release of unlocked sets (a freed joker needs no tile there)."""
         if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
             return ()
         out = set()
         for i in dissolve:
             reading = self.readings[i]
-            if i in self.plain or len(reading.readings) != 1 or reading.best is None or reading.best.kind == RUN:
+            best = reading.best
+            if i in self.plain or len(reading.readings) != 1 or best is None or best.kind == RUN:
                 continue
-            out.add(next(t.number for t in reading.best.tiles if t.color is not None))
+            number = next(t.number for t in best.tiles if t.color is not None)
+            colours = {_COLOUR_INDEX[t.color] for options in best.joker_options for t in options if t.color}
+            out.add((number, tuple(sorted(colours))))
         return tuple(sorted(out))
 
     def _block(self, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
