@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import subprocess
 import sys
 import time
@@ -483,3 +485,97 @@ def test_every_tile_score_needs_jokers_of_no_weight() -> None:
         solver = suggest_module._Suggester(sets, [None], tuple(parse_tiles(rack)), True, RULES, "tiles", deadline)
         problem, _ = solver._problem(dissolve={0})
         assert bool(portfolio._laying_all(problem, 10**9)) == scored
+
+
+def _rack_problem(rack: str, groups_needed: tuple[tuple[int, tuple[int, ...]], ...]) -> Any:
+    """The problem of laying tiles of ``rack`` (no table), with ``groups_needed``."""
+    solver = suggest_module._Suggester([], [], tuple(parse_tiles(rack)), True, PRESETS["sabra"], "tiles", 1e18)
+    return dataclasses.replace(solver._problem(dissolve=set())[0], groups_needed=groups_needed)
+
+
+_ALL = (0, 1, 2, 3)  # every colour
+
+
+def _holds(tiles: tuple[Tile, ...], number: int, colours: tuple[int, ...]) -> bool:
+    """Whether ``tiles`` is a group of ``number`` holding a joker or a tile of ``colours``."""
+    if read_set(tiles).kind != "group" or any(t.color is not None and t.number != number for t in tiles):
+        return False
+    return any(t.color is None or "KBOR".index(t.color) in colours for t in tiles)
+
+
+@pytest.mark.parametrize(
+    ("rack", "needed", "tiles", "value"),
+    [
+        ("K5 K6 K7 B5 O5", (), 3, 18),  # the run scores more than the group
+        ("K5 K6 K7 B5 O5", ((5, _ALL),), 3, 15),  # a group of 5 must be laid: the group
+        ("K5 K6 K7 K8 B5 O5", ((5, _ALL),), 6, 36),  # the run from K6, the group of 5 with K5
+        ("K5 K6 K7 B5 O5 J", ((5, _ALL),), 6, 36),  # K5 in the group, the joker ends the run as K8
+        ("K5 K6 K7 B5 O5 R5", ((5, (0,)),), 4, 20),  # a group of 5 holding K5 (or a joker)
+        ("K5 K6 K7 B5 O5 R5 J", ((5, (0,)),), 7, 41),  # K5 B5 O5 R5, the joker ends K6 K7 as K8
+        ("K5 K6 K7 B5 O5", ((9, _ALL),), 0, 0),  # no tile of 9: nothing can be laid
+    ],
+)
+def test_groups_needed_in_the_search_and_the_programme(
+    rack: str, needed: tuple[tuple[int, tuple[int, ...]], ...], tiles: int, value: int
+) -> None:
+    """``groups_needed``: every solution lays a group of each such number; the search, the
+    integer programme and the linear bound agree, and the sets laid hold such a group."""
+    problem = _rack_problem(rack, needed)
+    deadline = time.perf_counter() + 30
+    searched = search._Search(problem, deadline)
+    exact = searched.solve()
+    found = milp.solve_milp(problem, deadline)
+    bound = milp.linear_bound(problem)
+    if not tiles:
+        assert exact is None and found is None and bound is None
+        return
+    assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
+    assert bound is not None and bound.value + 1e-6 >= exact
+    builder = suggest_module._Builder(searched)
+    builder.build()
+    for laid in (found[1], builder):
+        sets = [tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets())
+        for number, colours in needed:
+            assert any(_holds(s, number, colours) for s in sets), sets
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "needed"),
+    [("sabra", ((11, (0, 2)),)), ("xp", ((11, (0, 2)),)), ("strict-joker", ((11, (0, 2)),)), ("free-joker", ())],
+)
+def test_relaxed_problems_need_a_group_of_each_group_joker_set(
+    rules_name: str, needed: tuple[tuple[int, tuple[int, ...]], ...]
+) -> None:
+    """A group holding a joker, taken apart in a relaxed problem, needs a group of its number
+    holding a joker or a tile of a colour the joker stands for (K or O here: its joker stays
+    in such a group, or its tile frees it there); a run holding a joker does not, nor does
+    anything under a free release (the joker may go anywhere)."""
+    table = [tuple(parse_tiles(s)) for s in ("B11 R11 J", "K3 K4 J", "O1 O2 O3")]
+    solver = suggest_module._Suggester(
+        table, [None] * 3, tuple(parse_tiles("K11 B7")), True, PRESETS[rules_name], "tiles", 1e18
+    )
+    assert solver._problem(dissolve={0, 1, 2}, pin=True)[0].groups_needed == needed
+    assert solver._problem(dissolve={0, 1, 2})[0].groups_needed == ()  # not a relaxed problem
+
+
+def test_a_relaxed_bound_with_blocks_gives_its_goal_search_less_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relaxed bound (``max_calls``) with blocks and not small gives up with the linear bound
+    when goal mode runs out, so goal mode gets ``_GIVING_UP_GOAL_CALLS`` of work there."""
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
+    monkeypatch.setattr(portfolio, "_GIVING_UP_GOAL_CALLS", 7)
+    steps: list[tuple[int, bool]] = []
+    step = portfolio.Portfolio._step
+
+    def recording(self: Any, found: Any, calls: int, max_calls: int | None, need: int, goal: bool = False) -> Any:
+        steps.append((calls, goal))
+        return step(self, found, calls, max_calls, need, goal)
+
+    monkeypatch.setattr(portfolio.Portfolio, "_step", recording)
+    for problem in _block_problems(4, "sabra", "tiles"):
+        if not (problem.run_blocks or problem.group_blocks):  # type: ignore[attr-defined]
+            continue
+        runner = portfolio.Portfolio(time.perf_counter() + 30)
+        runner.hard = True
+        with contextlib.suppress(portfolio.GaveUp):
+            runner.solve(problem, 0, 3_000)
+    assert steps and all(calls == 7 for calls, goal in steps if goal)

@@ -70,7 +70,12 @@ Suggest: the moves considered
   a small one (``portfolio._SMALL_PROGRAMME``) goes to HiGHS when its search falls short.
   A joker standing for a tile of which no copy is on the table or the rack can never be
   freed (only that tile frees it): a relaxed problem places it as that tile, which keeps the
-  relaxed move legal more often (and its bound tighter).
+  relaxed move legal more often (and its bound tighter). Likewise a group holding a joker,
+  taken apart by a relaxed problem, leaves in every legal move a group of its number holding
+  a joker or a tile its jokers stand for (the joker stays in a group holding one of the
+  set's tiles, or the tile freeing it joins one of them): the relaxed problem lays one
+  (``groups_needed``: the search sends such a tile or a joker to the groups of that number,
+  the integer programme has a row for it).
   When the rack holds no joker and the passes one by one have needed a few HiGHS runs
   (``suggest._ONE_BY_ONE``) without settling the variants, every combination is solved at
   once instead (``choices``: one integer programme with a binary variable per variant,

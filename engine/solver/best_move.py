@@ -526,8 +526,28 @@ class _Suggester:
             # not maximise it; whether a move is legal is verify_turn's to say either way
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
+            groups_needed=self._groups_needed(dissolve) if pin else (),
         )
         return problem, blocks
+
+    def _groups_needed(self, dissolve: set[int]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """The groups every legal move lays for the group joker sets in ``dissolve`` (one
+        reading only): one of the set's number holding a joker or a tile its jokers stand for
+        (SPEC §4: a joker stays in a group holding one of the set's tiles, or the tile that
+        frees it joins one of them; a locked set stays a group), as (number, colours). Not
+        under a free release of unlocked sets (a freed joker needs no tile there)."""
+        if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
+            return ()
+        out = set()
+        for i in dissolve:
+            reading = self.readings[i]
+            best = reading.best
+            if i in self.plain or len(reading.readings) != 1 or best is None or best.kind == RUN:
+                continue
+            number = next(t.number for t in best.tiles if t.color is not None)
+            colours = {_COLOUR_INDEX[t.color] for options in best.joker_options for t in options if t.color}
+            out.add((number, tuple(sorted(colours))))
+        return tuple(sorted(out))
 
     def _block(self, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
         """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""

@@ -118,6 +118,9 @@ class _Model(NamedTuple):
     joker_points: np.ndarray  # the most points its jokers stand for
     jokers: np.ndarray
     pooled: bool
+    group_number: np.ndarray  # the number of the numbered tiles when they share one (a group may), else 0
+    colours: np.ndarray  # (candidate, colour): whether it holds a tile of that colour
+    room: np.ndarray  # pooled jokers it can take at its ends
 
 
 _TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
@@ -165,6 +168,11 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
         np.array([c.points for c in chosen], dtype=float),
         np.array([c.jokers for c in chosen], dtype=float),
         pooled,
+        np.array([c.keys[0][1] if len({v for _, v in c.keys}) == 1 else 0 for c in chosen], dtype=np.intp),
+        np.array([[any(k == c for k, _ in cand.keys) for c in range(_NCOL)] for cand in chosen], dtype=bool).reshape(
+            n, _NCOL
+        ),
+        np.array([c.room for c in chosen], dtype=float),
     )
 
 
@@ -351,6 +359,20 @@ def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None 
         counts = np.append(counts, np.ones(len(extra_cost)))
     if not len(cost):
         return None
+    blocked = {g.number for g in problem.group_blocks}
+    needed = [(n, cs) for n, cs in problem.groups_needed if n not in blocked]
+    if needed:  # a row per group needed: the candidate sets that may be such a group
+        model = programme.model
+        kept = programme.keep[programme.keep < len(model.chosen)]
+        # a joker of its own, or (pooled) room for one at its end
+        joker = (model.jokers[kept] > 0) | (model.room[kept] > 0 if model.pooled else False)
+        may = np.zeros((len(needed), len(cost)))
+        for row, (number, colours) in enumerate(needed):
+            holds = joker | model.colours[kept][:, list(colours)].any(axis=1)
+            may[row, : len(kept)] = (model.group_number[kept] == number) & holds
+        matrix = vstack([matrix, csc_array(may)], format="csc")
+        lower_rows = np.append(lower_rows, np.ones(len(needed)))
+        upper_rows = np.append(upper_rows, np.full(len(needed), np.inf))
     if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
         required_numbered = sum(map(sum, problem.required))
         matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")

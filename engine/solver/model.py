@@ -123,6 +123,9 @@ class _Problem:
     tile_weight: int = _PRIMARY
     value_weight: int = 1
     joker_value_weight: int | None = None  # weight of a joker's point; None: ``value_weight``
+    # groups that must be laid: (number, colours) asks for a group of that number holding a
+    # tile of one of the colours or a joker (a group block of the number counts as one)
+    groups_needed: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def joker_weight(self) -> int:

@@ -59,6 +59,7 @@ from engine.solver.search import _Search
 _GOALS = 3  # linear bounds aimed at, at most
 _SMALL_PROGRAMME = 400  # columns up to which goal mode gets one short try before the integer programme
 _SMALL_GOAL_CALLS = 1_000  # that try's work
+_GIVING_UP_GOAL_CALLS = 1_500  # goal mode's work in a relaxed bound that gives up when it runs out
 _MILP_LEAST = 0.02  # seconds left below which the integer programme is not started
 _MILP_BLOCKS_SHARE = 0.25  # with blocks: the share of the budget that must be left
 
@@ -139,6 +140,11 @@ class Portfolio:
         # the bound may take 5-50 ms and fail; it gets one short try first
         small = bound.columns <= _SMALL_PROGRAMME
         goal_calls = _SMALL_GOAL_CALLS if small else _GOAL_CALLS
+        if blocks and max_calls is not None and not small:
+            # a relaxed bound with blocks gives up with the linear bound when goal mode runs
+            # out, which it may take 30-50 ms to do; where it succeeds (hard bench) it needs
+            # at most 1,247 calls
+            goal_calls = _GIVING_UP_GOAL_CALLS
         for _ in range(_GOALS):
             if primary and played - _floor(played) > 1e-6:
                 # the relaxation plays a fractional number of tiles: the floor of its bound

@@ -111,6 +111,12 @@ class _Search:
         self.groups_at: dict[int, tuple[_GroupBlock, ...]] = {}
         for g in problem.group_blocks:
             self.groups_at[g.number] = (*self.groups_at.get(g.number, ()), g)
+        # the groups that must be laid, by number: each holds a joker or a tile of one of the
+        # colours (a group block of the number stands for them)
+        self.groups_needed: dict[int, list[tuple[int, ...]]] = {}
+        for number, colours in problem.groups_needed:
+            if number not in self.groups_at:
+                self.groups_needed.setdefault(number, []).append(colours)
         # "extra" counter: room for spare jokers (arrange) or meld value (opening), capped
         self.extra_cap = problem.jokers if problem.feasibility_only else problem.meld_min
         # optimistic bounds: the score of every optional tile from stage (v, c) on, and of a joker
@@ -201,7 +207,10 @@ class _Search:
                 if stop and choice is not None:
                     break
         else:
+            needed = self.groups_needed.get(v, ())
             for spent, score, more, group_move in self._group_options(v, groups, jokers):
+                if not group_move.jokers and not all(any(groups[c] for c in cs) for cs in needed):
+                    continue
                 x = extra + more
                 nxt = (v + 1, 0, state, (), jokers - spent, x if x < cap else cap)
                 target = bar - score
