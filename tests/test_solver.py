@@ -696,6 +696,26 @@ def test_free_joker_release_keeps_the_table_whole_on_a_tie() -> None:
         assert any(not (keys(tiles) - keys(after)) for after in result.after), shape(result.after)
 
 
+def test_free_joker_release_with_nothing_to_play_solves_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``joker_release: free``, when the best move with every set taken apart plays
+    nothing (proven), the table as it is answers: the pass keeping every set whole is not
+    solved again, and the answer is the same as with it."""
+    before = table("R3 R4 J", "K7 B7 O7")
+    rack = T("B1 O12")
+    passes = []
+    solve = best_move._Suggester._pass
+
+    def counted(self: best_move._Suggester, *args: object, **kwargs: object) -> object:
+        passes.append(kwargs.get("whole", False))
+        return solve(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(best_move._Suggester, "_pass", counted)
+    result = suggest(before, rack, True, PRESETS["free-joker"])
+    assert passes == [False]
+    assert result.played == () and result.after == tuple(tuple(s) for s in before)
+    assert result.optimal_proven and not result.budget_exhausted
+
+
 def _brute_opening_with_manipulation(laid: list[Tile], rack: list[Tile], minimum: int = 30) -> int:
     best = 0
     for played in sub_multisets(rack):

@@ -208,6 +208,8 @@ class _Suggester:
         if full is None:
             self._pass(self._problem(dissolve=set()), whole=True)
             return
+        if not full.played and not self.exhausted:
+            return  # nothing can be played (proven): the answer is the table as it is
         whole = self._pass(self._problem(dissolve=set()), whole=True, floor=full.score)
         if whole is not None and whole.score >= full.score:
             return
