@@ -210,9 +210,8 @@ class _Suggester:
             return
         if not full.played and not self.exhausted:
             return  # nothing can be played (proven): the answer is the table as it is
-        # unlike the full pass, the whole one is cut short by its floor: the search comes
-        # first again (where the full pass needed the linear bound, the portfolio would
-        # start this one with a bound of its own)
+        # cut short by its floor, the whole pass starts with the search even where the full
+        # pass needed the linear bound (its own bound cost more than its search: measured)
         self.portfolio.hard = False
         whole = self._pass(self._problem(dissolve=set()), whole=True, floor=full.score)
         if whole is not None and whole.score >= full.score:
