@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet
-from engine.solver import ArrangeResult, Suggestion, arrange, best_move, suggest
+from engine.solver import ArrangeResult, Suggestion, arrange, best_move, portfolio, search, suggest
 from engine.solver.model import _RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
 from engine.turns import verify_turn
@@ -694,6 +694,48 @@ def test_free_joker_release_keeps_the_table_whole_on_a_tie() -> None:
     assert keys(result.played) == keys(T("R6 R7"))
     for tiles in before:  # every table set only extended (several moves play both tiles)
         assert any(not (keys(tiles) - keys(after)) for after in result.after), shape(result.after)
+
+
+def test_free_joker_release_whole_pass_starts_with_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``joker_release: free`` the pass keeping every set whole, cut short by the full
+    pass's score, starts with the search even when the full pass needed the linear bound
+    (here its first search gets one call), and the table is still kept whole on a tie."""
+    monkeypatch.setattr(portfolio, "_PORTFOLIO_CALLS", 1)
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work cap checked at every call
+    hard_at_start = []
+    solve = portfolio.Portfolio.solve
+
+    def recorded(self: portfolio.Portfolio, *args: object, **kwargs: object) -> object:
+        hard_at_start.append(self.hard)
+        return solve(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(portfolio.Portfolio, "solve", recorded)
+    before = table("R3 R4 J", "K7 B7 O7")
+    result = suggest(before, T("R6 R7"), True, PRESETS["free-joker"])
+    assert hard_at_start == [False, False]
+    assert keys(result.played) == keys(T("R6 R7")) and result.optimal_proven
+    for tiles in before:
+        assert any(not (keys(tiles) - keys(after)) for after in result.after), shape(result.after)
+
+
+def test_free_joker_release_with_nothing_to_play_solves_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``joker_release: free``, when the best move with every set taken apart plays
+    nothing (proven), the table as it is answers: the pass keeping every set whole is not
+    solved again, and the answer is the same as with it."""
+    before = table("R3 R4 J", "K7 B7 O7")
+    rack = T("B1 O12")
+    passes = []
+    solve = best_move._Suggester._pass
+
+    def counted(self: best_move._Suggester, *args: object, **kwargs: object) -> object:
+        passes.append(kwargs.get("whole", False))
+        return solve(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(best_move._Suggester, "_pass", counted)
+    result = suggest(before, rack, True, PRESETS["free-joker"])
+    assert passes == [False]
+    assert result.played == () and result.after == tuple(tuple(s) for s in before)
+    assert result.optimal_proven and not result.budget_exhausted
 
 
 def _brute_opening_with_manipulation(laid: list[Tile], rack: list[Tile], minimum: int = 30) -> int:

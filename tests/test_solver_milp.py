@@ -385,6 +385,49 @@ def test_an_integral_relaxation_is_the_optimum(seed: int, rules_name: str) -> No
     assert checked
 
 
+def test_a_problems_bounds_and_programme_share_one_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The linear bound, the bound with the tiles capped and the integer programme of one
+    problem build its programme once (kept for the last problem), and answer as when each
+    builds its own; another problem gets its own."""
+    built: list[object] = []
+    build = milp._built
+
+    def counted(problem: Any, owners: Any) -> Any:
+        built.append(problem)
+        return build(problem, owners)
+
+    checked = 0
+    for table, rack in _positions(2, 8):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+        problem = solver._problem(dissolve=set(range(len(table))))[0]
+        fresh = []
+        for cap in (None, 1):
+            milp._last.built = None
+            fresh.append(milp.linear_bound(problem, cap))
+        milp._last.built = None
+        fresh_exact = milp.solve_milp(problem, deadline)
+        with monkeypatch.context() as m:
+            m.setattr(milp, "_built", counted)
+            milp._last.built = None
+            built.clear()
+            shared = [milp.linear_bound(problem, cap) for cap in (None, 1)]
+            exact = milp.solve_milp(problem, deadline)
+            assert built == [problem]
+            other = solver._problem(dissolve=set(range(len(table))))[0]
+            milp.linear_bound(other)
+            assert built == [problem, other]
+        for one, two in zip(fresh, shared, strict=True):
+            assert (one is None) == (two is None)
+            if one is not None and two is not None:
+                assert (one.value, one.played, one.columns) == (two.value, two.played, two.columns)
+                checked += 1
+        assert (fresh_exact is None) == (exact is None)
+        if fresh_exact is not None and exact is not None:
+            assert fresh_exact[0] == exact[0] and fresh_exact[2] == exact[2]
+    assert checked
+
+
 def test_highs_runs_in_a_thread_pool_made_by_another_user() -> None:
     """HiGHS's thread pool is global to a process: when another user of highspy made it with
     another size first, a run on one thread fails, and the wrapper runs in that pool instead."""

@@ -85,7 +85,9 @@ Suggest: the moves considered
 * Under ``joker_release: free`` (sets not locked, freed jokers usable anywhere) joker sets
   are taken apart like the others. The best move with every set taken apart is searched
   first, then a move keeping every set whole is looked for at that score only (cheap: its
-  search is cut by the bound); the whole move wins a tie as always.
+  search is cut by the bound, so it starts with the search even when the first needed the
+  linear bound); the whole move wins a tie as always. When the first plays nothing (proven),
+  nothing can be played and the table as it is answers.
 * With no joker on the rack no joker is played, so where the table's jokers stand adds
   nothing to the move's value (under any rules): the search then scores a table joker as a
   tile only, instead of also maximising the numbers the jokers stand for (which multiplied
@@ -132,7 +134,8 @@ opened player) goes through ``portfolio.Portfolio``:
    with blocks a quarter of the budget; otherwise the search has the time left.
 
 Once a pass of a position needed step 2 the next passes start with the bound (they are
-alike, and the bound rules most of them out). The relaxed bounds of the variant passes give
+alike, and the bound rules most of them out). A problem's bounds and its integer programme
+share one build of its programme. The relaxed bounds of the variant passes give
 up on a small budget and keep the bound they reached.
 
 The integer programme follows den Hertog & Hulshof, "Solving Rummikub Problems by Integer

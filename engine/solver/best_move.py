@@ -208,6 +208,11 @@ class _Suggester:
         if full is None:
             self._pass(self._problem(dissolve=set()), whole=True)
             return
+        if not full.played and not self.exhausted:
+            return  # nothing can be played (proven): the answer is the table as it is
+        # cut short by its floor, the whole pass starts with the search even where the full
+        # pass needed the linear bound (its own bound cost more than its search: measured)
+        self.portfolio.hard = False
         whole = self._pass(self._problem(dissolve=set()), whole=True, floor=full.score)
         if whole is not None and whole.score >= full.score:
             return

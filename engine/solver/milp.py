@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import time
 from typing import NamedTuple
 
@@ -333,7 +334,35 @@ class _Full(NamedTuple):
 def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None = None) -> _Full | None:
     """The programme with its blocks (None: nothing can be laid) and, with ``primary_most``,
     a row capping the tiles played (the table's numbered tiles plus that many). ``owners``:
-    see ``_block_columns`` (the blocks' rows are the last ones without ``primary_most``)."""
+    see ``_block_columns`` (the blocks' rows are the last ones without ``primary_most`` and
+    ``problem.groups_needed``, whose rows follow them).
+
+    Without ``owners`` the programme of the last problem is kept (per thread): a problem's
+    linear bounds and its integer programme share it (building it costs about as much as
+    HiGHS takes on a small relaxation)."""
+    if owners is None:
+        last = getattr(_last, "built", None)
+        if last is None or last[0] is not problem:
+            last = _last.built = (problem, _built(problem, None))
+        full = last[1]
+    else:
+        full = _built(problem, owners)
+    if full is None or primary_most is None:
+        return full
+    # tiles laid at most the table's plus ``primary_most``
+    required_numbered = sum(map(sum, problem.required))
+    return full._replace(
+        matrix=vstack([full.matrix, csc_array(full.counts.reshape(1, -1))], format="csc"),
+        lower_rows=np.append(full.lower_rows, -np.inf),
+        upper_rows=np.append(full.upper_rows, float(required_numbered + primary_most)),
+    )
+
+
+_last = threading.local()  # ``built``: the last problem solved in this thread and its programme
+
+
+def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
+    """The programme of ``problem`` with its blocks (see ``_full``)."""
     programme = _programme(problem)
     has_blocks = problem.run_blocks or problem.group_blocks
     if programme is None and not has_blocks:
@@ -373,11 +402,6 @@ def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None 
         matrix = vstack([matrix, csc_array(may)], format="csc")
         lower_rows = np.append(lower_rows, np.ones(len(needed)))
         upper_rows = np.append(upper_rows, np.full(len(needed), np.inf))
-    if primary_most is not None:  # tiles laid at most the table's plus ``primary_most``
-        required_numbered = sum(map(sum, problem.required))
-        matrix = vstack([matrix, csc_array(counts.reshape(1, -1))], format="csc")
-        lower_rows = np.append(lower_rows, -np.inf)
-        upper_rows = np.append(upper_rows, float(required_numbered + primary_most))
     return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
 
 
