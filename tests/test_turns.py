@@ -418,6 +418,9 @@ def test_joker_that_stays_is_not_freed() -> None:
     assert v.valid and v.jokers_freed == 0
     v = verify(["K5 B5 J"], ["K5 B5 J O5"], "O5")  # the group joker now stands for R5
     assert v.valid and v.jokers_freed == 0
+    # replaced by its tile and laid again in a run standing for that same tile: it stayed
+    v = verify(["J K6 K7"], ["K5 K6 K7", "K3 K4 J"], "K3 K4 K5")
+    assert v.valid and v.jokers_freed == 0
 
 
 @pytest.mark.parametrize("tile", ["O5", "R5"])

@@ -240,7 +240,8 @@ def test_legal_turn_verifies(turn: Turn) -> None:
     assert keys(v.played) == keys(turn.played)
     assert keys(v.rack_after) == keys(turn.rack) - keys(turn.played)
     assert v.rack_empty == (len(turn.rack) == len(turn.played))
-    assert v.jokers_freed == (1 if turn.kind == "joker" else 0)
+    # (a replaced joker laid again in a run standing for the same tile stayed: SPEC §4)
+    assert v.jokers_freed == (1 if turn.kind == "joker" and not joker_stands_again(turn) else 0)
     assert v.penalty_draw == 0
 
 
