@@ -221,9 +221,9 @@ def branch_and_bound(
     is whole at every solution: integer coefficients on integer columns), and the columns of
     the mask ``columns`` (any fractional column when none of those is). Nodes are taken best
     bound first, each followed by its child rounded up (a dive, which finds solutions early).
-    Measured on the least-change programmes of the games bench (116 programmes, 1,000-2,600
-    columns): 0-104 nodes, against HiGHS's integer solver whose cuts at the root took 10-30
-    times longer on the hardest ones (bench/README.md, issue 18). OPTIMAL (or NOT_BETTER) only
+    Measured on the least-change programmes of the games bench (116 programmes, 400-2,600
+    columns): 1-104 relaxations each, where HiGHS's integer solver spent 3-30 times longer on
+    the hardest ones in cut rounds at its root (bench/README.md, issue 18, session 11). OPTIMAL (or NOT_BETTER) only
     when every node was solved or pruned; STOPPED when the time ran out or a relaxation could
     not be solved, with the best solution found (or none)."""
     start = time.perf_counter()

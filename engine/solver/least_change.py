@@ -2,9 +2,9 @@
 the best move found, the one that disturbs the table least (``engine.changes``: fewest table
 tiles moved to another set, then fewest before-sets touched, then fewest new sets).
 
-A second integer programme, solved with HiGHS (``engine.solver.highs``: one thread, no
-feasibility jump) with the score fixed from below at the best move's and the disturbance
-minimised (one objective with lexicographic integer weights):
+A second integer programme, solved by branch and bound over HiGHS's linear relaxations
+(``engine.solver.highs.branch_and_bound``) with the score fixed from below at the best move's
+and the disturbance minimised (one objective with lexicographic integer weights):
 
 * every before-set ``b`` has one optional *continuation*: a run of its colour (a run-set) or of
   one of its colours (a group-set), or a group of one of its numbers, holding at least one of
@@ -46,12 +46,16 @@ Otherwise the programme above, first in a smaller form (a set continued by a set
 kind only through the free sets, counted by necessary conditions: its optimum bounds the true
 one from below), whole when the smaller one's move disturbs more than its bound.
 
-Each programme's linear relaxation is solved first (about 10 ms on the games bench's
-programmes of about 1200 columns): when its optimum is integral it is the programme's (on
-about 40% of the positions the programme decides), else the integer programme (median about
-70 ms, up to the budget: HiGHS's cuts at the root). A first programme over only the sets the
-relaxation touches, the others proven unchanged by reduced costs, was measured slower
-(bench/README.md, issue 18).
+Each programme's linear relaxation is solved first (about 10-50 ms on the games bench's
+programmes of 400-2600 columns): when its optimum is integral it is the programme's (on about
+40% of the positions the programme decides), else the branch and bound goes on: it branches
+on the tiles of each type played (a relaxation playing a fraction of a tile), then on the
+continuations' columns, and seeks only moves disturbing no more than the least disturbing
+legal move known (the best move found, then the smaller programme's): 1-104 relaxations per
+programme on the games bench, where HiGHS's own integer solver spent 0.1-4 s on the hardest
+in cut rounds at the root, a lottery of its random seed (bench/README.md, issue 18, session
+11). A first programme over only the sets the relaxation touches, the others proven unchanged
+by reduced costs, was measured slower (bench/README.md, issue 18).
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
@@ -392,7 +396,7 @@ def least_change(
         w_touch,
         free_release,
     )
-    fast = attempt(True, None if ceiling is None else ceiling - offset)
+    fast = attempt(True, None if ceiling is None else ceiling - offset + 1)
     # a legal move of the smaller model that is not proven least: answered (not proven) when
     # the full model finds nothing in time
     fallback: LeastChange | None = None
@@ -408,7 +412,7 @@ def least_change(
             fallback = dataclasses.replace(found, proven=False, changes=listed)
             if ceiling is not None and weighed(listed.disturbance.as_tuple()) < ceiling:
                 ceiling, holder = weighed(listed.disturbance.as_tuple()), fallback
-    full = attempt(False, None if ceiling is None else ceiling - offset)
+    full = attempt(False, None if ceiling is None else ceiling - offset + 1)
     if full is None:
         return fallback
     after, optimal, _ = full
