@@ -794,26 +794,28 @@ def test_the_programme_alone_matches_brute_force(name: str, monkeypatch: pytest.
     """With the first two steps switched off, the integer programme decides every position:
     the best score and the least disturbance among the best moves, proven (no joker on the
     table under sabra, jokers anywhere under a free release); both of its ways to the optimum
-    are taken (the linear relaxation's integral optimum, and the integer programme)."""
+    are taken (the linear relaxation's integral optimum, or nothing below the best move's
+    disturbance, at the root; branching)."""
     import engine.solver.least_change as least_change_module
     from engine.solver import highs
 
     monkeypatch.setattr(least_change_module, "least_intact", lambda *args: None)
     monkeypatch.setattr(least_change_module, "_few_moved", lambda *args: None)
-    integer_runs: list[bool] = []
-    original = highs.maximise
+    nodes: list[int] = []
+    original = highs.branch_and_bound
 
-    def counting(*args: Any) -> highs.Result:
-        integer_runs.append(args[5])
-        return original(*args)
+    def counting(*args: Any, **kwargs: Any) -> highs.Result:
+        result = original(*args, **kwargs)
+        nodes.append(result.nodes)
+        return result
 
-    monkeypatch.setattr(highs, "maximise", counting)
+    monkeypatch.setattr(highs, "branch_and_bound", counting)
     rules = PRESETS[name]
     rng = random.Random(2400)
     for _ in range(16):
         before, rack = playable(rng, (6, 11), 2, 1, table_jokers=name != "sabra")
         check_suggestion(before, rack, True, rules, rng.choice(["tiles", "value"]))
-    assert True in integer_runs and integer_runs.count(False) > integer_runs.count(True)
+    assert 1 in nodes and max(nodes) > 1, nodes
 
 
 def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:

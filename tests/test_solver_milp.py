@@ -345,6 +345,69 @@ def test_solve_integer_keeps_the_best_run_stopped_by_the_deadline(monkeypatch: p
     assert milp.solve_integer(cost, upper, matrix, *rows, deadline) is found
 
 
+def test_branch_and_bound_answers_optimal_not_better_infeasible_and_stopped() -> None:
+    """``highs.branch_and_bound`` on the two-column programme: the integer optimum (the
+    relaxation's, 4.5 at (0, 1.5), is fractional), nothing better than a cutoff at the optimum
+    (NOT_BETTER), the optimum above a lower cutoff, an infeasible programme, and a run with no
+    time left."""
+    import numpy as np
+
+    cost, upper, matrix, lower_rows, upper_rows = _two_columns()
+    whole = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0)
+    assert whole.status == highs.OPTIMAL and list(whole.x) == [0.0, 1.0] and whole.objective == 3.0
+    assert whole.nodes > 1
+    assert highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, cutoff=3.0)[:2] == (
+        highs.NOT_BETTER,
+        None,
+    )
+    above = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, cutoff=2.0)
+    assert above.status == highs.OPTIMAL and list(above.x) == [0.0, 1.0]
+    none = highs.branch_and_bound(cost, upper, matrix, np.array([1.0]), np.array([1.5]), 5.0)
+    assert (none.status, none.x) == (highs.INFEASIBLE, None)
+    assert highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, -1.0).status == highs.STOPPED
+    # branching on the row's activity (2x + 2y, whole at every solution) first
+    by_row = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, rows=[0])
+    assert by_row.status == highs.OPTIMAL and list(by_row.x) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
+    """Random small integer programmes (whole coefficients and bounds): the same optimum as
+    HiGHS's integer solver, with or without rows and preferred columns to branch on, and with a
+    cutoff just below the optimum (found) or at it (NOT_BETTER)."""
+    import random
+
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    rng = random.Random(seed)
+    compared = 0
+    for _ in range(40):
+        n, m = rng.randint(2, 9), rng.randint(1, 5)
+        cost = np.array([float(rng.randint(-3, 6)) for _ in range(n)])
+        upper = np.array([float(rng.randint(0, 3)) for _ in range(n)])
+        matrix = csc_array(np.array([[float(rng.randint(-2, 4)) for _ in range(n)] for _ in range(m)]))
+        lower_rows = np.array([float(rng.choice([-np.inf, rng.randint(0, 3)])) for _ in range(m)])
+        upper_rows = np.array([float(rng.randint(3, 9)) for _ in range(m)])
+        expected = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, False, 5.0)
+        rows = [r for r in range(m) if rng.random() < 0.5]
+        columns = np.array([rng.random() < 0.5 for _ in range(n)])
+        got = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, columns=columns, rows=rows)
+        assert got.status == expected.status
+        if expected.status != highs.OPTIMAL:
+            continue
+        compared += 1
+        assert got.objective == pytest.approx(expected.objective)
+        assert got.x is not None and float(cost @ got.x) == got.objective
+        assert np.all(lower_rows <= matrix @ got.x) and np.all(matrix @ got.x <= upper_rows)
+        assert np.all(got.x == np.round(got.x)) and np.all((got.x >= 0) & (got.x <= upper))
+        below = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, cutoff=got.objective - 1)
+        assert below.status == highs.OPTIMAL and below.objective == got.objective
+        at = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, cutoff=got.objective)
+        assert at.status == highs.NOT_BETTER
+    assert compared >= 20
+
+
 def test_highs_runs_on_one_thread_without_feasibility_jump() -> None:
     """The two options that cost 10-25 ms per integer programme when left at HiGHS's defaults."""
     solver = highs._highs()

@@ -2,9 +2,9 @@
 the best move found, the one that disturbs the table least (``engine.changes``: fewest table
 tiles moved to another set, then fewest before-sets touched, then fewest new sets).
 
-A second integer programme, solved with HiGHS (``engine.solver.highs``: one thread, no
-feasibility jump) with the score fixed from below at the best move's and the disturbance
-minimised (one objective with lexicographic integer weights):
+A second integer programme, solved by branch and bound over HiGHS's linear relaxations
+(``engine.solver.highs.branch_and_bound``) with the score fixed from below at the best move's
+and the disturbance minimised (one objective with lexicographic integer weights):
 
 * every before-set ``b`` has one optional *continuation*: a run of its colour (a run-set) or of
   one of its colours (a group-set), or a group of one of its numbers, holding at least one of
@@ -46,12 +46,16 @@ Otherwise the programme above, first in a smaller form (a set continued by a set
 kind only through the free sets, counted by necessary conditions: its optimum bounds the true
 one from below), whole when the smaller one's move disturbs more than its bound.
 
-Each programme's linear relaxation is solved first (about 10 ms on the games bench's
-programmes of about 1200 columns): when its optimum is integral it is the programme's (on
-about 40% of the positions the programme decides), else the integer programme (median about
-70 ms, up to the budget: HiGHS's cuts at the root). A first programme over only the sets the
-relaxation touches, the others proven unchanged by reduced costs, was measured slower
-(bench/README.md, issue 18).
+Each programme's linear relaxation is solved first (about 10-50 ms on the games bench's
+programmes of 400-2600 columns): when its optimum is integral it is the programme's (on about
+40% of the positions the programme decides), else the branch and bound goes on: it branches
+on the tiles of each type played (a relaxation playing a fraction of a tile), then on the
+continuations' columns, and seeks only moves disturbing no more than the least disturbing
+legal move known (the best move found, then the smaller programme's): 1-104 relaxations per
+programme on the games bench, where HiGHS's own integer solver spent 0.1-4 s on the hardest
+in cut rounds at the root, a lottery of its random seed (bench/README.md, issue 18, session
+11). A first programme over only the sets the relaxation touches, the others proven unchanged
+by reduced costs, was measured slower (bench/README.md, issue 18).
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
@@ -113,8 +117,10 @@ def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> S
     primary = 1 + max(len(s.rack), sum(t.number if t.color is not None else 13 for t in s.rack))
     weights = (primary, 1) if s.tile_weight > s.value_weight else (1, primary)
     floor = len(move.played) * weights[0] + move.value * weights[1]
-    moved = listed.disturbance.tiles_moved  # so does the least change, at most
-    found = least_change(s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, weights, floor, s.deadline, moved)
+    known = listed.disturbance.as_tuple()  # the least change disturbs no more
+    found = least_change(s.table, s.kinds, s.readings, s.rack, s.opened, s.rules, weights, floor, s.deadline, known)
+    if isinstance(found, str):  # KNOWN_LEAST: no move scoring as much disturbs less
+        return dataclasses.replace(move, changes=listed, least_change_proven=True)
     if found is None:
         return dataclasses.replace(move, changes=listed)
     better = found.changes or changes(s.table, s.rack, found.after)
@@ -293,6 +299,10 @@ def _shapes_of(present: tuple[int, ...], jokers: int) -> tuple[tuple[tuple[int, 
     return tuple(out)
 
 
+KNOWN_LEAST = "known"
+"""``least_change``'s answer when the known move (``known``) is proven the least change."""
+
+
 def least_change(
     table: Sequence[tuple[Tile, ...]],
     kinds: Sequence[str | None],
@@ -303,11 +313,12 @@ def least_change(
     weights: tuple[int, int],
     floor: int,
     deadline: float,
-    moved: int | None = None,
-) -> LeastChange | None:
+    known: tuple[int, int, int] | None = None,
+) -> LeastChange | str | None:
     """The move scoring at least ``floor`` (tile weight, value weight as ``weights``) that
     disturbs the table least, or None (not modelled, no time, or no legal move found).
-    ``moved``: the table tiles that a legal move scoring ``floor`` moves, when one is known."""
+    ``known``: the disturbance (tiles moved, sets touched, new sets) of a legal move scoring
+    ``floor``, when one is known; KNOWN_LEAST when that move is proven the least change."""
     if not opened and rules.manipulate_on_opening_turn:
         return None
     colour_index = {c: i for i, c in enumerate(COLORS)}
@@ -353,7 +364,7 @@ def least_change(
         # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
         # score floor, up to KNOWN_MOVED): proven least by itself too
         if intact == INFEASIBLE or intact is None:
-            for most in _few_bounds(moved):
+            for most in _few_bounds(None if known is None else known[0]):
                 few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
                 if few != INFEASIBLE:
                     break
@@ -361,7 +372,11 @@ def least_change(
                 return few
     # then the smaller model (a set continued by a set of the other kind only through the
     # free sets, counted by necessary conditions); its optimum bounds the true one from below,
-    # so a move it finds disturbing exactly that much is the least change; else the full model
+    # so a move it finds disturbing exactly that much is the least change; else the full model.
+    # Both look only for moves disturbing less than the least disturbing legal move known
+    # (``ceiling``, weighed; ``holder`` is that move, KNOWN_LEAST for the caller's)
+    ceiling = None if opening or known is None else weighed(known)
+    holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
     attempt = functools.partial(
         _attempt,
         table,
@@ -381,22 +396,30 @@ def least_change(
         w_touch,
         free_release,
     )
-    fast = attempt(aggregated=True)
+    fast = attempt(True, None if ceiling is None else ceiling - offset + 1)
     # a legal move of the smaller model that is not proven least: answered (not proven) when
     # the full model finds nothing in time
     fallback: LeastChange | None = None
     if fast is not None:
         after, optimal, bound = fast
+        if after is None:  # no move of the smaller model disturbs less: nor does a legal move
+            return KNOWN_LEAST if optimal and exact else None
         found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
         if found is not None:
             listed = changes(table, rack, found.after)
             if optimal and weighed(listed.disturbance.as_tuple()) <= bound + offset:
                 return dataclasses.replace(found, changes=listed)
-            fallback = dataclasses.replace(found, proven=False)
-    full = attempt(aggregated=False)
+            fallback = dataclasses.replace(found, proven=False, changes=listed)
+            if ceiling is not None and weighed(listed.disturbance.as_tuple()) < ceiling:
+                ceiling, holder = weighed(listed.disturbance.as_tuple()), fallback
+    full = attempt(False, None if ceiling is None else ceiling - offset + 1)
     if full is None:
         return fallback
     after, optimal, _ = full
+    if after is None:  # no move of the full model disturbs less than the one holding the ceiling
+        if not (optimal and exact) or holder is None:
+            return fallback
+        return holder if isinstance(holder, str) else dataclasses.replace(holder, proven=True)
     found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
     if found is None or (not found.proven and fallback is not None and _worse(table, rack, found, fallback)):
         return fallback
@@ -469,9 +492,11 @@ def _attempt(
     w_touch: int,
     free_release: bool,
     aggregated: bool,
-) -> tuple[list[tuple[Tile, ...]], bool, int] | None:
+    cutoff: int | None,
+) -> tuple[list[tuple[Tile, ...]] | None, bool, int] | None:
     """Build and solve the programme; the after table of its solution, whether it is optimal,
-    and its objective value (None: no solution in time)."""
+    and its objective value (None: no solution in time). With a ``cutoff`` only solutions of
+    a lower objective are sought: the after table is None when none exists."""
     tw, vw = weights
     m = _Model()
 
@@ -490,6 +515,7 @@ def _attempt(
     conts: list[_Continuation] = []
 
     frees = rules.freed_joker_use == "any_set" and not rules.joker_sets_locked
+    first_continued = len(m.cost)  # the continuations' columns: branched on first
     if not opening:
         for tiles, reading in zip(table, readings, strict=True):
             cont = _continuation(
@@ -499,6 +525,7 @@ def _attempt(
             lanes += cont.lanes
             groups += cont.groups
         _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
+    continued = range(first_continued, len(m.cost))
 
     # balance of every tile type, and the jokers
     per_key: dict[tuple[int, int], dict[int, float]] = {}
@@ -514,6 +541,8 @@ def _attempt(
             per_key.setdefault((c, g.number), {})[g.var] = 1
         if g.jokers:
             joker_terms[g.var] = joker_terms.get(g.var, 0) + g.jokers
+    # (the tiles of each type played, and the jokers: whole at every solution, branched on)
+    played_rows = range(len(m.row_lower), len(m.row_lower) + len(per_key) + 1)
     for key, terms in per_key.items():
         m.row(terms, base[key], base[key] + rack_counts[key])
     m.row(joker_terms, base_jokers, base_jokers + rack_jokers)
@@ -559,10 +588,12 @@ def _attempt(
     if left <= 0:
         return None
     matrix = m.matrix()
-    solved = _least(m, matrix, left)
+    solved = _least(m, matrix, left, cutoff, continued, played_rows)
     if solved is None:
         return None
     x, optimal, objective = solved
+    if x is None:
+        return None, optimal, objective
     after = list(table) if opening else []
     for b, cont in enumerate(conts):
         if cont.same is not None and x[cont.same]:
@@ -578,13 +609,32 @@ def _attempt(
     return after, optimal, objective
 
 
-def _least(m: _Model, matrix: Any, time_limit: float) -> tuple[list[int], bool, int] | None:
-    """The model's minimum: a solution, whether it is proven, its objective (None: none found).
-    The linear relaxation first: when its optimum is integral it is the programme's."""
+def _least(
+    m: _Model, matrix: Any, time_limit: float, cutoff: int | None, continued: range, played_rows: range
+) -> tuple[list[int] | None, bool, int] | None:
+    """The model's minimum: a solution, whether it is proven, its objective (None: none found;
+    with a ``cutoff``, a None solution when none is below it, proven or not). Solved by
+    ``highs.branch_and_bound``: the linear relaxation first (when its optimum is integral it
+    is the programme's), then branching on the tiles played of each type and the
+    continuations' columns."""
     cost = -np.array(m.cost, dtype=float)
     upper = np.array(m.upper, dtype=float)
     lower_rows, upper_rows = np.array(m.row_lower, dtype=float), np.array(m.row_upper, dtype=float)
-    found = highs.relaxation_first(cost, upper, matrix, lower_rows, upper_rows, time_limit)
+    columns = np.zeros(len(cost), dtype=bool)
+    columns[continued.start : continued.stop] = True
+    found = highs.branch_and_bound(
+        cost,
+        upper,
+        matrix,
+        lower_rows,
+        upper_rows,
+        time_limit,
+        cutoff=-np.inf if cutoff is None else -cutoff,
+        columns=columns,
+        rows=played_rows,
+    )
+    if found.status == highs.NOT_BETTER and cutoff is not None:
+        return None, True, cutoff
     if found.x is None:
         return None
     return [round(float(v)) for v in found.x], found.status == highs.OPTIMAL, -round(found.objective)
