@@ -370,6 +370,17 @@ def test_branch_and_bound_answers_optimal_not_better_infeasible_and_stopped() ->
     assert by_row.status == highs.OPTIMAL and list(by_row.x) == [0.0, 1.0]
 
 
+def test_branch_and_bound_runs_at_the_default_seed() -> None:
+    """A restart in ``maximise`` leaves another random seed on the thread's HiGHS object; the
+    branch and bound sets the default back (its relaxations, and so its answer, are the same
+    whatever ran before it)."""
+    cost, upper, matrix, *rows = _two_columns()
+    highs.maximise(cost, upper, matrix, *rows, True, False, 5.0, None, 3)
+    highs.branch_and_bound(cost, upper, matrix, *rows, 5.0)
+    seed = highs._highs().getOptionValue("random_seed")
+    assert (seed[1] if isinstance(seed, tuple) else seed) == 0
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
     """Random small integer programmes (whole coefficients and bounds): the same optimum as

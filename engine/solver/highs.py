@@ -232,6 +232,7 @@ def branch_and_bound(
     start = time.perf_counter()
     highs = _highs()
     highs.setOptionValue("presolve", "off")
+    highs.setOptionValue("random_seed", 0)  # (a restart in ``maximise`` may have left another)
     highs.setOptionValue("time_limit", highs.getRunTime() + max(1e-3, float(time_limit)))
     highs.passModel(_lp(cost, upper, matrix, lower_rows, upper_rows, False))
     n = len(cost)
