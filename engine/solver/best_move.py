@@ -517,13 +517,14 @@ class _Suggester:
             uncounted += sum(self.tile_weight + t.number * self.value_weight for t in variant.from_rack)
             jokers += variant.freed
             jokers_required += variant.freed
+        group_blocks = [b for b in blocks.values() if isinstance(b, _GroupBlock)]
         problem = _Problem(
             required,
             optional,
             jokers,
             jokers_required,
             run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
-            group_blocks=[b for b in blocks.values() if isinstance(b, _GroupBlock)],
+            group_blocks=group_blocks,
             tile_weight=self.tile_weight,
             value_weight=self.value_weight,
             # without a rack joker no joker is played: where the table's jokers stand is worth
@@ -531,16 +532,17 @@ class _Suggester:
             # not maximise it; whether a move is legal is verify_turn's to say either way
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
-            groups_needed=self._groups_needed(dissolve) if pin else (),
+            groups_needed=self._groups_needed(dissolve, {b.number for b in group_blocks}) if pin else (),
         )
         return problem, blocks
 
-    def _groups_needed(self, dissolve: set[int]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    def _groups_needed(self, dissolve: set[int], blocked: set[int]) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """The groups every legal move lays for the group joker sets in ``dissolve`` (one
         reading only): one of the set's number holding a joker or a tile its jokers stand for
         (SPEC §4: a joker stays in a group holding one of the set's tiles, or the tile that
-        frees it joins one of them; a locked set stays a group), as (number, colours). Not
-        under a free release of unlocked sets (a freed joker needs no tile there)."""
+        frees it joins one of them; a locked set stays a group), as (number, colours). None of
+        a number in ``blocked`` (a group block of it, which is such a group), nor under a free
+        release of unlocked sets (a freed joker needs no tile there)."""
         if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
             return ()
         out = set()
@@ -550,6 +552,8 @@ class _Suggester:
             if i in self.plain or len(reading.readings) != 1 or best is None or best.kind == RUN:
                 continue
             number = next(t.number for t in best.tiles if t.color is not None)
+            if number in blocked:
+                continue
             colours = {_COLOUR_INDEX[t.color] for options in best.joker_options for t in options if t.color}
             out.add((number, tuple(sorted(colours))))
         return tuple(sorted(out))

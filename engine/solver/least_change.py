@@ -373,7 +373,7 @@ def least_change(
     # then the smaller model (a set continued by a set of the other kind only through the
     # free sets, counted by necessary conditions); its optimum bounds the true one from below,
     # so a move it finds disturbing exactly that much is the least change; else the full model.
-    # Both look only for moves disturbing less than the least disturbing legal move known
+    # Both look only for moves disturbing no more than the least disturbing legal move known
     # (``ceiling``, weighed; ``holder`` is that move, KNOWN_LEAST for the caller's)
     ceiling = None if opening or known is None else weighed(known)
     holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
@@ -402,21 +402,22 @@ def least_change(
     fallback: LeastChange | None = None
     if fast is not None:
         after, optimal, bound = fast
-        if after is None:  # no move of the smaller model disturbs less: nor does a legal move
+        if after is None:  # no move of the smaller model disturbs as little: nor does a legal move
             return KNOWN_LEAST if optimal and exact else None
         found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
         if found is not None:
             listed = changes(table, rack, found.after)
-            if optimal and weighed(listed.disturbance.as_tuple()) <= bound + offset:
+            disturbs = weighed(listed.disturbance.as_tuple())
+            if optimal and disturbs <= bound + offset:
                 return dataclasses.replace(found, changes=listed)
             fallback = dataclasses.replace(found, proven=False, changes=listed)
-            if ceiling is not None and weighed(listed.disturbance.as_tuple()) < ceiling:
-                ceiling, holder = weighed(listed.disturbance.as_tuple()), fallback
+            if ceiling is not None and disturbs < ceiling:
+                ceiling, holder = disturbs, fallback
     full = attempt(False, None if ceiling is None else ceiling - offset + 1)
     if full is None:
         return fallback
     after, optimal, _ = full
-    if after is None:  # no move of the full model disturbs less than the one holding the ceiling
+    if after is None:  # no move of the full model disturbs as little as the one holding the ceiling
         if not (optimal and exact) or holder is None:
             return fallback
         return holder if isinstance(holder, str) else dataclasses.replace(holder, proven=True)

@@ -388,8 +388,7 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         counts = np.append(counts, np.ones(len(extra_cost)))
     if not len(cost):
         return None
-    blocked = {g.number for g in problem.group_blocks}
-    needed = [(n, cs) for n, cs in problem.groups_needed if n not in blocked]
+    needed = problem.groups_needed
     if needed:  # a row per group needed: the candidate sets that may be such a group
         model = programme.model
         kept = programme.keep[programme.keep < len(model.chosen)]

@@ -124,7 +124,7 @@ class _Problem:
     value_weight: int = 1
     joker_value_weight: int | None = None  # weight of a joker's point; None: ``value_weight``
     # groups that must be laid: (number, colours) asks for a group of that number holding a
-    # tile of one of the colours or a joker (a group block of the number counts as one)
+    # tile of one of the colours or a joker (never a number of a group block: that block is one)
     groups_needed: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property

@@ -112,11 +112,10 @@ class _Search:
         for g in problem.group_blocks:
             self.groups_at[g.number] = (*self.groups_at.get(g.number, ()), g)
         # the groups that must be laid, by number: each holds a joker or a tile of one of the
-        # colours (a group block of the number stands for them)
+        # colours
         self.groups_needed: dict[int, list[tuple[int, ...]]] = {}
         for number, colours in problem.groups_needed:
-            if number not in self.groups_at:
-                self.groups_needed.setdefault(number, []).append(colours)
+            self.groups_needed.setdefault(number, []).append(colours)
         # "extra" counter: room for spare jokers (arrange) or meld value (opening), capped
         self.extra_cap = problem.jokers if problem.feasibility_only else problem.meld_min
         # optimistic bounds: the score of every optional tile from stage (v, c) on, and of a joker
