@@ -195,6 +195,7 @@ def check_meld(
             else:
                 violations.append(Violation("INVALID_SET", f"/sets/{i}", v.params, set_code=v.code))
     if rack is not None:
+        violations.extend(supply_violations([("/rack", rack)], rules))
         seen: Counter[str] = Counter()
         available = Counter(t.key for t in rack)
         for i, table_set in enumerate(table):
