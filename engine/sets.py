@@ -266,12 +266,28 @@ def _run_shape_code(tiles: tuple[Tile, ...], numbers: list[int], strict: bool) -
         return "RUN_WRAPAROUND" if _circular_span(numbers) <= n else "RUN_GAP"
     if not strict:
         return None
-    fixed = [t.number if t.color is not None else None for t in tiles]
+    fixed = _laid_numbers(tiles)
     if _ordered_start(fixed, 1) is not None or _ordered_start(fixed, -1) is not None:
         return None
     if _in_sequence(fixed, 1) or _in_sequence(fixed, -1):
         return "RUN_OUT_OF_BOUNDS"
     return "RUN_ORDER"
+
+
+def _laid_numbers(tiles: tuple[Tile, ...]) -> list[int | None]:
+    """The number each tile lies as, for the order codes: declared jokers at their declared
+    numbers when those fit one run with the numbered tiles (a declared joker too must sit at its
+    place in the sequence, SPEC §2), else every joker undeclared (a declaration with no place in
+    the run is a mismatch, decided after the order)."""
+    undeclared = [t.number if t.color is not None else None for t in tiles]
+    colour = next(t.color for t in tiles if t.color is not None)
+    laid = [t.declared.number if t.declared is not None else n for t, n in zip(tiles, undeclared, strict=True)]
+    if any(t.declared is not None and t.declared.color != colour for t in tiles):
+        return undeclared
+    numbers = [x for x in laid if x is not None]
+    if len(set(numbers)) != len(numbers) or max(numbers) - min(numbers) + 1 > len(tiles):
+        return undeclared
+    return laid
 
 
 def _circular_span(numbers: list[int]) -> int:

@@ -3,6 +3,7 @@ initial meld (``POST /v1/melds/check``), plus the shared tile-supply accounting.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,13 @@ def _set_code_violation(table_set: TableSet, reading: SetReading, at: str) -> Vi
     if reading.code == "KIND_MISMATCH":
         return kind_mismatch_violation(table_set, at)
     return set_violation(reading, at)
+
+
+def labelled(violation: Violation, table_set: TableSet) -> Violation:
+    """``violation`` on ``table_set``, carrying the set's id (if any) for its message."""
+    if table_set.id is None:
+        return violation
+    return dataclasses.replace(violation, params={**violation.params, "set_id": table_set.id})
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +134,7 @@ def _read_sets(sets: Sequence[TableSet], rules: Rules, prefix: str) -> list[SetV
         found = [] if reading.valid else [_set_code_violation(table_set, reading, at)]
         if at in supply:
             found.append(supply[at])
-        verdicts.append(SetVerdict(reading, tuple(found)))
+        verdicts.append(SetVerdict(reading, tuple(labelled(v, table_set) for v in found)))
     return verdicts
 
 
@@ -187,13 +195,15 @@ def check_meld(
             else:
                 violations.append(Violation("INVALID_SET", f"/sets/{i}", v.params, set_code=v.code))
     if rack is not None:
+        violations.extend(supply_violations([("/rack", rack)], rules))
         seen: Counter[str] = Counter()
         available = Counter(t.key for t in rack)
         for i, table_set in enumerate(table):
             for tile in table_set.tiles:
                 seen[tile.key] += 1
                 if seen[tile.key] == available[tile.key] + 1:
-                    violations.append(Violation("TILE_NOT_IN_RACK", f"/sets/{i}", {"tile": str(tile.undeclared())}))
+                    missing = Violation("TILE_NOT_IN_RACK", f"/sets/{i}", {"tile": str(tile.undeclared())})
+                    violations.append(labelled(missing, table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
     if value < rules.initial_meld_min:
         violations.append(

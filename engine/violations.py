@@ -199,6 +199,9 @@ MESSAGES: dict[str, dict[str, str]] = {
 KIND_ES = {"run": "escalera", "group": "grupo"}
 
 
+SET_LABEL = {"en": 'Set "{id}": ', "es": 'Combinación "{id}": '}
+
+
 class _Defaults(dict[str, Any]):
     def __missing__(self, key: str) -> str:
         return "?"
@@ -238,7 +241,11 @@ class Violation:
         params = dict(self.params)
         if self.set_code is not None:
             params["set_code"] = self.set_code
-        return render(self.code, params, lang)
+        message = render(self.code, params, lang)
+        if "set_id" in params:  # SPEC §1: a set's id is echoed in messages
+            label = SET_LABEL.get(lang, SET_LABEL["en"])
+            message = label.format(id=params["set_id"]) + message
+        return message
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message(lang), "at": self.at}

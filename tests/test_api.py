@@ -346,3 +346,27 @@ def test_loose_table_errors(client: FlaskClient, after: list[Any], pointer: str)
     response = client.post("/v1/turns/verify", json=body)
     assert response.status_code == 422
     assert [e["pointer"] for e in response.get_json()["errors"]] == [pointer]
+
+
+def test_a_set_id_is_echoed_in_messages_and_changes_no_verdict(client: FlaskClient) -> None:
+    # SPEC §1: "an `id` is a label the client keeps, echoed in messages, never a reason for
+    # another verdict"
+    sets = [["R1", "R2"], ["K10", "K11", "K12"]]
+    labelled = [{"tiles": s, "id": name} for s, name in zip(sets, ("left", "k"), strict=True)]
+
+    def strip(violations: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return [(v["code"], v["at"]) for v in violations]
+
+    plain = client.post("/v1/sets/validate", json={"sets": sets}).get_json()
+    named = client.post("/v1/sets/validate", json={"sets": labelled}).get_json()
+    assert [strip(s["violations"]) for s in named["sets"]] == [strip(s["violations"]) for s in plain["sets"]]
+    (short,) = named["sets"][0]["violations"]
+    assert short["message"] == 'Set "left": A set needs at least 3 tiles; this one has 2.'
+
+    body = {"sets": labelled, "rack": ["R1", "R2", "K10", "K11"]}
+    meld = client.post("/v1/melds/check", json=body, headers={"Accept-Language": "es"}).get_json()
+    plain_meld = client.post("/v1/melds/check", json={**body, "sets": sets}).get_json()
+    assert strip(meld["violations"]) == strip(plain_meld["violations"])
+    by_code = {v["code"]: v["message"] for v in meld["violations"]}
+    assert by_code["INVALID_SET"].startswith('Combinación "left": ')
+    assert by_code["TILE_NOT_IN_RACK"].startswith('Combinación "k": ')

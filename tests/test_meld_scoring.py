@@ -54,6 +54,15 @@ def test_meld_tile_supply() -> None:
     assert check_meld(sets("R10 R11 R12", "R10 R11 R12", "R10 B10 K10"), rules=PRESETS["xp"]).valid
 
 
+def test_meld_rack_beyond_the_tile_supply() -> None:
+    # SPEC §2: "A request holding more copies of a tile (or more jokers) than the tile set has
+    # gets TILE_SUPPLY_EXCEEDED"; a rack of three R5 (or three jokers) is no classic rack
+    for rack in ("R5 R5 R5 R6 R7", "R5 R6 R7 J J J"):
+        verdict = check_meld(sets("R5 R6 R7", "K10 K11 K12"), parse_tiles(rack + " K10 K11 K12"))
+        assert [(v.code, v.at) for v in verdict.violations] == [("TILE_SUPPLY_EXCEEDED", "/rack")]
+    assert check_meld(sets("R5 R6 R7", "K10 K11 K12"), parse_tiles("R5 R5 R5 R6 R7 K10 K11 K12"), PRESETS["xp"]).valid
+
+
 def test_validate_sets_supply_on_the_set_where_excess_appears() -> None:
     verdict = validate_sets(sets("R5 R6 R7", "R5 B5 K5", "R5 O5 K5")).to_json()
     assert [s["valid"] for s in verdict["sets"]] == [True, True, False]

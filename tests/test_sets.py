@@ -91,7 +91,18 @@ def test_invalid_sets(text: str, code: str) -> None:
         ("R5 R7 J", "RUN_ORDER"),
         ("R3 R5 R4", "RUN_ORDER"),
         ("R3 R6 J", "RUN_GAP"),  # the gap comes before the order in the code order
-        ("J=R6 R4 R5", "JOKER_DECLARATION_MISMATCH"),  # in order the joker would be R3
+        # SPEC §2, RUN_ORDER: "a declared joker too must sit at its place in the sequence"
+        ("J=R6 R4 R5", "RUN_ORDER"),
+        ("R1 R2 J J=R3", "RUN_ORDER"),
+        ("R1 R2 J=R4 J", "RUN_ORDER"),
+        ("J=R3 R1 R2", "RUN_ORDER"),  # declared R3, the joker need not be 0
+        ("J=R11 R12 R13 J", "RUN_OUT_OF_BOUNDS"),
+        # a declaration with no place in the run is a mismatch, after the order codes
+        ("R2 R1 J=B2", "RUN_OUT_OF_BOUNDS"),
+        ("R1 J=B2 R2", "RUN_ORDER"),
+        ("R4 R5 J=R9", "JOKER_DECLARATION_MISMATCH"),
+        ("R1 R2 J=R2", "JOKER_DECLARATION_MISMATCH"),
+        ("R4 R5 J=B6", "JOKER_DECLARATION_MISMATCH"),
     ],
 )
 def test_strict_order_codes(text: str, code: str) -> None:
