@@ -404,6 +404,15 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
     console.print()
     if result.get("result"):
         render_round(console, None, result["result"])
+        unnamed = [s for s in result["result"].get("scores") or [] if s.get("unnamed_tiles")]
+        if unnamed:
+            held = ", ".join(f"{s.get('name')} {s['unnamed_tiles']}" for s in unnamed)
+            console.print(
+                Text(
+                    f"Scores count only the tiles the record names; unnamed tiles (drawn without a pool): {held}",
+                    style="yellow",
+                )
+            )
     first = result.get("first_invalid_turn")
     if result.get("valid"):
         console.print(verdict_line(True, "every turn is legal", ""))

@@ -29,7 +29,8 @@ Choices where SPEC is silent (documented in docs/rules-engine.md):
 - A timed-out play that keeps its sets and empties the rack, with no penalty tile left to
   draw, ends the round: the player has gone out.
 - ``result`` scores the round whenever it ended, even if a later entry or the record's ``end``
-  is invalid.
+  is invalid. Tiles the record never names cannot be scored: a rack value counts the named
+  tiles only, and a player's score says how many tiles it leaves out (``unnamed_tiles``).
 """
 
 from __future__ import annotations
@@ -166,17 +167,24 @@ class ReplayResult:
     violations: tuple[Violation, ...] = ()
     ended_by: str | None = None
     analyzed: bool = False
+    unnamed_tiles: tuple[tuple[str, int], ...] = ()  # per player, tiles the record never names
 
     @property
     def valid(self) -> bool:
         return self.first_invalid_turn is None and not self.violations
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
+        result = None if self.result is None else self.result.to_json()
+        if result is not None:
+            unnamed = dict(self.unnamed_tiles)
+            for score in result["scores"]:
+                if score["name"] in unnamed:
+                    score["unnamed_tiles"] = unnamed[score["name"]]
         out = {
             "valid": self.valid,
             "turns": [t.to_json(lang) for t in self.turns],
             "first_invalid_turn": self.first_invalid_turn,
-            "result": None if self.result is None else self.result.to_json(),
+            "result": result,
             "violations": [v.to_json(lang) for v in self.violations],
         }
         if self.analyzed:
@@ -373,7 +381,8 @@ def replay_game(
     if state.ended_by is not None:
         players = [PlayerRack(name, tuple(state.racks[i]), state.opened[i]) for i, name in enumerate(state.names)]
         result = score_round(players, rules)
-    return ReplayResult(tuple(replayed), first_invalid, result, end_violations, state.ended_by, analyze)
+    unnamed = tuple((name, state.unknown[i]) for i, name in enumerate(state.names) if state.unknown[i])
+    return ReplayResult(tuple(replayed), first_invalid, result, end_violations, state.ended_by, analyze, unnamed)
 
 
 def _start(record: GameRecord, rules: Rules, continue_on_error: bool) -> _State:

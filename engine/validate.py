@@ -184,7 +184,8 @@ def check_meld(
     rules: Rules = SABRA,
 ) -> MeldVerdict:
     """Would ``sets``, laid from the rack, be a valid initial meld? Value is the sum of each
-    valid set's best reading (a joker counts as the tile it stands for)."""
+    valid set's best reading (a joker counts as the tile it stands for). No sets is never an
+    initial meld (SPEC §7: value 0, ``INITIAL_MELD_TOO_LOW``), even under a threshold of 0."""
     table = [as_table_set(s) for s in sets]
     verdicts = _read_sets(table, rules, "/sets")
     violations: list[Violation] = []
@@ -205,7 +206,7 @@ def check_meld(
                     missing = Violation("TILE_NOT_IN_RACK", f"/sets/{i}", {"tile": str(tile.undeclared())})
                     violations.append(labelled(missing, table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
-    if value < rules.initial_meld_min:
+    if value < rules.initial_meld_min or not table:  # laying nothing opens under no threshold
         violations.append(
             Violation("INITIAL_MELD_TOO_LOW", "/sets", {"value": value, "threshold": rules.initial_meld_min})
         )

@@ -424,6 +424,19 @@ def test_replay_beyond_the_tile_supply_is_exit_2_and_a_short_pool_is_invalid(tmp
     assert "POOL_MISMATCH" in short.stdout and "not a legal game (POOL_MISMATCH)" in short.stdout
 
 
+def test_replay_says_which_tiles_its_scores_leave_out(tmp_path: Path) -> None:
+    players = [{"name": "A", "rack": ["R1", "R2", "R3", "R4"]}, {"name": "B", "rack": ["K1", "K5", "O9", "O12"]}]
+    turns = [
+        {"player": "A", "table": [["R1", "R2", "R3"]]},
+        {"player": "B", "table": [["R1", "R2", "R3"]]},  # draws a tile the record does not name
+        {"player": "A", "table": [["R1", "R2", "R3", "R4"]]},
+    ]
+    doc = {"rules": {"deal": 4, "initial_meld_min": 6}, "players": players, "turns": turns}
+    report = invoke("replay", write(tmp_path / "unnamed.json", doc), env=WIDE)
+    assert report.exit_code == 0, report.stdout
+    assert "Scores count only the tiles the record names; unnamed tiles (drawn without a pool): B 1" in report.stdout
+
+
 def test_replay_round_over_and_end_mismatch_reports(tmp_path: Path) -> None:
     went_out = [{"player": "A", "table": [["R1", "R2", "R3"]]}]
     late = write(tmp_path / "late.json", {**SHORT_RECORD, "turns": [*went_out, {"player": "B", "draw": "K2"}]})

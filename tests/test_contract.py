@@ -211,3 +211,17 @@ def test_render_is_documented_with_examples_that_draw() -> None:
         answer = client.post("/v1/render", json=request)
         assert answer.status_code == 200 and answer.mimetype == "image/svg+xml", name
         assert ET.fromstring(answer.data).tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def test_replay_unnamed_tiles_match_their_schema() -> None:
+    players = [{"name": "A", "rack": ["R1", "R2", "R3", "R4"]}, {"name": "B", "rack": ["K1", "K5", "O9", "O12"]}]
+    turns = [
+        {"player": "A", "table": [["R1", "R2", "R3"]]},
+        {"player": "B", "table": [["R1", "R2", "R3"]]},
+        {"player": "A", "table": [["R1", "R2", "R3", "R4"]]},
+    ]
+    result = run_operation(
+        "games/replay", {"players": players, "rules": {"deal": 4, "initial_meld_min": 6}, "turns": turns}
+    )
+    assert result["result"]["scores"][1]["unnamed_tiles"] == 1
+    _check(result, "#/components/schemas/ReplayResult")

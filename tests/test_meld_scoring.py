@@ -31,6 +31,10 @@ def scores(result) -> dict[str, object]:  # type: ignore[no-untyped-def]
 def test_meld_without_sets_is_too_low() -> None:
     verdict = check_meld([])
     assert verdict.value == 0 and [v.code for v in verdict.violations] == ["INITIAL_MELD_TOO_LOW"]
+    # SPEC §7 "no sets: value 0, INITIAL_MELD_TOO_LOW", whatever the threshold
+    free = check_meld([], rules=resolve_rules({"initial_meld_min": 0}))
+    assert [v.code for v in free.violations] == ["INITIAL_MELD_TOO_LOW"] and free.threshold == 0
+    assert check_meld(sets("R1 R2 R3"), rules=resolve_rules({"initial_meld_min": 0})).valid
 
 
 def test_meld_sums_best_readings_and_reports_pointers() -> None:

@@ -505,6 +505,25 @@ def test_a_player_holding_only_unnamed_tiles_may_still_draw_and_play() -> None:
     assert out["turns"][6]["rack_empty"] and out["result"]["winner"] == "A"
 
 
+def test_result_names_the_tiles_it_cannot_score() -> None:
+    """A draw without a pool is never named, so the rack values leave it out: ``result`` says how
+    many tiles per player (SPEC §5 scores racks; an unnamed tile has no number to count)."""
+    players = [{"name": "A", "rack": ["R1", "R2", "R3", "R4"]}, {"name": "B", "rack": ["K1", "K5", "O9", "O12"]}]
+    turns = [
+        {"player": "A", "table": [["R1", "R2", "R3"]]},
+        *passes("B", table=[["R1", "R2", "R3"]]),  # B draws a tile the record does not name
+        {"player": "A", "table": [["R1", "R2", "R3", "R4"]]},
+    ]
+    rules = {"deal": 4, "initial_meld_min": 6}
+    out = replay({"rules": rules, "players": players, "turns": turns})
+    assert out["valid"] and out["result"]["winner"] == "A"
+    assert [s.get("unnamed_tiles") for s in out["result"]["scores"]] == [None, 1]
+    assert [s["rack_value"] for s in out["result"]["scores"]] == [0, 27]  # B's named tiles only
+    pooled = replay({**deal(["R1 R2 R3 R4", "K1 K5 O9 O12"], 4, "B1"), "rules": rules, "turns": turns})
+    assert pooled["valid"] and not any("unnamed_tiles" in s for s in pooled["result"]["scores"])
+    assert [s["rack_value"] for s in pooled["result"]["scores"]] == [0, 28]  # B drew B1
+
+
 # --- analysis ----------------------------------------------------------------------------------
 
 
