@@ -186,6 +186,10 @@ class _Search:
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._replacement_memo: dict[tuple[_Demand, ...], list[Violation]] = {}
         self._old_after: dict[int, bool] = {}
+        self.after_numbered: dict[str, int] = {}  # every numbered tile on the after table
+        for s in after:
+            for key, n in s.numbered_counts.items():
+                self.after_numbered[key] = self.after_numbered.get(key, 0) + n
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
@@ -445,7 +449,7 @@ class _Search:
         best_at: list[int] = []
 
         def fits(joker: _Joker, k: int, kind: str | None) -> bool:
-            if k not in self.sources[joker.source].successors:
+            if self._may_hold_none_of(joker.source, k):
                 return True
             return not two_rack_tiles and kind != self._readings_chosen[joker.source].kind
 
@@ -475,13 +479,27 @@ class _Search:
             for m in range(best_misused)
         ]
 
+    def _may_hold_none_of(self, n: int, k: int) -> bool:
+        """Whether after-set ``k`` can be read as holding no numbered tile of source ``n``: equal
+        tiles are interchangeable, so its copies may be other sets' or played ones whenever the
+        rest of the after table has room for every copy of the source's tiles."""
+        if k not in self.sources[n].successors:
+            return True
+        theirs = self.after[k].numbered_counts
+        return all(
+            self.after_numbered.get(key, 0) - theirs.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
+        )
+
     def _holds_a_before_set(self, k: int) -> bool:
-        """Whether after-set ``k`` holds every numbered tile of some before-set (so it is no new set)."""
+        """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
+        new set): it holds every copy on the after table of each of that set's tiles."""
         found = self._old_after.get(k)
         if found is None:
             theirs = self.after[k].numbered_counts
+            whole = self.after_numbered
             found = self._old_after[k] = any(
-                all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items()) for s in self.before
+                all(whole.get(key, 0) == theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+                for s in self.before
             )
         return found
 

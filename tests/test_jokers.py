@@ -126,9 +126,14 @@ def test_a_played_tile_counts_for_one_new_set() -> None:
 
 
 def test_a_new_set_holds_none_of_the_jokers_set_and_no_whole_before_set() -> None:
-    # The freed joker with two rack tiles, but in a set holding a tile of its own set.
-    v = verify(["R3 R4 R5 J"], ["R3 R4 R5 R6", "J R2 R3"], "R6 R2 R3", rules=TWO_RACK_TILES)
+    # The freed joker with two rack tiles, but in a set holding a tile of its own set (R3, the
+    # only copy on the table).
+    v = verify(["R3 R4 R5 J"], ["R4 R5 R6", "J R1 R2 R3"], "R6 R1 R2", rules=TWO_RACK_TILES)
     assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # With a second R3 played from the rack, that copy can be the new set's ("equal tiles are
+    # interchangeable ... the assignment most favourable to the player", SPEC §4).
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5 R6", "J R2 R3"], "R6 R2 R3", rules=TWO_RACK_TILES)
+    assert v.valid and v.jokers_freed == 1, codes(v)
 
 
 def test_both_colours_with_two_jokers_in_the_group() -> None:
