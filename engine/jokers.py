@@ -310,7 +310,7 @@ class _Search:
         if self.locked:
             violations += self._locked_sets(jokers, stays)
         if freed and self.rules.freed_joker_use != "any_set":
-            violations += self._placements(freed, fixed, stays)
+            violations += self._placements(jokers, freed, fixed, stays)
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         key = _rank(violations, len(freed))
@@ -422,24 +422,34 @@ class _Search:
             return None
         return Violation("JOKER_SET_BROKEN", f"/after/{k}", {})
 
-    def _placements(self, freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> list[Violation]:
+    def _placements(
+        self, jokers: list[_Joker], freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]
+    ) -> list[Violation]:
         """The fewest freed jokers misused, over every way of placing them on the after jokers
         that no staying joker took (memoised: many assignments free the same jokers)."""
         free: dict[int, int] = {k: self.after[k].jokers for k in self.open_after}
         for stay in stays:
             if stay is not None:
                 free[stay.after] -= 1
+        stayed_in = frozenset((joker.source, stay.after) for joker, stay in zip(jokers, stays, strict=True) if stay)
         memo_key = (
-            tuple(sorted(joker.source for joker in freed)),
+            tuple(sorted((j.source, self._readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
             tuple(free.values()),
             tuple(sorted((k, r.kind) for k, r in fixed.items())),
+            tuple(sorted(stayed_in)),
         )
         found = self._placement_memo.get(memo_key)
         if found is None:
-            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free)
+            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free, stayed_in)
         return found
 
-    def _place_freed(self, freed: list[_Joker], fixed: dict[int, Reading], free: dict[int, int]) -> list[Violation]:
+    def _place_freed(
+        self,
+        freed: list[_Joker],
+        fixed: dict[int, Reading],
+        free: dict[int, int],
+        stayed_in: frozenset[tuple[int, int]],
+    ) -> list[Violation]:
         rule = self.rules.freed_joker_use
         two_rack_tiles = rule == "new_set_with_two_rack_tiles"
         hosts = [k for k in self.open_after if free[k] > 0]
@@ -447,9 +457,13 @@ class _Search:
             hosts = [k for k in hosts if not self._holds_a_before_set(k) and self._played_room(k, free[k] - 1) >= 2]
         best_misused = len(freed) + 1
         best_at: list[int] = []
+        replacing: dict[int, set[str]] = {}  # per source, the tiles its freed jokers may need
+        if self.needs_tile:
+            for joker in freed:
+                replacing.setdefault(joker.source, set()).update(joker.options)
 
         def fits(joker: _Joker, k: int, kind: str | None) -> bool:
-            if self._may_hold_none_of(joker.source, k):
+            if self._may_hold_none_of(joker.source, k, replacing.get(joker.source, set()), stayed_in):
                 return True
             return not two_rack_tiles and kind != self._readings_chosen[joker.source].kind
 
@@ -479,13 +493,17 @@ class _Search:
             for m in range(best_misused)
         ]
 
-    def _may_hold_none_of(self, n: int, k: int) -> bool:
+    def _may_hold_none_of(self, n: int, k: int, replacing: set[str], stayed_in: frozenset[tuple[int, int]]) -> bool:
         """Whether after-set ``k`` can be read as holding no numbered tile of source ``n``: equal
         tiles are interchangeable, so its copies may be other sets' or played ones whenever the
-        rest of the after table has room for every copy of the source's tiles."""
+        rest of the after table has room for every copy of the source's tiles. Not when that
+        reading would contradict the rest of the verdict: a joker of ``n`` staying in ``k``, or
+        ``k`` holding a tile that may replace a freed joker of ``n`` (the successor holding it)."""
         if k not in self.sources[n].successors:
             return True
         theirs = self.after[k].numbered_counts
+        if (n, k) in stayed_in or any(theirs.get(key) for key in replacing):
+            return False
         return all(
             self.after_numbered.get(key, 0) - theirs.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
         )

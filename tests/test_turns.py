@@ -463,6 +463,10 @@ def test_freed_joker_with_copies_of_its_own_sets_tiles_from_the_rack() -> None:
     # With no copy to spare, the joker's set does hold a tile of its before-set.
     v = verify(["K7 B7 O7 J"], ["B7 O7 R7", "K7 K8 K9 J"], "R7 K8 K9", rules=PRESSMAN)
     assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # The reading must be consistent: R10 replaces the joker only in a successor, so the set
+    # holding R10 holds the group's K10, and the joker beside them is in its own set's successor.
+    v = verify(["B10 J O10 K10"], ["R10 K10 J", "B10 O10 K10"], "R10 K10 B2", rules=PRESSMAN)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
 
 
 def test_a_new_set_may_repeat_a_before_set_with_copies_from_the_rack() -> None:
