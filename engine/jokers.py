@@ -457,13 +457,13 @@ class _Search:
             hosts = [k for k in hosts if not self._holds_a_before_set(k) and self._played_room(k, free[k] - 1) >= 2]
         best_misused = len(freed) + 1
         best_at: list[int] = []
-        replacing: dict[int, set[str]] = {}  # per source, the tiles its freed jokers may need
+        replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
         if self.needs_tile:
             for joker in freed:
-                replacing.setdefault(joker.source, set()).update(joker.options)
+                replacing.setdefault(joker.source, []).append(joker.options)
 
         def fits(joker: _Joker, k: int, kind: str | None) -> bool:
-            if self._may_hold_none_of(joker.source, k, replacing.get(joker.source, set()), stayed_in):
+            if self._may_hold_none_of(joker.source, k, replacing.get(joker.source, []), stayed_in):
                 return True
             return not two_rack_tiles and kind != self._readings_chosen[joker.source].kind
 
@@ -493,17 +493,25 @@ class _Search:
             for m in range(best_misused)
         ]
 
-    def _may_hold_none_of(self, n: int, k: int, replacing: set[str], stayed_in: frozenset[tuple[int, int]]) -> bool:
+    def _may_hold_none_of(
+        self, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    ) -> bool:
         """Whether after-set ``k`` can be read as holding no numbered tile of source ``n``: equal
         tiles are interchangeable, so its copies may be other sets' or played ones whenever the
         rest of the after table has room for every copy of the source's tiles. Not when that
-        reading would contradict the rest of the verdict: a joker of ``n`` staying in ``k``, or
-        ``k`` holding a tile that may replace a freed joker of ``n`` (the successor holding it)."""
+        reading would contradict the rest of the verdict: a joker of ``n`` staying in ``k``, or a
+        freed joker of ``n`` whose replacing tile lies in ``k`` and in no other successor."""
         if k not in self.sources[n].successors:
             return True
         theirs = self.after[k].numbered_counts
-        if (n, k) in stayed_in or any(theirs.get(key) for key in replacing):
+        if (n, k) in stayed_in:
             return False
+        others = [self.after[m].numbered_counts for m in self.sources[n].successors if m != k]
+        every = self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
+        for options in replacing:
+            outside = [any(o.get(key) for o in others) for key in options]
+            if any(theirs.get(key) for key in options) and not (all(outside) if every else any(outside)):
+                return False
         return all(
             self.after_numbered.get(key, 0) - theirs.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
         )

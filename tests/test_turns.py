@@ -467,6 +467,11 @@ def test_freed_joker_with_copies_of_its_own_sets_tiles_from_the_rack() -> None:
     # holding R10 holds the group's K10, and the joker beside them is in its own set's successor.
     v = verify(["B10 J O10 K10"], ["R10 K10 J", "B10 O10 K10"], "R10 K10 B2", rules=PRESSMAN)
     assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # K13 may replace the joker in B13 K13 O13 R13 as well, so K13 O13 J need not be the old
+    # set's successor: under locked sets and other_set the joker, freed by K13, may end there.
+    locked_other_set = {"preset": "strict-joker", "freed_joker_use": "other_set"}
+    v = verify(["B13 J O13"], ["B13 K13 O13 R13", "K13 O13 J"], "R13 K13 O13 K13", rules=locked_other_set)
+    assert v.valid and v.jokers_freed == 1, codes(v)
 
 
 def test_a_new_set_may_repeat_a_before_set_with_copies_from_the_rack() -> None:
