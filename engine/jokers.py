@@ -182,6 +182,7 @@ class _Search:
         self.needs_tile = self.locked or rules.joker_release == "replace"
         self._readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
         self.best: _Candidate | None = None
+        self.fallback: _Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._replacement_memo: dict[tuple[_Demand, ...], list[Violation]] = {}
@@ -193,8 +194,9 @@ class _Search:
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
-        assert self.best is not None  # every source has a reading, and freeing all is a fate
-        return JokerVerdict(self.best.violations, self.best.freed)
+        best = self.best or self.fallback
+        assert best is not None  # every source has a reading, and freeing all is a fate
+        return JokerVerdict(best.violations, best.freed)
 
     # --- the depth-first search over readings and fates ---------------------------------
 
@@ -314,8 +316,50 @@ class _Search:
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         key = _rank(violations, len(freed))
+        if self.locked and freed and not self._freed_can_leave(jokers, fixed, stays):
+            # A joker "freed" where it can only stay did stay (SPEC §4): under locked sets its
+            # exact tile elsewhere would otherwise unlock a set that lost a tile.
+            if self.fallback is None or key < self.fallback.key:
+                self.fallback = _Candidate(key, tuple(violations), len(freed))
+            return
         if self.best is None or key < self.best.key:
             self.best = _Candidate(key, tuple(violations), len(freed))
+
+    def _freed_can_leave(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> bool:
+        """Whether the freed jokers can each end on an after joker no staying joker took, in a
+        place where it does not stay, or off the table (as many as the after-sets lack)."""
+        taken = {(s.after, s.position) for s in stays if s is not None}
+        slots = [(k, p) for k in self.open_after for p in range(self.after[k].jokers) if (k, p) not in taken]
+        off_table = max(0, len(jokers) - sum(self.after[k].jokers for k in self.open_after))
+        freed = [j for j, stay in zip(jokers, stays, strict=True) if stay is None]
+        stood_for: dict[tuple[str, int], set[str]] = {("a", s.after): set() for s in stays if s is not None}
+        for joker, s in zip(jokers, stays, strict=True):
+            if s is not None:
+                stood_for[("a", s.after)].add(s.tile)
+                stood_for.setdefault(("b", joker.source), set()).add(s.tile)
+
+        stayed_in = frozenset((joker.source, s.after) for joker, s in zip(jokers, stays, strict=True) if s)
+        replacing = [joker.options for joker in freed] if self.needs_tile else []
+
+        def must_stay(joker: _Joker, k: int, p: int) -> bool:
+            kind = self._readings_chosen[joker.source].kind
+            mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
+            if kind != RUN and self._may_hold_none_of(joker.source, k, mine, stayed_in):
+                return False  # a group joker stays only in a successor
+            readings = [fixed[k]] if k in fixed else self.after_readings[k]
+            gone = stood_for.get(("a", k), set()) | stood_for.get(("b", joker.source), set())
+            return bool(readings) and all(r.kind == kind and joker.options & r.joker_keys[p] - gone for r in readings)
+
+        def place(n: int, used: frozenset[tuple[int, int]], off: int) -> bool:
+            if n == len(freed):
+                return True
+            joker = freed[n]
+            for k, p in slots:
+                if (k, p) not in used and not must_stay(joker, k, p) and place(n + 1, used | {(k, p)}, off):
+                    return True
+            return off > 0 and place(n + 1, used, off - 1)
+
+        return place(0, frozenset(), off_table)
 
     def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
         """The fewest violations with which every freed joker gets its own replacing copy

@@ -153,6 +153,18 @@ def test_declared_group_joker_needs_only_its_tile_under_both_colours() -> None:
 # --- locked joker sets ---------------------------------------------------------------------------
 
 
+def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() -> None:
+    # K9 leaves the locked run K9…K12 J; its joker still stands for K13 in K10 K11 K12 J. The K13
+    # of K11 J K13 (which shares a K11) does not free it: every after joker is a before joker, and
+    # the one standing for K13 in a run stayed (SPEC §4: "A run joker stayed if a joker in some
+    # after-run stands for the same tile"; "a split or a tile taken out breaks it").
+    before = ["K11 J K13", "K9 K10 K11 K12 J"]
+    after = ["K10 K11 K12 J", "K11 J K13", "K9 O9 R9"]
+    v = verify(before, after, "O9 R9", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 0
+    assert verify(before, after, "O9 R9").valid
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
