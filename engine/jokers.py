@@ -343,6 +343,8 @@ class _Search:
 
         def must_stay(joker: _Joker, k: int, p: int) -> bool:
             kind = self._readings_chosen[joker.source].kind
+            if kind == RUN and self._replaced_in_place(joker):
+                return False  # its exact tile took its place: freed, wherever it went
             mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
             if kind != RUN and self._may_hold_none_of(joker.source, k, mine, stayed_in):
                 return False  # a group joker stays only in a successor
@@ -360,6 +362,18 @@ class _Search:
             return off > 0 and place(n + 1, used, off - 1)
 
         return place(0, frozenset(), off_table)
+
+    def _replaced_in_place(self, joker: _Joker) -> bool:
+        """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
+        the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``)."""
+        (tile,) = joker.options
+        colour, number = tile[0], int(tile[1:])
+        source = self.sources[joker.source]
+        beside = [key for key in (f"{colour}{number - 1}", f"{colour}{number + 1}") if key in source.numbered]
+        return any(
+            self.after[k].numbered_counts.get(tile) and any(self.after[k].numbered_counts.get(key) for key in beside)
+            for k in source.successors
+        )
 
     def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
         """The fewest violations with which every freed joker gets its own replacing copy

@@ -163,6 +163,11 @@ def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() ->
     v = verify(before, after, "O9 R9", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 0
     assert verify(before, after, "O9 R9").valid
+    # K9 in the joker's place (beside K8 and K10) frees it and unlocks its set, even though the
+    # joker, laid again beside rack copies of K7 K8, stands for K9 once more ("or the exact tile
+    # in the joker's place").
+    v = verify(["K6 K7 K8 J K10 K11 K12"], ["K6 K7 K8 K9 K10 K11 K12", "K7 K8 J"], "K7 K8 K9 B8", rules=STRICT_JOKER)
+    assert v.valid, codes(v)
 
 
 def test_locked_sets_cannot_be_split() -> None:
