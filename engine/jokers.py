@@ -182,15 +182,21 @@ class _Search:
         self.needs_tile = self.locked or rules.joker_release == "replace"
         self._readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
         self.best: _Candidate | None = None
+        self.fallback: _Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._replacement_memo: dict[tuple[_Demand, ...], list[Violation]] = {}
         self._old_after: dict[int, bool] = {}
+        self.after_numbered: dict[str, int] = {}  # every numbered tile on the after table
+        for s in after:
+            for key, n in s.numbered_counts.items():
+                self.after_numbered[key] = self.after_numbered.get(key, 0) + n
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
-        assert self.best is not None  # every source has a reading, and freeing all is a fate
-        return JokerVerdict(self.best.violations, self.best.freed)
+        best = self.best or self.fallback
+        assert best is not None  # every source has a reading, and freeing all is a fate
+        return JokerVerdict(best.violations, best.freed)
 
     # --- the depth-first search over readings and fates ---------------------------------
 
@@ -306,12 +312,68 @@ class _Search:
         if self.locked:
             violations += self._locked_sets(jokers, stays)
         if freed and self.rules.freed_joker_use != "any_set":
-            violations += self._placements(freed, fixed, stays)
+            violations += self._placements(jokers, freed, fixed, stays)
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         key = _rank(violations, len(freed))
+        if self.locked and freed and not self._freed_can_leave(jokers, fixed, stays):
+            # A joker "freed" where it can only stay did stay (SPEC §4): under locked sets its
+            # exact tile elsewhere would otherwise unlock a set that lost a tile.
+            if self.fallback is None or key < self.fallback.key:
+                self.fallback = _Candidate(key, tuple(violations), len(freed))
+            return
         if self.best is None or key < self.best.key:
             self.best = _Candidate(key, tuple(violations), len(freed))
+
+    def _freed_can_leave(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> bool:
+        """Whether the freed jokers can each end on an after joker no staying joker took, in a
+        place where it does not stay, or off the table (as many as the after-sets lack)."""
+        taken = {(s.after, s.position) for s in stays if s is not None}
+        slots = [(k, p) for k in self.open_after for p in range(self.after[k].jokers) if (k, p) not in taken]
+        off_table = max(0, len(jokers) - sum(self.after[k].jokers for k in self.open_after))
+        freed = [j for j, stay in zip(jokers, stays, strict=True) if stay is None]
+        stood_for: dict[tuple[str, int], set[str]] = {("a", s.after): set() for s in stays if s is not None}
+        for joker, s in zip(jokers, stays, strict=True):
+            if s is not None:
+                stood_for[("a", s.after)].add(s.tile)
+                stood_for.setdefault(("b", joker.source), set()).add(s.tile)
+
+        stayed_in = frozenset((joker.source, s.after) for joker, s in zip(jokers, stays, strict=True) if s)
+        replacing = [joker.options for joker in freed] if self.needs_tile else []
+
+        def must_stay(joker: _Joker, k: int, p: int) -> bool:
+            kind = self._readings_chosen[joker.source].kind
+            if kind == RUN and self._replaced_in_place(joker):
+                return False  # its exact tile took its place: freed, wherever it went
+            mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
+            if kind != RUN and self._may_hold_none_of(joker.source, k, mine, stayed_in):
+                return False  # a group joker stays only in a successor
+            readings = [fixed[k]] if k in fixed else self.after_readings[k]
+            gone = stood_for.get(("a", k), set()) | stood_for.get(("b", joker.source), set())
+            return bool(readings) and all(r.kind == kind and joker.options & r.joker_keys[p] - gone for r in readings)
+
+        def place(n: int, used: frozenset[tuple[int, int]], off: int) -> bool:
+            if n == len(freed):
+                return True
+            joker = freed[n]
+            for k, p in slots:
+                if (k, p) not in used and not must_stay(joker, k, p) and place(n + 1, used | {(k, p)}, off):
+                    return True
+            return off > 0 and place(n + 1, used, off - 1)
+
+        return place(0, frozenset(), off_table)
+
+    def _replaced_in_place(self, joker: _Joker) -> bool:
+        """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
+        the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``)."""
+        (tile,) = joker.options
+        colour, number = tile[0], int(tile[1:])
+        source = self.sources[joker.source]
+        beside = [key for key in (f"{colour}{number - 1}", f"{colour}{number + 1}") if key in source.numbered]
+        return any(
+            self.after[k].numbered_counts.get(tile) and any(self.after[k].numbered_counts.get(key) for key in beside)
+            for k in source.successors
+        )
 
     def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
         """The fewest violations with which every freed joker gets its own replacing copy
@@ -418,24 +480,34 @@ class _Search:
             return None
         return Violation("JOKER_SET_BROKEN", f"/after/{k}", {})
 
-    def _placements(self, freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> list[Violation]:
+    def _placements(
+        self, jokers: list[_Joker], freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]
+    ) -> list[Violation]:
         """The fewest freed jokers misused, over every way of placing them on the after jokers
         that no staying joker took (memoised: many assignments free the same jokers)."""
         free: dict[int, int] = {k: self.after[k].jokers for k in self.open_after}
         for stay in stays:
             if stay is not None:
                 free[stay.after] -= 1
+        stayed_in = frozenset((joker.source, stay.after) for joker, stay in zip(jokers, stays, strict=True) if stay)
         memo_key = (
-            tuple(sorted(joker.source for joker in freed)),
+            tuple(sorted((j.source, self._readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
             tuple(free.values()),
             tuple(sorted((k, r.kind) for k, r in fixed.items())),
+            tuple(sorted(stayed_in)),
         )
         found = self._placement_memo.get(memo_key)
         if found is None:
-            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free)
+            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free, stayed_in)
         return found
 
-    def _place_freed(self, freed: list[_Joker], fixed: dict[int, Reading], free: dict[int, int]) -> list[Violation]:
+    def _place_freed(
+        self,
+        freed: list[_Joker],
+        fixed: dict[int, Reading],
+        free: dict[int, int],
+        stayed_in: frozenset[tuple[int, int]],
+    ) -> list[Violation]:
         rule = self.rules.freed_joker_use
         two_rack_tiles = rule == "new_set_with_two_rack_tiles"
         hosts = [k for k in self.open_after if free[k] > 0]
@@ -443,9 +515,13 @@ class _Search:
             hosts = [k for k in hosts if not self._holds_a_before_set(k) and self._played_room(k, free[k] - 1) >= 2]
         best_misused = len(freed) + 1
         best_at: list[int] = []
+        replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
+        if self.needs_tile:
+            for joker in freed:
+                replacing.setdefault(joker.source, []).append(joker.options)
 
         def fits(joker: _Joker, k: int, kind: str | None) -> bool:
-            if k not in self.sources[joker.source].successors:
+            if self._may_hold_none_of(joker.source, k, replacing.get(joker.source, []), stayed_in):
                 return True
             return not two_rack_tiles and kind != self._readings_chosen[joker.source].kind
 
@@ -475,13 +551,39 @@ class _Search:
             for m in range(best_misused)
         ]
 
+    def _may_hold_none_of(
+        self, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    ) -> bool:
+        """Whether after-set ``k`` can be read as holding no numbered tile of source ``n``: equal
+        tiles are interchangeable, so its copies may be other sets' or played ones whenever the
+        rest of the after table has room for every copy of the source's tiles. Not when that
+        reading would contradict the rest of the verdict: a joker of ``n`` staying in ``k``, or a
+        freed joker of ``n`` whose replacing tile lies in ``k`` and in no other successor."""
+        if k not in self.sources[n].successors:
+            return True
+        theirs = self.after[k].numbered_counts
+        if (n, k) in stayed_in:
+            return False
+        others = [self.after[m].numbered_counts for m in self.sources[n].successors if m != k]
+        every = self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
+        for options in replacing:
+            outside = [any(o.get(key) for o in others) for key in options]
+            if any(theirs.get(key) for key in options) and not (all(outside) if every else any(outside)):
+                return False
+        return all(
+            self.after_numbered.get(key, 0) - theirs.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
+        )
+
     def _holds_a_before_set(self, k: int) -> bool:
-        """Whether after-set ``k`` holds every numbered tile of some before-set (so it is no new set)."""
+        """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
+        new set): it holds every copy on the after table of each of that set's tiles."""
         found = self._old_after.get(k)
         if found is None:
             theirs = self.after[k].numbered_counts
+            whole = self.after_numbered
             found = self._old_after[k] = any(
-                all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items()) for s in self.before
+                all(whole.get(key, 0) == theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+                for s in self.before
             )
         return found
 

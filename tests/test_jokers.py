@@ -126,9 +126,14 @@ def test_a_played_tile_counts_for_one_new_set() -> None:
 
 
 def test_a_new_set_holds_none_of_the_jokers_set_and_no_whole_before_set() -> None:
-    # The freed joker with two rack tiles, but in a set holding a tile of its own set.
-    v = verify(["R3 R4 R5 J"], ["R3 R4 R5 R6", "J R2 R3"], "R6 R2 R3", rules=TWO_RACK_TILES)
+    # The freed joker with two rack tiles, but in a set holding a tile of its own set (R3, the
+    # only copy on the table).
+    v = verify(["R3 R4 R5 J"], ["R4 R5 R6", "J R1 R2 R3"], "R6 R1 R2", rules=TWO_RACK_TILES)
     assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # With a second R3 played from the rack, that copy can be the new set's ("equal tiles are
+    # interchangeable ... the assignment most favourable to the player", SPEC §4).
+    v = verify(["R3 R4 R5 J"], ["R3 R4 R5 R6", "J R2 R3"], "R6 R2 R3", rules=TWO_RACK_TILES)
+    assert v.valid and v.jokers_freed == 1, codes(v)
 
 
 def test_both_colours_with_two_jokers_in_the_group() -> None:
@@ -146,6 +151,23 @@ def test_declared_group_joker_needs_only_its_tile_under_both_colours() -> None:
 
 
 # --- locked joker sets ---------------------------------------------------------------------------
+
+
+def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() -> None:
+    # K9 leaves the locked run K9…K12 J; its joker still stands for K13 in K10 K11 K12 J. The K13
+    # of K11 J K13 (which shares a K11) does not free it: every after joker is a before joker, and
+    # the one standing for K13 in a run stayed (SPEC §4: "A run joker stayed if a joker in some
+    # after-run stands for the same tile"; "a split or a tile taken out breaks it").
+    before = ["K11 J K13", "K9 K10 K11 K12 J"]
+    after = ["K10 K11 K12 J", "K11 J K13", "K9 O9 R9"]
+    v = verify(before, after, "O9 R9", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 0
+    assert verify(before, after, "O9 R9").valid
+    # K9 in the joker's place (beside K8 and K10) frees it and unlocks its set, even though the
+    # joker, laid again beside rack copies of K7 K8, stands for K9 once more ("or the exact tile
+    # in the joker's place").
+    v = verify(["K6 K7 K8 J K10 K11 K12"], ["K6 K7 K8 K9 K10 K11 K12", "K7 K8 J"], "K7 K8 K9 B8", rules=STRICT_JOKER)
+    assert v.valid, codes(v)
 
 
 def test_locked_sets_cannot_be_split() -> None:

@@ -450,6 +450,42 @@ def test_freed_joker_into_new_set_with_two_rack_tiles() -> None:
     assert verify(["R3 J R5"], ["R3 R4 R5", "O9 B9 J"], "R4 O9 B9", rules=PRESSMAN).valid
 
 
+def test_freed_joker_with_copies_of_its_own_sets_tiles_from_the_rack() -> None:
+    # SPEC §4: "Equal tiles are interchangeable ... the turn is judged by the consistent reading
+    # and assignment most favourable to the player". The K7 beside the freed joker can be the
+    # rack's copy (the group keeps its own K7), so the joker's set holds no numbered tile of its
+    # before-set: a new set with two rack tiles, and another set under other_set.
+    v = verify(["K7 B7 J"], ["K7 B7 R7", "J K6 K7"], "R7 K6 K7", rules=PRESSMAN)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+    other_set = {"freed_joker_use": "other_set"}
+    v = verify(["R4 R5 J"], ["R4 R5 R6", "J R4 R5"], "R6 R4 R5", rules=other_set)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+    # With no copy to spare, the joker's set does hold a tile of its before-set.
+    v = verify(["K7 B7 O7 J"], ["B7 O7 R7", "K7 K8 K9 J"], "R7 K8 K9", rules=PRESSMAN)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # The reading must be consistent: R10 replaces the joker only in a successor, so the set
+    # holding R10 holds the group's K10, and the joker beside them is in its own set's successor.
+    v = verify(["B10 J O10 K10"], ["R10 K10 J", "B10 O10 K10"], "R10 K10 B2", rules=PRESSMAN)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # K13 may replace the joker in B13 K13 O13 R13 as well, so K13 O13 J need not be the old
+    # set's successor: under locked sets and other_set the joker, freed by K13, may end there.
+    locked_other_set = {"preset": "strict-joker", "freed_joker_use": "other_set"}
+    v = verify(["B13 J O13"], ["B13 K13 O13 R13", "K13 O13 J"], "R13 K13 O13 K13", rules=locked_other_set)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
+def test_a_new_set_may_repeat_a_before_set_with_copies_from_the_rack() -> None:
+    # SPEC §4: a new set "does not hold every numbered tile of any before-set"; K6 K7 K8 laid
+    # from the rack beside the K6 K7 K8 that stayed holds the rack's copies, not that set's tiles.
+    before = ["K6 K7 K8", "O7 B7 J"]
+    after = ["K6 K7 K8", "O7 B7 R7", "K6 K7 K8 J"]
+    v = verify(before, after, "R7 K6 K7 K8", rules=PRESSMAN)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+    # Moved there from the table (two rack tiles beside them), the same tiles are the old set's.
+    v = verify(["K6 K7 K8", "O7 B7 J"], ["O7 B7 R7", "K4 K5 K6 K7 K8 J"], "R7 K4 K5", rules=PRESSMAN)
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]
