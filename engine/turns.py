@@ -423,21 +423,24 @@ class _Turn:
     # --- opening ----------------------------------------------------------------------
 
     def _check_opening(self) -> int | None:
-        """Check an opening turn; return the meld value when the opening succeeds."""
-        if not self.played_keys:
-            return None
+        """Check an opening turn, reporting every violation (beside ``NO_TILE_PLAYED`` too);
+        return the meld value when the opening succeeds."""
+        manipulated = False
         if self.rules.manipulate_on_opening_turn:
             value = self._best_meld_value(self.played_keys)
         else:
             unmatched = self._unmatched_after_sets()
             if unmatched is None:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
-                return None
-            value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
-        if value < self.rules.initial_meld_min:
+                manipulated = True
+                # the new sets are worth no more than the best sets of the played tiles
+                value = self._best_meld_value(self.played_keys)
+            else:
+                value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
+        if value < self.rules.initial_meld_min or not self.played_keys:
             self._add("INITIAL_MELD_TOO_LOW", "/after", {"value": value, "threshold": self.rules.initial_meld_min})
             return None
-        return value
+        return None if manipulated else value
 
     def _unmatched_after_sets(self) -> list[int] | None:
         """Indices of the after sets left once every before set is matched to an identical

@@ -818,6 +818,18 @@ def test_opening_value_of_an_ambiguous_set_is_its_best_reading() -> None:
 def test_nothing_played_before_opening_but_table_changed() -> None:
     v = verify(["R3 R4 R5 R6", "R7 R8 R9"], ["R3 R4 R5", "R6 R7 R8 R9"], "K1", opened=False)
     assert "NO_TILE_PLAYED" in codes(v) and not v.opened_after
+    # SPEC §4 "All violations are reported": the table was manipulated, and nothing opened
+    assert {"MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"} <= set(codes(v))
+    assert "MANIPULATION_BEFORE_OPENING" not in codes(verify(["R3 R4 R5 R6"], ["R6 R5 R4 R3", "K1"], "K1", False))
+
+
+def test_manipulation_before_opening_also_reports_a_meld_too_low() -> None:
+    # O2 joins a table set: no new set from the rack, so the opening is worth 0 (SPEC §4)
+    v = verify(["O3 O4 O5 O6"], ["O2 O3 O4 O5 O6"], "O2 K1", opened=False)
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"]
+    # with a new set worth the minimum, only the manipulation is wrong
+    v = verify(["O3 O4 O5 O6"], ["O2 O3 O4 O5 O6", "K10 B10 O10"], "O2 K10 B10 O10", opened=False)
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING"] and v.initial_meld_value is None
 
 
 def test_equal_successors_are_judged_favourably() -> None:
