@@ -515,6 +515,23 @@ def test_intact_options_keep_every_table_tile() -> None:
     assert isinstance(after, list) and words(after) == ["R1 R2 R3 R4 J=R5"]
 
 
+def test_intact_gives_up_beyond_its_sets_and_a_joker_rack_stays_proven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More sets to list than ``MOST_COLUMNS``: not answered (the programmes decide). A rack
+    of one colour's 13 tiles and a joker (jokers anywhere in every stretch: a weak relaxation,
+    the step stopped by ``JOKER_CPU``) still gets its least change proven."""
+    import engine.solver.intact as intact_module
+
+    rack = T("K1 K2 K3 K4 K5 K6 J")
+    assert isinstance(intact_module.least_intact([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0), list)
+    monkeypatch.setattr(intact_module, "MOST_COLUMNS", 10)
+    assert intact_module.least_intact([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0) is None
+    monkeypatch.undo()
+    table = [list(T("R1 R2 R3")), list(T("K5 K6 K7 K8")), list(T("B9 O9 R9"))]
+    result = suggest(table, [*T("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"), *T("J")], True)
+    assert result.least_change_proven and result.changes is not None
+    assert len(result.played) == 14 and result.changes.disturbance.as_tuple() == (0, 0, 2)
+
+
 def test_intact_prefers_fewer_touched_sets_then_fewer_new_sets() -> None:
     """R4 extends either run; K5 K6 K7 could extend the black run or stand alone: the least
     change extends nothing it need not."""

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_array
 
 from engine.rules import Rules
 from engine.sets import RUN, read_set
@@ -40,6 +41,17 @@ from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, 
 
 INFEASIBLE = "infeasible"
 """No move moving no table tile scores ``floor``: the least change moves a tile."""
+
+MOST_COLUMNS = 2_000
+"""The most sets the step lists (before-sets' options and new sets); beyond, it answers None
+and the programmes decide. A rack of many tiles of one colour and jokers has tens of thousands
+(jokers anywhere in every stretch), which HiGHS would take seconds over."""
+
+JOKER_CPU = 0.02
+"""Seconds of CPU time the programme gets when the rack holds a joker; then it answers None and
+the programmes decide. A joker may stand in any place of any run, which weakens the
+programme's relaxation: on the games benches it takes 1-5 ms, but on a rack of 13 tiles of
+one colour and a joker 0.2-0.45 s (the least-change programmes answer that one in 50 ms)."""
 
 _Key = tuple[int, int]  # (colour index, number)
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
@@ -65,7 +77,7 @@ def joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
     return tuple(max(option.number for option in options) for options in best.joker_options)
 
 
-def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> list[_Laid]:
+def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
     """The runs made of ``tiles`` (one colour, distinct numbers), rack tiles of that colour and
     at most ``rack_jokers`` rack jokers: every stretch of numbers holding the tiles' numbers,
     every place of it not theirs taken by a rack tile or a joker (``tiles``' own or the
@@ -74,12 +86,11 @@ def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int)
     numbers = [t.number for t in tiles if t.color is not None]
     colours = {t.color for t in tiles if t.color is not None}
     if len(colours) != 1 or len(set(numbers)) != len(numbers):
-        return []
+        return
     colour = next(iter(colours))
     c = _COLOUR_INDEX[colour]
     own_jokers = len(tiles) - len(numbers)
     own = set(numbers)
-    out = []
     for low in range(MIN_NUMBER, min(own) + 1):
         for high in range(max(own), MAX_NUMBER + 1):
             places = [v for v in range(low, high + 1) if v not in own]
@@ -89,8 +100,8 @@ def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int)
                 jokers = own_jokers + added_jokers
                 if missing > jokers or len(places) < jokers:
                     continue
-                if len(places) == own_jokers and not rack_jokers:
-                    continue  # ``tiles`` relaid: without a rack joker its points count for nothing
+                if len(places) == own_jokers and not (rack_jokers and own_jokers):
+                    continue  # ``tiles`` themselves, or relaid where their jokers' points count for nothing
                 for on_jokers in itertools.combinations(from_rack, jokers - missing):
                     joker_places = set(on_jokers) | {v for v in places if not rack[(c, v)]}
                     laid = tuple(
@@ -98,22 +109,20 @@ def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int)
                         for v in range(low, high + 1)
                     )
                     added = Counter((c, v) for v in places if v not in joker_places)
-                    out.append(_Laid(laid, added, added_jokers, tuple(sorted(joker_places))))
-    return out
+                    yield _Laid(laid, added, added_jokers, tuple(sorted(joker_places)))
 
 
-def _group_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> list[_Laid]:
+def _group_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
     """The groups made of ``tiles`` (one number, distinct colours), rack tiles of that number
     in the other colours and at most ``rack_jokers`` rack jokers."""
     numbers = {t.number for t in tiles if t.color is not None}
     colours = [t.color for t in tiles if t.color is not None]
     if len(numbers) != 1 or len(set(colours)) != len(colours):
-        return []
+        return
     number = next(iter(numbers))
     room = len(COLORS) - len(tiles)
     others = [c for c in range(len(COLORS)) if COLORS[c] not in colours and rack[(c, number)]]
     own_jokers = len(tiles) - len(colours)
-    out = []
     for k in range(room + 1):
         for extra in itertools.combinations(others, k):
             for added_jokers in range(min(rack_jokers, room - k) + 1):
@@ -121,14 +130,12 @@ def _group_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: in
                     continue
                 laid = tiles + tuple(numbered(COLORS[c], number) for c in extra) + (JOKER,) * added_jokers
                 points = (number,) * (own_jokers + added_jokers)
-                out.append(_Laid(laid, Counter((c, number) for c in extra), added_jokers, points))
-    return out
+                yield _Laid(laid, Counter((c, number) for c in extra), added_jokers, points)
 
 
-def _new_sets(rack: Counter[_Key], rack_jokers: int) -> list[_Laid]:
+def _new_sets(rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
     """Every valid set of rack tiles holding a numbered tile and at most ``rack_jokers``
     jokers: runs of 3+ numbers, each a rack tile or a joker; groups of 3–4."""
-    out = []
     for c, colour in enumerate(COLORS):
         for low in range(MIN_NUMBER, MAX_NUMBER - 1):
             for high in range(low + 2, MAX_NUMBER + 1):
@@ -144,15 +151,14 @@ def _new_sets(rack: Counter[_Key], rack_jokers: int) -> list[_Laid]:
                             for v in range(low, high + 1)
                         )
                         added = Counter((c, v) for v in present if v not in joker_places)
-                        out.append(_Laid(laid, added, len(joker_places), tuple(sorted(joker_places))))
+                        yield _Laid(laid, added, len(joker_places), tuple(sorted(joker_places)))
     for number in range(MIN_NUMBER, MAX_NUMBER + 1):
         present = [c for c in range(len(COLORS)) if rack[(c, number)]]
         for k in range(1, len(present) + 1):
             for cs in itertools.combinations(present, k):
                 for jokers in range(max(0, 3 - k), min(rack_jokers, len(COLORS) - k) + 1):
                     laid = tuple(numbered(COLORS[c], number) for c in cs) + (JOKER,) * jokers
-                    out.append(_Laid(laid, Counter((c, number) for c in cs), jokers, (number,) * jokers))
-    return out
+                    yield _Laid(laid, Counter((c, number) for c in cs), jokers, (number,) * jokers)
 
 
 def least_intact(
@@ -166,7 +172,8 @@ def least_intact(
     """The after table of a move moving no table tile, scoring at least ``floor`` (tile
     weight, value weight as ``weights``; the table's tiles not counted) and touching the fewest
     before-sets, then forming the fewest new sets; ``INFEASIBLE`` when there is none; None when
-    not answered (the programme did not finish)."""
+    not answered (more than ``MOST_COLUMNS`` sets to list, or the programme did not finish: in
+    time, or within ``JOKER_CPU`` when the rack holds a joker)."""
     counts: Counter[_Key] = Counter((_COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
     rack_jokers = len(rack) - sum(counts.values())
     tw, vw = weights
@@ -187,6 +194,8 @@ def least_intact(
                 _run_options(tiles, counts, rack_jokers) if kind == RUN else _group_options(tiles, counts, rack_jokers)
             )
             for option in found:
+                if len(options) > MOST_COLUMNS:
+                    return None
                 # (without a joker played the jokers' points count for nothing)
                 signature = (
                     tuple(sorted(option.added.items())),
@@ -199,6 +208,8 @@ def least_intact(
                 options.append(option)
                 owner.append(b)
     for option in _new_sets(counts, rack_jokers):
+        if len(options) > MOST_COLUMNS:
+            return None
         options.append(option)
         owner.append(-1)
     # a quick bound: only rack tiles some column holds can be played
@@ -224,36 +235,31 @@ def least_intact(
             untouched = not option.added and not option.added_jokers
             cost.append(0.0 if first else 1.0 if untouched else float(w_touch))
             upper.append(1.0)
-    # the jokers whose points count: per column and number, how many (at most the jokers
-    # there; in all, at most the jokers played)
-    picks: list[tuple[int, int, int]] = []  # (column, number, jokers of the column standing for it)
-    if rack_jokers:
-        for col, option in enumerate(options):
-            for number, many in sorted(Counter(option.points).items()):
-                picks.append((col, number, many))
+    # the jokers whose points count: per number, how many (at most the jokers laid standing
+    # for it; in all, at most the jokers played)
+    picked = list(range(MIN_NUMBER, MAX_NUMBER + 1)) if rack_jokers else []
     keys = sorted(counts)
     key_row = {k: r for r, k in enumerate(keys)}
     joker_row = len(keys)
     owner_row = joker_row + 1
     pick_row = owner_row + len(table)
-    rows = pick_row + len(picks) + 2
+    rows = pick_row + len(picked) + 2
     played_row, score_row = rows - 2, rows - 1
-    matrix = np.zeros((rows, n + len(picks)))
+    entries: list[tuple[int, int, float]] = []  # (row, column, coefficient)
+    for col, (option, o) in enumerate(zip(options, owner, strict=True)):
+        entries += [(key_row[k], col, m) for k, m in option.added.items()]
+        entries += [(joker_row, col, option.added_jokers), (played_row, col, -option.added_jokers)]
+        if o >= 0:
+            entries.append((owner_row + o, col, 1))
+        entries.append((score_row, col, score(option)))
+        if rack_jokers:
+            entries += [(pick_row + number - MIN_NUMBER, col, -many) for number, many in Counter(option.points).items()]
+    for p, number in enumerate(picked):
+        entries += [(pick_row + p, n + p, 1), (played_row, n + p, 1), (score_row, n + p, vw * number)]
+    at_row, at_col, coefficients = zip(*(e for e in entries if e[2]), strict=True)
+    matrix = coo_array((coefficients, (at_row, at_col)), shape=(rows, n + len(picked)))
     lower = np.zeros(rows)
     upper_rows = np.zeros(rows)
-    for col, (option, o) in enumerate(zip(options, owner, strict=True)):
-        for k, m in option.added.items():
-            matrix[key_row[k], col] = m
-        matrix[joker_row, col] = option.added_jokers
-        matrix[played_row, col] = -option.added_jokers
-        if o >= 0:
-            matrix[owner_row + o, col] = 1
-        matrix[score_row, col] = score(option)
-    for p, (col, number, many) in enumerate(picks):
-        matrix[pick_row + p, n + p] = 1
-        matrix[pick_row + p, col] = -many
-        matrix[played_row, n + p] = 1
-        matrix[score_row, n + p] = vw * number
     for k, r in key_row.items():
         lower[r], upper_rows[r] = 0, counts[k]
     upper_rows[joker_row] = rack_jokers
@@ -262,9 +268,12 @@ def least_intact(
     lower[pick_row:played_row] = -np.inf
     lower[played_row] = -np.inf
     lower[score_row], upper_rows[score_row] = floor, np.inf
-    all_cost = np.array(cost + [0.0] * len(picks))
-    all_upper = np.array(upper + [float(rack_jokers)] * len(picks))
-    result = highs.maximise(-all_cost, all_upper, matrix, lower, upper_rows, True, True, time_limit)
+    all_cost = np.array(cost + [0.0] * len(picked))
+    all_upper = np.array(upper + [float(rack_jokers)] * len(picked))
+    # (with a rack joker without presolve: HiGHS's presolve and root work are not interrupted)
+    cpu_limit = JOKER_CPU if rack_jokers else None
+    presolve = not rack_jokers
+    result = highs.maximise(-all_cost, all_upper, matrix, lower, upper_rows, True, presolve, time_limit, cpu_limit)
     if result.status == highs.INFEASIBLE:
         return INFEASIBLE
     if result.status != highs.OPTIMAL or result.x is None:
