@@ -5,110 +5,160 @@ A move moves no table tile exactly when every before-set ``b`` is continued by a
 holding all of ``b``'s tiles plus rack tiles only (two before-sets in one after-set would
 move the tiles of the one it does not continue), and every other after-set holds rack tiles
 only. So such a move is: per before-set one *option* (``b`` as it lies, or a valid set made of
-``b`` and some rack tiles: a run of its colour over a wider stretch, or a group of its number
-with more colours; ``b``'s jokers may stand elsewhere in it), and new sets of rack tiles.
+``b`` and some rack tiles, jokers included: a run of its colour over a wider stretch, or a
+group of its number with more colours; ``b``'s jokers may stand elsewhere in it), and new sets
+of rack tiles.
 
-Every option and every new set is listed explicitly (a rack without jokers, so that a played
-tile's points are its number), and a small integer programme picks one option per before-set
-and the new sets: the played tiles score at least ``floor``, and the objective is before-sets
-touched (an option other than ``b`` itself), then new sets. The list holds every valid set of
-that shape, so it holds every legal move moving no tile: when the programme finds no move
-scoring ``floor``, every such move moves a tile (``INFEASIBLE``); when its optimum is a legal
-turn (the caller checks with ``verify_turn``), no move scoring as much disturbs the table less
-(tiles moved 0 is the least possible, and touched, new sets are minimised among those)."""
+Every option and every new set is listed explicitly, each joker declared where it stands, and
+a small integer programme picks one option per before-set and the new sets: the played tiles
+score at least ``floor``, and the objective is before-sets touched (an option other than ``b``
+as it lies), then new sets, then ``b``'s tiles laid otherwise than they lie. A played joker is
+worth what a joker of the table after the move stands for (jokers are interchangeable: the
+move's value counts the jokers played at the best points of the jokers after it, as
+``suggest`` scores a move), so when the rack holds a joker, ``b`` as it lies is also listed laid
+with its jokers at the other places of its run (the same tiles, a set untouched), and the
+programme picks which jokers' points count (no more of them than the jokers played). The list
+holds every valid set of that shape, so it holds every legal move moving no tile: when the
+programme finds no move scoring ``floor``, every such move moves a tile (``INFEASIBLE``); when
+its optimum is a legal turn (the caller checks with ``verify_turn``), no move scoring as much
+disturbs the table less (tiles moved 0 is the least possible, and touched, new sets are
+minimised among those)."""
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_array
 
 from engine.rules import Rules
 from engine.sets import RUN, read_set
 from engine.solver import highs
-from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
+from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 INFEASIBLE = "infeasible"
 """No move moving no table tile scores ``floor``: the least change moves a tile."""
+
+MOST_COLUMNS = 2_000
+"""The most sets the step lists (before-sets' options and new sets); beyond, it answers None
+and the programmes decide. A rack of many tiles of one colour and jokers has tens of thousands
+(jokers anywhere in every stretch), which HiGHS would take seconds over."""
+
+JOKER_CPU = 0.02
+"""Seconds of CPU time the programme gets when the rack holds a joker; then it answers None and
+the programmes decide. A joker may stand in any place of any run, which weakens the
+programme's relaxation: on the games benches it takes 1-5 ms, but on a rack of 13 tiles of
+one colour and a joker 0.2-0.45 s (the least-change programmes answer that one in 50 ms)."""
 
 _Key = tuple[int, int]  # (colour index, number)
 _COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
 
 
-def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key]) -> list[tuple[tuple[Tile, ...], Counter[_Key]]]:
-    """The runs made of ``tiles`` (one colour, distinct numbers) and rack tiles of that
-    colour: every stretch of numbers holding the tiles' numbers, filled by the rack and
-    ``tiles``' own jokers."""
+@dataclass(frozen=True, slots=True)
+class _Laid:
+    """A set the programme may lay: its tiles (jokers declared where they stand), the rack's
+    numbered tiles and jokers it takes, and the points of each of its jokers."""
+
+    tiles: tuple[Tile, ...]
+    added: Counter[_Key]
+    added_jokers: int
+    points: tuple[int, ...]
+
+
+def joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
+    """The points of each joker of the set ``tiles`` by its best reading (the number of the
+    tile it stands for)."""
+    best = read_set(tiles, rules).best
+    if best is None:
+        return ()
+    return tuple(max(option.number for option in options) for options in best.joker_options)
+
+
+def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
+    """The runs made of ``tiles`` (one colour, distinct numbers), rack tiles of that colour and
+    at most ``rack_jokers`` rack jokers: every stretch of numbers holding the tiles' numbers,
+    every place of it not theirs taken by a rack tile or a joker (``tiles``' own or the
+    rack's). With the rack's jokers, also ``tiles`` alone laid over another stretch (their own
+    jokers elsewhere)."""
     numbers = [t.number for t in tiles if t.color is not None]
     colours = {t.color for t in tiles if t.color is not None}
     if len(colours) != 1 or len(set(numbers)) != len(numbers):
-        return []
+        return
     colour = next(iter(colours))
     c = _COLOUR_INDEX[colour]
-    jokers = len(tiles) - len(numbers)
+    own_jokers = len(tiles) - len(numbers)
     own = set(numbers)
-    out = []
     for low in range(MIN_NUMBER, min(own) + 1):
         for high in range(max(own), MAX_NUMBER + 1):
-            if high - low + 1 == len(tiles):
-                continue  # b itself (or b with its jokers elsewhere): no rack tile, not a move
             places = [v for v in range(low, high + 1) if v not in own]
             from_rack = [v for v in places if rack[(c, v)]]
             missing = len(places) - len(from_rack)
-            if missing > jokers or len(places) < jokers:
-                continue
-            for on_jokers in itertools.combinations(from_rack, jokers - missing):
-                joker_places = set(on_jokers) | {v for v in places if not rack[(c, v)]}
-                laid = tuple(
-                    joker_as(numbered(colour, v)) if v in joker_places else numbered(colour, v)
-                    for v in range(low, high + 1)
-                )
-                added = Counter((c, v) for v in places if v not in joker_places)
-                out.append((laid, added))
-    return out
+            for added_jokers in range(rack_jokers + 1):
+                jokers = own_jokers + added_jokers
+                if missing > jokers or len(places) < jokers:
+                    continue
+                if len(places) == own_jokers and not (rack_jokers and own_jokers):
+                    continue  # ``tiles`` themselves, or relaid where their jokers' points count for nothing
+                for on_jokers in itertools.combinations(from_rack, jokers - missing):
+                    joker_places = set(on_jokers) | {v for v in places if not rack[(c, v)]}
+                    laid = tuple(
+                        joker_as(numbered(colour, v)) if v in joker_places else numbered(colour, v)
+                        for v in range(low, high + 1)
+                    )
+                    added = Counter((c, v) for v in places if v not in joker_places)
+                    yield _Laid(laid, added, added_jokers, tuple(sorted(joker_places)))
 
 
-def _group_options(tiles: tuple[Tile, ...], rack: Counter[_Key]) -> list[tuple[tuple[Tile, ...], Counter[_Key]]]:
-    """The groups made of ``tiles`` (one number, distinct colours) and rack tiles of that
-    number in the other colours."""
+def _group_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
+    """The groups made of ``tiles`` (one number, distinct colours), rack tiles of that number
+    in the other colours and at most ``rack_jokers`` rack jokers."""
     numbers = {t.number for t in tiles if t.color is not None}
     colours = [t.color for t in tiles if t.color is not None]
     if len(numbers) != 1 or len(set(colours)) != len(colours):
-        return []
+        return
     number = next(iter(numbers))
     room = len(COLORS) - len(tiles)
     others = [c for c in range(len(COLORS)) if COLORS[c] not in colours and rack[(c, number)]]
-    out = []
-    for k in range(1, room + 1):
+    own_jokers = len(tiles) - len(colours)
+    for k in range(room + 1):
         for extra in itertools.combinations(others, k):
-            laid = tiles + tuple(numbered(COLORS[c], number) for c in extra)
-            out.append((laid, Counter((c, number) for c in extra)))
-    return out
+            for added_jokers in range(min(rack_jokers, room - k) + 1):
+                if not k and not added_jokers:
+                    continue
+                laid = tiles + tuple(numbered(COLORS[c], number) for c in extra) + (JOKER,) * added_jokers
+                points = (number,) * (own_jokers + added_jokers)
+                yield _Laid(laid, Counter((c, number) for c in extra), added_jokers, points)
 
 
-def _new_sets(rack: Counter[_Key]) -> list[tuple[tuple[Tile, ...], Counter[_Key]]]:
-    """Every valid set of numbered rack tiles: runs of 3+ present numbers, groups of 3–4."""
-    out = []
+def _new_sets(rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
+    """Every valid set of rack tiles holding a numbered tile and at most ``rack_jokers``
+    jokers: runs of 3+ numbers, each a rack tile or a joker; groups of 3–4."""
     for c, colour in enumerate(COLORS):
         for low in range(MIN_NUMBER, MAX_NUMBER - 1):
-            high = low
-            while high <= MAX_NUMBER and rack[(c, high)]:
-                if high - low >= 2:
-                    out.append(
-                        (
-                            tuple(numbered(colour, v) for v in range(low, high + 1)),
-                            Counter((c, v) for v in range(low, high + 1)),
+            for high in range(low + 2, MAX_NUMBER + 1):
+                present = [v for v in range(low, high + 1) if rack[(c, v)]]
+                missing = high - low + 1 - len(present)
+                if missing > rack_jokers:
+                    break  # longer stretches miss these too
+                for extra in range(min(rack_jokers - missing, len(present) - 1) + 1):
+                    for on_jokers in itertools.combinations(present, extra):
+                        joker_places = set(on_jokers) | {v for v in range(low, high + 1) if not rack[(c, v)]}
+                        laid = tuple(
+                            joker_as(numbered(colour, v)) if v in joker_places else numbered(colour, v)
+                            for v in range(low, high + 1)
                         )
-                    )
-                high += 1
+                        added = Counter((c, v) for v in present if v not in joker_places)
+                        yield _Laid(laid, added, len(joker_places), tuple(sorted(joker_places)))
     for number in range(MIN_NUMBER, MAX_NUMBER + 1):
         present = [c for c in range(len(COLORS)) if rack[(c, number)]]
-        for k in range(3, len(present) + 1):
+        for k in range(1, len(present) + 1):
             for cs in itertools.combinations(present, k):
-                out.append((tuple(numbered(COLORS[c], number) for c in cs), Counter((c, number) for c in cs)))
-    return out
+                for jokers in range(max(0, 3 - k), min(rack_jokers, len(COLORS) - k) + 1):
+                    laid = tuple(numbered(COLORS[c], number) for c in cs) + (JOKER,) * jokers
+                    yield _Laid(laid, Counter((c, number) for c in cs), jokers, (number,) * jokers)
 
 
 def least_intact(
@@ -122,75 +172,115 @@ def least_intact(
     """The after table of a move moving no table tile, scoring at least ``floor`` (tile
     weight, value weight as ``weights``; the table's tiles not counted) and touching the fewest
     before-sets, then forming the fewest new sets; ``INFEASIBLE`` when there is none; None when
-    not answered (a joker on the rack, or the programme did not finish)."""
-    if any(t.color is None for t in rack):
-        return None
+    not answered (more than ``MOST_COLUMNS`` sets to list, or the programme did not finish: in
+    time, or within ``JOKER_CPU`` when the rack holds a joker)."""
     counts: Counter[_Key] = Counter((_COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
+    rack_jokers = len(rack) - sum(counts.values())
     tw, vw = weights
 
-    def score(added: Counter[_Key]) -> float:
-        return float(sum(n * (tw + vw * v) for (_, v), n in added.items()))
+    def score(laid: _Laid) -> float:
+        return float(sum(n * (tw + vw * v) for (_, v), n in laid.added.items()) + laid.added_jokers * tw)
 
     # columns: per before-set its options (the first: as it lies), then the new sets
-    laid: list[tuple[Tile, ...]] = []
-    uses: list[Counter[_Key]] = []
+    options: list[_Laid] = []
     owner: list[int] = []  # before-set index, or -1 for a new set
     for b, tiles in enumerate(table):
-        laid.append(tiles)
-        uses.append(Counter())
+        options.append(_Laid(tiles, Counter(), 0, joker_points(tiles, rules)))
         owner.append(b)
-        seen: set[tuple[tuple[_Key, int], ...]] = set()
+        seen: set[tuple[object, ...]] = set()
         reading = read_set(tiles, rules)
         for kind in reading.kinds:
-            options = _run_options(tiles, counts) if kind == RUN else _group_options(tiles, counts)
-            for option, added in options:
-                signature = tuple(sorted(added.items()))
-                if signature in seen or not read_set(option, rules, kind).valid:
+            found = (
+                _run_options(tiles, counts, rack_jokers) if kind == RUN else _group_options(tiles, counts, rack_jokers)
+            )
+            for option in found:
+                if len(options) > MOST_COLUMNS:
+                    return None
+                # (without a joker played the jokers' points count for nothing)
+                signature = (
+                    tuple(sorted(option.added.items())),
+                    option.added_jokers,
+                    option.points if rack_jokers else (),
+                )
+                if signature in seen or not read_set(option.tiles, rules, kind).valid:
                     continue
                 seen.add(signature)
-                laid.append(option)
-                uses.append(added)
+                options.append(option)
                 owner.append(b)
-    fresh = _new_sets(counts)
-    for tiles, added in fresh:
-        laid.append(tiles)
-        uses.append(added)
+    for option in _new_sets(counts, rack_jokers):
+        if len(options) > MOST_COLUMNS:
+            return None
+        options.append(option)
         owner.append(-1)
     # a quick bound: only rack tiles some column holds can be played
-    reach = {k for added in uses for k in added}
-    if score(Counter({k: counts[k] for k in reach})) < floor:
+    reach = {k for option in options for k in option.added}
+    if sum(counts[k] * (tw + vw * k[1]) for k in reach) + rack_jokers * (tw + vw * MAX_NUMBER) < floor:
         return INFEASIBLE
-    n = len(laid)
-    w_touch = sum(counts.values()) // 3 + 2
-    cost = np.array(
-        [1.0 if o < 0 else (0.0 if i == 0 or owner[i - 1] != o else float(w_touch)) for i, o in enumerate(owner)]
-    )
-    upper = np.array([float(min(counts[k] for k in u)) if o < 0 else 1.0 for u, o in zip(uses, owner, strict=True)])
+    n = len(options)
+    # a column's own before-set laid otherwise (the same tiles) costs least, then a new set,
+    # then a touched before-set
+    w_new = len(table) + 1
+    w_touch = w_new * (len(rack) // 3 + 2)
+    cost = []
+    upper = []
+    for i, (option, o) in enumerate(zip(options, owner, strict=True)):
+        first = i == 0 or owner[i - 1] != o
+        if o < 0:
+            cost.append(float(w_new))
+            copies = [counts[k] for k in option.added]
+            if option.added_jokers:
+                copies.append(rack_jokers // option.added_jokers)
+            upper.append(float(min(copies)))
+        else:
+            untouched = not option.added and not option.added_jokers
+            cost.append(0.0 if first else 1.0 if untouched else float(w_touch))
+            upper.append(1.0)
+    # the jokers whose points count: per number, how many (at most the jokers laid standing
+    # for it; in all, at most the jokers played)
+    picked = list(range(MIN_NUMBER, MAX_NUMBER + 1)) if rack_jokers else []
     keys = sorted(counts)
     key_row = {k: r for r, k in enumerate(keys)}
-    rows = len(keys) + len(table) + 1
-    matrix = np.zeros((rows, n))
+    joker_row = len(keys)
+    owner_row = joker_row + 1
+    pick_row = owner_row + len(table)
+    rows = pick_row + len(picked) + 2
+    played_row, score_row = rows - 2, rows - 1
+    entries: list[tuple[int, int, float]] = []  # (row, column, coefficient)
+    for col, (option, o) in enumerate(zip(options, owner, strict=True)):
+        entries += [(key_row[k], col, m) for k, m in option.added.items()]
+        entries += [(joker_row, col, option.added_jokers), (played_row, col, -option.added_jokers)]
+        if o >= 0:
+            entries.append((owner_row + o, col, 1))
+        entries.append((score_row, col, score(option)))
+        if rack_jokers:
+            entries += [(pick_row + number - MIN_NUMBER, col, -many) for number, many in Counter(option.points).items()]
+    for p, number in enumerate(picked):
+        entries += [(pick_row + p, n + p, 1), (played_row, n + p, 1), (score_row, n + p, vw * number)]
+    at_row, at_col, coefficients = zip(*(e for e in entries if e[2]), strict=True)
+    matrix = coo_array((coefficients, (at_row, at_col)), shape=(rows, n + len(picked)))
     lower = np.zeros(rows)
     upper_rows = np.zeros(rows)
-    for col, (added, o) in enumerate(zip(uses, owner, strict=True)):
-        for k, m in added.items():
-            matrix[key_row[k], col] = m
-        if o >= 0:
-            matrix[len(keys) + o, col] = 1
-        matrix[rows - 1, col] = score(added)
     for k, r in key_row.items():
         lower[r], upper_rows[r] = 0, counts[k]
-    lower[len(keys) : len(keys) + len(table)] = 1
-    upper_rows[len(keys) : len(keys) + len(table)] = 1
-    lower[rows - 1], upper_rows[rows - 1] = floor, np.inf
-    result = highs.maximise(-cost, upper, matrix, lower, upper_rows, True, True, time_limit)
+    upper_rows[joker_row] = rack_jokers
+    lower[owner_row:pick_row] = 1
+    upper_rows[owner_row:pick_row] = 1
+    lower[pick_row:played_row] = -np.inf
+    lower[played_row] = -np.inf
+    lower[score_row], upper_rows[score_row] = floor, np.inf
+    all_cost = np.array(cost + [0.0] * len(picked))
+    all_upper = np.array(upper + [float(rack_jokers)] * len(picked))
+    # (with a rack joker without presolve: HiGHS's presolve and root work are not interrupted)
+    cpu_limit = JOKER_CPU if rack_jokers else None
+    presolve = not rack_jokers
+    result = highs.maximise(-all_cost, all_upper, matrix, lower, upper_rows, True, presolve, time_limit, cpu_limit)
     if result.status == highs.INFEASIBLE:
         return INFEASIBLE
     if result.status != highs.OPTIMAL or result.x is None:
         return None
-    x = [round(float(v)) for v in result.x]
-    after: list[tuple[Tile, ...]] = [laid[col] for col in range(n) if owner[col] >= 0 and x[col]]
+    x = [round(float(v)) for v in result.x[:n]]
+    after: list[tuple[Tile, ...]] = [options[col].tiles for col in range(n) if owner[col] >= 0 and x[col]]
     for col in range(n):
         if owner[col] < 0:
-            after += [laid[col]] * x[col]
+            after += [options[col].tiles] * x[col]
     return after

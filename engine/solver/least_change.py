@@ -32,10 +32,10 @@ replaced there by the exact tile; a group-set stays a group of its number); unde
 jokers stay. An opening without manipulation keeps the table as it is and lays new sets from
 the rack worth the minimum; an opening with manipulation is not modelled.
 
-First, when the player has opened and holds no joker, ``engine.solver.intact`` looks for a
-move moving no table tile that scores as much (every before-set as it lies or grown by rack
-tiles, new sets of rack tiles): tiles moved 0 being the least possible, its least-touching move
-is the least change, proven by itself once it verifies. Then ``engine.solver.few_moved`` lists
+First, when the player has opened, ``engine.solver.intact`` looks for a move moving no table
+tile that scores as much (every before-set as it lies or grown by rack tiles, jokers
+included, new sets of rack tiles): tiles moved 0 being the least possible, its least-touching
+move is the least change, proven by itself once it verifies. Then ``engine.solver.few_moved`` lists
 every after-set that a move moving at most ``FEW_MOVED`` table tiles can hold and picks the
 least disturbing such move scoring as much: when one exists and verifies it is the least
 change, proven under every rule edition (the list is a superset of the legal moves). The best
@@ -83,7 +83,7 @@ from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
 from engine.solver import highs
 from engine.solver.few_moved import least_few_moved
-from engine.solver.intact import INFEASIBLE, least_intact
+from engine.solver.intact import INFEASIBLE, joker_points, least_intact
 from engine.solver.model import Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
@@ -866,14 +866,14 @@ def _checked(
     floor: int,
     proven: bool,
 ) -> LeastChange | None:
-    """The move if it is a legal turn scoring at least ``floor``."""
+    """The move if it is a legal turn scoring at least ``floor`` (a played joker worth the best
+    points of a joker after the move, each set read at its best, as ``suggest`` scores)."""
     before = [TableSet(tiles, kind) for tiles, kind in zip(table, kinds, strict=True)]
     if not verify_turn(before, [TableSet(s) for s in after], tuple(rack), opened, rules).valid:
         return None
     played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in table for t in s)
     numbered_value = sum(int(key[1:]) * n for key, n in played_keys.items() if key != "J")
-    points = sorted((_joker_points(s) for s in after), reverse=True)
-    flat = sorted((p for ps in points for p in ps), reverse=True)
+    flat = sorted((p for s in after for p in joker_points(s, rules)), reverse=True)
     value = numbered_value + sum(flat[: played_keys["J"]])
     count = sum(played_keys.values())
     tw, vw = weights
@@ -881,8 +881,3 @@ def _checked(
     if score < floor:
         return None
     return LeastChange(tuple(after), tiles_of_keys(played_keys), value, score, proven)
-
-
-def _joker_points(tiles: Sequence[Tile]) -> list[int]:
-    number = next((t.number for t in tiles if t.color is not None), 0)
-    return [t.declared.number if t.declared is not None else number for t in tiles if t.color is None]
