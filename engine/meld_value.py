@@ -93,22 +93,30 @@ Move = tuple[State, int, int, int]  # new state, jokers used, tiles sent to grou
 StepMove = tuple[int, int, int, int]  # change of the packed state, jokers, to groups, value
 
 
-def best_meld_value(counts: Mapping[str, int]) -> int:
+def best_meld_value(counts: Mapping[str, int], at_most: int | None = None) -> int:
     """The highest total value of disjoint valid sets made from the tiles ``counts`` holds
     (tile keys such as ``"R5"``, ``"J"`` for jokers, mapped to copies; counts of 0 or less
     count as none). Any multiset is accepted, however many copies it holds. Raises ValueError
-    for a key that is not a tile key."""
+    for a key that is not a tile key. With ``at_most``, the smaller of that value and
+    ``at_most``: whether an opening reaches its minimum, which a quick lower bound (the beam
+    pass) usually settles without the exact value's passes (seconds for some 100-tile
+    multisets)."""
     grid, jokers = _read(counts)
     jokers = _cap(grid, jokers)
     real = sum(map(sum, grid))
     if real == 0:
-        return 0
-    if jokers >= (_TOP - 1) * real:
-        return _RUN_MAX_VALUE * real
-    for cache in (_MOVES, _PATTERNS, _GROUPS):
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
-    return _Search(grid, jokers).best()
+        value = 0
+    elif jokers >= (_TOP - 1) * real:
+        value = _RUN_MAX_VALUE * real
+    else:
+        for cache in (_MOVES, _PATTERNS, _GROUPS):
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+        search = _Search(grid, jokers)
+        if at_most is not None and search.search(0, beam=4) >= at_most:
+            return at_most
+        value = search.best()
+    return value if at_most is None else min(value, at_most)
 
 
 def _read(counts: Mapping[str, int]) -> tuple[list[list[int]], int]:
