@@ -64,7 +64,10 @@ laid 48-tile opening of 16 sets 0.1-1 ms without jokers (the cover search answer
 with 1-2 of its tiles as jokers (tens at worst); the classic and xp supplies 0.2-0.4 ms;
 random racks of 20-40 tiles a few ms; 40 copies of a tile, 1000 jokers, or 40 copies each of
 R4 R5 R6 well under 1 ms; 150 tiles of one colour with 10 jokers 20-200 ms; 160 random tiles
-of every kind (counts up to 7) with 4 jokers about 6 s. Moves are memoised per (state, tiles,
+of every kind (counts up to 7) with 4 jokers about 6 s; within the XP supply, 70-100 tiles
+with 4 jokers up to 13 s (most of it in ``pareto``, quadratic in a layer's states; the same
+tiles without jokers 0.1 s), so ``at_most`` lets a caller that needs only a threshold stop
+after the beam pass. Moves are memoised per (state, tiles,
 jokers, number) in module tables shared by all calls (they do not depend on the input, and are
 cleared when large).
 """
