@@ -64,7 +64,10 @@ laid 48-tile opening of 16 sets 0.1-1 ms without jokers (the cover search answer
 with 1-2 of its tiles as jokers (tens at worst); the classic and xp supplies 0.2-0.4 ms;
 random racks of 20-40 tiles a few ms; 40 copies of a tile, 1000 jokers, or 40 copies each of
 R4 R5 R6 well under 1 ms; 150 tiles of one colour with 10 jokers 20-200 ms; 160 random tiles
-of every kind (counts up to 7) with 4 jokers about 6 s. Moves are memoised per (state, tiles,
+of every kind (counts up to 7) with 4 jokers about 6 s; within the XP supply, 70-100 tiles
+with 4 jokers up to 13 s (most of it in ``pareto``, quadratic in a layer's states; the same
+tiles without jokers 0.1 s), so ``at_most`` lets a caller that needs only a threshold stop
+after the beam pass. Moves are memoised per (state, tiles,
 jokers, number) in module tables shared by all calls (they do not depend on the input, and are
 cleared when large).
 """
@@ -93,22 +96,30 @@ Move = tuple[State, int, int, int]  # new state, jokers used, tiles sent to grou
 StepMove = tuple[int, int, int, int]  # change of the packed state, jokers, to groups, value
 
 
-def best_meld_value(counts: Mapping[str, int]) -> int:
+def best_meld_value(counts: Mapping[str, int], at_most: int | None = None) -> int:
     """The highest total value of disjoint valid sets made from the tiles ``counts`` holds
     (tile keys such as ``"R5"``, ``"J"`` for jokers, mapped to copies; counts of 0 or less
     count as none). Any multiset is accepted, however many copies it holds. Raises ValueError
-    for a key that is not a tile key."""
+    for a key that is not a tile key. With ``at_most``, the smaller of that value and
+    ``at_most``: whether an opening reaches its minimum, which a quick lower bound (the beam
+    pass) usually settles without the exact value's passes (seconds for some 100-tile
+    multisets)."""
     grid, jokers = _read(counts)
     jokers = _cap(grid, jokers)
     real = sum(map(sum, grid))
     if real == 0:
-        return 0
-    if jokers >= (_TOP - 1) * real:
-        return _RUN_MAX_VALUE * real
-    for cache in (_MOVES, _PATTERNS, _GROUPS):
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
-    return _Search(grid, jokers).best()
+        value = 0
+    elif jokers >= (_TOP - 1) * real:
+        value = _RUN_MAX_VALUE * real
+    else:
+        for cache in (_MOVES, _PATTERNS, _GROUPS):
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+        search = _Search(grid, jokers)
+        if at_most is not None and search.search(0, beam=4) >= at_most:
+            return at_most
+        value = search.best()
+    return value if at_most is None else min(value, at_most)
 
 
 def _read(counts: Mapping[str, int]) -> tuple[list[list[int]], int]:

@@ -274,6 +274,8 @@ class _Turn:
         valid = not self.violations
         if valid and action == "play":
             self._remember_after()
+            if not self.opened and self.rules.manipulate_on_opening_turn:
+                meld_value = self._best_meld_value(self.played_keys)  # the exact value, now reported
         kept = self._kept_position(action) if not valid and self.rules.timeout_keeps_valid_sets else None
         if kept is not None:
             sets, returned, played_keys, meld_value = kept
@@ -323,7 +325,9 @@ class _Turn:
         meld_value = None
         if not self.opened:
             if self.rules.manipulate_on_opening_turn:
-                meld_value = self._best_meld_value(still_played)
+                meld_value = self._best_meld_value(still_played, self.rules.initial_meld_min)
+                if meld_value >= self.rules.initial_meld_min:
+                    meld_value = self._best_meld_value(still_played)
             else:  # the opening's value already counts only the valid new sets
                 unmatched = self._unmatched_after_sets() or []
                 meld_value = sum(self.after[k].read(self.rules).value or 0 for k in unmatched if k not in invalid)
@@ -355,12 +359,13 @@ class _Turn:
         for k, _, key, n in sorted(missing):
             self._add("TILE_NOT_IN_RACK", f"/after/{k}", {"tile": key, "count": n})
 
-    def _best_meld_value(self, played: dict[str, int]) -> int:
+    def _best_meld_value(self, played: dict[str, int], at_most: int | None = None) -> int:
         """The most valid sets of ``played`` could be worth (SPEC §4, an opening with
-        manipulation). Copies beyond the tile set are left out: such a turn is illegal anyway
-        (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds the work."""
+        manipulation), or ``at_most`` when they reach it. Copies beyond the tile set are left
+        out: such a turn is illegal anyway (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds
+        the work."""
         supply = self.rules.supply
-        return best_meld_value({key: min(n, supply.limit(key)) for key, n in played.items()})
+        return best_meld_value({key: min(n, supply.limit(key)) for key, n in played.items()}, at_most)
 
     def _check_supply(self) -> None:
         held = dict(self.before_keys)
@@ -426,19 +431,21 @@ class _Turn:
         """Check an opening turn, reporting every violation (beside ``NO_TILE_PLAYED`` too);
         return the meld value when the opening succeeds."""
         manipulated = False
+        minimum = self.rules.initial_meld_min
         if self.rules.manipulate_on_opening_turn:
-            value = self._best_meld_value(self.played_keys)
+            # the exact value matters only when the turn is valid: verdict() asks for it then
+            value = self._best_meld_value(self.played_keys, minimum)
         else:
             unmatched = self._unmatched_after_sets()
             if unmatched is None:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
                 manipulated = True
                 # the new sets are worth no more than the best sets of the played tiles
-                value = self._best_meld_value(self.played_keys)
+                value = self._best_meld_value(self.played_keys, minimum)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
-        if value < self.rules.initial_meld_min or not self.played_keys:
-            self._add("INITIAL_MELD_TOO_LOW", "/after", {"value": value, "threshold": self.rules.initial_meld_min})
+        if value < minimum or not self.played_keys:
+            self._add("INITIAL_MELD_TOO_LOW", "/after", {"value": value, "threshold": minimum})
             return None
         return None if manipulated else value
 

@@ -183,6 +183,12 @@ def test_many_copies_match_the_brute_force(counts: Counter[str]) -> None:
     assert best_meld_value(counts) == brute(counts)
 
 
+@settings(max_examples=200, deadline=None)
+@given(small_multisets(), st.integers(0, 60))
+def test_at_most_is_the_smaller_of_the_value_and_the_cap(counts: Counter[str], at_most: int) -> None:
+    assert best_meld_value(counts, at_most) == min(brute(counts), at_most)
+
+
 # --- larger multisets against the solver ----------------------------------------------------
 
 
