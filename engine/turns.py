@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple
 
+import engine.meld_value
 from engine.errors import InputError
 from engine.jokers import follow_jokers
 from engine.meld_value import best_meld_value
@@ -36,6 +37,10 @@ class TurnVerdict:
     turn (None: the whole table is restored)."""
     returned: tuple[Tile, ...] = ()
     """With ``kept``: the tiles played this turn that go back to the rack."""
+    initial_meld_exact: bool = True
+    """False when ``initial_meld_value`` is a lower bound: an opening with manipulation whose
+    exact value (the best sets of the played tiles) needs more work than
+    ``engine.meld_value.MELD_VALUE_WORK``."""
 
     @property
     def restore_table(self) -> bool:
@@ -56,7 +61,7 @@ class TurnVerdict:
             "played": format_tiles(self.played),
             "rack_after": format_tiles(self.rack_after),
             "opened_after": self.opened_after,
-            "initial_meld": None if self.initial_meld_value is None else {"value": self.initial_meld_value},
+            "initial_meld": self._initial_meld_json(),
             "jokers_freed": self.jokers_freed,
             "rack_empty": self.rack_empty,
             "violations": [v.to_json(lang) for v in self.violations] if self.violations else [],
@@ -65,6 +70,13 @@ class TurnVerdict:
         if self.after is not None:
             out["after"] = [format_tiles(s.tiles) for s in self.after]
         return out
+
+    def _initial_meld_json(self) -> dict[str, Any] | None:
+        if self.initial_meld_value is None:
+            return None
+        if self.initial_meld_exact:
+            return {"value": self.initial_meld_value}
+        return {"value": self.initial_meld_value, "exact": False}
 
     def _penalty_json(self) -> dict[str, Any]:
         if self.kept is None:
@@ -242,6 +254,7 @@ class _Turn:
         self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
         self.invalid_after: set[int] = set()  # after sets reported as INVALID_SET
+        self.meld_exact = True  # the opening value reported is exact
 
     @property
     def after_keys(self) -> dict[str, int]:
@@ -275,7 +288,7 @@ class _Turn:
         if valid and action == "play":
             self._remember_after()
             if not self.opened and self.rules.manipulate_on_opening_turn:
-                meld_value = self._best_meld_value(self.played_keys)  # the exact value, now reported
+                meld_value = self._reported_meld_value(self.played_keys)
         kept = self._kept_position(action) if not valid and self.rules.timeout_keeps_valid_sets else None
         if kept is not None:
             sets, returned, played_keys, meld_value = kept
@@ -290,6 +303,7 @@ class _Turn:
                 penalty_draw=self._penalty(),
                 kept=sets,
                 returned=returned,
+                initial_meld_exact=self.meld_exact,
             )
         return TurnVerdict(
             action=action,
@@ -300,6 +314,7 @@ class _Turn:
             jokers_freed=self.jokers_freed,
             violations=tuple(self.violations),
             penalty_draw=self._penalty(),
+            initial_meld_exact=self.meld_exact,
         )
 
     def _kept_position(
@@ -327,7 +342,7 @@ class _Turn:
             if self.rules.manipulate_on_opening_turn:
                 meld_value = self._best_meld_value(still_played, self.rules.initial_meld_min)
                 if meld_value >= self.rules.initial_meld_min:
-                    meld_value = self._best_meld_value(still_played)
+                    meld_value = self._reported_meld_value(still_played)
             else:  # the opening's value already counts only the valid new sets
                 unmatched = self._unmatched_after_sets() or []
                 meld_value = sum(self.after[k].read(self.rules).value or 0 for k in unmatched if k not in invalid)
@@ -358,6 +373,15 @@ class _Turn:
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
             self._add("TILE_NOT_IN_RACK", f"/after/{k}", {"tile": key, "count": n})
+
+    def _reported_meld_value(self, played: dict[str, int]) -> int:
+        """The value a successful opening with manipulation reports: the exact best sets of
+        ``played`` within ``MELD_VALUE_WORK``, else the best found (``meld_exact`` false).
+        Legality never depends on it: the opening already reached its minimum."""
+        supply = self.rules.supply
+        counts = {key: min(n, supply.limit(key)) for key, n in played.items()}
+        value, self.meld_exact = engine.meld_value.bounded_meld_value(counts, engine.meld_value.MELD_VALUE_WORK)
+        return value if self.meld_exact else max(value, self.rules.initial_meld_min)  # reached, as checked
 
     def _best_meld_value(self, played: dict[str, int], at_most: int | None = None) -> int:
         """The most valid sets of ``played`` could be worth (SPEC §4, an opening with

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.meld_value import best_meld_value
+from engine.meld_value import best_meld_value, bounded_meld_value
 from engine.rules import resolve_rules
 from engine.sets import read_set
 from engine.solver import suggest
@@ -246,3 +246,15 @@ def test_joker_heavy_and_dense_multisets_finish() -> None:
     rng = random.Random(11)
     dense = Counter(rng.choice(NUMBERED[:8]) for _ in range(150)) + Counter({"J": 10})
     assert best_meld_value(dense) >= best_meld_value(dense - Counter({"J": 10}))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bounded_value_is_exact_within_its_work_and_a_lower_bound_beyond(seed: int) -> None:
+    rng = random.Random(seed)
+    keys = [f"{c}{n}" for c in COLORS for n in range(1, 14)]
+    counts = Counter(rng.choices(keys, k=30))
+    counts["J"] = 2
+    exact = best_meld_value(counts)
+    assert bounded_meld_value(counts) == (exact, True)
+    low, finished = bounded_meld_value(counts, 0)  # no work beyond the first, narrow pass
+    assert low == exact if finished else 0 <= low <= exact

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import engine.meld_value
 from engine.errors import InputError
 from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
@@ -921,3 +922,19 @@ def test_a_legal_opening_with_manipulation_reports_its_exact_value() -> None:
     rules = resolve_rules({"preset": "xp", "manipulate_on_opening_turn": True})
     v = verify(["K1 B1 O1"], ["K1 B1 O1 R1", "R9 R10 R11 R12"], "R1 R9 R10 R11 R12", opened=False, rules=rules)
     assert v.valid and v.initial_meld_value == 9 + 10 + 11 + 12  # not 30, the minimum reached
+
+
+def test_an_opening_value_beyond_the_work_bound_is_a_lower_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The value a successful opening with manipulation reports is bounded in work
+    (``MELD_VALUE_WORK``); beyond it, the best value found, marked ``exact: false``. The verdict
+    stays: the minimum was reached before."""
+    rules = resolve_rules({"preset": "xp", "manipulate_on_opening_turn": True})
+    rack = "R1 R2 R3 R4 R5 R6 K4 K5 K6 K7 B9 B10 B11 O11 O12 O13 R11 J J"
+    laid = ["R1 R2 R3 R4 R5 R6", "K4 K5 K6 K7", "B9 B10 B11", "O11 O12 O13", "R11 J J"]
+    exact = verify([], laid, rack, opened=False, rules=rules)
+    assert exact.valid and exact.to_json()["initial_meld"] == {"value": exact.initial_meld_value}
+    monkeypatch.setattr(engine.meld_value, "MELD_VALUE_WORK", 10)
+    bounded = verify([], laid, rack, opened=False, rules=rules)
+    assert bounded.valid and not bounded.initial_meld_exact
+    assert rules.initial_meld_min <= bounded.initial_meld_value <= exact.initial_meld_value  # type: ignore[operator]
+    assert bounded.to_json()["initial_meld"] == {"value": bounded.initial_meld_value, "exact": False}
