@@ -243,7 +243,7 @@ def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str
         "Opened", f"{'yes' if body.get('opened') else 'no'} → {'yes' if result.get('opened_after') else 'no'}"
     )
     if result.get("initial_meld"):
-        facts.add_row("Initial meld", str(result["initial_meld"].get("value")))
+        facts.add_row("Initial meld", _meld_value_text(result["initial_meld"]))
     if result.get("jokers_freed"):
         facts.add_row("Jokers freed", str(result["jokers_freed"]))
     console.print(facts)
@@ -289,6 +289,12 @@ def _score_style(value: Any) -> str:
     if isinstance(value, int | float):
         return "green" if value > 0 else "red" if value < 0 else ""
     return ""
+
+
+def _meld_value_text(meld: Mapping[str, Any]) -> str:
+    """An opening's value; "at least" when the engine reports a lower bound (``exact`` false)."""
+    value = str(meld.get("value"))
+    return value if meld.get("exact", True) else f"at least {value}"
 
 
 def round_table(body: Mapping[str, Any] | None, result: Mapping[str, Any], title: str | None = None) -> RenderableType:
@@ -369,7 +375,7 @@ def _turn_line(turn: Mapping[str, Any]) -> Text:
     if turn.get("rack_empty"):
         text.append("  went out", style="bold green")
     if turn.get("initial_meld"):
-        text.append(f"  opens with {turn['initial_meld'].get('value')}", style="green")
+        text.append(f"  opens with {_meld_value_text(turn['initial_meld'])}", style="green")
     penalty = turn.get("penalty")
     if isinstance(penalty, Mapping) and kept_position(penalty):
         text.append(f"  {penalty_text(penalty)}", style="yellow")

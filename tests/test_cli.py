@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
+import engine.meld_value
 from cli.main import app
 from engine.generate import corrupt_game, generate_game
 from service.operations import RequestError, run_operation
@@ -263,6 +264,43 @@ def test_verify_ok_and_bad(tmp_path: Path) -> None:
     assert "penalty draw 3" in bad.stdout
     as_json = invoke("verify", "-", "--json", "--lang", "es", input=json.dumps(TURN_BAD))
     assert json.loads(as_json.stdout) == expected("turns/verify", TURN_BAD, "es")
+
+
+def test_verify_says_when_an_opening_value_is_a_lower_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rack = [
+        "R1",
+        "R2",
+        "R3",
+        "R4",
+        "R5",
+        "R6",
+        "K4",
+        "K5",
+        "K6",
+        "K7",
+        "B9",
+        "B10",
+        "B11",
+        "O11",
+        "O12",
+        "O13",
+        "R11",
+        "J",
+        "J",
+    ]
+    laid = ["R1 R2 R3 R4 R5 R6", "K4 K5 K6 K7", "B9 B10 B11", "O11 O12 O13", "R11 J J"]
+    turn = {
+        "rules": {"preset": "xp", "manipulate_on_opening_turn": True},
+        "before": [],
+        "after": [s.split() for s in laid],
+        "rack": rack,
+        "opened": False,
+    }
+    path = write(tmp_path / "opening.json", turn)
+    assert "Initial meld" in invoke("verify", path).stdout and "at least" not in invoke("verify", path).stdout
+    monkeypatch.setattr(engine.meld_value, "MELD_VALUE_WORK", 10)
+    bounded = invoke("verify", path)
+    assert bounded.exit_code == 0 and "at least" in bounded.stdout
 
 
 def test_verify_rules_option_and_errors(tmp_path: Path) -> None:
