@@ -59,6 +59,8 @@ def read_bytes(source: str) -> bytes:
     """The bytes of a file, or of stdin for ``-``."""
     if source == STDIN:
         return sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    if not source:  # Path("") is the current folder
+        raise DocumentError("an empty argument names no file")
     path = Path(source)
     try:
         return path.read_bytes()
@@ -71,7 +73,7 @@ def read_bytes(source: str) -> bytes:
 
 
 def display_name(source: str) -> str:
-    return "stdin" if source == STDIN else source
+    return "stdin" if source == STDIN else source or "''"
 
 
 def load_document(source: str) -> Any:
@@ -195,6 +197,8 @@ def collect_sources(args: list[str]) -> list[Source]:
     lines are skipped) and ``-`` (stdin: one JSON document, or JSON Lines)."""
     if args.count(STDIN) > 1:
         raise CliError("'-' (stdin) can be given only once")
+    if "" in args:  # Path("") is the current folder, not one the user named
+        raise CliError("an empty argument names no file or folder")
     out: list[Source] = []
     for arg in args:
         out.extend(_expand(arg))

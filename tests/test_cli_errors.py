@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from cli import batch
 from cli.errors import problem_line
 from cli.main import app
+from tests.test_cli import one_line_error
 
 pytestmark = pytest.mark.cli
 
@@ -94,3 +95,23 @@ def test_streamed_rows_go_to_stdout_only(tmp_path: Path) -> None:
     assert out.splitlines()[0].startswith("file,line,kind,status")
     assert len(out.splitlines()) == 4  # header + one row a document; the summary is on stderr
     assert "documents" in err and "file,line" not in err
+
+
+@pytest.mark.parametrize("command", ["score", "replay", "verify", "show", "suggest"])
+def test_an_empty_path_argument_is_bad_input_not_the_current_folder(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Path("") is "."; a batch command would read every document under the working folder.
+    (tmp_path / "round.json").write_text(json.dumps({"players": BAD_ROUND["players"][:1]}), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [command, ""], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "empty argument" in one_line_error(result)
+
+
+@pytest.mark.parametrize("server", ["nope://host", "ftp://host", "http://", "http://[::1", "http://127.0.0.1:99999"])
+def test_a_server_that_is_no_http_url_is_bad_usage(server: str) -> None:
+    # Exit 3 is for a service that is down or failing; a --server value no request can use is exit 2.
+    result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", server], env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "not a usable http:// or https:// URL" in one_line_error(result)
