@@ -162,13 +162,15 @@ def _expand(arg: str) -> Iterator[Source]:
         except DocumentError as exc:
             yield Source("stdin", error=exc.message)
             return
-        # A whole JSON document (possibly spread over lines), else JSON Lines.
+        # A whole JSON document (possibly spread over lines), else JSON Lines. A single line
+        # that is not JSON is one unreadable document, reported as a file's would be.
         try:
             parse_json(text)
         except DocumentError:
-            yield from _lines("stdin", text)
-        else:
-            yield Source("stdin", text=text)
+            if len([line for line in text.splitlines() if line.strip()]) > 1:
+                yield from _lines("stdin", text)
+                return
+        yield Source("stdin", text=text)
         return
     path = Path(arg)
     if path.is_dir():

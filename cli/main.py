@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -489,6 +490,8 @@ def _batch(
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
         rules_value = rules_option(rules)
+        if html_report is not None:
+            _check_html_target(html_report)
         sources = collect_sources(paths)
         if not sources:
             raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
@@ -557,6 +560,15 @@ def _batch(
             _write_html(html_report, pairs, job_settings, lang)
         (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
     raise typer.Exit(summary.exit_code)
+
+
+def _check_html_target(path: str) -> None:
+    """``--html``: a path the page can be written to, checked before the games are replayed."""
+    target = Path(path)
+    if target.is_dir():
+        raise CliError(f"cannot write {path}: it is a folder")
+    if not target.parent.is_dir():
+        raise CliError(f"cannot write {path}: {target.parent} is not a folder")
 
 
 def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job, lang: Lang) -> None:

@@ -115,3 +115,28 @@ def test_a_server_that_is_no_http_url_is_bad_usage(server: str) -> None:
     result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", server], env={"NO_COLOR": "1"})
     assert result.exit_code == 2 and result.stdout == ""
     assert "not a usable http:// or https:// URL" in one_line_error(result)
+
+
+@pytest.mark.parametrize("command", ["score", "replay"])
+@pytest.mark.parametrize("text", ["NaN\n", "\x00\x01", '{"players": [\n'])
+def test_one_unreadable_document_on_stdin_is_one_line(command: str, text: str) -> None:
+    # As in a file: stdin that is not JSON and not several lines of JSON Lines is one bad document.
+    result = CliRunner().invoke(app, [command, "-", "--json"], input=text, env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert one_line_error(result).startswith("rummikub: stdin: bad JSON")
+
+
+def test_stdin_json_lines_with_a_bad_line_keep_the_others() -> None:
+    text = json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}) + "\nNaN\n\n"
+    result = CliRunner().invoke(app, ["score", "-", "-f", "jsonl"], input=text, env={"NO_COLOR": "1"})
+    assert result.exit_code == 2
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["line"], r["status"]) for r in rows] == [(1, "ok"), (2, "error")]
+
+
+def test_an_html_report_that_cannot_be_written_is_refused_before_replaying(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text(json.dumps(BAD_ROUND), encoding="utf-8")
+    for target, reason in ((tmp_path, "it is a folder"), (tmp_path / "bad.json" / "r.html", "is not a folder")):
+        result = CliRunner().invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", str(target)])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert reason in one_line_error(result)
