@@ -29,7 +29,7 @@ from typer.core import TyperGroup
 
 from cli import batch, render
 from cli.backend import DEFAULT_TIMEOUT, Backend, make_backend
-from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError
+from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError, problem_line
 from cli.inputs import (
     STDIN,
     DocumentError,
@@ -307,15 +307,42 @@ def _verdict_exit(result: Mapping[str, Any]) -> None:
     raise typer.Exit(EXIT_OK if result.get("valid") else EXIT_INVALID)
 
 
-def _call(backend: Backend, operation: str, body: Any, source: str | None = None) -> dict[str, Any]:
-    """Send a body; a rejected request's message names the file it came from."""
+def _call(
+    backend: Backend, operation: str, body: Any, source: str | None = None, moved: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Send a body; a rejected request's message names the file it came from and, with ``moved``
+    (a request pointer → where the file holds that value), the file's pointers."""
     try:
         return backend.call(operation, body)
     except CliError as exc:
-        message = exc.message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
+        message = exc.message
+        if moved and exc.problem is not None:
+            message = problem_line(_pointers_moved(exc.problem, moved))
+        message = message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:
             raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
         raise CliError(message, exc.code, exc.problem) from None
+
+
+def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dict[str, Any]:
+    """The problem with each error pointer under a key of ``moved`` rewritten to its value."""
+
+    def move(pointer: str) -> str:
+        for old, new in moved.items():
+            if pointer == old or pointer.startswith(old + "/"):
+                return new + pointer[len(old) :]
+        return pointer
+
+    errors = problem.get("errors")
+    if not isinstance(errors, list):
+        return dict(problem)
+    return {
+        **problem,
+        "errors": [
+            {**e, "pointer": move(e["pointer"])} if isinstance(e, Mapping) and isinstance(e.get("pointer"), str) else e
+            for e in errors
+        ],
+    }
 
 
 def _source_name(arg: str) -> str:
@@ -952,20 +979,25 @@ def suggest(
     with _guard(json_out):
         source: str | None = None
         body: dict[str, Any] = {}
+        moved: dict[str, str] = {}  # a position file holds the player's rack and opened under /players/i
         if file is not None:
             source = _source_name(file)
             doc = load_document(file)
             if not isinstance(doc, dict):
                 raise CliError(f"{source}: expected a moves/suggest body or a position file (a JSON object)")
-            body = _suggest_body(doc, player, source)
+            body, index = _suggest_body(doc, player, source)
+            if index is not None:
+                moved = {"/rack": f"/players/{index}/rack", "/opened": f"/players/{index}/opened"}
         elif player is not None:
             raise CliError("--player needs a position file")
         if table is not None:
             body["table"] = [parse_set_words(s) for s in table]
         if rack is not None:
             body["rack"] = parse_tile_words(rack)
+            moved.pop("/rack", None)
         if opened is not None:
             body["opened"] = opened
+            moved.pop("/opened", None)
         if objective is not None:
             body["objective"] = objective.value
         if tie_break is not None:
@@ -975,7 +1007,7 @@ def suggest(
             raise CliError("give a file, or --rack (and --table, --opened)")
         body.setdefault("opened", False)
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source)
+        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -983,20 +1015,20 @@ def suggest(
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
-def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[str, Any]:
-    """A moves/suggest body from a body or from a position file."""
+def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple[dict[str, Any], int | None]:
+    """A moves/suggest body from a body or from a position file, and the index of the position
+    file's player whose move it is (None for a body)."""
     if "players" not in doc:
-        return dict(doc)
+        return dict(doc), None
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise CliError(f"{source}: /players: expected a non-empty array of players")
-    chosen = None
-    for p in players:
-        if isinstance(p, dict) and (player is None or p.get("name") == player):
-            chosen = p
-            break
-    if chosen is None:
+    found = [
+        (i, p) for i, p in enumerate(players) if isinstance(p, dict) and (player is None or p.get("name") == player)
+    ]
+    if not found:
         raise CliError(f"{source}: no player named {player!r}")
+    index, chosen = found[0]
     body: dict[str, Any] = {
         "table": doc.get("table", []),
         "rack": chosen.get("rack"),
@@ -1007,7 +1039,7 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[
     for key in ("objective", "tie_break"):
         if key in doc:
             body[key] = doc[key]
-    return body
+    return body, index
 
 
 # --- serve -----------------------------------------------------------------------------------------

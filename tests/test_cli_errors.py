@@ -140,3 +140,18 @@ def test_an_html_report_that_cannot_be_written_is_refused_before_replaying(tmp_p
         result = CliRunner().invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", str(target)])
         assert result.exit_code == 2 and result.stdout == ""
         assert reason in one_line_error(result)
+
+
+def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None:
+    # The request's /rack and /opened are the chosen player's: the error names where the file has them.
+    position = {
+        "table": [["R1", "R2", "R3"]],
+        "players": [{"name": "A", "rack": ["R4"], "opened": True}, {"name": "B", "rack": ["K1", "Q9"], "opened": 1}],
+    }
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(position), encoding="utf-8")
+    line = one_line_error(CliRunner().invoke(app, ["suggest", str(path), "--player", "B"]))
+    assert "/players/1/rack/1: 'Q9'" in line and "/players/1/opened:" in line
+    # A rack given as words is the option's, not the file's.
+    line = one_line_error(CliRunner().invoke(app, ["suggest", str(path), "--player", "B", "--rack", "Q1", "--opened"]))
+    assert line.startswith(f"rummikub: {path}: /rack/0: 'Q1'")
