@@ -349,19 +349,20 @@ def _source_name(arg: str) -> str:
     return "stdin" if arg == STDIN else arg
 
 
-def _sets_body(items: list[str], what: str) -> tuple[dict[str, Any], str | None]:
-    """A sets body from one file (a body object, or a bare array of sets) or set words."""
+def _sets_body(items: list[str], what: str) -> tuple[dict[str, Any], str | None, dict[str, str]]:
+    """A sets body from one file (a body object, or a bare array of sets) or set words, its
+    source, and where the file holds the body's ``/sets`` (a bare array is the whole file)."""
     files = [a for a in items if looks_like_file(a)]
     if files:
         if len(items) != 1:
             raise CliError(f"give either one file (or '-') or sets as words, not both: {files[0]!r}")
         doc = load_document(items[0])
         if isinstance(doc, list):
-            return {"sets": doc}, _source_name(items[0])
+            return {"sets": doc}, _source_name(items[0]), {"/sets": ""}
         if isinstance(doc, dict):
-            return doc, _source_name(items[0])
+            return doc, _source_name(items[0]), {}
         raise CliError(f"{_source_name(items[0])}: expected {what} (an object) or an array of sets")
-    return {"sets": [parse_set_words(a) for a in items]}, None
+    return {"sets": [parse_set_words(a) for a in items]}, None, {}
 
 
 # --- validate ------------------------------------------------------------------------------------
@@ -392,9 +393,9 @@ def validate(
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
     with _guard(json_out):
-        body, source = _sets_body(sets, "a sets/validate body")
+        body, source, moved = _sets_body(sets, "a sets/validate body")
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "sets/validate", body, source)
+        result = _call(_backend(server, lang, timeout), "sets/validate", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -446,11 +447,11 @@ def meld(
     with _guard(json_out):
         if not sets and rack is None:
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
-        body, source = _sets_body(sets or [], "a melds/check body")
+        body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
             body = {**body, "rack": parse_tile_words(rack)}
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "melds/check", body, source)
+        result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -839,7 +840,7 @@ def show(
         effective_rules = rules_value if rules_value is not None else doc.get("rules")
         if effective_rules is not None:
             body["rules"] = effective_rules
-        result = _call(backend, "sets/validate", body, source)
+        result = _call(backend, "sets/validate", body, source, {"/sets": "/table"})
         picture = None
         if show_format is ShowFormat.svg and not json_out:
             from cli import pictures
@@ -909,16 +910,19 @@ def arrange(
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
     with _guard(json_out):
         source: str | None = None
+        moved: dict[str, str] = {}
         if any(looks_like_file(t) for t in tiles):
             if len(tiles) != 1:
                 raise CliError("give either one file (or '-') or tiles as words, not both")
             source = _source_name(tiles[0])
             doc = load_document(tiles[0])
             body: Any = {"tiles": doc} if isinstance(doc, list) else doc
+            if isinstance(doc, list):
+                moved = {"/tiles": ""}  # a bare array of tiles is the whole file
         else:
             body = {"tiles": [t for arg in tiles for t in parse_tile_words(arg)]}
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "tables/arrange", body, source)
+        result = _call(_backend(server, lang, timeout), "tables/arrange", body, source, moved)
     if json_out:
         print_json(result)
     else:

@@ -155,3 +155,22 @@ def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None
     # A rack given as words is the option's, not the file's.
     line = one_line_error(CliRunner().invoke(app, ["suggest", str(path), "--player", "B", "--rack", "Q1", "--opened"]))
     assert line.startswith(f"rummikub: {path}: /rack/0: 'Q1'")
+
+
+@pytest.mark.parametrize(
+    ("command", "doc", "pointer"),
+    [
+        ("validate", [["R1", "R2", "R3"], ["R5", "X6", "R7"]], "/1/1"),  # a bare array of sets is the file
+        ("meld", [["R5", "X6", "R7"]], "/0/1"),
+        ("arrange", ["R1", "X2", "R3"], "/1"),  # a bare array of tiles
+        ("show", {"table": [["R1", "R2", "R3"], ["R5", "X6", "R7"]], "players": []}, "/table/1/1"),  # a position
+        ("validate", {"sets": [["R5", "X6", "R7"]]}, "/sets/0/1"),  # a body is the request itself
+    ],
+)
+def test_errors_point_into_the_file_not_the_request_made_of_it(
+    command: str, doc: object, pointer: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    line = one_line_error(CliRunner().invoke(app, [command, str(path)], env={"NO_COLOR": "1"}))
+    assert line.startswith(f"rummikub: {path}: {pointer}: "), line
