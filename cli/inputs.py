@@ -173,12 +173,20 @@ def _expand(arg: str) -> Iterator[Source]:
         yield Source("stdin", text=text)
         return
     path = Path(arg)
-    if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
-        for p in found:
-            yield from _file(str(p))
+    try:
+        found = (
+            sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+            if path.is_dir()
+            else None
+        )
+    except OSError as exc:  # a name too long for the file system, a folder that cannot be listed...
+        yield Source(arg, error=exc.strerror or str(exc))
         return
-    yield from _file(arg)
+    if found is None:
+        yield from _file(arg)
+        return
+    for p in found:
+        yield from _file(str(p))
 
 
 def _file(name: str) -> Iterator[Source]:

@@ -593,9 +593,13 @@ def _batch(
 def _check_html_target(path: str) -> None:
     """``--html``: a path the page can be written to, checked before the games are replayed."""
     target = Path(path)
-    if target.is_dir():
+    try:
+        folder, parent_is_folder = target.is_dir(), target.parent.is_dir()
+    except OSError as exc:  # a name too long for the file system...
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if folder:
         raise CliError(f"cannot write {path}: it is a folder")
-    if not target.parent.is_dir():
+    if not parent_is_folder:
         raise CliError(f"cannot write {path}: {target.parent} is not a folder")
 
 

@@ -174,3 +174,14 @@ def test_errors_point_into_the_file_not_the_request_made_of_it(
     path.write_text(json.dumps(doc), encoding="utf-8")
     line = one_line_error(CliRunner().invoke(app, [command, str(path)], env={"NO_COLOR": "1"}))
     assert line.startswith(f"rummikub: {path}: {pointer}: "), line
+
+
+@pytest.mark.parametrize("args", [["score"], ["replay", "-f", "jsonl"], ["verify"]])
+def test_a_file_name_too_long_for_the_file_system_is_bad_input(args: list[str], tmp_path: Path) -> None:
+    # Path.is_dir() raises OSError (ENAMETOOLONG) instead of answering False: it was a traceback, exit 1.
+    name = str(tmp_path / ("x" * 300 + ".json"))
+    result = CliRunner().invoke(app, [args[0], name, *args[1:]], env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "too long" in (result.stdout if "jsonl" in args else one_line_error(result))
+    html = CliRunner().invoke(app, ["replay", str(tmp_path / "x.json"), "--html", name])
+    assert html.exit_code == 2 and "cannot write" in one_line_error(html)
