@@ -652,16 +652,6 @@ class SuggestRequest(StrictSchema):
     )
     rules = _rules()
 
-    @post_load(pass_original=True)
-    def tiles_pointers(self, data: dict[str, Any], original: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """``table_tiles_at``: where each table set's tiles are in the request (``/table/{i}``, or
-        ``/table/{i}/tiles`` for a set given as an object), for errors about one of its tiles."""
-        data["table_tiles_at"] = tuple(
-            f"/table/{i}/tiles" if isinstance(raw, Mapping) else f"/table/{i}"
-            for i, raw in enumerate(original["table"])
-        )
-        return data
-
 
 # --- loading -----------------------------------------------------------------------------------
 
