@@ -59,6 +59,8 @@ def read_bytes(source: str) -> bytes:
     """The bytes of a file, or of stdin for ``-``."""
     if source == STDIN:
         return sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    if not source:  # Path("") is the current folder
+        raise DocumentError("an empty argument names no file")
     path = Path(source)
     try:
         return path.read_bytes()
@@ -71,7 +73,7 @@ def read_bytes(source: str) -> bytes:
 
 
 def display_name(source: str) -> str:
-    return "stdin" if source == STDIN else source
+    return "stdin" if source == STDIN else source or "''"
 
 
 def load_document(source: str) -> Any:
@@ -160,21 +162,31 @@ def _expand(arg: str) -> Iterator[Source]:
         except DocumentError as exc:
             yield Source("stdin", error=exc.message)
             return
-        # A whole JSON document (possibly spread over lines), else JSON Lines.
+        # A whole JSON document (possibly spread over lines), else JSON Lines. A single line
+        # that is not JSON is one unreadable document, reported as a file's would be.
         try:
             parse_json(text)
         except DocumentError:
-            yield from _lines("stdin", text)
-        else:
-            yield Source("stdin", text=text)
+            if len([line for line in text.splitlines() if line.strip()]) > 1:
+                yield from _lines("stdin", text)
+                return
+        yield Source("stdin", text=text)
         return
     path = Path(arg)
-    if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
-        for p in found:
-            yield from _file(str(p))
+    try:
+        found = (
+            sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+            if path.is_dir()
+            else None
+        )
+    except OSError as exc:  # a name too long for the file system, a folder that cannot be listed...
+        yield Source(arg, error=exc.strerror or str(exc))
         return
-    yield from _file(arg)
+    if found is None:
+        yield from _file(arg)
+        return
+    for p in found:
+        yield from _file(str(p))
 
 
 def _file(name: str) -> Iterator[Source]:
@@ -195,6 +207,8 @@ def collect_sources(args: list[str]) -> list[Source]:
     lines are skipped) and ``-`` (stdin: one JSON document, or JSON Lines)."""
     if args.count(STDIN) > 1:
         raise CliError("'-' (stdin) can be given only once")
+    if "" in args:  # Path("") is the current folder, not one the user named
+        raise CliError("an empty argument names no file or folder")
     out: list[Source] = []
     for arg in args:
         out.extend(_expand(arg))

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -28,7 +29,7 @@ from typer.core import TyperGroup
 
 from cli import batch, render
 from cli.backend import DEFAULT_TIMEOUT, Backend, make_backend
-from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError
+from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError, problem_line
 from cli.inputs import (
     STDIN,
     DocumentError,
@@ -306,34 +307,62 @@ def _verdict_exit(result: Mapping[str, Any]) -> None:
     raise typer.Exit(EXIT_OK if result.get("valid") else EXIT_INVALID)
 
 
-def _call(backend: Backend, operation: str, body: Any, source: str | None = None) -> dict[str, Any]:
-    """Send a body; a rejected request's message names the file it came from."""
+def _call(
+    backend: Backend, operation: str, body: Any, source: str | None = None, moved: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Send a body; a rejected request's message names the file it came from and, with ``moved``
+    (a request pointer → where the file holds that value), the file's pointers."""
     try:
         return backend.call(operation, body)
     except CliError as exc:
-        message = exc.message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
+        message = exc.message
+        if moved and exc.problem is not None:
+            message = problem_line(_pointers_moved(exc.problem, moved))
+        message = message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:
             raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
         raise CliError(message, exc.code, exc.problem) from None
+
+
+def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dict[str, Any]:
+    """The problem with each error pointer under a key of ``moved`` rewritten to its value."""
+
+    def move(pointer: str) -> str:
+        for old, new in moved.items():
+            if pointer == old or pointer.startswith(old + "/"):
+                return new + pointer[len(old) :]
+        return pointer
+
+    errors = problem.get("errors")
+    if not isinstance(errors, list):
+        return dict(problem)
+    return {
+        **problem,
+        "errors": [
+            {**e, "pointer": move(e["pointer"])} if isinstance(e, Mapping) and isinstance(e.get("pointer"), str) else e
+            for e in errors
+        ],
+    }
 
 
 def _source_name(arg: str) -> str:
     return "stdin" if arg == STDIN else arg
 
 
-def _sets_body(items: list[str], what: str) -> tuple[dict[str, Any], str | None]:
-    """A sets body from one file (a body object, or a bare array of sets) or set words."""
+def _sets_body(items: list[str], what: str) -> tuple[dict[str, Any], str | None, dict[str, str]]:
+    """A sets body from one file (a body object, or a bare array of sets) or set words, its
+    source, and where the file holds the body's ``/sets`` (a bare array is the whole file)."""
     files = [a for a in items if looks_like_file(a)]
     if files:
         if len(items) != 1:
             raise CliError(f"give either one file (or '-') or sets as words, not both: {files[0]!r}")
         doc = load_document(items[0])
         if isinstance(doc, list):
-            return {"sets": doc}, _source_name(items[0])
+            return {"sets": doc}, _source_name(items[0]), {"/sets": ""}
         if isinstance(doc, dict):
-            return doc, _source_name(items[0])
+            return doc, _source_name(items[0]), {}
         raise CliError(f"{_source_name(items[0])}: expected {what} (an object) or an array of sets")
-    return {"sets": [parse_set_words(a) for a in items]}, None
+    return {"sets": [parse_set_words(a) for a in items]}, None, {}
 
 
 # --- validate ------------------------------------------------------------------------------------
@@ -364,9 +393,9 @@ def validate(
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
     with _guard(json_out):
-        body, source = _sets_body(sets, "a sets/validate body")
+        body, source, moved = _sets_body(sets, "a sets/validate body")
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "sets/validate", body, source)
+        result = _call(_backend(server, lang, timeout), "sets/validate", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -418,11 +447,11 @@ def meld(
     with _guard(json_out):
         if not sets and rack is None:
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
-        body, source = _sets_body(sets or [], "a melds/check body")
+        body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
             body = {**body, "rack": parse_tile_words(rack)}
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "melds/check", body, source)
+        result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -489,6 +518,8 @@ def _batch(
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
         rules_value = rules_option(rules)
+        if html_report is not None:
+            _check_html_target(html_report)
         sources = collect_sources(paths)
         if not sources:
             raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
@@ -557,6 +588,19 @@ def _batch(
             _write_html(html_report, pairs, job_settings, lang)
         (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
     raise typer.Exit(summary.exit_code)
+
+
+def _check_html_target(path: str) -> None:
+    """``--html``: a path the page can be written to, checked before the games are replayed."""
+    target = Path(path)
+    try:
+        folder, parent_is_folder = target.is_dir(), target.parent.is_dir()
+    except OSError as exc:  # a name too long for the file system...
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if folder:
+        raise CliError(f"cannot write {path}: it is a folder")
+    if not parent_is_folder:
+        raise CliError(f"cannot write {path}: {target.parent} is not a folder")
 
 
 def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job, lang: Lang) -> None:
@@ -800,7 +844,7 @@ def show(
         effective_rules = rules_value if rules_value is not None else doc.get("rules")
         if effective_rules is not None:
             body["rules"] = effective_rules
-        result = _call(backend, "sets/validate", body, source)
+        result = _call(backend, "sets/validate", body, source, {"/sets": "/table"})
         picture = None
         if show_format is ShowFormat.svg and not json_out:
             from cli import pictures
@@ -870,16 +914,19 @@ def arrange(
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
     with _guard(json_out):
         source: str | None = None
+        moved: dict[str, str] = {}
         if any(looks_like_file(t) for t in tiles):
             if len(tiles) != 1:
                 raise CliError("give either one file (or '-') or tiles as words, not both")
             source = _source_name(tiles[0])
             doc = load_document(tiles[0])
             body: Any = {"tiles": doc} if isinstance(doc, list) else doc
+            if isinstance(doc, list):
+                moved = {"/tiles": ""}  # a bare array of tiles is the whole file
         else:
             body = {"tiles": [t for arg in tiles for t in parse_tile_words(arg)]}
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "tables/arrange", body, source)
+        result = _call(_backend(server, lang, timeout), "tables/arrange", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -940,20 +987,25 @@ def suggest(
     with _guard(json_out):
         source: str | None = None
         body: dict[str, Any] = {}
+        moved: dict[str, str] = {}  # a position file holds the player's rack and opened under /players/i
         if file is not None:
             source = _source_name(file)
             doc = load_document(file)
             if not isinstance(doc, dict):
                 raise CliError(f"{source}: expected a moves/suggest body or a position file (a JSON object)")
-            body = _suggest_body(doc, player, source)
+            body, index = _suggest_body(doc, player, source)
+            if index is not None:
+                moved = {"/rack": f"/players/{index}/rack", "/opened": f"/players/{index}/opened"}
         elif player is not None:
             raise CliError("--player needs a position file")
         if table is not None:
             body["table"] = [parse_set_words(s) for s in table]
         if rack is not None:
             body["rack"] = parse_tile_words(rack)
+            moved.pop("/rack", None)
         if opened is not None:
             body["opened"] = opened
+            moved.pop("/opened", None)
         if objective is not None:
             body["objective"] = objective.value
         if tie_break is not None:
@@ -963,7 +1015,7 @@ def suggest(
             raise CliError("give a file, or --rack (and --table, --opened)")
         body.setdefault("opened", False)
         body = with_rules(body, rules_option(rules))
-        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source)
+        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source, moved)
     if json_out:
         print_json(result)
     else:
@@ -971,20 +1023,20 @@ def suggest(
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
-def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[str, Any]:
-    """A moves/suggest body from a body or from a position file."""
+def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple[dict[str, Any], int | None]:
+    """A moves/suggest body from a body or from a position file, and the index of the position
+    file's player whose move it is (None for a body)."""
     if "players" not in doc:
-        return dict(doc)
+        return dict(doc), None
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise CliError(f"{source}: /players: expected a non-empty array of players")
-    chosen = None
-    for p in players:
-        if isinstance(p, dict) and (player is None or p.get("name") == player):
-            chosen = p
-            break
-    if chosen is None:
+    found = [
+        (i, p) for i, p in enumerate(players) if isinstance(p, dict) and (player is None or p.get("name") == player)
+    ]
+    if not found:
         raise CliError(f"{source}: no player named {player!r}")
+    index, chosen = found[0]
     body: dict[str, Any] = {
         "table": doc.get("table", []),
         "rack": chosen.get("rack"),
@@ -995,7 +1047,7 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> dict[
     for key in ("objective", "tie_break"):
         if key in doc:
             body[key] = doc[key]
-    return body
+    return body, index
 
 
 # --- serve -----------------------------------------------------------------------------------------

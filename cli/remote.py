@@ -146,7 +146,7 @@ class RemoteBackend:
                 # verdict request is a pure function of its body, so it is sent once more.
                 if attempt == 1 and _reset_before_answer(exc):
                     continue
-                raise CliError(self._unreachable(exc), EXIT_SERVICE) from None
+                raise self._no_answer(exc) from None
         raise AssertionError("unreachable")
 
     def _busy_wait(self, response: requests.Response, tries: int) -> float | None:
@@ -180,8 +180,19 @@ class RemoteBackend:
         try:
             response = self.session.get(f"{self.server}{path}", headers=self._headers(), timeout=self.timeout)
         except requests.RequestException as exc:
-            raise CliError(self._unreachable(exc), EXIT_SERVICE) from None
+            raise self._no_answer(exc) from None
         return self._answer(response, f"GET {path}")
+
+    def _no_answer(self, exc: requests.RequestException) -> CliError:
+        """The error for a request that got no answer: exit 3, except for a ``--server`` value
+        that is not an http(s) URL at all, which is bad usage (exit 2). A malformed proxy
+        setting comes from the environment, not from ``--server``."""
+        malformed = (
+            requests.exceptions.InvalidURL | requests.exceptions.InvalidSchema | requests.exceptions.MissingSchema
+        )
+        if isinstance(exc, malformed) and not isinstance(exc, requests.exceptions.InvalidProxyURL):
+            return CliError(f"--server {self.server}: not a usable http:// or https:// URL ({exc})", EXIT_INPUT)
+        return CliError(self._unreachable(exc), EXIT_SERVICE)
 
     def _unreachable(self, exc: requests.RequestException) -> str:
         reason = type(exc).__name__

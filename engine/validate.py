@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,15 +84,17 @@ def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules
     ]
 
 
-def require_supply(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> None:
-    """Raise InputError at the first tile beyond the supply (``{group}/{index}``): a request
-    whose racks (or tiles, or pool) hold more copies of a tile, or more jokers, than the rules'
-    tile set has describes no real game. Verdicts report TILE_SUPPLY_EXCEEDED instead."""
+def require_supply(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules, sets: Collection[str] = ()) -> None:
+    """Raise InputError at the first tile beyond the supply (``{group}/{index}``, or the group
+    itself for a group named in ``sets``: a set may be an array or an object holding ``tiles``):
+    a request whose racks (or tiles, or pool) hold more copies of a tile, or more jokers, than
+    the rules' tile set has describes no real game. Verdicts report TILE_SUPPLY_EXCEEDED instead."""
     excess = supply_excesses(groups, rules)
     if excess:
         first = excess[0]
         what = f"{first.limit} jokers" if first.key == JOKER_KEY else f"{first.limit} of tile {first.key}"
-        raise InputError(f"the {rules.supply.name} tile set has only {what}", f"{first.at}/{first.index}")
+        at = first.at if first.at in sets else f"{first.at}/{first.index}"
+        raise InputError(f"the {rules.supply.name} tile set has only {what}", at)
 
 
 @dataclass(frozen=True, slots=True)

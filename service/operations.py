@@ -218,7 +218,8 @@ def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
     for i, table_set in enumerate(table):
         if not table_set.read(rules).valid:
             raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
-    require_supply([*((f"/table/{i}/tiles", s.tiles) for i, s in enumerate(table)), ("/rack", rack)], rules)
+    sets = [f"/table/{i}" for i in range(len(table))]
+    require_supply([*zip(sets, (s.tiles for s in table), strict=True), ("/rack", rack)], rules, sets)
     move = solver.suggest(
         table, rack, data["opened"], rules, data["objective"], limits.solver_budget_ms / 1000, data["tie_break"]
     )

@@ -419,6 +419,18 @@ def test_bad_limit_setting_fails_at_startup() -> None:
         ("/v1/moves/suggest", {"table": [["R1", "R2"]], "rack": ["R3"], "opened": True}, "/table/0"),
         ("/v1/moves/suggest", {"table": [], "rack": [], "opened": True}, "/rack"),
         ("/v1/tables/arrange", {"tiles": ["R1", "R1", "R1"]}, "/tiles/2"),
+        # A table tile beyond the supply: the set where the excess appears (an array or an object).
+        (
+            "/v1/moves/suggest",
+            {"table": [["J", "R1", "R2"], ["R5", "J", "J"]], "rack": ["R9"], "opened": True},
+            "/table/1",
+        ),
+        (
+            "/v1/moves/suggest",
+            {"table": [["J", "R1", "R2"], {"tiles": ["R5", "J", "J"], "id": "b"}], "rack": ["R9"], "opened": True},
+            "/table/1",
+        ),
+        ("/v1/moves/suggest", {"table": [["J", "R1", "R2"]], "rack": ["R9", "J", "J"], "opened": True}, "/rack/2"),
     ],
 )
 def test_impossible_request_is_422(client: FlaskClient, path: str, body: Any, pointer: str) -> None:

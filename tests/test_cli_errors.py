@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from cli import batch
 from cli.errors import problem_line
 from cli.main import app
+from tests.test_cli import one_line_error
 
 pytestmark = pytest.mark.cli
 
@@ -94,3 +95,93 @@ def test_streamed_rows_go_to_stdout_only(tmp_path: Path) -> None:
     assert out.splitlines()[0].startswith("file,line,kind,status")
     assert len(out.splitlines()) == 4  # header + one row a document; the summary is on stderr
     assert "documents" in err and "file,line" not in err
+
+
+@pytest.mark.parametrize("command", ["score", "replay", "verify", "show", "suggest"])
+def test_an_empty_path_argument_is_bad_input_not_the_current_folder(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Path("") is "."; a batch command would read every document under the working folder.
+    (tmp_path / "round.json").write_text(json.dumps({"players": BAD_ROUND["players"][:1]}), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [command, ""], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "empty argument" in one_line_error(result)
+
+
+@pytest.mark.parametrize("server", ["nope://host", "ftp://host", "http://", "http://[::1", "http://127.0.0.1:99999"])
+def test_a_server_that_is_no_http_url_is_bad_usage(server: str) -> None:
+    # Exit 3 is for a service that is down or failing; a --server value no request can use is exit 2.
+    result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", server], env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "not a usable http:// or https:// URL" in one_line_error(result)
+
+
+@pytest.mark.parametrize("command", ["score", "replay"])
+@pytest.mark.parametrize("text", ["NaN\n", "\x00\x01", '{"players": [\n'])
+def test_one_unreadable_document_on_stdin_is_one_line(command: str, text: str) -> None:
+    # As in a file: stdin that is not JSON and not several lines of JSON Lines is one bad document.
+    result = CliRunner().invoke(app, [command, "-", "--json"], input=text, env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert one_line_error(result).startswith("rummikub: stdin: bad JSON")
+
+
+def test_stdin_json_lines_with_a_bad_line_keep_the_others() -> None:
+    text = json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}) + "\nNaN\n\n"
+    result = CliRunner().invoke(app, ["score", "-", "-f", "jsonl"], input=text, env={"NO_COLOR": "1"})
+    assert result.exit_code == 2
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["line"], r["status"]) for r in rows] == [(1, "ok"), (2, "error")]
+
+
+def test_an_html_report_that_cannot_be_written_is_refused_before_replaying(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text(json.dumps(BAD_ROUND), encoding="utf-8")
+    for target, reason in ((tmp_path, "it is a folder"), (tmp_path / "bad.json" / "r.html", "is not a folder")):
+        result = CliRunner().invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", str(target)])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert reason in one_line_error(result)
+
+
+def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None:
+    # The request's /rack and /opened are the chosen player's: the error names where the file has them.
+    position = {
+        "table": [["R1", "R2", "R3"]],
+        "players": [{"name": "A", "rack": ["R4"], "opened": True}, {"name": "B", "rack": ["K1", "Q9"], "opened": 1}],
+    }
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(position), encoding="utf-8")
+    line = one_line_error(CliRunner().invoke(app, ["suggest", str(path), "--player", "B"]))
+    assert "/players/1/rack/1: 'Q9'" in line and "/players/1/opened:" in line
+    # A rack given as words is the option's, not the file's.
+    line = one_line_error(CliRunner().invoke(app, ["suggest", str(path), "--player", "B", "--rack", "Q1", "--opened"]))
+    assert line.startswith(f"rummikub: {path}: /rack/0: 'Q1'")
+
+
+@pytest.mark.parametrize(
+    ("command", "doc", "pointer"),
+    [
+        ("validate", [["R1", "R2", "R3"], ["R5", "X6", "R7"]], "/1/1"),  # a bare array of sets is the file
+        ("meld", [["R5", "X6", "R7"]], "/0/1"),
+        ("arrange", ["R1", "X2", "R3"], "/1"),  # a bare array of tiles
+        ("show", {"table": [["R1", "R2", "R3"], ["R5", "X6", "R7"]], "players": []}, "/table/1/1"),  # a position
+        ("validate", {"sets": [["R5", "X6", "R7"]]}, "/sets/0/1"),  # a body is the request itself
+    ],
+)
+def test_errors_point_into_the_file_not_the_request_made_of_it(
+    command: str, doc: object, pointer: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    line = one_line_error(CliRunner().invoke(app, [command, str(path)], env={"NO_COLOR": "1"}))
+    assert line.startswith(f"rummikub: {path}: {pointer}: "), line
+
+
+@pytest.mark.parametrize("args", [["score"], ["replay", "-f", "jsonl"], ["verify"]])
+def test_a_file_name_too_long_for_the_file_system_is_bad_input(args: list[str], tmp_path: Path) -> None:
+    # Path.is_dir() raises OSError (ENAMETOOLONG) instead of answering False: it was a traceback, exit 1.
+    name = str(tmp_path / ("x" * 300 + ".json"))
+    result = CliRunner().invoke(app, [args[0], name, *args[1:]], env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "too long" in (result.stdout if "jsonl" in args else one_line_error(result))
+    html = CliRunner().invoke(app, ["replay", str(tmp_path / "x.json"), "--html", name])
+    assert html.exit_code == 2 and "cannot write" in one_line_error(html)
