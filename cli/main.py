@@ -828,18 +828,7 @@ def show(
             _verdict_exit(result)
         if "table" not in doc:
             raise CliError(f"{source}: a position file needs 'table' (a turn file needs 'before' and 'after')")
-        players = doc.get("players", [])
-        if not isinstance(players, list):
-            raise CliError(f"{source}: /players: expected an array of players")
-        for i, p in enumerate(players):
-            if not isinstance(p, dict) or not isinstance(p.get("name"), str):
-                raise CliError(f"{source}: /players/{i}: each player needs a 'name' string and a 'rack'")
-            _check_tiles(p.get("rack", []), f"/players/{i}/rack", source)
-        pool = doc.get("pool")
-        if isinstance(pool, list):
-            _check_tiles(pool, "/pool", source)
-        elif pool is not None and (isinstance(pool, bool) or not isinstance(pool, int) or pool < 0):
-            raise CliError(f"{source}: /pool: expected a tile count or an array of tiles")
+        _check_position(doc, source)
         body = {"sets": doc["table"]}
         effective_rules = rules_value if rules_value is not None else doc.get("rules")
         if effective_rules is not None:
@@ -1023,6 +1012,28 @@ def suggest(
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
+def _check_position(doc: dict[str, Any], source: str, racks: bool = True) -> None:
+    """A position file's players (names, racks unless ``racks`` is false: the request made of
+    it checks them; no name twice) and pool, as SPEC §6 gives them."""
+    players = doc.get("players", [])
+    if not isinstance(players, list):
+        raise CliError(f"{source}: /players: expected an array of players")
+    names: set[str] = set()
+    for i, p in enumerate(players):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+            raise CliError(f"{source}: /players/{i}: each player needs a 'name' string and a 'rack'")
+        if p["name"] in names:
+            raise CliError(f"{source}: /players/{i}/name: two players are named {p['name']!r}")
+        names.add(p["name"])
+        if racks:
+            _check_tiles(p.get("rack", []), f"/players/{i}/rack", source)
+    pool = doc.get("pool")
+    if isinstance(pool, list):
+        _check_tiles(pool, "/pool", source)
+    elif pool is not None and (isinstance(pool, bool) or not isinstance(pool, int) or pool < 0):
+        raise CliError(f"{source}: /pool: expected a tile count or an array of tiles")
+
+
 def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple[dict[str, Any], int | None]:
     """A moves/suggest body from a body or from a position file, and the index of the position
     file's player whose move it is (None for a body)."""
@@ -1031,6 +1042,7 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise CliError(f"{source}: /players: expected a non-empty array of players")
+    _check_position(doc, source, racks=False)
     found = [
         (i, p) for i, p in enumerate(players) if isinstance(p, dict) and (player is None or p.get("name") == player)
     ]

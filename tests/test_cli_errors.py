@@ -157,6 +157,17 @@ def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None
     assert line.startswith(f"rummikub: {path}: /rack/0: 'Q1'")
 
 
+def test_suggest_on_a_position_file_checks_its_names_and_pool(tmp_path: Path) -> None:
+    players = [{"name": "A", "rack": ["R4"], "opened": True}, {"name": "A", "rack": ["K1"], "opened": True}]
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps({"table": [], "players": players}), encoding="utf-8")
+    twice = CliRunner().invoke(app, ["suggest", str(path), "--player", "A"])
+    assert twice.exit_code == 2 and "/players/1/name: two players are named 'A'" in one_line_error(twice)
+    path.write_text(json.dumps({"table": [], "players": players[:1], "pool": ["R1", "Q2"]}), encoding="utf-8")
+    pool = CliRunner().invoke(app, ["suggest", str(path)])
+    assert pool.exit_code == 2 and "/pool/1" in one_line_error(pool)
+
+
 @pytest.mark.parametrize(
     ("command", "doc", "pointer"),
     [
