@@ -76,6 +76,18 @@ def test_a_group_joker_stays_while_it_can_stand_for_its_tile() -> None:
     )
 
 
+def test_a_group_joker_stays_only_where_its_own_copy_lies() -> None:
+    # The before set's one R13 lies in one of the two after-groups (the other holds the played
+    # copy), so only one joker can have stayed: "Equal tiles are interchangeable ... the turn is
+    # judged by the consistent reading and assignment most favourable to the player" (SPEC §4).
+    v = verify(["J J R13"], ["R13 O13 J", "K13 J R13 O13"], "O13 R13 K13 O13")
+    assert v.valid and v.jokers_freed == 1
+    # Under both colours the freed joker then needs the two colours the staying one does not
+    # stand for, and only one of them (B13) was placed.
+    v = verify(["J J R13"], ["R13 B13 J", "R13 B13 J"], "B13 R13 B13", rules=BOTH_COLOURS)
+    assert codes(v) == ["JOKER_NOT_REPLACED"] and v.jokers_freed == 1
+
+
 # --- one replacing copy per joker ------------------------------------------------------------
 
 TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])
@@ -134,6 +146,21 @@ def test_a_new_set_holds_none_of_the_jokers_set_and_no_whole_before_set() -> Non
     # interchangeable ... the assignment most favourable to the player", SPEC §4).
     v = verify(["R3 R4 R5 J"], ["R3 R4 R5 R6", "J R2 R3"], "R6 R2 R3", rules=TWO_RACK_TILES)
     assert v.valid and v.jokers_freed == 1, codes(v)
+
+
+def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
+    # R7 K7 J J: both jokers freed (B7 and O7 beside K7), each into a set holding an R7. One R7
+    # was played, the other is the before set's own, so one of those sets holds a numbered tile
+    # of the jokers' set: "each copy lies in one set" (SPEC §4, the consistent assignment).
+    before = ["R7 K7 J J"]
+    runs = ["K7 B7 O7", "R5 R6 R7 J", "J R7 R8 R9"]
+    assert codes(verify(before, runs, "B7 O7 R5 R6 R7 R8 R9", rules=TWO_RACK_TILES)) == ["FREED_JOKER_MISUSED"]
+    groups = ["K7 B7 O7", "R7 B7 O7 J", "R7 B7 O7 J"]
+    xp_other_set = {"preset": "xp", "freed_joker_use": "other_set"}
+    assert codes(verify(before, groups, "B7 O7 R7 B7 O7 B7 O7", rules=xp_other_set)) == ["FREED_JOKER_MISUSED"]
+    # With a second R7 played there is a copy for each of them.
+    v = verify(before, [*groups, "R7 R8 R9"], "B7 O7 R7 B7 O7 B7 O7 R7 R8 R9", rules=xp_other_set)
+    assert v.valid and v.jokers_freed == 2, codes(v)
 
 
 def test_both_colours_with_two_jokers_in_the_group() -> None:
