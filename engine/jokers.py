@@ -341,7 +341,7 @@ class _Search:
                 stood_for[("a", s.after)].add(s.tile)
                 stood_for.setdefault(("b", joker.source), set()).add(s.tile)
 
-        stayed_in = frozenset((joker.source, s.after) for joker, s in zip(jokers, stays, strict=True) if s)
+        stayed_in = self._group_homes(jokers, stays)  # a run joker stays without a copy of its set
         replacing = [joker.options for joker in freed] if self.needs_tile else []
 
         def must_stay(joker: _Joker, k: int, p: int) -> bool:
@@ -540,7 +540,13 @@ class _Search:
         for stay in stays:
             if stay is not None:
                 free[stay.after] -= 1
-        stayed_in = frozenset((joker.source, stay.after) for joker, stay in zip(jokers, stays, strict=True) if stay)
+        stayed_in = self._group_homes(jokers, stays)  # a run joker stays without a copy of its set
+        # A freed joker did not stand for a tile a staying joker of its set stands for.
+        stood_for: dict[int, set[str]] = {}
+        for joker, stay in zip(jokers, stays, strict=True):
+            if stay is not None:
+                stood_for.setdefault(joker.source, set()).add(stay.tile)
+        freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
         memo_key = (
             tuple(sorted((j.source, self._readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
             tuple(free.values()),
@@ -713,6 +719,7 @@ class _Search:
 def _each_finds_a_copy(needs: list[frozenset[str]], copies: Mapping[str, int], every: bool) -> bool:
     """Whether each need gets its own copy of one of its tiles from ``copies`` (with ``every``:
     every tile of each need is there)."""
+    needs = [options for options in needs if options]
     if every:
         return all(copies.get(key, 0) for options in needs for key in options)
     left = dict(copies)

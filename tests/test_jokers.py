@@ -163,6 +163,27 @@ def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_a_freed_jokers_new_set_is_judged_by_what_it_still_needed() -> None:
+    # B10 J J: one joker stays as R10 beside the before set's B10 (with O10 K10); the other,
+    # freed by K10 and O10 there, goes to B10 K10 J, made of rack tiles. It never needed R10 (a
+    # joker of its set still stands for it), so that new set need not leave R10 elsewhere.
+    rules = {
+        "preset": "sabra",
+        "freed_joker_use": "new_set_with_two_rack_tiles",
+        "group_joker_needs_both_colours": True,
+    }
+    v = verify(["B10 J J"], ["B10 K10 J", "B10 O10 J K10"], "B10 K10 K10 O10", rules=rules)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
+def test_a_run_joker_staying_in_a_set_does_not_make_it_an_old_one() -> None:
+    # O9 O10 J O12 J: the joker for O11 stays in O9 O10 J J (a run joker needs no tile of its
+    # set beside it), the one for O13 is freed by O13 into the same set, whose O9 and O10 are
+    # the rack's copies: one joker freed, not two.
+    v = verify(["O9 O10 J O12 J"], ["O9 O10 O11 O12 O13", "O9 O10 J J"], "O9 O10 O11 O13", rules=PRESSMAN)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_both_colours_with_two_jokers_in_the_group() -> None:
     # K7 J J: every missing colour supplied frees both jokers.
     v = verify(["K7 J J"], ["K7 B7 O7 R7", "J J K1"], "B7 O7 R7 K1", rules=BOTH_COLOURS)
