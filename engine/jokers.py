@@ -349,7 +349,7 @@ class _Search:
             if kind == RUN and self._replaced_in_place(joker):
                 return False  # its exact tile took its place: freed, wherever it went
             mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
-            if kind != RUN and self._may_hold_none_of(joker.source, frozenset((k,)), mine, stayed_in):
+            if kind != RUN and self._may_hold_none_of_one(joker.source, k, mine, stayed_in):
                 return False  # a group joker stays only in a successor
             readings = [fixed[k]] if k in fixed else self.after_readings[k]
             gone = stood_for.get(("a", k), set()) | stood_for.get(("b", joker.source), set())
@@ -584,7 +584,7 @@ class _Search:
         def fits(joker: _Joker, k: int, kind: str | None) -> bool:
             if not avoids(joker, k, kind):
                 return True
-            return self._may_hold_none_of(joker.source, frozenset((k,)), replacing.get(joker.source, []), stayed_in)
+            return self._may_hold_none_of_one(joker.source, k, replacing.get(joker.source, []), stayed_in)
 
         def all_hold_none(avoided: frozenset[tuple[int, int]]) -> bool:
             """Whether the sets that must hold none of a source's tiles can, all at once."""
@@ -632,6 +632,15 @@ class _Search:
             Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
             for m in range(best_misused)
         ]
+
+    def _may_hold_none_of_one(
+        self, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    ) -> bool:
+        """``_may_hold_none_of`` for one after-set, each freed joker's need judged on its own (the
+        jokers of an undeclared group share their options: which one needs which tile is open)."""
+        return all(
+            self._may_hold_none_of(n, frozenset((k,)), [options], stayed_in) for options in replacing or [frozenset()]
+        )
 
     def _may_hold_none_of(
         self, n: int, ks: frozenset[int], replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]

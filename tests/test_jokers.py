@@ -218,6 +218,16 @@ def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() ->
     assert v.valid, codes(v)
 
 
+def test_a_locked_group_freed_by_its_two_tiles_from_the_table_may_split() -> None:
+    # J B5 J K5 beside R5 B5 O5 K5: its B5 goes to J B5 R5 and its K5 to B5 O5 K5, so R5 and O5
+    # lie in its successors and replace both jokers (which one stood for which is open): the set
+    # is no longer locked, and the joker in J B5 R5 is the one that stood for R5.
+    before = ["J B5 J K5", "R5 B5 O5 K5"]
+    after = ["K5 K6 K7", "K1 K2 J", "B5 O5 K5", "J B5 R5"]
+    v = verify(before, after, "K1 K2 K6 K7", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
