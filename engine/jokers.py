@@ -186,7 +186,7 @@ class _Search:
         self.assignments = 0
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
-        self._holding_memo: dict[frozenset[tuple[int, int]], bool] = {}
+        self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
         self._old_after: dict[int, bool] = {}
         self.after_numbered: dict[str, int] = {}  # every numbered tile on the after table
         for s in after:
@@ -387,16 +387,38 @@ class _Search:
             if stay is not None and self._readings_chosen[joker.source].kind != RUN
         )
 
-    def _can_hold_copies(self, holders: frozenset[tuple[int, int]]) -> bool:
+    def _whole_homes(self, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:
+        """Under ``joker_sets_locked``, the pairs (source, after-set) where a set's staying jokers
+        all lie in one after-set holding every numbered tile of the set: it holds all its copies."""
+        if not self.locked:
+            return frozenset()
+        homes: dict[int, set[int]] = {}
+        for joker, stay in zip(jokers, stays, strict=False):
+            if stay is not None:
+                homes.setdefault(joker.source, set()).add(stay.after)
+        return frozenset((n, min(ks)) for n, ks in homes.items() if self._broken(n, ks) is None)
+
+    def _can_hold_copies(
+        self, holders: frozenset[tuple[int, int]], wholes: frozenset[tuple[int, int]] = frozenset()
+    ) -> bool:
         """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
-        the source's numbered tiles: equal tiles are interchangeable, yet each copy lies in one
-        set (SPEC §4, the consistent assignment), so ``[J J R13]`` has one successor among two
-        after-sets holding an R13 when one R13 was played. Memoised."""
-        found = self._holding_memo.get(holders)
+        the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's
+        tiles: equal tiles are interchangeable, yet each copy lies in one set (SPEC §4, the
+        consistent assignment), so ``[J J R13]`` has one successor among two after-sets holding
+        an R13 when one R13 was played. Memoised."""
+        found = self._holding_memo.get((holders, wholes))
         if found is not None:
             return found
-        pairs = sorted(holders)
         taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
+        for n, k in sorted(wholes):
+            theirs = self.after[k].numbered_counts
+            for key, copies in self.sources[n].numbered.items():
+                taken[key, -1 - n] = copies
+                taken[key, k] = taken.get((key, k), 0) + copies
+                if taken[key, k] > theirs.get(key, 0):
+                    self._holding_memo[holders, wholes] = False
+                    return False
+        pairs = sorted(holders - wholes)
 
         def give(m: int) -> bool:
             if m == len(pairs):
@@ -417,7 +439,7 @@ class _Search:
                         return True
             return False
 
-        found = self._holding_memo[holders] = give(0)
+        found = self._holding_memo[holders, wholes] = give(0)
         return found
 
     def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
@@ -425,12 +447,18 @@ class _Search:
         (memoised by what the freed jokers need and where group jokers stayed)."""
         demands = tuple(self._demands(jokers, stays))
         holders = self._group_homes(jokers, stays)
-        found = self._replacement_memo.get((demands, holders))
+        wholes = self._whole_homes(jokers, stays)
+        found = self._replacement_memo.get((demands, holders, wholes))
         if found is None:
-            found = self._replacement_memo[demands, holders] = self._replace(demands, holders)
+            found = self._replacement_memo[demands, holders, wholes] = self._replace(demands, holders, wholes)
         return found
 
-    def _replace(self, demands: tuple[_Demand, ...], holders: frozenset[tuple[int, int]]) -> list[Violation]:
+    def _replace(
+        self,
+        demands: tuple[_Demand, ...],
+        holders: frozenset[tuple[int, int]],
+        wholes: frozenset[tuple[int, int]],
+    ) -> list[Violation]:
         capacity: dict[tuple[int, str], int] = {}
         for demand in demands:
             for k in self.sources[demand.source].successors:
@@ -450,7 +478,7 @@ class _Search:
                 return
             if d == len(demands):
                 # every set a replacing tile lies in holds a copy of the joker's set too
-                if self._can_hold_copies(holders | {(n, k) for n, k in homes}):
+                if self._can_hold_copies(holders | {(n, k) for n, k in homes}, wholes):
                     best = list(found)
                 return
             demand = demands[d]
@@ -518,6 +546,10 @@ class _Search:
             broken = self._broken(n, homes)
             if broken is not None:
                 found.append(broken)
+        wholes = self._whole_homes(jokers, stays)
+        if wholes and not self._can_hold_copies(self._group_homes(jokers, stays), wholes):
+            # two locked sets kept whole in one after-set that holds the copies of only one
+            found.append(Violation("JOKER_SET_BROKEN", f"/after/{min(k for _, k in wholes)}", {}))
         return found
 
     def _broken(self, n: int, homes: set[int]) -> Violation | None:

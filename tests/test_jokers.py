@@ -228,6 +228,15 @@ def test_a_locked_group_freed_by_its_two_tiles_from_the_table_may_split() -> Non
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_two_locked_sets_cannot_both_stay_whole_in_one_set() -> None:
+    # O1 R1 J and its twin J R1 O1: O1 R1 J J holds one O1 and one R1, the copies of one of them
+    # only, so only that set's joker stayed; K1 freed the other's.
+    before = [TableSet(parse_tiles("O1 R1 J"), kind="group"), "J R1 O1"]
+    after = ["K1 R1 O1", TableSet(parse_tiles("O1 R1 J J"), kind="group")]
+    v = verify(before, after, "K1 K4 B8", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
