@@ -185,7 +185,8 @@ class _Search:
         self.fallback: _Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
-        self._replacement_memo: dict[tuple[_Demand, ...], list[Violation]] = {}
+        self._replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
+        self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
         self._old_after: dict[int, bool] = {}
         self.after_numbered: dict[str, int] = {}  # every numbered tile on the after table
         for s in after:
@@ -243,15 +244,17 @@ class _Search:
             self._judge(jokers, fixed, stays)
             return
         joker = jokers[j]
-        source = self.sources[joker.source]
         kind = self._readings_chosen[joker.source].kind
         mine = taken.get(("b", joker.source), set())
         used = {(s.after, s.position) for s in stays if s is not None}
+        holders = self._group_homes(jokers, stays)
         stays_here: list[tuple[_Stay, Reading]] = []
         for k in self.open_after:
             readings = [fixed[k]] if k in fixed else self.after_readings[k]
             for reading in readings:
-                if reading.kind != kind or (kind != RUN and k not in source.successors):
+                if reading.kind != kind:
+                    continue
+                if kind != RUN and not self._can_hold_copies(holders | {(joker.source, k)}):
                     continue
                 theirs = taken.get(("a", k), set())
                 tried: set[frozenset[str]] = set()
@@ -338,7 +341,7 @@ class _Search:
                 stood_for[("a", s.after)].add(s.tile)
                 stood_for.setdefault(("b", joker.source), set()).add(s.tile)
 
-        stayed_in = frozenset((joker.source, s.after) for joker, s in zip(jokers, stays, strict=True) if s)
+        stayed_in = self._group_homes(jokers, stays)  # a run joker stays without a copy of its set
         replacing = [joker.options for joker in freed] if self.needs_tile else []
 
         def must_stay(joker: _Joker, k: int, p: int) -> bool:
@@ -346,7 +349,7 @@ class _Search:
             if kind == RUN and self._replaced_in_place(joker):
                 return False  # its exact tile took its place: freed, wherever it went
             mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
-            if kind != RUN and self._may_hold_none_of(joker.source, k, mine, stayed_in):
+            if kind != RUN and self._may_hold_none_of_one(joker.source, k, mine, stayed_in):
                 return False  # a group joker stays only in a successor
             readings = [fixed[k]] if k in fixed else self.after_readings[k]
             gone = stood_for.get(("a", k), set()) | stood_for.get(("b", joker.source), set())
@@ -375,16 +378,87 @@ class _Search:
             for k in source.successors
         )
 
-    def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
-        """The fewest violations with which every freed joker gets its own replacing copy
-        (memoised by what the freed jokers need)."""
-        demands = tuple(self._demands(jokers, stays))
-        found = self._replacement_memo.get(demands)
-        if found is None:
-            found = self._replacement_memo[demands] = self._replace(demands)
+    def _group_homes(self, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:
+        """The pairs (source, after-set) where a group joker stayed: each after-set must hold a
+        copy of one of that source's numbered tiles."""
+        return frozenset(
+            (joker.source, stay.after)
+            for joker, stay in zip(jokers, stays, strict=False)
+            if stay is not None and self._readings_chosen[joker.source].kind != RUN
+        )
+
+    def _whole_homes(self, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:
+        """Under ``joker_sets_locked``, the pairs (source, after-set) where a set's staying jokers
+        all lie in one after-set holding every numbered tile of the set: it holds all its copies."""
+        if not self.locked:
+            return frozenset()
+        homes: dict[int, set[int]] = {}
+        for joker, stay in zip(jokers, stays, strict=False):
+            if stay is not None:
+                homes.setdefault(joker.source, set()).add(stay.after)
+        return frozenset((n, min(ks)) for n, ks in homes.items() if self._broken(n, ks) is None)
+
+    def _can_hold_copies(
+        self, holders: frozenset[tuple[int, int]], wholes: frozenset[tuple[int, int]] = frozenset()
+    ) -> bool:
+        """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
+        the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's
+        tiles: equal tiles are interchangeable, yet each copy lies in one set (SPEC §4, the
+        consistent assignment), so ``[J J R13]`` has one successor among two after-sets holding
+        an R13 when one R13 was played. Memoised."""
+        found = self._holding_memo.get((holders, wholes))
+        if found is not None:
+            return found
+        taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
+        for n, k in sorted(wholes):
+            theirs = self.after[k].numbered_counts
+            for key, copies in self.sources[n].numbered.items():
+                taken[key, -1 - n] = copies
+                taken[key, k] = taken.get((key, k), 0) + copies
+                if taken[key, k] > theirs.get(key, 0):
+                    self._holding_memo[holders, wholes] = False
+                    return False
+        pairs = sorted(holders - wholes)
+
+        def give(m: int) -> bool:
+            if m == len(pairs):
+                return True
+            n, k = pairs[m]
+            if k not in self.sources[n].successors:
+                return False
+            theirs = self.after[k].numbered_counts
+            for key, copies in self.sources[n].numbered.items():
+                room = theirs.get(key, 0)
+                if taken.get((key, -1 - n), 0) < copies and taken.get((key, k), 0) < room:
+                    taken[key, -1 - n] = taken.get((key, -1 - n), 0) + 1
+                    taken[key, k] = taken.get((key, k), 0) + 1
+                    ok = give(m + 1)
+                    taken[key, -1 - n] -= 1
+                    taken[key, k] -= 1
+                    if ok:
+                        return True
+            return False
+
+        found = self._holding_memo[holders, wholes] = give(0)
         return found
 
-    def _replace(self, demands: tuple[_Demand, ...]) -> list[Violation]:
+    def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
+        """The fewest violations with which every freed joker gets its own replacing copy
+        (memoised by what the freed jokers need and where group jokers stayed)."""
+        demands = tuple(self._demands(jokers, stays))
+        holders = self._group_homes(jokers, stays)
+        wholes = self._whole_homes(jokers, stays)
+        found = self._replacement_memo.get((demands, holders, wholes))
+        if found is None:
+            found = self._replacement_memo[demands, holders, wholes] = self._replace(demands, holders, wholes)
+        return found
+
+    def _replace(
+        self,
+        demands: tuple[_Demand, ...],
+        holders: frozenset[tuple[int, int]],
+        wholes: frozenset[tuple[int, int]],
+    ) -> list[Violation]:
         capacity: dict[tuple[int, str], int] = {}
         for demand in demands:
             for k in self.sources[demand.source].successors:
@@ -396,13 +470,16 @@ class _Search:
         best: list[Violation] | None = None
         used: dict[str, int] = {}
         chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
+        homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
 
         def place(d: int, found: list[Violation]) -> None:
             nonlocal best
             if best is not None and len(found) >= len(best) and _rank(found, 0) >= _rank(best, 0):
                 return
             if d == len(demands):
-                best = list(found)
+                # every set a replacing tile lies in holds a copy of the joker's set too
+                if self._can_hold_copies(holders | {(n, k) for n, k in homes}, wholes):
+                    best = list(found)
                 return
             demand = demands[d]
             source = self.sources[demand.source]
@@ -418,7 +495,9 @@ class _Search:
                         if rack_only and used[key] > self.played.get(key, 0):
                             extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
                     given.update(bundle)
+                    homes.extend((demand.source, k) for k, _ in spots)
                     place(d + 1, found + extra)
+                    del homes[len(homes) - len(spots) :]
                     given.difference_update(bundle)
                     for k, key in spots:
                         capacity[k, key] += 1
@@ -467,6 +546,10 @@ class _Search:
             broken = self._broken(n, homes)
             if broken is not None:
                 found.append(broken)
+        wholes = self._whole_homes(jokers, stays)
+        if wholes and not self._can_hold_copies(self._group_homes(jokers, stays), wholes):
+            # two locked sets kept whole in one after-set that holds the copies of only one
+            found.append(Violation("JOKER_SET_BROKEN", f"/after/{min(k for _, k in wholes)}", {}))
         return found
 
     def _broken(self, n: int, homes: set[int]) -> Violation | None:
@@ -489,7 +572,13 @@ class _Search:
         for stay in stays:
             if stay is not None:
                 free[stay.after] -= 1
-        stayed_in = frozenset((joker.source, stay.after) for joker, stay in zip(jokers, stays, strict=True) if stay)
+        stayed_in = self._group_homes(jokers, stays)  # a run joker stays without a copy of its set
+        # A freed joker did not stand for a tile a staying joker of its set stands for.
+        stood_for: dict[int, set[str]] = {}
+        for joker, stay in zip(jokers, stays, strict=True):
+            if stay is not None:
+                stood_for.setdefault(joker.source, set()).add(stay.tile)
+        freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
         memo_key = (
             tuple(sorted((j.source, self._readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
             tuple(free.values()),
@@ -520,17 +609,40 @@ class _Search:
             for joker in freed:
                 replacing.setdefault(joker.source, []).append(joker.options)
 
-        def fits(joker: _Joker, k: int, kind: str | None) -> bool:
-            if self._may_hold_none_of(joker.source, k, replacing.get(joker.source, []), stayed_in):
-                return True
-            return not two_rack_tiles and kind != self._readings_chosen[joker.source].kind
+        def avoids(joker: _Joker, k: int, kind: str | None) -> bool:
+            """Whether joker's place in ``k`` is good only if ``k`` holds none of its set."""
+            return two_rack_tiles or kind == self._readings_chosen[joker.source].kind
 
-        def place(n: int, left: dict[int, int], kinds: dict[int, str | None], good: dict[int, int], bad: int) -> None:
+        def fits(joker: _Joker, k: int, kind: str | None) -> bool:
+            if not avoids(joker, k, kind):
+                return True
+            return self._may_hold_none_of_one(joker.source, k, replacing.get(joker.source, []), stayed_in)
+
+        def all_hold_none(avoided: frozenset[tuple[int, int]]) -> bool:
+            """Whether the sets that must hold none of a source's tiles can, all at once."""
+            by_source: dict[int, set[int]] = {}
+            for n, k in avoided:
+                by_source.setdefault(n, set()).add(k)
+            return all(
+                len(ks) < 2 or self._may_hold_none_of(n, frozenset(ks), replacing.get(n, []), stayed_in)
+                for n, ks in by_source.items()
+            )
+
+        def place(
+            n: int,
+            left: dict[int, int],
+            kinds: dict[int, str | None],
+            good: dict[int, int],
+            bad: int,
+            avoided: frozenset[tuple[int, int]],
+        ) -> None:
             nonlocal best_misused, best_at
             if bad >= best_misused:
                 return
             if n == len(freed):
                 if good and two_rack_tiles and not self._two_played_each(good, free):
+                    return
+                if not all_hold_none(avoided):
                     return
                 best_misused = bad
                 best_at = sorted(k for k, room in left.items() if room > 0)
@@ -541,37 +653,56 @@ class _Search:
                     continue
                 for kind in _kinds(k, kinds, fixed, self.after_readings):
                     if fits(joker, k, kind):
-                        place(n + 1, {**left, k: left[k] - 1}, {**kinds, k: kind}, {**good, k: good.get(k, 0) + 1}, bad)
-            place(n + 1, left, kinds, good, bad + 1)
+                        here = avoided | {(joker.source, k)} if avoids(joker, k, kind) else avoided
+                        good_here = {**good, k: good.get(k, 0) + 1}
+                        place(n + 1, {**left, k: left[k] - 1}, {**kinds, k: kind}, good_here, bad, here)
+            place(n + 1, left, kinds, good, bad + 1, avoided)
 
-        place(0, dict(free), {}, {}, 0)
+        place(0, dict(free), {}, {}, 0, frozenset())
         params = {"rule": rule}
         return [
             Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
             for m in range(best_misused)
         ]
 
-    def _may_hold_none_of(
+    def _may_hold_none_of_one(
         self, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
     ) -> bool:
-        """Whether after-set ``k`` can be read as holding no numbered tile of source ``n``: equal
-        tiles are interchangeable, so its copies may be other sets' or played ones whenever the
-        rest of the after table has room for every copy of the source's tiles. Not when that
-        reading would contradict the rest of the verdict: a joker of ``n`` staying in ``k``, or a
-        freed joker of ``n`` whose replacing tile lies in ``k`` and in no other successor."""
-        if k not in self.sources[n].successors:
-            return True
-        theirs = self.after[k].numbered_counts
-        if (n, k) in stayed_in:
-            return False
-        others = [self.after[m].numbered_counts for m in self.sources[n].successors if m != k]
-        every = self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
-        for options in replacing:
-            outside = [any(o.get(key) for o in others) for key in options]
-            if any(theirs.get(key) for key in options) and not (all(outside) if every else any(outside)):
-                return False
+        """``_may_hold_none_of`` for one after-set, each freed joker's need judged on its own (the
+        jokers of an undeclared group share their options: which one needs which tile is open)."""
         return all(
-            self.after_numbered.get(key, 0) - theirs.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
+            self._may_hold_none_of(n, frozenset((k,)), [options], stayed_in) for options in replacing or [frozenset()]
+        )
+
+    def _may_hold_none_of(
+        self, n: int, ks: frozenset[int], replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    ) -> bool:
+        """Whether the after-sets ``ks`` can be read, all at once, as holding no numbered tile of
+        source ``n``: equal tiles are interchangeable, so their copies may be other sets' or
+        played ones whenever the rest of the after table has room for every copy of the source's
+        tiles. Not when that reading would contradict the rest of the verdict: a joker of ``n``
+        staying in one of them, or freed jokers of ``n`` whose replacing tiles lie in them and
+        find no copy each in the other successors."""
+        mine = [k for k in ks if k in self.sources[n].successors]
+        if not mine:
+            return True
+        if any((n, k) in stayed_in for k in mine):
+            return False
+        inside: dict[str, int] = {}
+        for k in mine:
+            for key, c in self.after[k].numbered_counts.items():
+                inside[key] = inside.get(key, 0) + c
+        outside: dict[str, int] = {}
+        for m in self.sources[n].successors:
+            if m not in ks:
+                for key, c in self.after[m].numbered_counts.items():
+                    outside[key] = outside.get(key, 0) + c
+        every = self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
+        lying_inside = any(inside.get(key) for options in replacing for key in options)
+        if lying_inside and not _each_finds_a_copy(replacing, outside, every):
+            return False
+        return all(
+            self.after_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
         )
 
     def _holds_a_before_set(self, k: int) -> bool:
@@ -624,6 +755,29 @@ class _Search:
             return False
 
         return fill(0)
+
+
+def _each_finds_a_copy(needs: list[frozenset[str]], copies: Mapping[str, int], every: bool) -> bool:
+    """Whether each need gets its own copy of one of its tiles from ``copies`` (with ``every``:
+    every tile of each need is there)."""
+    needs = [options for options in needs if options]
+    if every:
+        return all(copies.get(key, 0) for options in needs for key in options)
+    left = dict(copies)
+
+    def give(m: int) -> bool:
+        if m == len(needs):
+            return True
+        for key in sorted(needs[m]):
+            if left.get(key, 0) > 0:
+                left[key] -= 1
+                ok = give(m + 1)
+                left[key] += 1
+                if ok:
+                    return True
+        return False
+
+    return give(0)
 
 
 class _Demand(NamedTuple):

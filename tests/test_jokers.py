@@ -76,6 +76,18 @@ def test_a_group_joker_stays_while_it_can_stand_for_its_tile() -> None:
     )
 
 
+def test_a_group_joker_stays_only_where_its_own_copy_lies() -> None:
+    # The before set's one R13 lies in one of the two after-groups (the other holds the played
+    # copy), so only one joker can have stayed: "Equal tiles are interchangeable ... the turn is
+    # judged by the consistent reading and assignment most favourable to the player" (SPEC §4).
+    v = verify(["J J R13"], ["R13 O13 J", "K13 J R13 O13"], "O13 R13 K13 O13")
+    assert v.valid and v.jokers_freed == 1
+    # Under both colours the freed joker then needs the two colours the staying one does not
+    # stand for, and only one of them (B13) was placed.
+    v = verify(["J J R13"], ["R13 B13 J", "R13 B13 J"], "B13 R13 B13", rules=BOTH_COLOURS)
+    assert codes(v) == ["JOKER_NOT_REPLACED"] and v.jokers_freed == 1
+
+
 # --- one replacing copy per joker ------------------------------------------------------------
 
 TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])
@@ -136,6 +148,42 @@ def test_a_new_set_holds_none_of_the_jokers_set_and_no_whole_before_set() -> Non
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
+    # R7 K7 J J: both jokers freed (B7 and O7 beside K7), each into a set holding an R7. One R7
+    # was played, the other is the before set's own, so one of those sets holds a numbered tile
+    # of the jokers' set: "each copy lies in one set" (SPEC §4, the consistent assignment).
+    before = ["R7 K7 J J"]
+    runs = ["K7 B7 O7", "R5 R6 R7 J", "J R7 R8 R9"]
+    assert codes(verify(before, runs, "B7 O7 R5 R6 R7 R8 R9", rules=TWO_RACK_TILES)) == ["FREED_JOKER_MISUSED"]
+    groups = ["K7 B7 O7", "R7 B7 O7 J", "R7 B7 O7 J"]
+    xp_other_set = {"preset": "xp", "freed_joker_use": "other_set"}
+    assert codes(verify(before, groups, "B7 O7 R7 B7 O7 B7 O7", rules=xp_other_set)) == ["FREED_JOKER_MISUSED"]
+    # With a second R7 played there is a copy for each of them.
+    v = verify(before, [*groups, "R7 R8 R9"], "B7 O7 R7 B7 O7 B7 O7 R7 R8 R9", rules=xp_other_set)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
+def test_a_freed_jokers_new_set_is_judged_by_what_it_still_needed() -> None:
+    # B10 J J: one joker stays as R10 beside the before set's B10 (with O10 K10); the other,
+    # freed by K10 and O10 there, goes to B10 K10 J, made of rack tiles. It never needed R10 (a
+    # joker of its set still stands for it), so that new set need not leave R10 elsewhere.
+    rules = {
+        "preset": "sabra",
+        "freed_joker_use": "new_set_with_two_rack_tiles",
+        "group_joker_needs_both_colours": True,
+    }
+    v = verify(["B10 J J"], ["B10 K10 J", "B10 O10 J K10"], "B10 K10 K10 O10", rules=rules)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
+def test_a_run_joker_staying_in_a_set_does_not_make_it_an_old_one() -> None:
+    # O9 O10 J O12 J: the joker for O11 stays in O9 O10 J J (a run joker needs no tile of its
+    # set beside it), the one for O13 is freed by O13 into the same set, whose O9 and O10 are
+    # the rack's copies: one joker freed, not two.
+    v = verify(["O9 O10 J O12 J"], ["O9 O10 O11 O12 O13", "O9 O10 J J"], "O9 O10 O11 O13", rules=PRESSMAN)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_both_colours_with_two_jokers_in_the_group() -> None:
     # K7 J J: every missing colour supplied frees both jokers.
     v = verify(["K7 J J"], ["K7 B7 O7 R7", "J J K1"], "B7 O7 R7 K1", rules=BOTH_COLOURS)
@@ -168,6 +216,25 @@ def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() ->
     # in the joker's place").
     v = verify(["K6 K7 K8 J K10 K11 K12"], ["K6 K7 K8 K9 K10 K11 K12", "K7 K8 J"], "K7 K8 K9 B8", rules=STRICT_JOKER)
     assert v.valid, codes(v)
+
+
+def test_a_locked_group_freed_by_its_two_tiles_from_the_table_may_split() -> None:
+    # J B5 J K5 beside R5 B5 O5 K5: its B5 goes to J B5 R5 and its K5 to B5 O5 K5, so R5 and O5
+    # lie in its successors and replace both jokers (which one stood for which is open): the set
+    # is no longer locked, and the joker in J B5 R5 is the one that stood for R5.
+    before = ["J B5 J K5", "R5 B5 O5 K5"]
+    after = ["K5 K6 K7", "K1 K2 J", "B5 O5 K5", "J B5 R5"]
+    v = verify(before, after, "K1 K2 K6 K7", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
+def test_two_locked_sets_cannot_both_stay_whole_in_one_set() -> None:
+    # O1 R1 J and its twin J R1 O1: O1 R1 J J holds one O1 and one R1, the copies of one of them
+    # only, so only that set's joker stayed; K1 freed the other's.
+    before = [TableSet(parse_tiles("O1 R1 J"), kind="group"), "J R1 O1"]
+    after = ["K1 R1 O1", TableSet(parse_tiles("O1 R1 J J"), kind="group")]
+    v = verify(before, after, "K1 K4 B8", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1, codes(v)
 
 
 def test_locked_sets_cannot_be_split() -> None:
