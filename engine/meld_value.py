@@ -117,9 +117,7 @@ def best_meld_value(counts: Mapping[str, int], at_most: int | None = None) -> in
     elif jokers >= (_TOP - 1) * real:
         value = _RUN_MAX_VALUE * real
     else:
-        for cache in (_MOVES, _PATTERNS, _GROUPS):
-            if len(cache) > _CACHE_LIMIT:
-                cache.clear()
+        _clear_large_caches()
         search = _Search(grid, jokers)
         if at_most is not None and search.search(0, beam=4) >= at_most:
             return at_most
@@ -364,6 +362,7 @@ def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -
     jokers = _cap(grid, jokers)
     if sum(map(sum, grid)) == 0 or jokers >= (_TOP - 1) * sum(map(sum, grid)):
         return best_meld_value(counts), True
+    _clear_large_caches()
     search = _Search(grid, jokers)
     lower = max(0, search.search(0, beam=4))  # bounded by the beam: not counted
     search.work_left = work
@@ -371,6 +370,14 @@ def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -
         return search.best(), True
     except _OutOfWork:
         return max(lower, search.lower), False
+
+
+def _clear_large_caches() -> None:
+    """The module's move tables are shared by all calls: cleared when large, so memory stays
+    bounded."""
+    for cache in (_MOVES, _PATTERNS, _GROUPS):
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
 
 
 class _OutOfWork(Exception):
