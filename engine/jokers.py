@@ -48,7 +48,7 @@ it is illegal anyway (``TILE_SUPPLY_EXCEEDED``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -188,10 +188,7 @@ class _Search:
         self._replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
         self._old_after: dict[int, bool] = {}
-        self.after_numbered: dict[str, int] = {}  # every numbered tile on the after table
-        for s in after:
-            for key, n in s.numbered_counts.items():
-                self.after_numbered[key] = self.after_numbered.get(key, 0) + n
+        self.after_numbered = self._numbered_in(range(len(after)))  # every numbered tile on the after table
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
@@ -688,15 +685,8 @@ class _Search:
             return True
         if any((n, k) in stayed_in for k in mine):
             return False
-        inside: dict[str, int] = {}
-        for k in mine:
-            for key, c in self.after[k].numbered_counts.items():
-                inside[key] = inside.get(key, 0) + c
-        outside: dict[str, int] = {}
-        for m in self.sources[n].successors:
-            if m not in ks:
-                for key, c in self.after[m].numbered_counts.items():
-                    outside[key] = outside.get(key, 0) + c
+        inside = self._numbered_in(mine)
+        outside = self._numbered_in(m for m in self.sources[n].successors if m not in ks)
         every = self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
         lying_inside = any(inside.get(key) for options in replacing for key in options)
         if lying_inside and not _each_finds_a_copy(replacing, outside, every):
@@ -704,6 +694,14 @@ class _Search:
         return all(
             self.after_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
         )
+
+    def _numbered_in(self, ks: Iterable[int]) -> dict[str, int]:
+        """The numbered tiles of the after-sets ``ks``, counted together."""
+        found: dict[str, int] = {}
+        for k in ks:
+            for key, n in self.after[k].numbered_counts.items():
+                found[key] = found.get(key, 0) + n
+        return found
 
     def _holds_a_before_set(self, k: int) -> bool:
         """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no

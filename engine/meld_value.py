@@ -111,18 +111,43 @@ def best_meld_value(counts: Mapping[str, int], at_most: int | None = None) -> in
     multisets)."""
     grid, jokers = _read(counts)
     jokers = _cap(grid, jokers)
-    real = sum(map(sum, grid))
-    if real == 0:
-        value = 0
-    elif jokers >= (_TOP - 1) * real:
-        value = _RUN_MAX_VALUE * real
-    else:
+    value = _without_search(grid, jokers)
+    if value is None:
         _clear_large_caches()
         search = _Search(grid, jokers)
         if at_most is not None and search.search(0, beam=4) >= at_most:
             return at_most
         value = search.best()
     return value if at_most is None else min(value, at_most)
+
+
+def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -> tuple[int, bool]:
+    """``best_meld_value(counts)`` and True when the passes finish within ``work`` (state moves
+    and dominance comparisons); else the best value found, a lower bound, and False."""
+    grid, jokers = _read(counts)
+    jokers = _cap(grid, jokers)
+    value = _without_search(grid, jokers)
+    if value is not None:
+        return value, True
+    _clear_large_caches()
+    search = _Search(grid, jokers)
+    lower = max(0, search.search(0, beam=4))  # bounded by the beam: not counted
+    search.work_left = work
+    try:
+        return search.best(), True
+    except _OutOfWork:
+        return max(lower, search.lower), False
+
+
+def _without_search(grid: list[list[int]], jokers: int) -> int | None:
+    """The value when no search is needed (no numbered tile, or jokers enough to make every
+    tile the run 1..13), else None."""
+    real = sum(map(sum, grid))
+    if real == 0:
+        return 0
+    if jokers >= (_TOP - 1) * real:
+        return _RUN_MAX_VALUE * real
+    return None
 
 
 def _read(counts: Mapping[str, int]) -> tuple[list[list[int]], int]:
@@ -353,23 +378,6 @@ def _joker_bound(grid: list[list[int]], v: int, jokers: int) -> list[int]:
         bound.append(bound[-1] + x)
     bound += [bound[-1]] * (jokers + 1 - len(bound))
     return bound
-
-
-def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -> tuple[int, bool]:
-    """``best_meld_value(counts)`` and True when the passes finish within ``work`` (state moves
-    and dominance comparisons); else the best value found, a lower bound, and False."""
-    grid, jokers = _read(counts)
-    jokers = _cap(grid, jokers)
-    if sum(map(sum, grid)) == 0 or jokers >= (_TOP - 1) * sum(map(sum, grid)):
-        return best_meld_value(counts), True
-    _clear_large_caches()
-    search = _Search(grid, jokers)
-    lower = max(0, search.search(0, beam=4))  # bounded by the beam: not counted
-    search.work_left = work
-    try:
-        return search.best(), True
-    except _OutOfWork:
-        return max(lower, search.lower), False
 
 
 def _clear_large_caches() -> None:

@@ -378,8 +378,7 @@ class _Turn:
         """The value a successful opening with manipulation reports: the exact best sets of
         ``played`` within ``MELD_VALUE_WORK``, else the best found (``meld_exact`` false).
         Legality never depends on it: the opening already reached its minimum."""
-        supply = self.rules.supply
-        counts = {key: min(n, supply.limit(key)) for key, n in played.items()}
+        counts = self._within_supply(played)
         value, self.meld_exact = engine.meld_value.bounded_meld_value(counts, engine.meld_value.MELD_VALUE_WORK)
         return value if self.meld_exact else max(value, self.rules.initial_meld_min)  # reached, as checked
 
@@ -388,8 +387,12 @@ class _Turn:
         manipulation), or ``at_most`` when they reach it. Copies beyond the tile set are left
         out: such a turn is illegal anyway (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds
         the work."""
+        return best_meld_value(self._within_supply(played), at_most)
+
+    def _within_supply(self, played: dict[str, int]) -> dict[str, int]:
+        """``played`` without the copies beyond the tile set (the opening values leave them out)."""
         supply = self.rules.supply
-        return best_meld_value({key: min(n, supply.limit(key)) for key, n in played.items()}, at_most)
+        return {key: min(n, supply.limit(key)) for key, n in played.items()}
 
     def _check_supply(self) -> None:
         held = dict(self.before_keys)
