@@ -1,0 +1,114 @@
+"""Other projects' test cases (tests/other_suites, see its README) through the HTTP API.
+
+Each case was written by another project for its own engine, translated into our notation; the
+answer must meet the case's expectation, and every suggestion must verify as a legal turn."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from tests import vector_cases as vc
+
+pytestmark = pytest.mark.http
+
+SUITES = Path(__file__).parent / "other_suites"
+KINDS = ("sets", "melds", "turns", "rounds", "matches", "arrange", "suggest")
+
+
+def _cases(kind: str) -> list[Any]:
+    cases = []
+    for path in sorted(SUITES.glob("*.json")):
+        suite = json.loads(path.read_text(encoding="utf-8"))
+        for case in suite.get(kind, []):
+            cases.append(pytest.param(case, id=f"{path.stem}:{case['name']}"))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def client() -> FlaskClient:
+    return create_app({"TESTING": True, "RUMMIKUB_SOLVER_BUDGET_MS": 30_000}).test_client()
+
+
+def _post(client: FlaskClient, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post(path, json=body)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    result: dict[str, Any] = response.get_json()
+    return result
+
+
+def test_every_suite_is_well_formed() -> None:
+    suites = sorted(SUITES.glob("*.json"))
+    for path in suites:
+        suite = json.loads(path.read_text(encoding="utf-8"))
+        source = suite["source"]
+        assert path.stem == source["repo"].replace("/", "__")
+        assert len(source["commit"]) == 40 and source["files"]
+        assert set(suite) <= {"source", *KINDS}, path
+        for kind in KINDS:
+            for case in suite.get(kind, []):
+                assert case["name"] and case["from"] and "expect" in case, (path, case)
+
+
+@pytest.mark.parametrize("case", _cases("sets"))
+def test_set(client: FlaskClient, case: dict[str, Any]) -> None:
+    vc.check_set_result(case, _post(client, "/v1/sets/validate", vc.set_request(case))["sets"][0])
+
+
+@pytest.mark.parametrize("case", _cases("melds"))
+def test_meld(client: FlaskClient, case: dict[str, Any]) -> None:
+    vc.check_meld(case, _post(client, "/v1/melds/check", case["request"]))
+
+
+@pytest.mark.parametrize("case", _cases("turns"))
+def test_turn(client: FlaskClient, case: dict[str, Any]) -> None:
+    vc.check_turn(case, _post(client, "/v1/turns/verify", case["request"]))
+
+
+@pytest.mark.parametrize("case", _cases("rounds"))
+def test_round(client: FlaskClient, case: dict[str, Any]) -> None:
+    vc.check_round(case, _post(client, "/v1/rounds/score", case["request"]))
+
+
+@pytest.mark.parametrize("case", _cases("matches"))
+def test_match(client: FlaskClient, case: dict[str, Any]) -> None:
+    vc.check_match(case, _post(client, "/v1/matches/score", case["request"]))
+
+
+@pytest.mark.parametrize("case", _cases("arrange"))
+def test_arrange(client: FlaskClient, case: dict[str, Any]) -> None:
+    result = _post(client, "/v1/tables/arrange", case["request"])
+    assert result["arrangeable"] is case["expect"]["arrangeable"], result
+    if result["arrangeable"]:
+        laid = Counter(t for s in result["sets"] for t in s)
+        assert sum(laid.values()) == len(case["request"]["tiles"]), result
+        checked = _post(client, "/v1/sets/validate", {"sets": result["sets"], "rules": case["request"].get("rules")})
+        assert checked["valid"], checked
+
+
+@pytest.mark.parametrize("case", _cases("suggest"))
+def test_suggest(client: FlaskClient, case: dict[str, Any]) -> None:
+    body = case["request"]
+    result = _post(client, "/v1/moves/suggest", body)
+    expect = case["expect"]
+    assert result["optimal_proven"] is True, result
+    if "played_count" in expect:
+        assert len(result["played"]) == expect["played_count"], result
+    if "value" in expect:
+        assert result["value"] == expect["value"], result
+    if result["played"]:
+        turn = {
+            "before": body["table"],
+            "after": result["after"],
+            "rack": body["rack"],
+            "opened": body["opened"],
+            "rules": body.get("rules"),
+        }
+        verdict = _post(client, "/v1/turns/verify", {k: v for k, v in turn.items() if v is not None})
+        assert verdict["valid"], verdict["violations"]
