@@ -43,7 +43,7 @@ from cli.inputs import (
     rules_option,
     with_rules,
 )
-from engine.rules import PRESETS
+from engine.rules import PRESETS, RulesError, resolve_rules
 
 DIST_NAME = "rummikub-rules"
 
@@ -345,6 +345,21 @@ def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dic
     }
 
 
+def _rules_given(value: str | None) -> Any:
+    """The ``--rules`` value as a request's ``rules``, checked first: a mistake in it is the
+    option's, not a pointer into the document it overrides."""
+    rules = rules_option(value)
+    if rules is None:
+        return None
+    try:
+        resolve_rules(rules)
+    except RulesError as exc:
+        option = f"--rules {value}" if value is not None and looks_like_file(value) else "--rules"
+        where = f"{option}: {exc.pointer}" if exc.pointer else option
+        raise CliError(f"{where}: {exc.message}") from None
+    return rules
+
+
 def _source_name(arg: str) -> str:
     return "stdin" if arg == STDIN else arg
 
@@ -394,7 +409,7 @@ def validate(
     """Validate sets: is each a valid run or group, what is it worth, why not."""
     with _guard(json_out):
         body, source, moved = _sets_body(sets, "a sets/validate body")
-        body = with_rules(body, rules_option(rules))
+        body = with_rules(body, _rules_given(rules))
         result = _call(_backend(server, lang, timeout), "sets/validate", body, source, moved)
     if json_out:
         print_json(result)
@@ -450,7 +465,7 @@ def meld(
         body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
             body = {**body, "rack": parse_tile_words(rack)}
-        body = with_rules(body, rules_option(rules))
+        body = with_rules(body, _rules_given(rules))
         result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
     if json_out:
         print_json(result)
@@ -483,7 +498,7 @@ def verify(
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
-        body = with_rules(doc, rules_option(rules))
+        body = with_rules(doc, _rules_given(rules))
         result = _call(_backend(server, lang, timeout), "turns/verify", body, _source_name(file))
     if json_out:
         print_json(result)
@@ -517,7 +532,7 @@ def _batch(
     with _guard(json_out):
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
-        rules_value = rules_option(rules)
+        rules_value = _rules_given(rules)
         if html_report is not None:
             _check_html_target(html_report)
         sources = collect_sources(paths)
@@ -811,7 +826,7 @@ def show(
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{source}: expected a position or turn file (a JSON object)")
-        rules_value = rules_option(rules)
+        rules_value = _rules_given(rules)
         backend = _backend(server, lang, timeout)
         if "before" in doc or "after" in doc:
             body = with_rules(doc, rules_value)
@@ -914,7 +929,7 @@ def arrange(
                 moved = {"/tiles": ""}  # a bare array of tiles is the whole file
         else:
             body = {"tiles": [t for arg in tiles for t in parse_tile_words(arg)]}
-        body = with_rules(body, rules_option(rules))
+        body = with_rules(body, _rules_given(rules))
         result = _call(_backend(server, lang, timeout), "tables/arrange", body, source, moved)
     if json_out:
         print_json(result)
@@ -1003,7 +1018,7 @@ def suggest(
         if file is None and "rack" not in body:
             raise CliError("give a file, or --rack (and --table, --opened)")
         body.setdefault("opened", False)
-        body = with_rules(body, rules_option(rules))
+        body = with_rules(body, _rules_given(rules))
         result = _call(_backend(server, lang, timeout), "moves/suggest", body, source, moved)
     if json_out:
         print_json(result)

@@ -193,6 +193,24 @@ def test_bad_input_is_one_line_exit_2(args: Sequence[str], needle: str) -> None:
     assert result.stdout == ""
 
 
+def test_bad_rules_option_is_named_as_the_option(tmp_path: Path) -> None:
+    """A mistake in --rules is the option's, not a pointer into the document it overrides."""
+    turn = write(
+        tmp_path / "turn.json",
+        {"before": [], "after": [["R1", "R2", "R3"]], "rack": ["R1", "R2", "R3"], "opened": True},
+    )
+    rules = write(tmp_path / "rules.json", {"preset": "sabra", "strict_order": 3})
+    for args in (("verify", turn), ("score", turn), ("validate", "R1 R2 R3")):
+        result = invoke(*args, "--rules", rules)
+        assert result.exit_code == 2
+        assert (
+            one_line_error(result) == f"rummikub: --rules {rules}: /strict_order: 'strict_order' must be true or false"
+        )
+    assert one_line_error(invoke("verify", turn, "--rules", "nope")).startswith(
+        "rummikub: --rules: unknown rules preset 'nope'"
+    )
+
+
 def test_bad_json_and_unreadable_files(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"sets": [', encoding="utf-8")
