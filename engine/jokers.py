@@ -20,7 +20,9 @@ A joker that did not stay was freed, and the rules' policy applies:
   than copies of it were played from the rack.
 - ``JOKER_SET_BROKEN`` (``joker_sets_locked``): a joker set keeps its jokers in one successor that
   holds all its numbered tiles, unless every joker was freed by its exact tile (the set is then no
-  longer locked); a joker freed without its tile breaks it too.
+  longer locked); a joker freed without its tile breaks it too. A joker that can only stay did
+  stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
+  joker's place; a group's: in a successor, beside a numbered tile of the group).
 - ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
   same kind (run or group) holding a numbered tile of its set; under
   ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its
@@ -343,7 +345,7 @@ class _Search:
 
         def must_stay(joker: _Joker, k: int, p: int) -> bool:
             kind = self._readings_chosen[joker.source].kind
-            if kind == RUN and self._replaced_in_place(joker):
+            if self._replaced_in_place(joker) if kind == RUN else self._replaced_in_group(joker):
                 return False  # its exact tile took its place: freed, wherever it went
             mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
             if kind != RUN and self._may_hold_none_of_one(joker.source, k, mine, stayed_in):
@@ -373,6 +375,16 @@ class _Search:
         return any(
             self.after[k].numbered_counts.get(tile) and any(self.after[k].numbered_counts.get(key) for key in beside)
             for k in source.successors
+        )
+
+    def _replaced_in_group(self, joker: _Joker) -> bool:
+        """Whether a copy of a tile a group joker stood for lies in a successor: beside a
+        numbered tile of its set, the one place where it can replace a group's joker (``O10`` in
+        ``R10 O10 B10`` for a joker of ``R10 J J K10``)."""
+        return any(
+            self.after[k].numbered_counts.get(tile)
+            for tile in joker.options
+            for k in self.sources[joker.source].successors
         )
 
     def _group_homes(self, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:

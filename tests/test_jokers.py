@@ -228,6 +228,29 @@ def test_a_locked_group_freed_by_its_two_tiles_from_the_table_may_split() -> Non
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_a_locked_group_joker_replaced_by_its_exact_tile_is_freed_though_it_could_stay() -> None:
+    # O10 and B10 replace the two jokers of R10 J J K10 beside R10 (its exact tiles in the
+    # jokers' places): the set is no longer locked, so K10 may leave it with the freed jokers,
+    # even where they could stand for B10 and O10 again beside K10 ("or the exact tile in the
+    # joker's place"; "once the exact tile has replaced its joker, the set is no longer locked").
+    # Declared or not, and whether or not J K10 J also reads as a run, the verdict is the same.
+    for jokers in ("J K10 J", "J=B10 K10 J=O10"):
+        v = verify(["R10 J J K10"], ["R10 O10 B10", jokers], "O10 B10 K1", rules=STRICT_JOKER)
+        assert v.valid and v.jokers_freed == 2, (jokers, codes(v))
+    # O10 taken from a run replaces the joker of R10 K10 J: then K10 may leave, and the joker
+    # goes back beside R10 O10 (where it stands for B10 or K10, no longer for O10).
+    v = verify(
+        ["R10 K10 J", "O10 O11 O12 O13"], ["R10 O10 J", "K10 K11 K12", "O11 O12 O13"], "K11 K12", rules=STRICT_JOKER
+    )
+    assert v.valid and v.jokers_freed == 1, codes(v)
+    # Only the exact tile frees it: the joker of R10 K10 O10 J stood for B10, and none was laid.
+    v = verify(["R10 K10 O10 J"], ["R10 O10 J", "K10 K11 K12"], "K11 K12", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+    # One joker replaced, the other not: still broken.
+    v = verify(["R10 J J K10"], ["R10 O10 K10", "J B10 J"], "O10 B10 K1", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+
+
 def test_two_locked_sets_cannot_both_stay_whole_in_one_set() -> None:
     # O1 R1 J and its twin J R1 O1: O1 R1 J J holds one O1 and one R1, the copies of one of them
     # only, so only that set's joker stayed; K1 freed the other's.
