@@ -22,7 +22,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   holds all its numbered tiles, unless every joker was freed by its exact tile (the set is then no
   longer locked); a joker freed without its tile breaks it too. A joker that can only stay did
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
-  joker's place; a group's: in a successor, beside a numbered tile of the group).
+  joker's place; a group's: in a successor, beside a numbered tile of the group, a copy played
+  or taken from a set without a joker).
 - ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
   same kind (run or group) holding a numbered tile of its set; under
   ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its
@@ -191,6 +192,12 @@ class _Search:
         self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
         self._old_after: dict[int, bool] = {}
         self.after_numbered = self._numbered_in(range(len(after)))  # every numbered tile on the after table
+        # The copies a turn may bring anywhere: played ones, and those of sets without a joker.
+        self._free_copies = dict(played)
+        for s in before:
+            if not s.jokers:
+                for key, n in s.numbered_counts.items():
+                    self._free_copies[key] = self._free_copies.get(key, 0) + n
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
@@ -380,9 +387,10 @@ class _Search:
     def _replaced_in_group(self, joker: _Joker) -> bool:
         """Whether a copy of a tile a group joker stood for lies in a successor: beside a
         numbered tile of its set, the one place where it can replace a group's joker (``O10`` in
-        ``R10 O10 B10`` for a joker of ``R10 J J K10``)."""
+        ``R10 O10 B10`` for a joker of ``R10 J J K10``). The copy must be one that could be
+        brought there: played, or from a set without a joker (a locked set gives none)."""
         return any(
-            self.after[k].numbered_counts.get(tile)
+            self._free_copies.get(tile) and self.after[k].numbered_counts.get(tile)
             for tile in joker.options
             for k in self.sources[joker.source].successors
         )

@@ -243,6 +243,17 @@ def test_a_locked_group_joker_replaced_by_its_exact_tile_is_freed_though_it_coul
         ["R10 K10 J", "O10 O11 O12 O13"], ["R10 O10 J", "K10 K11 K12", "O11 O12 O13"], "K11 K12", rules=STRICT_JOKER
     )
     assert v.valid and v.jokers_freed == 1, codes(v)
+    # ... but not O10 from another locked set, which keeps its own tiles (its joker, standing
+    # for K10 or B10, could only be freed by A's tiles: neither set can move first).
+    before = ["R10 K10 B10 J", "R10 O10 J"]
+    for kept in ("R10 O10 J", "J O10 R10"):
+        v = verify(before, ["R10 B10 J", "K10 K11 K12", kept], "K11 K12", rules=STRICT_JOKER)
+        assert codes(v) == ["JOKER_SET_BROKEN"], kept
+    # From a set without a joker it may be taken (whichever R10 ends beside it).
+    v = verify(
+        ["R10 K10 B10 J", "R10 O10 B10"], ["R10 B10 J", "K10 K11 K12", "R10 O10 B10"], "K11 K12", rules=STRICT_JOKER
+    )
+    assert v.valid and v.jokers_freed == 1, codes(v)
     # Only the exact tile frees it: the joker of R10 K10 O10 J stood for B10, and none was laid.
     v = verify(["R10 K10 O10 J"], ["R10 O10 J", "K10 K11 K12"], "K11 K12", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
