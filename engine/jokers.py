@@ -22,8 +22,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   holds all its numbered tiles, unless every joker was freed by its exact tile (the set is then no
   longer locked); a joker freed without its tile breaks it too. A joker that can only stay did
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
-  joker's place; a group's: in a successor, beside a numbered tile of the group, a copy played
-  or taken from a set without a joker).
+  joker's place; a group's: in a successor, beside a numbered tile of the group), a copy played
+  or taken from a set without a joker.
 - ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
   same kind (run or group) holding a numbered tile of its set; under
   ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its
@@ -374,8 +374,11 @@ class _Search:
 
     def _replaced_in_place(self, joker: _Joker) -> bool:
         """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
-        the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``)."""
+        the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), a
+        copy played or from a set without a joker (a locked set keeps its tiles)."""
         (tile,) = joker.options
+        if not self._free_copies.get(tile):
+            return False
         colour, number = tile[0], int(tile[1:])
         source = self.sources[joker.source]
         beside = [key for key in (f"{colour}{number - 1}", f"{colour}{number + 1}") if key in source.numbered]

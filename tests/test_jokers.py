@@ -218,6 +218,17 @@ def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() ->
     assert v.valid, codes(v)
 
 
+def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
+    # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
+    # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot
+    # leave. From K8 K9 K10 (no joker) the K9 may be taken: then it frees the joker.
+    after = ["K7 K8 J", "K10 K11 K12"]
+    v = verify(["K7 K8 J K10", "K8 K9 J"], [*after, "K8 K9 J"], "K11 K12", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+    v = verify(["K7 K8 J K10", "K8 K9 K10"], [*after, "K8 K9 K10"], "K11 K12", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_a_locked_group_freed_by_its_two_tiles_from_the_table_may_split() -> None:
     # J B5 J K5 beside R5 B5 O5 K5: its B5 goes to J B5 R5 and its K5 to B5 O5 K5, so R5 and O5
     # lie in its successors and replace both jokers (which one stood for which is open): the set
