@@ -86,7 +86,9 @@ def follow_jokers(
     untouched) against the jokers of the after-sets ``open_after`` (those no untouched set
     accounts for). ``played`` counts the tiles played from the rack (jokers under ``JOKER_KEY``).
     ``successor_candidates``, when given, are the only after-sets that can share a numbered tile
-    with a moved set (a shortcut for large tables; None: every after-set)."""
+    with a moved set (a shortcut for large tables, and under ``joker_sets_locked`` without the
+    after-sets of the joker sets left as they were, which keep their own tiles; None: every
+    after-set)."""
     if not moved:
         return JokerVerdict((), 0)
     most = rules.supply.limit(JOKER_KEY)

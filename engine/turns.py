@@ -506,23 +506,21 @@ class _Turn:
             if after[k].jokers:
                 relaid.setdefault((after[k].codes, after[k].kind), []).append(k)
         moved = []
+        kept: set[int] = set()  # the after sets of the joker sets left as they were
         for i in changed:
             same = relaid.get((before[i].codes, before[i].kind))
             if same:
-                same.pop()
+                kept.add(same.pop())
             else:
                 moved.append(i)
         open_after = sorted(k for ks in relaid.values() for k in ks)
-        outcome = follow_jokers(
-            before,
-            after,
-            moved,
-            open_after,
-            self.played_keys,
-            self.rules,
-            self.opened,
-            self._successor_candidates(moved),
-        )
+        candidates = self._successor_candidates(moved)
+        if self.rules.joker_sets_locked:
+            # A locked set left as it was keeps its tiles: none of them is a moved set's copy.
+            left = set(self.after_left)
+            kept.update(k for k in range(len(after)) if after[k].jokers and k not in left)
+            candidates = [k for k in (range(len(after)) if candidates is None else candidates) if k not in kept]
+        outcome = follow_jokers(before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates)
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
 

@@ -229,6 +229,19 @@ def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> Non
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_a_locked_set_left_as_it_was_lends_no_tile_to_a_freed_joker() -> None:
+    # R10 K10 J is split and its joker goes to a new run: only O10 or B10 could free it, and
+    # the only O10 lies in R10 O10 J, a locked set left as it was (its R10 is its own, so it is
+    # no successor of the split set). Without a joker that set may lend it; under sabra the
+    # joker set may too (the O10 can take the joker's place and go back).
+    after = ["K10 K11 K12", "J B11 B12", "R10 R11 R12"]
+    rack = "K11 K12 B11 B12 R11 R12"
+    v = verify(["R10 K10 J", "R10 O10 J"], [*after, "R10 O10 J"], rack, rules=STRICT_JOKER)
+    assert not v.valid and "JOKER_SET_BROKEN" in codes(v)
+    assert verify(["R10 K10 J", "R10 O10 B10"], [*after, "R10 O10 B10"], rack, rules=STRICT_JOKER).valid
+    assert verify(["R10 K10 J", "R10 O10 J"], [*after, "R10 O10 J"], rack).valid
+
+
 def test_a_locked_group_freed_by_its_two_tiles_from_the_table_may_split() -> None:
     # J B5 J K5 beside R5 B5 O5 K5: its B5 goes to J B5 R5 and its K5 to B5 O5 K5, so R5 and O5
     # lie in its successors and replace both jokers (which one stood for which is open): the set
