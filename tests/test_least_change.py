@@ -291,7 +291,7 @@ def test_the_first_found_move_is_not_always_the_least_change() -> None:
     for _ in range(60):
         before, rack = playable(rng, (8, 12), 2, 1, table_jokers=False)
         first = suggest(before, rack, True, SABRA, tie_break="any")
-        least = suggest(before, rack, True, SABRA)
+        least = suggest(before, rack, True, SABRA, budget_seconds=30)
         assert first.changes is not None and least.changes is not None
         if first.changes.disturbance.as_tuple() > least.changes.disturbance.as_tuple():
             worse += 1
@@ -324,7 +324,7 @@ def test_tie_break_any_keeps_the_first_found_move() -> None:
     before = [list(T("R5 R6 R7")), list(T("K9 B9 O9 R9"))]
     rack = list(T("R8 K10 K11"))
     first = suggest(before, rack, True, tie_break="any")
-    least = suggest(before, rack, True)
+    least = suggest(before, rack, True, budget_seconds=30)
     assert (len(first.played), first.value) == (len(least.played), least.value)
     assert not first.least_change_proven and least.least_change_proven
     assert first.changes is not None and least.changes is not None
@@ -338,7 +338,7 @@ def test_least_change_prefers_a_new_set_to_breaking_one() -> None:
     least change touches no set."""
     before = [list(T("R5 R6 R7")), list(T("R11 R12 R13"))]
     rack = list(T("R8 R9 R10"))
-    result = suggest(before, rack, True)
+    result = suggest(before, rack, True, budget_seconds=30)
     assert result.changes is not None
     assert result.changes.disturbance.as_tuple() == (0, 0, 1)
     assert [s.kind for s in result.changes.sets] == [UNCHANGED, UNCHANGED, NEW]
@@ -485,7 +485,7 @@ def test_replay_analysis_lists_the_changes_of_missed_plays() -> None:
 def test_least_change_across_kinds(table: list[str], rack: str, least: tuple[int, int, int] | None) -> None:
     before = [list(T(s)) for s in table]
     rack_tiles = list(T(rack))
-    result = suggest(before, rack_tiles, True)
+    result = suggest(before, rack_tiles, True, budget_seconds=30)
     assert result.least_change_proven and result.changes is not None
     assert brute_least_change(before, rack_tiles, True, SABRA, "tiles")[1] == result.changes.disturbance.as_tuple()
     if least is not None:
@@ -527,7 +527,7 @@ def test_intact_gives_up_beyond_its_sets_and_a_joker_rack_stays_proven(monkeypat
     assert intact_module.least_intact([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0) is None
     monkeypatch.undo()
     table = [list(T("R1 R2 R3")), list(T("K5 K6 K7 K8")), list(T("B9 O9 R9"))]
-    result = suggest(table, [*T("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"), *T("J")], True)
+    result = suggest(table, [*T("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"), *T("J")], True, budget_seconds=30)
     assert result.least_change_proven and result.changes is not None
     assert len(result.played) == 14 and result.changes.disturbance.as_tuple() == (0, 0, 2)
 
@@ -618,7 +618,7 @@ def test_least_change_moving_no_tile(table: list[str], rack: str, least: tuple[i
     before = [list(T(s)) for s in table]
     rack_tiles = list(T(rack))
     for rules in (SABRA, PRESETS["free-joker"]):
-        result = suggest(before, rack_tiles, True, rules)
+        result = suggest(before, rack_tiles, True, rules, budget_seconds=30)
         assert result.least_change_proven and result.changes is not None
         assert result.changes.disturbance.as_tuple() == least
         assert brute_least_change(before, rack_tiles, True, rules, "tiles")[1] == least
