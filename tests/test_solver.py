@@ -576,6 +576,19 @@ def test_group_with_a_joker_takes_a_missing_colour() -> None:
     assert_legal(before, rack, True, SABRA, result)
 
 
+def test_a_joker_freed_under_another_reading_of_its_set() -> None:
+    """K1 J J reads best as the run K1 K2 K3 but also as a group of 1s (SPEC §2); the turn is
+    judged by the reading most favourable to the player (SPEC §4), so B1 frees a group joker
+    for O4 O5 J even where joker sets are locked (the case of adamb56789/RummikubSolver's
+    test_ambiguous_two_joker_set_can_be_group)."""
+    before = table("K1 J J")
+    rack = T("B1 O4 O5")
+    for name in ("sabra", "strict-joker"):
+        result = suggest(before, rack, True, PRESETS[name])
+        assert keys(result.played) == keys(rack), name
+        assert_legal(before, rack, True, PRESETS[name], result)
+
+
 def test_free_joker_release_lets_jokers_move() -> None:
     before = table("R1 R2 R3 J")
     rack = T("K5 K6")

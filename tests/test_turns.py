@@ -424,6 +424,13 @@ def test_joker_that_stays_is_not_freed() -> None:
     assert v.valid and v.jokers_freed == 0
 
 
+def test_group_joker_laid_again_in_a_run_was_freed() -> None:
+    """A group joker stays only in an after-group (SPEC §4); in a run standing for the tile it
+    stood for, it was freed (a case Hypothesis found against the property tests' oracle)."""
+    v = verify(["K5 J O5 B5"], ["K5 R5 O5 B5", "R3 R4 J"], "R5 R3 R4")
+    assert v.valid and v.jokers_freed == 1
+
+
 @pytest.mark.parametrize("tile", ["O5", "R5"])
 def test_either_missing_colour_frees_a_group_joker(tile: str) -> None:
     v = verify(["K5 B5 J"], [f"K5 B5 {tile}", "K9 B9 J"], f"{tile} K9 B9")

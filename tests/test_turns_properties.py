@@ -56,9 +56,11 @@ def codes(v: TurnVerdict) -> set[str]:
 
 
 def joker_stands_again(turn: Turn) -> bool:
-    """Whether a joker in some after-run may stand for a tile a before-joker may have stood for:
-    then that joker stayed (SPEC §4: joining and splitting runs keeps it), e.g. ``J K4 K5`` ->
-    ``K3 K4 K5`` + ``K1 K2 J``, and the turn frees no joker."""
+    """Whether a joker in some after-run may stand for a tile a before-run's joker may have
+    stood for: then that joker stayed (SPEC §4: joining and splitting runs keeps it), e.g.
+    ``J K4 K5`` -> ``K3 K4 K5`` + ``K1 K2 J``, and the turn frees no joker. Only run readings of
+    the before-set count: a group joker stays only in an after-group (SPEC §4), so ``K5 J O5 B5``
+    -> ``K5 R5 O5 B5`` + ``R3 R4 J`` frees it although the run's joker stands for R5."""
 
     def options(table: Sequence[Tiles], kind: str | None) -> set[str]:
         return {
@@ -71,7 +73,7 @@ def joker_stands_again(turn: Turn) -> bool:
             for key in joker
         }
 
-    return bool(options(turn.before, None) & options(turn.after, RUN))
+    return bool(options(turn.before, RUN) & options(turn.after, RUN))
 
 
 def keys(tiles: Sequence[Tile]) -> Counter[str]:

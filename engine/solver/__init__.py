@@ -45,8 +45,8 @@ Suggest: the moves considered
   A table set holding a joker is a *block* read by its best reading: its jokers keep standing
   for the same tiles and it keeps its tiles, growing only — a run at either end (numbered
   tiles or jokers, from the rack or the table), a group by a missing colour or a joker.
-  Blocks never merge with each other. Then *variants* of the joker sets are tried, each as a
-  block of its own:
+  Blocks never merge with each other. Then *variants* of the joker sets (under each of a
+  set's readings) are tried, each as a block of its own:
 
   - trimmed (unless ``joker_sets_locked``): numbered tiles taken from the ends of a run or
     out of a group, the jokers staying in place, the set keeping at least 3 tiles and enough
@@ -97,8 +97,9 @@ Suggest: the moves considered
 
 Not modelled (``optimal_proven`` is relative to the moves above): taking a tile out of the
 middle of a joker run (splitting it), moving a joker within its set or to another set except
-by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and the readings of
-an ambiguous joker set other than its best one. Known gap: outside ``joker_release: free``
+by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and, for an
+ambiguous joker set kept whole (only growing), its readings other than its best one (its
+variants are tried under every reading: ``K1 J J`` may give a group joker to ``B1``). Known gap: outside ``joker_release: free``
 the score also counts the numbers that table jokers stand for, so with ``objective="value"``
 and a joker on an opened table the answer is legal but reported with ``optimal_proven=False``.
 

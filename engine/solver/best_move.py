@@ -67,6 +67,7 @@ class _Variant:
     from_rack: tuple[Tile, ...] = ()
     from_pool: tuple[Tile, ...] = ()
     freed: int = 0
+    run: bool | None = None  # read as a run or a group; None: as the set's best reading
 
     @property
     def whole(self) -> bool:
@@ -564,7 +565,8 @@ class _Suggester:
         assert reading is not None
         tiles = reading.tiles if variant is None else variant.tiles
         original = self.table[index] if variant is None or variant.whole else tiles
-        if reading.kind == RUN:
+        run = reading.kind == RUN if variant is None or variant.run is None else variant.run
+        if run:
             ordered = tuple(sorted(tiles, key=_stands_for_number))
             colour = _COLOUR_INDEX[_run_colour(ordered)]
             start, end = _stands_for_number(ordered[0]), _stands_for_number(ordered[-1])
@@ -628,16 +630,20 @@ class _Suggester:
     def _variants(self, index: int) -> list[_Variant]:
         """The ways a table set holding a joker may change besides growing: trimmed (tiles
         taken out while its jokers stay, unless the rules lock joker sets), or with jokers
-        freed by their exact tile (only when freed jokers may go to any set)."""
-        reading = self.readings[index].best
-        assert reading is not None
+        freed by their exact tile (only when freed jokers may go to any set). Under every
+        reading of the set: a turn is judged by the reading most favourable to the player
+        (SPEC §4), so K1 J J, best read as the run K1 K2 K3, may give a group joker to B1."""
+        others = Counter(t.key for t in self.rack)
+        others.update(t.key for k, tiles in enumerate(self.table) if k != index for t in tiles)
         out: list[_Variant] = []
-        if not self.rules.joker_sets_locked:
-            others = Counter(t.key for t in self.rack)
-            others.update(t.key for k, tiles in enumerate(self.table) if k != index for t in tiles)
-            out += _trims(reading.tiles, reading.kind == RUN, others)
-        if self.rules.freed_joker_use == "any_set":
-            out += self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN)
+        for reading in self.readings[index].readings:
+            run = reading.kind == RUN
+            found: list[_Variant] = []
+            if not self.rules.joker_sets_locked:
+                found += _trims(reading.tiles, run, others)
+            if self.rules.freed_joker_use == "any_set":
+                found += self._replacements(reading.tiles, reading.joker_options, run)
+            out += [dataclasses.replace(v, run=run) for v in found]
         return out
 
     def _replacements(
