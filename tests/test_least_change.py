@@ -23,7 +23,7 @@ from engine.sets import TableSet, read_set
 from engine.solver import arrange, suggest
 from engine.tiles import COLORS, SUPPLIES, Tile, parse_tiles
 from engine.turns import verify_turn
-from tests.test_solver import Window, random_sets, remove, sub_multisets, window
+from tests.test_solver import Window, assert_legal, random_sets, remove, sub_multisets, window
 
 CLASSIC = SUPPLIES["classic"].all_tiles()
 
@@ -885,3 +885,28 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     assert _reach(red, [9], supply, 0) == range(9, 10)
     assert _reach(red, [9], supply, 1) == range(8, 11)
     assert _reach(red, [9], supply, 4) == range(1, 14)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_opening_with_manipulation_beside_table_jokers_matches_brute_force(seed: int) -> None:
+    """Opening turns with ``manipulate_on_opening_turn`` on tables holding a joker: no joker may
+    be freed, but a joker run may be split or lose tiles while its joker stays. The answer is
+    legal, never scores above the brute force, and scores its best whenever it claims to
+    (``O8 J O10 O11`` with ``O7 O9 O12 K13 B13 R13``: 6 tiles, ``O7 O8 J`` + ``O9 … O12``)."""
+    rules = dataclasses.replace(SABRA, manipulate_on_opening_turn=True, initial_meld_min=10)
+    rng = random.Random(2500 + seed)
+    claimed = 0
+    for _ in range(14):
+        before, rack = playable(rng, (6, 10), 2, 1)
+        result = suggest(before, rack, False, rules, "tiles", budget_seconds=30, tie_break="any")
+        assert_legal(before, rack, False, rules, result)
+        score, _ = brute_least_change(before, rack, False, rules, "tiles")
+        got = (len(result.played), result.value)
+        where = (words(before), words([rack]), words(result.after))
+        assert got <= score, where
+        if result.optimal_proven:
+            assert got == score, where
+            claimed += 1
+    assert claimed >= 7
+    example = suggest([list(T("O8 J O10 O11"))], list(T("O7 O9 O12 K13 B13 R13")), False, rules)
+    assert len(example.played) == 6 and example.optimal_proven

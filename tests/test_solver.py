@@ -806,13 +806,13 @@ def test_suggestions_are_legal_turns(name: str) -> None:
         opened = rng.random() < 0.7
         objective = rng.choice(["tiles", "value"])
         result = suggest(before, rack, opened, rules, objective, budget_seconds=0.5)
-        value_gap = (
-            objective == "value"
-            and opened
-            and rules.joker_release != "free"
-            and any(t.color is None for s in before for t in s)
-        )
-        assert result.optimal_proven is not (result.budget_exhausted or value_gap)
+        table_joker = any(t.color is None for s in before for t in s)
+        value_gap = objective == "value" and opened and rules.joker_release != "free" and table_joker
+        if not opened and rules.manipulate_on_opening_turn and table_joker:
+            # a relaxed problem bounds the moves changing joker sets: its best move may not be legal
+            assert not (result.optimal_proven and result.budget_exhausted)
+        else:
+            assert result.optimal_proven is not (result.budget_exhausted or value_gap)
         assert_legal(before, rack, opened, rules, result)
 
 

@@ -39,8 +39,12 @@ Suggest: the moves considered
   least ``initial_meld_min`` (a joker is worth the tile it stands for); the table untouched.
 * Opening turn with ``manipulate_on_opening_turn``: the best move whose sets made only of
   played tiles reach the minimum (the best move ignoring the minimum if its own sets reach
-  it, else every minimal meld plus the best move with the rest of the rack). Sets holding a
-  joker only grow (no joker may be freed before opening).
+  it, else every minimal meld plus the best move with the rest of the rack), first with the
+  sets holding a joker only growing (no joker may be freed before opening), then with every
+  set taken apart and the run jokers pinned as their tiles (a run joker stays in a run
+  standing for its tile, so a joker run may be split or lose tiles): a relaxed problem, its
+  other jokers anywhere, whose moves are candidates too; when its best move is not a legal
+  turn, ``optimal_proven`` is false.
 * Opened: every table set without a joker may be taken apart and rebuilt with rack tiles.
   A table set holding a joker is a *block* read by its best reading: its jokers keep standing
   for the same tiles and it keeps its tiles, growing only — a run at either end (numbered
@@ -95,8 +99,8 @@ Suggest: the moves considered
 * Among moves of equal score the one keeping every table set whole (only extended) wins, so
   the suggested table changes as little as possible; unchanged sets keep their tiles' order.
 
-Not modelled (``optimal_proven`` is relative to the moves above): taking a tile out of the
-middle of a joker run (splitting it), moving a joker within its set or to another set except
+Not modelled (``optimal_proven`` is relative to the moves above): on an opened table, taking
+a tile out of the middle of a joker run (splitting it) except as a relaxed problem's move, moving a joker within its set or to another set except
 by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and, for an
 ambiguous joker set kept whole (only growing), its readings other than its best one (its
 variants are tried under every reading: ``K1 J J`` may give a group joker to ``B1``). Known gap: outside ``joker_release: free``

@@ -149,7 +149,7 @@ class _Suggester:
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
-        self.pinned_keys = {t.key for stands in self.pinned.values() for t in stands}
+        self.pinned_counts = Counter(t.key for stands in self.pinned.values() for t in stands)
 
     # --- passes -----------------------------------------------------------------------
 
@@ -285,6 +285,7 @@ class _Suggester:
             floor=self._best_score() + 1,
             candidate=False,
             max_calls=max_calls,
+            pin=True,
         )
         if relaxed is None:
             return None if self.gave_up or self.exhausted else []
@@ -370,9 +371,22 @@ class _Suggester:
         """Opening when manipulation is allowed: the sets made only of played tiles must reach
         the minimum. Tries the plain opening; then the best move ignoring the minimum, kept if
         its sets made only of played tiles reach it; else every minimal meld plus the best
-        move with the rest of the rack. Jokers on the table are never freed before opening."""
+        move with the rest of the rack. Jokers on the table are never freed before opening.
+        The joker sets are kept whole first (growing only); then, as they may also lose tiles
+        or be split while their jokers stay, every set is taken apart with the run jokers
+        pinned as their tiles (``_pinned``) and the other jokers anywhere: a relaxed problem
+        whose moves are candidates too, so that when its best is not a legal turn the answer
+        is not claimed optimal."""
         self._pass(self._opening_problem(), untouched=True)
-        bound = self._pass(self._problem(dissolve=self.plain), candidate=False)
+        self._opening_moves(self.plain, pin=False)
+        if len(self.plain) < len(self.table) and not self.exhausted:
+            self._opening_moves(set(range(len(self.table))), pin=True)
+
+    def _opening_moves(self, dissolve: set[int], pin: bool) -> None:
+        """The best opening move with the sets in ``dissolve`` taken apart (the others kept
+        whole): the best move ignoring the minimum if its sets made only of played tiles reach
+        it, else every minimal meld plus the best move with the rest of the rack."""
+        bound = self._pass(self._problem(dissolve=dissolve, pin=pin), candidate=False, pin=pin)
         if bound is None or self.exhausted or self._best_score() >= bound.score:
             return
         if self._meld_value(bound) >= self.rules.initial_meld_min:
@@ -383,7 +397,9 @@ class _Suggester:
                 self.exhausted = True
                 return
             rest = tiles_without(self.rack, [t for s in meld for t in s])
-            self._pass(self._problem(dissolve=self.plain, rack=rest), fixed=meld, floor=self._best_score() + 1)
+            self._pass(
+                self._problem(dissolve=dissolve, rack=rest, pin=pin), fixed=meld, floor=self._best_score() + 1, pin=pin
+            )
             if self._best_score() >= bound.score:
                 return
 
@@ -396,13 +412,15 @@ class _Suggester:
         floor: int | None = None,
         candidate: bool = True,
         max_calls: int | None = None,
+        pin: bool = False,
     ) -> _Outcome | None:
         """Solve one problem and lay out its move; None when it has no solution, none scoring
         at least ``floor`` (a move's score, not the search's), or the time ran out (then
         ``self.exhausted`` is set) or the pass used up its ``max_calls`` (then ``self.gave_up``
         is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
         the table is not part of the problem and stays as it is. The move is recorded as a
-        candidate answer unless ``candidate`` is false."""
+        candidate answer unless ``candidate`` is false. ``pin``: the problem was built with
+        ``pin`` (its pinned jokers are laid back as jokers)."""
         p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
         # and stands for at least 1, and the move's value counts its jokers' best points only
@@ -416,7 +434,7 @@ class _Suggester:
                 if not candidate and max_calls is not None:
 
                     def accept(laid: _Laid) -> bool:
-                        return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed))
+                        return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed, pin))
 
                 solved = self.portfolio.solve(p, need, max_calls, accept)
             except _OutOfTime:
@@ -446,7 +464,7 @@ class _Suggester:
                 return None
             laid = _Builder(search)
             laid.build()
-        outcome = self._outcome(laid, problem[1], untouched, whole, fixed)
+        outcome = self._outcome(laid, problem[1], untouched, whole, fixed, pin)
         if candidate:
             self.candidates.append(outcome)
         return outcome
@@ -582,9 +600,11 @@ class _Suggester:
         or the rack every legal move keeps the joker standing for one of them (a run's joker
         in a run, a group's in a group of its number). A relaxed problem places such jokers
         as those tiles (``_problem``; a group's jokers as distinct missing colours: with no
-        copy of any elsewhere, any will do), which no other problem holds: ``_outcome`` lays
-        them back as jokers. Only sets with one reading."""
-        if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
+        copy of any elsewhere, any will do), and ``_outcome`` lays them back as jokers. Before
+        opening no joker may be freed at all (SPEC §4), so every run joker is pinned then.
+        Only sets with one reading."""
+        free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
+        if free and self.opened:
             return {}
         present = Counter(t.key for t in self.rack)
         present.update(t.key for s in self.table for t in s)
@@ -593,7 +613,8 @@ class _Suggester:
             best = reading.best
             if i in self.plain or best is None or len(reading.readings) != 1:
                 continue
-            if any(present[t.key] for options in best.joker_options for t in options):
+            never_freed = not self.opened and best.kind == RUN
+            if not never_freed and (free or any(present[t.key] for options in best.joker_options for t in options)):
                 continue
             stands: list[Tile] = []
             for options in best.joker_options:
@@ -694,9 +715,11 @@ class _Suggester:
         untouched: bool,
         whole: bool,
         fixed: Sequence[tuple[Tile, ...]],
+        pin: bool = False,
     ) -> _Outcome:
         """Lay out the table after a solved pass (table sets in their places, unchanged ones
-        as they were given, new sets last) and account for the played tiles."""
+        as they were given, new sets last) and account for the played tiles. After a pass
+        with ``pin``, the tiles the pinned jokers stood for are those jokers again."""
         kept: dict[int, tuple[Tile, ...]] = {}
         for run in builder.done_runs:
             if run.block is not None:
@@ -720,8 +743,8 @@ class _Suggester:
                     after.append(tiles)
                     del pending[same]
         after.extend(pending)
-        if self.pinned_keys:  # the tiles the pinned jokers stood for in the search are those jokers
-            after = [tuple(joker_as(t) if t.key in self.pinned_keys else t for t in s) for s in after]
+        if pin and self.pinned_counts:
+            after = _jokers_back(after, self.pinned_counts)
         played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
         played = tiles_of_keys(played_keys)
         joker_points = builder.joker_values + [p for s in fixed for p in _joker_points(s)]
@@ -797,6 +820,23 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
         if len(kept_keys) >= max(1, rivals):
             out.append(_Variant(kept_tiles, released=given_tiles))
     return out
+
+
+def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[str]) -> list[tuple[Tile, ...]]:
+    """The after table with ``pinned`` copies of each tile laid back as the jokers that stood
+    for them: first where such a tile lies in a run (a run joker stays only in a run), then
+    anywhere (a move ``verify_turn`` then judges)."""
+    left = Counter(pinned)
+    sets = [list(s) for s in after]
+    for runs_only in (True, False):
+        for tiles in sets:
+            if runs_only and len({t.color for t in tiles if t.color is not None}) != 1:
+                continue
+            for i, t in enumerate(tiles):
+                if t.color is not None and left[t.key]:
+                    tiles[i] = joker_as(t)
+                    left[t.key] -= 1
+    return [tuple(tiles) for tiles in sets]
 
 
 def _joker_points(tiles: Sequence[Tile]) -> list[int]:
