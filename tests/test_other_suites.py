@@ -45,6 +45,9 @@ def _post(client: FlaskClient, path: str, body: dict[str, Any]) -> dict[str, Any
 
 def test_every_suite_is_well_formed() -> None:
     suites = sorted(SUITES.glob("*.json"))
+    assert len(suites) >= 50, "the suites are missing"
+    for kind in KINDS:
+        assert _cases(kind), f"no {kind} case"
     for path in suites:
         suite = json.loads(path.read_text(encoding="utf-8"))
         source = suite["source"]
