@@ -100,10 +100,11 @@ Suggest: the moves considered
   the suggested table changes as little as possible; unchanged sets keep their tiles' order.
 
 Not modelled (``optimal_proven`` is relative to the moves above): on an opened table, taking
-a tile out of the middle of a joker run (splitting it) except as a relaxed problem's move, moving a joker within its set or to another set except
-by its exact tile, freeing jokers under ``new_set_with_two_rack_tiles``, and, for an
-ambiguous joker set kept whole (only growing), its readings other than its best one (its
-variants are tried under every reading: ``K1 J J`` may give a group joker to ``B1``). Known gap: outside ``joker_release: free``
+a tile out of the middle of a joker run (splitting it) except as a relaxed problem's move,
+moving a joker within its set or to another set except by its exact tile, freeing jokers
+under ``new_set_with_two_rack_tiles``, and, for an ambiguous joker set kept whole (only
+growing), its readings other than its best one (its variants are tried under every reading:
+``K1 J J`` may give a group joker to ``B1``). Known gap: outside ``joker_release: free``
 the score also counts the numbers that table jokers stand for, so with ``objective="value"``
 and a joker on an opened table the answer is legal but reported with ``optimal_proven=False``.
 
