@@ -839,3 +839,17 @@ def test_value_objective_with_table_jokers_is_not_claimed_optimal() -> None:
     assert_legal(before, rack, True, PRESETS["sabra"], value)
     assert suggest(before, rack, True, PRESETS["sabra"], "tiles").optimal_proven
     assert suggest(before, rack, True, PRESETS["free-joker"], "value").optimal_proven
+
+
+@pytest.mark.parametrize("group", ["O4 R4 B4 K4", "O4 R4 B4 J"])
+def test_opening_with_manipulation_counts_the_meld_beside_the_rest(group: str) -> None:
+    """The opening's meld K10…K13 (46) is laid first, then joined to K7 K8 K9, while O5 O6 take
+    the O4 of the group (whose joker stays standing for K4): 6 tiles. The rest of the move
+    alone (O5 O6) scores less than the move keeping the table whole (K10…K13): the search for
+    the rest must not be asked to beat that on its own."""
+    rules = dataclasses.replace(SABRA, manipulate_on_opening_turn=True)
+    before = table(group, "K7 K8 K9")
+    rack = T("O5 O6 K10 K11 K12 K13 B4")
+    result = suggest(before, rack, False, rules)
+    assert len(result.played) == 6 and result.optimal_proven
+    assert_legal(before, rack, False, rules, result)

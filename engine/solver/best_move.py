@@ -149,7 +149,8 @@ class _Suggester:
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
-        self.pinned_counts = Counter(t.key for stands in self.pinned.values() for t in stands)
+        runs = {i for i in self.pinned if (best := self.readings[i].best) is not None and best.kind == RUN}
+        self.pinned_counts = Counter((t.key, i in runs) for i, stands in self.pinned.items() for t in stands)
 
     # --- passes -----------------------------------------------------------------------
 
@@ -396,10 +397,12 @@ class _Suggester:
             if time.perf_counter() > self.deadline:
                 self.exhausted = True
                 return
-            rest = tiles_without(self.rack, [t for s in meld for t in s])
-            self._pass(
-                self._problem(dissolve=dissolve, rack=rest, pin=pin), fixed=meld, floor=self._best_score() + 1, pin=pin
-            )
+            laid = [t for s in meld for t in s]
+            rest = tiles_without(self.rack, laid)
+            # the search scores the rest of the move only: the meld's own score comes on top
+            most = sum(t.number if t.color is not None else _LAST for t in laid)
+            floor = self._best_score() + 1 - len(laid) * self.tile_weight - most * self.value_weight
+            self._pass(self._problem(dissolve=dissolve, rack=rest, pin=pin), fixed=meld, floor=floor, pin=pin)
             if self._best_score() >= bound.score:
                 return
 
@@ -601,8 +604,8 @@ class _Suggester:
         in a run, a group's in a group of its number). A relaxed problem places such jokers
         as those tiles (``_problem``; a group's jokers as distinct missing colours: with no
         copy of any elsewhere, any will do), and ``_outcome`` lays them back as jokers. Before
-        opening no joker may be freed at all (SPEC §4), so every run joker is pinned then.
-        Only sets with one reading."""
+        opening no joker may be freed at all (SPEC §4), so every run joker is pinned then, and
+        a group's jokers when they stand for every colour it lacks. Only sets with one reading."""
         free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
         if free and self.opened:
             return {}
@@ -613,7 +616,12 @@ class _Suggester:
             best = reading.best
             if i in self.plain or best is None or len(reading.readings) != 1:
                 continue
-            never_freed = not self.opened and best.kind == RUN
+            # before opening a joker stays: a run's standing for its tile, a group's for one of
+            # its missing colours (all of them, when its jokers fill every one)
+            never_freed = not self.opened and (
+                best.kind == RUN
+                or len({t.key for options in best.joker_options for t in options}) == len(best.joker_options)
+            )
             if not never_freed and (free or any(present[t.key] for options in best.joker_options for t in options)):
                 continue
             stands: list[Tile] = []
@@ -822,20 +830,29 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
     return out
 
 
-def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[str]) -> list[tuple[Tile, ...]]:
-    """The after table with ``pinned`` copies of each tile laid back as the jokers that stood
-    for them: first where such a tile lies in a run (a run joker stays only in a run), then
-    anywhere (a move ``verify_turn`` then judges)."""
+def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, bool]]) -> list[tuple[Tile, ...]]:
+    """The after table with the tiles that pinned jokers stood for laid back as those jokers
+    (``pinned`` counts them by tile and whether their set was a run): first where such a tile
+    lies in a set of its jokers' kind (a run joker stays only in a run, a group joker only in
+    a group), then anywhere (a move ``verify_turn`` then judges)."""
     left = Counter(pinned)
     sets = [list(s) for s in after]
-    for runs_only in (True, False):
+
+    def kind_is_run(tiles: list[Tile]) -> bool | None:
+        numbered = [t for t in tiles if t.color is not None]
+        if len({t.color for t in numbered}) == 1 and len({t.number for t in numbered}) == len(numbered):
+            return True
+        return False if len({t.number for t in numbered}) == 1 else None
+
+    for matching in (True, False):
         for tiles in sets:
-            if runs_only and len({t.color for t in tiles if t.color is not None}) != 1:
-                continue
+            shape = kind_is_run(tiles)
             for i, t in enumerate(tiles):
-                if t.color is not None and left[t.key]:
-                    tiles[i] = joker_as(t)
-                    left[t.key] -= 1
+                for run in (True, False):
+                    if t.color is not None and left[t.key, run] and (not matching or shape is run):
+                        tiles[i] = joker_as(t)
+                        left[t.key, run] -= 1
+                        break
     return [tuple(tiles) for tiles in sets]
 
 
