@@ -385,12 +385,14 @@ class _Suggester:
 
     def _opening_moves(self, dissolve: set[int], pin: bool) -> None:
         """The best opening move with the sets in ``dissolve`` taken apart (the others kept
-        whole): the best move ignoring the minimum if its sets made only of played tiles reach
-        it, else every minimal meld plus the best move with the rest of the rack."""
+        whole). The minimum is a condition on the tiles played, not on where they end (SPEC
+        §4: the meld may be laid first, then joined to table sets): the best move ignoring it,
+        when that is a legal turn; else, for every minimal meld, the best move playing at
+        least its tiles, anywhere."""
         bound = self._pass(self._problem(dissolve=dissolve, pin=pin), candidate=False, pin=pin)
         if bound is None or self.exhausted or self._best_score() >= bound.score:
             return
-        if self._meld_value(bound) >= self.rules.initial_meld_min:
+        if self._legal(bound):
             self.candidates.append(bound)
             return
         for meld in _minimal_melds(self.rack, self.rules.initial_meld_min):
@@ -398,11 +400,11 @@ class _Suggester:
                 self.exhausted = True
                 return
             laid = [t for s in meld for t in s]
-            rest = tiles_without(self.rack, laid)
-            # the search scores the rest of the move only: the meld's own score comes on top
-            most = sum(t.number if t.color is not None else _LAST for t in laid)
-            floor = self._best_score() + 1 - len(laid) * self.tile_weight - most * self.value_weight
-            self._pass(self._problem(dissolve=dissolve, rack=rest, pin=pin), fixed=meld, floor=floor, pin=pin)
+            # the search does not score a played joker it must place as the move does (a table
+            # joker is no played tile): a lower floor for each, which only costs search
+            jokers = sum(1 for t in laid if t.color is None)
+            floor = self._best_score() + 1 - jokers * (self.tile_weight + _LAST * self.value_weight)
+            self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pin=pin), floor=floor, pin=pin)
             if self._best_score() >= bound.score:
                 return
 
@@ -498,12 +500,14 @@ class _Suggester:
         rack: Sequence[Tile] | None = None,
         variants: dict[int, _Variant] | None = None,
         pin: bool = False,
+        must: Sequence[Tile] = (),
     ) -> tuple[_Problem, _Blocks]:
         """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
         are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
         placed. With ``pin``, a joker that can never be freed (``_pinned``) goes to the pool
-        as the tile it stands for: every legal move keeps it standing for that tile."""
-        rack = self.rack if rack is None else rack
+        as the tile it stands for: every legal move keeps it standing for that tile. ``must``:
+        tiles of the rack that the move must play (placed like the table's, scored as played)."""
+        rack = tiles_without(self.rack if rack is None else rack, must)
         variants = variants or {}
         required, optional = _empty_counts(), _empty_counts()
         jokers = jokers_required = 0
@@ -514,6 +518,13 @@ class _Suggester:
                 optional[_COLOUR_INDEX[t.color]][t.number] += 1
         blocks: _Blocks = {}
         uncounted = 0
+        for t in must:
+            if t.color is None:
+                jokers += 1
+                jokers_required += 1
+            else:
+                required[_COLOUR_INDEX[t.color]][t.number] += 1
+                uncounted += self.tile_weight + t.number * self.value_weight
         for i, tiles in enumerate(self.table):
             if i in dissolve:
                 stands = self.pinned.get(i, ()) if pin else ()
@@ -761,18 +772,6 @@ class _Suggester:
         score = count * self.tile_weight + value * self.value_weight
         return _Outcome(score, tuple(after), played, value, whole)
 
-    def _meld_value(self, outcome: _Outcome) -> int:
-        """A total value of after sets made only of played tiles (greedy, highest first)."""
-        left = Counter(t.key for t in outcome.played)
-        total = 0
-        for points, keys in sorted(
-            ((_set_points(s), Counter(t.key for t in s)) for s in outcome.after), key=lambda x: -x[0]
-        ):
-            if not (keys - left):
-                left -= keys
-                total += points
-        return total
-
     def _legal(self, outcome: _Outcome) -> bool:
         known = self.verdicts.get(id(outcome))
         if known is not None and known[0] is outcome:
@@ -867,8 +866,3 @@ def _stands_for_number(tile: Tile) -> int:
         return tile.number
     assert tile.declared is not None
     return tile.declared.number
-
-
-def _set_points(tiles: Sequence[Tile]) -> int:
-    reading = read_set(tiles)
-    return reading.value or 0
