@@ -853,3 +853,15 @@ def test_opening_with_manipulation_counts_the_meld_beside_the_rest(group: str) -
     result = suggest(before, rack, False, rules)
     assert len(result.played) == 6 and result.optimal_proven
     assert_legal(before, rack, False, rules, result)
+
+
+def test_opening_with_manipulation_may_join_its_meld_to_table_sets() -> None:
+    """The meld R9 R10 R11 (30) need not stay a set of its own: laid first, it may be joined
+    to the table's R8 (R7 going to B7 K7, the meld's R9 to the 9s): all 5 tiles for 44."""
+    rules = dataclasses.replace(PRESETS["free-joker"], manipulate_on_opening_turn=True, initial_meld_min=20)
+    before = table("R7 R8 R9", "K9 B9 O9")
+    rack = T("R11 R9 R10 B7 K7")
+    for objective in ("tiles", "value"):
+        result = suggest(before, rack, False, rules, objective)
+        assert (len(result.played), result.value) == (5, 44) and result.optimal_proven, objective
+        assert_legal(before, rack, False, rules, result)
