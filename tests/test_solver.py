@@ -865,3 +865,15 @@ def test_opening_with_manipulation_may_join_its_meld_to_table_sets() -> None:
         result = suggest(before, rack, False, rules, objective)
         assert (len(result.played), result.value) == (5, 44) and result.optimal_proven, objective
         assert_legal(before, rack, False, rules, result)
+
+
+def test_opening_with_manipulation_keeps_a_group_joker_in_its_group() -> None:
+    """Before opening a group joker stays, standing for a missing colour of its group: O9 leaves
+    O9 K9 J for the run O6 … O11 while the joker stands for R9 beside K9 and the played B9 (each
+    way of pinning it is a relaxed problem of its own): 6 tiles, proven."""
+    rules = dataclasses.replace(SABRA, manipulate_on_opening_turn=True)
+    before = table("O9 K9 J", "O6 O7 O8")
+    rack = T("B9 O10 O11 K11 K12 K13")
+    result = suggest(before, rack, False, rules)
+    assert len(result.played) == 6 and result.optimal_proven
+    assert_legal(before, rack, False, rules, result)

@@ -39,12 +39,14 @@ Suggest: the moves considered
   least ``initial_meld_min`` (a joker is worth the tile it stands for); the table untouched.
 * Opening turn with ``manipulate_on_opening_turn``: the best move whose sets made only of
   played tiles reach the minimum (the best move ignoring the minimum if its own sets reach
-  it, else every minimal meld plus the best move with the rest of the rack), first with the
-  sets holding a joker only growing (no joker may be freed before opening), then with every
-  set taken apart and the run jokers pinned as their tiles (a run joker stays in a run
-  standing for its tile, so a joker run may be split or lose tiles): a relaxed problem, its
-  other jokers anywhere, whose moves are candidates too; when its best move is not a legal
-  turn, ``optimal_proven`` is false.
+  it, else for every minimal meld the best move playing at least its tiles, anywhere: the
+  meld may be laid first, then joined to table sets), first with the sets holding a joker
+  only growing (no joker may be freed before opening), then with every set taken apart and
+  the jokers pinned as tiles they may stand for (a run joker stays in a run standing for its
+  tile, a group joker stands for a missing colour of its group, so a joker set may be split
+  or lose tiles): one relaxed problem per way of pinning them (at most ``_OPENING_PINS``;
+  beyond, only the jokers with one way are pinned, the others go anywhere), whose moves are
+  candidates too; when the best of them is not a legal turn, ``optimal_proven`` is false.
 * Opened: every table set without a joker may be taken apart and rebuilt with rack tiles.
   A table set holding a joker is a *block* read by its best reading: its jokers keep standing
   for the same tiles and it keeps its tiles, growing only — a run at either end (numbered

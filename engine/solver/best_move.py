@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -75,6 +76,7 @@ class _Variant:
 
 
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
+_OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -148,9 +150,9 @@ class _Suggester:
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
-        self.pinned = self._pinned()
-        runs = {i for i in self.pinned if (best := self.readings[i].best) is not None and best.kind == RUN}
-        self.pinned_counts = Counter((t.key, i in runs) for i, stands in self.pinned.items() for t in stands)
+        self.pinned: dict[int, tuple[Tile, ...]] = {}
+        self.pinned_counts: Counter[tuple[str, bool]] = Counter()
+        self._pin(self._pinned())
 
     # --- passes -----------------------------------------------------------------------
 
@@ -363,25 +365,60 @@ class _Suggester:
     def _best_score(self) -> int:
         return max((o.score for o in self.candidates), default=0)
 
+    def _best_legal_score(self) -> int:
+        """The best score of a candidate that is a legal turn (relaxed problems' moves may not be)."""
+        return max((o.score for o in self.candidates if self._legal(o)), default=0)
+
     def _ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""
         points = sum(t.number if t.color is not None else _LAST for t in self.rack)
         return len(self.rack) * self.tile_weight + points * self.value_weight
 
     def _opening_with_manipulation(self) -> None:
-        """Opening when manipulation is allowed: the sets made only of played tiles must reach
-        the minimum. Tries the plain opening; then the best move ignoring the minimum, kept if
-        its sets made only of played tiles reach it; else every minimal meld plus the best
-        move with the rest of the rack. Jokers on the table are never freed before opening.
+        """Opening when manipulation is allowed: valid sets made only of played tiles must reach
+        the minimum. Tries the plain opening; then the moves of ``_opening_moves``. Jokers on
+        the table are never freed before opening.
         The joker sets are kept whole first (growing only); then, as they may also lose tiles
-        or be split while their jokers stay, every set is taken apart with the run jokers
-        pinned as their tiles (``_pinned``) and the other jokers anywhere: a relaxed problem
-        whose moves are candidates too, so that when its best is not a legal turn the answer
-        is not claimed optimal."""
+        or be split while their jokers stay, every set is taken apart with the jokers pinned
+        as tiles they may stand for, each way of pinning them a relaxed problem
+        (``_opening_pins``) whose moves are candidates too, so that when the best of them is
+        not a legal turn the answer is not claimed optimal."""
         self._pass(self._opening_problem(), untouched=True)
         self._opening_moves(self.plain, pin=False)
-        if len(self.plain) < len(self.table) and not self.exhausted:
-            self._opening_moves(set(range(len(self.table))), pin=True)
+        if len(self.plain) < len(self.table):
+            for pins in self._opening_pins():
+                if self.exhausted:
+                    break
+                self._pin(pins)
+                self._opening_moves(set(range(len(self.table))), pin=True)
+            self._pin(self._pinned())
+
+    def _pin(self, pinned: dict[int, tuple[Tile, ...]]) -> None:
+        """Pin these jokers (by table set: the tiles they stand for) in the relaxed problems."""
+        runs = {i for i in pinned if (best := self.readings[i].best) is not None and best.kind == RUN}
+        self.pinned = pinned
+        self.pinned_counts = Counter((t.key, i in runs) for i, stands in pinned.items() for t in stands)
+
+    def _opening_pins(self) -> list[dict[int, tuple[Tile, ...]]]:
+        """Before opening no joker may be freed (SPEC §4): in every legal move each joker of a
+        set with one reading stands for one of the tiles it may stand for (a run's in a run,
+        a group's for a missing colour in a group of its number). Every way its jokers can do
+        so, all sets together, each a relaxed problem of its own (their union holds every
+        legal move); beyond ``_OPENING_PINS`` ways, only the jokers ``_pinned`` fixes."""
+        per_set = []
+        for i, reading in enumerate(self.readings):
+            best = reading.best
+            if i in self.plain or best is None or len(reading.readings) != 1:
+                continue
+            ways = {
+                tuple(sorted(combo, key=lambda t: t.key))
+                for combo in itertools.product(*best.joker_options)
+                if len({t.key for t in combo}) == len(combo)
+            }
+            per_set.append([(i, way) for way in sorted(ways, key=lambda way: [t.key for t in way])])
+        if math.prod(len(ways) for ways in per_set) > _OPENING_PINS:
+            return [self._pinned()]
+        return [dict(combo) for combo in itertools.product(*per_set)]
 
     def _opening_moves(self, dissolve: set[int], pin: bool) -> None:
         """The best opening move with the sets in ``dissolve`` taken apart (the others kept
@@ -390,7 +427,7 @@ class _Suggester:
         when that is a legal turn; else, for every minimal meld, the best move playing at
         least its tiles, anywhere."""
         bound = self._pass(self._problem(dissolve=dissolve, pin=pin), candidate=False, pin=pin)
-        if bound is None or self.exhausted or self._best_score() >= bound.score:
+        if bound is None or self.exhausted or self._best_legal_score() >= bound.score:
             return
         if self._legal(bound):
             self.candidates.append(bound)
@@ -403,9 +440,9 @@ class _Suggester:
             # the search does not score a played joker it must place as the move does (a table
             # joker is no played tile): a lower floor for each, which only costs search
             jokers = sum(1 for t in laid if t.color is None)
-            floor = self._best_score() + 1 - jokers * (self.tile_weight + _LAST * self.value_weight)
+            floor = self._best_legal_score() + 1 - jokers * (self.tile_weight + _LAST * self.value_weight)
             self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pin=pin), floor=floor, pin=pin)
-            if self._best_score() >= bound.score:
+            if self._best_legal_score() >= bound.score:
                 return
 
     def _pass(
