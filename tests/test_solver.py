@@ -877,3 +877,25 @@ def test_opening_with_manipulation_keeps_a_group_joker_in_its_group() -> None:
     result = suggest(before, rack, False, rules)
     assert len(result.played) == 6 and result.optimal_proven
     assert_legal(before, rack, False, rules, result)
+
+
+@pytest.mark.parametrize(
+    ("before", "rack", "count"),
+    [
+        # B7 frees the group's joker, laid in a new set with the rack's O6 and O7
+        (["O7 O8 O9", "K7 R7 J"], "O7 O10 B7 O6 R8", 4),
+        # B10 leaves K10 B10 J for B9 B10 B11 and O10 refills it, the joker staying as R10:
+        # no variant models that, the relaxed problem of the joker set finds it
+        (["K11 B11 O11", "K10 B10 J"], "R11 O10 B9", 3),
+        # O8 frees J=O8 into K6 R6 J; the rest (O6) need not beat the best move on its own
+        (["O7 J=O8 O9 J=O10"], "O8 O6 R6 K6", 4),
+    ],
+)
+def test_pressman_freed_jokers_beside_the_rest_of_the_move(before: list[str], rack: str, count: int) -> None:
+    """Under pressman-2009 (a freed joker goes to a new set with two rack tiles) the best moves
+    of these positions, found by a brute force over every move, were missed yet claimed
+    optimal (3, 2 and 3 tiles)."""
+    rules = PRESETS["pressman-2009"]
+    result = suggest(table(*before), T(rack), True, rules)
+    assert len(result.played) == count and result.optimal_proven
+    assert_legal(table(*before), T(rack), True, rules, result)

@@ -82,6 +82,9 @@ Suggest: the moves considered
   set's tiles, or the tile freeing it joins one of them): the relaxed problem lays one
   (``groups_needed``: the search sends such a tile or a joker to the groups of that number,
   the integer programme has a row for it).
+  When no joker set has a variant, the relaxed problem of every joker set still runs, and
+  its move is kept when legal (a group trimmed below three and refilled, a joker freed into a
+  set mixing table tiles: moves no variant models).
   When the rack holds no joker and the passes one by one have needed a few HiGHS runs
   (``suggest._ONE_BY_ONE``) without settling the variants, every combination is solved at
   once instead (``choices``: one integer programme with a binary variable per variant,

@@ -184,7 +184,15 @@ class _Suggester:
         self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
         self.variant_start = self.portfolio.solves
         passes += two_tile
-        if not passes or self._best_score() >= self._ceiling():
+        if self._best_score() >= self._ceiling():
+            return
+        if not passes:
+            # no variant to try, yet a relaxed problem of every joker set may find a legal move
+            # the passes do not model (a group trimmed below three and refilled, a joker freed
+            # into a set mixing table tiles): kept when it is legal
+            joker_sets = frozenset(range(len(self.table))) - self.plain
+            if joker_sets:
+                self._relaxed_settles(self._relaxed(joker_sets, _RELAXED_CALLS))
             return
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
@@ -327,8 +335,16 @@ class _Suggester:
             self._pass(
                 self._problem(dissolve=self.plain, rack=rack, variants=variants),
                 fixed=fixed,
-                floor=self._best_score() + 1,
+                floor=self._best_score() + 1 - self._most_score(fixed),
             )
+
+    def _most_score(self, fixed: Sequence[tuple[Tile, ...]]) -> int:
+        """At most what the sets laid outside the search add to a move's score (each of their
+        tiles counted as played, a joker as 13): the search for the rest of the move need
+        only beat the best move less that."""
+        tiles = [t for s in fixed for t in s]
+        points = sum(t.number if t.color is not None else _LAST for t in tiles)
+        return len(tiles) * self.tile_weight + points * self.value_weight
 
     def _two_tile_frees(self) -> list[_VariantPass]:
         """Under ``freed_joker_use: new_set_with_two_rack_tiles``: one joker freed by its exact
