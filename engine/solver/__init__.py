@@ -106,8 +106,11 @@ Suggest: the moves considered
 
 Not modelled (``optimal_proven`` is relative to the moves above): on an opened table, taking
 a tile out of the middle of a joker run (splitting it) except as a relaxed problem's move,
-moving a joker within its set or to another set except by its exact tile, freeing jokers
-under ``new_set_with_two_rack_tiles``, and, for an ambiguous joker set kept whole (only
+moving a joker within its set or to another set except by its exact tile, taking apart a
+set whose jokers were all freed by their exact tiles (it is kept whole, growing only:
+``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` answers 3 tiles where 4 are legal,
+as a relaxed problem's move is not), freeing jokers under ``new_set_with_two_rack_tiles``
+other than into a new set of rack tiles, and, for an ambiguous joker set kept whole (only
 growing), its readings other than its best one (its variants are tried under every reading:
 ``K1 J J`` may give a group joker to ``B1``). Known gap: outside ``joker_release: free``
 the score also counts the numbers that table jokers stand for, so with ``objective="value"``
