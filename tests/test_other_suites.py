@@ -64,24 +64,21 @@ def test_set(client: FlaskClient, case: dict[str, Any]) -> None:
     vc.check_set_result(case, _post(client, "/v1/sets/validate", vc.set_request(case))["sets"][0])
 
 
-@pytest.mark.parametrize("case", _cases("melds"))
-def test_meld(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_meld(case, _post(client, "/v1/melds/check", case["request"]))
+# The verdicts whose request is the case's own, by kind: the endpoint and the vectors' check.
+VERDICTS = {
+    "melds": ("/v1/melds/check", vc.check_meld),
+    "turns": ("/v1/turns/verify", vc.check_turn),
+    "rounds": ("/v1/rounds/score", vc.check_round),
+    "matches": ("/v1/matches/score", vc.check_match),
+}
 
 
-@pytest.mark.parametrize("case", _cases("turns"))
-def test_turn(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_turn(case, _post(client, "/v1/turns/verify", case["request"]))
-
-
-@pytest.mark.parametrize("case", _cases("rounds"))
-def test_round(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_round(case, _post(client, "/v1/rounds/score", case["request"]))
-
-
-@pytest.mark.parametrize("case", _cases("matches"))
-def test_match(client: FlaskClient, case: dict[str, Any]) -> None:
-    vc.check_match(case, _post(client, "/v1/matches/score", case["request"]))
+@pytest.mark.parametrize(
+    ("kind", "case"), [pytest.param(kind, *param.values, id=param.id) for kind in VERDICTS for param in _cases(kind)]
+)
+def test_verdict(client: FlaskClient, kind: str, case: dict[str, Any]) -> None:
+    path, check = VERDICTS[kind]
+    check(case, _post(client, path, case["request"]))
 
 
 @pytest.mark.parametrize("case", _cases("arrange"))

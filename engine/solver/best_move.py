@@ -150,9 +150,7 @@ class _Suggester:
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
-        self.pinned: dict[int, tuple[Tile, ...]] = {}
-        self.pinned_counts: Counter[tuple[str, bool]] = Counter()
-        self._pin(self._pinned())
+        self.pinned = self._pinned()
 
     # --- passes -----------------------------------------------------------------------
 
@@ -296,7 +294,6 @@ class _Suggester:
             floor=self._best_score() + 1,
             candidate=False,
             max_calls=max_calls,
-            pin=True,
         )
         if relaxed is None:
             return None if self.gave_up or self.exhausted else []
@@ -335,14 +332,12 @@ class _Suggester:
             self._pass(
                 self._problem(dissolve=self.plain, rack=rack, variants=variants),
                 fixed=fixed,
-                floor=self._best_score() + 1 - self._most_score(fixed),
+                floor=self._best_score() + 1 - self._most_score([t for s in fixed for t in s]),
             )
 
-    def _most_score(self, fixed: Sequence[tuple[Tile, ...]]) -> int:
-        """At most what the sets laid outside the search add to a move's score (each of their
-        tiles counted as played, a joker as 13): the search for the rest of the move need
-        only beat the best move less that."""
-        tiles = [t for s in fixed for t in s]
+    def _most_score(self, tiles: Sequence[Tile]) -> int:
+        """The most these tiles can add to a move's score, played (a joker worth 13): what a
+        search for the rest of a move, beside them, need not find."""
         points = sum(t.number if t.color is not None else _LAST for t in tiles)
         return len(tiles) * self.tile_weight + points * self.value_weight
 
@@ -387,8 +382,7 @@ class _Suggester:
 
     def _ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""
-        points = sum(t.number if t.color is not None else _LAST for t in self.rack)
-        return len(self.rack) * self.tile_weight + points * self.value_weight
+        return self._most_score(self.rack)
 
     def _opening_with_manipulation(self) -> None:
         """Opening when manipulation is allowed: valid sets made only of played tiles must reach
@@ -405,15 +399,9 @@ class _Suggester:
             for pins in self._opening_pins():
                 if self.exhausted:
                     break
-                self._pin(pins)
+                self.pinned = pins
                 self._opening_moves(set(range(len(self.table))), pin=True)
-            self._pin(self._pinned())
-
-    def _pin(self, pinned: dict[int, tuple[Tile, ...]]) -> None:
-        """Pin these jokers (by table set: the tiles they stand for) in the relaxed problems."""
-        runs = {i for i in pinned if (best := self.readings[i].best) is not None and best.kind == RUN}
-        self.pinned = pinned
-        self.pinned_counts = Counter((t.key, i in runs) for i, stands in pinned.items() for t in stands)
+            self.pinned = self._pinned()
 
     def _opening_pins(self) -> list[dict[int, tuple[Tile, ...]]]:
         """Before opening no joker may be freed (SPEC §4): in every legal move each joker of a
@@ -442,7 +430,7 @@ class _Suggester:
         §4: the meld may be laid first, then joined to table sets): the best move ignoring it,
         when that is a legal turn; else, for every minimal meld, the best move playing at
         least its tiles, anywhere."""
-        bound = self._pass(self._problem(dissolve=dissolve, pin=pin), candidate=False, pin=pin)
+        bound = self._pass(self._problem(dissolve=dissolve, pin=pin), candidate=False)
         if bound is None or self.exhausted or self._best_legal_score() >= bound.score:
             return
         if self._legal(bound):
@@ -455,9 +443,8 @@ class _Suggester:
             laid = [t for s in meld for t in s]
             # the search does not score a played joker it must place as the move does (a table
             # joker is no played tile): a lower floor for each, which only costs search
-            jokers = sum(1 for t in laid if t.color is None)
-            floor = self._best_legal_score() + 1 - jokers * (self.tile_weight + _LAST * self.value_weight)
-            self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pin=pin), floor=floor, pin=pin)
+            floor = self._best_legal_score() + 1 - self._most_score([t for t in laid if t.color is None])
+            self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pin=pin), floor=floor)
             if self._best_legal_score() >= bound.score:
                 return
 
@@ -470,15 +457,13 @@ class _Suggester:
         floor: int | None = None,
         candidate: bool = True,
         max_calls: int | None = None,
-        pin: bool = False,
     ) -> _Outcome | None:
         """Solve one problem and lay out its move; None when it has no solution, none scoring
         at least ``floor`` (a move's score, not the search's), or the time ran out (then
         ``self.exhausted`` is set) or the pass used up its ``max_calls`` (then ``self.gave_up``
         is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
         the table is not part of the problem and stays as it is. The move is recorded as a
-        candidate answer unless ``candidate`` is false. ``pin``: the problem was built with
-        ``pin`` (its pinned jokers are laid back as jokers)."""
+        candidate answer unless ``candidate`` is false."""
         p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
         # and stands for at least 1, and the move's value counts its jokers' best points only
@@ -492,7 +477,7 @@ class _Suggester:
                 if not candidate and max_calls is not None:
 
                     def accept(laid: _Laid) -> bool:
-                        return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed, pin))
+                        return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as))
 
                 solved = self.portfolio.solve(p, need, max_calls, accept)
             except _OutOfTime:
@@ -522,7 +507,7 @@ class _Suggester:
                 return None
             laid = _Builder(search)
             laid.build()
-        outcome = self._outcome(laid, problem[1], untouched, whole, fixed, pin)
+        outcome = self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
         if candidate:
             self.candidates.append(outcome)
         return outcome
@@ -578,12 +563,14 @@ class _Suggester:
             else:
                 required[_COLOUR_INDEX[t.color]][t.number] += 1
                 uncounted += self.tile_weight + t.number * self.value_weight
+        laid_as: list[tuple[str, bool]] = []
         for i, tiles in enumerate(self.table):
             if i in dissolve:
                 stands = self.pinned.get(i, ()) if pin else ()
                 for t in tiles:
                     if t.color is None and stands:
                         required[_COLOUR_INDEX[stands[0].color]][stands[0].number] += 1  # type: ignore[index]
+                        laid_as.append((stands[0].key, self.readings[i].best.kind == RUN))  # type: ignore[union-attr]
                         stands = stands[1:]
                     elif t.color is None:
                         jokers += 1
@@ -619,6 +606,7 @@ class _Suggester:
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
             groups_needed=self._groups_needed(dissolve, {b.number for b in group_blocks}) if pin else (),
+            jokers_laid_as=tuple(laid_as),
         )
         return problem, blocks
 
@@ -787,11 +775,12 @@ class _Suggester:
         untouched: bool,
         whole: bool,
         fixed: Sequence[tuple[Tile, ...]],
-        pin: bool = False,
+        laid_as: Sequence[tuple[str, bool]] = (),
     ) -> _Outcome:
         """Lay out the table after a solved pass (table sets in their places, unchanged ones
-        as they were given, new sets last) and account for the played tiles. After a pass
-        with ``pin``, the tiles the pinned jokers stood for are those jokers again."""
+        as they were given, new sets last) and account for the played tiles. ``laid_as``: the
+        tiles that pinned jokers stood for in the search (``_Problem.jokers_laid_as``), laid
+        back as those jokers."""
         kept: dict[int, tuple[Tile, ...]] = {}
         for run in builder.done_runs:
             if run.block is not None:
@@ -815,8 +804,8 @@ class _Suggester:
                     after.append(tiles)
                     del pending[same]
         after.extend(pending)
-        if pin and self.pinned_counts:
-            after = _jokers_back(after, self.pinned_counts)
+        if laid_as:
+            after = _jokers_back(after, Counter(laid_as))
         played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
         played = tiles_of_keys(played_keys)
         joker_points = builder.joker_values + [p for s in fixed for p in _joker_points(s)]
