@@ -21,7 +21,8 @@ from engine.changes import EXTENDED, NEW, REARRANGED, UNCHANGED, Changes, change
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet, read_set
 from engine.solver import arrange, suggest
-from engine.tiles import COLORS, SUPPLIES, Tile, parse_tiles
+from engine.tiles import COLORS, SUPPLIES, Tile, joker_as, parse_tiles
+from engine.tiles import numbered as numbered_tile
 from engine.turns import verify_turn
 from tests.test_solver import Window, assert_legal, random_sets, remove, sub_multisets, window
 
@@ -159,8 +160,40 @@ def splits(tiles: Sequence[Tile]) -> Iterator[list[tuple[Tile, ...]]]:
             if signature in seen or not read_set(part).valid:
                 continue
             seen.add(signature)
-            for others in splits([rest[i] for i in range(len(rest)) if i not in chosen]):
-                yield [part, *others]
+            for laid in part_readings(part):
+                for others in splits([rest[i] for i in range(len(rest)) if i not in chosen]):
+                    yield [laid, *others]
+
+
+def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
+    """The ways to lay a valid bag of tiles that a turn can tell apart: as it is (jokers last,
+    a run's read at the end; a group's undeclared joker stands for any missing colour), and
+    when it can be a run, with its jokers declared as every other tile they may stand for (a
+    run joker's identity is its tile, SPEC §2, so ``J=O9 O10 O11`` and ``O10 O11 J=O12`` are
+    different moves)."""
+    numbered = [t for t in part if t.color is not None]
+    jokers = len(part) - len(numbered)
+    out = [part]
+    if not jokers or len({t.color for t in numbered}) != 1:
+        return out
+    colour = numbered[0].color
+    numbers = {t.number for t in numbered}
+    seen = {tuple(sorted(t.code for t in read_set(part).best.tiles))}  # type: ignore[union-attr]
+    free = [n for n in range(1, 14) if n not in numbers]
+    for stands in itertools.combinations(free, jokers):
+        laid = tuple(
+            sorted(
+                (*numbered, *(joker_as(numbered_tile(colour, n)) for n in stands)),
+                key=lambda t: t.number if t.declared is None else t.declared.number,
+            )
+        )
+        if not read_set(laid).valid:
+            continue
+        signature = tuple(sorted(t.code for t in laid))
+        if signature not in seen:
+            seen.add(signature)
+            out.append(laid)
+    return out
 
 
 def move_score(table: Sequence[Sequence[Tile]], after: Sequence[Sequence[Tile]], objective: str) -> tuple[int, int]:
@@ -379,9 +412,14 @@ def test_least_change_suggestions_are_legal_with_consistent_change_lists(name: s
 
 
 def test_helpers_are_sound() -> None:
-    """The brute force sees the obvious moves."""
+    """The brute force sees the obvious moves, and a run joker standing at either end: the
+    joker of ``J=O9 … O13`` stays only as O9, so ``J=O9 O10 O11`` beside ``O11 O12 O13`` is a
+    move and ``O10 O11 J=O12`` is not."""
     before = [list(T("R5 R6 R7"))]
     assert brute_least_change(before, list(T("R8 R9")), True, SABRA, "tiles") == ((2, 17), (0, 1, 0))
+    assert sorted(words(part_readings(T("O10 O11 J")))) == ["J=O9 O10 O11", "O10 O11 J"]
+    table = [list(T("B12 O12 R12")), list(T("J=O9 O10 O11 O12 O13"))]
+    assert brute_least_change(table, list(T("O11 O13")), True, PRESETS["xp"], "tiles")[0] == (1, 11)
     assert remove(T("R1 R2"), T("R1")) == [T("R2")[0]]
     assert dataclasses.is_dataclass(changes(before, [], before))
 
@@ -910,3 +948,64 @@ def test_opening_with_manipulation_beside_table_jokers_matches_brute_force(seed:
     assert claimed >= 7
     example = suggest([list(T("O8 J O10 O11"))], list(T("O7 O9 O12 K13 B13 R13")), False, rules)
     assert len(example.played) == 6 and example.optimal_proven
+
+
+def joker_exact_position(rng: random.Random) -> tuple[list[list[Tile]], list[Tile]]:
+    """A small opened position whose table jokers' exact tiles are mostly on the rack (each
+    copy at most twice): the moves freeing, keeping or moving those jokers all compete."""
+    while True:
+        before, rack = playable(rng, (7, 11), rng.randint(0, 2), 2)
+        exact = [rng.choice(options) for s in before for options in read_set(s).best.joker_options]  # type: ignore[union-attr]
+        exact = [t for t in exact if rng.random() < 0.8]
+        rack = rack[:4] + exact
+        counts = Counter(t.key for s in before for t in s) + Counter(t.key for t in rack)
+        if exact and max(counts.values()) <= 2:
+            return before, rack
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["sabra", "strict-joker", "pressman-2009", "online-sabra"])
+def test_proofs_hold_when_table_jokers_can_be_freed(name: str) -> None:
+    """Opened positions whose table jokers can be freed by their exact tiles (or stay, or move
+    within runs): the answer is legal, never beats the brute force, and scores its best (tiles)
+    whenever it claims to. Before the fates of the table's jokers bounded every legal move,
+    such positions had answers claimed optimal one tile short (a set whose joker was replaced
+    taken apart, a group trimmed below three and refilled, a freed joker in a new set mixing
+    table tiles)."""
+    rules = PRESETS[name]
+    rng = random.Random(f"fates-{name}")
+    claimed = 0
+    for _ in range(8):
+        before, rack = joker_exact_position(rng)
+        result = suggest(before, rack, True, rules, "tiles", budget_seconds=30, tie_break="any")
+        assert_legal(before, rack, True, rules, result)
+        best, _ = brute_least_change(before, rack, True, rules, "tiles")
+        where = (words(before), words([rack]), words(result.after))
+        assert len(result.played) <= best[0], where
+        if result.optimal_proven:
+            assert len(result.played) == best[0], where
+            claimed += 1
+    assert claimed >= 2
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "rack", "played", "proven"),
+    [
+        # the joker replaced by O11, its set is taken apart: O9 to the group, O10 O11 to a run
+        ("sabra", ["K9 B9 R9", "O9 O10 J=O11"], "O13 O11 O12 R10", 4, True),
+        # the group's joker stays beside R11 only: O11 leaves for O11 O12 O13 (3, was 2)
+        ("pressman-2009", ["B13 O13 R13", "O11 R11 J"], "K13 B11 O12 K10", 3, True),
+        # the freed joker's new set mixes table tiles (J=B2 B3 B4 B5 B6): not modelled, not claimed
+        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 1, False),
+        # a joker freed by K5 and O5 each: 5 tiles (was 4, claimed optimal)
+        ("sabra", ["K2 K3 K4 J=K5", "O3 O4 J=O5"], "K3 R4 B4 R1 K5 O5", 5, True),
+    ],
+)
+def test_the_fates_of_table_jokers(name: str, table: list[str], rack: str, played: int, proven: bool) -> None:
+    """Moves no variant of a joker set models, found or honestly not claimed (SPEC §4: a
+    freed joker's copy lies in a successor of its set, which may then be taken apart)."""
+    before = [list(T(s)) for s in table]
+    result = suggest(before, list(T(rack)), True, PRESETS[name], "tiles", budget_seconds=30)
+    assert_legal(before, list(T(rack)), True, PRESETS[name], result)
+    assert (len(result.played), result.optimal_proven) == (played, proven), words(result.after)
+    assert brute_least_change(before, list(T(rack)), True, PRESETS[name], "tiles")[0][0] >= played

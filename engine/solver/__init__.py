@@ -104,15 +104,24 @@ Suggest: the moves considered
 * Among moves of equal score the one keeping every table set whole (only extended) wins, so
   the suggested table changes as little as possible; unchanged sets keep their tiles' order.
 
-Not modelled (``optimal_proven`` is relative to the moves above): on an opened table, taking
-a tile out of the middle of a joker run (splitting it) except as a relaxed problem's move,
-moving a joker within its set or to another set except by its exact tile, taking apart a
-set whose jokers were all freed by their exact tiles (it is kept whole, growing only:
-``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` answers 3 tiles where 4 are legal,
-as a relaxed problem's move is not), freeing jokers under ``new_set_with_two_rack_tiles``
-other than into a new set of rack tiles, and, for an ambiguous joker set kept whole (only
-growing), its readings other than its best one (its variants are tried under every reading:
-``K1 J J`` may give a group joker to ``B1``). Known gap: outside ``joker_release: free``
+Opened, outside a free release: the passes above do not model every legal move (taking a
+tile out of the middle of a joker run, a joker staying in a set of other tiles, a set whose
+jokers were freed taken apart, a freed joker under ``new_set_with_two_rack_tiles`` in a new set
+mixing table tiles, an ambiguous joker set kept whole under its other readings). The *fates*
+of the table's jokers bound them all (``_check_fates``): in every legal move each joker stayed,
+standing for one of the tiles it may stand for, or was freed, a copy of its tile lying in a
+successor of its set (SPEC §4). Every way the jokers may fare (at most ``_FATES``) is a
+relaxed problem with every other set taken apart: a staying joker laid as its tile (a locked
+set whose jokers all stay kept whole, growing); the one joker of a set freed, a *window* kept
+as a block: its copy with two more tiles of a valid set holding a numbered tile of its set
+(for a run, beside the joker's place), from the set, the rack or the table; a joker of a set
+of several freed, anywhere, its copy played when only the rack has one. When none of them
+beats the best move, the answer is proven; a legal move of one that does is taken; an
+illegal one (or one whose capped search gave up, or more ways than ``_FATES``) leaves
+``optimal_proven`` false. The relaxed problem of every joker set taken apart with its
+jokers anywhere comes first and bounds them all. ``K9 B9 R9`` + ``O9 O10 J=O11`` with
+``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the joker's window ``O10 O11 O12``).
+Known gap: outside ``joker_release: free``
 the score also counts the numbers that table jokers stand for, so with ``objective="value"``
 and a joker on an opened table the answer is legal but reported with ``optimal_proven=False``.
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
 
 from engine.rules import SABRA, Rules
-from engine.sets import RUN, TableSet, read_set
+from engine.sets import RUN, Reading, TableSet, read_set
 from engine.solver import choices, portfolio
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
@@ -37,7 +37,8 @@ from engine.solver.model import (
 )
 from engine.solver.reconstruction import _Builder, _Laid, _run_colour
 from engine.solver.search import _Search
-from engine.tiles import JOKER, Tile, joker_as, tiles_of_keys, tiles_without
+from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
+from engine.tiles import numbered as numbered_tile
 from engine.turns import verify_turn
 
 
@@ -54,6 +55,27 @@ class _Outcome:
 
 
 _Blocks = dict[int, _RunBlock | _GroupBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fate:
+    """How table jokers fare in a relaxed problem of ``_check_fates``: the tiles staying
+    jokers are laid as (by set, their sets taken apart), the tiles the move must play (a freed
+    joker's copy), the variants (a freed joker's window) and the sets kept whole."""
+
+    pins: dict[int, tuple[Tile, ...]] = dataclasses.field(default_factory=dict)
+    needs: tuple[Tile, ...] = ()
+    variants: dict[int, _Variant] = dataclasses.field(default_factory=dict)
+    whole: frozenset[int] = frozenset()
+
+    @staticmethod
+    def join(fates: Sequence[_Fate]) -> _Fate:
+        return _Fate(
+            {i: pins for f in fates for i, pins in f.pins.items()},
+            tuple(t for f in fates for t in f.needs),
+            {i: v for f in fates for i, v in f.variants.items()},
+            frozenset().union(*(f.whole for f in fates)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +99,7 @@ class _Variant:
 
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
+_FATES = 64  # ways the table's jokers may fare checked on an opened table (``_check_fates``)
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -151,6 +174,7 @@ class _Suggester:
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
+        self.unproven = False  # a legal move may beat the answer, as far as the solver knows
 
     # --- passes -----------------------------------------------------------------------
 
@@ -168,11 +192,17 @@ class _Suggester:
         """Best over: every table set kept whole (only extended); plain sets taken apart with
         joker sets kept whole; then, while the bound allows better, every variant of the joker
         sets (trimmed, or jokers freed by their exact tile). Each pass only looks for moves
-        better than the best so far (ties keep the table whole). Under a free joker release
-        all sets are taken apart."""
+        better than the best so far (ties keep the table whole). Then the fates of the table's
+        jokers bound every legal move (``_check_fates``). Under a free joker release all sets
+        are taken apart."""
         if self._free_release():
             self._free_passes()
             return
+        self._joker_set_passes()
+        self._check_fates()
+
+    def _joker_set_passes(self) -> None:
+        """The passes of ``_opened`` outside a free joker release."""
         self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
         combos = self._variant_combos() or []
@@ -207,6 +237,158 @@ class _Suggester:
             if self.exhausted or self._best_score() >= self._upper():
                 return
             self._variant_passes(support, by_support[support])
+
+    def _check_fates(self) -> None:
+        """Whether a legal move may beat the best move found, which the passes do not model
+        (a set whose jokers were freed taken apart, a joker staying in a set made of other
+        tiles, a freed joker in a new set mixing table tiles...). Every legal move gives each
+        table joker a fate (SPEC §4): it stayed, standing for one of the tiles it may stand for,
+        or it was freed, and a copy of its tile lies in a successor of its set. One relaxed
+        problem per way the jokers fare (``_fates``), every other set taken apart, holds every
+        legal move giving them those fates. None of them beating the best move proves it; a
+        legal move of one that does is taken; an illegal one, or one whose search used up its
+        work, leaves the answer unproven. The relaxed problem of every joker set taken apart
+        with its jokers anywhere comes first: it bounds them all."""
+        joker_sets = frozenset(range(len(self.table))) - self.plain
+        if not joker_sets or self.exhausted or self._best_score() >= self._ceiling():
+            return
+        # a relaxed problem's move is its optimum: one already known that does not beat the
+        # best move settles it as well as a new one would
+        known = self.relaxed_known.get(joker_sets)
+        if known is not None and (not known or known[0].score <= self._best_score()):
+            return
+        if self._relaxed_settles(known or self._relaxed(joker_sets, _RELAXED_CALLS)):
+            return
+        fates = self._fates()
+        if fates is None:
+            self.unproven = True
+        else:
+            self._solve_fates(fates)
+
+    def _solve_fates(self, fates: list[_Fate]) -> None:
+        """The relaxed problem of each fate, looking for a move better than the best."""
+        pinned = self.pinned
+        for fate in fates:
+            if self.exhausted:
+                break
+            dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
+            self.pinned = fate.pins
+            problem = self._problem(dissolve=dissolve, pin=True, must=fate.needs, variants=fate.variants)
+            if min(map(min, problem[0].required)) < 0 or min(map(min, problem[0].optional)) < 0:
+                continue  # a window takes a tile the table or the rack does not hold
+            self.gave_up = False
+            move = self._pass(problem, floor=self._best_score() + 1, candidate=False, max_calls=_RELAXED_CALLS)
+            if move is not None and self._legal(move):
+                self.candidates.append(move)
+            elif move is not None or self.gave_up:
+                self.unproven = True
+        self.pinned = pinned
+
+    def _fates(self) -> list[_Fate] | None:
+        """Every way the table's jokers can fare in a legal move, all sets together (None
+        beyond ``_FATES`` ways). Per set holding jokers, under each of its readings:
+
+        - a joker staying stands for one of the tiles it may stand for: its set is taken apart
+          with the joker laid as that tile (under ``joker_sets_locked`` a set whose jokers all
+          stay is kept whole instead, growing only);
+        - the one joker of a set freed: a copy of its tile lies in a successor of the set, so
+          in some valid set holding a numbered tile of the set, and for a run one beside the
+          joker's place (the exact tile takes its place under locks): one *window* per such
+          three tiles, kept as a block (growing), the set's other tiles taken apart;
+        - a joker of a set of several freed: the set taken apart, the joker anywhere, when a
+          copy of its tile is on the table or the rack (on the rack, under
+          ``joker_replacement_from: rack``; played, when only the rack has one).
+
+        Under a free release (locked sets aside) a freed joker needs no tile: the joker goes
+        anywhere."""
+        free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
+        locked = self.rules.joker_sets_locked
+        rack_only = self.rules.joker_replacement_from == "rack"
+        on_rack = Counter(t.key for t in self.rack)
+        on_table = Counter(t.key for s in self.table for t in s)
+        per_set: list[list[_Fate]] = []
+        for i, reading in enumerate(self.readings):
+            if i in self.plain:
+                continue
+            ways: dict[tuple[object, ...], _Fate] = {}
+            for read in reading.readings:
+                run = read.kind == RUN
+                single = len(read.joker_options) == 1 and not free
+                per_joker = []
+                for options in read.joker_options:
+                    fates: list[tuple[Tile | None, Tile | None]] = [(t, None) for t in options]
+                    sources = [t for t in options if on_rack[t.key] or (not rack_only and on_table[t.key])]
+                    if free:
+                        fates.append((None, None))
+                    elif sources and not single:
+                        from_rack = [t for t in options if on_rack[t.key]]
+                        must_play = len(sources) == 1 and (rack_only or not on_table[sources[0].key])
+                        fates.append((None, from_rack[0] if must_play and from_rack else None))
+                    per_joker.append(fates)
+                for combo in itertools.product(*per_joker):
+                    pins = tuple(sorted((t for t, _ in combo if t is not None), key=lambda t: t.key))
+                    needs = tuple(sorted((t for _, t in combo if t is not None), key=lambda t: t.key))
+                    if Counter(t.key for t in needs) - on_rack:
+                        continue
+                    if locked and len(pins) == len(combo):
+                        ways[("whole",)] = _Fate(whole=frozenset({i}))
+                    else:
+                        key = ("pins", tuple(t.key for t in pins), tuple(t.key for t in needs))
+                        ways[key] = _Fate(pins={i: pins} if pins else {}, needs=needs)
+                if single:
+                    for variant in self._windows(read, run, on_rack, on_table, rack_only):
+                        ways[("window", variant)] = _Fate(variants={i: variant})
+            per_set.append(list(ways.values()))
+        if math.prod(len(ways) for ways in per_set) > _FATES:
+            return None
+        return [_Fate.join(combo) for combo in itertools.product(*per_set)]
+
+    def _windows(
+        self, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
+    ) -> list[_Variant]:
+        """The one joker of a set (under ``reading``) freed by a copy of its tile: for every
+        three tiles forming a valid set with that copy and a numbered tile of the set (for a
+        run, beside the joker's place), a variant keeping them as a block. The copy comes from
+        the rack or (unless ``rack_only``) the table; a third tile not of the set, likewise;
+        the set's other numbered tiles go to the pool."""
+        numbered = [t for t in reading.tiles if t.color is not None]
+        shapes: list[tuple[Tile, tuple[Tile, ...], tuple[Tile, ...]]] = []  # copy, set tiles, others
+        for copy in reading.joker_options[0]:
+            if run:
+                numbers = {t.number: t for t in numbered}
+                v, colour = copy.number, _run_colour(reading.tiles)
+                for a in range(v - 2, v + 1):
+                    window = range(a, a + 3)
+                    if a < 1 or a + 2 > _LAST or not ({v - 1, v + 1} & set(window) & set(numbers)):
+                        continue
+                    kept = tuple(numbers[n] for n in window if n in numbers)
+                    others = tuple(numbered_tile(colour, n) for n in window if n != v and n not in numbers)
+                    shapes.append((copy, kept, others))
+            else:
+                colours = {t.color for t in numbered}
+                for y, z in itertools.combinations(numbered, 2):
+                    shapes.append((copy, (y, z), ()))
+                for y in numbered:
+                    for colour in COLORS:
+                        if colour not in colours and colour != copy.color:
+                            shapes.append((copy, (y,), (numbered_tile(colour, copy.number),)))
+        out = []
+        for copy, kept, others in shapes:
+            extra = (copy, *others)
+            copy_from = [r for r in (True, False) if (on_rack[copy.key] if r else not rack_only and on_table[copy.key])]
+            sources = [copy_from, *([True, False] if on_rack[t.key] else [False] for t in others)]
+            for from_rack in itertools.product(*sources):
+                out.append(
+                    _Variant(
+                        (*kept, *extra),
+                        released=tuple(tiles_without(numbered, kept)),
+                        from_rack=tuple(t for t, r in zip(extra, from_rack, strict=True) if r),
+                        from_pool=tuple(t for t, r in zip(extra, from_rack, strict=True) if not r),
+                        freed=1,
+                        run=run,
+                    )
+                )
+        return out
 
     def _free_passes(self) -> None:
         """Under a free joker release: the best move with every set taken apart, then the best
@@ -826,7 +1008,7 @@ class _Suggester:
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
-        proven = not self.exhausted and not self._value_tie_break_unproven()
+        proven = not self.exhausted and not self.unproven and not self._value_tie_break_unproven()
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break
@@ -869,6 +1051,11 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
         if len(kept_keys) >= max(1, rivals):
             out.append(_Variant(kept_tiles, released=given_tiles))
     return out
+
+
+def _fate_key(way: tuple[tuple[Tile, ...], tuple[Tile, ...]]) -> tuple[list[str], list[str]]:
+    """Fates in a fixed order: by the tiles the staying jokers are laid as, then the tiles played."""
+    return [t.key for t in way[0]], [t.key for t in way[1]]
 
 
 def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, bool]]) -> list[tuple[Tile, ...]]:

@@ -54,8 +54,8 @@ class ArrangeResult:
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     """A suggested move: the table after it, the rack tiles played and their value (a joker
-    is worth the tile it stands for). ``optimal_proven`` is True when no better move exists
-    among the moves the solver considers (see the module docstring). ``changes`` is the move's
+    is worth the tile it stands for). ``optimal_proven`` is True when no legal move scores
+    more (see the package docstring for how each kind of position proves it). ``changes`` is the move's
     change list; ``least_change_proven`` is True when no move scoring as much disturbs the
     table less (the ``least_change`` tie break, among the moves it models)."""
 
