@@ -664,6 +664,43 @@ def test_groups_needed_in_the_search_and_the_programme(
 
 
 @pytest.mark.parametrize(
+    ("rack", "needed", "tiles", "value"),
+    [
+        ("K5 K6 K7 B7 R7", (), 3, 21),  # the group of 7s scores more than the run
+        ("K5 K6 K7 B7 R7", ((0, 7, 1),), 3, 18),  # K7 in a run: K5 K6 K7
+        ("K6 K7 K8 K7 B7 R7", ((0, 7, 1),), 6, 42),  # one K7 in the run, the other in the group
+        ("K6 K7 K8 K7 B7 R7", ((0, 7, 2),), 0, 0),  # two K7 in runs: no way
+        ("K7 B7 R7 J", ((0, 7, 1),), 0, 0),  # no run can hold K7 (K7 J is too short)
+        ("K7 B7 R7", ((0, 7, 1),), 0, 0),  # nothing can be laid
+    ],
+)
+def test_runs_needed_in_the_search_and_the_programme(
+    rack: str, needed: tuple[tuple[int, int, int], ...], tiles: int, value: int
+) -> None:
+    """``runs_needed`` (a pinned run joker stays only in a run): every solution lays that many
+    copies of the tile in runs; the search, the integer programme and the linear bound agree."""
+    problem = dataclasses.replace(_rack_problem(rack, ()), runs_needed=needed)
+    deadline = time.perf_counter() + 30
+    searched = search._Search(problem, deadline)
+    exact = searched.solve()
+    found = milp.solve_milp(problem, deadline)
+    bound = milp.linear_bound(problem)
+    if not tiles:
+        assert exact is None and found is None and bound is None
+        return
+    assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
+    assert bound is not None and bound.value + 1e-6 >= exact
+    builder = suggest_module._Builder(searched)
+    builder.build()
+    for laid in (found[1], builder):
+        sets = [tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets())
+        runs = [s for s in sets if read_set(s).kind == "run"]
+        for c, v, copies in needed:
+            key = f"{'KBOR'[c]}{v}"
+            assert sum(t.key == key for r in runs for t in r) >= copies, sets
+
+
+@pytest.mark.parametrize(
     ("rules_name", "needed"),
     [("sabra", ((11, (0, 2)),)), ("xp", ((11, (0, 2)),)), ("strict-joker", ((11, (0, 2)),)), ("free-joker", ())],
 )

@@ -788,6 +788,7 @@ class _Suggester:
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
             groups_needed=self._groups_needed(dissolve, {b.number for b in group_blocks}) if pin else (),
+            runs_needed=_runs_needed(laid_as),
             jokers_laid_as=tuple(laid_as),
         )
         return problem, blocks
@@ -1051,6 +1052,14 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
         if len(kept_keys) >= max(1, rivals):
             out.append(_Variant(kept_tiles, released=given_tiles))
     return out
+
+
+def _runs_needed(laid_as: Sequence[tuple[str, bool]]) -> tuple[tuple[int, int, int], ...]:
+    """The copies of tiles that must lie in runs: one per pinned run joker (it stays only in a
+    run standing for its tile, SPEC §4), as (colour, number, copies)."""
+    counts = Counter(key for key, run in laid_as if run)
+    tiles = tiles_of_keys(counts)
+    return tuple((_COLOUR_INDEX[t.color], t.number, counts[t.key]) for t in dict.fromkeys(tiles) if t.color is not None)
 
 
 def _fate_key(way: tuple[tuple[Tile, ...], tuple[Tile, ...]]) -> tuple[list[str], list[str]]:

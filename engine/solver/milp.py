@@ -401,6 +401,19 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         matrix = vstack([matrix, csc_array(may)], format="csc")
         lower_rows = np.append(lower_rows, np.ones(len(needed)))
         upper_rows = np.append(upper_rows, np.full(len(needed), np.inf))
+    if problem.runs_needed:  # a row per tile needed in runs: the runs laying it, and run blocks
+        model = programme.model
+        kept = programme.keep[programme.keep < len(model.chosen)]
+        lays = np.zeros((len(problem.runs_needed), len(cost)))
+        for row, (c, v, _) in enumerate(problem.runs_needed):
+            tile = model.matrix[[_row(c, v)], :].toarray()[0][kept]
+            lays[row, : len(kept)] = np.where(model.group_number[kept] == 0, tile, 0)
+            for k, column in enumerate(laid):
+                if isinstance(column.block, _RunBlock) and (column.number, column.colour) == (v, c):
+                    lays[row, len(cost) - len(laid) + k] = 1
+        matrix = vstack([matrix, csc_array(lays)], format="csc")
+        lower_rows = np.append(lower_rows, [float(copies) for _, _, copies in problem.runs_needed])
+        upper_rows = np.append(upper_rows, np.full(len(problem.runs_needed), np.inf))
     return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
 
 

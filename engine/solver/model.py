@@ -126,6 +126,9 @@ class _Problem:
     # groups that must be laid: (number, colours) asks for a group of that number holding a
     # tile of one of the colours or a joker (never a number of a group block: that block is one)
     groups_needed: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    # tiles that must lie in runs: (colour, number, copies) asks for at least that many copies
+    # of the tile in runs (a pinned run joker stays only in a run)
+    runs_needed: tuple[tuple[int, int, int], ...] = ()
     # not for the search: the required tiles that stand for pinned table jokers, as (tile key,
     # whether its set was a run), which the move lays back as those jokers
     jokers_laid_as: tuple[tuple[str, bool], ...] = ()

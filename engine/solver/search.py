@@ -116,6 +116,7 @@ class _Search:
         self.groups_needed: dict[int, list[tuple[int, ...]]] = {}
         for number, colours in problem.groups_needed:
             self.groups_needed.setdefault(number, []).append(colours)
+        self.runs_needed = {(c, v): copies for c, v, copies in problem.runs_needed}
         # "extra" counter: room for spare jokers (arrange) or meld value (opening), capped
         self.extra_cap = problem.jokers if problem.feasibility_only else problem.meld_min
         # optimistic bounds: the score of every optional tile from stage (v, c) on, and of a joker
@@ -185,10 +186,13 @@ class _Search:
             group_blocks = self.groups_at.get(v)
             later = self.group_supply[v][c + 1] + jokers
             head, tail = state[:i], state[i + 4 :]
+            in_runs = self.runs_needed.get((c, v), 0)
             # arrange tries the moves without jokers first and builds the others only if needed
             for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
                 options = self._colour_options(v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier)
                 for new, spent, to_groups, score, more, move in options:
+                    if move.used - to_groups < in_runs:
+                        continue
                     grouped = sent + to_groups
                     if grouped and not group_blocks and grouped + later - spent < 3 * max(most, to_groups):
                         continue  # too few tiles left for the groups of this number
