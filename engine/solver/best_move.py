@@ -259,16 +259,12 @@ class _Suggester:
             return
         if self._relaxed_settles(known or self._relaxed(joker_sets, _RELAXED_CALLS)):
             return
-        fates = self._fates()
-        if fates is None:
-            self.unproven = True
-        else:
-            self._solve_fates(fates)
+        self._solve_fates()
 
-    def _solve_fates(self, fates: list[_Fate]) -> None:
+    def _solve_fates(self) -> None:
         """The relaxed problem of each fate, looking for a move better than the best."""
         pinned = self.pinned
-        for fate in fates:
+        for fate in self._fates():
             if self.exhausted:
                 break
             dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
@@ -284,9 +280,11 @@ class _Suggester:
                 self.unproven = True
         self.pinned = pinned
 
-    def _fates(self) -> list[_Fate] | None:
-        """Every way the table's jokers can fare in a legal move, all sets together (None
-        beyond ``_FATES`` ways). Per set holding jokers, under each of its readings:
+    def _fates(self) -> list[_Fate]:
+        """Every way the table's jokers can fare in a legal move, all sets together (at most
+        ``_FATES`` ways: beyond, the sets with the most ways are taken apart with their jokers
+        anywhere, which holds all their ways at once). Per set holding jokers, under each of
+        its readings:
 
         - a joker staying stands for one of the tiles it may stand for: its set is taken apart
           with the joker laid as that tile (under ``joker_sets_locked`` a set whose jokers all
@@ -339,8 +337,12 @@ class _Suggester:
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
                         ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append(list(ways.values()))
-        if math.prod(len(ways) for ways in per_set) > _FATES:
-            return None
+        # beyond _FATES ways, the sets with the most fates are taken apart with their jokers
+        # anywhere (a relaxed problem holding all their fates at once)
+        for set_fates in sorted(per_set, key=len, reverse=True):
+            if math.prod(map(len, per_set)) <= _FATES:
+                break
+            set_fates[:] = [_Fate()]
         return [_Fate.join(combo) for combo in itertools.product(*per_set)]
 
     def _windows(
@@ -544,12 +546,17 @@ class _Suggester:
         return out
 
     def _value_tie_break_unproven(self) -> bool:
-        """Known gap: outside a free joker release the search also scores the numbers that the
-        table's jokers stand for, so with ``objective="value"`` and a joker on an opened table
-        the move found may not be the one playing the most points. It is still legal; it is
-        just not claimed optimal."""
+        """Known gap: outside a free joker release, when the rack holds a joker (it may be
+        played), the search also scores the numbers that the table's jokers stand for, so with
+        ``objective="value"`` and a joker on an opened table the move found may not be the one
+        playing the most points. It is still legal; it is just not claimed optimal. Without a
+        rack joker no joker is played and the search scores the table's jokers as tiles only
+        (``_Problem.joker_value_weight`` 0): its score is the move's."""
         has_table_joker = any(t.color is None for s in self.table for t in s)
-        return not self.by_tiles and self.opened and has_table_joker and not self._free_release()
+        has_rack_joker = any(t.color is None for t in self.rack)
+        return (
+            not self.by_tiles and self.opened and has_table_joker and has_rack_joker and not self._free_release()
+        )
 
     def _free_release(self) -> bool:
         r = self.rules
@@ -1060,11 +1067,6 @@ def _runs_needed(laid_as: Sequence[tuple[str, bool]]) -> tuple[tuple[int, int, i
     counts = Counter(key for key, run in laid_as if run)
     tiles = tiles_of_keys(counts)
     return tuple((_COLOUR_INDEX[t.color], t.number, counts[t.key]) for t in dict.fromkeys(tiles) if t.color is not None)
-
-
-def _fate_key(way: tuple[tuple[Tile, ...], tuple[Tile, ...]]) -> tuple[list[str], list[str]]:
-    """Fates in a fixed order: by the tiles the staying jokers are laid as, then the tiles played."""
-    return [t.key for t in way[0]], [t.key for t in way[1]]
 
 
 def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, bool]]) -> list[tuple[Tile, ...]]:
