@@ -831,11 +831,17 @@ def test_suggest_never_worse_than_keeping_the_table() -> None:
             assert len(full.played) >= len(alone.played)
 
 
-def test_value_objective_with_table_jokers_is_not_claimed_optimal() -> None:
-    """The documented gap: outside a free joker release the value search also counts the
-    numbers the table's jokers stand for, so such an answer is legal but not claimed optimal."""
+def test_value_objective_with_table_and_rack_jokers_is_not_claimed_optimal() -> None:
+    """The documented gap: outside a free joker release, with a joker on the rack, the value
+    search also counts the numbers the table's jokers stand for, so such an answer is legal
+    but not claimed optimal. Without a rack joker no joker is played and the table's jokers
+    score as tiles only: the answer is proven (10 + 10 + 10 + 8 = 38 points)."""
     before = [parse_tiles("R5 R6 J"), parse_tiles("K9 B9 O9")]
     rack = parse_tiles("R8 K10 B10 O10")
+    plain = suggest(before, rack, True, PRESETS["sabra"], "value")
+    assert plain.optimal_proven and plain.value == 38
+    assert_legal(before, rack, True, PRESETS["sabra"], plain)
+    rack = parse_tiles("R8 K10 B10 O10 J")
     value = suggest(before, rack, True, PRESETS["sabra"], "value")
     assert not value.optimal_proven and not value.budget_exhausted
     assert_legal(before, rack, True, PRESETS["sabra"], value)

@@ -554,9 +554,7 @@ class _Suggester:
         (``_Problem.joker_value_weight`` 0): its score is the move's."""
         has_table_joker = any(t.color is None for s in self.table for t in s)
         has_rack_joker = any(t.color is None for t in self.rack)
-        return (
-            not self.by_tiles and self.opened and has_table_joker and has_rack_joker and not self._free_release()
-        )
+        return not self.by_tiles and self.opened and has_table_joker and has_rack_joker and not self._free_release()
 
     def _free_release(self) -> bool:
         r = self.rules
