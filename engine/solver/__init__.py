@@ -110,14 +110,17 @@ jokers were freed taken apart, a freed joker under ``new_set_with_two_rack_tiles
 mixing table tiles, an ambiguous joker set kept whole under its other readings). The *fates*
 of the table's jokers bound them all (``_check_fates``): in every legal move each joker stayed,
 standing for one of the tiles it may stand for, or was freed, a copy of its tile lying in a
-successor of its set (SPEC §4). Every way the jokers may fare (at most ``_FATES``) is a
-relaxed problem with every other set taken apart: a staying joker laid as its tile (a locked
-set whose jokers all stay kept whole, growing); the one joker of a set freed, a *window* kept
+successor of its set (SPEC §4). Every way the jokers may fare (at most ``_FATES``: beyond,
+the sets with the most ways are taken apart with their jokers anywhere) is a
+relaxed problem with every other set taken apart: a staying joker laid as its tile (a run
+joker's in a run: ``runs_needed``, a row of the integer programme and a condition on the
+search's colour moves, as every pinned run joker's; a locked set whose jokers all stay kept
+whole, growing); the one joker of a set freed, a *window* kept
 as a block: its copy with two more tiles of a valid set holding a numbered tile of its set
 (for a run, beside the joker's place), from the set, the rack or the table; a joker of a set
 of several freed, anywhere, its copy played when only the rack has one. When none of them
 beats the best move, the answer is proven; a legal move of one that does is taken; an
-illegal one (or one whose capped search gave up, or more ways than ``_FATES``) leaves
+illegal one (or one whose capped search gave up) leaves
 ``optimal_proven`` false. The relaxed problem of every joker set taken apart with its
 jokers anywhere comes first and bounds them all. ``K9 B9 R9`` + ``O9 O10 J=O11`` with
 ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the joker's window ``O10 O11 O12``).
