@@ -617,6 +617,25 @@ def _rack_problem(rack: str, groups_needed: tuple[tuple[int, tuple[int, ...]], .
     return dataclasses.replace(solver._problem(dissolve=set())[0], groups_needed=groups_needed)
 
 
+def _solved_three_ways(problem: Any, tiles: int, value: int) -> list[list[tuple[Tile, ...]]]:
+    """Solve ``problem`` by the search, the integer programme and the linear bound, check that
+    they agree on ``tiles`` tiles worth ``value`` (0 tiles: no solution at all), and return the
+    sets the search and the programme lay."""
+    deadline = time.perf_counter() + 30
+    searched = search._Search(problem, deadline)
+    exact = searched.solve()
+    found = milp.solve_milp(problem, deadline)
+    bound = milp.linear_bound(problem)
+    if not tiles:
+        assert exact is None and found is None and bound is None
+        return []
+    assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
+    assert bound is not None and bound.value + 1e-6 >= exact
+    builder = suggest_module._Builder(searched)
+    builder.build()
+    return [[tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets()) for laid in (found[1], builder)]
+
+
 _ALL = (0, 1, 2, 3)  # every colour
 
 
@@ -644,21 +663,7 @@ def test_groups_needed_in_the_search_and_the_programme(
 ) -> None:
     """``groups_needed``: every solution lays a group of each such number; the search, the
     integer programme and the linear bound agree, and the sets laid hold such a group."""
-    problem = _rack_problem(rack, needed)
-    deadline = time.perf_counter() + 30
-    searched = search._Search(problem, deadline)
-    exact = searched.solve()
-    found = milp.solve_milp(problem, deadline)
-    bound = milp.linear_bound(problem)
-    if not tiles:
-        assert exact is None and found is None and bound is None
-        return
-    assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
-    assert bound is not None and bound.value + 1e-6 >= exact
-    builder = suggest_module._Builder(searched)
-    builder.build()
-    for laid in (found[1], builder):
-        sets = [tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets())
+    for sets in _solved_three_ways(_rack_problem(rack, needed), tiles, value):
         for number, colours in needed:
             assert any(_holds(s, number, colours) for s in sets), sets
 
@@ -679,21 +684,7 @@ def test_runs_needed_in_the_search_and_the_programme(
 ) -> None:
     """``runs_needed`` (a pinned run joker stays only in a run): every solution lays that many
     copies of the tile in runs; the search, the integer programme and the linear bound agree."""
-    problem = dataclasses.replace(_rack_problem(rack, ()), runs_needed=needed)
-    deadline = time.perf_counter() + 30
-    searched = search._Search(problem, deadline)
-    exact = searched.solve()
-    found = milp.solve_milp(problem, deadline)
-    bound = milp.linear_bound(problem)
-    if not tiles:
-        assert exact is None and found is None and bound is None
-        return
-    assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
-    assert bound is not None and bound.value + 1e-6 >= exact
-    builder = suggest_module._Builder(searched)
-    builder.build()
-    for laid in (found[1], builder):
-        sets = [tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets())
+    for sets in _solved_three_ways(dataclasses.replace(_rack_problem(rack, ()), runs_needed=needed), tiles, value):
         runs = [s for s in sets if read_set(s).kind == "run"]
         for c, v, copies in needed:
             key = f"{'KBOR'[c]}{v}"
