@@ -120,10 +120,11 @@ as a block: its copy with two more tiles of a valid set holding a numbered tile 
 (for a run, beside the joker's place), from the set, the rack or the table; a joker of a set
 of several freed, anywhere, its copy played when only the rack has one. When none of them
 beats the best move, the answer is proven; a legal move of one that does is taken; an
-illegal one (or one whose capped search gave up) leaves
-``optimal_proven`` false. The relaxed problem of every joker set taken apart with its
-jokers anywhere comes first and bounds them all. ``K9 B9 R9`` + ``O9 O10 J=O11`` with
-``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the joker's window ``O10 O11 O12``).
+illegal one leaves ``optimal_proven`` false. The relaxed problem of every joker set taken
+apart with its jokers anywhere comes first and bounds them all. Each fate is solved to the end
+(under the deadline, like every pass), where a relaxed bound's work is capped.
+``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
+joker's window ``O10 O11 O12``).
 Known gap: outside ``joker_release: free``, when the rack holds a joker, the score also counts
 the numbers that table jokers stand for, so with ``objective="value"`` and a joker on an opened
 table the answer is legal but reported with ``optimal_proven=False`` (without a rack joker no
