@@ -1009,3 +1009,15 @@ def test_the_fates_of_table_jokers(name: str, table: list[str], rack: str, playe
     assert_legal(before, list(T(rack)), True, PRESETS[name], result)
     assert (len(result.played), result.optimal_proven) == (played, proven), words(result.after)
     assert brute_least_change(before, list(T(rack)), True, PRESETS[name], "tiles")[0][0] >= played
+
+
+def test_value_with_table_and_rack_jokers_under_a_free_release_is_not_claimed_optimal() -> None:
+    """The same gap under a free release: the search scored both jokers (as R11 and R12: 31
+    points, claimed optimal) where playing R5 too, a joker as R6, makes 35 (the played joker
+    worth the R11 of the other); the brute force over every move agrees."""
+    before = [list(T("R7 R8 R9")), list(T("R5 R6 R7 R8 J=R9"))]
+    rack = list(T("J R9 R10 R5"))
+    result = suggest(before, rack, True, PRESETS["free-joker"], "value")
+    assert not result.optimal_proven and not result.budget_exhausted
+    assert_legal(before, rack, True, PRESETS["free-joker"], result)
+    assert brute_least_change(before, rack, True, PRESETS["free-joker"], "value")[0] == (35, 4)

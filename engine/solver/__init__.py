@@ -125,10 +125,10 @@ apart with its jokers anywhere comes first and bounds them all. Each fate is sol
 (under the deadline, like every pass), where a relaxed bound's work is capped.
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
 joker's window ``O10 O11 O12``).
-Known gap: outside ``joker_release: free``, when the rack holds a joker, the score also counts
-the numbers that table jokers stand for, so with ``objective="value"`` and a joker on an opened
-table the answer is legal but reported with ``optimal_proven=False`` (without a rack joker no
-joker is played, the table's jokers score as tiles only and the proof stands).
+Known gap: when the rack holds a joker, the score also counts the numbers that table jokers
+stand for, so with ``objective="value"`` and a joker on an opened table the answer is legal but
+reported with ``optimal_proven=False``, under every rule set (without a rack joker no joker is
+played, the table's jokers score as tiles only and the proof stands).
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is
