@@ -985,7 +985,7 @@ def test_proofs_hold_when_table_jokers_can_be_freed(name: str) -> None:
         if result.optimal_proven:
             assert len(result.played) == best[0], where
             claimed += 1
-    assert claimed >= 2
+    assert claimed >= 4  # all 8 but under pressman-2009 (5: freed jokers in new sets of table tiles)
 
 
 @pytest.mark.parametrize(
@@ -1008,7 +1008,8 @@ def test_the_fates_of_table_jokers(name: str, table: list[str], rack: str, playe
     result = suggest(before, list(T(rack)), True, PRESETS[name], "tiles", budget_seconds=30)
     assert_legal(before, list(T(rack)), True, PRESETS[name], result)
     assert (len(result.played), result.optimal_proven) == (played, proven), words(result.after)
-    assert brute_least_change(before, list(T(rack)), True, PRESETS[name], "tiles")[0][0] >= played
+    best = brute_least_change(before, list(T(rack)), True, PRESETS[name], "tiles")[0][0]
+    assert best == played if proven else best > played
 
 
 def test_value_with_table_and_rack_jokers_under_a_free_release_is_not_claimed_optimal() -> None:
