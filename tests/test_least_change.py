@@ -166,19 +166,19 @@ def splits(tiles: Sequence[Tile]) -> Iterator[list[tuple[Tile, ...]]]:
 
 
 def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
-    """The ways to lay a valid bag of tiles that a turn can tell apart: as it is (jokers last,
-    a run's read at the end; a group's undeclared joker stands for any missing colour), and
-    when it can be a run, with its jokers declared as every other tile they may stand for (a
-    run joker's identity is its tile, SPEC §2, so ``J=O9 O10 O11`` and ``O10 O11 J=O12`` are
-    different moves)."""
+    """The ways to lay a valid bag of tiles that a turn can tell apart. A run holding jokers:
+    in order, its jokers declared as every tiles they may stand for (a run joker's identity is
+    its tile, SPEC §2, so ``J=O9 O10 O11`` and ``O10 O11 J=O12`` are different moves; in order,
+    so that ``strict_order`` reads them too). A bag that can be a group (one number) also as it
+    is (a group's undeclared joker stands for any missing colour)."""
     numbered = [t for t in part if t.color is not None]
     jokers = len(part) - len(numbered)
-    out = [part]
+    one_number = len({t.number for t in numbered}) == 1
+    out = [part] if one_number or not jokers else []
     if not jokers or len({t.color for t in numbered}) != 1:
         return out
     colour = numbered[0].color
     numbers = {t.number for t in numbered}
-    seen = {tuple(sorted(t.code for t in read_set(part).best.tiles))}  # type: ignore[union-attr]
     free = [n for n in range(1, 14) if n not in numbers]
     for stands in itertools.combinations(free, jokers):
         laid = tuple(
@@ -187,11 +187,7 @@ def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
                 key=lambda t: t.number if t.declared is None else t.declared.number,
             )
         )
-        if not read_set(laid).valid:
-            continue
-        signature = tuple(sorted(t.code for t in laid))
-        if signature not in seen:
-            seen.add(signature)
+        if read_set(laid).valid:
             out.append(laid)
     return out
 
@@ -417,7 +413,8 @@ def test_helpers_are_sound() -> None:
     move and ``O10 O11 J=O12`` is not."""
     before = [list(T("R5 R6 R7"))]
     assert brute_least_change(before, list(T("R8 R9")), True, SABRA, "tiles") == ((2, 17), (0, 1, 0))
-    assert sorted(words(part_readings(T("O10 O11 J")))) == ["J=O9 O10 O11", "O10 O11 J"]
+    assert sorted(words(part_readings(T("O10 O11 J")))) == ["J=O9 O10 O11", "O10 O11 J=O12"]
+    assert words(part_readings(T("K7 J J"))) == ["K7 J J", "J=K5 J=K6 K7", "J=K6 K7 J=K8", "K7 J=K8 J=K9"]
     table = [list(T("B12 O12 R12")), list(T("J=O9 O10 O11 O12 O13"))]
     assert brute_least_change(table, list(T("O11 O13")), True, PRESETS["xp"], "tiles")[0] == (1, 11)
     assert remove(T("R1 R2"), T("R1")) == [T("R2")[0]]
