@@ -215,13 +215,7 @@ class _Suggester:
         if self._best_score() >= self._ceiling():
             return
         if not passes:
-            # no variant to try, yet a relaxed problem of every joker set may find a legal move
-            # the passes do not model (a group trimmed below three and refilled, a joker freed
-            # into a set mixing table tiles): kept when it is legal
-            joker_sets = frozenset(range(len(self.table))) - self.plain
-            if joker_sets:
-                self._relaxed_settles(self._relaxed(joker_sets, _RELAXED_CALLS))
-            return
+            return  # no variant to try: the fates of the jokers bound the rest (``_check_fates``)
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
             by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
