@@ -128,7 +128,11 @@ joker's window ``O10 O11 O12``).
 Known gap: when the rack holds a joker, the score also counts the numbers that table jokers
 stand for, so with ``objective="value"`` and a joker on an opened table the answer is legal but
 reported with ``optimal_proven=False``, under every rule set (without a rack joker no joker is
-played, the table's jokers score as tiles only and the proof stands).
+played, the table's jokers score as tiles only and the proof stands). With ``objective="tiles"``
+the same gap touches the second key only: a played joker is worth the best joker after the move
+(possibly a table joker), but the search scores the jokers it lays, so beside a table joker
+left in a kept or pinned set the value reported (and proven) can be 1–5 points below the best
+(47 of 9,700 brute-force positions in session 14, the tile count always right).
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is
