@@ -125,14 +125,14 @@ apart with its jokers anywhere comes first and bounds them all. Each fate is sol
 (under the deadline, like every pass), where a relaxed bound's work is capped.
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
 joker's window ``O10 O11 O12``).
-Known gap: when the rack holds a joker, the score also counts the numbers that table jokers
-stand for, so with ``objective="value"`` and a joker on an opened table the answer is legal but
-reported with ``optimal_proven=False``, under every rule set (without a rack joker no joker is
-played, the table's jokers score as tiles only and the proof stands). With ``objective="tiles"``
-the same gap touches the second key only: a played joker is worth the best joker after the move
-(possibly a table joker), but the search scores the jokers it lays, so beside a table joker
-left in a kept or pinned set the value reported (and proven) can be 1–5 points below the best
-(47 of 9,700 brute-force positions in session 14, the tile count always right).
+Known gap: a played joker is worth the best joker after the move (possibly a table joker), but
+when the rack holds a joker the search scores the numbers of the jokers it lays (table jokers
+too) and not a table joker left in a kept or pinned set, so beside a table joker the value found
+(the first key of ``objective="value"``, the second of ``"tiles"``) may not be the best: with
+a joker on the rack and one on the table the answer is legal but reported with
+``optimal_proven=False``, under every rule set (1–5 points below the best in 47 of 9,700
+brute-force positions of session 14, the tile count always right). Without a rack joker no
+joker is played, the table's jokers score as tiles only and the proof stands.
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is

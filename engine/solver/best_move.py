@@ -541,17 +541,19 @@ class _Suggester:
         return out
 
     def _value_tie_break_unproven(self) -> bool:
-        """Known gap: when the rack holds a joker (it may be played), the search also scores
-        the numbers that the table's jokers stand for, so with ``objective="value"`` and a joker
-        on an opened table the move found may not be the one playing the most points (under a
+        """Known gap: a played joker is worth the best joker after the move, possibly a table
+        joker (the convention ``_outcome`` and the tests follow), but when the rack holds a joker
+        the search scores the numbers of the jokers it lays, table jokers too, and not a table
+        joker left in a kept or pinned set: beside a table joker the value found, the first key
+        of ``objective="value"`` and the second of ``"tiles"``, may not be the best (under a
         free release too: ``R7 R8 R9`` + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scores both
-        jokers as R11 and R12, 31 points, where playing R5 too makes 35). It is still legal; it
-        is just not claimed optimal. Without a rack joker no joker is played and the search
-        scores the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its score
-        is the move's."""
+        jokers as R11 and R12, 31 points, where playing R5 too makes 35). The move is still
+        legal; it is just not claimed optimal. Without a rack joker no joker is played and the
+        search scores the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its
+        score is the move's."""
         has_table_joker = any(t.color is None for s in self.table for t in s)
         has_rack_joker = any(t.color is None for t in self.rack)
-        return not self.by_tiles and self.opened and has_table_joker and has_rack_joker
+        return has_table_joker and has_rack_joker
 
     def _free_release(self) -> bool:
         r = self.rules
