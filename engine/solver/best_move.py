@@ -540,7 +540,7 @@ class _Suggester:
                         out.append(({i: kept}, tiles_without(self.rack, rack_tiles), (new_set,)))
         return out
 
-    def _value_tie_break_unproven(self) -> bool:
+    def _played_joker_value_unproven(self) -> bool:
         """Known gap: a played joker is worth the best joker after the move, possibly a table
         joker (the convention ``_outcome`` and the tests follow), but when the rack holds a joker
         the search scores the numbers of the jokers it lays, table jokers too, and not a table
@@ -1013,7 +1013,7 @@ class _Suggester:
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
-        proven = not self.exhausted and not self.unproven and not self._value_tie_break_unproven()
+        proven = not self.exhausted and not self.unproven and not self._played_joker_value_unproven()
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break
