@@ -706,7 +706,7 @@ def test_relaxed_problems_need_a_group_of_each_group_joker_set(
     solver = suggest_module._Suggester(
         table, [None] * 3, tuple(parse_tiles("K11 B7")), True, PRESETS[rules_name], "tiles", 1e18
     )
-    assert solver._problem(dissolve={0, 1, 2}, pin=True)[0].groups_needed == needed
+    assert solver._problem(dissolve={0, 1, 2}, pins=solver.pinned)[0].groups_needed == needed
     assert solver._problem(dissolve={0, 1, 2})[0].groups_needed == ()  # not a relaxed problem
 
 

@@ -8,7 +8,7 @@ import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
@@ -240,8 +240,9 @@ class _Suggester:
         or it was freed, and a copy of its tile lies in a successor of its set. One relaxed
         problem per way the jokers fare (``_fates``), every other set taken apart, holds every
         legal move giving them those fates. None of them beating the best move proves it; a
-        legal move of one that does is taken; an illegal one leaves the answer unproven. The relaxed problem of every joker set taken apart
-        with its jokers anywhere comes first: it bounds them all."""
+        legal move of one that does is taken; an illegal one leaves the answer unproven. The
+        relaxed problem of every joker set taken apart with its jokers anywhere comes first:
+        it bounds them all."""
         joker_sets = frozenset(range(len(self.table))) - self.plain
         if not joker_sets or self.exhausted or self._best_score() >= self._ceiling():
             return
@@ -256,13 +257,11 @@ class _Suggester:
 
     def _solve_fates(self) -> None:
         """The relaxed problem of each fate, looking for a move better than the best."""
-        pinned = self.pinned
         for fate in self._fates():
             if self.exhausted:
                 break
             dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
-            self.pinned = fate.pins
-            problem = self._problem(dissolve=dissolve, pin=True, must=fate.needs, variants=fate.variants)
+            problem = self._problem(dissolve=dissolve, pins=fate.pins, must=fate.needs, variants=fate.variants)
             if min(map(min, problem[0].required)) < 0 or min(map(min, problem[0].optional)) < 0:
                 continue  # a window takes a tile the table or the rack does not hold
             # solved to the end, as every pass (under the deadline): each fate is needed for the
@@ -273,7 +272,6 @@ class _Suggester:
                 self.candidates.append(move)
             elif move is not None:
                 self.unproven = True
-        self.pinned = pinned
 
     def _fates(self) -> list[_Fate]:
         """Every way the table's jokers can fare in a legal move, all sets together (at most
@@ -369,12 +367,16 @@ class _Suggester:
                     for colour in COLORS:
                         if colour not in colours and colour != copy.color:
                             shapes.append((copy, (y,), (numbered_tile(colour, copy.number),)))
+
+        def sources(tile: Tile, from_table: bool) -> list[bool]:
+            """Where a tile of the window may come from: True the rack, False the table."""
+            return [from_rack for from_rack, ok in ((True, on_rack[tile.key] > 0), (False, from_table)) if ok]
+
         out = []
         for copy, kept, others in shapes:
             extra = (copy, *others)
-            copy_from = [r for r in (True, False) if (on_rack[copy.key] if r else not rack_only and on_table[copy.key])]
-            sources = [copy_from, *([True, False] if on_rack[t.key] else [False] for t in others)]
-            for from_rack in itertools.product(*sources):
+            copy_from = sources(copy, not rack_only and on_table[copy.key] > 0)
+            for from_rack in itertools.product(copy_from, *(sources(t, True) for t in others)):
                 out.append(
                     _Variant(
                         (*kept, *extra),
@@ -469,7 +471,7 @@ class _Suggester:
         self.gave_up = False
         self.gave_up_bound = None
         relaxed = self._pass(
-            self._problem(dissolve=self.plain | support, pin=True),
+            self._problem(dissolve=self.plain | support, pins=self.pinned),
             floor=self._best_score() + 1,
             candidate=False,
             max_calls=max_calls,
@@ -580,14 +582,12 @@ class _Suggester:
         (``_opening_pins``) whose moves are candidates too, so that when the best of them is
         not a legal turn the answer is not claimed optimal."""
         self._pass(self._opening_problem(), untouched=True)
-        self._opening_moves(self.plain, pin=False)
+        self._opening_moves(self.plain, pins=None)
         if len(self.plain) < len(self.table):
             for pins in self._opening_pins():
                 if self.exhausted:
                     break
-                self.pinned = pins
-                self._opening_moves(set(range(len(self.table))), pin=True)
-            self.pinned = self._pinned()
+                self._opening_moves(set(range(len(self.table))), pins=pins)
 
     def _opening_pins(self) -> list[dict[int, tuple[Tile, ...]]]:
         """Before opening no joker may be freed (SPEC §4): in every legal move each joker of a
@@ -607,16 +607,16 @@ class _Suggester:
             }
             per_set.append([(i, way) for way in sorted(ways, key=lambda way: [t.key for t in way])])
         if math.prod(len(ways) for ways in per_set) > _OPENING_PINS:
-            return [self._pinned()]
+            return [self.pinned]
         return [dict(combo) for combo in itertools.product(*per_set)]
 
-    def _opening_moves(self, dissolve: set[int], pin: bool) -> None:
+    def _opening_moves(self, dissolve: set[int], pins: Mapping[int, tuple[Tile, ...]] | None) -> None:
         """The best opening move with the sets in ``dissolve`` taken apart (the others kept
         whole). The minimum is a condition on the tiles played, not on where they end (SPEC
         §4: the meld may be laid first, then joined to table sets): the best move ignoring it,
         when that is a legal turn; else, for every minimal meld, the best move playing at
         least its tiles, anywhere."""
-        bound = self._pass(self._problem(dissolve=dissolve, pin=pin), candidate=False)
+        bound = self._pass(self._problem(dissolve=dissolve, pins=pins), candidate=False)
         if bound is None or self.exhausted or self._best_legal_score() >= bound.score:
             return
         if self._legal(bound):
@@ -630,7 +630,7 @@ class _Suggester:
             # the search does not score a played joker it must place as the move does (a table
             # joker is no played tile): a lower floor for each, which only costs search
             floor = self._best_legal_score() + 1 - self._most_score([t for t in laid if t.color is None])
-            self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pin=pin), floor=floor)
+            self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor)
             if self._best_legal_score() >= bound.score:
                 return
 
@@ -723,14 +723,16 @@ class _Suggester:
         dissolve: set[int],
         rack: Sequence[Tile] | None = None,
         variants: dict[int, _Variant] | None = None,
-        pin: bool = False,
+        pins: Mapping[int, tuple[Tile, ...]] | None = None,
         must: Sequence[Tile] = (),
     ) -> tuple[_Problem, _Blocks]:
         """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
         are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
-        placed. With ``pin``, a joker that can never be freed (``_pinned``) goes to the pool
-        as the tile it stands for: every legal move keeps it standing for that tile. ``must``:
-        tiles of the rack that the move must play (placed like the table's, scored as played)."""
+        placed. With ``pins`` (by table set, the tiles its jokers are laid as: ``_pinned``, a
+        fate's or an opening's), a dissolved set's jokers go to the pool as those tiles, a run
+        joker's in a run (``runs_needed``), and its others as jokers; a relaxed problem (any
+        ``pins``, even none) also lays the groups of ``_groups_needed``. ``must``: tiles of the
+        rack that the move must play (placed like the table's, scored as played)."""
         rack = tiles_without(self.rack if rack is None else rack, must)
         variants = variants or {}
         required, optional = _empty_counts(), _empty_counts()
@@ -750,13 +752,17 @@ class _Suggester:
                 required[_COLOUR_INDEX[t.color]][t.number] += 1
                 uncounted += self.tile_weight + t.number * self.value_weight
         laid_as: list[tuple[str, bool]] = []
+        in_runs: Counter[tuple[int, int]] = Counter()  # (colour, number) of the pinned run jokers
         for i, tiles in enumerate(self.table):
             if i in dissolve:
-                stands = self.pinned.get(i, ()) if pin else ()
+                stands = pins.get(i, ()) if pins is not None else ()
+                run = self.readings[i].best.kind == RUN  # type: ignore[union-attr]
                 for t in tiles:
                     if t.color is None and stands:
-                        required[_COLOUR_INDEX[stands[0].color]][stands[0].number] += 1  # type: ignore[index]
-                        laid_as.append((stands[0].key, self.readings[i].best.kind == RUN))  # type: ignore[union-attr]
+                        at = (_COLOUR_INDEX[stands[0].color], stands[0].number)  # type: ignore[index]
+                        required[at[0]][at[1]] += 1
+                        laid_as.append((stands[0].key, run))
+                        in_runs[at] += run
                         stands = stands[1:]
                     elif t.color is None:
                         jokers += 1
@@ -791,8 +797,8 @@ class _Suggester:
             # not maximise it; whether a move is legal is verify_turn's to say either way
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
-            groups_needed=self._groups_needed(dissolve, {b.number for b in group_blocks}) if pin else (),
-            runs_needed=_runs_needed(laid_as),
+            groups_needed=(self._groups_needed(dissolve, {b.number for b in group_blocks}) if pins is not None else ()),
+            runs_needed=tuple((c, v, copies) for (c, v), copies in sorted(in_runs.items()) if copies),
             jokers_laid_as=tuple(laid_as),
         )
         return problem, blocks
@@ -1056,14 +1062,6 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
         if len(kept_keys) >= max(1, rivals):
             out.append(_Variant(kept_tiles, released=given_tiles))
     return out
-
-
-def _runs_needed(laid_as: Sequence[tuple[str, bool]]) -> tuple[tuple[int, int, int], ...]:
-    """The copies of tiles that must lie in runs: one per pinned run joker (it stays only in a
-    run standing for its tile, SPEC §4), as (colour, number, copies)."""
-    counts = Counter(key for key, run in laid_as if run)
-    tiles = tiles_of_keys(counts)
-    return tuple((_COLOUR_INDEX[t.color], t.number, counts[t.key]) for t in dict.fromkeys(tiles) if t.color is not None)
 
 
 def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, bool]]) -> list[tuple[Tile, ...]]:
