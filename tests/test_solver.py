@@ -832,11 +832,11 @@ def test_suggest_never_worse_than_keeping_the_table() -> None:
 
 
 def test_value_objective_with_table_and_rack_jokers_is_not_claimed_optimal() -> None:
-    """The documented gap: outside a free joker release, with a joker on the rack, the value
-    search also counts the numbers the table's jokers stand for, so such an answer is legal
-    but not claimed optimal (under a free release too). Without a rack joker no joker is
-    played and the table's jokers score as tiles only: the answer is proven (10 + 10 + 10 + 8 =
-    38 points)."""
+    """The documented gap: with a joker on the rack the search also counts the numbers the
+    table's jokers stand for, so the value (the first key of ``value``, the second of
+    ``tiles``) is not claimed optimal beside a table joker, under any rules. Without a rack
+    joker no joker is played and the table's jokers score as tiles only: the answer is proven
+    (10 + 10 + 10 + 8 = 38 points)."""
     before = [parse_tiles("R5 R6 J"), parse_tiles("K9 B9 O9")]
     rack = parse_tiles("R8 K10 B10 O10")
     plain = suggest(before, rack, True, PRESETS["sabra"], "value")
