@@ -808,8 +808,10 @@ def test_suggestions_are_legal_turns(name: str) -> None:
         result = suggest(before, rack, opened, rules, objective, budget_seconds=0.5)
         table_joker = any(t.color is None for s in before for t in s)
         rack_joker = any(t.color is None for t in rack)
-        value_gap = table_joker and rack_joker  # a played joker's points may not be the best
         free = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
+        # a played joker's points may not be the best, but under a free release on an opened
+        # table every table joker is laid by the search, which scores them exactly
+        value_gap = table_joker and rack_joker and not (free and opened)
         if table_joker and ((opened and not free) or (not opened and rules.manipulate_on_opening_turn)):
             # relaxed problems bound the moves changing joker sets: their best move may not be legal
             assert not (result.optimal_proven and result.budget_exhausted)
@@ -834,8 +836,10 @@ def test_suggest_never_worse_than_keeping_the_table() -> None:
 def test_value_objective_with_table_and_rack_jokers_is_not_claimed_optimal() -> None:
     """The documented gap: with a joker on the rack the search also counts the numbers the
     table's jokers stand for, so the value (the first key of ``value``, the second of
-    ``tiles``) is not claimed optimal beside a table joker, under any rules. Without a rack
-    joker no joker is played and the table's jokers score as tiles only: the answer is proven
+    ``tiles``) is not claimed optimal beside a table joker, unless the joker release is free
+    (every table joker is laid by the search, which then scores them exactly: 8 + 30 and the
+    played joker worth 10, its group's, the best joker after the move). Without a rack joker
+    no joker is played and the table's jokers score as tiles only: the answer is proven
     (10 + 10 + 10 + 8 = 38 points)."""
     before = [parse_tiles("R5 R6 J"), parse_tiles("K9 B9 O9")]
     rack = parse_tiles("R8 K10 B10 O10")
@@ -849,7 +853,9 @@ def test_value_objective_with_table_and_rack_jokers_is_not_claimed_optimal() -> 
     # the same gap on the second key of "tiles": a played joker's points
     tiles = suggest(before, rack, True, PRESETS["sabra"], "tiles")
     assert len(tiles.played) == 5 and not tiles.optimal_proven
-    assert not suggest(before, rack, True, PRESETS["free-joker"], "value").optimal_proven
+    free = suggest(before, rack, True, PRESETS["free-joker"], "value")
+    assert (free.value, len(free.played), free.optimal_proven) == (48, 5, True)
+    assert_legal(before, rack, True, PRESETS["free-joker"], free)
 
 
 @pytest.mark.parametrize("group", ["O4 R4 B4 K4", "O4 R4 B4 J"])

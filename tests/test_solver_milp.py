@@ -692,6 +692,27 @@ def test_runs_needed_in_the_search_and_the_programme(
 
 
 @pytest.mark.parametrize(
+    ("rack", "table_jokers", "tiles", "value"),
+    [
+        ("R5 R6 J J", 0, 4, 26),  # both jokers played: R7 and R8
+        ("R5 R6 J J", 1, 4, 19),  # one is the table's: the lower (R7) scores nothing
+        ("R5 R6 J J", 2, 4, 11),  # both the table's
+        ("K5 B5 O5 R9 R10 J J", 1, 7, 46),  # both in the run (R11, R12), not one in the group
+        ("K5 B5 O5 R9 J", 1, 4, 15),  # the table's joker must be laid: in the group, no points
+    ],
+)
+def test_unscored_jokers_in_the_search_and_the_programme(rack: str, table_jokers: int, tiles: int, value: int) -> None:
+    """``table_jokers`` (the table's jokers, laid but never played) score no points when joker
+    points count: the lowest laid score none, the played jokers their best points (a played
+    joker is worth the best joker after the move); the search, the integer programme and the
+    linear bound agree."""
+    problem = _rack_problem(rack, ())
+    problem = dataclasses.replace(problem, jokers_required=table_jokers, table_jokers=table_jokers)
+    assert problem.unscored == table_jokers
+    _solved_three_ways(problem, tiles, value)
+
+
+@pytest.mark.parametrize(
     ("rules_name", "needed"),
     [("sabra", ((11, (0, 2)),)), ("xp", ((11, (0, 2)),)), ("strict-joker", ((11, (0, 2)),)), ("free-joker", ())],
 )

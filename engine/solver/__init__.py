@@ -130,9 +130,15 @@ when the rack holds a joker the search scores the numbers of the jokers it lays 
 too) and not a table joker left in a kept or pinned set, so beside a table joker the value found
 (the first key of ``objective="value"``, the second of ``"tiles"``) may not be the best: with
 a joker on the rack and one on the table the answer is legal but reported with
-``optimal_proven=False``, under every rule set (1–5 points below the best in 47 of 9,700
-brute-force positions of session 14, the tile count always right). Without a rack joker no
-joker is played, the table's jokers score as tiles only and the proof stands.
+``optimal_proven=False`` (1–5 points below the best in 47 of 9,700 brute-force positions of
+session 14, the tile count always right). Under a free joker release the gap is closed: every
+set is taken apart, so the search lays every table joker, and after the full pass the same
+problem is solved again with the lowest ``table_jokers`` jokers laid scoring no points
+(``_Problem.unscored``: in the search a count of them left in the state, in the integer
+programme a column per number taking its jokers out of the score, exactly that many in all),
+the others, the played jokers, their best points; looking only for a better move (its
+floor), it proves the answer. Without a rack joker no joker is played, the table's jokers
+score as tiles only and the proof stands.
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is

@@ -175,6 +175,7 @@ class _Suggester:
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
         self.unproven = False  # a legal move may beat the answer, as far as the solver knows
+        self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
 
     # --- passes -----------------------------------------------------------------------
 
@@ -396,6 +397,8 @@ class _Suggester:
         tie; and when the best move is not legal, the whole pass is redone without a floor
         so that its best move is the fallback."""
         full = self._pass(self._problem(dissolve=set(range(len(self.table)))), candidate=False)
+        if full is not None and not self.exhausted and self._played_joker_value_unproven():
+            full = self._exact_value(full)
         if full is None:
             self._pass(self._problem(dissolve=set()), whole=True)
             return
@@ -410,6 +413,17 @@ class _Suggester:
         self.candidates.append(full)
         if whole is None and not self._legal(full):
             self._pass(self._problem(dissolve=set()), whole=True)
+
+    def _exact_value(self, full: _Outcome) -> _Outcome:
+        """The full pass again, its jokers scored exactly: the table's jokers laid (every one,
+        all sets taken apart) score no points, the others (played) theirs
+        (``_Problem.unscored``), looking for a move scoring more than ``full`` (whose search
+        scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to the
+        end, it proves the better of the two, which it returns."""
+        everything = set(range(len(self.table)))
+        better = self._pass(self._problem(dissolve=everything, exact_value=True), floor=full.score + 1, candidate=False)
+        self.value_exact = not self.exhausted
+        return better or full
 
     def _variants_settled(self) -> bool:
         """Whether every combination of variants has been solved at once: when the rack
@@ -550,9 +564,10 @@ class _Suggester:
         of ``objective="value"`` and the second of ``"tiles"``, may not be the best (under a
         free release too: ``R7 R8 R9`` + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scores both
         jokers as R11 and R12, 31 points, where playing R5 too makes 35). The move is still
-        legal; it is just not claimed optimal. Without a rack joker no joker is played and the
-        search scores the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its
-        score is the move's."""
+        legal; it is just not claimed optimal. Under a free release (every set taken apart, so
+        every table joker laid by the search) ``_exact_value`` closes the gap. Without a rack
+        joker no joker is played and the search scores the table's jokers as tiles only
+        (``_Problem.joker_value_weight`` 0): its score is the move's."""
         has_table_joker = any(t.color is None for s in self.table for t in s)
         has_rack_joker = any(t.color is None for t in self.rack)
         return has_table_joker and has_rack_joker
@@ -652,8 +667,9 @@ class _Suggester:
         candidate answer unless ``candidate`` is false."""
         p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
-        # and stands for at least 1, and the move's value counts its jokers' best points only
-        offset = p.jokers_required * (p.tile_weight + p.joker_weight)
+        # and, unless it scores no points (``_Problem.unscored``), stands for at least 1; the
+        # move's value counts its played jokers' best points only
+        offset = p.jokers_required * (p.tile_weight + (0 if p.unscored else p.joker_weight))
         # a move scores at most the search's score plus the tiles the search does not count
         need = 0 if floor is None else floor - p.uncounted + offset
         laid: _Builder | _Laid
@@ -725,6 +741,7 @@ class _Suggester:
         variants: dict[int, _Variant] | None = None,
         pins: Mapping[int, tuple[Tile, ...]] | None = None,
         must: Sequence[Tile] = (),
+        exact_value: bool = False,
     ) -> tuple[_Problem, _Blocks]:
         """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
         are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
@@ -732,7 +749,9 @@ class _Suggester:
         fate's or an opening's), a dissolved set's jokers go to the pool as those tiles, a run
         joker's in a run (``runs_needed``), and its others as jokers; a relaxed problem (any
         ``pins``, even none) also lays the groups of ``_groups_needed``. ``must``: tiles of the
-        rack that the move must play (placed like the table's, scored as played)."""
+        rack that the move must play (placed like the table's, scored as played).
+        ``exact_value``: the table's jokers in the pool score no points (``_Problem.unscored``:
+        exact when they are all there, ``_exact_value``)."""
         rack = tiles_without(self.rack if rack is None else rack, must)
         variants = variants or {}
         required, optional = _empty_counts(), _empty_counts()
@@ -753,6 +772,7 @@ class _Suggester:
                 uncounted += self.tile_weight + t.number * self.value_weight
         laid_as: list[tuple[str, bool]] = []
         in_runs: Counter[tuple[int, int]] = Counter()  # (colour, number) of the pinned run jokers
+        table_jokers = 0  # the table's jokers in the pool
         for i, tiles in enumerate(self.table):
             if i in dissolve:
                 stands = pins.get(i, ()) if pins is not None else ()
@@ -767,6 +787,7 @@ class _Suggester:
                     elif t.color is None:
                         jokers += 1
                         jokers_required += 1
+                        table_jokers += 1
                     else:
                         required[_COLOUR_INDEX[t.color]][t.number] += 1
                 continue
@@ -782,12 +803,14 @@ class _Suggester:
             uncounted += sum(self.tile_weight + t.number * self.value_weight for t in variant.from_rack)
             jokers += variant.freed
             jokers_required += variant.freed
+            table_jokers += variant.freed
         group_blocks = [b for b in blocks.values() if isinstance(b, _GroupBlock)]
         problem = _Problem(
             required,
             optional,
             jokers,
             jokers_required,
+            table_jokers if exact_value else 0,
             run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
             group_blocks=group_blocks,
             tile_weight=self.tile_weight,
@@ -1019,7 +1042,8 @@ class _Suggester:
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
-        proven = not self.exhausted and not self.unproven and not self._played_joker_value_unproven()
+        value_unproven = self._played_joker_value_unproven() and not self.value_exact
+        proven = not self.exhausted and not self.unproven and not value_unproven
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break

@@ -26,6 +26,7 @@ import functools
 import itertools
 import threading
 import time
+from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
@@ -122,6 +123,7 @@ class _Model(NamedTuple):
     group_number: np.ndarray  # the number of the numbered tiles when they share one (a group may), else 0
     colours: np.ndarray  # (candidate, colour): whether it holds a tile of that colour
     room: np.ndarray  # pooled jokers it can take at its ends
+    joker_numbers: csc_array  # (number - 1, column): its jokers standing for that number
 
 
 _TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
@@ -160,6 +162,14 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
     shape = (_TYPES + (2 if pooled else 1), n + (1 if pooled else 0))
     matrix = csc_array((vals, (rows, cols)), shape=shape)
     matrix.sum_duplicates()
+    stands: Counter[tuple[int, int]] = Counter()
+    for j, candidate in enumerate(chosen):
+        for t in candidate.tiles:
+            if t.color is None:
+                stands[(stands_for(t, candidate.tiles) - 1, j)] += 1
+    joker_numbers = csc_array(
+        (list(stands.values()), ([r for r, _ in stands], [j for _, j in stands])), shape=(_LAST, shape[1])
+    )
     return _Model(
         chosen,
         matrix,
@@ -174,6 +184,7 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
             n, _NCOL
         ),
         np.array([c.room for c in chosen], dtype=float),
+        joker_numbers,
     )
 
 
@@ -414,7 +425,47 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         matrix = vstack([matrix, csc_array(lays)], format="csc")
         lower_rows = np.append(lower_rows, [float(copies) for _, _, copies in problem.runs_needed])
         upper_rows = np.append(upper_rows, np.full(len(problem.runs_needed), np.inf))
+    if problem.unscored:
+        matrix, cost, upper, lower_rows, upper_rows = _unscored(
+            problem, programme, laid, matrix, cost, upper, lower_rows, upper_rows
+        )
+        counts = np.append(counts, np.zeros(_LAST))
     return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
+
+
+def _unscored(
+    problem: _Problem,
+    programme: _Programme,
+    laid: list[_BlockColumn],
+    matrix: csc_array,
+    cost: np.ndarray,
+    upper: np.ndarray,
+    lower_rows: np.ndarray,
+    upper_rows: np.ndarray,
+) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The jokers laid that score no points (``_Problem.unscored``, the table's): a column
+    per number, the jokers standing for it taken out of the score, each at most the jokers of
+    the columns laying one there (a row per number), together exactly ``unscored`` (a row).
+    Maximising, the programme takes the lowest: the others are the played jokers at their
+    best points. The columns come last (``laid_from`` ignores them)."""
+    columns = matrix.shape[1]
+    stands = np.zeros((_LAST, columns))
+    kept = programme.keep[programme.keep < len(programme.model.chosen)]
+    stands[:, : len(kept)] = programme.model.joker_numbers[:, kept].toarray()
+    for k, what in enumerate(laid):
+        if what.colour is None:
+            stands[what.number - 1, columns - len(laid) + k] = 1
+    per_number = hstack([csc_array(-stands), csc_array(np.eye(_LAST))], format="csc")
+    together = csc_array(np.append(np.zeros(columns), np.ones(_LAST)).reshape(1, -1))
+    top = hstack([matrix, csc_array((matrix.shape[0], _LAST))], format="csc")
+    jw = problem.joker_weight
+    return (
+        vstack([top, per_number, together], format="csc"),
+        np.append(cost, [-jw * v for v in range(MIN_NUMBER, _LAST + 1)]),
+        np.append(upper, np.full(_LAST, float(problem.unscored))),
+        np.concatenate([lower_rows, np.full(_LAST, -np.inf), [float(problem.unscored)]]),
+        np.concatenate([upper_rows, np.zeros(_LAST), [float(problem.unscored)]]),
+    )
 
 
 class Bound(NamedTuple):

@@ -109,12 +109,18 @@ class _Problem:
     every tile for ``arrange``); up to ``optional[c][v]`` more may be (rack tiles). Likewise
     ``jokers`` jokers are available of which ``jokers_required`` must be placed.
     ``meld_min`` > 0 asks that the placed tiles be worth at least that much (opening).
+
+    ``table_jokers`` of the jokers are the table's (required, laid but never played). A played
+    joker is worth the best joker after the move, so when joker points count
+    (``joker_weight``) the lowest ``table_jokers`` jokers laid score no points, the others
+    theirs: the jokers laid less the table's, at their best points (``unscored``).
     """
 
     required: list[list[int]]
     optional: list[list[int]]
     jokers: int
     jokers_required: int
+    table_jokers: int = 0
     run_blocks: list[_RunBlock] = field(default_factory=list)
     group_blocks: list[_GroupBlock] = field(default_factory=list)
     meld_min: int = 0
@@ -136,6 +142,12 @@ class _Problem:
     @property
     def joker_weight(self) -> int:
         return self.value_weight if self.joker_value_weight is None else self.joker_value_weight
+
+    @property
+    def unscored(self) -> int:
+        """How many of the jokers laid score no points (the lowest): the table's, when joker
+        points count."""
+        return self.table_jokers if self.joker_weight and not self.feasibility_only else 0
 
 
 def _empty_counts() -> list[list[int]]:
@@ -168,7 +180,9 @@ _DONE = _GroupMove((), 0, 0)
 
 class _Option(NamedTuple):
     """A colour move with its effect: the colour's new run counts, jokers spent, tiles sent to
-    the groups, score, and the change of the extra counter (room or meld value)."""
+    the groups, score, the change of the extra counter (room or meld value), and how many of
+    its jokers score no points (``_Problem.unscored``: the lowest, already left out of the
+    score)."""
 
     new: tuple[int, int, int, int]
     jokers: int
@@ -176,16 +190,19 @@ class _Option(NamedTuple):
     score: int
     extra: int
     move: _ColourMove
+    unscored: int = 0
 
 
 class _GroupOption(NamedTuple):
-    """A group move with its jokers spent, score and change of the extra counter."""
+    """A group move with its jokers spent, score, change of the extra counter and jokers
+    scoring no points (see ``_Option``)."""
 
     jokers: int
     score: int
     extra: int
     move: _GroupMove
+    unscored: int = 0
 
 
 _State = tuple[int, ...]
-_Key = tuple[int, int, _State, tuple[int, ...], int, int]
+_Key = tuple[int, int, _State, tuple[int, ...], int, int, int]  # (v, c, runs, groups, jokers, extra, unscored)

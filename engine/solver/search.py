@@ -90,7 +90,7 @@ class _Search:
         # key) an upper bound only; (_FAIL, _DONE, key) no solution (or the terminal's value)
         self.memo: dict[_Key, tuple[int, _ColourMove | _GroupMove | None, _Key]] = {}
         self.colour_cache: dict[tuple[int, ...], tuple[_Option, ...]] = {}
-        self.group_cache: dict[tuple[int, tuple[int, ...], int], tuple[_GroupOption, ...]] = {}
+        self.group_cache: dict[tuple[int, tuple[int, ...], int, int], tuple[_GroupOption, ...]] = {}
         self.starts_at: dict[tuple[int, int], tuple[_RunBlock, ...]] = {}
         self.ends_at: Counter[tuple[int, int]] = Counter()
         for b in problem.run_blocks:
@@ -132,7 +132,7 @@ class _Search:
                 self.rack_left[v][c] = running
 
     def root(self) -> _Key:
-        return (MIN_NUMBER, 0, (0,) * (4 * _NCOL), (), self.p.jokers, 0)
+        return (MIN_NUMBER, 0, (0,) * (4 * _NCOL), (), self.p.jokers, 0, self.p.unscored)
 
     def solve(self, floor: int = 0, goal: bool = False) -> int | None:
         """The best score from the start if it is at least ``floor``, else None (also when
@@ -159,9 +159,9 @@ class _Search:
         hit = memo.get(key)
         if hit is not None and (hit[1] is not None or hit[0] < need):
             return hit[0]
-        v, c, state, groups, jokers, extra = key
+        v, c, state, groups, jokers, extra, unscored = key
         if v == _END:
-            value = self._terminal(state, jokers, extra)
+            value = self._terminal(state, jokers, extra) if not unscored else _FAIL
             memo[key] = (value, _DONE, key)
             return value
         bound = self.rack_left[v][c] + jokers * self.joker_bound
@@ -189,15 +189,25 @@ class _Search:
             in_runs = self.runs_needed.get((c, v), 0)
             # arrange tries the moves without jokers first and builds the others only if needed
             for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
-                options = self._colour_options(v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier)
-                for new, spent, to_groups, score, more, move in options:
+                options = self._colour_options(
+                    v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier, unscored
+                )
+                for new, spent, to_groups, score, more, move, x in options:
                     if move.used - to_groups < in_runs:
                         continue
                     grouped = sent + to_groups
                     if grouped and not group_blocks and grouped + later - spent < 3 * max(most, to_groups):
                         continue  # too few tiles left for the groups of this number
-                    x = extra + more
-                    nxt = (v, c + 1, head + new + tail, (*groups, to_groups), jokers - spent, x if x < cap else cap)
+                    more += extra
+                    nxt = (
+                        v,
+                        c + 1,
+                        head + new + tail,
+                        (*groups, to_groups),
+                        jokers - spent,
+                        more if more < cap else cap,
+                        unscored - x,
+                    )
                     target = bar - score
                     sub = self.best(nxt, target)
                     if sub >= target:
@@ -211,11 +221,11 @@ class _Search:
                     break
         else:
             needed = self.groups_needed.get(v, ())
-            for spent, score, more, group_move in self._group_options(v, groups, jokers):
+            for spent, score, more, group_move, x in self._group_options(v, groups, jokers, unscored):
                 if not group_move.jokers and not all(any(groups[c] for c in cs) for cs in needed):
                     continue
-                x = extra + more
-                nxt = (v + 1, 0, state, (), jokers - spent, x if x < cap else cap)
+                more += extra
+                nxt = (v + 1, 0, state, (), jokers - spent, more if more < cap else cap, unscored - x)
                 target = bar - score
                 sub = self.best(nxt, target)
                 if sub >= target:
@@ -265,9 +275,10 @@ class _Search:
     # --- the moves of one stage (shared, pure, cached) ---------------------------------
 
     def _colour_options(
-        self, v: int, c: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int
+        self, v: int, c: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int, unscored: int
     ) -> tuple[_Option, ...]:
-        key = (v, c, n1, n2, n3, nb, jokers, tier)
+        unscored = min(unscored, jokers)
+        key = (v, c, n1, n2, n3, nb, jokers, tier, unscored)
         cached = self.colour_cache.get(key)
         if cached is None:
             p = self.p
@@ -291,12 +302,14 @@ class _Search:
                 p.tile_weight,
                 p.value_weight,
                 p.joker_weight,
+                unscored,
             )
             self.colour_cache[key] = cached
         return cached
 
-    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int) -> tuple[_GroupOption, ...]:
-        key = (v, counts, jokers)
+    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int, unscored: int) -> tuple[_GroupOption, ...]:
+        unscored = min(unscored, jokers)
+        key = (v, counts, jokers, unscored)
         cached = self.group_cache.get(key)
         if cached is None:
             p = self.p
@@ -311,6 +324,7 @@ class _Search:
                 p.tile_weight,
                 p.value_weight,
                 p.joker_weight,
+                unscored,
             )
             self.group_cache[key] = cached
         return cached
@@ -336,6 +350,7 @@ def _colour_moves(
     tw: int,
     vw: int,
     jw: int,
+    unscored: int = 0,
 ) -> tuple[_Option, ...]:
     """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
     be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
@@ -343,7 +358,8 @@ def _colour_moves(
     blocks starting here and ``ending`` ending here; ``next1``/``next2`` tiles (or blocks)
     could extend runs at v+1 and v+2. ``tier`` keeps only the ways that spend no joker, some,
     or any. Scores weigh a tile ``tw``, a point ``vw`` and a joker's point ``jw``; ``arrange`` counts room for spare
-    jokers in ``extra``, ``meld`` counts points.
+    jokers in ``extra``, ``meld`` counts points. Each way comes once per number of its jokers,
+    up to ``unscored``, that score no points (its lowest: ``_Problem.unscored``).
 
     Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
     of a tile in any extension. New runs start with a numbered tile, optionally preceded by
@@ -379,17 +395,32 @@ def _colour_moves(
                                 value = (used - required) * v + joker_value
                                 score = tiles * tw + (value - joker_value) * vw + joker_value * jw
                                 extra = room if arrange else (value if meld else 0)
-                                found_key = (new, spent, rest - s, extra)
-                                old = found.get(found_key)
-                                if old is None or (not arrange and score > old.score):
-                                    move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
-                                    found[found_key] = _Option(new, spent, rest - s, score, extra, move)
+                                move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
+                                lowest = 0  # points of the jokers scoring none, the lowest first
+                                if unscored and spent:
+                                    points = sorted(_joker_points(attach, starts, jx, v))
+                                for x in range(min(unscored, spent) + 1):
+                                    if x:
+                                        lowest += points[x - 1]
+                                    found_key = (new, spent, rest - s, extra, x)
+                                    old = found.get(found_key)
+                                    if old is None or (not arrange and score - lowest * jw > old.score):
+                                        found[found_key] = _Option(
+                                            new, spent, rest - s, score - lowest * jw, extra, move, x
+                                        )
     options = list(found.values())
     if arrange:
         options.sort(key=lambda o: (o.jokers, o.to_groups))
     else:  # the best first: a good solution early raises the bar of the branch and bound
         options.sort(key=lambda o: (o.jokers, -o.score))
     return tuple(options)
+
+
+def _joker_points(attach: tuple[tuple[str, int], ...], starts: tuple[int, ...], extend: int, v: int) -> list[int]:
+    """The points of each joker a colour move lays at ``v``: ``extend`` in runs it extends,
+    and before the runs and blocks it starts (v-1, v-2, ...)."""
+    leading = [n for kind, n in attach if kind == "new"] + list(starts)
+    return [v] * extend + [v - k for n in leading for k in range(1, n + 1)]
 
 
 def _attach_modes(
@@ -441,12 +472,14 @@ def _group_moves(
     tw: int,
     vw: int,
     jw: int,
+    unscored: int = 0,
 ) -> tuple[_GroupOption, ...]:
     """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
     and up to ``jokers`` jokers (a joker's point weighs ``jw``), including tiles added to the group ``blocks`` of ``v``
-    (their sizes and the colours they may take)."""
+    (their sizes and the colours they may take); each once per number of its jokers, up to
+    ``unscored``, that score no points."""
     per_joker = tw + jw * v
-    found: dict[tuple[int, int], _GroupOption] = {}
+    found: dict[tuple[int, int, int], _GroupOption] = {}
     for absorb, rest, block_jokers in _absorb_modes(blocks, counts, jokers):
         for gj, groups in _group_jokers(rest).items():
             spent = gj + block_jokers
@@ -455,10 +488,11 @@ def _group_moves(
             score = spent * per_joker
             room = _MAX_GROUP * groups - sum(rest) - gj
             extra = room if arrange else (spent * v if meld else 0)
-            option = _GroupOption(spent, score, extra, _GroupMove(absorb, gj, groups))
-            old = found.get((spent, extra))
-            if old is None or (not arrange and score > old.score):
-                found[(spent, extra)] = option
+            move = _GroupMove(absorb, gj, groups)
+            for x in range(min(unscored, spent) + 1):
+                old = found.get((spent, extra, x))
+                if old is None or (not arrange and score - x * v * jw > old.score):
+                    found[(spent, extra, x)] = _GroupOption(spent, score - x * v * jw, extra, move, x)
     options = list(found.values())
     if arrange:
         options.sort(key=lambda o: (o.jokers, -o.extra))
