@@ -985,15 +985,20 @@ def test_proofs_hold_when_table_jokers_can_be_freed(name: str) -> None:
     assert claimed >= 4  # all 8 but under pressman-2009 (5: freed jokers in new sets of table tiles)
 
 
-@pytest.mark.parametrize("name", ["free-joker", "xp"])
-def test_played_jokers_are_scored_exactly_under_a_free_release(name: str) -> None:
-    """A joker on the table and one on the rack, free release (every set taken apart): the
-    played joker is worth the best joker after the move, which the search scores exactly (the
-    table's jokers laid score no points), so both objectives' answers are claimed optimal and
-    equal the brute force's best. Before, the search scored every joker laid and such answers
-    were never claimed (1-5 points short in 8 of 400 such positions)."""
-    rules = dataclasses.replace(PRESETS[name], joker_release="free")
-    rng = random.Random(f"played-jokers-{name}")
+@pytest.mark.parametrize(
+    ("name", "free", "least"),
+    [("free-joker", True, 12), ("xp", True, 12), ("sabra", False, 9), ("xp", False, 9), ("pressman-2009", False, 9)],
+)
+def test_played_jokers_are_scored_exactly(name: str, free: bool, least: int) -> None:
+    """A joker on the table and one on the rack: a played joker is worth the best joker after
+    the move. Under a free release (every set taken apart) the search scores it exactly (the
+    table's jokers laid score no points), so every answer is claimed optimal; under the other
+    rules when the problem with every set taken apart, scored so, has no better move (a bound
+    of every legal move). A claimed answer equals the brute force's best, both objectives.
+    Before, such answers were never claimed (1-5 points short in 8 of 400 positions); 12, 12,
+    11, 10 and 11 of 12 are now."""
+    rules = dataclasses.replace(PRESETS[name], joker_release="free") if free else PRESETS[name]
+    rng = random.Random(f"played-jokers-{name}-{free}")
     claimed = tried = 0
     while tried < 12:
         before, rack = playable(rng, (6, 10), rng.randint(0, 2), 1)
@@ -1008,7 +1013,7 @@ def test_played_jokers_are_scored_exactly_under_a_free_release(name: str) -> Non
         got = (len(result.played), result.value) if objective == "tiles" else (result.value, len(result.played))
         assert got <= best and (got == best or not result.optimal_proven), (words(before), words([rack]))
         claimed += result.optimal_proven
-    assert claimed == tried
+    assert claimed >= least
 
 
 @pytest.mark.parametrize(

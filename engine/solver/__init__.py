@@ -125,20 +125,20 @@ apart with its jokers anywhere comes first and bounds them all. Each fate is sol
 (under the deadline, like every pass), where a relaxed bound's work is capped.
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
 joker's window ``O10 O11 O12``).
-Known gap: a played joker is worth the best joker after the move (possibly a table joker), but
-when the rack holds a joker the search scores the numbers of the jokers it lays (table jokers
-too) and not a table joker left in a kept or pinned set, so beside a table joker the value found
-(the first key of ``objective="value"``, the second of ``"tiles"``) may not be the best: with
-a joker on the rack and one on the table the answer is legal but reported with
-``optimal_proven=False`` (1–5 points below the best in 47 of 9,700 brute-force positions of
-session 14, the tile count always right). Under a free joker release the gap is closed: every
-set is taken apart, so the search lays every table joker, and after the full pass the same
-problem is solved again with the lowest ``table_jokers`` jokers laid scoring no points
-(``_Problem.unscored``: in the search a count of them left in the state, in the integer
-programme a column per number taking its jokers out of the score, exactly that many in all),
-the others, the played jokers, their best points; looking only for a better move (its
-floor), it proves the answer. Without a rack joker no joker is played, the table's jokers
-score as tiles only and the proof stands.
+A played joker is worth the best joker after the move (possibly a table joker), each set read
+at its best: the value of ``objective="value"``'s first key and ``"tiles"``' second. With a
+joker on the rack and one on the table the passes' searches may miss it (they score the jokers
+they lay, table jokers too, and not a table joker left in a kept or pinned set), so the value
+is settled by the problem with every set taken apart and the jokers anywhere, which holds every
+legal move (an opening's too), solved with the lowest ``table_jokers`` jokers laid scoring no
+points and the others, the played jokers, their best points (``_Problem.unscored``: in the
+search a count of them left in its state, in the integer programme a column per number taking
+its jokers out of the score, exactly that many in all): it scores each move at least as much
+as the move scores (it may place the jokers at their best). Looking only for a move better than
+the best (capped like a relaxed bound), none proves the best; a legal one is the best, proven;
+an illegal one leaves ``optimal_proven=False`` (the answer legal, its tile count right). Under
+a free joker release that problem is the full pass itself, so it is solved to the end. Without
+a rack joker no joker is played, the table's jokers score as tiles only and the proof stands.
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is

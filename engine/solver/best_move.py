@@ -16,6 +16,7 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, Reading, TableSet, read_set
 from engine.solver import choices, portfolio
+from engine.solver.intact import joker_points
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
@@ -187,7 +188,29 @@ class _Suggester:
                 self._opening_with_manipulation()
             else:
                 self._opened()
+            if self._played_joker_value_unproven() and not self.value_exact and not self.exhausted:
+                self._value_bound()
         return self._answer()
+
+    def _value_bound(self) -> None:
+        """Whether a legal move may score more than the best move, its played jokers valued
+        exactly: every legal move (an opening's too) is a move of the problem with every set
+        taken apart and the jokers anywhere, whose search, when it scores the table's jokers
+        at no points (``_exact_value``), scores each move at least as a legal turn does (it
+        may read its jokers at their best). When that problem has no move better than the
+        best, the best is proven, its played jokers' value too; when its better move is a
+        legal turn, that move is the best and proven. Capped like a relaxed bound."""
+        self.gave_up = False
+        everything = set(range(len(self.table)))
+        better = self._pass(
+            self._problem(dissolve=everything, exact_value=True),
+            floor=self._best_legal_score() + 1,
+            candidate=False,
+            max_calls=_RELAXED_CALLS,
+        )
+        if better is not None and self._legal(better):
+            self.candidates.append(better)
+        self.value_exact = not (self.exhausted or self.gave_up) and (better is None or self._legal(better))
 
     def _opened(self) -> None:
         """Best over: every table set kept whole (only extended); plain sets taken apart with
@@ -415,11 +438,11 @@ class _Suggester:
             self._pass(self._problem(dissolve=set()), whole=True)
 
     def _exact_value(self, full: _Outcome) -> _Outcome:
-        """The full pass again, its jokers scored exactly: the table's jokers laid (every one,
-        all sets taken apart) score no points, the others (played) theirs
-        (``_Problem.unscored``), looking for a move scoring more than ``full`` (whose search
-        scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to the
-        end, it proves the better of the two, which it returns."""
+        """Under a free release: the full pass again, its jokers scored exactly (the table's
+        jokers laid, every one as all sets are taken apart, score no points, the others, played,
+        theirs: ``_Problem.unscored``), looking for a move scoring more than ``full`` (whose
+        search scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to
+        the end, it proves the better of the two, which it returns."""
         everything = set(range(len(self.table)))
         better = self._pass(self._problem(dissolve=everything, exact_value=True), floor=full.score + 1, candidate=False)
         self.value_exact = not self.exhausted
@@ -557,17 +580,16 @@ class _Suggester:
         return out
 
     def _played_joker_value_unproven(self) -> bool:
-        """Known gap: a played joker is worth the best joker after the move, possibly a table
-        joker (the convention ``_outcome`` and the tests follow), but when the rack holds a joker
-        the search scores the numbers of the jokers it lays, table jokers too, and not a table
-        joker left in a kept or pinned set: beside a table joker the value found, the first key
-        of ``objective="value"`` and the second of ``"tiles"``, may not be the best (under a
-        free release too: ``R7 R8 R9`` + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scores both
-        jokers as R11 and R12, 31 points, where playing R5 too makes 35). The move is still
-        legal; it is just not claimed optimal. Under a free release (every set taken apart, so
-        every table joker laid by the search) ``_exact_value`` closes the gap. Without a rack
-        joker no joker is played and the search scores the table's jokers as tiles only
-        (``_Problem.joker_value_weight`` 0): its score is the move's."""
+        """Whether the passes' searches may miss the best value of a played joker: it is worth
+        the best joker after the move, possibly a table joker (``_outcome``, as the tests and
+        ``least_change`` score moves), but with a joker on the rack the searches score the
+        numbers of the jokers they lay, table jokers too (under a free release too: ``R7 R8 R9``
+        + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scored both jokers as R11 and R12, 31
+        points, where playing R5 too makes 35), and not a table joker left in a kept or pinned
+        set. Then ``_exact_value`` (free release) or ``_value_bound`` settles it, or the answer
+        is not claimed optimal. Without a rack joker no joker is played and the search scores
+        the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its score is the
+        move's."""
         has_table_joker = any(t.color is None for s in self.table for t in s)
         has_rack_joker = any(t.color is None for t in self.rack)
         return has_table_joker and has_rack_joker
@@ -1024,8 +1046,12 @@ class _Suggester:
             after = _jokers_back(after, Counter(laid_as))
         played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
         played = tiles_of_keys(played_keys)
-        joker_points = builder.joker_values + [p for s in fixed for p in _joker_points(s)]
-        value = sum(t.number for t in played) + sum(sorted(joker_points, reverse=True)[: played_keys[JOKER.key]])
+        value = sum(t.number for t in played)
+        if played_keys[JOKER.key]:
+            # a played joker is worth the best joker after the move, each set read at its best
+            # (a table joker's too: ``least_change`` and the tests score moves so)
+            points = sorted((p for s in after for p in joker_points(s, self.rules)), reverse=True)
+            value += sum(points[: played_keys[JOKER.key]])
         count = len(played)
         score = count * self.tile_weight + value * self.value_weight
         return _Outcome(score, tuple(after), played, value, whole)
@@ -1112,12 +1138,6 @@ def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, b
                         left[t.key, run] -= 1
                         break
     return [tuple(tiles) for tiles in sets]
-
-
-def _joker_points(tiles: Sequence[Tile]) -> list[int]:
-    """The points of each joker of a set laid by the solver (declared, or a group's number)."""
-    number = next((t.number for t in tiles if t.color is not None), 0)
-    return [t.declared.number if t.declared is not None else number for t in tiles if t.color is None]
 
 
 def _stands_for_number(tile: Tile) -> int:

@@ -651,13 +651,11 @@ def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int
             run.tiles.append(_cover_tile(b.colour, n, cover[n]))
         run.block = b
         laid.done_runs.append(run)
-        laid.joker_values.extend(n for n in below + above if cover[n] is None)
     for g in problem.group_blocks:
         taken = added.get(g.index, [])
         colours = sorted(w.colour for w in taken if w.colour is not None)
         jokers = sum(1 for w in taken if w.colour is None)
         laid.group_blocks[g.index] = [numbered(COLORS[c], g.number) for c in colours] + [JOKER] * jokers
-        laid.joker_values.extend([g.number] * jokers)
 
 
 def _cover_tile(colour: int, number: int, tile_colour: int | None) -> Tile:

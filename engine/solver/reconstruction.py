@@ -48,7 +48,6 @@ class _Builder:
         self.done_runs: list[_Run] = []
         self.groups: list[list[Tile]] = []
         self.group_blocks: dict[int, list[Tile]] = {}
-        self.joker_values: list[int] = []  # the value of every pool joker placed
         self.to_groups: list[int] = []
 
     def build(self) -> None:
@@ -71,7 +70,6 @@ class _Builder:
             if kind == "new":
                 run = _Run(block.start - n)
                 run.tiles = [_joker_as(c, x) for x in range(block.start - n, block.start)]
-                self.joker_values.extend(range(block.start - n, block.start))
             else:
                 run = runs[n - 1].pop()
             run.tiles.extend(block.tiles)
@@ -81,7 +79,6 @@ class _Builder:
         self.done_runs.extend(runs[2][move.extend3 :] + runs[3][move.extend_block :])
         for i, run in enumerate(extended):
             run.tiles.append(_joker_as(c, v) if i < move.joker_extend else tile)
-        self.joker_values.extend([v] * move.joker_extend)
         new1: list[_Run] = []
         new2 = runs[0]
         new3 = runs[1] + runs[2][: move.extend3]
@@ -89,7 +86,6 @@ class _Builder:
         for lead in move.starts:
             run = _Run(v - lead)
             run.tiles = [_joker_as(c, x) for x in range(v - lead, v)] + [tile]
-            self.joker_values.extend(range(v - lead, v))
             (new1, new2, new3)[min(lead, 2)].append(run)
         for run in [r for r in self.in_flight if r.block is not None and r.block.colour == c and r.end == v]:
             self.in_flight.remove(run)
@@ -104,7 +100,6 @@ class _Builder:
             for c in colours:
                 counts[c] -= 1
             self.group_blocks[block.index] = added
-            self.joker_values.extend([v] * jokers)
         if not move.groups:
             return
         new: list[list[Tile]] = [[] for _ in range(move.groups)]
@@ -119,7 +114,6 @@ class _Builder:
                 while jokers and len(group) < limit:
                     group.append(JOKER)
                     jokers -= 1
-        self.joker_values.extend([v] * move.jokers)
         self.groups.extend(new)
 
     def place_spare_jokers(self, count: int) -> None:
@@ -146,12 +140,11 @@ class _Builder:
 
 class _Laid:
     """Sets laid by another method than the search (the integer programme, the search for an
-    arrangement): plain sets only, each joker worth the number it stands for."""
+    arrangement): plain sets only."""
 
     def __init__(self, sets: list[tuple[Tile, ...]]) -> None:
         self.done_runs: list[_Run] = []
         self.group_blocks: dict[int, list[Tile]] = {}
-        self.joker_values = [stands_for(t, tiles) for tiles in sets for t in tiles if t.color is None]
         self.sets = sets
 
     def plain_sets(self) -> list[tuple[Tile, ...]]:
