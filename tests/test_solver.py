@@ -868,8 +868,10 @@ def test_value_with_table_and_rack_jokers_is_claimed_only_when_bounded() -> None
     before, rack = [parse_tiles("O9 R9 J"), parse_tiles("R6 R7 R8")], parse_tiles("O7 O6 J")
     for objective in ("value", "tiles"):
         result = suggest(before, rack, True, PRESETS["xp"], objective)
-        assert (result.value, len(result.played), result.optimal_proven, result.budget_exhausted) == (22, 3, False, False)
+        answer = (result.value, len(result.played), result.optimal_proven, result.budget_exhausted)
+        assert answer == (22, 3, False, False)
         assert_legal(before, rack, True, PRESETS["xp"], result)
+
 
 @pytest.mark.parametrize("group", ["O4 R4 B4 K4", "O4 R4 B4 J"])
 def test_opening_with_manipulation_counts_the_meld_beside_the_rest(group: str) -> None:

@@ -168,6 +168,7 @@ def solve(
     """The best move over every combination of ``choices`` if it scores at least ``floor``:
     (its score, its sets laid, whether it is proven optimal, the choices taken, one per joker
     set); None when there is none. Raises _OutOfTime when the deadline passes with none."""
+    assert not problem.unscored  # its columns and rows would follow the blocks' (see ``_gated``)
     gated = _gated(problem, choices)
     if gated is None:
         return None
