@@ -699,6 +699,10 @@ def test_runs_needed_in_the_search_and_the_programme(
         ("R5 R6 J J", 2, 4, 11),  # both the table's
         ("K5 B5 O5 R9 R10 J J", 1, 7, 46),  # both in the run (R11, R12), not one in the group
         ("K5 B5 O5 R9 J", 1, 4, 15),  # the table's joker must be laid: in the group, no points
+        # three jokers after B7 (a run of six no row of shorter runs lays with its jokers
+        # there: J=B4 B5 B6 + B7 J=B8 J=B9 is worth 6 points less)
+        ("B5 B6 B7 J J J", 0, 6, 45),
+        ("B5 B6 B7 J J J", 1, 6, 37),  # the B8 joker scores nothing
     ],
 )
 def test_unscored_jokers_in_the_search_and_the_programme(rack: str, table_jokers: int, tiles: int, value: int) -> None:

@@ -3,7 +3,8 @@
 After den Hertog & Hulshof, "Solving Rummikub Problems by Integer Linear Programming" (The
 Computer Journal 49(6), 2006), as lean as rummikub-solver's: a *candidate set* is a multiset
 of numbered tiles plus a count of jokers that some valid set holds (runs of 3, 4 or 5 tiles,
-since a longer run is two shorter ones, and groups of 3 or 4); one integer variable per
+since a longer run is shorter ones, each holding a numbered tile, but for runs of 6 or 7 with
+3 or 4 jokers at an end, which are candidates too; and groups of 3 or 4); one integer variable per
 candidate set says how many copies of it are laid, bounded by the copies its tiles allow.
 Jokers are a pooled count: a candidate set records how many it takes and the most points they
 can stand for in it (runs and groups with the same tiles are one candidate, scored by their
@@ -77,11 +78,13 @@ def _candidates(max_jokers: int) -> tuple[_Candidate, ...]:
             best[key] = (points, tiles)
 
     for c in range(_NCOL):
-        for length in (3, 4, 5):
+        for length in range(3, max(5, 3 + max_jokers) + 1):
             for start in range(MIN_NUMBER, _LAST - length + 2):
                 numbers = range(start, start + length)
                 for k in range(min(max_jokers, length - 1) + 1):
                     for holes in itertools.combinations(numbers, k):
+                        if length > 5 and _splits(tuple(n not in holes for n in numbers)):
+                            continue  # laid as shorter runs, its jokers where they are
                         tiles = tuple(_joker_as(c, n) if n in holes else numbered(COLORS[c], n) for n in numbers)
                         keys = tuple((c, n) for n in numbers if n not in holes)
                         offer(keys, k, sum(holes), tiles)
@@ -104,6 +107,17 @@ def _candidates(max_jokers: int) -> tuple[_Candidate, ...]:
         room = (2 if as_run else 1) if size == 3 else (1 if as_run and size == 4 else 0)
         out.append(_Candidate(keys, jokers, points, tiles, lean, room, runs.get((keys, jokers), ())))
     return tuple(out)
+
+
+def _splits(places: tuple[bool, ...]) -> bool:
+    """Whether a run whose places hold a numbered tile (True) or a joker (False) is a row of
+    runs of 3–5 places, each holding a numbered tile. Every run is but those of 6 or 7 places
+    with 3 or 4 jokers at an end (``N N N J J J``): they are candidates of their own, or the
+    programme could only lay their tiles with the jokers elsewhere (``J N N`` + ``N J J``),
+    worth fewer points."""
+    if len(places) <= 5:
+        return len(places) >= 3 and any(places)
+    return any(_splits(places[:cut]) and _splits(places[cut:]) for cut in range(3, 6))
 
 
 class _Model(NamedTuple):
