@@ -1023,10 +1023,19 @@ def test_played_jokers_are_scored_exactly(name: str, free: bool, least: int) -> 
         ("sabra", ["K9 B9 R9", "O9 O10 J=O11"], "O13 O11 O12 R10", 4, True),
         # the group's joker stays beside R11 only: O11 leaves for O11 O12 O13 (3, was 2)
         ("pressman-2009", ["B13 O13 R13", "O11 R11 J"], "K13 B11 O12 K10", 3, True),
-        # the freed joker's new set mixes table tiles (J=B2 B3 B4 B5 B6): not modelled, not claimed
-        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 1, False),
+        # the freed joker's new set mixes table tiles (J=B2 B3 B4 B5 B6): no pass models it,
+        # the fate's tiles laid out anew do (was 1 tile, unproven)
+        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 2, True),
+        # both jokers freed (B6, O4) into one new set with O5 R5: no pass models it, and the
+        # fates' tiles laid out anew are no legal turn: 3 tiles, not claimed (4 are legal)
+        ("pressman-2009", ["B4 B5 J=B6", "O3 J=O4 O5 O6"], "O5 R5 O4 B6 O4", 3, False),
         # a joker freed by K5 and O5 each: 5 tiles (was 4, claimed optimal)
         ("sabra", ["K2 K3 K4 J=K5", "O3 O4 J=O5"], "K3 R4 B4 R1 K5 O5", 5, True),
+        # both jokers freed (R11, R12), the set split: R9 J=R10 R11 + R10 R11 R12, a fate's
+        # tiles laid out anew (its relaxed move R9 R10 R11 R12 + R11 J J was no legal turn)
+        ("sabra", ["K10 K11 K12", "R9 R10 J=R11 J=R12"], "R11 K13 K13 K12 R11 R12", 6, True),
+        # both jokers freed (K6, R6), one into O5 O7's run with the other: 4 (was 3, unproven)
+        ("pressman-2009", ["B5 B6 B7", "K5 J=K6 K7", "R5 J=R6 R7"], "O5 O7 K6 R6", 4, True),
     ],
 )
 def test_the_fates_of_table_jokers(name: str, table: list[str], rack: str, played: int, proven: bool) -> None:

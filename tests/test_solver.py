@@ -831,6 +831,21 @@ def test_suggest_never_worse_than_keeping_the_table() -> None:
             assert len(full.played) >= len(alone.played)
 
 
+def test_the_layouts_of_a_relaxed_moves_tiles_are_valid_and_bounded() -> None:
+    """``best_move._arrangements``: every layout lays every tile in valid sets (R9 J=R10 R11 +
+    R10 R11 R12 among those of R9 R10 R11 R11 R12 J), and a big multiset stops at the work
+    allowed."""
+    tiles = parse_tiles("R9 R10 R11 R11 R12 J")
+    layouts = list(best_move._arrangements(tiles, 2_000))
+    for sets in layouts:
+        assert Counter(t.key for s in sets for t in s) == Counter(t.key for t in tiles)
+        assert all(TableSet(s).read(SABRA).valid for s in sets)
+    shapes = {tuple(sorted(" ".join(t.code for t in s) for s in sets)) for sets in layouts}
+    assert ("R10 R11 R12", "R9 J=R10 R11") in shapes
+    big = [t for s in [parse_tiles(f"{c}1 {c}2 {c}3 {c}4 {c}5 {c}6 {c}7 {c}8 J") for c in "KBOR"] for t in s]
+    assert len(list(best_move._arrangements(big[:30], 200))) <= 200  # each layout costs a step at least
+
+
 @pytest.mark.parametrize("opened", [False, True])
 @pytest.mark.parametrize("tie_break", ["any", "least_change"])
 def test_a_played_joker_is_worth_the_best_joker_after_the_move(opened: bool, tie_break: str) -> None:

@@ -120,7 +120,9 @@ as a block: its copy with two more tiles of a valid set holding a numbered tile 
 (for a run, beside the joker's place), from the set, the rack or the table; a joker of a set
 of several freed, anywhere, its copy played when only the rack has one. When none of them
 beats the best move, the answer is proven; a legal move of one that does is taken; an
-illegal one leaves ``optimal_proven`` false. The relaxed problem of every joker set taken
+illegal one has the tiles of the sets it changed laid out anew (``_rearranged``, bounded in
+work), the best legal layout scoring as much taken; failing that, ``optimal_proven`` is
+false. The relaxed problem of every joker set taken
 apart with its jokers anywhere comes first and bounds them all. Each fate is solved to the end
 (under the deadline, like every pass), where a relaxed bound's work is capped.
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
@@ -135,8 +137,8 @@ points and the others, the played jokers, their best points (``_Problem.unscored
 search a count of them left in its state, in the integer programme a column per number taking
 its jokers out of the score, exactly that many in all): it scores each move at least as much
 as the move scores (it may place the jokers at their best). Looking only for a move better than
-the best (capped like a relaxed bound), none proves the best; a legal one is the best, proven;
-an illegal one leaves ``optimal_proven=False`` (the answer legal, its tile count right). Under
+the best (capped like a relaxed bound), none proves the best; a legal one (or a legal layout
+of its tiles scoring as much) is the best, proven; else ``optimal_proven=False``. Under
 a free joker release that problem is the full pass itself, so it is solved to the end. Without
 a rack joker no joker is played, the table's jokers score as tiles only and the proof stands.
 

@@ -8,7 +8,7 @@ import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
@@ -101,6 +101,8 @@ class _Variant:
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
 _FATES = 64  # ways the table's jokers may fare checked on an opened table (``_check_fates``)
+_REARRANGE_WORK = 2_000  # sets tried in laying out a relaxed problem's tiles anew (``_rearranged``)
+_REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -208,9 +210,11 @@ class _Suggester:
             candidate=False,
             max_calls=_RELAXED_CALLS,
         )
-        if better is not None and self._legal(better):
-            self.candidates.append(better)
-        self.value_exact = not (self.exhausted or self.gave_up) and (better is None or self._legal(better))
+        legal = better if better is None or self._legal(better) else self._rearranged(better)
+        if legal is not None:
+            self.candidates.append(legal)
+        settled = better is None or (legal is not None and legal.score >= better.score)
+        self.value_exact = not (self.exhausted or self.gave_up) and settled
 
     def _opened(self) -> None:
         """Best over: every table set kept whole (only extended); plain sets taken apart with
@@ -264,7 +268,9 @@ class _Suggester:
         or it was freed, and a copy of its tile lies in a successor of its set. One relaxed
         problem per way the jokers fare (``_fates``), every other set taken apart, holds every
         legal move giving them those fates. None of them beating the best move proves it; a
-        legal move of one that does is taken; an illegal one leaves the answer unproven. The
+        legal move of one that does is taken; an illegal one has its tiles laid out anew
+        (``_rearranged``): a legal layout scoring as much is taken, else the answer is left
+        unproven. The
         relaxed problem of every joker set taken apart with its jokers anywhere comes first:
         it bounds them all."""
         joker_sets = frozenset(range(len(self.table))) - self.plain
@@ -292,9 +298,12 @@ class _Suggester:
             # proof, where a relaxed bound's work is capped (it may cost more than it saves);
             # capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up (33 tiles, unproven)
             move = self._pass(problem, floor=self._best_score() + 1, candidate=False)
-            if move is not None and self._legal(move):
-                self.candidates.append(move)
-            elif move is not None:
+            if move is None:
+                continue
+            legal = move if self._legal(move) else self._rearranged(move)
+            if legal is not None:
+                self.candidates.append(legal)
+            if legal is None or legal.score < move.score:
                 self.unproven = True
 
     def _fates(self) -> list[_Fate]:
@@ -1044,6 +1053,10 @@ class _Suggester:
         after.extend(pending)
         if laid_as:
             after = _jokers_back(after, Counter(laid_as))
+        return self._scored(after, whole)
+
+    def _scored(self, after: Sequence[tuple[Tile, ...]], whole: bool = False) -> _Outcome:
+        """The move laying the table out as ``after``, scored."""
         played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
         played = tiles_of_keys(played_keys)
         value = sum(t.number for t in played)
@@ -1055,6 +1068,32 @@ class _Suggester:
         count = len(played)
         score = count * self.tile_weight + value * self.value_weight
         return _Outcome(score, tuple(after), played, value, whole)
+
+    def _rearranged(self, move: _Outcome) -> _Outcome | None:
+        """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)
+        otherwise: the sets it changed (not laid as a table set was) laid out every way, up to
+        ``_REARRANGE_WORK`` steps and ``_REARRANGE_TRIES`` layouts judged; the best scoring
+        such turn, None when none is legal. The
+        relaxed problem's optimum is its tiles, not its layout: ``R9 R10 J J`` with its jokers
+        replaced by R11 and R12 may be laid ``R9 J=R10 R11`` + ``R10 R11 R12``."""
+        table = Counter(tuple(sorted(t.key for t in s)) for s in self.table)
+        kept: list[tuple[Tile, ...]] = []
+        loose: list[Tile] = []
+        for tiles in move.after:
+            shape = tuple(sorted(t.key for t in tiles))
+            if table[shape]:
+                table[shape] -= 1
+                kept.append(tiles)
+            else:
+                loose.extend(t.undeclared() for t in tiles)
+        best: _Outcome | None = None
+        for sets in itertools.islice(_arrangements(loose, _REARRANGE_WORK), _REARRANGE_TRIES):
+            outcome = self._scored([*kept, *sets])
+            if (best is None or outcome.score > best.score) and self._legal(outcome):
+                best = outcome
+                if best.score >= move.score:
+                    break
+        return best
 
     def _legal(self, outcome: _Outcome) -> bool:
         known = self.verdicts.get(id(outcome))
@@ -1138,6 +1177,33 @@ def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, b
                         left[t.key, run] -= 1
                         break
     return [tuple(tiles) for tiles in sets]
+
+
+def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile, ...]]]:
+    """Every way to lay all of ``tiles`` as valid sets (runs with their jokers declared), as
+    far as ``work`` steps go: each step tries a set holding the first tile left."""
+    sets = _sets_from(tiles)
+    steps = 0
+
+    def lay(left: Counter[str]) -> Iterator[list[tuple[Tile, ...]]]:
+        nonlocal steps
+        numbered_left = [k for k, n in left.items() if n > 0 and k != JOKER.key]
+        if not numbered_left:
+            if not left[JOKER.key]:
+                yield []
+            return  # jokers alone make no set
+        first = min(numbered_left)
+        for tiles, _ in sets:
+            keys = Counter(t.key for t in tiles)
+            if first not in keys or keys - left:
+                continue
+            steps += 1
+            if steps > work:
+                return
+            for rest in lay(left - keys):
+                yield [tiles, *rest]
+
+    yield from lay(Counter(t.key for t in tiles))
 
 
 def _stands_for_number(tile: Tile) -> int:
