@@ -101,7 +101,8 @@ class _Variant:
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
 _FATES = 64  # ways the table's jokers may fare checked on an opened table (``_check_fates``)
-_REARRANGE_WORK = 2_000  # sets tried in laying out a relaxed problem's tiles anew (``_rearranged``)
+_REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
+_REARRANGE_WORK = 2_000  # sets looked at in laying them out (about 10 ms for 30 tiles)
 _REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
@@ -1071,9 +1072,10 @@ class _Suggester:
 
     def _rearranged(self, move: _Outcome) -> _Outcome | None:
         """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)
-        otherwise: the sets it changed (not laid as a table set was) laid out every way, up to
-        ``_REARRANGE_WORK`` steps and ``_REARRANGE_TRIES`` layouts judged; the best scoring
-        such turn, None when none is legal. The
+        otherwise: the sets it changed (not laid as a table set was; at most
+        ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
+        ``_REARRANGE_TRIES`` layouts judged; the best scoring such turn, None when none is
+        legal. The
         relaxed problem's optimum is its tiles, not its layout: ``R9 R10 J J`` with its jokers
         replaced by R11 and R12 may be laid ``R9 J=R10 R11`` + ``R10 R11 R12``."""
         table = Counter(tuple(sorted(t.key for t in s)) for s in self.table)
@@ -1086,8 +1088,12 @@ class _Suggester:
                 kept.append(tiles)
             else:
                 loose.extend(t.undeclared() for t in tiles)
+        if len(loose) > _REARRANGE_TILES:
+            return None
         best: _Outcome | None = None
         for sets in itertools.islice(_arrangements(loose, _REARRANGE_WORK), _REARRANGE_TRIES):
+            if time.perf_counter() > self.deadline:
+                break
             outcome = self._scored([*kept, *sets])
             if (best is None or outcome.score > best.score) and self._legal(outcome):
                 best = outcome
@@ -1181,8 +1187,12 @@ def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, b
 
 def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile, ...]]]:
     """Every way to lay all of ``tiles`` as valid sets (runs with their jokers declared), as
-    far as ``work`` steps go: each step tries a set holding the first tile left."""
-    sets = _sets_from(tiles)
+    far as ``work`` steps go: each step looks at a set holding the first tile left."""
+    holding: dict[str, list[tuple[tuple[Tile, ...], Counter[str]]]] = {}
+    for tiles_of_set, _ in _sets_from(tiles):
+        keys = Counter(t.key for t in tiles_of_set)
+        for key in keys:
+            holding.setdefault(key, []).append((tiles_of_set, keys))
     steps = 0
 
     def lay(left: Counter[str]) -> Iterator[list[tuple[Tile, ...]]]:
@@ -1193,15 +1203,14 @@ def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile,
                 yield []
             return  # jokers alone make no set
         first = min(numbered_left)
-        for tiles, _ in sets:
-            keys = Counter(t.key for t in tiles)
-            if first not in keys or keys - left:
-                continue
+        for tiles_of_set, keys in holding.get(first, []):
             steps += 1
             if steps > work:
                 return
+            if any(left[k] < n for k, n in keys.items()):
+                continue
             for rest in lay(left - keys):
-                yield [tiles, *rest]
+                yield [tiles_of_set, *rest]
 
     yield from lay(Counter(t.key for t in tiles))
 
