@@ -271,9 +271,8 @@ class _Suggester:
         legal move giving them those fates. None of them beating the best move proves it; a
         legal move of one that does is taken; an illegal one has its tiles laid out anew
         (``_rearranged``): a legal layout scoring as much is taken, else the answer is left
-        unproven. The
-        relaxed problem of every joker set taken apart with its jokers anywhere comes first:
-        it bounds them all."""
+        unproven. The relaxed problem of every joker set taken apart with its jokers anywhere
+        comes first: it bounds them all."""
         joker_sets = frozenset(range(len(self.table))) - self.plain
         if not joker_sets or self.exhausted or self._best_score() >= self._ceiling():
             return
@@ -1075,9 +1074,8 @@ class _Suggester:
         otherwise: the sets it changed (not laid as a table set was; at most
         ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
         ``_REARRANGE_TRIES`` layouts judged; the best scoring such turn, None when none is
-        legal. The
-        relaxed problem's optimum is its tiles, not its layout: ``R9 R10 J J`` with its jokers
-        replaced by R11 and R12 may be laid ``R9 J=R10 R11`` + ``R10 R11 R12``."""
+        legal. The relaxed problem's optimum is its tiles, not its layout: ``R9 R10 J J`` with
+        its jokers replaced by R11 and R12 may be laid ``R9 J=R10 R11`` + ``R10 R11 R12``."""
         table = Counter(tuple(sorted(t.key for t in s)) for s in self.table)
         kept: list[tuple[Tile, ...]] = []
         loose: list[Tile] = []
