@@ -16,7 +16,7 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, Reading, TableSet, read_set
 from engine.solver import choices, portfolio
-from engine.solver.intact import joker_points
+from engine.solver.intact import played_value
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
@@ -204,17 +204,8 @@ class _Suggester:
         best, the best is proven, its played jokers' value too; when its better move is a
         legal turn, that move is the best and proven. Capped like a relaxed bound."""
         self.gave_up = False
-        everything = set(range(len(self.table)))
-        better = self._pass(
-            self._problem(dissolve=everything, exact_value=True),
-            floor=self._best_legal_score() + 1,
-            candidate=False,
-            max_calls=_RELAXED_CALLS,
-        )
-        legal = better if better is None or self._legal(better) else self._rearranged(better)
-        if legal is not None:
-            self.candidates.append(legal)
-        settled = better is None or (legal is not None and legal.score >= better.score)
+        better = self._exactly_valued(self._best_legal_score() + 1, _RELAXED_CALLS)
+        settled = better is None or self._took_legal(better)
         self.value_exact = not (self.exhausted or self.gave_up) and settled
 
     def _opened(self) -> None:
@@ -298,12 +289,7 @@ class _Suggester:
             # proof, where a relaxed bound's work is capped (it may cost more than it saves);
             # capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up (33 tiles, unproven)
             move = self._pass(problem, floor=self._best_score() + 1, candidate=False)
-            if move is None:
-                continue
-            legal = move if self._legal(move) else self._rearranged(move)
-            if legal is not None:
-                self.candidates.append(legal)
-            if legal is None or legal.score < move.score:
+            if move is not None and not self._took_legal(move):
                 self.unproven = True
 
     def _fates(self) -> list[_Fate]:
@@ -452,10 +438,17 @@ class _Suggester:
         theirs: ``_Problem.unscored``), looking for a move scoring more than ``full`` (whose
         search scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to
         the end, it proves the better of the two, which it returns."""
-        everything = set(range(len(self.table)))
-        better = self._pass(self._problem(dissolve=everything, exact_value=True), floor=full.score + 1, candidate=False)
+        better = self._exactly_valued(full.score + 1, None)
         self.value_exact = not self.exhausted
         return better or full
+
+    def _exactly_valued(self, floor: int, max_calls: int | None) -> _Outcome | None:
+        """The best move scoring at least ``floor`` with every set taken apart and the jokers
+        anywhere, the table's jokers scoring no points (``_Problem.unscored``: the played
+        jokers at their best points); None when there is none (or the work ran out)."""
+        everything = set(range(len(self.table)))
+        problem = self._problem(dissolve=everything, exact_value=True)
+        return self._pass(problem, floor=floor, candidate=False, max_calls=max_calls)
 
     def _variants_settled(self) -> bool:
         """Whether every combination of variants has been solved at once: when the rack
@@ -1056,18 +1049,21 @@ class _Suggester:
         return self._scored(after, whole)
 
     def _scored(self, after: Sequence[tuple[Tile, ...]], whole: bool = False) -> _Outcome:
-        """The move laying the table out as ``after``, scored."""
-        played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in self.table for t in s)
+        """The move laying the table out as ``after``, scored (``intact.played_value``, as
+        ``least_change`` scores moves)."""
+        played_keys, value = played_value(self.table, after, self.rules)
         played = tiles_of_keys(played_keys)
-        value = sum(t.number for t in played)
-        if played_keys[JOKER.key]:
-            # a played joker is worth the best joker after the move, each set read at its best
-            # (a table joker's too: ``least_change`` and the tests score moves so)
-            points = sorted((p for s in after for p in joker_points(s, self.rules)), reverse=True)
-            value += sum(points[: played_keys[JOKER.key]])
-        count = len(played)
-        score = count * self.tile_weight + value * self.value_weight
+        score = len(played) * self.tile_weight + value * self.value_weight
         return _Outcome(score, tuple(after), played, value, whole)
+
+    def _took_legal(self, move: _Outcome) -> bool:
+        """A relaxed problem's move beating the best: it, when it is a legal turn, or the best
+        legal layout of its tiles (``_rearranged``) becomes a candidate. Whether one scores as
+        much as the move (the relaxed problem's optimum): that problem is then settled."""
+        legal = move if self._legal(move) else self._rearranged(move)
+        if legal is not None:
+            self.candidates.append(legal)
+        return legal is not None and legal.score >= move.score
 
     def _rearranged(self, move: _Outcome) -> _Outcome | None:
         """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)

@@ -77,6 +77,20 @@ def joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
     return tuple(max(option.number for option in options) for options in best.joker_options)
 
 
+def played_value(
+    table: Sequence[Sequence[Tile]], after: Sequence[Sequence[Tile]], rules: Rules
+) -> tuple[Counter[str], int]:
+    """The tiles a move laying ``table`` out as ``after`` plays (counted by key) and their
+    value: a played joker is worth the best joker after the move, each set read at its best
+    (jokers are interchangeable), a table joker's too."""
+    played = Counter(t.key for s in after for t in s) - Counter(t.key for s in table for t in s)
+    value = sum(int(key[1:]) * n for key, n in played.items() if key != JOKER.key)
+    if played[JOKER.key]:
+        points = sorted((p for s in after for p in joker_points(s, rules)), reverse=True)
+        value += sum(points[: played[JOKER.key]])
+    return played, value
+
+
 def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
     """The runs made of ``tiles`` (one colour, distinct numbers), rack tiles of that colour and
     at most ``rack_jokers`` rack jokers: every stretch of numbers holding the tiles' numbers,

@@ -83,7 +83,7 @@ from engine.rules import Rules
 from engine.sets import RUN, SetReading, TableSet
 from engine.solver import highs
 from engine.solver.few_moved import least_few_moved
-from engine.solver.intact import INFEASIBLE, joker_points, least_intact
+from engine.solver.intact import INFEASIBLE, least_intact, played_value
 from engine.solver.model import Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
@@ -871,10 +871,7 @@ def _checked(
     before = [TableSet(tiles, kind) for tiles, kind in zip(table, kinds, strict=True)]
     if not verify_turn(before, [TableSet(s) for s in after], tuple(rack), opened, rules).valid:
         return None
-    played_keys = Counter(t.key for s in after for t in s) - Counter(t.key for s in table for t in s)
-    numbered_value = sum(int(key[1:]) * n for key, n in played_keys.items() if key != "J")
-    flat = sorted((p for s in after for p in joker_points(s, rules)), reverse=True)
-    value = numbered_value + sum(flat[: played_keys["J"]])
+    played_keys, value = played_value(table, after, rules)
     count = sum(played_keys.values())
     tw, vw = weights
     score = count * tw + value * vw

@@ -148,7 +148,7 @@ class _Problem:
     def unscored(self) -> int:
         """How many of the jokers laid score no points (the lowest): the table's, when joker
         points count."""
-        return self.table_jokers if self.joker_weight and not self.feasibility_only else 0
+        return self.table_jokers if self.joker_weight else 0
 
 
 def _empty_counts() -> list[list[int]]:
@@ -191,7 +191,7 @@ class _Option(NamedTuple):
     score: int
     extra: int
     move: _ColourMove
-    unscored: int = 0
+    unscored: int
 
 
 class _GroupOption(NamedTuple):
@@ -202,7 +202,7 @@ class _GroupOption(NamedTuple):
     score: int
     extra: int
     move: _GroupMove
-    unscored: int = 0
+    unscored: int
 
 
 _State = tuple[int, ...]

@@ -350,7 +350,7 @@ def _colour_moves(
     tw: int,
     vw: int,
     jw: int,
-    unscored: int = 0,
+    unscored: int,
 ) -> tuple[_Option, ...]:
     """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
     be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
@@ -398,7 +398,7 @@ def _colour_moves(
                                 move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
                                 lowest = 0  # points of the jokers scoring none, the lowest first
                                 if unscored and spent:
-                                    points = sorted(_joker_points(attach, starts, jx, v))
+                                    points = sorted(_laid_joker_points(attach, starts, jx, v))
                                 for x in range(min(unscored, spent) + 1):
                                     if x:
                                         lowest += points[x - 1]
@@ -416,7 +416,7 @@ def _colour_moves(
     return tuple(options)
 
 
-def _joker_points(attach: tuple[tuple[str, int], ...], starts: tuple[int, ...], extend: int, v: int) -> list[int]:
+def _laid_joker_points(attach: tuple[tuple[str, int], ...], starts: tuple[int, ...], extend: int, v: int) -> list[int]:
     """The points of each joker a colour move lays at ``v``: ``extend`` in runs it extends,
     and before the runs and blocks it starts (v-1, v-2, ...)."""
     leading = [n for kind, n in attach if kind == "new"] + list(starts)
@@ -472,7 +472,7 @@ def _group_moves(
     tw: int,
     vw: int,
     jw: int,
-    unscored: int = 0,
+    unscored: int,
 ) -> tuple[_GroupOption, ...]:
     """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
     and up to ``jokers`` jokers (a joker's point weighs ``jw``), including tiles added to the group ``blocks`` of ``v``
