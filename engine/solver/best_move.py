@@ -101,6 +101,7 @@ class _Variant:
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
 _FATES = 64  # ways the table's jokers may fare checked on an opened table (``_check_fates``)
+_FATES_FIRST = 16  # at most this many ways: the fates come before the variants' passes (``_opened``)
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
 _REARRANGE_WORK = 2_000  # sets looked at in laying them out (about 10 ms for 30 tiles)
 _REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
@@ -178,7 +179,8 @@ class _Suggester:
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
-        self.unproven = False  # a legal move may beat the answer, as far as the solver knows
+        self.unsettled: list[int] = []  # scores of fates' best moves that are no legal turn (``_solve_fates``)
+        self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
 
     # --- passes -----------------------------------------------------------------------
@@ -214,28 +216,42 @@ class _Suggester:
         sets (trimmed, or jokers freed by their exact tile). Each pass only looks for moves
         better than the best so far (ties keep the table whole). Then the fates of the table's
         jokers bound every legal move (``_check_fates``). Under a free joker release all sets
-        are taken apart."""
+        are taken apart.
+
+        When the jokers fare in few ways (at most ``_FATES_FIRST``) and no freed joker must
+        go to a new set with two rack tiles, the fates come before the variants: their
+        problems, solved to the end for the proof anyway, most often find the best move
+        themselves, and the variants' passes run only when a fate's best move is no legal
+        turn and beats every legal move found."""
         if self._free_release():
             self._free_passes()
             return
-        self._joker_set_passes()
+        passes = self._joker_set_passes()
+        fates_first = bool(passes) and not self.two_tile and len(self._fates()) <= _FATES_FIRST
+        if passes and not fates_first:
+            self._variant_stage(passes)
         self._check_fates()
+        if fates_first and self._fates_unsettled():
+            self._variant_stage(passes)
 
-    def _joker_set_passes(self) -> None:
-        """The passes of ``_opened`` outside a free joker release."""
+    def _joker_set_passes(self) -> list[_VariantPass]:
+        """The passes of ``_opened`` keeping the joker sets whole; returns the passes over
+        their variants (none: the fates of the jokers bound the rest, ``_check_fates``)."""
         self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
         combos = self._variant_combos() or []
         passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
         two_tile = self._two_tile_frees()
+        self.two_tile = bool(two_tile)
         # without a rack joker every combination can be solved at once, exactly
         self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
+        return passes + two_tile
+
+    def _variant_stage(self, passes: list[_VariantPass]) -> None:
+        """The passes over the variants of the joker sets, while they may beat the best move."""
         self.variant_start = self.portfolio.solves
-        passes += two_tile
         if self._best_score() >= self._ceiling():
             return
-        if not passes:
-            return  # no variant to try: the fates of the jokers bound the rest (``_check_fates``)
         by_support: dict[frozenset[int], list[_VariantPass]] = {}
         for variant_pass in passes:
             by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
@@ -288,9 +304,15 @@ class _Suggester:
             # solved to the end, as every pass (under the deadline): each fate is needed for the
             # proof, where a relaxed bound's work is capped (it may cost more than it saves);
             # capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up (33 tiles, unproven)
-            move = self._pass(problem, floor=self._best_score() + 1, candidate=False)
+            move = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
             if move is not None and not self._took_legal(move):
-                self.unproven = True
+                self.unsettled.append(move.score)
+
+    def _fates_unsettled(self) -> bool:
+        """Whether a fate's best move, no legal turn, beats every legal move found: a legal
+        move giving the jokers that fate may then beat the answer (the fate's problem, solved
+        to the end, bounds them)."""
+        return any(score > self._best_legal_score() for score in self.unsettled)
 
     def _fates(self) -> list[_Fate]:
         """Every way the table's jokers can fare in a legal move, all sets together (at most
@@ -682,13 +704,15 @@ class _Suggester:
         floor: int | None = None,
         candidate: bool = True,
         max_calls: int | None = None,
+        programme_soon: bool = False,
     ) -> _Outcome | None:
         """Solve one problem and lay out its move; None when it has no solution, none scoring
         at least ``floor`` (a move's score, not the search's), or the time ran out (then
         ``self.exhausted`` is set) or the pass used up its ``max_calls`` (then ``self.gave_up``
         is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
         the table is not part of the problem and stays as it is. The move is recorded as a
-        candidate answer unless ``candidate`` is false."""
+        candidate answer unless ``candidate`` is false. ``programme_soon``: see
+        ``portfolio.Portfolio.solve``."""
         p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
         # and, unless it scores no points (``_Problem.unscored``), stands for at least 1; the
@@ -705,7 +729,7 @@ class _Suggester:
                     def accept(laid: _Laid) -> bool:
                         return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as))
 
-                solved = self.portfolio.solve(p, need, max_calls, accept)
+                solved = self.portfolio.solve(p, need, max_calls, accept, programme_soon)
             except _OutOfTime:
                 self.exhausted = True
                 return None
@@ -1108,7 +1132,7 @@ class _Suggester:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
         value_unproven = self._played_joker_value_unproven() and not self.value_exact
-        proven = not self.exhausted and not self.unproven and not value_unproven
+        proven = not self.exhausted and not self._fates_unsettled() and not value_unproven
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break

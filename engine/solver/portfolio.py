@@ -100,12 +100,17 @@ class Portfolio:
         need: int,
         max_calls: int | None = None,
         accept: Callable[[_Laid], bool] | None = None,
+        programme_soon: bool = False,
     ) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
         None when there is none. ``max_calls`` caps the work of each search step; with it, an
-        integral relaxation is the answer only when ``accept`` takes its sets. Raises
-        _OutOfTime when the deadline passes before an answer, GaveUp when a problem with
-        blocks used up its ``max_calls``."""
+        integral relaxation is the answer only when ``accept`` takes its sets. With
+        ``programme_soon`` the search aimed at the bound gets a short try only
+        (``_SMALL_GOAL_CALLS``) and the plain search none before the integer programme, as
+        for a small programme: for problems solved to the end whose programmes are quick (the
+        fates of ``suggest``: on the hard bench their programmes took 5-10 ms where goal mode
+        spent 40-60 ms failing). Raises _OutOfTime when the deadline passes before an answer,
+        GaveUp when a problem with blocks used up its ``max_calls``."""
         blocks = bool(problem.run_blocks or problem.group_blocks)
         first = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
         search = _Search(problem, self.deadline, first)
@@ -139,7 +144,8 @@ class Portfolio:
         # a small programme: HiGHS solves it in a few milliseconds, where the search aimed at
         # the bound may take 5-50 ms and fail; it gets one short try first
         small = bound.columns <= _SMALL_PROGRAMME
-        goal_calls = _SMALL_GOAL_CALLS if small else _GOAL_CALLS
+        short = small or (programme_soon and max_calls is None)
+        goal_calls = _SMALL_GOAL_CALLS if short else _GOAL_CALLS
         if blocks and max_calls is not None and not small:
             # a relaxed bound with blocks gives up with the linear bound when goal mode runs
             # out, which it may take 30-50 ms to do; where it succeeds (hard bench) it needs
@@ -202,7 +208,7 @@ class Portfolio:
                 return _exact(capped.solution, need)
             goal, played = _floor(capped.value), capped.played
             upper = goal
-        if closing and not small:
+        if closing and not short:
             search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
             try:
                 return _searched(search, search.solve(need))
