@@ -1036,6 +1036,12 @@ def test_played_jokers_are_scored_exactly(name: str, free: bool, least: int) -> 
         ("sabra", ["K10 K11 K12", "R9 R10 J=R11 J=R12"], "R11 K13 K13 K12 R11 R12", 6, True),
         # both jokers freed (K6, R6), one into O5 O7's run with the other: 4 (was 3, unproven)
         ("pressman-2009", ["B5 B6 B7", "K5 J=K6 K7", "R5 J=R6 R7"], "O5 O7 K6 R6", 4, True),
+        # both jokers freed (B12, B13), one into B7 O7 J, the other standing for B11 beside
+        # B12 while B11 B12 B13 holds the set's B11: a fate's tiles laid out anew, found once
+        # the layouts take the tile the fewest sets hold first (was 4 tiles, unproven)
+        ("sabra", ["B8 B9 B10 B11 J=B12 J=B13"], "B7 O7 B12 B12 B13", 5, True),
+        # both jokers freed (K12, K13) into J=K10 J=K11 K12 K13: likewise (was 3, unproven)
+        ("pressman-2009", ["B11 O11 R11", "K8 K9 K10 K11 J=K12 J=K13"], "K12 K13 K12 K13", 4, True),
     ],
 )
 def test_the_fates_of_table_jokers(name: str, table: list[str], rack: str, played: int, proven: bool) -> None:

@@ -124,7 +124,11 @@ illegal one has the tiles of the sets it changed laid out anew (``_rearranged``,
 work), the best legal layout scoring as much taken; failing that, ``optimal_proven`` is
 false. The relaxed problem of every joker set taken
 apart with its jokers anywhere comes first and bounds them all. Each fate is solved to the end
-(under the deadline, like every pass), where a relaxed bound's work is capped.
+(under the deadline, like every pass), where a relaxed bound's work is capped, and goes to the
+integer programme after a short try of goal mode (``programme_soon``). With at most
+``_FATES_FIRST`` ways (and no freed joker bound for a new set with two rack tiles) the fates
+come before the variants' passes, which then run only when a fate's best move is no legal
+turn and beats every legal move found (on the hard bench: sum of times -8%, max 337 -> 204 ms).
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
 joker's window ``O10 O11 O12``).
 A played joker is worth the best joker after the move (possibly a table joker), each set read
