@@ -550,6 +550,20 @@ def test_trimming_a_joker_run_keeps_it_its_own_successor() -> None:
     assert_legal(before, rack, True, SABRA, result)
 
 
+def test_a_trimmed_group_keeps_the_colours_its_jokers_stood_for() -> None:
+    """K4 B4 J J's jokers stood for O4 and R4 (SPEC §4: a group of four's jokers fill the
+    colours it lacks): trimmed to B4 J J, it cannot take O4 or R4 without freeing a joker. The
+    trimmed group's block took them, and its move (B4 J J O4 + K4 O4 R4, FREED_JOKER_MISUSED
+    under pressman-2009) raised the floor above the legal 3 tiles (O4 frees a joker into the
+    new set O4 R4 J): nothing was played."""
+    before = table("B5 O5 R5", "K4 B4 J J")
+    rack = T("O4 R4 O4")
+    rules = PRESETS["pressman-2009"]
+    result = suggest(before, rack, True, rules, tie_break="any")
+    assert (len(result.played), result.optimal_proven) == (3, True), [str(s) for s in result.after]
+    assert_legal(before, rack, True, rules, result)
+
+
 def test_freed_joker_joins_another_set() -> None:
     before = table("R3 R4 J R6", "K7 K8 K9")
     rack = T("R5")

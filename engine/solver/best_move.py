@@ -102,6 +102,7 @@ _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solve
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
 _FATES = 64  # ways the table's jokers may fare checked on an opened table (``_check_fates``)
 _FATES_FIRST = 16  # at most this many ways: the fates come before the variants' passes (``_opened``)
+_TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
 _REARRANGE_WORK = 20_000  # sets looked at in laying them out (a step costs about 1 µs)
 _REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
@@ -584,23 +585,33 @@ class _Suggester:
         return len(tiles) * self.tile_weight + points * self.value_weight
 
     def _two_tile_frees(self) -> list[_VariantPass]:
-        """Under ``freed_joker_use: new_set_with_two_rack_tiles``: one joker freed by its exact
-        tile from the rack and laid in a new set with at least two rack tiles. Yields the
-        variant, the rack left for the rest of the move, and that new set, for every way."""
+        """Under ``freed_joker_use: new_set_with_two_rack_tiles``: jokers freed by their exact
+        tiles from the rack (one, or two of one set or of two sets) and laid in new sets, each
+        with at least two rack tiles (both jokers in one such set, or each in its own). Yields
+        the variants, the rack left for the rest of the move, and those new sets, for every
+        way. More jokers freed at once are left to the fates (``_check_fates``)."""
         out: list[_VariantPass] = []
         if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rules.joker_release != "replace":
             return out
+        per_set: list[list[tuple[int, _Variant] | None]] = []
         for i in range(len(self.table)):
             reading = self.readings[i].best
             if i in self.plain or reading is None:
                 continue
-            for variant in self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN, 1):
-                rest = tiles_without(self.rack, variant.from_rack)
-                for new_set, _ in _sets_from([*rest, JOKER]):
-                    rack_tiles = tiles_without(new_set, [JOKER])
-                    if len(rack_tiles) < len(new_set) and len(rack_tiles) >= 2:
-                        kept = dataclasses.replace(variant, freed=0)
-                        out.append(({i: kept}, tiles_without(self.rack, rack_tiles), (new_set,)))
+            frees = self._replacements(reading.tiles, reading.joker_options, reading.kind == RUN, _TWO_TILE_JOKERS)
+            per_set.append([None, *((i, v) for v in frees)])
+        rack_keys = Counter(t.key for t in self.rack)
+        for combo in itertools.product(*per_set):
+            chosen = {i: v for i, v in (c for c in combo if c is not None)}
+            freed = sum(v.freed for v in chosen.values())
+            from_rack = [t for v in chosen.values() for t in v.from_rack]
+            if not chosen or freed > _TWO_TILE_JOKERS or Counter(t.key for t in from_rack) - rack_keys:
+                continue
+            kept = {i: dataclasses.replace(v, freed=0) for i, v in chosen.items()}
+            rest = tiles_without(self.rack, from_rack)
+            for new_sets in _new_sets_with_jokers(rest, freed):
+                rack_tiles = [t for new_set in new_sets for t in new_set if t.color is not None]
+                out.append((kept, tiles_without(self.rack, rack_tiles), new_sets))
         return out
 
     def _played_joker_value_unproven(self) -> bool:
@@ -911,6 +922,13 @@ class _Suggester:
         number = next(t.number for t in tiles if t.color is not None)
         used = {_COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
         used |= {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+        # a joker of a group stands for the same tile after the move (SPEC §4): where the table
+        # set's undeclared jokers filled every colour it lacked (a group of four), they stood
+        # for those colours, which a trimmed group then cannot take (K4 B4 J J trimmed to
+        # B4 J J taking O4 frees the joker that stood for O4)
+        lacking = set(COLORS) - {t.color for t in self.table[index] if t.color is not None}
+        if sum(1 for t in self.table[index] if t.color is None) == len(lacking):
+            used |= {_COLOUR_INDEX[c] for c in lacking}
         return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
 
     def _pinned(self) -> dict[int, tuple[Tile, ...]]:
@@ -1201,6 +1219,31 @@ def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, b
                         left[t.key, run] -= 1
                         break
     return [tuple(tiles) for tiles in sets]
+
+
+def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> list[tuple[tuple[Tile, ...], ...]]:
+    """The ways to lay ``jokers`` freed jokers (one or two) in new sets, each set holding a
+    joker and at least two tiles of ``rack``: one set, or for two jokers one set holding both
+    or two sets holding one each."""
+
+    def holding(tiles: Sequence[Tile], with_jokers: int) -> list[tuple[Tile, ...]]:
+        out = []
+        for new_set, _ in _sets_from([*tiles, *[JOKER] * with_jokers]):
+            numbered_count = sum(1 for t in new_set if t.color is not None)
+            if len(new_set) - numbered_count == with_jokers and numbered_count >= 2:
+                out.append(new_set)
+        return out
+
+    ways: list[tuple[tuple[Tile, ...], ...]] = [(s,) for s in holding(rack, jokers)]
+    if jokers == 2:
+        for first in holding(rack, 1):
+            rest = tiles_without(rack, [t for t in first if t.color is not None])
+            ways += [(first, second) for second in holding(rest, 1) if _set_key(first) <= _set_key(second)]
+    return ways
+
+
+def _set_key(tiles: tuple[Tile, ...]) -> tuple[str, ...]:
+    return tuple(t.code for t in tiles)
 
 
 def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile, ...]]]:
