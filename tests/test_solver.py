@@ -564,6 +564,20 @@ def test_a_trimmed_group_keeps_the_colours_its_jokers_stood_for() -> None:
     assert_legal(before, rack, True, rules, result)
 
 
+def test_a_joker_freed_into_another_set_under_other_set() -> None:
+    """``freed_joker_use: other_set``: a B9 frees K9 O9 R9 J's joker into K11 O11 R11 (1 tile,
+    the brute force's best). The joker sets' variants freed jokers only under ``any_set``,
+    and the fates' relaxed moves play both B9 (B9 R9 J beside K9 O9 B9: the joker back among
+    its set's tiles, no legal turn): nothing was played. Now 1 tile, not claimed (those
+    relaxed moves still bound it)."""
+    before = table("K9 O9 R9 J", "K11 O11 R11", "K10 B10 O10")
+    rack = T("B9 B9")
+    rules = dataclasses.replace(SABRA, freed_joker_use="other_set")
+    result = suggest(before, rack, True, rules, tie_break="any")
+    assert (len(result.played), result.value, result.optimal_proven) == (1, 9, False), [str(s) for s in result.after]
+    assert_legal(before, rack, True, rules, result)
+
+
 def test_freed_joker_joins_another_set() -> None:
     before = table("R3 R4 J R6", "K7 K8 K9")
     rack = T("R5")

@@ -60,8 +60,11 @@ Suggest: the moves considered
   - a joker freed by the exact tile it stands for (a missing colour for a group joker; both
     under ``group_joker_needs_both_colours`` in a group of three), taken from the rack or, if
     ``joker_replacement_from`` allows, from a plain table set; the freed joker must be used
-    somewhere. Only when ``freed_joker_use`` is ``any_set`` (the two-rack-tiles rule of
-    Pressman 2009 is not modelled, so jokers are never freed under it).
+    somewhere. Under ``freed_joker_use`` ``any_set`` and ``other_set`` (where the freed joker
+    may end back in its own set's block: such a move is no legal turn, and a move
+    ``verify_turn`` rejects never raises the floor of the passes after it); under
+    ``new_set_with_two_rack_tiles`` one or two jokers freed into new sets holding two rack
+    tiles each, those sets laid beforehand (``_two_tile_frees``).
 
   Every combination of variants is a pass of its own, simplest first, each looking only for
   a better move than the best so far. The combinations changing the same joker sets are

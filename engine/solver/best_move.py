@@ -634,7 +634,11 @@ class _Suggester:
         return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
 
     def _best_score(self) -> int:
-        return max((o.score for o in self.candidates), default=0)
+        """The best score of a candidate that is a legal turn (``_best_legal_score``): a move
+        a pass's model took for legal but ``verify_turn`` does not never raises the floor of
+        the passes after it, where it would hide the legal moves below it. (Only the full
+        pass of a free release records such a move on purpose, with floors of its own.)"""
+        return self._best_legal_score()
 
     def _best_legal_score(self) -> int:
         """The best score of a candidate that is a legal turn (relaxed problems' moves may not be)."""
@@ -1004,7 +1008,10 @@ class _Suggester:
             found: list[_Variant] = []
             if not self.rules.joker_sets_locked:
                 found += _trims(reading.tiles, run, others)
-            if self.rules.freed_joker_use == "any_set":
+            if self.rules.freed_joker_use in ("any_set", "other_set"):
+                # under other_set the freed joker may end in the set's own block (a grown run,
+                # a group of three made four): such a move is no legal turn and stays out of
+                # the floors (``_best_score``)
                 found += self._replacements(reading.tiles, reading.joker_options, run)
             out += [dataclasses.replace(v, run=run) for v in found]
         return out
