@@ -578,6 +578,41 @@ def test_a_joker_freed_into_another_set_under_other_set() -> None:
     assert_legal(before, rack, True, rules, result)
 
 
+@pytest.mark.parametrize(
+    ("name", "sets", "rack", "played"),
+    [
+        # K10 J=K11 K12 K13 freed by K11 (from K10 K11 J), its K12 gone to K12 O12 R12: its
+        # successor K10 K11 J=K12 K13 holds the joker as K12 (was 3 tiles, claimed optimal)
+        (
+            "xp",
+            "O11 O12 O13,B7 O7 R7,O8 O9 O10,O9 O10 O11 O12 O13,K10 K11 J,K3 O3 R3,B1 B2 B3,B3 B4 B5 B6 B7,"
+            "B1 O1 R1,K4 B4 O4,R8 R9 R10 J R12 R13,O4 O5 O6,B6 B7 B8,K1 K2 K3 K4,K1 B1 O1,K4 K5 K6,O3 K3 R3,"
+            "K10 J K12 K13,O5 O6 O7,K6 K7 K8,O8 K8 R8",
+            "B13 K8 R2 B11 R12",
+            4,
+        ),
+        # from generated sabra games: 3 tiles where 2 were claimed optimal
+        (
+            "sabra",
+            "B7 O7 R7 K7,K6 B6 O6,K11 B11 R11,O6 R6 B6,B2 J B4 B5,B10 O10 R10,B3 J B5,O9 O10 O11 O12 O13,"
+            "K5 O5 R5,K7 B7 O7,O2 O3 O4,K9 K10 K11 K12 K13,O8 B8 R8",
+            "R3 B12 B8",
+            3,
+        ),
+    ],
+)
+def test_a_freed_jokers_successor_may_hold_the_joker_itself(name: str, sets: str, rack: str, played: int) -> None:
+    """A joker freed by its copy may stay in the successor holding that copy, standing for
+    another tile (SPEC §4: the copy lies in a successor; the joker, freed, goes anywhere).
+    The fates' windows (the copy and two tiles around it, as a block) held tiles only, so no
+    fate held such moves, and a shorter answer was claimed optimal once the fates came first
+    (found on generated xp and sabra games). Windows may hold the set's joker now."""
+    before = [list(parse_tiles(s)) for s in sets.split(",")]
+    result = suggest(before, T(rack), True, PRESETS[name], tie_break="any")
+    assert (len(result.played), result.optimal_proven) == (played, True)
+    assert_legal(before, T(rack), True, PRESETS[name], result)
+
+
 def test_freed_joker_joins_another_set() -> None:
     before = table("R3 R4 J R6", "K7 K8 K9")
     rack = T("R5")

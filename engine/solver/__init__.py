@@ -113,25 +113,30 @@ jokers were freed taken apart, a freed joker under ``new_set_with_two_rack_tiles
 mixing table tiles, an ambiguous joker set kept whole under its other readings). The *fates*
 of the table's jokers bound them all (``_check_fates``): in every legal move each joker stayed,
 standing for one of the tiles it may stand for, or was freed, a copy of its tile lying in a
-successor of its set (SPEC §4). Every way the jokers may fare (at most ``_FATES``: beyond,
-the sets with the most ways are taken apart with their jokers anywhere) is a
-relaxed problem with every other set taken apart: a staying joker laid as its tile (a run
-joker's in a run: ``runs_needed``, a row of the integer programme and a condition on the
-search's colour moves, as every pinned run joker's; a locked set whose jokers all stay kept
-whole, growing); the one joker of a set freed, a *window* kept
-as a block: its copy with two more tiles of a valid set holding a numbered tile of its set
-(for a run, beside the joker's place), from the set, the rack or the table; a joker of a set
-of several freed, anywhere, its copy played when only the rack has one. When none of them
-beats the best move, the answer is proven; a legal move of one that does is taken; an
-illegal one has the tiles of the sets it changed laid out anew (``_rearranged``, bounded in
-work), the best legal layout scoring as much taken; failing that, ``optimal_proven`` is
-false. The relaxed problem of every joker set taken
-apart with its jokers anywhere comes first and bounds them all. Each fate is solved to the end
-(under the deadline, like every pass), where a relaxed bound's work is capped, and goes to the
+successor of its set (SPEC §4). Every way the jokers may fare is a relaxed problem with
+every other set taken apart: a staying joker laid as its tile (a run joker's in a run:
+``runs_needed``, a row of the integer programme and a condition on the search's colour moves,
+as every pinned run joker's; a locked set whose jokers all stay kept whole, growing); the one
+joker of a set freed, a *window* kept as a block: its copy with two more tiles of a valid set
+holding a numbered tile of its set, from the set, the rack or the table, or with the set's own
+joker standing for another tile of the window (a successor may hold it so: ``K10 K11 J=K12
+K13`` for ``K10 J=K11 K12 K13`` freed by K11 while K12 left; without such windows a shorter
+answer was claimed optimal on generated xp and sabra games); a joker of a set of several
+freed, anywhere, its copy played when only the rack has one. The ways are searched as a tree
+(``_solve_fates``): the joker sets are decided one by one, each node's problem taking the
+undecided sets apart with their jokers anywhere (it holds every fate below it), and a node
+with no better move, or with a legal move (or a legal layout of its tiles) as good as its
+bound, settles its subtree; at most ``_FATE_PROBLEMS`` problems, beyond which the answer is
+not claimed. When no fate beats the best move, the answer is proven; a legal move of one that
+does is taken; an illegal one has the tiles of the sets it changed laid out anew
+(``_rearranged``, bounded in work), the best legal layout scoring as much taken; failing
+that, ``optimal_proven`` is false. The relaxed problem of every joker set taken apart with
+its jokers anywhere comes first and bounds them all. Each fate is solved to the end (under
+the deadline, like every pass), where a relaxed bound's work is capped, and goes to the
 integer programme after a short try of goal mode (``programme_soon``). With at most
 ``_FATES_FIRST`` ways (and no freed joker bound for a new set with two rack tiles) the fates
 come before the variants' passes, which then run only when a fate's best move is no legal
-turn and beats every legal move found (on the hard bench: sum of times -8%, max 337 -> 204 ms).
+turn and beats every legal move found.
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
 joker's window ``O10 O11 O12``).
 A played joker is worth the best joker after the move (possibly a table joker), each set read

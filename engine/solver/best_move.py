@@ -36,7 +36,7 @@ from engine.solver.model import (
     _Problem,
     _RunBlock,
 )
-from engine.solver.reconstruction import _Builder, _Laid, _run_colour
+from engine.solver.reconstruction import _Builder, _joker_as, _Laid, _run_colour
 from engine.solver.search import _Search
 from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.tiles import numbered as numbered_tile
@@ -100,8 +100,8 @@ class _Variant:
 
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
-_FATES = 64  # ways the table's jokers may fare checked on an opened table (``_check_fates``)
-_FATES_FIRST = 16  # at most this many ways: the fates come before the variants' passes (``_opened``)
+_FATE_PROBLEMS = 128  # relaxed problems of the fates' tree at most (``_solve_fates``); beyond, not proven
+_FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
 _TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
 _REARRANGE_WORK = 20_000  # sets looked at in laying them out (a step costs about 1 µs)
@@ -181,6 +181,7 @@ class _Suggester:
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
         self.unsettled: list[int] = []  # scores of fates' best moves that are no legal turn (``_solve_fates``)
+        self.fate_problems = 0  # relaxed problems of the fates' tree solved (``_solve_fates``)
         self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
 
@@ -228,7 +229,8 @@ class _Suggester:
             self._free_passes()
             return
         passes = self._joker_set_passes()
-        fates_first = bool(passes) and not self.two_tile and len(self._fates()) <= _FATES_FIRST
+        few = math.prod(len(ways) for _, ways in self._fate_ways()) <= _FATES_FIRST
+        fates_first = bool(passes) and not self.two_tile and few
         if passes and not fates_first:
             self._variant_stage(passes)
         self._check_fates()
@@ -294,20 +296,45 @@ class _Suggester:
         self._solve_fates()
 
     def _solve_fates(self) -> None:
-        """The relaxed problem of each fate, looking for a move better than the best."""
-        for fate in self._fates():
-            if self.exhausted:
-                break
+        """The relaxed problems of the fates, looking for a move better than the best, as a
+        tree: the joker sets (fewest ways first) are decided one by one, each node's problem
+        giving the sets decided their ways and taking the others apart, their jokers anywhere
+        (those ``_pinned`` laid as their tiles), which holds every fate below it. A node with no
+        better move, or whose move is a legal turn (or has a legal layout scoring as much),
+        settles its subtree; only the others are refined, down to the fates themselves, whose
+        moves that are no legal turn leave the answer unproven. Each problem is solved to the
+        end (under the deadline): every one is needed for the proof, where a relaxed bound's
+        work is capped (capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up)."""
+        ways = sorted(self._fate_ways(), key=lambda set_ways: len(set_ways[1]))
+        self.fate_problems = 0
+        self._refine([], [i for i, _ in ways], [set_ways for _, set_ways in ways])
+
+    def _refine(self, chosen: list[_Fate], sets: list[int], ways: list[list[_Fate]]) -> None:
+        """The children of the node deciding ``chosen`` (the ways of the first sets of
+        ``sets``), each solved and, unless settled, refined (``_solve_fates``)."""
+        for way in ways[len(chosen)]:
+            if self.exhausted or self._best_score() >= self._ceiling():
+                return  # (a legal move may play the whole rack: none can beat it)
+            if self.fate_problems >= _FATE_PROBLEMS:
+                self.unsettled.append(self._ceiling())  # not all settled: not proven
+                return
+            path = [*chosen, way]
+            fate = _Fate.join(path)
+            undecided = {i: self.pinned[i] for i in sets[len(path) :] if i in self.pinned}
             dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
-            problem = self._problem(dissolve=dissolve, pins=fate.pins, must=fate.needs, variants=fate.variants)
+            problem = self._problem(
+                dissolve=dissolve, pins={**undecided, **fate.pins}, must=fate.needs, variants=fate.variants
+            )
             if min(map(min, problem[0].required)) < 0 or min(map(min, problem[0].optional)) < 0:
                 continue  # a window takes a tile the table or the rack does not hold
-            # solved to the end, as every pass (under the deadline): each fate is needed for the
-            # proof, where a relaxed bound's work is capped (it may cost more than it saves);
-            # capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up (33 tiles, unproven)
+            self.fate_problems += 1
             move = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
-            if move is not None and not self._took_legal(move):
+            if move is None or self._took_legal(move):
+                continue
+            if len(path) == len(ways):
                 self.unsettled.append(move.score)
+            else:
+                self._refine(path, sets, ways)
 
     def _fates_unsettled(self) -> bool:
         """Whether a fate's best move, no legal turn, beats every legal move found: a legal
@@ -315,19 +342,17 @@ class _Suggester:
         to the end, bounds them)."""
         return any(score > self._best_legal_score() for score in self.unsettled)
 
-    def _fates(self) -> list[_Fate]:
-        """Every way the table's jokers can fare in a legal move, all sets together (at most
-        ``_FATES`` ways: beyond, the sets with the most ways are taken apart with their jokers
-        anywhere, which holds all their ways at once). Per set holding jokers, under each of
-        its readings:
+    def _fate_ways(self) -> list[tuple[int, list[_Fate]]]:
+        """The ways the table's jokers can fare in a legal move, per table set holding jokers
+        (its index, its ways). Under each of the set's readings:
 
         - a joker staying stands for one of the tiles it may stand for: its set is taken apart
           with the joker laid as that tile (under ``joker_sets_locked`` a set whose jokers all
           stay is kept whole instead, growing only);
         - the one joker of a set freed: a copy of its tile lies in a successor of the set, so
-          in some valid set holding a numbered tile of the set, and for a run one beside the
-          joker's place (the exact tile takes its place under locks): one *window* per such
-          three tiles, kept as a block (growing), the set's other tiles taken apart;
+          in some valid set holding a numbered tile of the set (``_windows``): one *window*
+          per three tiles of such a set, kept as a block (growing), the set's other tiles
+          taken apart;
         - a joker of a set of several freed: the set taken apart, the joker anywhere, when a
           copy of its tile is on the table or the rack (on the rack, under
           ``joker_replacement_from: rack``; played, when only the rack has one).
@@ -339,7 +364,7 @@ class _Suggester:
         rack_only = self.rules.joker_replacement_from == "rack"
         on_rack = Counter(t.key for t in self.rack)
         on_table = Counter(t.key for s in self.table for t in s)
-        per_set: list[list[_Fate]] = []
+        per_set: list[tuple[int, list[_Fate]]] = []
         for i, reading in enumerate(self.readings):
             if i in self.plain:
                 continue
@@ -371,61 +396,72 @@ class _Suggester:
                 if single:
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
                         ways[("window", variant)] = _Fate(variants={i: variant})
-            per_set.append(list(ways.values()))
-        # beyond _FATES ways, the sets with the most fates are taken apart with their jokers
-        # anywhere (a relaxed problem holding all their fates at once)
-        for set_fates in sorted(per_set, key=len, reverse=True):
-            if math.prod(map(len, per_set)) <= _FATES:
-                break
-            set_fates[:] = [_Fate()]
-        return [_Fate.join(combo) for combo in itertools.product(*per_set)]
+            per_set.append((i, list(ways.values())))
+        return per_set
 
     def _windows(
         self, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
     ) -> list[_Variant]:
         """The one joker of a set (under ``reading``) freed by a copy of its tile: for every
-        three tiles forming a valid set with that copy and a numbered tile of the set (for a
-        run, beside the joker's place), a variant keeping them as a block. The copy comes from
-        the rack or (unless ``rack_only``) the table; a third tile not of the set, likewise;
-        the set's other numbered tiles go to the pool."""
+        three tiles forming a valid set with that copy and a numbered tile of the set, a
+        variant keeping them as a block. A successor holding the copy and a tile of the set
+        holds such three: for a run, between the copy and its nearest tile of the set lie only
+        jokers (any tile there is one of the set's), so a window of three holds the copy, a
+        tile of the set beside it or one beyond a joker, and a third tile or joker; for a
+        group, the copy, a tile of the set and a third tile or joker. A window's joker is the
+        set's own (it stands for another tile of the window). The copy comes from the rack or
+        (unless ``rack_only``) the table; a third tile not of the set, likewise; the set's
+        other numbered tiles go to the pool. (A run successor with two jokers between the copy
+        and the set's nearest tile is not held: no window of three holds both.)"""
         numbered = [t for t in reading.tiles if t.color is not None]
-        shapes: list[tuple[Tile, tuple[Tile, ...], tuple[Tile, ...]]] = []  # copy, set tiles, others
+        # copy, set tiles, others, the joker's tile (the set's own joker, standing for another
+        # tile of the window: a successor may hold it so, e.g. K10 K11 J=K12 K13 for
+        # K10 J=K11 K12 K13 freed by K11 while K12 left)
+        shapes: list[tuple[Tile, tuple[Tile, ...], tuple[Tile, ...], Tile | None]] = []
         for copy in reading.joker_options[0]:
             if run:
                 numbers = {t.number: t for t in numbered}
                 v, colour = copy.number, _run_colour(reading.tiles)
                 for a in range(v - 2, v + 1):
                     window = range(a, a + 3)
-                    if a < 1 or a + 2 > _LAST or not ({v - 1, v + 1} & set(window) & set(numbers)):
+                    if a < 1 or a + 2 > _LAST:
                         continue
-                    kept = tuple(numbers[n] for n in window if n in numbers)
-                    others = tuple(numbered_tile(colour, n) for n in window if n != v and n not in numbers)
-                    shapes.append((copy, kept, others))
+                    for joker_at in (None, *(n for n in window if n != v)):
+                        held = set(numbers) & set(window) - {joker_at}
+                        # a numbered tile of the set beside the copy, or beyond the joker
+                        if not held & ({v - 1, v + 1} if joker_at is None else set(window)):
+                            continue
+                        kept = tuple(numbers[n] for n in window if n in held)
+                        rest = [n for n in window if n != v and n != joker_at and n not in numbers]
+                        others = tuple(numbered_tile(colour, n) for n in rest)
+                        joker = None if joker_at is None else _joker_as(_COLOUR_INDEX[colour], joker_at)
+                        shapes.append((copy, kept, others, joker))
             else:
                 colours = {t.color for t in numbered}
                 for y, z in itertools.combinations(numbered, 2):
-                    shapes.append((copy, (y, z), ()))
+                    shapes.append((copy, (y, z), (), None))
                 for y in numbered:
+                    shapes.append((copy, (y,), (), JOKER))
                     for colour in COLORS:
                         if colour not in colours and colour != copy.color:
-                            shapes.append((copy, (y,), (numbered_tile(colour, copy.number),)))
+                            shapes.append((copy, (y,), (numbered_tile(colour, copy.number),), None))
 
         def sources(tile: Tile, from_table: bool) -> list[bool]:
             """Where a tile of the window may come from: True the rack, False the table."""
             return [from_rack for from_rack, ok in ((True, on_rack[tile.key] > 0), (False, from_table)) if ok]
 
         out = []
-        for copy, kept, others in shapes:
+        for copy, kept, others, joker in shapes:
             extra = (copy, *others)
             copy_from = sources(copy, not rack_only and on_table[copy.key] > 0)
             for from_rack in itertools.product(copy_from, *(sources(t, True) for t in others)):
                 out.append(
                     _Variant(
-                        (*kept, *extra),
+                        (*kept, *extra, *(() if joker is None else (joker,))),
                         released=tuple(tiles_without(numbered, kept)),
                         from_rack=tuple(t for t, r in zip(extra, from_rack, strict=True) if r),
                         from_pool=tuple(t for t, r in zip(extra, from_rack, strict=True) if not r),
-                        freed=1,
+                        freed=0 if joker is not None else 1,
                         run=run,
                     )
                 )
