@@ -578,6 +578,12 @@ def test_a_joker_freed_into_another_set_under_other_set() -> None:
     assert_legal(before, rack, True, rules, result)
 
 
+_SEED31_TABLE = (
+    "B7 O7 R7 K7,K6 B6 O6,K11 B11 R11,O6 R6 B6,B2 J B4 B5,B10 O10 R10,B3 J B5,O9 O10 O11 O12 O13,"
+    "K5 O5 R5,K7 B7 O7,O2 O3 O4,K9 K10 K11 K12 K13,O8 B8 R8"
+)
+
+
 @pytest.mark.parametrize(
     ("name", "sets", "rack", "played"),
     [
@@ -591,14 +597,11 @@ def test_a_joker_freed_into_another_set_under_other_set() -> None:
             "B13 K8 R2 B11 R12",
             4,
         ),
-        # from generated sabra games: 3 tiles where 2 were claimed optimal
-        (
-            "sabra",
-            "B7 O7 R7 K7,K6 B6 O6,K11 B11 R11,O6 R6 B6,B2 J B4 B5,B10 O10 R10,B3 J B5,O9 O10 O11 O12 O13,"
-            "K5 O5 R5,K7 B7 O7,O2 O3 O4,K9 K10 K11 K12 K13,O8 B8 R8",
-            "R3 B12 B8",
-            3,
-        ),
+        # from generated games: 3 tiles where 2 (sabra) and 0 (strict-joker) were claimed
+        # optimal, 5 where 3 were (strict-joker)
+        ("sabra", _SEED31_TABLE, "R3 B12 B8", 3),
+        ("strict-joker", _SEED31_TABLE, "R3 B12 B8", 3),
+        ("strict-joker", _SEED31_TABLE, "K2 B12 R2 K5 R6", 5),
     ],
 )
 def test_a_freed_jokers_successor_may_hold_the_joker_itself(name: str, sets: str, rack: str, played: int) -> None:
@@ -606,7 +609,8 @@ def test_a_freed_jokers_successor_may_hold_the_joker_itself(name: str, sets: str
     another tile (SPEC §4: the copy lies in a successor; the joker, freed, goes anywhere).
     The fates' windows (the copy and two tiles around it, as a block) held tiles only, so no
     fate held such moves, and a shorter answer was claimed optimal once the fates came first
-    (found on generated xp and sabra games). Windows may hold the set's joker now."""
+    (found on generated xp, sabra and strict-joker games). Windows may hold the set's joker
+    now."""
     before = [list(parse_tiles(s)) for s in sets.split(",")]
     result = suggest(before, T(rack), True, PRESETS[name], tie_break="any")
     assert (len(result.played), result.optimal_proven) == (played, True)
