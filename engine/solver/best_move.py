@@ -208,7 +208,7 @@ class _Suggester:
         best, the best is proven, its played jokers' value too; when its better move is a
         legal turn, that move is the best and proven. Capped like a relaxed bound."""
         self.gave_up = False
-        better = self._exactly_valued(self._best_legal_score() + 1, _RELAXED_CALLS)
+        better = self._exactly_valued(self._best_score() + 1, _RELAXED_CALLS)
         settled = better is None or self._took_legal(better)
         self.value_exact = not (self.exhausted or self.gave_up) and settled
 
@@ -229,8 +229,9 @@ class _Suggester:
             self._free_passes()
             return
         passes = self._joker_set_passes()
-        few = math.prod(len(ways) for _, ways in self._fate_ways()) <= _FATES_FIRST
-        fates_first = bool(passes) and not self.two_tile and few
+        fates_first = (
+            bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self._fate_ways()) <= _FATES_FIRST
+        )
         if passes and not fates_first:
             self._variant_stage(passes)
         self._check_fates()
@@ -340,7 +341,7 @@ class _Suggester:
         """Whether a fate's best move, no legal turn, beats every legal move found: a legal
         move giving the jokers that fate may then beat the answer (the fate's problem, solved
         to the end, bounds them)."""
-        return any(score > self._best_legal_score() for score in self.unsettled)
+        return any(score > self._best_score() for score in self.unsettled)
 
     def _fate_ways(self) -> list[tuple[int, list[_Fate]]]:
         """The ways the table's jokers can fare in a legal move, per table set holding jokers
@@ -670,14 +671,11 @@ class _Suggester:
         return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
 
     def _best_score(self) -> int:
-        """The best score of a candidate that is a legal turn (``_best_legal_score``): a move
-        a pass's model took for legal but ``verify_turn`` does not never raises the floor of
-        the passes after it, where it would hide the legal moves below it. (Only the full
-        pass of a free release records such a move on purpose, with floors of its own.)"""
-        return self._best_legal_score()
-
-    def _best_legal_score(self) -> int:
-        """The best score of a candidate that is a legal turn (relaxed problems' moves may not be)."""
+        """The best score of a candidate that is a legal turn: a relaxed problem's move may
+        not be, and a move a pass's model took for legal but ``verify_turn`` does not never
+        raises the floor of the passes after it, where it would hide the legal moves below it.
+        (Only the full pass of a free release records such a move on purpose, with floors of
+        its own.)"""
         return max((o.score for o in self.candidates if self._legal(o)), default=0)
 
     def _ceiling(self) -> int:
@@ -729,7 +727,7 @@ class _Suggester:
         when that is a legal turn; else, for every minimal meld, the best move playing at
         least its tiles, anywhere."""
         bound = self._pass(self._problem(dissolve=dissolve, pins=pins), candidate=False)
-        if bound is None or self.exhausted or self._best_legal_score() >= bound.score:
+        if bound is None or self.exhausted or self._best_score() >= bound.score:
             return
         if self._legal(bound):
             self.candidates.append(bound)
@@ -741,9 +739,9 @@ class _Suggester:
             laid = [t for s in meld for t in s]
             # the search does not score a played joker it must place as the move does (a table
             # joker is no played tile): a lower floor for each, which only costs search
-            floor = self._best_legal_score() + 1 - self._most_score([t for t in laid if t.color is None])
+            floor = self._best_score() + 1 - self._most_score([t for t in laid if t.color is None])
             self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor)
-            if self._best_legal_score() >= bound.score:
+            if self._best_score() >= bound.score:
                 return
 
     def _pass(
