@@ -105,9 +105,9 @@ class Portfolio:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
         None when there is none. ``max_calls`` caps the work of each search step; with it, an
         integral relaxation is the answer only when ``accept`` takes its sets. With
-        ``programme_soon`` the search aimed at the bound gets a short try only
-        (``_SMALL_GOAL_CALLS``) and the plain search none before the integer programme, as
-        for a small programme: for problems solved to the end whose programmes are quick (the
+        ``programme_soon`` (and no ``max_calls``) the search aimed at the bound gets a short
+        try only (``_SMALL_GOAL_CALLS``, each round) and the plain search none before the
+        integer programme: for problems solved to the end whose programmes are quick (the
         fates of ``suggest``: on the hard bench their programmes took 5-10 ms where goal mode
         spent 40-60 ms failing). Raises _OutOfTime when the deadline passes before an answer,
         GaveUp when a problem with blocks used up its ``max_calls``."""
