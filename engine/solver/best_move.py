@@ -4,6 +4,7 @@ variants of the joker sets, and the assembly of a verified answer."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import time
@@ -36,7 +37,7 @@ from engine.solver.model import (
     _Problem,
     _RunBlock,
 )
-from engine.solver.reconstruction import _Builder, _joker_as, _Laid, _run_colour
+from engine.solver.reconstruction import _Builder, _Laid, _run_colour
 from engine.solver.search import _Search
 from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.tiles import numbered as numbered_tile
@@ -230,7 +231,7 @@ class _Suggester:
             return
         passes = self._joker_set_passes()
         fates_first = (
-            bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self._fate_ways()) <= _FATES_FIRST
+            bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self.fate_ways) <= _FATES_FIRST
         )
         if passes and not fates_first:
             self._variant_stage(passes)
@@ -306,7 +307,7 @@ class _Suggester:
         moves that are no legal turn leave the answer unproven. Each problem is solved to the
         end (under the deadline): every one is needed for the proof, where a relaxed bound's
         work is capped (capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up)."""
-        ways = sorted(self._fate_ways(), key=lambda set_ways: len(set_ways[1]))
+        ways = sorted(self.fate_ways, key=lambda set_ways: len(set_ways[1]))
         self.fate_problems = 0
         self._refine([], [i for i, _ in ways], [set_ways for _, set_ways in ways])
 
@@ -343,9 +344,10 @@ class _Suggester:
         to the end, bounds them)."""
         return any(score > self._best_score() for score in self.unsettled)
 
-    def _fate_ways(self) -> list[tuple[int, list[_Fate]]]:
+    @functools.cached_property
+    def fate_ways(self) -> list[tuple[int, list[_Fate]]]:
         """The ways the table's jokers can fare in a legal move, per table set holding jokers
-        (its index, its ways). Under each of the set's readings:
+        (its index, its ways; worked out once per position). Under each of the set's readings:
 
         - a joker staying stands for one of the tiles it may stand for: its set is taken apart
           with the joker laid as that tile (under ``joker_sets_locked`` a set whose jokers all
@@ -435,7 +437,7 @@ class _Suggester:
                         kept = tuple(numbers[n] for n in window if n in held)
                         rest = [n for n in window if n != v and n != joker_at and n not in numbers]
                         others = tuple(numbered_tile(colour, n) for n in rest)
-                        joker = None if joker_at is None else _joker_as(_COLOUR_INDEX[colour], joker_at)
+                        joker = None if joker_at is None else joker_as(numbered_tile(colour, joker_at))
                         shapes.append((copy, kept, others, joker))
             else:
                 colours = {t.color for t in numbered}
