@@ -521,6 +521,45 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
     assert pinned("B11 R11 J K11", "O10 O11 O12") == {}  # a copy on the table could free it
 
 
+def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The passes meet the same problem again (a fate freeing a joker into the pool is the
+    relaxed problem of every joker set); ``_pass`` solves it once: a proven optimum answers
+    every later floor (itself, or None above it), and a floor with no move every higher one,
+    but not a lower one. Each answer is a fresh suggester's."""
+    before = table("R3 R4 J R6", "K7 B7 O7")
+    rack = T("R5 K1 R7 R8 O8")
+    solves = Counter[str]()
+    solve = portfolio.Portfolio.solve
+
+    def counted(self: portfolio.Portfolio, problem: object, need: int, *args: object) -> object:
+        solves[repr(problem)] += 1
+        return solve(self, problem, need, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(portfolio.Portfolio, "solve", counted)
+
+    def suggester() -> best_move._Suggester:
+        deadline = time.perf_counter() + 30
+        return best_move._Suggester([tuple(s) for s in before], [None, None], tuple(rack), True, SABRA, "tiles", deadline)
+
+    def relaxed(solver: best_move._Suggester, floor: int | None) -> best_move._Outcome | None:
+        return solver._pass(solver._problem(dissolve={0, 1}, pins=solver.pinned), floor=floor, candidate=False)
+
+    solver = suggester()
+    best = relaxed(solver, None)
+    assert best is not None and best.played
+    assert relaxed(solver, best.score) == best
+    assert relaxed(solver, best.score - 1) == best
+    assert relaxed(solver, best.score + 1) is None
+    assert relaxed(solver, best.score + 5) is None
+    assert sum(solves.values()) == 1
+    fresh = suggester()
+    assert relaxed(fresh, best.score + 5) is None  # no move that high: solved
+    assert relaxed(fresh, best.score + 9) is None  # nor higher: known
+    assert relaxed(fresh, best.score) == best  # lower: solved again
+    assert sum(solves.values()) == 3
+    assert relaxed(suggester(), best.score + 1) is None
+
+
 def test_pressman_freed_joker_goes_to_a_new_set_with_two_rack_tiles() -> None:
     rules = PRESETS["pressman-2009"]
     before = table("R11 R12 J")
