@@ -539,7 +539,9 @@ def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch
 
     def suggester() -> best_move._Suggester:
         deadline = time.perf_counter() + 30
-        return best_move._Suggester([tuple(s) for s in before], [None, None], tuple(rack), True, SABRA, "tiles", deadline)
+        return best_move._Suggester(
+            [tuple(s) for s in before], [None, None], tuple(rack), True, SABRA, "tiles", deadline
+        )
 
     def relaxed(solver: best_move._Suggester, floor: int | None) -> best_move._Outcome | None:
         return solver._pass(solver._problem(dissolve={0, 1}, pins=solver.pinned), floor=floor, candidate=False)

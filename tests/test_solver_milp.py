@@ -584,6 +584,40 @@ def test_every_tile_arranged_when_goal_mode_runs_out(table: list[str], rack: str
     assert all(read_set(s, RULES).valid for s in solved.laid.plain_sets())
 
 
+@pytest.mark.parametrize(
+    ("table", "rack", "bound_first"),
+    [
+        (["R5 R6 R7", "K9 B9 O9 J"], "R8 B10 B11 B12", False),
+        (["R5 R6 R7", "K9 B9 O9 J", "K1 K2 K3 J"], "R8 B10 B11 B12 O1 O2", True),
+    ],
+)
+def test_two_jokers_among_few_tiles_start_with_the_linear_bound(
+    table: list[str], rack: str, bound_first: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A problem with two jokers or more among few tiles skips the first search, which most
+    often runs out of work on such problems (``portfolio._likely_hard``): the linear bound
+    comes first. Either way the answer is the search's optimum, proven."""
+    bounds: list[int | None] = []
+    bound = portfolio.Portfolio._bound
+
+    def recorded(self: portfolio.Portfolio, problem: Any, primary_most: int | None = None) -> object:
+        bounds.append(primary_most)
+        return bound(self, problem, primary_most)
+
+    monkeypatch.setattr(portfolio.Portfolio, "_bound", recorded)
+    sets = [tuple(parse_tiles(s)) for s in table]
+    deadline = time.perf_counter() + 30
+    solver = suggest_module._Suggester(
+        sets, [None] * len(sets), tuple(parse_tiles(rack)), True, RULES, "tiles", deadline
+    )
+    problem, _ = solver._problem(dissolve=set(range(len(sets))))
+    assert portfolio._likely_hard(problem) == bound_first
+    exact = search._Search(problem, deadline).solve()
+    solved = portfolio.Portfolio(deadline).solve(problem, 0)
+    assert solved is not None and solved.score == exact and solved.proven
+    assert bool(bounds) == bound_first
+
+
 @pytest.mark.usefixtures("goal_mode_runs_out")
 def test_every_tile_but_one_arranged_when_goal_mode_runs_out() -> None:
     """A bound reached by laying every tile but one (K1 fits nowhere): the arrangement of the
