@@ -535,7 +535,7 @@ def goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     gets ``_GOAL_CALLS`` (the work caps checked at every call); the integer programme fails
     the test if it runs. Yields, per search for an arrangement, whether it laid the tiles;
     one must have."""
-    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS"):
+    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
         monkeypatch.setattr(portfolio, name, 1)
     monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
     monkeypatch.setattr(search, "_CHECK_EVERY", 0)
