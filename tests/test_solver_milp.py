@@ -138,7 +138,7 @@ def test_goal_mode_and_portfolio_match_the_search(
     the integer programme answers; ``no small programme``: every programme is treated as a
     big one (goal mode's full rounds before the integer programme)."""
     if mode == "tiny":
-        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS", "_SMALL_GOAL_CALLS"):
+        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS", "_SMALL_GOAL_CALLS", "_SOON_GOAL_CALLS"):
             monkeypatch.setattr(portfolio, name, 1)
         monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
     if mode == "no small programme":

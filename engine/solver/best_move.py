@@ -186,7 +186,7 @@ class _Suggester:
         self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
         # problems solved (``_pass``): the need, the search's score and the move (None: none)
-        self.solved: dict[str, tuple[int, int, _Outcome | None]] = {}
+        self.solved: dict[tuple[object, ...], tuple[int, int, _Outcome | None]] = {}
 
     # --- passes -----------------------------------------------------------------------
 
@@ -774,22 +774,19 @@ class _Suggester:
         # a move scores at most the search's score plus the tiles the search does not count
         need = 0 if floor is None else floor - p.uncounted + offset
         laid: _Builder | _Laid
-        # each problem is solved once: the passes meet the same one again (a fate's node
+        # a relaxed problem is solved once: the passes meet the same one again (a fate's node
         # freeing a joker into the pool is the relaxed problem of every joker set: on the hard
         # bench 21 problems of 712, 0.34 s of 8 s); a proven optimum answers every later
-        # ``need`` (itself, or None below it), and no move reaching ``need`` every higher one
-        key = repr((problem, untouched, whole, fixed))
-        known = self.solved.get(key)
+        # ``need`` (itself, or None below it), and no move reaching ``need`` every higher one.
+        # (Not the candidates' passes: each comes once, and the key costs 50-150 µs.)
+        key = None if candidate else (_frozen(p), tuple(problem[1].items()), untouched, whole, tuple(fixed))
+        known = None if key is None else self.solved.get(key)
         if known is not None:
             known_need, known_score, known_outcome = known
-            if known_outcome is None and need < known_need:
-                pass  # solved for a higher need only: solved again below
-            elif known_outcome is None or known_score < need:
-                return None
-            else:
-                if candidate:
-                    self.candidates.append(known_outcome)
+            if known_outcome is not None and known_score >= need:
                 return known_outcome
+            if known_outcome is not None or need >= known_need:
+                return None
         if not (p.meld_min or p.feasibility_only):
             try:  # the search, the linear bound, the search aimed at it, the integer programme
                 accept = None
@@ -808,7 +805,8 @@ class _Suggester:
                     self.gave_up_bound = gave_up.bound + p.uncounted - offset
                 return None
             if solved is None:
-                self.solved[key] = (need, 0, None)
+                if key is not None:
+                    self.solved[key] = (need, 0, None)
                 return None
             if not solved.proven:
                 self.exhausted = True  # the best move found in time, not proven optimal
@@ -825,13 +823,14 @@ class _Suggester:
                     self.gave_up = True
                 return None
             if found is None:
-                self.solved[key] = (need, 0, None)
+                if key is not None:
+                    self.solved[key] = (need, 0, None)
                 return None
             score = found
             laid = _Builder(search)
             laid.build()
         outcome = self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
-        if not self.exhausted:
+        if key is not None and not self.exhausted:
             self.solved[key] = (need, score, outcome)
         if candidate:
             self.candidates.append(outcome)
@@ -1307,6 +1306,15 @@ def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> list[tuple[tuple
             rest = tiles_without(rack, [t for t in first if t.color is not None])
             ways += [(first, second) for second in holding(rest, 1) if _set_key(first) <= _set_key(second)]
     return ways
+
+
+def _frozen(problem: _Problem) -> tuple[object, ...]:
+    """``problem``'s fields as a hashable value (its lists as tuples), to know it again."""
+
+    def frozen(value: object) -> object:
+        return tuple(map(frozen, value)) if isinstance(value, list) else value
+
+    return tuple(frozen(getattr(problem, f.name)) for f in dataclasses.fields(problem))
 
 
 def _set_key(tiles: tuple[Tile, ...]) -> tuple[str, ...]:

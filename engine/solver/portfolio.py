@@ -61,6 +61,7 @@ from engine.solver.search import _Search
 _GOALS = 3  # linear bounds aimed at, at most
 _SMALL_PROGRAMME = 400  # columns up to which goal mode gets one short try before the integer programme
 _SMALL_GOAL_CALLS = 250  # that try's work (a move it finds took 130-500 calls on average; failing, it cost 1,000)
+_SOON_GOAL_CALLS = 1_000  # with ``programme_soon``, a bigger programme's try (moves found took ~550 calls)
 _LAYING_ALL_GOAL_CALLS = 1_000  # goal mode's try before the search for an arrangement of every tile
 _GIVING_UP_GOAL_CALLS = 1_500  # goal mode's work in a relaxed bound that gives up when it runs out
 _MILP_LEAST = 0.02  # seconds left below which the integer programme is not started
@@ -111,8 +112,8 @@ class Portfolio:
         None when there is none. ``max_calls`` caps the work of each search step; with it, an
         integral relaxation is the answer only when ``accept`` takes its sets. With
         ``programme_soon`` (and no ``max_calls``) the search aimed at the bound gets a short
-        try only (``_SMALL_GOAL_CALLS``, each round) and the plain search none before the
-        integer programme: for problems solved to the end whose programmes are quick (the
+        try only (``_SOON_GOAL_CALLS``; a small programme ``_SMALL_GOAL_CALLS``; each round)
+        and the plain search none before the integer programme: for problems solved to the end whose programmes are quick (the
         fates of ``suggest``: on the hard bench their programmes took 5-10 ms where goal mode
         spent 40-60 ms failing). Raises _OutOfTime when the deadline passes before an answer,
         GaveUp when a problem with blocks used up its ``max_calls``."""
@@ -150,7 +151,7 @@ class Portfolio:
         # the bound may take 5-50 ms and fail; it gets one short try first
         small = bound.columns <= _SMALL_PROGRAMME
         short = small or (programme_soon and max_calls is None)
-        goal_calls = _SMALL_GOAL_CALLS if short else _GOAL_CALLS
+        goal_calls = _SMALL_GOAL_CALLS if small else _SOON_GOAL_CALLS if short else _GOAL_CALLS
         if blocks and max_calls is not None and not small:
             # a relaxed bound with blocks gives up with the linear bound when goal mode runs
             # out, which it may take 30-50 ms to do; where it succeeds (hard bench) it needs
