@@ -19,6 +19,7 @@ from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
 from engine.solver import choices, milp, search
+from engine.solver.model import _OutOfTime
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
 
@@ -332,6 +333,30 @@ def test_solve_integer_restarts_with_the_next_seed_and_twice_the_cpu_limit(monke
     assert runs == [(False, milp._FIRST_RUN, 0), (False, 2 * milp._FIRST_RUN, 1)]
     seed = highs._highs().getOptionValue("random_seed")
     assert (seed[1] if isinstance(seed, tuple) else seed) == 1  # the seed reached HiGHS
+
+
+def test_a_programme_stopped_below_the_floor_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve_milp`` stopped by the deadline with a move below the floor raises _OutOfTime (the
+    budget ran out): it must not answer None, "no move reaches the floor", which a pass reads
+    as proven (and ``_pass`` remembers). Solved to the end below the floor, it answers None."""
+    deadline = time.perf_counter() + 30
+    table = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
+    rack = tuple(parse_tiles("R8 B10 B11 B12 K1"))
+    solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+    problem, _ = solver._problem(dissolve=set(range(len(table))))
+    exact = milp.solve_milp(problem, deadline)
+    assert exact is not None and exact[2] and exact[0] > 0
+    assert milp.solve_milp(problem, deadline, exact[0] + 1) is None
+    solve_integer = milp.solve_integer
+
+    def stopped(*args: Any) -> highs.Result:
+        result = solve_integer(*args)
+        return result._replace(status=highs.STOPPED)
+
+    monkeypatch.setattr(milp, "solve_integer", stopped)
+    assert milp.solve_milp(problem, deadline, exact[0])[0] == exact[0]  # type: ignore[index]
+    with pytest.raises(_OutOfTime):
+        milp.solve_milp(problem, deadline, exact[0] + 1)
 
 
 def test_solve_integer_keeps_the_best_run_stopped_by_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -610,7 +610,8 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     """The best move of a problem without opening minimum, if it scores at least ``floor``
     (the search's score): (score, how its sets are laid, whether it is proven optimal: false
     when the deadline passed with a move found, the best found); None when there is none.
-    Raises _OutOfTime when the deadline passes with none.
+    Raises _OutOfTime when the deadline passes with none reaching ``floor`` (a move found
+    below it proves nothing above it).
 
     When where the jokers stand is worth nothing (no joker weight) the *pooled* model is
     solved: only lean candidate sets, plus one variable for the jokers laid at the ends of
@@ -630,6 +631,8 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     copies = [round(float(n)) for n in result.x]
     score = _score(full, copies)
     if score < floor:
+        if result.status != highs.OPTIMAL:
+            raise _OutOfTime  # stopped by the deadline below the floor: not proven that none reaches it
         return None
     return score, laid_from(problem, full, copies), result.status == highs.OPTIMAL
 

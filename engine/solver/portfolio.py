@@ -20,9 +20,10 @@ bound, and the integer programme when nothing else closes the problem.
    is reached by laying every tile, or every tile but one (and where the jokers stand weighs
    nothing), goal mode gets a short try of its own (``_LAYING_ALL_GOAL_CALLS``: cut to
    ``_SMALL_GOAL_CALLS``, some generated xp positions went from 40 ms to the integer
-   programme's 0.6 s), then the search for an arrangement of those tiles the rest of the work (``arrangement.arranged``: it lays spare jokers at the end
-   instead of searching where they go, and finds in a few milliseconds moves goal mode had
-   not found in 5,000 calls; such a move reaches the bound, so it is the optimum). When the
+   programme's 0.6 s), then the search for an arrangement of those tiles the rest of the
+   work (``arrangement.arranged``: it lays spare jokers at the end instead of searching where
+   they go, and finds in a few milliseconds moves goal mode had not found in 5,000 calls;
+   such a move reaches the bound, so it is the optimum). When the
    bound is out of reach, the best
    move playing its tiles is searched for (the bound allows no more tiles); when there is
    none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS`` rounds).
@@ -60,7 +61,7 @@ from engine.solver.search import _Search
 
 _GOALS = 3  # linear bounds aimed at, at most
 _SMALL_PROGRAMME = 400  # columns up to which goal mode gets one short try before the integer programme
-_SMALL_GOAL_CALLS = 250  # that try's work (a move it finds took 130-500 calls on average; failing, it cost 1,000)
+_SMALL_GOAL_CALLS = 250  # that try's work (moves it found took 130-500 calls on average)
 _SOON_GOAL_CALLS = 1_000  # with ``programme_soon``, a bigger programme's try (moves found took ~550 calls)
 _LAYING_ALL_GOAL_CALLS = 1_000  # goal mode's try before the search for an arrangement of every tile
 _GIVING_UP_GOAL_CALLS = 1_500  # goal mode's work in a relaxed bound that gives up when it runs out
@@ -113,10 +114,11 @@ class Portfolio:
         integral relaxation is the answer only when ``accept`` takes its sets. With
         ``programme_soon`` (and no ``max_calls``) the search aimed at the bound gets a short
         try only (``_SOON_GOAL_CALLS``; a small programme ``_SMALL_GOAL_CALLS``; each round)
-        and the plain search none before the integer programme: for problems solved to the end whose programmes are quick (the
-        fates of ``suggest``: on the hard bench their programmes took 5-10 ms where goal mode
-        spent 40-60 ms failing). Raises _OutOfTime when the deadline passes before an answer,
-        GaveUp when a problem with blocks used up its ``max_calls``."""
+        and the plain search none before the integer programme: for problems solved to the
+        end whose programmes are quick (the fates of ``suggest``: on the hard bench their
+        programmes took 5-10 ms where goal mode spent 40-60 ms failing). Raises _OutOfTime
+        when the deadline passes before an answer, GaveUp when a problem with blocks used up
+        its ``max_calls``."""
         blocks = bool(problem.run_blocks or problem.group_blocks)
         first = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
         search = _Search(problem, self.deadline, first)
