@@ -805,8 +805,7 @@ class _Suggester:
                     self.gave_up_bound = gave_up.bound + p.uncounted - offset
                 return None
             if solved is None:
-                if key is not None:
-                    self.solved[key] = (need, 0, None)
+                self._remember(key, need, 0, None)
                 return None
             if not solved.proven:
                 self.exhausted = True  # the best move found in time, not proven optimal
@@ -823,18 +822,23 @@ class _Suggester:
                     self.gave_up = True
                 return None
             if found is None:
-                if key is not None:
-                    self.solved[key] = (need, 0, None)
+                self._remember(key, need, 0, None)
                 return None
             score = found
             laid = _Builder(search)
             laid.build()
         outcome = self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
-        if key is not None and not self.exhausted:
-            self.solved[key] = (need, score, outcome)
+        if not self.exhausted:
+            self._remember(key, need, score, outcome)
         if candidate:
             self.candidates.append(outcome)
         return outcome
+
+    def _remember(self, key: tuple[object, ...] | None, need: int, score: int, outcome: _Outcome | None) -> None:
+        """Keep a relaxed problem's answer (``key``: None for the candidates' passes, not kept):
+        its best move scoring ``score`` (the search's), or None: no move reaches ``need``."""
+        if key is not None:
+            self.solved[key] = (need, score, outcome)
 
     # --- problems -----------------------------------------------------------------------
 
