@@ -37,14 +37,16 @@ $(VENV)/.stamp-dev: pyproject.toml | $(PY)
 serve: $(VENV)/.stamp-serve
 	$(PY) -m service.server
 
-# Two workers, each test file on one of them (module fixtures such as live servers and Dask
-# clusters start once): CI has 2 cores. PYTEST_WORKERS=0 runs in one process.
+# Two workers (CI has 2 cores), each test to whichever worker is free: a module's fixtures (a live
+# server, a Dask cluster) may start once on each worker. Whole files per worker (--dist loadfile)
+# left one worker idle for a minute behind the longest files; --dist loadgroup does not group on
+# pytest 9.2 (pytest-dev/pytest-xdist#1386). PYTEST_WORKERS=0 runs in one process.
 PYTEST_WORKERS ?= 2
 
 test: $(VENV)/.stamp-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist load
 
 # The lowest versions of the direct dependencies that pyproject.toml allows (uv's lowest-direct
 # resolution), in a venv of their own; test tools at their newest. Contract tests need the dev
@@ -56,7 +58,7 @@ test-lowest: $(VENV)/.stamp-dev
 	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python --resolution lowest-direct -e '.[serve]'
 	$(BIN)/uv pip install --quiet --python $(LOWEST)/bin/python pytest pytest-xdist hypothesis pyyaml jsonschema
 	$(BIN)/uv pip list --python $(LOWEST)/bin/python
-	$(LOWEST)/bin/pytest -q -n 2 -m "not slow and not contract" \
+	$(LOWEST)/bin/pytest -q -n 2 --dist load -m "not slow and not contract" \
 		--ignore=tests/test_contract.py --ignore=tests/test_contract_live.py
 
 lint: $(VENV)/.stamp-dev

@@ -9,6 +9,7 @@ positions (every sub-multiset of the rack, every split of the tiles into sets, e
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 from collections import Counter
@@ -147,12 +148,19 @@ def check_change_list(
 
 def splits(tiles: Sequence[Tile]) -> Iterator[list[tuple[Tile, ...]]]:
     """Every split of ``tiles`` into valid sets (as bags), each once up to the order."""
-    tiles = sorted(tiles, key=lambda t: (t.color is None, t.color or "", t.number))
+    for split in _splits(tuple(sorted(tiles, key=lambda t: (t.color is None, t.color or "", t.number)))):
+        yield list(split)
+
+
+@functools.cache
+def _splits(tiles: tuple[Tile, ...]) -> tuple[tuple[tuple[Tile, ...], ...], ...]:
+    """``splits`` of sorted tiles, kept: the rest of a split recurs under many first sets, and
+    the moves of every part of a rack share most of them (``brute_least_change`` clears it)."""
     if not tiles:
-        yield []
-        return
+        return ((),)
     first, rest = tiles[0], tiles[1:]
     seen: set[tuple[str, ...]] = set()
+    found: list[tuple[tuple[Tile, ...], ...]] = []
     for size in range(2, min(12, len(rest)) + 1):
         for chosen in itertools.combinations(range(len(rest)), size):
             part = (first, *(rest[i] for i in chosen))
@@ -160,9 +168,9 @@ def splits(tiles: Sequence[Tile]) -> Iterator[list[tuple[Tile, ...]]]:
             if signature in seen or not read_set(part).valid:
                 continue
             seen.add(signature)
-            for laid in part_readings(part):
-                for others in splits([rest[i] for i in range(len(rest)) if i not in chosen]):
-                    yield [laid, *others]
+            others = _splits(tuple(rest[i] for i in range(len(rest)) if i not in chosen))
+            found += [(laid, *split) for laid in part_readings(part) for split in others]
+    return tuple(found)
 
 
 def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
@@ -235,6 +243,7 @@ def brute_least_change(
             arrangements = ([*map(tuple, before), *new] for new in splits(played))
         for after in arrangements:
             moves.append((move_score(before, after, objective), after))
+    _splits.cache_clear()
     moves.sort(key=lambda m: m[0], reverse=True)
     best_score: tuple[int, int] | None = None
     least: tuple[int, int, int] | None = None
@@ -633,6 +642,7 @@ def test_least_change_without_moving_a_tile_matches_brute_force(name: str, monke
     assert _intact_against_brute_force(PRESETS[name], random.Random(2100), 60, False, monkeypatch) >= 12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sabra", "free-joker"])
 def test_least_change_without_moving_a_tile_with_rack_jokers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A joker or two on the rack: a played joker grows a table set or fills a new one, worth
@@ -775,6 +785,7 @@ class _ProgrammeRan(Exception):
     """The least-change integer programme was started."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sabra", "free-joker"])
 def test_least_change_moving_three_tiles_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Positions whose best move found moves three table tiles: the second step looks at the
