@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,15 +21,17 @@ def _top(name: str) -> str:
     return name.split(".", 1)[0]
 
 
-def _forbidden_imports(path: Path) -> list[str]:
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every module ``path`` imports, anywhere in it (functions too), with its line; for
+    ``from package import name``, also ``package.name`` (it may be a module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: list[str] = []
+    found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
-        names: list[str] = []
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
+            found += [(node.lineno, node.module)]
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
         elif (
             isinstance(node, ast.Call)
             and node.args
@@ -39,9 +42,12 @@ def _forbidden_imports(path: Path) -> list[str]:
                 or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
             )
         ):
-            names = [node.args[0].value]
-        found += [f"line {node.lineno}: {name}" for name in names if _top(name) in FORBIDDEN]
+            found += [(node.lineno, node.args[0].value)]
     return found
+
+
+def _forbidden_imports(path: Path) -> list[str]:
+    return [f"line {line}: {name}" for line, name in _imports(path) if _top(name) in FORBIDDEN]
 
 
 def test_engine_has_sources() -> None:
@@ -135,3 +141,59 @@ found = [engine.solver.suggest, engine.solver.arrange, arrange, suggest]
 print(json.dumps([f.__name__ if isinstance(f, types.FunctionType) else repr(f) for f in found] + ["scipy" in sys.modules]))
 """
         assert _fresh(code) == ["suggest", "arrange", "arrange", "suggest", True], first
+
+
+# --- what `make test-lowest` leaves out ------------------------------------------------------------
+
+RUNTIME_DEPENDENCIES = frozenset(
+    {"flask", "werkzeug", "granian", "marshmallow", "typer", "click", "rich", "requests", "msgspec"}
+    | {"prometheus_client", "flask_swagger_ui", "uvloop", "numpy", "scipy", "highspy", "dask", "distributed"}
+)
+
+
+def _source(module: str) -> Path | None:
+    """Our own module's file (engine, service, cli, tests), or None for any other module."""
+    if _top(module) not in ("engine", "service", "cli", "tests"):
+        return None
+    base = ROOT.joinpath(*module.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _dependencies_reached(path: Path) -> set[str]:
+    """The runtime dependencies that ``path`` imports, directly or through our own modules
+    (every import statement counted, those inside functions too)."""
+    seen: set[Path] = set()
+    todo = [path]
+    reached: set[str] = set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for _line, name in _imports(current):
+            parts = name.split(".")
+            todo += [p for p in (_source(".".join(parts[:i])) for i in range(1, len(parts) + 1)) if p]
+            reached |= {_top(name)} & RUNTIME_DEPENDENCIES
+    return reached
+
+
+def _engine_only() -> list[str]:
+    make = (ROOT / "Makefile").read_text(encoding="utf-8")
+    found = re.search(r"^ENGINE_ONLY := ((?:.*\\\n)*.*)$", make, re.MULTILINE)
+    assert found, "ENGINE_ONLY is not in the Makefile"
+    return found.group(1).replace("\\\n", " ").split()
+
+
+def test_files_left_out_of_test_lowest_run_no_dependency() -> None:
+    """`make test-lowest` skips the files of ENGINE_ONLY: the dependencies' lowest versions cannot
+    change what their tests run. So none of them may reach a runtime dependency."""
+    names = _engine_only()
+    assert "tiles" in names and "turns" in names, names
+    reached = {name: _dependencies_reached(ROOT / "tests" / f"test_{name}.py") for name in names}
+    assert {name: deps for name, deps in reached.items() if deps} == {}
+    # and the check sees a dependency where there is one:
+    assert _dependencies_reached(ROOT / "tests" / "test_solver.py") >= {"scipy", "highspy"}
+    assert "flask" in _dependencies_reached(ROOT / "tests" / "test_api.py")
