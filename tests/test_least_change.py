@@ -310,6 +310,7 @@ def check_suggestion(
     return result.least_change_proven
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_least_change_matches_brute_force(seed: int) -> None:
     """No joker on the table (one on the rack sometimes), opened or opening: the best score,
@@ -321,6 +322,7 @@ def test_least_change_matches_brute_force(seed: int) -> None:
         check_suggestion(before, rack, opened, SABRA, rng.choice(["tiles", "value"]))
 
 
+@pytest.mark.slow
 def test_the_first_found_move_is_not_always_the_least_change() -> None:
     """The positions above discriminate: on some of them the first-found move (``any``)
     disturbs the table more than the least-change answer (which the brute force confirms)."""
@@ -337,6 +339,7 @@ def test_the_first_found_move_is_not_always_the_least_change() -> None:
     assert worse >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_least_change_free_jokers_matches_brute_force(seed: int) -> None:
     """Under a free joker release a joker on the table may go anywhere: exact too."""
@@ -636,6 +639,7 @@ def _intact_against_brute_force(
     return sum(answered)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sabra", "free-joker"])
 def test_least_change_without_moving_a_tile_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Jokers on the table included; the first step answers on many of them."""
@@ -734,6 +738,7 @@ def test_few_moved_answers_from_an_integral_relaxation(monkeypatch: pytest.Monke
     assert isinstance(found, tuple) and found[1] == (2, 1, 2) and runs == [False, False]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sabra", "free-joker", "strict-joker", "pressman-2009"])
 def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Positions whose rack fits only if the table is rearranged: whenever the second step
@@ -890,6 +895,7 @@ def _naive_groups(
 # --- the third step: the integer programme over every move (engine.solver.least_change) ------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sabra", "free-joker"])
 def test_the_programme_alone_matches_brute_force(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the first two steps switched off, the integer programme decides every position:
@@ -933,6 +939,7 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     assert _reach(red, [9], supply, 4) == range(1, 14)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_opening_with_manipulation_beside_table_jokers_matches_brute_force(seed: int) -> None:
     """Opening turns with ``manipulate_on_opening_turn`` on tables holding a joker: no joker may
