@@ -145,15 +145,13 @@ print(json.dumps([f.__name__ if isinstance(f, types.FunctionType) else repr(f) f
 
 # --- what `make test-lowest` leaves out ------------------------------------------------------------
 
-RUNTIME_DEPENDENCIES = frozenset(
-    {"flask", "werkzeug", "granian", "marshmallow", "typer", "click", "rich", "requests", "msgspec"}
-    | {"prometheus_client", "flask_swagger_ui", "uvloop", "numpy", "scipy", "highspy", "dask", "distributed"}
-)
+OURS = ("engine", "service", "cli", "tests")
+TEST_TOOLS = frozenset({"pytest", "_pytest", "hypothesis"})  # at their newest in test-lowest too
 
 
 def _source(module: str) -> Path | None:
     """Our own module's file (engine, service, cli, tests), or None for any other module."""
-    if _top(module) not in ("engine", "service", "cli", "tests"):
+    if _top(module) not in OURS:
         return None
     base = ROOT.joinpath(*module.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
@@ -163,8 +161,9 @@ def _source(module: str) -> Path | None:
 
 
 def _dependencies_reached(path: Path) -> set[str]:
-    """The runtime dependencies that ``path`` imports, directly or through our own modules
-    (every import statement counted, those inside functions too)."""
+    """The installed packages (neither the standard library, nor ours, nor the test tools) that
+    ``path`` imports, directly or through our own modules (every import statement counted,
+    those inside functions too)."""
     seen: set[Path] = set()
     todo = [path]
     reached: set[str] = set()
@@ -176,7 +175,9 @@ def _dependencies_reached(path: Path) -> set[str]:
         for _line, name in _imports(current):
             parts = name.split(".")
             todo += [p for p in (_source(".".join(parts[:i])) for i in range(1, len(parts) + 1)) if p]
-            reached |= {_top(name)} & RUNTIME_DEPENDENCIES
+            top = _top(name)
+            if top not in sys.stdlib_module_names and top not in OURS and top not in TEST_TOOLS:
+                reached.add(top)
     return reached
 
 
