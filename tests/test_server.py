@@ -609,6 +609,11 @@ class Load:
                 sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
             except ConnectionRefusedError:  # no socket listens: never accepted, not failed
                 return
+            except OSError as exc:  # taken into a killed worker's backlog and reset there: failed
+                outcome.error = type(exc).__name__
+                with self.lock:
+                    self.outcomes.append(outcome)
+                continue
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
             conn.sock = sock
             try:
