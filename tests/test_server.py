@@ -605,23 +605,17 @@ class Load:
             if self.stopped.is_set() or time.monotonic() > self.deadline:
                 return
             outcome = Outcome(f"load-{index}-{i}", time.monotonic())
-            try:
-                sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
-            except ConnectionRefusedError:  # no socket listens: never accepted, not failed
-                return
-            except OSError as exc:  # taken into a killed worker's backlog and reset there: failed
-                outcome.error = type(exc).__name__
-                with self.lock:
-                    self.outcomes.append(outcome)
-                continue
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-            conn.sock = sock
             try:
+                # a connection reset here was taken into a killed worker's backlog: failed
+                conn.sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
                 headers = {"Content-Type": "application/json", "X-Request-ID": outcome.request_id}
                 conn.request("POST", "/v1/turns/verify", body=VERIFY, headers=headers)
                 response = conn.getresponse()
                 outcome.status = response.status
                 response.read()
+            except ConnectionRefusedError:  # no socket listens: never accepted, not failed
+                return
             except (OSError, http.client.HTTPException) as exc:
                 outcome.error = type(exc).__name__
             finally:

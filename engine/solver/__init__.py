@@ -191,8 +191,8 @@ among fewer than 80 tiles, whose first search most often runs out
 (``portfolio._likely_hard``). A relaxed problem met again in one position (a fate freeing a
 joker into the pool is the relaxed problem of every joker set) is answered from the first
 solve (``_Suggester._pass``). A problem's bounds and its integer programme share one build
-of its programme. The relaxed bounds of the variant passes give
-up on a small budget and keep the bound they reached.
+of its programme. The relaxed bounds of the variant passes give up on a small budget and
+keep the bound they reached.
 
 The integer programme follows den Hertog & Hulshof, "Solving Rummikub Problems by Integer
 Linear Programming" (The Computer Journal 49(6), 2006) — one integer variable per candidate set (a

@@ -23,10 +23,10 @@ bound, and the integer programme when nothing else closes the problem.
    programme's 0.6 s), then the search for an arrangement of those tiles the rest of the
    work (``arrangement.arranged``: it lays spare jokers at the end instead of searching where
    they go, and finds in a few milliseconds moves goal mode had not found in 5,000 calls;
-   such a move reaches the bound, so it is the optimum). When the
-   bound is out of reach, the best
-   move playing its tiles is searched for (the bound allows no more tiles); when there is
-   none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS`` rounds).
+   such a move reaches the bound, so it is the optimum). When the bound is out of reach,
+   the best move playing its tiles is searched for (the bound allows no more tiles); when
+   there is none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS``
+   rounds).
 4. The plain search goes on from what it has memoised (``_CLOSING_CALLS``), then the
    integer programme (``milp.solve_milp``, blocks included) solves what is left, under the
    deadline, if enough time is left (``_MILP_LEAST``, ``_MILP_BLOCKS_SHARE``); else the
