@@ -778,12 +778,14 @@ def test_least_change_moving_few_tiles_matches_brute_force(name: str, monkeypatc
 def test_the_explicit_step_looks_as_far_as_the_best_move_moves() -> None:
     """The bounds on the table tiles moved that the second step tries: the best move's own
     count when it is at most ``FEW_MOVED`` (the least change moves no more), ``FEW_MOVED`` then
-    three when it moves three, else ``FEW_MOVED``."""
+    three when it moves three, else ``FEW_MOVED`` where the programmes cannot prove their answer
+    and none where they can."""
     from engine.solver.least_change import FEW_MOVED, KNOWN_MOVED, _few_bounds
 
     assert (FEW_MOVED, KNOWN_MOVED) == (2, 3)
-    assert _few_bounds(None) == (2,)
-    assert [_few_bounds(moved) for moved in range(6)] == [(1,), (1,), (2,), (2, 3), (2,), (2,)]
+    assert _few_bounds(None, True) == _few_bounds(None, False) == (2,)
+    assert [_few_bounds(moved, False) for moved in range(6)] == [(1,), (1,), (2,), (2, 3), (2,), (2,)]
+    assert [_few_bounds(moved, True) for moved in range(6)] == [(1,), (1,), (2,), (2, 3), (), ()]
 
 
 class _ProgrammeRan(Exception):
