@@ -28,10 +28,10 @@ import itertools
 import threading
 import time
 from collections import Counter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.sparse import csc_array, hstack, vstack
+from scipy.sparse import csc_array, vstack
 
 from engine.solver import highs
 from engine.solver.model import (
@@ -272,13 +272,15 @@ class _BlockColumn(NamedTuple):
 
 def _block_columns(
     problem: _Problem, avail: np.ndarray, base_rows: int, owners: list[int] | None = None
-) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]]:
+) -> tuple[
+    tuple[list[int], list[int], list[float]], np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]
+]:
     """Columns and rows of the blocks (table sets kept whole, growing only): for a run
     block, one column per number outside it and per way to fill it (its colour's tile, or a
     joker standing for it), the numbers covered contiguous (each covered only if the one
     nearer the block is); for a group block, one column per colour it may take and one for
-    its jokers, at most four tiles in all. Returns the columns' entries (rows ``base_rows``
-    and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
+    its jokers, at most four tiles in all. Returns the columns' entries (rows, columns
+    counted from the first block column, values; rows ``base_rows`` and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
     each column lays. ``owners``, when given, gets for each new row the position of its block
     (run blocks, then group blocks)."""
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
@@ -338,9 +340,14 @@ def _block_columns(
                 )
         if jokers:
             column([(_TYPES, 1.0), (size_row, 1.0)], tw + jw * g.number, room, _BlockColumn(g, g.number, None))
-    shape = (base_rows + len(row_upper), len(cost))
-    matrix = csc_array((vals, (rows, cols)), shape=shape)
-    return matrix, np.array(cost), np.array(upper), np.full(len(row_upper), -np.inf), np.array(row_upper), laid
+    return (
+        (rows, cols, vals),
+        np.array(cost),
+        np.array(upper),
+        np.full(len(row_upper), -np.inf),
+        np.array(row_upper),
+        laid,
+    )
 
 
 class _Full(NamedTuple):
@@ -387,25 +394,29 @@ _last = threading.local()  # ``built``: the last problem solved in this thread a
 
 
 def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
-    """The programme of ``problem`` with its blocks (see ``_full``)."""
+    """The programme of ``problem`` with its blocks (see ``_full``). The entries of the rows
+    and columns added to the candidate sets' are gathered and the matrix made once (stacking
+    sparse matrices piece by piece cost about as much as HiGHS's run of a small relaxation)."""
     programme = _programme(problem)
     has_blocks = problem.run_blocks or problem.group_blocks
     if programme is None and not has_blocks:
         return None
     if programme is None:  # no candidate set, only the blocks: an empty programme to extend
         programme = _empty_programme(problem)
-    matrix, lower_rows, upper_rows = programme.matrix, programme.lower_rows, programme.upper_rows
+    entries = _Entries(programme.matrix)
+    lower_rows, upper_rows = programme.lower_rows, programme.upper_rows
     cost, upper = programme.cost, programme.upper
     tiles = programme.model.tiles
     counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
     laid: list[_BlockColumn] = []
     if has_blocks:
         avail = np.append(upper_rows[:_TYPES], 0.0)
-        extra, extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
-            problem, avail, matrix.shape[0], owners
+        (rows, cols, vals), extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
+            problem, avail, entries.rows, owners
         )
-        top = vstack([matrix, csc_array((extra.shape[0] - matrix.shape[0], matrix.shape[1]))], format="csc")
-        matrix = hstack([top, extra], format="csc")
+        entries.add(
+            rows, np.asarray(cols, dtype=np.intp) + entries.columns, vals, len(extra_lower_rows), len(extra_cost)
+        )
         cost = np.append(cost, extra_cost)
         upper = np.append(upper, extra_upper)
         lower_rows = np.append(lower_rows, extra_lower_rows)
@@ -413,68 +424,93 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         counts = np.append(counts, np.ones(len(extra_cost)))
     if not len(cost):
         return None
+    model = programme.model
+    kept = programme.keep[programme.keep < len(model.chosen)]
     needed = problem.groups_needed
     if needed:  # a row per group needed: the candidate sets that may be such a group
-        model = programme.model
-        kept = programme.keep[programme.keep < len(model.chosen)]
         # a joker of its own, or (pooled) room for one at its end
         joker = (model.jokers[kept] > 0) | (model.room[kept] > 0 if model.pooled else False)
-        may = np.zeros((len(needed), len(cost)))
-        for row, (number, colours) in enumerate(needed):
+        for number, colours in needed:
             holds = joker | model.colours[kept][:, list(colours)].any(axis=1)
-            may[row, : len(kept)] = (model.group_number[kept] == number) & holds
-        matrix = vstack([matrix, csc_array(may)], format="csc")
+            entries.add_row(np.flatnonzero((model.group_number[kept] == number) & holds))
         lower_rows = np.append(lower_rows, np.ones(len(needed)))
         upper_rows = np.append(upper_rows, np.full(len(needed), np.inf))
     if problem.runs_needed:  # a row per tile needed in runs: the runs laying it, and run blocks
-        model = programme.model
-        kept = programme.keep[programme.keep < len(model.chosen)]
-        lays = np.zeros((len(problem.runs_needed), len(cost)))
-        for row, (c, v, _) in enumerate(problem.runs_needed):
-            tile = model.matrix[[_row(c, v)], :].toarray()[0][kept]
-            lays[row, : len(kept)] = np.where(model.group_number[kept] == 0, tile, 0)
-            for k, column in enumerate(laid):
-                if isinstance(column.block, _RunBlock) and (column.number, column.colour) == (v, c):
-                    lays[row, len(cost) - len(laid) + k] = 1
-        matrix = vstack([matrix, csc_array(lays)], format="csc")
+        for c, v, _ in problem.runs_needed:
+            # a candidate set holds a tile type at most once: its entry in the type's row is 1
+            lays = (model.keys[kept] == _row(c, v)).any(axis=1) & (model.group_number[kept] == 0)
+            blocks = [
+                len(cost) - len(laid) + k
+                for k, column in enumerate(laid)
+                if isinstance(column.block, _RunBlock) and (column.number, column.colour) == (v, c)
+            ]
+            entries.add_row(np.append(np.flatnonzero(lays), np.array(blocks, dtype=np.intp)))
         lower_rows = np.append(lower_rows, [float(copies) for _, _, copies in problem.runs_needed])
         upper_rows = np.append(upper_rows, np.full(len(problem.runs_needed), np.inf))
     if problem.unscored:
-        matrix, cost, upper, lower_rows, upper_rows = _unscored(
-            problem, programme, laid, matrix, cost, upper, lower_rows, upper_rows
+        cost, upper, lower_rows, upper_rows = _unscored(
+            problem, programme, laid, entries, cost, upper, lower_rows, upper_rows
         )
         counts = np.append(counts, np.zeros(_LAST))
-    return _Full(programme, matrix, cost, upper, lower_rows, upper_rows, counts, laid)
+    return _Full(programme, entries.matrix(), cost, upper, lower_rows, upper_rows, counts, laid)
+
+
+class _Entries:
+    """A sparse matrix being extended by rows and columns: its entries, made into a matrix
+    once (``matrix``)."""
+
+    def __init__(self, first: csc_array) -> None:
+        coo = first.tocoo()
+        self._rows: list[np.ndarray] = [coo.row.astype(np.intp)]
+        self._cols: list[np.ndarray] = [coo.col.astype(np.intp)]
+        self._vals: list[np.ndarray] = [coo.data.astype(float)]
+        self.rows, self.columns = first.shape
+
+    def add(self, rows: Any, cols: Any, vals: Any, new_rows: int, new_columns: int) -> None:
+        """Entries at ``(rows[k], cols[k])`` of value ``vals[k]``, in the matrix grown by
+        ``new_rows`` rows and ``new_columns`` columns."""
+        self._rows.append(np.asarray(rows, dtype=np.intp))
+        self._cols.append(np.asarray(cols, dtype=np.intp))
+        self._vals.append(np.asarray(vals, dtype=float))
+        self.rows += new_rows
+        self.columns += new_columns
+
+    def add_row(self, columns: np.ndarray) -> None:
+        """A new row holding 1 in ``columns``."""
+        self.add(np.full(len(columns), self.rows), columns, np.ones(len(columns)), 1, 0)
+
+    def matrix(self) -> csc_array:
+        rows, cols = np.concatenate(self._rows), np.concatenate(self._cols)
+        return csc_array((np.concatenate(self._vals), (rows, cols)), shape=(self.rows, self.columns))
 
 
 def _unscored(
     problem: _Problem,
     programme: _Programme,
     laid: list[_BlockColumn],
-    matrix: csc_array,
+    entries: _Entries,
     cost: np.ndarray,
     upper: np.ndarray,
     lower_rows: np.ndarray,
     upper_rows: np.ndarray,
-) -> tuple[csc_array, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The jokers laid that score no points (``_Problem.unscored``, the table's): a column
     per number, the jokers standing for it taken out of the score, each at most the jokers of
     the columns laying one there (a row per number), together exactly ``unscored`` (a row).
     Maximising, the programme takes the lowest: the others are the played jokers at their
-    best points. The columns come last (``laid_from`` ignores them)."""
-    columns = matrix.shape[1]
-    stands = np.zeros((_LAST, columns))
+    best points. The columns come last (``laid_from`` ignores them): added to ``entries``,
+    with the costs and bounds returned."""
+    columns, first_row = entries.columns, entries.rows
     kept = programme.keep[programme.keep < len(programme.model.chosen)]
-    stands[:, : len(kept)] = programme.model.joker_numbers[:, kept].toarray()
-    for k, what in enumerate(laid):
-        if what.colour is None:
-            stands[what.number - 1, columns - len(laid) + k] = 1
-    per_number = hstack([csc_array(-stands), csc_array(np.eye(_LAST))], format="csc")
-    together = csc_array(np.append(np.zeros(columns), np.ones(_LAST)).reshape(1, -1))
-    top = hstack([matrix, csc_array((matrix.shape[0], _LAST))], format="csc")
+    stands = programme.model.joker_numbers[:, kept].tocoo()  # (number - 1, column): jokers standing there
+    block_jokers = [(what.number - 1, columns - len(laid) + k) for k, what in enumerate(laid) if what.colour is None]
+    numbers = np.arange(_LAST)
+    rows = np.concatenate([stands.row, [r for r, _ in block_jokers], numbers, np.full(_LAST, _LAST)])
+    cols = np.concatenate([stands.col, [c for _, c in block_jokers], columns + numbers, columns + numbers])
+    vals = np.concatenate([-stands.data, -np.ones(len(block_jokers)), np.ones(2 * _LAST)])
+    entries.add(first_row + rows, cols, vals, _LAST + 1, _LAST)
     jw = problem.joker_weight
     return (
-        vstack([top, per_number, together], format="csc"),
         np.append(cost, [-jw * v for v in range(MIN_NUMBER, _LAST + 1)]),
         np.append(upper, np.full(_LAST, float(problem.unscored))),
         np.concatenate([lower_rows, np.full(_LAST, -np.inf), [float(problem.unscored)]]),
