@@ -817,3 +817,17 @@ def test_a_relaxed_bound_with_blocks_gives_its_goal_search_less_work(monkeypatch
         with contextlib.suppress(portfolio.GaveUp):
             runner.solve(problem, 0, 3_000)
     assert steps and all(calls == 7 for calls, goal in steps if goal)
+
+
+def test_entries_grow_a_matrix_by_rows_and_columns() -> None:
+    """``milp._Entries``: the matrix made once from its first matrix and the entries added,
+    grown by the rows and columns they say, equals the dense matrix written out."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    entries = milp._Entries(csc_array(np.array([[1.0, 0.0], [0.0, 2.0]])))
+    entries.add([0, 2], [2, 2], [3.0, -1.0], 1, 1)  # a column (entries in rows 0 and 2) and a row
+    entries.add_row(np.array([0, 2]))
+    assert (entries.rows, entries.columns) == (4, 3)
+    expected = [[1, 0, 3], [0, 2, 0], [0, 0, -1], [1, 0, 1]]
+    assert entries.matrix().toarray().tolist() == expected

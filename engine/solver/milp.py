@@ -279,10 +279,10 @@ def _block_columns(
     block, one column per number outside it and per way to fill it (its colour's tile, or a
     joker standing for it), the numbers covered contiguous (each covered only if the one
     nearer the block is); for a group block, one column per colour it may take and one for
-    its jokers, at most four tiles in all. Returns the columns' entries (rows, columns
-    counted from the first block column, values; rows ``base_rows`` and up are the blocks' own), costs and upper bounds, the bounds of the new rows and what
-    each column lays. ``owners``, when given, gets for each new row the position of its block
-    (run blocks, then group blocks)."""
+    its jokers, at most four tiles in all. Returns the columns' entries (rows, columns counted
+    from the first block column, values; rows ``base_rows`` and up are the blocks' own), costs
+    and upper bounds, the bounds of the new rows and what each column lays. ``owners``, when
+    given, gets for each new row the position of its block (run blocks, then group blocks)."""
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
     rows: list[int] = []
     cols: list[int] = []
@@ -505,8 +505,10 @@ def _unscored(
     stands = programme.model.joker_numbers[:, kept].tocoo()  # (number - 1, column): jokers standing there
     block_jokers = [(what.number - 1, columns - len(laid) + k) for k, what in enumerate(laid) if what.colour is None]
     numbers = np.arange(_LAST)
-    rows = np.concatenate([stands.row, [r for r, _ in block_jokers], numbers, np.full(_LAST, _LAST)])
-    cols = np.concatenate([stands.col, [c for _, c in block_jokers], columns + numbers, columns + numbers])
+    block_rows = np.array([r for r, _ in block_jokers], dtype=np.intp)
+    block_cols = np.array([c for _, c in block_jokers], dtype=np.intp)
+    rows = np.concatenate([stands.row, block_rows, numbers, np.full(_LAST, _LAST)])
+    cols = np.concatenate([stands.col, block_cols, columns + numbers, columns + numbers])
     vals = np.concatenate([-stands.data, -np.ones(len(block_jokers)), np.ones(2 * _LAST)])
     entries.add(first_row + rows, cols, vals, _LAST + 1, _LAST)
     jw = problem.joker_weight
