@@ -404,6 +404,19 @@ def test_branch_and_bound_answers_optimal_not_better_infeasible_and_stopped() ->
     assert by_row.status == highs.OPTIMAL and list(by_row.x) == [0.0, 1.0]
 
 
+def test_branch_and_bound_branches_on_a_fractional_row_first() -> None:
+    """A node branches on the most fractional of the rows whose activity must be whole while
+    one is fractional, even when a column is more fractional; then on the columns."""
+    import numpy as np
+
+    x = np.array([0.5, 0.9])
+    fractional = np.array([True, True])
+    on_row = highs._branching(x, fractional, np.array([2.2, 3.6]), np.array([True, True]), np.array([4, 7]))
+    assert on_row == (-1 - 7, 3.6)  # row 7 (3.6: the more fractional row), not column 0 (0.5)
+    on_column = highs._branching(x, fractional, np.array([2.0]), np.array([False]), np.array([4]))
+    assert on_column == (0, 0.5)
+
+
 def test_branch_and_bound_runs_at_the_default_seed() -> None:
     """A restart in ``maximise`` leaves another random seed on the thread's HiGHS object; the
     branch and bound sets the default back (its relaxations, and so its answer, are the same
