@@ -239,9 +239,9 @@ def branch_and_bound(
     spent 3-30 times longer on the hardest ones in cut rounds at its root (bench/README.md,
     issue 18, session 11); the rows first (rather than the most fractional of rows and columns
     together), 1,880 relaxations in all on 131 programmes became 1,099, the most 531 (out of
-    time) 125 (session 19). OPTIMAL (or NOT_BETTER) only
-    when every node was solved or pruned; STOPPED when the time ran out or a relaxation could
-    not be solved, with the best solution found (or none)."""
+    time) 125 (session 19). OPTIMAL (or NOT_BETTER) only when every node was solved or pruned;
+    STOPPED when the time ran out or a relaxation could not be solved, with the best solution
+    found (or none)."""
     start = time.perf_counter()
     highs = _highs()
     highs.setOptionValue("presolve", "off")
