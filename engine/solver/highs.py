@@ -320,11 +320,15 @@ def _branching(
     candidate columns, and its value."""
     at_rows = np.where(row_fractions)[0]
     if len(at_rows):
-        k = int(at_rows[np.argmin(np.abs(activity[at_rows] - np.floor(activity[at_rows]) - 0.5))])
+        k = _most_fractional(activity, at_rows)
         return -1 - int(rows[k]), float(activity[k])
-    candidates = np.where(fractional)[0]
-    j = int(candidates[np.argmin(np.abs(x[candidates] - np.floor(x[candidates]) - 0.5))])
+    j = _most_fractional(x, np.where(fractional)[0])
     return j, float(x[j])
+
+
+def _most_fractional(values: np.ndarray, among: np.ndarray) -> int:
+    """The index in ``among`` whose value's fractional part is nearest a half."""
+    return int(among[np.argmin(np.abs(values[among] - np.floor(values[among]) - 0.5))])
 
 
 def _bounds_of(
