@@ -941,6 +941,40 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     assert _reach(red, [9], supply, 4) == range(1, 14)
 
 
+def test_hall_rows_name_only_requested_colours() -> None:
+    """Requests for a free group's tile are bounded by Hall's condition over the colours
+    requested only: a subset adding a colour nobody asks for is a weaker row (as many
+    requests, more groups), so two requested colours at a number make three rows, not the
+    fifteen non-empty subsets of the four colours (rows that cost the relaxation time)."""
+    from engine.solver.least_change import _NUMBERS, _cross_kind, _Group, _group_shapes, _Model
+
+    red, blue = COLORS.index("R"), COLORS.index("B")
+    supply = Counter({(c, 7): 1 for c in range(len(COLORS))})
+    m = _Model()
+    groups = [_Group(v, colours, j, m.var(1)) for v in _NUMBERS for colours, j in _group_shapes(v, supply, 0)]
+    asked = [("group", 7, red, m.var(1)), ("group", 7, blue, m.var(1)), ("group", 7, red, m.var(1))]
+    _cross_kind(m, asked, [], groups)
+    assert len(m.row_size) == 3
+    rows = list(itertools.accumulate(m.row_size, initial=0))
+    requested = {var for _, _, _, var in asked}
+    per_row = [
+        (
+            frozenset(c for c in m.col_of[a:b] if c in requested),
+            frozenset(c for c in m.col_of[a:b] if c not in requested),
+        )
+        for a, b in itertools.pairwise(rows)
+    ]
+
+    def wanted(colours: set[int]) -> tuple[frozenset[int], frozenset[int]]:
+        """A Hall row over ``colours``: its requests against the groups holding one of them."""
+        return (
+            frozenset(var for _, _, c, var in asked if c in colours),
+            frozenset(g.var for g in groups if g.number == 7 and set(g.colours) & colours),
+        )
+
+    assert set(per_row) == {wanted({red}), wanted({blue}), wanted({red, blue})}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_opening_with_manipulation_beside_table_jokers_matches_brute_force(seed: int) -> None:

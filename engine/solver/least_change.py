@@ -653,7 +653,8 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
     ("group", number, colour, var) asks for a free group holding that tile, ("run", number,
     colour, var) for a free run holding it. Necessary conditions only: every request has a
     set holding its tile; at any number, requests of any colours are no more than the groups
-    holding one of them (Hall's condition, exact for groups); in any stretch of numbers of a
+    holding one of them (Hall's condition, exact for groups; over the colours requested only,
+    as a colour nobody asks for only weakens a row); in any stretch of numbers of a
     colour, requests are no more than the runs meeting it."""
     by_group: dict[int, dict[int, list[int]]] = {}
     by_run: dict[int, dict[int, list[int]]] = {}
@@ -668,11 +669,10 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
             at_number.setdefault(g.number, []).append((sum(1 << c for c in g.colours), g.var))
     for number, per_colour in by_group.items():
         here = at_number.get(number, [])
-        for k in range(1, len(COLORS) + 1):
-            for subset in itertools.combinations(range(len(COLORS)), k):
-                asked = [v for c in subset for v in per_colour.get(c, [])]
-                if not asked:
-                    continue
+        requested = sorted(per_colour)
+        for k in range(1, len(requested) + 1):
+            for subset in itertools.combinations(requested, k):
+                asked = [v for c in subset for v in per_colour[c]]
                 row = dict.fromkeys(asked, 1.0)
                 bits = sum(1 << c for c in subset)
                 for mask, var in here:
