@@ -428,6 +428,27 @@ def test_branch_and_bound_runs_at_the_default_seed() -> None:
     assert (seed[1] if isinstance(seed, tuple) else seed) == 0
 
 
+def test_branch_and_bound_stops_a_relaxation_at_its_cutoff_and_leaves_no_bound_behind() -> None:
+    """With a cutoff no solution can beat, the root's dual simplex stops at HiGHS's objective
+    bound (NOT_BETTER without solving the relaxation to the end: 37 iterations); the next
+    ``maximise`` on the thread's HiGHS object solves that relaxation whole, not stopped by the
+    bound left on it."""
+    import highspy
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    rng = np.random.default_rng(1)
+    matrix = csc_array((rng.random((40, 60)) < 0.2) * rng.integers(1, 5, (40, 60)))
+    cost, upper = rng.integers(1, 10, 60).astype(float), np.ones(60)
+    rows = np.full(40, -np.inf), np.full(40, 3.0)
+    beyond = highs.branch_and_bound(cost, upper, matrix, *rows, 5.0, cutoff=1000.0)
+    assert (beyond.status, beyond.nodes) == (highs.NOT_BETTER, 1)
+    assert highs._local.highs.getModelStatus() == highspy.HighsModelStatus.kObjectiveBound
+    relaxed = highs.maximise(cost, upper, matrix, *rows, False, False, 5.0)
+    assert relaxed.status == highs.OPTIMAL and 44 < relaxed.objective < 45
+    assert highs._local.highs.getInfo().simplex_iteration_count > 10
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
     """Random small integer programmes (whole coefficients and bounds): the same optimum as
