@@ -271,6 +271,19 @@ def _two_columns() -> tuple[Any, ...]:
     )
 
 
+def test_an_integer_programme_seeks_only_solutions_reaching_at_least() -> None:
+    """``at_least`` is a cutoff on the whole objective: at the optimum (3) it is found, one
+    above it there is no solution (INFEASIBLE); a linear programme and the next run ignore it."""
+    cost, upper, matrix, *rows = _two_columns()
+    deadline = time.perf_counter() + 5.0
+    reached = milp.solve_integer(cost, upper, matrix, *rows, deadline, at_least=3.0)
+    assert reached.status == highs.OPTIMAL and reached.objective == 3.0
+    assert milp.solve_integer(cost, upper, matrix, *rows, deadline, at_least=4.0).status == highs.INFEASIBLE
+    relaxed = highs.maximise(cost, upper, matrix, *rows, False, False, 5.0, at_least=4.0)
+    assert relaxed.status == highs.OPTIMAL and relaxed.objective == pytest.approx(4.5)
+    assert milp.solve_integer(cost, upper, matrix, *rows, deadline).objective == 3.0
+
+
 def test_highs_maximise_answers_optimal_integral_and_infeasible() -> None:
     """The HiGHS wrapper: an integer programme's optimum (not its relaxation's), the
     relaxation's, and an infeasible programme recognised as such."""

@@ -89,6 +89,7 @@ def maximise(
     time_limit: float,
     cpu_limit: float | None = None,
     seed: int = 0,
+    at_least: float = -np.inf,
 ) -> Result:
     """Maximise ``cost @ x`` with ``0 <= x <= upper`` (integers when ``integer``) and
     ``lower_rows <= matrix @ x <= upper_rows``, within ``time_limit`` seconds; an integer
@@ -97,7 +98,10 @@ def maximise(
     measure that other processes' load does not stretch (HiGHS, on one thread, runs in the
     calling one and calls back between its nodes and cut rounds: about every 20-35 ms at most
     on the hard bench's programmes). ``seed`` is HiGHS's random seed (its default 0): another
-    seed takes another path through the same programme, to the same optimum."""
+    seed takes another path through the same programme, to the same optimum. An integer
+    programme whose objective is whole at every solution may be given ``at_least``: only
+    solutions scoring that much are sought (HiGHS's objective bound, a cutoff that prunes
+    its nodes), INFEASIBLE when there is none."""
     highs = _highs()
     highs.setOptionValue("presolve", "on" if presolve else "off")
     # a linear programme's limit counts from the object's first run (its runs' time adds up),
@@ -107,7 +111,8 @@ def maximise(
     highs.setOptionValue("time_limit", elapsed + max(1e-3, float(time_limit)))
     highs.setOptionValue("mip_rel_gap", 0.0)
     highs.setOptionValue("random_seed", seed)
-    highs.setOptionValue("objective_bound", np.inf)  # (``branch_and_bound`` sets one)
+    # (a whole objective: half a unit below ``at_least`` keeps the solutions reaching it)
+    highs.setOptionValue("objective_bound", -float(at_least) + 0.5 if integer and at_least > -np.inf else np.inf)
     _pass_model(highs, cost, upper, matrix, lower_rows, upper_rows, integer)
     if cpu_limit is None:
         _run(highs)
