@@ -613,7 +613,8 @@ def _attempt(
     for lane in free_lanes:
         after += lane.runs(x)
     for g in free_groups:
-        after += [g.tiles()] * x[g.var]
+        if x[g.var]:
+            after += [g.tiles()] * x[g.var]
     return after, optimal, objective
 
 
