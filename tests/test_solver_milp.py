@@ -443,9 +443,9 @@ def test_branch_and_bound_runs_at_the_default_seed() -> None:
 
 def test_branch_and_bound_stops_a_relaxation_at_its_cutoff_and_leaves_no_bound_behind() -> None:
     """With a cutoff no solution can beat, the root's dual simplex stops at HiGHS's objective
-    bound (NOT_BETTER without solving the relaxation to the end: 37 iterations); the next
-    ``maximise`` on the thread's HiGHS object solves that relaxation whole, not stopped by the
-    bound left on it."""
+    bound: NOT_BETTER without solving the relaxation to the end (which takes more than ten
+    iterations); the next ``maximise`` on the thread's HiGHS object solves that relaxation
+    whole, not stopped by the bound left on it."""
     import highspy
     import numpy as np
     from scipy.sparse import csc_array

@@ -129,7 +129,12 @@ def maximise(
         finally:
             highs.cbMipInterrupt.unsubscribe(stop_at_cpu_limit)
     status = highs.getModelStatus()
-    if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+    if status in (
+        highspy.HighsModelStatus.kInfeasible,
+        highspy.HighsModelStatus.kUnboundedOrInfeasible,
+        # nothing reaches ``at_least`` (HiGHS 1.16 reports it as infeasible; this would mean it too)
+        highspy.HighsModelStatus.kObjectiveBound,
+    ):
         return Result(INFEASIBLE, None, -np.inf)
     found = highs.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
     x = np.array(highs.getSolution().col_value) if found else None
