@@ -462,6 +462,18 @@ def test_branch_and_bound_stops_a_relaxation_at_its_cutoff_and_leaves_no_bound_b
     assert highs._local.highs.getInfo().simplex_iteration_count > 10
 
 
+def test_branch_and_bound_keeps_only_better_solutions_at_large_objectives() -> None:
+    """The relaxation's objective is trusted to a relative slack, which exceeds one unit on
+    objectives of tens of millions: a whole solution is still taken only when it beats the
+    best known, so a cutoff at the optimum is NOT_BETTER and the optimum is never traded for
+    a worse one."""
+    cost, upper, matrix, *rows = _two_columns()
+    big = cost * 1e7  # optimum 3e7 at (0, 1)
+    assert highs.branch_and_bound(big, upper, matrix, *rows, 5.0, cutoff=3e7).status == highs.NOT_BETTER
+    found = highs.branch_and_bound(big, upper, matrix, *rows, 5.0, cutoff=3e7 - 1)
+    assert found.status == highs.OPTIMAL and found.objective == 3e7
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
     """Random small integer programmes (whole coefficients and bounds): the same optimum as

@@ -304,7 +304,9 @@ def branch_and_bound(
         activity = by_rows @ x if by_rows is not None else np.zeros(0)
         row_fractions = np.abs(activity - np.round(activity)) > 1e-6
         if not fractional.any() and not row_fractions.any():
-            best, best_x = float(costs @ whole), whole
+            # (whole: kept only when it beats the best, whatever the slack let through)
+            if float(costs @ whole) > best:
+                best, best_x = float(costs @ whole), whole
             continue
         index, level = _branching(
             x,
