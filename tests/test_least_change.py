@@ -941,6 +941,37 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     assert _reach(red, [9], supply, 4) == range(1, 14)
 
 
+def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
+    """A lane's rows (laid out once per length): over three numbers, variables start 0-2, end
+    3-5, cover 6-8, tile 9-11, joker 12-14; per number the flow, where a run may end (not
+    where it started or one after) and the tile or a joker in each run; the last number
+    closes every run."""
+    import numpy as np
+
+    from engine.solver.least_change import _lane_rows, _Model
+
+    expected = [
+        ({6: 1, 0: -1}, 0, 0),
+        ({3: 1, 6: -1, 0: 1}, -np.inf, 0),
+        ({9: 1, 12: 1, 6: -1}, 0, 0),
+        ({7: 1, 1: -1, 6: -1, 3: 1}, 0, 0),
+        ({4: 1, 7: -1, 1: 1, 0: 1}, -np.inf, 0),
+        ({10: 1, 13: 1, 7: -1}, 0, 0),
+        ({8: 1, 2: -1, 7: -1, 4: 1}, 0, 0),
+        ({5: 1, 8: -1, 2: 1, 1: 1}, -np.inf, 0),
+        ({11: 1, 14: 1, 8: -1}, 0, 0),
+        ({5: 1, 8: -1}, 0, 0),
+    ]
+    m = _Model()
+    m.rows(100, _lane_rows(3))
+    starts = list(itertools.accumulate(m.row_size, initial=0))
+    laid = [
+        ({c - 100: v for c, v in zip(m.col_of[a:b], m.data[a:b], strict=True)}, m.row_lower[i], m.row_upper[i])
+        for i, (a, b) in enumerate(itertools.pairwise(starts))
+    ]
+    assert laid == expected
+
+
 def test_hall_rows_name_only_requested_colours() -> None:
     """Requests for a free group's tile are bounded by Hall's condition over the colours
     requested only: a subset adding a colour nobody asks for is a weaker row (as many

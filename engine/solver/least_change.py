@@ -75,7 +75,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from scipy.sparse import coo_array
@@ -177,6 +177,14 @@ class _Model:
         self.row_lower.append(lower)
         self.row_upper.append(upper)
 
+    def rows(self, first: int, block: _Rows) -> None:
+        """The rows of ``block``, its columns counted from variable ``first``."""
+        self.col_of.extend([first + offset for offset in block.offsets])
+        self.data.extend(block.data)
+        self.row_size.extend(block.sizes)
+        self.row_lower.extend(block.lower)
+        self.row_upper.extend(block.upper)
+
     def matrix(self) -> Any:
         """The rows as a sparse matrix by columns (zero coefficients left out)."""
         data = np.array(self.data, dtype=float)
@@ -185,6 +193,42 @@ class _Model:
         kept = data != 0
         shape = (len(self.row_lower), len(self.cost))
         return coo_array((data[kept], (rows[kept], cols[kept])), shape=shape).tocsc()
+
+
+class _Rows(NamedTuple):
+    """Rows laid out once, to be added to models many times: their columns as offsets from
+    a first variable, coefficients, sizes and bounds."""
+
+    offsets: tuple[int, ...]
+    data: tuple[float, ...]
+    sizes: tuple[int, ...]
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+
+
+@functools.cache
+def _lane_rows(n: int) -> _Rows:
+    """The rows of a lane over ``n`` numbers, its variables ``start``, ``end``, ``cover``,
+    ``tile`` and ``joker`` in blocks of ``n``: per number the flow (runs holding it are those
+    holding the one before, less those that ended there, plus those starting), where runs
+    may end (only after three numbers: not where they started or one after) and the tile or a
+    joker in each run; then every run still open ends at the last number."""
+    start, end, cover, tile, joker = (range(k * n, (k + 1) * n) for k in range(5))
+    rows: list[tuple[list[tuple[int, float]], float, float]] = []
+    for i in range(n):
+        flow = [(cover[i], 1.0), (start[i], -1.0)] + ([(cover[i - 1], -1.0), (end[i - 1], 1.0)] if i else [])
+        rows.append((flow, 0.0, 0.0))
+        ends = [(end[i], 1.0), (cover[i], -1.0), (start[i], 1.0)] + ([(start[i - 1], 1.0)] if i else [])
+        rows.append((ends, -np.inf, 0.0))
+        rows.append(([(tile[i], 1.0), (joker[i], 1.0), (cover[i], -1.0)], 0.0, 0.0))
+    rows.append(([(end[n - 1], 1.0), (cover[n - 1], -1.0)], 0.0, 0.0))
+    return _Rows(
+        tuple(column for terms, _, _ in rows for column, _ in terms),
+        tuple(value for terms, _, _ in rows for _, value in terms),
+        tuple(len(terms) for terms, _, _ in rows),
+        tuple(lower for _, lower, _ in rows),
+        tuple(upper for _, _, upper in rows),
+    )
 
 
 class _Lane:
@@ -214,19 +258,7 @@ class _Lane:
         self.start, self.end, self.cover, self.tile, self.joker = (
             dict(zip(numbers, range(first + k * n, first + (k + 1) * n), strict=True)) for k in range(5)
         )
-        for v in numbers:
-            flow: dict[int, float] = {self.cover[v]: 1, self.start[v]: -1}
-            if v > low:
-                flow[self.cover[v - 1]] = -1
-                flow[self.end[v - 1]] = 1
-            m.row(flow, 0, 0)
-            # a run ends only after three numbers: not where it started or one after
-            ends = {self.end[v]: 1.0, self.cover[v]: -1.0, self.start[v]: 1.0}
-            if v > low:
-                ends[self.start[v - 1]] = 1
-            m.row(ends, -np.inf, 0)
-            m.row({self.tile[v]: 1, self.joker[v]: 1, self.cover[v]: -1}, 0, 0)
-        m.row({self.end[high]: 1, self.cover[high]: -1}, 0, 0)
+        m.rows(first, _lane_rows(n))
 
     def runs(self, x: list[int]) -> list[tuple[Tile, ...]]:
         """The runs of a solution, oldest ended first; jokers declared, given to runs that
@@ -270,9 +302,9 @@ def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jo
     return range(last(-1), last(1) + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class _Group:
-    """A group candidate: its number, colours and jokers, and its variable."""
+class _Group(NamedTuple):
+    """A group candidate: its number, colours and jokers, and its variable (a named tuple:
+    programmes make hundreds, a frozen dataclass costs about four times as much to make)."""
 
     number: int
     colours: tuple[int, ...]
@@ -554,13 +586,18 @@ def _attempt(
     for key, terms in per_key.items():
         m.row(terms, base[key], base[key] + rack_counts[key])
     m.row(joker_terms, base_jokers, base_jokers + rack_jokers)
-    # the score: every tile laid, less the table's (a constant); played jokers at their points
+    # the score: every tile laid, less the table's (a constant); played jokers at their points;
+    # and the tiles laid (every coefficient of ``per_key`` is one)
     score: dict[int, float] = {}
+    laid: dict[int, float] = {}
     for key, terms in per_key.items():
-        for col, coef in terms.items():
-            score[col] = score.get(col, 0) + coef * (tw + vw * key[1])
+        points = tw + vw * key[1]
+        for col in terms:
+            score[col] = score.get(col, 0) + points
+            laid[col] = laid.get(col, 0) + 1
     for col, coef in joker_terms.items():
         score[col] = score.get(col, 0) + coef * tw
+        laid[col] = laid.get(col, 0) + coef
     if rack_jokers:
         picks: dict[int, float] = {}
         for col, points in counted:
@@ -578,9 +615,6 @@ def _attempt(
     constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
     m.row(score, floor + constant, np.inf)
     if tw > vw:
-        laid: dict[int, float] = {}
-        for col, coef in [*(item for terms in per_key.values() for item in terms.items()), *joker_terms.items()]:
-            laid[col] = laid.get(col, 0) + coef
         m.row(laid, floor // tw + sum(base.values()) + base_jokers, np.inf)
     if opening:
         meld: dict[int, float] = {}
