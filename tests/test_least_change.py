@@ -972,6 +972,37 @@ def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
     assert laid == expected
 
 
+def test_a_continuation_run_is_one_stretch_of_three_numbers_or_more() -> None:
+    """A continuation run over four numbers: tile 0-3, joker 4-7, then its stretches (of three
+    numbers or more: 1-3, 1-4, 2-4 as indices 0-2, 0-3, 1-3); per number the tile or a joker
+    where the chosen stretch holds it, and at most one stretch chosen."""
+    from engine.solver.least_change import _Model, _Run
+
+    m = _Model()
+    m.var(1)  # the run's variables start after another one
+    red = COLORS.index("R")
+    run = _Run(m, red, Counter({(red, 1): 1, (red, 2): 1, (red, 4): 2}), 1, range(1, 5))
+    assert run.stretch == {(1, 3): 9, (1, 4): 10, (2, 4): 11}
+    assert (run.tile, run.joker) == ({1: 1, 2: 2, 3: 3, 4: 4}, {1: 5, 2: 6, 3: 7, 4: 8})
+    assert m.upper[1:] == [1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1]  # no red 3 to lay, one joker
+    starts = list(itertools.accumulate(m.row_size, initial=0))
+    laid = [
+        (dict(zip(m.col_of[a:b], m.data[a:b], strict=True)), m.row_lower[i], m.row_upper[i])
+        for i, (a, b) in enumerate(itertools.pairwise(starts))
+    ]
+    assert laid == [
+        ({1: 1, 5: 1, 9: -1, 10: -1}, 0, 0),
+        ({2: 1, 6: 1, 9: -1, 10: -1, 11: -1}, 0, 0),
+        ({3: 1, 7: 1, 9: -1, 10: -1, 11: -1}, 0, 0),
+        ({4: 1, 8: 1, 10: -1, 11: -1}, 0, 0),
+        ({9: 1, 10: 1, 11: 1}, 0, 1),
+    ]
+    assert run.covering(1) == {9: 1.0, 10: 1.0}
+    x = [0] * len(m.cost)
+    x[11] = x[2] = x[8] = x[7] = 1  # stretch 2-4: red 2, a joker for 3, a joker for 4
+    assert run.runs(x) == [parse_tiles("R2 J=R3 J=R4")]
+
+
 def test_hall_rows_name_only_requested_colours() -> None:
     """Requests for a free group's tile are bounded by Hall's condition over the colours
     requested only: a subset adding a colour nobody asks for is a weaker row (as many

@@ -8,17 +8,21 @@ and the disturbance minimised (one objective with lexicographic integer weights)
 
 * every before-set ``b`` has one optional *continuation*: a run of its colour (a run-set) or of
   one of its colours (a group-set), or a group of one of its numbers, holding at least one of
-  its numbered tiles. A run is a *lane*: per number, whether it starts, ends, covers it, and
-  holds the numbered tile or a joker there (a run of 3..13 tiles by the start/end rows). A
-  group is one of the explicit colour sets plus jokers of 3–4 tiles. The tiles the
-  continuation shares with ``b`` are *kept*; ``b`` is unchanged when all are kept and nothing
-  is added. A continuation run's variables cover only the numbers a run holding one of ``b``'s
-  tiles can reach (outwards while the supply has the tile or a joker is left for it), and
-  ``b`` unchanged is tied to its exact tiles (at most each of its tiles kept in its colour's
-  lane, its run's start and end; for a group the one group of its colours and jokers) besides
-  the counting rows: the same programme, a tighter relaxation;
-* the other after-sets are *free*: per colour one lane of any number of runs (so a long run
-  counts as one set), and counts of every group;
+  its numbered tiles. A continuation run is one of its *stretches* (a variable per stretch of
+  three numbers or more, at most one chosen) with, per number, the numbered tile or a joker
+  where the stretch holds it (``_Run``: a third of the rows of a lane, below, and a tighter
+  relaxation; measured in bench/README.md, session 20). A group is one of the explicit colour
+  sets plus jokers of 3–4 tiles. The tiles the continuation shares with ``b`` are *kept*;
+  ``b`` is unchanged when all are kept and nothing is added. A continuation run covers only
+  the numbers a run holding one of ``b``'s tiles can reach (outwards while the supply has the
+  tile or a joker is left for it), and ``b`` unchanged is tied to its exact tiles (at most
+  each of its tiles kept in its colour's run, and the stretch of exactly its numbers; for a
+  group the one group of its colours and jokers) besides the counting rows: the same
+  programme, a tighter relaxation;
+* the other after-sets are *free*: per colour one *lane* of any number of runs (per number,
+  how many runs start, end, cover it, and hold the numbered tile or a joker there; a run of
+  3..13 tiles by the start/end rows; so a long run counts as one set), and counts of every
+  group;
 * every tile type is balanced: the table's copies are laid, at most the rack's more;
 * the score (tiles played and their value, the jokers counting their best points) is at least
   the best move's, and (``objective="tiles"``) the tiles played at least its tiles;
@@ -283,6 +287,63 @@ class _Lane:
             for _ in range(x[self.end[v]]):
                 done.append(tuple(open_runs.pop(0)))
         return done
+
+
+@functools.cache
+def _stretch_rows(n: int) -> tuple[tuple[tuple[int, int], ...], _Rows]:
+    """A continuation run over ``n`` numbers: its stretches of three numbers or more (first and
+    last index), and its rows over variables ``tile`` (0..n-1), ``joker`` (n..2n-1) and one per
+    stretch (from 2n): per number the tile or a joker where the chosen stretch holds it, and at
+    most one stretch chosen."""
+    stretches = tuple((a, b) for a in range(n) for b in range(a + 2, n))
+    rows: list[tuple[list[tuple[int, float]], float, float]] = []
+    for i in range(n):
+        over = [(2 * n + k, -1.0) for k, (a, b) in enumerate(stretches) if a <= i <= b]
+        rows.append(([(i, 1.0), (n + i, 1.0), *over], 0.0, 0.0))
+    rows.append(([(2 * n + k, 1.0) for k in range(len(stretches))], 0.0, 1.0))
+    return stretches, _Rows(
+        tuple(column for terms, _, _ in rows for column, _ in terms),
+        tuple(value for terms, _, _ in rows for _, value in terms),
+        tuple(len(terms) for terms, _, _ in rows),
+        tuple(lower for _, lower, _ in rows),
+        tuple(upper for _, _, upper in rows),
+    )
+
+
+class _Run:
+    """At most one run of one colour over ``numbers`` (a continuation's), as a choice among
+    its stretches of three numbers or more (``stretch[(first, last)]``), with ``tile[v]`` and
+    ``joker[v]`` as in ``_Lane``."""
+
+    def __init__(
+        self, model: _Model, colour: int, supply: Counter[tuple[int, int]], jokers: int, numbers: range
+    ) -> None:
+        self.colour = colour
+        self.numbers = numbers
+        m = model
+        first, n = len(m.cost), len(numbers)
+        stretches, rows = _stretch_rows(n)
+        m.upper += [min(1, supply[(colour, v)]) for v in numbers]
+        m.upper += [min(1, jokers)] * n
+        m.upper += [1] * len(stretches)
+        m.cost += [0.0] * (2 * n + len(stretches))
+        self.tile = dict(zip(numbers, range(first, first + n), strict=True))
+        self.joker = dict(zip(numbers, range(first + n, first + 2 * n), strict=True))
+        self.stretch = {(numbers[a], numbers[b]): first + 2 * n + k for k, (a, b) in enumerate(stretches)}
+        m.rows(first, rows)
+
+    def covering(self, v: int) -> dict[int, float]:
+        """The stretches holding number ``v``."""
+        return {z: 1.0 for (a, b), z in self.stretch.items() if a <= v <= b}
+
+    def runs(self, x: list[int]) -> list[tuple[Tile, ...]]:
+        """The run of a solution (none or one); jokers declared."""
+        colour = COLORS[self.colour]
+        return [
+            tuple(numbered(colour, v) if x[self.tile[v]] else joker_as(numbered(colour, v)) for v in range(a, b + 1))
+            for (a, b), z in self.stretch.items()
+            if x[z]
+        ]
 
 
 def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jokers: int) -> range:
@@ -551,7 +612,8 @@ def _attempt(
         for colours, j in _group_shapes(v, supply, jokers):
             most = min([supply[(c, v)] for c in colours] + ([jokers // j] if j else []))
             free_groups.append(_Group(v, colours, j, m.var(most, 1)))
-    lanes, groups = list(free_lanes), list(free_groups)
+    lanes: list[_Lane | _Run] = list(free_lanes)
+    groups = list(free_groups)
     conts: list[_Continuation] = []
 
     frees = rules.freed_joker_use == "any_set" and not rules.joker_sets_locked
@@ -562,7 +624,7 @@ def _attempt(
                 m, tiles, reading, supply, jokers, free_release, frees, rules, w_move, w_touch, aggregated
             )
             conts.append(cont)
-            lanes += cont.lanes
+            lanes += cont.runs
             groups += cont.groups
         _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
     continued = range(first_continued, len(m.cost))
@@ -570,12 +632,12 @@ def _attempt(
     # balance of every tile type, and the jokers
     per_key: dict[tuple[int, int], dict[int, float]] = {}
     joker_terms: dict[int, float] = {}
-    for lane in lanes:
-        for v in lane.numbers:
-            per_key.setdefault((lane.colour, v), {})[lane.tile[v]] = 1
-            joker_terms[lane.joker[v]] = 1
+    for runs in lanes:
+        for v in runs.numbers:
+            per_key.setdefault((runs.colour, v), {})[runs.tile[v]] = 1
+            joker_terms[runs.joker[v]] = 1
             if rack_jokers:
-                counted.append((lane.joker[v], v))
+                counted.append((runs.joker[v], v))
     for g in groups:
         for c in g.colours:
             per_key.setdefault((c, g.number), {})[g.var] = 1
@@ -641,8 +703,8 @@ def _attempt(
         if cont.same is not None and x[cont.same]:
             after.append(table[b])
             continue
-        for lane in cont.lanes:
-            after += lane.runs(x)
+        for run in cont.runs:
+            after += run.runs(x)
         after += [g.tiles() for g in cont.groups if x[g.var]]
     for lane in free_lanes:
         after += lane.runs(x)
@@ -732,7 +794,7 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
 class _Continuation:
     """The candidates continuing one before-set, and its unchanged indicator."""
 
-    lanes: list[_Lane]
+    runs: list[_Run]
     groups: list[_Group]
     same: int | None
     requests: list[tuple[str, int, int, int]]
@@ -751,7 +813,7 @@ def _continuation(
     w_touch: int,
     aggregated: bool = False,
 ) -> _Continuation:
-    """The continuation of a before-set: its lanes and groups, kept tiles and the
+    """The continuation of a before-set: its run and groups, kept tiles and the
     unchanged indicator, with their objective weights (``moved`` counts tiles not kept)."""
     colour_index = {c: i for i, c in enumerate(COLORS)}
     mine = Counter((colour_index[t.color], t.number) for t in tiles if t.color is not None)
@@ -764,7 +826,7 @@ def _continuation(
     kept: dict[int, float] = {}
     size: dict[int, float] = {}
     holds_jokers: dict[int, float] = {}
-    lanes: list[_Lane] = []
+    runs: list[_Run] = []
     groups: list[_Group] = []
     requests: list[tuple[str, int, int, int]] = []
     # aggregated: a set without jokers is continued by a set of the other kind through a
@@ -781,30 +843,31 @@ def _continuation(
         if requested and not is_run:
             break
         anchors = sorted(v for c, v in mine if c == colour)
-        lane = _Lane(m, colour, 1, supply, jokers, _reach(colour, anchors, supply, jokers))
-        lanes.append(lane)
-        share = {lane.tile[v]: 1.0 for v in anchors}
-        starts = {lane.start[v]: 1.0 for v in lane.numbers}
+        run = _Run(m, colour, supply, jokers, _reach(colour, anchors, supply, jokers))
+        runs.append(run)
+        share = {run.tile[v]: 1.0 for v in anchors}
+        starts = dict.fromkeys(run.stretch.values(), 1.0)
         # it holds one of b's numbered tiles
         m.row({**share, **{k: -1.0 for k in starts}}, 0, np.inf)
         if not is_run:  # a run continuing a group holds the group's tile of its colour
-            m.row({lane.tile[anchors[0]]: 1.0, **{k: -1.0 for k in starts}}, 0, 0)
+            m.row({run.tile[anchors[0]]: 1.0, **{k: -1.0 for k in starts}}, 0, 0)
         for k in starts:
             active[k] = 1
         for k in share:
             kept[k] = 1
-        for v in lane.numbers:
-            size[lane.cover[v]] = 1
-            holds_jokers[lane.joker[v]] = 1
+        for (a, b), z in run.stretch.items():
+            size[z] = b - a + 1
+        for v in run.numbers:
+            holds_jokers[run.joker[v]] = 1
         if fixed_jokers:
             places = [t.declared.number for t in best.tiles if t.color is None and t.declared is not None]
             for p in places:
-                m.row({lane.cover[p]: 1}, 1, 1)
+                m.row(run.covering(p), 1, 1)
                 if not frees:
-                    m.row({lane.joker[p]: 1}, 1, 1)
+                    m.row({run.joker[p]: 1}, 1, 1)
             if rules.joker_sets_locked:
                 for v in anchors:
-                    m.row({lane.tile[v]: 1}, 1, 1)
+                    m.row({run.tile[v]: 1}, 1, 1)
     for number in sorted({v for _, v in mine}):
         if fixed_jokers and is_run:
             break  # a run holding a joker stays a run
@@ -828,7 +891,7 @@ def _continuation(
     if not active:
         if fixed_jokers:
             m.row({m.var(0): 1}, 1, 1)  # infeasible: nothing can continue this set
-        return _Continuation(lanes, groups, None, requests)
+        return _Continuation(runs, groups, None, requests)
     on = m.var(1)
     m.row({**active, on: -1.0}, 0, 0)
     if fixed_jokers:
@@ -842,12 +905,12 @@ def _continuation(
     # unchanged: everything kept and nothing added
     m.row({**kept, kept_jokers: 1.0, same: -float(total)}, 0, np.inf)
     m.row({**size, same: float(MAX_NUMBER)}, -np.inf, total + MAX_NUMBER)
-    _unchanged_rows(m, same, mine, own_jokers, is_run, lanes, groups)
+    _unchanged_rows(m, same, mine, own_jokers, is_run, runs, groups)
     for k, coef in kept.items():
         m.cost[k] -= w_move * coef
     m.cost[kept_jokers] -= w_move
     # a continuation is not a new set: the objective counts free sets only
-    return _Continuation(lanes, groups, same, requests)
+    return _Continuation(runs, groups, same, requests)
 
 
 def _unchanged_rows(
@@ -856,17 +919,16 @@ def _unchanged_rows(
     mine: Counter[tuple[int, int]],
     own_jokers: int,
     is_run: bool,
-    lanes: list[_Lane],
+    runs: list[_Run],
     groups: list[_Group],
 ) -> None:
     if is_run:
-        for lane in lanes:
-            numbers = sorted(v for c, v in mine if c == lane.colour)
+        for run in runs:
+            numbers = sorted(v for c, v in mine if c == run.colour)
             for v in numbers:
-                m.row({same: 1.0, lane.tile[v]: -1.0}, -np.inf, 0)
-            if not own_jokers and numbers:
-                m.row({same: 1.0, lane.start[numbers[0]]: -1.0}, -np.inf, 0)
-                m.row({same: 1.0, lane.end[numbers[-1]]: -1.0}, -np.inf, 0)
+                m.row({same: 1.0, run.tile[v]: -1.0}, -np.inf, 0)
+            if not own_jokers and numbers:  # the run of exactly its numbers
+                m.row({same: 1.0, run.stretch[(numbers[0], numbers[-1])]: -1.0}, -np.inf, 0)
         return
     colours = {c for c, _ in mine}
     exact = [g.var for g in groups if set(g.colours) == colours and g.jokers == own_jokers]
