@@ -632,12 +632,12 @@ def _attempt(
     # balance of every tile type, and the jokers
     per_key: dict[tuple[int, int], dict[int, float]] = {}
     joker_terms: dict[int, float] = {}
-    for runs in lanes:
-        for v in runs.numbers:
-            per_key.setdefault((runs.colour, v), {})[runs.tile[v]] = 1
-            joker_terms[runs.joker[v]] = 1
+    for lane_or_run in lanes:
+        for v in lane_or_run.numbers:
+            per_key.setdefault((lane_or_run.colour, v), {})[lane_or_run.tile[v]] = 1
+            joker_terms[lane_or_run.joker[v]] = 1
             if rack_jokers:
-                counted.append((runs.joker[v], v))
+                counted.append((lane_or_run.joker[v], v))
     for g in groups:
         for c in g.colours:
             per_key.setdefault((c, g.number), {})[g.var] = 1
