@@ -394,6 +394,12 @@ def _shapes_of(present: tuple[int, ...], jokers: int) -> tuple[tuple[tuple[int, 
     return tuple(out)
 
 
+@functools.cache
+def _bits(colours: tuple[int, ...]) -> int:
+    """The colours as a bit set."""
+    return sum(1 << c for c in colours)
+
+
 KNOWN_LEAST = "known"
 """``least_change``'s answer when the known move (``known``) is proven the least change."""
 
@@ -763,7 +769,7 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
     at_number: dict[int, list[tuple[int, int]]] = {}  # number -> (colour bits, variable) of its groups
     for g in groups:
         if g.number in by_group:
-            at_number.setdefault(g.number, []).append((sum(1 << c for c in g.colours), g.var))
+            at_number.setdefault(g.number, []).append((_bits(g.colours), g.var))
     for number, per_colour in by_group.items():
         here = at_number.get(number, [])
         requested = sorted(per_colour)
@@ -873,8 +879,9 @@ def _continuation(
             break  # a run holding a joker stays a run
         if requested and is_run:
             break
+        mine_here = _bits(tuple(c for c in range(len(COLORS)) if mine[(c, number)]))
         for colours, j in _group_shapes(number, supply, jokers):
-            shared = sum(1 for c in colours if mine[(c, number)])
+            shared = (_bits(colours) & mine_here).bit_count()
             if not shared:
                 continue
             if fixed_jokers and j < own_jokers and not _frees_group_jokers(tiles, mine, colours, j, frees, rules):
