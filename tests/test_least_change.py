@@ -941,6 +941,16 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     assert _reach(red, [9], supply, 4) == range(1, 14)
 
 
+def _rows_of(m: Any, first: int = 0) -> list[tuple[dict[int, float], float, float]]:
+    """A ``least_change._Model``'s rows read back: (column - ``first`` -> coefficient, lower
+    bound, upper bound), in order."""
+    starts = list(itertools.accumulate(m.row_size, initial=0))
+    return [
+        ({c - first: v for c, v in zip(m.col_of[a:b], m.data[a:b], strict=True)}, m.row_lower[i], m.row_upper[i])
+        for i, (a, b) in enumerate(itertools.pairwise(starts))
+    ]
+
+
 def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
     """A lane's rows (laid out once per length): over three numbers, variables start 0-2, end
     3-5, cover 6-8, tile 9-11, joker 12-14; per number the flow, where a run may end (not
@@ -964,12 +974,7 @@ def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
     ]
     m = _Model()
     m.rows(100, _lane_rows(3))
-    starts = list(itertools.accumulate(m.row_size, initial=0))
-    laid = [
-        ({c - 100: v for c, v in zip(m.col_of[a:b], m.data[a:b], strict=True)}, m.row_lower[i], m.row_upper[i])
-        for i, (a, b) in enumerate(itertools.pairwise(starts))
-    ]
-    assert laid == expected
+    assert _rows_of(m, 100) == expected
 
 
 def test_a_continuation_run_is_one_stretch_of_three_numbers_or_more() -> None:
@@ -985,12 +990,7 @@ def test_a_continuation_run_is_one_stretch_of_three_numbers_or_more() -> None:
     assert run.stretch == {(1, 3): 9, (1, 4): 10, (2, 4): 11}
     assert (run.tile, run.joker) == ({1: 1, 2: 2, 3: 3, 4: 4}, {1: 5, 2: 6, 3: 7, 4: 8})
     assert m.upper[1:] == [1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1]  # no red 3 to lay, one joker
-    starts = list(itertools.accumulate(m.row_size, initial=0))
-    laid = [
-        (dict(zip(m.col_of[a:b], m.data[a:b], strict=True)), m.row_lower[i], m.row_upper[i])
-        for i, (a, b) in enumerate(itertools.pairwise(starts))
-    ]
-    assert laid == [
+    assert _rows_of(m) == [
         ({1: 1, 5: 1, 9: -1, 10: -1}, 0, 0),
         ({2: 1, 6: 1, 9: -1, 10: -1, 11: -1}, 0, 0),
         ({3: 1, 7: 1, 9: -1, 10: -1, 11: -1}, 0, 0),
@@ -1017,14 +1017,10 @@ def test_hall_rows_name_only_requested_colours() -> None:
     asked = [("group", 7, red, m.var(1)), ("group", 7, blue, m.var(1)), ("group", 7, red, m.var(1))]
     _cross_kind(m, asked, [], groups)
     assert len(m.row_size) == 3
-    rows = list(itertools.accumulate(m.row_size, initial=0))
     requested = {var for _, _, _, var in asked}
     per_row = [
-        (
-            frozenset(c for c in m.col_of[a:b] if c in requested),
-            frozenset(c for c in m.col_of[a:b] if c not in requested),
-        )
-        for a, b in itertools.pairwise(rows)
+        (frozenset(c for c in terms if c in requested), frozenset(c for c in terms if c not in requested))
+        for terms, _, _ in _rows_of(m)
     ]
 
     def wanted(colours: set[int]) -> tuple[frozenset[int], frozenset[int]]:

@@ -209,6 +209,17 @@ class _Rows(NamedTuple):
     lower: tuple[float, ...]
     upper: tuple[float, ...]
 
+    @staticmethod
+    def of(rows: list[tuple[list[tuple[int, float]], float, float]]) -> _Rows:
+        """Rows given as (terms (column offset, coefficient), lower bound, upper bound)."""
+        return _Rows(
+            tuple(column for terms, _, _ in rows for column, _ in terms),
+            tuple(value for terms, _, _ in rows for _, value in terms),
+            tuple(len(terms) for terms, _, _ in rows),
+            tuple(lower for _, lower, _ in rows),
+            tuple(upper for _, _, upper in rows),
+        )
+
 
 @functools.cache
 def _lane_rows(n: int) -> _Rows:
@@ -226,13 +237,7 @@ def _lane_rows(n: int) -> _Rows:
         rows.append((ends, -np.inf, 0.0))
         rows.append(([(tile[i], 1.0), (joker[i], 1.0), (cover[i], -1.0)], 0.0, 0.0))
     rows.append(([(end[n - 1], 1.0), (cover[n - 1], -1.0)], 0.0, 0.0))
-    return _Rows(
-        tuple(column for terms, _, _ in rows for column, _ in terms),
-        tuple(value for terms, _, _ in rows for _, value in terms),
-        tuple(len(terms) for terms, _, _ in rows),
-        tuple(lower for _, lower, _ in rows),
-        tuple(upper for _, _, upper in rows),
-    )
+    return _Rows.of(rows)
 
 
 class _Lane:
@@ -301,13 +306,7 @@ def _stretch_rows(n: int) -> tuple[tuple[tuple[int, int], ...], _Rows]:
         over = [(2 * n + k, -1.0) for k, (a, b) in enumerate(stretches) if a <= i <= b]
         rows.append(([(i, 1.0), (n + i, 1.0), *over], 0.0, 0.0))
     rows.append(([(2 * n + k, 1.0) for k in range(len(stretches))], 0.0, 1.0))
-    return stretches, _Rows(
-        tuple(column for terms, _, _ in rows for column, _ in terms),
-        tuple(value for terms, _, _ in rows for _, value in terms),
-        tuple(len(terms) for terms, _, _ in rows),
-        tuple(lower for _, lower, _ in rows),
-        tuple(upper for _, _, upper in rows),
-    )
+    return stretches, _Rows.of(rows)
 
 
 class _Run:
@@ -365,7 +364,7 @@ def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jo
 
 class _Group(NamedTuple):
     """A group candidate: its number, colours and jokers, and its variable (a named tuple:
-    programmes make hundreds, a frozen dataclass costs about four times as much to make)."""
+    programmes make hundreds, a frozen dataclass costs about twice as much to make)."""
 
     number: int
     colours: tuple[int, ...]
@@ -777,7 +776,7 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
             for subset in itertools.combinations(requested, k):
                 asked = [v for c in subset for v in per_colour[c]]
                 row = dict.fromkeys(asked, 1.0)
-                bits = sum(1 << c for c in subset)
+                bits = _bits(subset)
                 for mask, var in here:
                     if mask & bits:
                         row[var] = -1.0
