@@ -336,6 +336,7 @@ def test_solve_integer_restarts_with_the_next_seed_and_twice_the_cpu_limit(monke
         return maximise(*args)
 
     monkeypatch.setattr(highs, "maximise", spy)
+    monkeypatch.setattr(milp, "_OWN_NODES", 0)  # straight to HiGHS
     cost, upper, matrix, *rows = _two_columns()
     solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
     assert solved.status == highs.OPTIMAL and runs == [(False, milp._FIRST_RUN, 0)]
@@ -389,7 +390,69 @@ def test_solve_integer_keeps_the_best_run_stopped_by_the_deadline(monkeypatch: p
         return nothing
 
     monkeypatch.setattr(highs, "maximise", stopped)
+    monkeypatch.setattr(milp, "_OWN_NODES", 0)  # straight to HiGHS
     assert milp.solve_integer(cost, upper, matrix, *rows, deadline) is found
+
+
+def _knapsack(costs: list[float], weights: list[float], capacity: float) -> tuple[Any, ...]:
+    """Maximise ``costs @ x`` over binary ``x`` with ``weights @ x <= capacity`` (as
+    ``_two_columns``)."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    n = len(costs)
+    return np.array(costs), np.ones(n), csc_array(np.array([weights])), np.array([-np.inf]), np.array([capacity])
+
+
+def test_solve_integer_tries_its_own_branch_and_bound_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A programme that ``highs.branch_and_bound`` closes within ``_OWN_NODES`` relaxations
+    never reaches HiGHS's integer solver; one it leaves open does, asked only for solutions
+    better than the best the branch and bound found, which is the optimum when HiGHS finds
+    none (INFEASIBLE there)."""
+    runs: list[float] = []
+    maximise = highs.maximise
+
+    def spy(*args: Any) -> highs.Result:
+        runs.append(args[10])  # at_least
+        return maximise(*args)
+
+    monkeypatch.setattr(highs, "maximise", spy)
+    cost, upper, matrix, *rows = _two_columns()
+    solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0)
+    assert solved.status == highs.OPTIMAL and list(solved.x) == [0.0, 1.0] and runs == []
+    # capped before any solution: HiGHS solves it whole, from ``at_least``
+    monkeypatch.setattr(milp, "_OWN_NODES", 1)
+    solved = milp.solve_integer(cost, upper, matrix, *rows, time.perf_counter() + 5.0, at_least=2.0)
+    assert runs == [2.0] and solved.status == highs.OPTIMAL and solved.objective == 3.0
+    # 2a + 5b + c with 3a + b + c <= 3: the dive finds a = 1 (2) at the second relaxation,
+    # the optimum b = c = 1 (6) is HiGHS's, sought above 2
+    runs.clear()
+    knapsack = _knapsack([2.0, 5.0, 1.0], [3.0, 1.0, 1.0], 3.0)
+    monkeypatch.setattr(milp, "_OWN_NODES", 2)
+    assert highs.branch_and_bound(*knapsack, 5.0, max_nodes=2)[::2] == (highs.STOPPED, 2.0)
+    solved = milp.solve_integer(*knapsack, time.perf_counter() + 5.0)
+    assert runs == [3.0] and solved.status == highs.OPTIMAL and solved.objective == 6.0
+    # 2a + 5b + 2c + 2d with 2a + b + 2c + 3d <= 4: the optimum (7) found by the fifth
+    # relaxation but not proven; HiGHS finds nothing above it, so it is the answer
+    runs.clear()
+    knapsack = _knapsack([2.0, 5.0, 2.0, 2.0], [2.0, 1.0, 2.0, 3.0], 4.0)
+    monkeypatch.setattr(milp, "_OWN_NODES", 5)
+    own = highs.branch_and_bound(*knapsack, 5.0, max_nodes=5)
+    assert (own.status, own.objective) == (highs.STOPPED, 7.0)
+    solved = milp.solve_integer(*knapsack, time.perf_counter() + 5.0)
+    assert runs == [8.0] and solved.status == highs.OPTIMAL and solved.objective == 7.0
+    assert float(knapsack[0] @ solved.x) == 7.0 and (knapsack[2] @ solved.x)[0] <= 4.0  # (one of several optima)
+    runs.clear()
+    assert milp.solve_integer(*knapsack, time.perf_counter() + 5.0, at_least=8.0).status == highs.INFEASIBLE
+    assert runs == []  # (the branch and bound proved it)
+    # HiGHS may also answer OPTIMAL below its objective bound (with the empty solution): nothing
+    # beats the branch and bound's either
+    import numpy as np
+
+    empty = highs.Result(highs.OPTIMAL, np.zeros(4), 0.0)
+    monkeypatch.setattr(highs, "maximise", lambda *args: empty)
+    solved = milp.solve_integer(*knapsack, time.perf_counter() + 5.0)
+    assert solved.status == highs.OPTIMAL and solved.objective == 7.0
 
 
 def test_branch_and_bound_answers_optimal_not_better_infeasible_and_stopped() -> None:
@@ -412,6 +475,11 @@ def test_branch_and_bound_answers_optimal_not_better_infeasible_and_stopped() ->
     none = highs.branch_and_bound(cost, upper, matrix, np.array([1.0]), np.array([1.5]), 5.0)
     assert (none.status, none.x) == (highs.INFEASIBLE, None)
     assert highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, -1.0).status == highs.STOPPED
+    for most in range(1, whole.nodes):  # stopped after ``max_nodes`` relaxations
+        capped = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, max_nodes=most)
+        assert capped.status == highs.STOPPED and capped.nodes == most
+    again = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, max_nodes=whole.nodes)
+    assert again.status == highs.OPTIMAL and list(again.x) == [0.0, 1.0] and again.nodes == whole.nodes
     # branching on the row's activity (2x + 2y, whole at every solution) first
     by_row = highs.branch_and_bound(cost, upper, matrix, lower_rows, upper_rows, 5.0, rows=[0])
     assert by_row.status == highs.OPTIMAL and list(by_row.x) == [0.0, 1.0]

@@ -233,6 +233,7 @@ def branch_and_bound(
     cutoff: float = -np.inf,
     columns: np.ndarray | None = None,
     rows: Sequence[int] = (),
+    max_nodes: int | None = None,
 ) -> Result:
     """Maximise ``cost @ x`` over whole ``0 <= x <= upper`` with ``lower_rows <= matrix @ x <=
     upper_rows``, where ``cost``, ``matrix`` and the bounds are whole numbers (so is every
@@ -253,8 +254,8 @@ def branch_and_bound(
     issue 18, session 11); the rows first (rather than the most fractional of rows and columns
     together), 1,880 relaxations in all on 131 programmes became 1,099, the most 531 (out of
     time) 125 (session 19). OPTIMAL (or NOT_BETTER) only when every node was solved or pruned;
-    STOPPED when the time ran out or a relaxation could not be solved, with the best solution
-    found (or none)."""
+    STOPPED when the time ran out, ``max_nodes`` relaxations were solved or a relaxation could
+    not be solved, with the best solution found (or none)."""
     start = time.perf_counter()
     highs = _highs()
     highs.setOptionValue("presolve", "off")
@@ -284,6 +285,8 @@ def branch_and_bound(
             bound, _, node = heapq.heappop(queue)
             if -bound < best + 1 - _slack(bound):
                 continue
+        if max_nodes is not None and nodes >= max_nodes:
+            return Result(STOPPED, best_x, best, nodes)
         _apply(highs, node, applied, column_lower, column_upper, row_lower, row_upper)
         # the dual simplex stops once its objective proves the node cannot reach ``best + 1``
         if best > -np.inf:

@@ -28,6 +28,7 @@ import itertools
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -602,6 +603,7 @@ def _empty_programme(problem: _Problem) -> _Programme:
     )
 
 
+_OWN_NODES = 16  # relaxations of ``solve_integer``'s own branch and bound before HiGHS's
 _FIRST_RUN = 0.1  # CPU seconds of HiGHS's first run of an integer programme; each restart gets twice the last
 
 
@@ -613,6 +615,7 @@ def solve_integer(
     upper_rows: np.ndarray,
     deadline: float,
     at_least: float = -np.inf,
+    rows: Sequence[int] = (),
 ) -> highs.Result:
     """HiGHS maximising ``cost`` (every variable an integer from 0 to ``upper``, rows between
     their bounds), proven optimal (zero gap), under the deadline; when the deadline stops it,
@@ -625,8 +628,33 @@ def solve_integer(
     and twice the limit, until the deadline: restarts, as for randomised search with heavy
     tails (Gomes, Selman & Kautz, "Boosting Combinatorial Search Through Randomization", AAAI
     1998). CPU time, not wall-clock time, which a loaded machine stretches. Presolve stays
-    off: it cost 2-50x more on all but the smallest of those programmes (bench/README.md)."""
-    best: highs.Result | None = None
+    off: it cost 2-50x more on all but the smallest of those programmes (bench/README.md).
+
+    First, ``highs.branch_and_bound`` (branching on the activities of ``rows`` first) for at
+    most ``_OWN_NODES`` relaxations: HiGHS's integer solver spends 3-10 times its relaxation's
+    time at the root (cut rounds, heuristics) where most of these programmes close in a few
+    relaxations. Only what it leaves open goes to HiGHS, sought above the best solution it
+    found."""
+    own = highs.branch_and_bound(
+        cost,
+        upper,
+        matrix,
+        lower_rows,
+        upper_rows,
+        deadline - time.perf_counter(),
+        cutoff=at_least - 1,
+        rows=rows,
+        max_nodes=_OWN_NODES,
+    )
+    if own.status == highs.OPTIMAL:
+        return own
+    if own.status in (highs.INFEASIBLE, highs.NOT_BETTER):
+        return highs.Result(highs.INFEASIBLE, None, -np.inf, own.nodes)
+    if time.perf_counter() >= deadline:
+        return own
+    if own.x is not None:
+        at_least = own.objective + 1
+    best: highs.Result | None = own if own.x is not None else None
     seed, limit = 0, _FIRST_RUN
     while True:
         result = highs.maximise(
@@ -642,6 +670,10 @@ def solve_integer(
             seed,
             at_least,
         )
+        if best is not None and result.status != highs.STOPPED and result.objective < at_least:
+            # nothing beats it (INFEASIBLE; or HiGHS's answer below its objective bound, which
+            # it may give: the empty move of a rack-only programme, measured)
+            return highs.Result(highs.OPTIMAL, best.x, best.objective)
         if result.status != highs.STOPPED:
             return result
         if best is None or result.objective > best.objective:
@@ -676,7 +708,10 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     # scores are whole numbers: HiGHS prunes what cannot reach ``floor`` (on the hard bench's
     # programmes with a floor, up to 2.7x less time)
     at_least = floor + full.programme.constant
-    result = solve_integer(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline, at_least)
+    # (the rows of the tile types and the jokers: how many of each are laid, whole at every solution)
+    result = solve_integer(
+        full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline, at_least, range(_TYPES + 1)
+    )
     if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid, or no move reaches floor
         return None
     if result.x is None:  # no move found in time
