@@ -105,6 +105,20 @@ def _tiles(s: Sequence[Tile] | TableSet) -> tuple[Tile, ...]:
     return s.tiles if isinstance(s, TableSet) else tuple(s)
 
 
+def _counts(tiles: Sequence[Tile]) -> dict[str, int]:
+    """The tile keys of a set and how many of each (a plain dict: a set has a few tiles, and
+    a ``Counter`` made per set cost most of ``changes``'s time)."""
+    counts: dict[str, int] = {}
+    for t in tiles:
+        counts[t.key] = counts.get(t.key, 0) + 1
+    return counts
+
+
+def _common(one: dict[str, int], other: dict[str, int]) -> dict[str, int]:
+    """The multiset intersection of two key counts."""
+    return {key: min(n, other[key]) for key, n in one.items() if key in other}
+
+
 def changes(
     before: Sequence[Sequence[Tile] | TableSet],
     rack: Sequence[Tile],
@@ -117,8 +131,8 @@ def changes(
     a table tile went missing, or a tile is neither on the table nor on the rack)."""
     old = [_tiles(s) for s in before]
     new = [_tiles(s) for s in after]
-    old_counts = [Counter(t.key for t in s) for s in old]
-    new_counts = [Counter(t.key for t in s) for s in new]
+    old_counts = [_counts(s) for s in old]
+    new_counts = [_counts(s) for s in new]
     table = Counter(t.key for s in old for t in s)
     laid = Counter(t.key for s in new for t in s)
     if table - laid:
@@ -135,14 +149,14 @@ def changes(
     slots: list[list[int | None]] = [[None] * len(s) for s in new]
     open_slots: dict[str, list[tuple[int, int]]] = {}  # key -> (after index, position) without origin yet
     leftover: dict[str, list[int]] = {}  # key -> before indices of the copies not placed yet
-    kept = [Counter[str]() for _ in new]
+    kept: list[dict[str, int]] = []
     for a, tiles in enumerate(new):
         b = continues.get(a)
-        share = old_counts[b] & new_counts[a] if b is not None else Counter[str]()
-        kept[a] = share
-        left = Counter(share)
+        share = _common(old_counts[b], new_counts[a]) if b is not None else {}
+        kept.append(share)
+        left = dict(share)
         for i, t in enumerate(tiles):
-            if left[t.key] > 0:
+            if left.get(t.key, 0) > 0:
                 left[t.key] -= 1
                 slots[a][i] = b
             else:
@@ -150,9 +164,11 @@ def changes(
     after_of = {b: a for a, b in continues.items()}
     for b, counts in enumerate(old_counts):
         a_of_b = after_of.get(b)
-        rest = counts - (kept[a_of_b] if a_of_b is not None else Counter[str]())
-        for key in sorted(rest):
-            leftover.setdefault(key, []).extend([b] * rest[key])
+        own = kept[a_of_b] if a_of_b is not None else {}
+        for key in sorted(counts):
+            rest = counts[key] - own.get(key, 0)
+            if rest > 0:
+                leftover.setdefault(key, []).extend([b] * rest)
 
     # the remaining table copies go preferably to sets that are rearranged anyway
     tainted = {a for a, b in continues.items() if kept[a] != old_counts[b]}  # lost tiles of its own
@@ -194,7 +210,7 @@ def changes(
     return Changes(tuple(out), dissolved, disturbance)
 
 
-def _continuation(old: list[Counter[str]], new: list[Counter[str]]) -> list[tuple[int, int]]:
+def _continuation(old: list[dict[str, int]], new: list[dict[str, int]]) -> list[tuple[int, int]]:
     """The one-to-one matching (before index, after index) keeping the most tiles in place,
     then the most before-sets unchanged, then continuing the most before-sets (so forming the
     fewest new sets): a maximum weight assignment with lexicographic integer weights."""
@@ -215,7 +231,7 @@ def _continuation(old: list[Counter[str]], new: list[Counter[str]]) -> list[tupl
         for b in {b for key in after_counts if key != JOKER_KEY for b in holding.get(key, ())}:
             before_counts = old[b]
             share = sum(min(n, before_counts[key]) for key, n in after_counts.items() if key in before_counts)
-            same = dict.__eq__(before_counts, after_counts)  # (no zero counts: plain equality)
+            same = before_counts == after_counts  # (no zero counts: plain equality)
             weights[b, a] = share * big * big + (big if same else 0) + 1
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(b), int(a)) for b, a in zip(rows, cols, strict=True) if weights[b, a] > 0]
