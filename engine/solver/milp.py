@@ -17,7 +17,8 @@ no opening minimum), with the same lexicographic score as the search (so the two
 optimum), and lays the sets out as the search's builder does: runs ascending with every joker
 declared, groups in colour order with jokers last. HiGHS is reached through ``highs`` (its own
 package, one thread, silent: nothing is written to stdout); the relative gap is zero, so only a
-proven optimum is reported as one; its time limit is the search's deadline. A relaxation whose
+proven optimum is reported as one; its time limit is the search's deadline (``solve_integer``:
+our own branch and bound for a few relaxations first, then HiGHS's solver). A relaxation whose
 solution is integral gives that solution with its bound (``Bound.solution``): it is the optimum.
 """
 
