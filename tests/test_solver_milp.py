@@ -580,6 +580,46 @@ def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
     assert compared >= 20
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_solve_integer_matches_highs_whatever_its_own_share(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random small integer programmes (whole coefficients and bounds): ``solve_integer`` gives
+    HiGHS's optimum (or INFEASIBLE) whether its own branch and bound gets no relaxation, one,
+    two or its default share, without ``at_least``, at the optimum and one above it."""
+    import random
+
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    rng = random.Random(100 + seed)
+    compared = 0
+    for _ in range(25):
+        n, m = rng.randint(2, 9), rng.randint(1, 5)
+        cost = np.array([float(rng.randint(-3, 6)) for _ in range(n)])
+        upper = np.array([float(rng.randint(0, 3)) for _ in range(n)])
+        matrix = csc_array(np.array([[float(rng.randint(-2, 4)) for _ in range(n)] for _ in range(m)]))
+        lower_rows = np.array([float(rng.choice([-np.inf, rng.randint(0, 3)])) for _ in range(m)])
+        upper_rows = np.array([float(rng.randint(3, 9)) for _ in range(m)])
+        programme = (cost, upper, matrix, lower_rows, upper_rows)
+        expected = highs.maximise(*programme, True, False, 5.0)
+        rows = [r for r in range(m) if rng.random() < 0.5]
+        for share in (0, 1, 2, milp._OWN_NODES):
+            monkeypatch.setattr(milp, "_OWN_NODES", share)
+            got = milp.solve_integer(*programme, time.perf_counter() + 5.0, rows=rows)
+            assert got.status == expected.status
+            if expected.status != highs.OPTIMAL:
+                continue
+            compared += 1
+            optimum = round(expected.objective)  # (HiGHS's objective within its tolerances)
+            assert got.objective == pytest.approx(optimum) and float(cost @ got.x) == pytest.approx(optimum)
+            assert np.all(lower_rows <= matrix @ got.x + 1e-9) and np.all(matrix @ got.x <= upper_rows + 1e-9)
+            at = milp.solve_integer(*programme, time.perf_counter() + 5.0, optimum, rows)
+            assert at.status == highs.OPTIMAL and at.objective == pytest.approx(optimum)
+            above = milp.solve_integer(*programme, time.perf_counter() + 5.0, optimum + 1, rows)
+            assert above.status == highs.INFEASIBLE
+        monkeypatch.undo()
+    assert compared >= 40
+
+
 def test_highs_runs_on_one_thread_without_feasibility_jump() -> None:
     """The two options that cost 10-25 ms per integer programme when left at HiGHS's defaults."""
     solver = highs._highs()

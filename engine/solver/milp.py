@@ -618,10 +618,10 @@ def solve_integer(
     at_least: float = -np.inf,
     rows: Sequence[int] = (),
 ) -> highs.Result:
-    """HiGHS maximising ``cost`` (every variable an integer from 0 to ``upper``, rows between
-    their bounds), proven optimal (zero gap), under the deadline; when the deadline stops it,
-    the best solution found (if any). With ``at_least`` (the objective being whole at every
-    solution) only solutions reaching it are sought: INFEASIBLE when none does.
+    """The maximum of ``cost`` (every variable an integer from 0 to ``upper``, rows between
+    their bounds; ``cost``, the matrix and the bounds whole numbers), proven optimal (zero
+    gap), under the deadline; when the deadline stops it, the best solution found (if any).
+    With ``at_least`` only solutions reaching it are sought: INFEASIBLE when none does.
 
     HiGHS's time on these programmes is heavy-tailed over its random seed: on the hard
     bench's, a programme taking 0.3-0.6 s with one seed takes 10-40 ms with most others. So a
@@ -671,10 +671,13 @@ def solve_integer(
             seed,
             at_least,
         )
-        if best is not None and result.status != highs.STOPPED and result.objective < at_least:
-            # nothing beats it (INFEASIBLE; or HiGHS's answer below its objective bound, which
-            # it may give: the empty move of a rack-only programme, measured)
-            return highs.Result(highs.OPTIMAL, best.x, best.objective)
+        if result.status != highs.STOPPED and result.objective < at_least - 0.5:  # (whole, within tolerances)
+            # nothing reaches ``at_least`` (INFEASIBLE; or HiGHS's answer below its objective
+            # bound, which it may give: the empty move of a rack-only programme, measured):
+            # the best solution of our own is the optimum, if it found one
+            if best is not None:
+                return highs.Result(highs.OPTIMAL, best.x, best.objective)
+            return highs.Result(highs.INFEASIBLE, None, -np.inf)
         if result.status != highs.STOPPED:
             return result
         if best is None or result.objective > best.objective:
