@@ -660,6 +660,45 @@ def test_an_integral_relaxation_is_the_optimum(seed: int, rules_name: str) -> No
     assert checked
 
 
+def test_a_capped_bound_right_after_its_bound_starts_from_its_basis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound with the tiles capped, asked right after the problem's plain bound, adds the
+    cap to the relaxation HiGHS still holds and re-solves it from its basis
+    (``highs.maximise_with_row``); after any other model (or a second cap) it is solved anew;
+    both answer alike."""
+    added: list[float] = []
+    with_row = highs.maximise_with_row
+
+    def spy(row: Any, lower: float, upper: float, cost: Any, time_limit: float) -> highs.Result:
+        added.append(upper)
+        return with_row(row, lower, upper, cost, time_limit)
+
+    monkeypatch.setattr(highs, "maximise_with_row", spy)
+    checked = 0
+    for table, rack in _positions(3, 8):
+        deadline = time.perf_counter() + 30
+        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+        problem = solver._problem(dissolve=set(range(len(table))))[0]
+        plain = milp.linear_bound(problem)
+        if plain is None or plain.played < 2:
+            continue
+        cap = int(plain.played) - 1  # binding
+        added.clear()
+        warm = milp.linear_bound(problem, cap)
+        assert len(added) == 1
+        again = milp.linear_bound(problem, cap)  # (the model holds the row now: anew)
+        milp.linear_bound(problem)
+        highs._highs()  # another model
+        cold = milp.linear_bound(problem, cap)
+        assert len(added) == 1
+        for other in (again, cold):
+            assert warm is not None and other is not None
+            assert warm.value == pytest.approx(other.value) and warm.played == pytest.approx(other.played)
+            assert warm.played <= cap + 1e-6 and warm.value < plain.value
+            assert (warm.solution is None) == (other.solution is None)
+        checked += 1
+    assert checked >= 3
+
+
 def test_a_problems_bounds_and_programme_share_one_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """The linear bound, the bound with the tiles capped and the integer programme of one
     problem build its programme once (kept for the last problem), and answer as when each

@@ -63,15 +63,42 @@ _local = threading.local()
 
 
 def _highs() -> Any:
-    """This thread's ``Highs`` object, made silent once (the first with its banner hidden)."""
+    """This thread's ``Highs`` object, made silent once (the first with its banner hidden),
+    its model cleared (``models`` counts the times)."""
     highs = getattr(_local, "highs", None)
     if highs is None:
         highs = _local.highs = _made_silently() if _first.acquire(blocking=False) else _new()
         highs.setOptionValue("output_flag", False)
         highs.setOptionValue("threads", 1)
         highs.setOptionValue("mip_heuristic_run_feasibility_jump", False)
+        _local.models = 0
     highs.clearModel()
+    _local.models += 1
     return highs
+
+
+def models() -> int:
+    """How many models this thread's ``Highs`` object has been given: a linear programme just
+    solved by ``maximise`` is still its model (with its optimal basis) while this is unchanged."""
+    return int(getattr(_local, "models", 0))
+
+
+def maximise_with_row(row: np.ndarray, lower: float, upper: float, cost: np.ndarray, time_limit: float) -> Result:
+    """The linear programme last solved by ``maximise`` (``models()`` unchanged since) with one
+    more row, ``lower <= row @ x <= upper`` (``row`` dense): re-solved by the dual simplex from
+    the optimal basis it had, a few iterations where a new model costs all of them."""
+    highs = _local.highs
+    highs.setOptionValue("time_limit", highs.getRunTime() + max(1e-3, float(time_limit)))
+    index = np.flatnonzero(row).astype(np.int32)
+    highs.addRow(float(lower), float(upper), len(index), index, np.asarray(row, dtype=float)[index])
+    _run(highs)
+    status = highs.getModelStatus()
+    if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        return Result(INFEASIBLE, None, -np.inf)
+    if status != highspy.HighsModelStatus.kOptimal:
+        return Result(STOPPED, None, -np.inf)
+    x = np.array(highs.getSolution().col_value)
+    return Result(OPTIMAL, x, float(cost @ x))
 
 
 _first = threading.Lock()  # held once the first object, whose banner is hidden, is made

@@ -547,8 +547,17 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
     full = _full(problem, primary_most)
     if full is None:
         return Bound(0.0, 0.0) if _empty_ok(problem) else None
-    # HiGHS's presolve costs more than it saves on these small relaxations
-    result = highs.maximise(full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, False, False, 10.0)
+    last = getattr(_last, "relaxed", None)
+    if primary_most is not None and last is not None and last[0] is problem and last[1] == highs.models():
+        # the cap added to the relaxation just solved, re-solved from its basis
+        result = highs.maximise_with_row(full.counts, -np.inf, float(full.upper_rows[-1]), full.cost, 10.0)
+        _last.relaxed = None  # (its model has the row now)
+    else:
+        # HiGHS's presolve costs more than it saves on these small relaxations
+        result = highs.maximise(
+            full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, False, False, 10.0
+        )
+        _last.relaxed = (problem, highs.models()) if primary_most is None else None
     if result.status == highs.INFEASIBLE:
         return None
     if result.x is None:  # should not happen for a linear programme; no bound then
