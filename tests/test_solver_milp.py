@@ -542,6 +542,21 @@ def test_branch_and_bound_keeps_only_better_solutions_at_large_objectives() -> N
     assert found.status == highs.OPTIMAL and found.objective == 3e7
 
 
+def _random_programme(rng: Any) -> tuple[Any, ...]:
+    """A small random integer programme with whole coefficients and bounds, as
+    ``_two_columns`` (``rng``: a ``random.Random``)."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    n, m = rng.randint(2, 9), rng.randint(1, 5)
+    cost = np.array([float(rng.randint(-3, 6)) for _ in range(n)])
+    upper = np.array([float(rng.randint(0, 3)) for _ in range(n)])
+    matrix = csc_array(np.array([[float(rng.randint(-2, 4)) for _ in range(n)] for _ in range(m)]))
+    lower_rows = np.array([float(rng.choice([-np.inf, rng.randint(0, 3)])) for _ in range(m)])
+    upper_rows = np.array([float(rng.randint(3, 9)) for _ in range(m)])
+    return cost, upper, matrix, lower_rows, upper_rows
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
     """Random small integer programmes (whole coefficients and bounds): the same optimum as
@@ -550,17 +565,12 @@ def test_branch_and_bound_matches_highs_integer_solver(seed: int) -> None:
     import random
 
     import numpy as np
-    from scipy.sparse import csc_array
 
     rng = random.Random(seed)
     compared = 0
     for _ in range(40):
-        n, m = rng.randint(2, 9), rng.randint(1, 5)
-        cost = np.array([float(rng.randint(-3, 6)) for _ in range(n)])
-        upper = np.array([float(rng.randint(0, 3)) for _ in range(n)])
-        matrix = csc_array(np.array([[float(rng.randint(-2, 4)) for _ in range(n)] for _ in range(m)]))
-        lower_rows = np.array([float(rng.choice([-np.inf, rng.randint(0, 3)])) for _ in range(m)])
-        upper_rows = np.array([float(rng.randint(3, 9)) for _ in range(m)])
+        cost, upper, matrix, lower_rows, upper_rows = _random_programme(rng)
+        n, m = len(cost), len(lower_rows)
         expected = highs.maximise(cost, upper, matrix, lower_rows, upper_rows, True, False, 5.0)
         rows = [r for r in range(m) if rng.random() < 0.5]
         columns = np.array([rng.random() < 0.5 for _ in range(n)])
@@ -588,20 +598,14 @@ def test_solve_integer_matches_highs_whatever_its_own_share(seed: int, monkeypat
     import random
 
     import numpy as np
-    from scipy.sparse import csc_array
 
     rng = random.Random(100 + seed)
     compared = 0
     for _ in range(25):
-        n, m = rng.randint(2, 9), rng.randint(1, 5)
-        cost = np.array([float(rng.randint(-3, 6)) for _ in range(n)])
-        upper = np.array([float(rng.randint(0, 3)) for _ in range(n)])
-        matrix = csc_array(np.array([[float(rng.randint(-2, 4)) for _ in range(n)] for _ in range(m)]))
-        lower_rows = np.array([float(rng.choice([-np.inf, rng.randint(0, 3)])) for _ in range(m)])
-        upper_rows = np.array([float(rng.randint(3, 9)) for _ in range(m)])
-        programme = (cost, upper, matrix, lower_rows, upper_rows)
+        programme = _random_programme(rng)
+        cost, _, matrix, lower_rows, upper_rows = programme
         expected = highs.maximise(*programme, True, False, 5.0)
-        rows = [r for r in range(m) if rng.random() < 0.5]
+        rows = [r for r in range(len(lower_rows)) if rng.random() < 0.5]
         for share in (0, 1, 2, milp._OWN_NODES):
             monkeypatch.setattr(milp, "_OWN_NODES", share)
             got = milp.solve_integer(*programme, time.perf_counter() + 5.0, rows=rows)
