@@ -441,7 +441,7 @@ def test_solve_integer_tries_its_own_branch_and_bound_first(monkeypatch: pytest.
     assert (own.status, own.objective) == (highs.STOPPED, 7.0)
     solved = milp.solve_integer(*knapsack, time.perf_counter() + 5.0)
     assert runs == [8.0] and solved.status == highs.OPTIMAL and solved.objective == 7.0
-    assert float(knapsack[0] @ solved.x) == 7.0 and (knapsack[2] @ solved.x)[0] <= 4.0  # (one of several optima)
+    assert list(solved.x) == list(own.x)  # (HiGHS answers OPTIMAL with another optimum, below its bound)
     runs.clear()
     assert milp.solve_integer(*knapsack, time.perf_counter() + 5.0, at_least=8.0).status == highs.INFEASIBLE
     assert runs == []  # (the branch and bound proved it)
