@@ -92,13 +92,7 @@ def maximise_with_row(row: np.ndarray, lower: float, upper: float, cost: np.ndar
     index = np.flatnonzero(row).astype(np.int32)
     highs.addRow(float(lower), float(upper), len(index), index, np.asarray(row, dtype=float)[index])
     _run(highs)
-    status = highs.getModelStatus()
-    if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
-        return Result(INFEASIBLE, None, -np.inf)
-    if status != highspy.HighsModelStatus.kOptimal:
-        return Result(STOPPED, None, -np.inf)
-    x = np.array(highs.getSolution().col_value)
-    return Result(OPTIMAL, x, float(cost @ x))
+    return _result(highs, cost)
 
 
 _first = threading.Lock()  # held once the first object, whose banner is hidden, is made
@@ -155,6 +149,11 @@ def maximise(
             _run(highs)
         finally:
             highs.cbMipInterrupt.unsubscribe(stop_at_cpu_limit)
+    return _result(highs, cost)
+
+
+def _result(highs: Any, cost: np.ndarray) -> Result:
+    """The outcome of ``highs``'s last run, maximising ``cost``."""
     status = highs.getModelStatus()
     if status in (
         highspy.HighsModelStatus.kInfeasible,

@@ -241,7 +241,7 @@ def _lane_rows(n: int) -> _Rows:
 
 
 class _Lane:
-    """Runs of one colour as a flow over the numbers: ``start[v]``, ``end[v]``, ``cover[v]``
+    """Runs of one colour as a flow over the numbers 1-13: ``start[v]``, ``end[v]``, ``cover[v]``
     (runs holding number v), ``tile[v]`` (of them, with the numbered tile) and ``joker[v]``."""
 
     def __init__(
@@ -251,10 +251,9 @@ class _Lane:
         cap: int,
         supply: Counter[tuple[int, int]],
         jokers: int,
-        numbers: range = _NUMBERS,
     ) -> None:
         self.colour = colour
-        self.numbers = numbers
+        self.numbers = numbers = _NUMBERS
         low, high = numbers[0], numbers[-1]
         m = model
         first, n = len(m.cost), len(numbers)

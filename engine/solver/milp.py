@@ -560,7 +560,8 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
         _last.relaxed = (problem, highs.models()) if primary_most is None else None
     if result.status == highs.INFEASIBLE:
         return None
-    if result.x is None:  # should not happen for a linear programme; no bound then
+    if result.status != highs.OPTIMAL or result.x is None:
+        # stopped short of its optimum (not seen on these programmes): its solution bounds nothing
         return Bound(float("inf"), 0.0)
     tiles_played = float(full.counts @ result.x) - sum(map(sum, problem.required))
     value = result.objective - full.programme.constant
