@@ -185,7 +185,7 @@ class _Option(NamedTuple):
     its jokers score no points (``_Problem.unscored``: the lowest, already left out of the
     score)."""
 
-    new: tuple[int, int, int, int]
+    new: int  # the colour's run counts, packed as in ``_State``
     jokers: int
     to_groups: int
     score: int
@@ -205,5 +205,9 @@ class _GroupOption(NamedTuple):
     unscored: int
 
 
-_State = tuple[int, ...]
+_State = int
+"""The runs in progress, every colour's four counts (runs of length 1, 2, ≥3, runs holding a
+block) packed in one integer: colour c's in bits 32c to 32c+31, a byte per count (at most the
+copies of a tile and the jokers: 7). One integer hashes and compares faster than a tuple of 16:
+the search's memo is looked up at every step."""
 _Key = tuple[int, int, _State, tuple[int, ...], int, int, int]  # (v, c, runs, groups, jokers, extra, unscored)

@@ -67,6 +67,16 @@ def _group_jokers(counts: tuple[int, ...]) -> dict[int, int]:
     return out
 
 
+_COLOUR_BITS = 32  # the bits of one colour's run counts in a ``_State``
+_COLOUR_MASK = (1 << _COLOUR_BITS) - 1
+_SHORT_RUNS = sum(0xFFFF << (_COLOUR_BITS * c) for c in range(_NCOL))  # the counts of runs of 1 and 2
+
+
+def _pack(n1: int, n2: int, n3: int, nb: int) -> int:
+    """One colour's run counts as the bits of its part of a ``_State``."""
+    return n1 | n2 << 8 | n3 << 16 | nb << 24
+
+
 def _lead_points(jokers: int, v: int) -> int:
     """Points of ``jokers`` jokers laid just before number ``v`` in a run (v-1, v-2, ...)."""
     return jokers * v - jokers * (jokers + 1) // 2
@@ -132,7 +142,7 @@ class _Search:
                 self.rack_left[v][c] = running
 
     def root(self) -> _Key:
-        return (MIN_NUMBER, 0, (0,) * (4 * _NCOL), (), self.p.jokers, 0, self.p.unscored)
+        return (MIN_NUMBER, 0, 0, (), self.p.jokers, 0, self.p.unscored)
 
     def solve(self, floor: int = 0, goal: bool = False) -> int | None:
         """The best score from the start if it is at least ``floor``, else None (also when
@@ -180,18 +190,17 @@ class _Search:
         stop = first or self.goal
         cap = self.extra_cap
         if c < _GROUP_STAGE:
-            i = 4 * c
+            shift = _COLOUR_BITS * c
+            runs = state >> shift & _COLOUR_MASK
+            others = state ^ runs << shift
             sent = sum(groups)
             most = max(groups, default=0)  # each tile of one colour needs a group of its own
             group_blocks = self.groups_at.get(v)
             later = self.group_supply[v][c + 1] + jokers
-            head, tail = state[:i], state[i + 4 :]
             in_runs = self.runs_needed.get((c, v), 0)
             # arrange tries the moves without jokers first and builds the others only if needed
             for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
-                options = self._colour_options(
-                    v, c, state[i], state[i + 1], state[i + 2], state[i + 3], jokers, tier, unscored
-                )
+                options = self._colour_options(v, c, runs, jokers, tier, unscored)
                 for new, spent, to_groups, score, more, move, x in options:
                     if move.used - to_groups < in_runs:
                         continue
@@ -202,7 +211,7 @@ class _Search:
                     nxt = (
                         v,
                         c + 1,
-                        head + new + tail,
+                        others | new << shift,
                         (*groups, to_groups),
                         jokers - spent,
                         more if more < cap else cap,
@@ -244,9 +253,8 @@ class _Search:
 
     def _terminal(self, state: _State, jokers: int, extra: int) -> int:
         """After 13: no short run may be left open; the joker and meld demands must be met."""
-        for c in range(_NCOL):
-            if state[4 * c] or state[4 * c + 1]:
-                return _FAIL
+        if state & _SHORT_RUNS:
+            return _FAIL
         p = self.p
         if p.feasibility_only:
             return 0 if jokers <= extra else _FAIL
@@ -274,21 +282,19 @@ class _Search:
 
     # --- the moves of one stage (shared, pure, cached) ---------------------------------
 
-    def _colour_options(
-        self, v: int, c: int, n1: int, n2: int, n3: int, nb: int, jokers: int, tier: int, unscored: int
-    ) -> tuple[_Option, ...]:
+    def _colour_options(self, v: int, c: int, runs: int, jokers: int, tier: int, unscored: int) -> tuple[_Option, ...]:
         unscored = min(unscored, jokers)
-        key = (v, c, n1, n2, n3, nb, jokers, tier, unscored)
+        key = (v, c, runs, jokers, tier, unscored)
         cached = self.colour_cache.get(key)
         if cached is None:
             p = self.p
             starting = self.block_starts[c]
             cached = _colour_moves(
                 v,
-                n1,
-                n2,
-                n3,
-                nb,
+                runs & 0xFF,
+                runs >> 8 & 0xFF,
+                runs >> 16 & 0xFF,
+                runs >> 24,
                 jokers,
                 tier,
                 p.required[c][v],
@@ -383,12 +389,13 @@ def _colour_moves(
                                 if k0 and ending_now:
                                     continue  # extending a run that ends here does at least as well
                                 k1 = starts.count(1)
-                                new = (k0, m1 + k1, m2 + e3 + s - k0 - k1, eb + ending)
+                                ones = m1 + k1
+                                new = _pack(k0, ones, m2 + e3 + s - k0 - k1, eb + ending)
                                 spent = block_jokers + jx + start_jokers
                                 if tier == _SOME_JOKERS and not spent:
                                     continue
                                 spare = jokers - spent
-                                if k0 + new[1] > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
+                                if k0 + ones > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
                                     continue  # short runs that cannot be completed
                                 tiles = used - required + spent
                                 joker_value = jx * v + start_value + block_value
