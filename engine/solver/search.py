@@ -194,7 +194,7 @@ class _Search:
             runs = state >> shift & _COLOUR_MASK
             others = state ^ runs << shift
             sent = sum(groups)
-            most = max(groups, default=0)  # each tile of one colour needs a group of its own
+            most = max(groups) if groups else 0  # each tile of one colour needs a group of its own
             group_blocks = self.groups_at.get(v)
             later = self.group_supply[v][c + 1] + jokers
             in_runs = self.runs_needed.get((c, v), 0)
@@ -205,7 +205,11 @@ class _Search:
                     if move.used - to_groups < in_runs:
                         continue
                     grouped = sent + to_groups
-                    if grouped and not group_blocks and grouped + later - spent < 3 * max(most, to_groups):
+                    if (
+                        grouped
+                        and not group_blocks
+                        and grouped + later - spent < 3 * (most if most > to_groups else to_groups)
+                    ):
                         continue  # too few tiles left for the groups of this number
                     more += extra
                     nxt = (
@@ -247,7 +251,6 @@ class _Search:
         if choice is not None:
             memo[key] = (best, choice, after)
             return best
-        upper = max(upper, _FAIL)
         memo[key] = (upper, None if upper > _FAIL else _DONE, key)
         return upper
 
