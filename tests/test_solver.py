@@ -1056,3 +1056,16 @@ def test_pressman_freed_jokers_beside_the_rest_of_the_move(before: list[str], ra
     assert len(result.played) == count
     assert result.optimal_proven is (before != ["O7 O8 O9", "K7 R7 J"])
     assert_legal(table(*before), T(rack), True, rules, result)
+
+
+@given(st.lists(st.tuples(*[st.integers(0, 7)] * 4), min_size=len(COLORS), max_size=len(COLORS)))
+def test_run_counts_pack_into_one_state(counts: list[tuple[int, int, int, int]]) -> None:
+    """The search's state holds every colour's four run counts in its own bits: each comes back
+    as packed, and the short runs' mask sees exactly the runs of one and two tiles."""
+    state = 0
+    for c, four in enumerate(counts):
+        state |= search._pack(*four) << (search._COLOUR_BITS * c)
+    for c, (n1, n2, n3, nb) in enumerate(counts):
+        runs = state >> (search._COLOUR_BITS * c) & search._COLOUR_MASK
+        assert (runs & 0xFF, runs >> 8 & 0xFF, runs >> 16 & 0xFF, runs >> 24) == (n1, n2, n3, nb)
+    assert bool(state & search._SHORT_RUNS) == any(n1 or n2 for n1, n2, _, _ in counts)

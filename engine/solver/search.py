@@ -114,6 +114,9 @@ class _Search:
         for c in range(_NCOL):
             self.available[c][_END] = 0
         self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(_END + 2)] for c in range(_NCOL)]
+        # a run in progress holds a tile or a joker at the number reached: a count fits its byte
+        most = max(max(a) for a in self.available) + max(map(max, self.block_starts)) + problem.jokers
+        assert most < 256, "more runs of a colour at once than a _State counts"
         # tiles of the number that colours c.. may still send to its groups
         self.group_supply = [
             [sum(self.available[k][v] for k in range(c, _NCOL)) for c in range(_NCOL + 1)] for v in range(_END + 1)
