@@ -20,7 +20,8 @@ are decided colour by colour, then the groups of that number are formed:
   colour at most once, sizes differ by at most one) and jokers fill each group to 3 or 4.
 
 The state (number, colour, run counts, group tiles so far, jokers left, one extra counter) is
-memoised, so the search is exact and polynomial in the tile counts. On top of it runs a
+memoised, so the search is exact and polynomial in the tile counts (the run counts of every
+colour packed in one integer, ``model._State``: a key hashes at every step). On top of it runs a
 branch and bound: a stage is abandoned when even placing every optional tile left (and every
 joker at 13) cannot beat the best score found; memo entries are exact results or upper
 bounds. ``arrange`` stops at the first complete arrangement (moves without jokers first);
