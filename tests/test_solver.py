@@ -1069,3 +1069,34 @@ def test_run_counts_pack_into_one_state(counts: list[tuple[int, int, int, int]])
         runs = state >> (search._COLOUR_BITS * c) & search._COLOUR_MASK
         assert (runs & 0xFF, runs >> 8 & 0xFF, runs >> 16 & 0xFF, runs >> 24) == (n1, n2, n3, nb)
     assert bool(state & search._SHORT_RUNS) == any(n1 or n2 for n1, n2, _, _ in counts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([*(f"{c}{n}" for c in "KBOR" for n in range(1, 14)), "J"]), max_size=24))
+def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
+    """``melds._sets_from``: every set it lists is valid, made of the tiles given and valued
+    at the numbers its tiles stand for, none twice; every run of three or more of the tiles given (no joker) is listed, and so is
+    every group of three or four colours."""
+    from engine.solver.melds import _sets_from
+
+    tiles = parse_tiles(" ".join(codes))
+    have = Counter(t.key for t in tiles)
+    listed = [tuple(t.code for t in s) for s, _ in _sets_from(tiles)]
+    assert len(listed) == len(set(listed))
+    for (tiles_of_set, value), codes_of_set in zip(_sets_from(tiles), listed, strict=True):
+        assert not Counter(t.key for t in tiles_of_set) - have, codes_of_set
+        reading = TableSet(tiles_of_set).read(SABRA)
+        assert reading.valid, codes_of_set
+        number = next(t.number for t in tiles_of_set if t.color is not None)
+        stands = [t.number if t.color else t.declared.number if t.declared else number for t in tiles_of_set]
+        assert value == sum(stands), codes_of_set
+    for colour in "KBOR":
+        for start in range(1, 12):
+            for end in range(start + 2, 14):
+                if all(have[f"{colour}{n}"] for n in range(start, end + 1)):
+                    assert tuple(f"{colour}{n}" for n in range(start, end + 1)) in listed
+    for number in range(1, 14):
+        colours = [c for c in "KBOR" if have[f"{c}{number}"]]
+        for k in (3, 4):
+            for chosen in itertools.combinations(colours, k):
+                assert tuple(f"{c}{number}" for c in chosen) in listed

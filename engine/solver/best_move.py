@@ -1329,14 +1329,16 @@ def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile,
     """Every way to lay all of ``tiles`` as valid sets (runs with their jokers declared), as
     far as ``work`` steps go: each step looks at a set holding the tile left that the fewest
     sets hold."""
-    holding: dict[str, list[tuple[tuple[Tile, ...], Counter[str]]]] = {}
+    holding: dict[str, list[tuple[tuple[Tile, ...], tuple[tuple[str, int], ...]]]] = {}
     for tiles_of_set, _ in _sets_from(tiles):
-        keys = Counter(t.key for t in tiles_of_set)
-        for key in keys:
+        keys = tuple(Counter(t.key for t in tiles_of_set).items())
+        for key, _ in keys:
             holding.setdefault(key, []).append((tiles_of_set, keys))
     steps = 0
+    left = dict(Counter(t.key for t in tiles))  # the tiles not laid yet, taken and given back in place
+    left.setdefault(JOKER.key, 0)
 
-    def lay(left: Counter[str]) -> Iterator[list[tuple[Tile, ...]]]:
+    def lay() -> Iterator[list[tuple[Tile, ...]]]:
         nonlocal steps
         numbered_left = [k for k, n in left.items() if n > 0 and k != JOKER.key]
         if not numbered_left:
@@ -1349,12 +1351,20 @@ def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile,
             steps += 1
             if steps > work:
                 return
-            if any(left[k] < n for k, n in keys.items()):
-                continue
-            for rest in lay(left - keys):
-                yield [tiles_of_set, *rest]
+            for k, n in keys:
+                if left[k] < n:
+                    break
+            else:
+                for k, n in keys:
+                    left[k] -= n
+                try:
+                    for rest in lay():
+                        yield [tiles_of_set, *rest]
+                finally:
+                    for k, n in keys:
+                        left[k] += n
 
-    yield from lay(Counter(t.key for t in tiles))
+    yield from lay()
 
 
 def _stands_for_number(tile: Tile) -> int:

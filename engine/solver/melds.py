@@ -23,13 +23,18 @@ def _sets_from(tiles: Sequence[Tile]) -> list[tuple[tuple[Tile, ...], int]]:
     jokers = keys["J"]
     out: list[tuple[tuple[Tile, ...], int]] = []
     for ci, colour in enumerate(COLORS):
+        held = [keys[f"{colour}{n}"] > 0 for n in range(_LAST + 2)]
         for start in range(MIN_NUMBER, _LAST + 1):
+            # the numbers from ``start`` the tiles hold or miss, one more per longer run
+            missing = [n for n in (start, start + 1) if not held[n]]
+            present = [n for n in (start, start + 1) if held[n]]
             for end in range(start + 2, _LAST + 1):
-                numbers = range(start, end + 1)
-                missing = [n for n in numbers if not keys[f"{colour}{n}"]]
-                present = [n for n in numbers if keys[f"{colour}{n}"]]
-                if len(missing) > jokers or not present:
+                (present if held[end] else missing).append(end)
+                if len(missing) > jokers:
+                    break  # a longer run misses as many at least
+                if not present:
                     continue
+                numbers = range(start, end + 1)
                 spare = jokers - len(missing)
                 for k in range(min(spare, len(present) - 1) + 1):
                     for as_joker in itertools.combinations(present, k):
