@@ -1058,19 +1058,6 @@ def test_pressman_freed_jokers_beside_the_rest_of_the_move(before: list[str], ra
     assert_legal(table(*before), T(rack), True, rules, result)
 
 
-@given(st.lists(st.tuples(*[st.integers(0, 7)] * 4), min_size=len(COLORS), max_size=len(COLORS)))
-def test_run_counts_pack_into_one_state(counts: list[tuple[int, int, int, int]]) -> None:
-    """The search's state holds every colour's four run counts in its own bits: each comes back
-    as packed, and the short runs' mask sees exactly the runs of one and two tiles."""
-    state = 0
-    for c, four in enumerate(counts):
-        state |= search._pack(*four) << (search._COLOUR_BITS * c)
-    for c, (n1, n2, n3, nb) in enumerate(counts):
-        runs = state >> (search._COLOUR_BITS * c) & search._COLOUR_MASK
-        assert (runs & 0xFF, runs >> 8 & 0xFF, runs >> 16 & 0xFF, runs >> 24) == (n1, n2, n3, nb)
-    assert bool(state & search._SHORT_RUNS) == any(n1 or n2 for n1, n2, _, _ in counts)
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from([*(f"{c}{n}" for c in "KBOR" for n in range(1, 14)), "J"]), max_size=24))
 def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
@@ -1100,3 +1087,26 @@ def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
         for k in (3, 4):
             for chosen in itertools.combinations(colours, k):
                 assert tuple(f"{c}{number}" for c in chosen) in listed
+
+
+@given(st.integers(8, 12), st.data())
+def test_run_counts_pack_into_one_state(width: int, data: st.DataObject) -> None:
+    """The search's state holds every colour's four run counts in its own bits: each comes back
+    as packed, and the short runs' mask sees exactly the runs of one and two tiles."""
+    counts = data.draw(st.lists(st.tuples(*[st.integers(0, (1 << width) - 1)] * 4), min_size=4, max_size=4))
+    colour_bits, colour_mask, short_runs = search._layout(width)
+    state = 0
+    for c, four in enumerate(counts):
+        state |= search._pack(*four, width) << (colour_bits * c)
+    count = (1 << width) - 1
+    for c, (n1, n2, n3, nb) in enumerate(counts):
+        runs = state >> (colour_bits * c) & colour_mask
+        assert (runs & count, runs >> width & count, runs >> 2 * width & count, runs >> 3 * width) == (n1, n2, n3, nb)
+    assert bool(state & short_runs) == any(n1 or n2 for n1, n2, _, _ in counts)
+
+
+def test_arrange_counts_past_a_byte() -> None:
+    """A multiset bigger than any tile supply (300 copies of three tiles) still arranges: its
+    state gives each run count the bits it needs."""
+    result = arrange(parse_tiles(" ".join(["R5"] * 300 + ["R6"] * 300 + ["R7"] * 300)))
+    assert result.arrangeable is True and len(result.sets) == 300

@@ -208,6 +208,7 @@ class _GroupOption(NamedTuple):
 _State = int
 """The runs in progress, every colour's four counts (runs of length 1, 2, ≥3, runs holding a
 block) packed in one integer: colour c's in bits 32c to 32c+31, a byte per count (at most the
-copies of a tile and the jokers: 7). One integer hashes and compares faster than a tuple of 16:
-the search's memo is looked up at every step."""
+copies of a tile and the jokers: 7, in every tile supply; a search over a bigger multiset gives
+each count the bits it needs, ``search._layout``). One integer hashes and compares faster than
+a tuple of 16: the search's memo is looked up at every step."""
 _Key = tuple[int, int, _State, tuple[int, ...], int, int, int]  # (v, c, runs, groups, jokers, extra, unscored)

@@ -67,14 +67,20 @@ def _group_jokers(counts: tuple[int, ...]) -> dict[int, int]:
     return out
 
 
-_COLOUR_BITS = 32  # the bits of one colour's run counts in a ``_State``
-_COLOUR_MASK = (1 << _COLOUR_BITS) - 1
-_SHORT_RUNS = sum(0xFFFF << (_COLOUR_BITS * c) for c in range(_NCOL))  # the counts of runs of 1 and 2
+_COUNT_BITS = 8  # the bits of one run count in a ``_State``, unless a problem's counts need more
 
 
-def _pack(n1: int, n2: int, n3: int, nb: int) -> int:
-    """One colour's run counts as the bits of its part of a ``_State``."""
-    return n1 | n2 << 8 | n3 << 16 | nb << 24
+def _pack(n1: int, n2: int, n3: int, nb: int, width: int = _COUNT_BITS) -> int:
+    """One colour's run counts as the bits of its part of a ``_State`` (``width`` bits each)."""
+    return n1 | n2 << width | n3 << 2 * width | nb << 3 * width
+
+
+def _layout(width: int) -> tuple[int, int, int]:
+    """A ``_State`` of ``width`` bits per count: the bits of one colour, their mask, and the
+    mask of every colour's counts of runs of one and two tiles."""
+    colour_bits = 4 * width
+    short = (1 << 2 * width) - 1
+    return colour_bits, (1 << colour_bits) - 1, sum(short << (colour_bits * c) for c in range(_NCOL))
 
 
 def _lead_points(jokers: int, v: int) -> int:
@@ -114,9 +120,11 @@ class _Search:
         for c in range(_NCOL):
             self.available[c][_END] = 0
         self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(_END + 2)] for c in range(_NCOL)]
-        # a run in progress holds a tile or a joker at the number reached: a count fits its byte
+        # a run in progress holds a tile or a joker at the number reached (or a block): a byte
+        # per count holds every tile supply's, more bits a bigger multiset's (``arrange``)
         most = max(max(a) for a in self.available) + max(map(max, self.block_starts)) + problem.jokers
-        assert most < 256, "more runs of a colour at once than a _State counts"
+        self.count_bits = max(_COUNT_BITS, most.bit_length())
+        self.colour_bits, self.colour_mask, self.short_runs = _layout(self.count_bits)
         # tiles of the number that colours c.. may still send to its groups
         self.group_supply = [
             [sum(self.available[k][v] for k in range(c, _NCOL)) for c in range(_NCOL + 1)] for v in range(_END + 1)
@@ -193,8 +201,8 @@ class _Search:
         stop = first or self.goal
         cap = self.extra_cap
         if c < _GROUP_STAGE:
-            shift = _COLOUR_BITS * c
-            runs = state >> shift & _COLOUR_MASK
+            shift = self.colour_bits * c
+            runs = state >> shift & self.colour_mask
             others = state ^ runs << shift
             sent = sum(groups)
             most = max(groups) if groups else 0  # each tile of one colour needs a group of its own
@@ -259,7 +267,7 @@ class _Search:
 
     def _terminal(self, state: _State, jokers: int, extra: int) -> int:
         """After 13: no short run may be left open; the joker and meld demands must be met."""
-        if state & _SHORT_RUNS:
+        if state & self.short_runs:
             return _FAIL
         p = self.p
         if p.feasibility_only:
@@ -295,12 +303,14 @@ class _Search:
         if cached is None:
             p = self.p
             starting = self.block_starts[c]
+            width = self.count_bits
+            count = (1 << width) - 1
             cached = _colour_moves(
                 v,
-                runs & 0xFF,
-                runs >> 8 & 0xFF,
-                runs >> 16 & 0xFF,
-                runs >> 24,
+                runs & count,
+                runs >> width & count,
+                runs >> 2 * width & count,
+                runs >> 3 * width,
                 jokers,
                 tier,
                 p.required[c][v],
@@ -315,6 +325,7 @@ class _Search:
                 p.value_weight,
                 p.joker_weight,
                 unscored,
+                width,
             )
             self.colour_cache[key] = cached
         return cached
@@ -363,6 +374,7 @@ def _colour_moves(
     vw: int,
     jw: int,
     unscored: int,
+    width: int = _COUNT_BITS,
 ) -> tuple[_Option, ...]:
     """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
     be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
@@ -371,7 +383,8 @@ def _colour_moves(
     could extend runs at v+1 and v+2. ``tier`` keeps only the ways that spend no joker, some,
     or any. Scores weigh a tile ``tw``, a point ``vw`` and a joker's point ``jw``; ``arrange`` counts room for spare
     jokers in ``extra``, ``meld`` counts points. Each way comes once per number of its jokers,
-    up to ``unscored``, that score no points (its lowest: ``_Problem.unscored``).
+    up to ``unscored``, that score no points (its lowest: ``_Problem.unscored``). The new run
+    counts come packed, ``width`` bits each (``_pack``).
 
     Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
     of a tile in any extension. New runs start with a numbered tile, optionally preceded by
@@ -396,7 +409,7 @@ def _colour_moves(
                                     continue  # extending a run that ends here does at least as well
                                 k1 = starts.count(1)
                                 ones = m1 + k1
-                                new = _pack(k0, ones, m2 + e3 + s - k0 - k1, eb + ending)
+                                new = _pack(k0, ones, m2 + e3 + s - k0 - k1, eb + ending, width)
                                 spent = block_jokers + jx + start_jokers
                                 if tier == _SOME_JOKERS and not spent:
                                     continue
