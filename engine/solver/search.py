@@ -120,9 +120,9 @@ class _Search:
         for c in range(_NCOL):
             self.available[c][_END] = 0
         self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(_END + 2)] for c in range(_NCOL)]
-        # a run in progress holds a tile or a joker at the number reached (or a block): a byte
+        # a run in progress holds a tile or a joker at the number reached, or a block: a byte
         # per count holds every tile supply's, more bits a bigger multiset's (``arrange``)
-        most = max(max(a) for a in self.available) + max(map(max, self.block_starts)) + problem.jokers
+        most = max(max(a) for a in self.available) + len(problem.run_blocks) + problem.jokers
         self.count_bits = max(_COUNT_BITS, most.bit_length())
         self.colour_bits, self.colour_mask, self.short_runs = _layout(self.count_bits)
         # tiles of the number that colours c.. may still send to its groups
