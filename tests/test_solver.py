@@ -1062,8 +1062,8 @@ def test_pressman_freed_jokers_beside_the_rest_of_the_move(before: list[str], ra
 @given(st.lists(st.sampled_from([*(f"{c}{n}" for c in "KBOR" for n in range(1, 14)), "J"]), max_size=24))
 def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
     """``melds._sets_from``: every set it lists is valid, made of the tiles given and valued
-    at the numbers its tiles stand for, none twice; every run of three or more of the tiles given (no joker) is listed, and so is
-    every group of three or four colours."""
+    at the numbers its tiles stand for, none twice; every run of three or more of the tiles
+    given (no joker) is listed, and so is every group of three or four colours."""
     from engine.solver.melds import _sets_from
 
     tiles = parse_tiles(" ".join(codes))

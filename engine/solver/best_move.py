@@ -1335,8 +1335,7 @@ def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile,
         for key, _ in keys:
             holding.setdefault(key, []).append((tiles_of_set, keys))
     steps = 0
-    left = dict(Counter(t.key for t in tiles))  # the tiles not laid yet, taken and given back in place
-    left.setdefault(JOKER.key, 0)
+    left = Counter(t.key for t in tiles)  # the tiles not laid yet, taken and given back in place
 
     def lay() -> Iterator[list[tuple[Tile, ...]]]:
         nonlocal steps

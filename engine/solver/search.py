@@ -75,6 +75,12 @@ def _pack(n1: int, n2: int, n3: int, nb: int, width: int = _COUNT_BITS) -> int:
     return n1 | n2 << width | n3 << 2 * width | nb << 3 * width
 
 
+def _unpack(runs: int, width: int = _COUNT_BITS) -> tuple[int, int, int, int]:
+    """One colour's run counts from the bits ``_pack`` made of them."""
+    count = (1 << width) - 1
+    return runs & count, runs >> width & count, runs >> 2 * width & count, runs >> 3 * width
+
+
 def _layout(width: int) -> tuple[int, int, int]:
     """A ``_State`` of ``width`` bits per count: the bits of one colour, their mask, and the
     mask of every colour's counts of runs of one and two tiles."""
@@ -303,14 +309,9 @@ class _Search:
         if cached is None:
             p = self.p
             starting = self.block_starts[c]
-            width = self.count_bits
-            count = (1 << width) - 1
             cached = _colour_moves(
                 v,
-                runs & count,
-                runs >> width & count,
-                runs >> 2 * width & count,
-                runs >> 3 * width,
+                *_unpack(runs, self.count_bits),
                 jokers,
                 tier,
                 p.required[c][v],
@@ -325,7 +326,7 @@ class _Search:
                 p.value_weight,
                 p.joker_weight,
                 unscored,
-                width,
+                self.count_bits,
             )
             self.colour_cache[key] = cached
         return cached
