@@ -57,10 +57,10 @@ programmes of 400-2600 columns): when its optimum is integral it is the programm
 40% of the positions the programme decides), else the branch and bound goes on: it branches
 on the tiles of each type played (a relaxation playing a fraction of a tile), then on the
 continuations' columns, and seeks only moves disturbing no more than the least disturbing
-legal move known (the best move found, then the smaller programme's): 1-104 relaxations per
-programme on the games bench, where HiGHS's own integer solver spent 0.1-4 s on the hardest
-in cut rounds at the root, a lottery of its random seed (bench/README.md, issue 18, session
-11). A first programme over only the sets the relaxation touches, the others proven unchanged
+legal move known (the best move found, then the smaller programme's): 1-33 relaxations per
+programme on the games bench (session 23; 1-104 in session 11), where HiGHS's own integer
+solver spent 0.1-4 s on the hardest in cut rounds at the root, a lottery of its random seed
+(bench/README.md, issue 18, session 11). A first programme over only the sets the relaxation touches, the others proven unchanged
 by reduced costs, was measured slower (bench/README.md, issue 18).
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
