@@ -280,15 +280,15 @@ def branch_and_bound(
     its parent instead, a dive, whatever bound the other open nodes had: 872 relaxations
     against 693 on the games bench's 143 least-change programmes, 15% more time, and 20% more
     on the 162 integer programmes of ``milp.solve_integer`` in both benches; bench/README.md,
-    session 23.) Measured on the least-change programmes of the games bench
-    (116 programmes, 400-2,600 columns, session 11): 1-104 relaxations each (1-33 in session
-    23, 143 programmes), where HiGHS's integer solver
-    spent 3-30 times longer on the hardest ones in cut rounds at its root (bench/README.md,
-    issue 18, session 11); the rows first (rather than the most fractional of rows and columns
-    together), 1,880 relaxations in all on 131 programmes became 1,099, the most 531 (out of
-    time) 125 (session 19). OPTIMAL (or NOT_BETTER) only when every node was solved or pruned;
-    STOPPED when the time ran out, ``max_nodes`` relaxations were solved or a relaxation could
-    not be solved, with the best solution found (or none)."""
+    session 23.) Measured on the least-change programmes of the games bench (116 programmes,
+    400-2,600 columns, session 11): 1-104 relaxations each (1-33 in session 23, 143
+    programmes), where HiGHS's integer solver spent 3-30 times longer on the hardest ones in
+    cut rounds at its root (bench/README.md, issue 18, session 11); the rows first (rather
+    than the most fractional of rows and columns together), 1,880 relaxations in all on 131
+    programmes became 1,099, the most 531 (out of time) 125 (session 19). OPTIMAL (or
+    NOT_BETTER) only when every node was solved or pruned; STOPPED when the time ran out,
+    ``max_nodes`` relaxations were solved or a relaxation could not be solved, with the best
+    solution found (or none)."""
     start = time.perf_counter()
     highs = _highs()
     highs.setOptionValue("presolve", "off")

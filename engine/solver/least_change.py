@@ -60,8 +60,9 @@ continuations' columns, and seeks only moves disturbing no more than the least d
 legal move known (the best move found, then the smaller programme's): 1-33 relaxations per
 programme on the games bench (session 23; 1-104 in session 11), where HiGHS's own integer
 solver spent 0.1-4 s on the hardest in cut rounds at the root, a lottery of its random seed
-(bench/README.md, issue 18, session 11). A first programme over only the sets the relaxation touches, the others proven unchanged
-by reduced costs, was measured slower (bench/README.md, issue 18).
+(bench/README.md, issue 18, session 11). A first programme over only the sets the relaxation
+touches, the others proven unchanged by reduced costs, was measured slower (bench/README.md,
+issue 18).
 
 The move found is laid out (continuations in the place of their before-set, unchanged sets
 as given, free sets last), checked with ``verify_turn`` and scored again; the caller keeps the
