@@ -1063,9 +1063,28 @@ def test_entries_grow_a_matrix_by_rows_and_columns() -> None:
     import numpy as np
     from scipy.sparse import csc_array
 
-    entries = milp._Entries(csc_array(np.array([[1.0, 0.0], [0.0, 2.0]])))
+    entries = milp._Entries(milp._Sparse.of(csc_array(np.array([[1.0, 0.0], [0.0, 2.0]]))))
     entries.add([0, 2], [2, 2], [3.0, -1.0], 1, 1)  # a column (entries in rows 0 and 2) and a row
     entries.add_row(np.array([0, 2]))
     assert (entries.rows, entries.columns) == (4, 3)
     expected = [[1, 0, 3], [0, 2, 0], [0, 0, -1], [1, 0, 1]]
     assert entries.matrix().toarray().tolist() == expected
+
+
+def test_entries_make_the_matrix_scipy_makes() -> None:
+    """``milp._Entries.matrix``: entries out of order, twice at a place, make the arrays
+    scipy's conversion from coordinates makes (sorted by column and row, duplicates summed),
+    as do the columns ``_Sparse.taking`` takes those of scipy's column slicing."""
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    rows, cols, vals = np.array([2, 0, 1, 0, 2, 1]), np.array([1, 1, 0, 2, 1, 2]), np.array([1.0, 2, 3, 4, 5, 6])
+    entries = milp._Entries(milp._Sparse(rows[:3], cols[:3], vals[:3], (3, 3)))
+    entries.add(rows[3:], cols[3:], vals[3:], 0, 0)
+    made, scipy_made = entries.matrix(), csc_array((vals, (rows, cols)), shape=(3, 3))
+    for array in ("indptr", "indices", "data"):
+        assert getattr(made, array).tolist() == getattr(scipy_made, array).tolist()
+    keep = np.array([2, 0])
+    taken = milp._Sparse.of(scipy_made).taking(keep)
+    as_matrix = csc_array((taken.values, (taken.rows, taken.columns)), shape=taken.shape)
+    assert (as_matrix != scipy_made[:, keep]).nnz == 0

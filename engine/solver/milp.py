@@ -122,24 +122,50 @@ def _splits(places: tuple[bool, ...]) -> bool:
     return any(_splits(places[:cut]) and _splits(places[cut:]) for cut in range(3, 6))
 
 
+class _Sparse(NamedTuple):
+    """A sparse matrix as its entries: the row, column and value of each, and its shape."""
+
+    rows: np.ndarray
+    columns: np.ndarray
+    values: np.ndarray
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, matrix: Any) -> _Sparse:
+        """The entries of a scipy sparse matrix (column by column, for a CSC one)."""
+        coo = matrix.tocoo()
+        return cls(coo.row.astype(np.intp), coo.col.astype(np.intp), coo.data.astype(float), coo.shape)
+
+    def taking(self, keep: np.ndarray) -> _Sparse:
+        """The matrix of columns ``keep`` (``matrix[:, keep]``, ``keep`` without repeats)."""
+        place = np.full(self.shape[1], -1)
+        place[keep] = np.arange(len(keep))
+        columns = place[self.columns]
+        taken = columns >= 0
+        return _Sparse(self.rows[taken], columns[taken], self.values[taken], (self.shape[0], len(keep)))
+
+
 class _Model(NamedTuple):
     """The constraint matrix of every candidate set of a model, built once per joker count
     (and pooled or not) and sliced per problem: rows are the 52 tile types, the jokers and,
     when pooled, the room for pooled jokers; the last column of a pooled model is the pooled
-    jokers. ``keys`` holds each candidate's tile rows padded with the row 52 (no limit)."""
+    jokers (per unit: no tile type, one tile, a joker, no points). ``keys``, ``scores``,
+    ``jokers`` and ``joker_copies`` are per column, the other arrays per candidate set.
+    ``keys[m, j]`` is the row of column j's m-th tile, padded with the row 52 (no limit)."""
 
     chosen: tuple[_Candidate, ...]
-    matrix: csc_array
+    matrix: _Sparse
     keys: np.ndarray
-    tiles: np.ndarray  # tiles laid per copy, jokers included
-    points: np.ndarray  # points of the numbered tiles
-    joker_points: np.ndarray  # the most points its jokers stand for
+    # (3, column): tiles laid per copy (jokers included), points of the numbered tiles, the
+    # most points the jokers stand for
+    scores: np.ndarray
     jokers: np.ndarray
+    joker_copies: np.ndarray  # the copies the model's jokers allow (inf: it takes none)
     pooled: bool
     group_number: np.ndarray  # the number of the numbered tiles when they share one (a group may), else 0
     colours: np.ndarray  # (candidate, colour): whether it holds a tile of that colour
     room: np.ndarray  # pooled jokers it can take at its ends
-    joker_numbers: csc_array  # (number - 1, column): its jokers standing for that number
+    joker_numbers: _Sparse  # (number - 1, column): its jokers standing for that number
 
 
 _TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
@@ -149,6 +175,9 @@ def _row(c: int, v: int) -> int:
     return c * _LAST + v - MIN_NUMBER
 
 
+_NUMBERS = np.tile(np.arange(MIN_NUMBER, _LAST + 1), _NCOL)  # the number of each tile type (its row)
+
+
 @functools.lru_cache(maxsize=16)
 def _model(max_jokers: int, pooled: bool) -> _Model:
     chosen = tuple(c for c in _candidates(max_jokers) if c.lean or not pooled)
@@ -156,10 +185,11 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []
-    keys = np.full((n, 5), _TYPES, dtype=np.intp)
+    width = n + 1 if pooled else n  # the columns
+    keys = np.full((5, width), _TYPES, dtype=np.intp)
     for j, candidate in enumerate(chosen):
         for m, (c, v) in enumerate(candidate.keys):
-            keys[j, m] = _row(c, v)
+            keys[m, j] = _row(c, v)
             rows.append(_row(c, v))
             cols.append(j)
             vals.append(1.0)
@@ -175,7 +205,7 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
         rows += [_TYPES, _TYPES + 1]
         cols += [n, n]
         vals += [1.0, 1.0]
-    shape = (_TYPES + (2 if pooled else 1), n + (1 if pooled else 0))
+    shape = (_TYPES + (2 if pooled else 1), width)
     matrix = csc_array((vals, (rows, cols)), shape=shape)
     matrix.sum_duplicates()
     stands: Counter[tuple[int, int]] = Counter()
@@ -186,21 +216,26 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
     joker_numbers = csc_array(
         (list(stands.values()), ([r for r, _ in stands], [j for _, j in stands])), shape=(_LAST, shape[1])
     )
+    columns = [(len(c.keys) + c.jokers, sum(v for _, v in c.keys), c.points, c.jokers) for c in chosen]
+    if pooled:
+        columns.append((1, 0, 0, 1))
+    tiles, points, joker_points, jokers = np.array(columns, dtype=float).T
+    with np.errstate(divide="ignore"):
+        joker_copies = np.where(jokers > 0, max_jokers // np.maximum(jokers, 1), np.inf)
     return _Model(
         chosen,
-        matrix,
+        _Sparse.of(matrix),
         keys,
-        np.array([len(c.keys) + c.jokers for c in chosen], dtype=float),
-        np.array([sum(v for _, v in c.keys) for c in chosen], dtype=float),
-        np.array([c.points for c in chosen], dtype=float),
-        np.array([c.jokers for c in chosen], dtype=float),
+        np.array([tiles, points, joker_points]),
+        jokers,
+        joker_copies,
         pooled,
         np.array([c.keys[0][1] if len({v for _, v in c.keys}) == 1 else 0 for c in chosen], dtype=np.intp),
         np.array([[any(k == c for k, _ in cand.keys) for c in range(_NCOL)] for cand in chosen], dtype=bool).reshape(
             n, _NCOL
         ),
         np.array([c.room for c in chosen], dtype=float),
-        joker_numbers,
+        _Sparse.of(joker_numbers),
     )
 
 
@@ -224,10 +259,28 @@ class _Programme(NamedTuple):
     keep: np.ndarray
     cost: np.ndarray
     upper: np.ndarray
-    matrix: csc_array
+    matrix: _Sparse
     lower_rows: np.ndarray
     upper_rows: np.ndarray
     constant: float
+
+
+def _by_type(counts: list[list[int]]) -> np.ndarray:
+    """``counts[c][v]`` of every tile type, at its row (``_row(c, v)``)."""
+    return np.array([n for row in counts for n in row[MIN_NUMBER : _LAST + 1]], dtype=float)
+
+
+def _rows(problem: _Problem, pooled: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """The bounds of the programme's rows (the tile types, the jokers and, when ``pooled``,
+    the room for pooled jokers) and the constant of its score."""
+    required = _by_type(problem.required)
+    # after the tile types: the jokers' row, then (pooled) the room's, where the pooled
+    # jokers are at most the room the sets leave
+    lower_rows = np.concatenate([required, [problem.jokers_required, -np.inf][: 1 + pooled]])
+    upper_rows = np.concatenate([required + _by_type(problem.optional), [problem.jokers, 0.0][: 1 + pooled]])
+    # (whole numbers: the same in any order of summing)
+    constant = float(required @ (problem.tile_weight + problem.value_weight * _NUMBERS))
+    return lower_rows, upper_rows, constant
 
 
 def _programme(problem: _Problem) -> _Programme | None:
@@ -235,33 +288,15 @@ def _programme(problem: _Problem) -> _Programme | None:
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
     pooled = jw == 0 and problem.jokers > 0
     model = _model(problem.jokers, pooled)
-    required = np.zeros(_TYPES + 1)
-    avail = np.zeros(_TYPES + 1)
-    for c in range(_NCOL):
-        for v in range(MIN_NUMBER, _LAST + 1):
-            required[_row(c, v)] = problem.required[c][v]
-            avail[_row(c, v)] = problem.required[c][v] + problem.optional[c][v]
-    limit = avail.copy()
-    limit[_TYPES] = np.inf  # the padding row of ``keys``: no limit
-    upper = limit[model.keys].min(axis=1)
-    with np.errstate(divide="ignore"):
-        upper = np.minimum(upper, np.where(model.jokers > 0, problem.jokers // np.maximum(model.jokers, 1), np.inf))
-    cost = tw * model.tiles + vw * model.points + jw * model.joker_points
-    lower_rows = np.append(required[:_TYPES], problem.jokers_required)
-    upper_rows = np.append(avail[:_TYPES], problem.jokers)
+    lower_rows, upper_rows, constant = _rows(problem, pooled)
+    limit = np.append(upper_rows[:_TYPES], np.inf)  # (the padding row of ``keys``: no limit)
+    upper = np.minimum(limit[model.keys].min(axis=0), model.joker_copies)
     keep = np.flatnonzero(upper > 0)
-    if pooled:
-        keep = np.append(keep, len(model.chosen))
-        upper = np.append(upper, problem.jokers)
-        cost = np.append(cost, tw)
-        lower_rows = np.append(lower_rows, -np.inf)
-        upper_rows = np.append(upper_rows, 0.0)
-    constant = float(
-        sum(required[_row(c, v)] * (tw + vw * v) for c in range(_NCOL) for v in range(MIN_NUMBER, _LAST + 1))
-    )
     if not len(keep) or (pooled and len(keep) == 1):
         return None
-    return _Programme(model, keep, cost[keep], upper[keep], model.matrix[:, keep], lower_rows, upper_rows, constant)
+    # (whole numbers: the same in any order of summing)
+    cost = np.array([tw, vw, jw], dtype=float) @ model.scores[:, keep]
+    return _Programme(model, keep, cost, upper[keep], model.matrix.taking(keep), lower_rows, upper_rows, constant)
 
 
 class _BlockColumn(NamedTuple):
@@ -273,7 +308,7 @@ class _BlockColumn(NamedTuple):
 
 
 def _block_columns(
-    problem: _Problem, avail: np.ndarray, base_rows: int, owners: list[int] | None = None
+    problem: _Problem, avail: Sequence[float], base_rows: int, owners: list[int] | None = None
 ) -> tuple[
     tuple[list[int], list[int], list[float]], np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]
 ]:
@@ -295,11 +330,12 @@ def _block_columns(
     laid: list[_BlockColumn] = []
     jokers = problem.jokers > 0
 
-    def column(entries: list[tuple[int, float]], price: float, most: float, what: _BlockColumn) -> None:
-        for r, x in entries:
-            rows.append(r)
-            cols.append(len(cost))
-            vals.append(x)
+    def column(row: int, own: int, price: float, most: float, what: _BlockColumn) -> None:
+        """A column laying a tile counted in ``row`` (its type's, or the jokers'), in its block's
+        row ``own``."""
+        rows.extend((row, own))
+        cols.extend((len(cost), len(cost)))
+        vals.extend((1.0, 1.0))
         cost.append(price)
         upper.append(most)
         laid.append(what)
@@ -323,10 +359,10 @@ def _block_columns(
                 nearer = []
                 if tile:
                     nearer.append(len(cost))
-                    column([(_row(b.colour, n), 1.0), (chain, 1.0)], tw + vw * n, 1.0, _BlockColumn(b, n, b.colour))
+                    column(_row(b.colour, n), chain, tw + vw * n, 1.0, _BlockColumn(b, n, b.colour))
                 if jokers:
                     nearer.append(len(cost))
-                    column([(_TYPES, 1.0), (chain, 1.0)], tw + jw * n, 1.0, _BlockColumn(b, n, None))
+                    column(_TYPES, chain, tw + jw * n, 1.0, _BlockColumn(b, n, None))
     for position, g in enumerate(problem.group_blocks, len(problem.run_blocks)):
         room = float(_MAX_GROUP - g.size)
         if room <= 0:
@@ -337,11 +373,9 @@ def _block_columns(
             owners.append(position)
         for c in sorted(g.allowed):
             if avail[_row(c, g.number)] > 0:
-                column(
-                    [(_row(c, g.number), 1.0), (size_row, 1.0)], tw + vw * g.number, 1.0, _BlockColumn(g, g.number, c)
-                )
+                column(_row(c, g.number), size_row, tw + vw * g.number, 1.0, _BlockColumn(g, g.number, c))
         if jokers:
-            column([(_TYPES, 1.0), (size_row, 1.0)], tw + jw * g.number, room, _BlockColumn(g, g.number, None))
+            column(_TYPES, size_row, tw + jw * g.number, room, _BlockColumn(g, g.number, None))
     return (
         (rows, cols, vals),
         np.array(cost),
@@ -405,67 +439,77 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         return None
     if programme is None:  # no candidate set, only the blocks: an empty programme to extend
         programme = _empty_programme(problem)
+    model = programme.model
     entries = _Entries(programme.matrix)
-    lower_rows, upper_rows = programme.lower_rows, programme.upper_rows
-    cost, upper = programme.cost, programme.upper
-    tiles = programme.model.tiles
-    counts = np.append(tiles, 1.0)[programme.keep] if programme.model.pooled else tiles[programme.keep]
+    # the columns' costs, bounds and tiles laid per unit, and the rows' bounds: their parts, in order
+    cost, upper = [programme.cost], [programme.upper]
+    counts = [model.scores[0, programme.keep]]
+    lower_rows, upper_rows = [programme.lower_rows], [programme.upper_rows]
     laid: list[_BlockColumn] = []
     if has_blocks:
-        avail = np.append(upper_rows[:_TYPES], 0.0)
         (rows, cols, vals), extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
-            problem, avail, entries.rows, owners
+            problem, programme.upper_rows[:_TYPES].tolist(), entries.rows, owners
         )
         entries.add(
             rows, np.asarray(cols, dtype=np.intp) + entries.columns, vals, len(extra_lower_rows), len(extra_cost)
         )
-        cost = np.append(cost, extra_cost)
-        upper = np.append(upper, extra_upper)
-        lower_rows = np.append(lower_rows, extra_lower_rows)
-        upper_rows = np.append(upper_rows, extra_upper_rows)
-        counts = np.append(counts, np.ones(len(extra_cost)))
-    if not len(cost):
+        cost.append(extra_cost)
+        upper.append(extra_upper)
+        counts.append(np.ones(len(extra_cost)))
+        lower_rows.append(extra_lower_rows)
+        upper_rows.append(extra_upper_rows)
+    if not entries.columns:
         return None
-    model = programme.model
     kept = programme.keep[programme.keep < len(model.chosen)]
     needed = problem.groups_needed
     if needed:  # a row per group needed: the candidate sets that may be such a group
         # a joker of its own, or (pooled) room for one at its end
         joker = (model.jokers[kept] > 0) | (model.room[kept] > 0 if model.pooled else False)
+        number_of, colours_of = model.group_number[kept], model.colours[kept]
         for number, colours in needed:
-            holds = joker | model.colours[kept][:, list(colours)].any(axis=1)
-            entries.add_row(np.flatnonzero((model.group_number[kept] == number) & holds))
-        lower_rows = np.append(lower_rows, np.ones(len(needed)))
-        upper_rows = np.append(upper_rows, np.full(len(needed), np.inf))
+            holds = joker | colours_of[:, list(colours)].any(axis=1)
+            entries.add_row(np.flatnonzero((number_of == number) & holds))
+        lower_rows.append(np.ones(len(needed)))
+        upper_rows.append(np.full(len(needed), np.inf))
     if problem.runs_needed:  # a row per tile needed in runs: the runs laying it, and run blocks
+        keys, run = model.keys[:, kept], model.group_number[kept] == 0
+        first_block = entries.columns - len(laid)
         for c, v, _ in problem.runs_needed:
             # a candidate set holds a tile type at most once: its entry in the type's row is 1
-            lays = (model.keys[kept] == _row(c, v)).any(axis=1) & (model.group_number[kept] == 0)
+            lays = (keys == _row(c, v)).any(axis=0) & run
             blocks = [
-                len(cost) - len(laid) + k
+                first_block + k
                 for k, column in enumerate(laid)
                 if isinstance(column.block, _RunBlock) and (column.number, column.colour) == (v, c)
             ]
             entries.add_row(np.append(np.flatnonzero(lays), np.array(blocks, dtype=np.intp)))
-        lower_rows = np.append(lower_rows, [float(copies) for _, _, copies in problem.runs_needed])
-        upper_rows = np.append(upper_rows, np.full(len(problem.runs_needed), np.inf))
+        lower_rows.append(np.array([float(copies) for _, _, copies in problem.runs_needed]))
+        upper_rows.append(np.full(len(problem.runs_needed), np.inf))
     if problem.unscored:
-        cost, upper, lower_rows, upper_rows = _unscored(
-            problem, programme, laid, entries, cost, upper, lower_rows, upper_rows
-        )
-        counts = np.append(counts, np.zeros(_LAST))
-    return _Full(programme, entries.matrix(), cost, upper, lower_rows, upper_rows, counts, laid)
+        parts = _unscored(problem, programme, laid, entries)
+        for whole, part in zip((cost, upper, lower_rows, upper_rows), parts, strict=True):
+            whole.append(part)
+        counts.append(np.zeros(_LAST))
+    return _Full(
+        programme,
+        entries.matrix(),
+        np.concatenate(cost),
+        np.concatenate(upper),
+        np.concatenate(lower_rows),
+        np.concatenate(upper_rows),
+        np.concatenate(counts),
+        laid,
+    )
 
 
 class _Entries:
     """A sparse matrix being extended by rows and columns: its entries, made into a matrix
     once (``matrix``)."""
 
-    def __init__(self, first: csc_array) -> None:
-        coo = first.tocoo()
-        self._rows: list[np.ndarray] = [coo.row.astype(np.intp)]
-        self._cols: list[np.ndarray] = [coo.col.astype(np.intp)]
-        self._vals: list[np.ndarray] = [coo.data.astype(float)]
+    def __init__(self, first: _Sparse) -> None:
+        self._rows: list[np.ndarray] = [first.rows]
+        self._cols: list[np.ndarray] = [first.columns]
+        self._vals: list[np.ndarray] = [first.values]
         self.rows, self.columns = first.shape
 
     def add(self, rows: Any, cols: Any, vals: Any, new_rows: int, new_columns: int) -> None:
@@ -482,8 +526,16 @@ class _Entries:
         self.add(np.full(len(columns), self.rows), columns, np.ones(len(columns)), 1, 0)
 
     def matrix(self) -> csc_array:
-        rows, cols = np.concatenate(self._rows), np.concatenate(self._cols)
-        return csc_array((np.concatenate(self._vals), (rows, cols)), shape=(self.rows, self.columns))
+        """The matrix, made as scipy makes one from its entries' coordinates (a stable sort by
+        column, then each column's rows sorted and duplicates summed) without the checks that
+        cost more than that here."""
+        rows, cols, vals = np.concatenate(self._rows), np.concatenate(self._cols), np.concatenate(self._vals)
+        order = np.argsort(cols, kind="stable")  # (quick: they are mostly in order)
+        starts = np.zeros(self.columns + 1, dtype=np.intp)
+        np.cumsum(np.bincount(cols, minlength=self.columns), out=starts[1:])
+        matrix = csc_array((vals[order], rows[order], starts), shape=(self.rows, self.columns))
+        matrix.sum_duplicates()
+        return matrix
 
 
 def _unscored(
@@ -491,34 +543,30 @@ def _unscored(
     programme: _Programme,
     laid: list[_BlockColumn],
     entries: _Entries,
-    cost: np.ndarray,
-    upper: np.ndarray,
-    lower_rows: np.ndarray,
-    upper_rows: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The jokers laid that score no points (``_Problem.unscored``, the table's): a column
     per number, the jokers standing for it taken out of the score, each at most the jokers of
     the columns laying one there (a row per number), together exactly ``unscored`` (a row).
     Maximising, the programme takes the lowest: the others are the played jokers at their
-    best points. The columns come last (``laid_from`` ignores them): added to ``entries``,
-    with the costs and bounds returned."""
+    best points. The columns come last (``laid_from`` ignores them): added to ``entries``;
+    returns their costs and bounds and the new rows' bounds."""
     columns, first_row = entries.columns, entries.rows
     kept = programme.keep[programme.keep < len(programme.model.chosen)]
-    stands = programme.model.joker_numbers[:, kept].tocoo()  # (number - 1, column): jokers standing there
+    stands = programme.model.joker_numbers.taking(kept)  # (number - 1, column): jokers standing there
     block_jokers = [(what.number - 1, columns - len(laid) + k) for k, what in enumerate(laid) if what.colour is None]
     numbers = np.arange(_LAST)
     block_rows = np.array([r for r, _ in block_jokers], dtype=np.intp)
     block_cols = np.array([c for _, c in block_jokers], dtype=np.intp)
-    rows = np.concatenate([stands.row, block_rows, numbers, np.full(_LAST, _LAST)])
-    cols = np.concatenate([stands.col, block_cols, columns + numbers, columns + numbers])
-    vals = np.concatenate([-stands.data, -np.ones(len(block_jokers)), np.ones(2 * _LAST)])
+    rows = np.concatenate([stands.rows, block_rows, numbers, np.full(_LAST, _LAST)])
+    cols = np.concatenate([stands.columns, block_cols, columns + numbers, columns + numbers])
+    vals = np.concatenate([-stands.values, -np.ones(len(block_jokers)), np.ones(2 * _LAST)])
     entries.add(first_row + rows, cols, vals, _LAST + 1, _LAST)
-    jw = problem.joker_weight
+    unscored = float(problem.unscored)
     return (
-        np.append(cost, [-jw * v for v in range(MIN_NUMBER, _LAST + 1)]),
-        np.append(upper, np.full(_LAST, float(problem.unscored))),
-        np.concatenate([lower_rows, np.full(_LAST, -np.inf), [float(problem.unscored)]]),
-        np.concatenate([upper_rows, np.zeros(_LAST), [float(problem.unscored)]]),
+        -problem.joker_weight * np.arange(MIN_NUMBER, _LAST + 1, dtype=float),
+        np.full(_LAST, unscored),
+        np.append(np.full(_LAST, -np.inf), unscored),
+        np.append(np.zeros(_LAST), unscored),
     )
 
 
@@ -585,32 +633,13 @@ def _score(full: _Full, copies: list[int]) -> int:
 
 def _empty_programme(problem: _Problem) -> _Programme:
     """The programme without candidate sets (its rows only), for blocks to extend."""
-    tw, vw = problem.tile_weight, problem.value_weight
     pooled = problem.joker_weight == 0 and problem.jokers > 0
     model = _model(problem.jokers, pooled)
-    required = np.zeros(_TYPES)
-    avail = np.zeros(_TYPES)
-    constant = 0.0
-    for c in range(_NCOL):
-        for v in range(MIN_NUMBER, _LAST + 1):
-            required[_row(c, v)] = problem.required[c][v]
-            avail[_row(c, v)] = problem.required[c][v] + problem.optional[c][v]
-            constant += problem.required[c][v] * (tw + vw * v)
-    keep = np.zeros(0, dtype=np.intp)
-    lower_rows = np.append(required, problem.jokers_required)
-    upper_rows = np.append(avail, problem.jokers)
-    if pooled:
-        lower_rows = np.append(lower_rows, -np.inf)
-        upper_rows = np.append(upper_rows, 0.0)
+    lower_rows, upper_rows, constant = _rows(problem, pooled)
+    none = np.zeros(0, dtype=np.intp)
+    matrix = _Sparse(none, none, np.zeros(0), (len(lower_rows), 0))
     return _Programme(
-        model._replace(pooled=False),
-        keep,
-        np.zeros(0),
-        np.zeros(0),
-        csc_array((len(lower_rows), 0)),
-        lower_rows,
-        upper_rows,
-        constant,
+        model._replace(pooled=False), none, np.zeros(0), np.zeros(0), matrix, lower_rows, upper_rows, constant
     )
 
 
