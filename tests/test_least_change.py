@@ -942,12 +942,16 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
 
 
 def _rows_of(m: Any, first: int = 0) -> list[tuple[dict[int, float], float, float]]:
-    """A ``least_change._Model``'s rows read back: (column - ``first`` -> coefficient, lower
-    bound, upper bound), in order."""
-    starts = list(itertools.accumulate(m.row_size, initial=0))
+    """A ``least_change._Model``'s rows read back from its matrix: (column - ``first`` ->
+    coefficient, lower bound, upper bound), in order."""
+    by_rows = m.matrix().tocsr()
     return [
-        ({c - first: v for c, v in zip(m.col_of[a:b], m.data[a:b], strict=True)}, m.row_lower[i], m.row_upper[i])
-        for i, (a, b) in enumerate(itertools.pairwise(starts))
+        (
+            {int(c) - first: float(v) for c, v in zip(by_rows.indices[a:b], by_rows.data[a:b], strict=True)},
+            m.row_lower[i],
+            m.row_upper[i],
+        )
+        for i, (a, b) in enumerate(itertools.pairwise(by_rows.indptr))
     ]
 
 
@@ -973,6 +977,7 @@ def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
         ({5: 1, 8: -1}, 0, 0),
     ]
     m = _Model()
+    m.vars([1] * 115)  # the lane's 15 columns from 100
     m.rows(100, _lane_rows(3))
     assert _rows_of(m, 100) == expected
 
@@ -987,7 +992,7 @@ def test_a_continuation_run_is_one_stretch_of_three_numbers_or_more() -> None:
     m.var(1)  # the run's variables start after another one
     red = COLORS.index("R")
     run = _Run(m, red, Counter({(red, 1): 1, (red, 2): 1, (red, 4): 2}), 1, range(1, 5))
-    assert run.stretch == {(1, 3): 9, (1, 4): 10, (2, 4): 11}
+    assert (list(run.spans), run.stretches, run.sizes) == ([(1, 3), (1, 4), (2, 4)], range(9, 12), (3, 4, 3))
     assert (run.tile, run.joker) == ({1: 1, 2: 2, 3: 3, 4: 4}, {1: 5, 2: 6, 3: 7, 4: 8})
     assert m.upper[1:] == [1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1]  # no red 3 to lay, one joker
     assert _rows_of(m) == [
@@ -1008,12 +1013,12 @@ def test_hall_rows_name_only_requested_colours() -> None:
     requested only: a subset adding a colour nobody asks for is a weaker row (as many
     requests, more groups), so two requested colours at a number make three rows, not the
     fifteen non-empty subsets of the four colours (rows that cost the relaxation time)."""
-    from engine.solver.least_change import _NUMBERS, _cross_kind, _Group, _group_shapes, _Model
+    from engine.solver.least_change import _cross_kind, _free_shapes, _Groups, _Model
 
     red, blue = COLORS.index("R"), COLORS.index("B")
-    supply = Counter({(c, 7): 1 for c in range(len(COLORS))})
+    shapes, most = _free_shapes((1, 1, 1, 1), 0)  # one copy of each colour of 7, no joker
     m = _Model()
-    groups = [_Group(v, colours, j, m.var(1)) for v in _NUMBERS for colours, j in _group_shapes(v, supply, 0)]
+    groups = [_Groups(7, shapes, m.vars(most, 1))]
     asked = [("group", 7, red, m.var(1)), ("group", 7, blue, m.var(1)), ("group", 7, red, m.var(1))]
     _cross_kind(m, asked, [], groups)
     assert len(m.row_size) == 3
@@ -1027,7 +1032,7 @@ def test_hall_rows_name_only_requested_colours() -> None:
         """A Hall row over ``colours``: its requests against the groups holding one of them."""
         return (
             frozenset(var for _, _, c, var in asked if c in colours),
-            frozenset(g.var for g in groups if g.number == 7 and set(g.colours) & colours),
+            frozenset(var for var, shape in zip(groups[0].cols, shapes.colours, strict=True) if set(shape) & colours),
         )
 
     assert set(per_row) == {wanted({red}), wanted({blue}), wanted({red, blue})}

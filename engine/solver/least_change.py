@@ -99,6 +99,9 @@ if TYPE_CHECKING:
     from engine.solver.best_move import _Suggester
 
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
+_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
+_KEYS = tuple((c, v) for c in range(len(COLORS)) for v in _NUMBERS)
+"""The tile types (colour index, number), colour by colour."""
 FEW_MOVED = 2
 """The most table tiles moved that the explicit second step (``engine.solver.few_moved``)
 looks at; beyond, the integer programmes below decide."""
@@ -159,21 +162,30 @@ class LeastChange:
 
 class _Model:
     """A mixed-integer programme being built: variables with bounds and costs, sparse rows
-    (kept as their columns and coefficients in order, the matrix made once at the end)."""
+    (kept as their columns and coefficients in order, the matrix made once at the end; a
+    block of rows laid out once, ``_Rows``, kept as where its copies start)."""
 
     def __init__(self) -> None:
         self.upper: list[float] = []
         self.cost: list[float] = []
         self.data: list[float] = []
         self.col_of: list[int] = []
-        self.row_size: list[int] = []
+        self.row_size: list[int] = []  # the coefficients in ``data`` per row (none for a block's)
         self.row_lower: list[float] = []
         self.row_upper: list[float] = []
+        self.blocks: dict[_Rows, list[tuple[int, int]]] = {}  # each copy's first row and column
 
     def var(self, upper: float, cost: float = 0.0) -> int:
         self.upper.append(upper)
         self.cost.append(cost)
         return len(self.cost) - 1
+
+    def vars(self, upper: Sequence[float], cost: float = 0.0) -> range:
+        """Variables of these upper bounds, all of one cost."""
+        first = len(self.cost)
+        self.upper += upper
+        self.cost += [cost] * len(upper)
+        return range(first, len(self.cost))
 
     def row(self, terms: dict[int, float], lower: float, upper: float) -> None:
         self.col_of.extend(terms)
@@ -182,43 +194,82 @@ class _Model:
         self.row_lower.append(lower)
         self.row_upper.append(upper)
 
+    def row_of(self, cols: list[int], coefs: list[float], lower: float, upper: float) -> None:
+        """The row of ``cols`` (each once) with ``coefs``."""
+        self.col_of += cols
+        self.data += coefs
+        self.row_size.append(len(cols))
+        self.row_lower.append(lower)
+        self.row_upper.append(upper)
+
+    def difference(self, plus: Sequence[int], minus: Sequence[int], lower: float, upper: float) -> None:
+        """The row ``x[plus] - x[minus]`` summed (each column once) between ``lower`` and ``upper``."""
+        self.col_of += plus
+        self.col_of += minus
+        self.data += [1.0] * len(plus)
+        self.data += [-1.0] * len(minus)
+        self.row_size.append(len(plus) + len(minus))
+        self.row_lower.append(lower)
+        self.row_upper.append(upper)
+
+    def pairs(
+        self, left: Sequence[int], right: Sequence[int], coef: Sequence[float], lower: float, upper: float
+    ) -> None:
+        """A row ``x[l] + c * x[r]`` between ``lower`` and ``upper`` per ``l``, ``r`` and ``c`` of
+        ``left``, ``right`` and ``coef``."""
+        self.col_of += itertools.chain.from_iterable(zip(left, right, strict=True))
+        self.data += itertools.chain.from_iterable(zip(itertools.repeat(1.0), coef))
+        self.row_size += [2] * len(left)
+        self.row_lower += [lower] * len(left)
+        self.row_upper += [upper] * len(left)
+
     def rows(self, first: int, block: _Rows) -> None:
         """The rows of ``block``, its columns counted from variable ``first``."""
-        self.col_of.extend([first + offset for offset in block.offsets])
-        self.data.extend(block.data)
-        self.row_size.extend(block.sizes)
-        self.row_lower.extend(block.lower)
-        self.row_upper.extend(block.upper)
+        self.blocks.setdefault(block, []).append((len(self.row_lower), first))
+        self.row_size += block.empty
+        self.row_lower += block.lower
+        self.row_upper += block.upper
 
     def matrix(self) -> Any:
         """The rows as a sparse matrix by columns (zero coefficients left out)."""
-        data = np.array(self.data, dtype=float)
-        rows = np.repeat(np.arange(len(self.row_size)), self.row_size)
-        cols = np.array(self.col_of, dtype=np.int64)
-        kept = data != 0
+        rows = [np.repeat(np.arange(len(self.row_size)), self.row_size)]
+        cols = [np.array(self.col_of, dtype=np.int64)]
+        data = [np.array(self.data, dtype=float)]
+        for block, copies in self.blocks.items():
+            firsts = np.array(copies, dtype=np.int64)
+            rows.append((firsts[:, :1] + block.row).ravel())
+            cols.append((firsts[:, 1:] + block.column).ravel())
+            data.append(np.tile(block.data, len(copies)))
+        values = np.concatenate(data)
+        kept = values != 0
         shape = (len(self.row_lower), len(self.cost))
-        return coo_array((data[kept], (rows[kept], cols[kept])), shape=shape).tocsc()
+        # (by columns, each column's rows in order: the blocks' coefficients come last)
+        return coo_array((values[kept], (np.concatenate(rows)[kept], np.concatenate(cols)[kept])), shape=shape).tocsc()
 
 
-class _Rows(NamedTuple):
-    """Rows laid out once, to be added to models many times: their columns as offsets from
-    a first variable, coefficients, sizes and bounds."""
+@dataclass(frozen=True, slots=True, eq=False)
+class _Rows:
+    """Rows laid out once, to be added to models many times (told apart by identity): per
+    coefficient its row and column, counted from the block's first row and first variable;
+    the rows' bounds."""
 
-    offsets: tuple[int, ...]
-    data: tuple[float, ...]
-    sizes: tuple[int, ...]
+    row: np.ndarray[Any, np.dtype[np.int64]]
+    column: np.ndarray[Any, np.dtype[np.int64]]
+    data: np.ndarray[Any, np.dtype[np.float64]]
     lower: tuple[float, ...]
     upper: tuple[float, ...]
+    empty: tuple[int, ...]  # a zero per row: no coefficient in the model's own lists
 
     @staticmethod
     def of(rows: list[tuple[list[tuple[int, float]], float, float]]) -> _Rows:
         """Rows given as (terms (column offset, coefficient), lower bound, upper bound)."""
         return _Rows(
-            tuple(column for terms, _, _ in rows for column, _ in terms),
-            tuple(value for terms, _, _ in rows for _, value in terms),
-            tuple(len(terms) for terms, _, _ in rows),
+            np.repeat(np.arange(len(rows), dtype=np.int64), [len(terms) for terms, _, _ in rows]),
+            np.array([column for terms, _, _ in rows for column, _ in terms], dtype=np.int64),
+            np.array([value for terms, _, _ in rows for _, value in terms], dtype=float),
             tuple(lower for _, lower, _ in rows),
             tuple(upper for _, _, upper in rows),
+            (0,) * len(rows),
         )
 
 
@@ -309,10 +360,20 @@ def _stretch_rows(n: int) -> tuple[tuple[tuple[int, int], ...], _Rows]:
     return stretches, _Rows.of(rows)
 
 
+@functools.cache
+def _stretches(numbers: range) -> tuple[dict[tuple[int, int], int], tuple[int, ...], _Rows]:
+    """A continuation run over ``numbers``: its stretches (first and last number -> index),
+    their sizes and its rows (``_stretch_rows``)."""
+    index, rows = _stretch_rows(len(numbers))
+    spans = {(numbers[a], numbers[b]): k for k, (a, b) in enumerate(index)}
+    return spans, tuple(b - a + 1 for a, b in index), rows
+
+
 class _Run:
     """At most one run of one colour over ``numbers`` (a continuation's), as a choice among
-    its stretches of three numbers or more (``stretch[(first, last)]``), with ``tile[v]`` and
-    ``joker[v]`` as in ``_Lane``."""
+    its stretches of three numbers or more: a column each (``stretches``), their first and last
+    numbers (``spans``, to their index) and sizes (``sizes``) in the same order; ``tile[v]``
+    and ``joker[v]`` as in ``_Lane``."""
 
     def __init__(
         self, model: _Model, colour: int, supply: Counter[tuple[int, int]], jokers: int, numbers: range
@@ -321,26 +382,26 @@ class _Run:
         self.numbers = numbers
         m = model
         first, n = len(m.cost), len(numbers)
-        stretches, rows = _stretch_rows(n)
-        m.upper += [min(1, supply[(colour, v)]) for v in numbers]
+        self.spans, self.sizes, rows = _stretches(numbers)
+        m.upper += [1 if supply.get((colour, v)) else 0 for v in numbers]
         m.upper += [min(1, jokers)] * n
-        m.upper += [1] * len(stretches)
-        m.cost += [0.0] * (2 * n + len(stretches))
+        m.upper += [1] * len(self.spans)
+        m.cost += [0.0] * (2 * n + len(self.spans))
         self.tile = dict(zip(numbers, range(first, first + n), strict=True))
         self.joker = dict(zip(numbers, range(first + n, first + 2 * n), strict=True))
-        self.stretch = {(numbers[a], numbers[b]): first + 2 * n + k for k, (a, b) in enumerate(stretches)}
+        self.stretches = range(first + 2 * n, len(m.cost))
         m.rows(first, rows)
 
     def covering(self, v: int) -> dict[int, float]:
         """The stretches holding number ``v``."""
-        return {z: 1.0 for (a, b), z in self.stretch.items() if a <= v <= b}
+        return {z: 1.0 for (a, b), z in zip(self.spans, self.stretches, strict=True) if a <= v <= b}
 
     def runs(self, x: list[int]) -> list[tuple[Tile, ...]]:
         """The run of a solution (none or one); jokers declared."""
         colour = COLORS[self.colour]
         return [
             tuple(numbered(colour, v) if x[self.tile[v]] else joker_as(numbered(colour, v)) for v in range(a, b + 1))
-            for (a, b), z in self.stretch.items()
+            for (a, b), z in zip(self.spans, self.stretches, strict=True)
             if x[z]
         ]
 
@@ -352,7 +413,7 @@ def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jo
     def last(step: int) -> int:
         v, left = anchors[0] if step < 0 else anchors[-1], jokers
         while MIN_NUMBER <= v + step <= MAX_NUMBER:
-            if not supply[(colour, v + step)]:
+            if not supply.get((colour, v + step)):
                 if not left:
                     break
                 left -= 1
@@ -362,35 +423,66 @@ def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jo
     return range(last(-1), last(1) + 1)
 
 
-class _Group(NamedTuple):
-    """A group candidate: its number, colours and jokers, and its variable (a named tuple:
-    programmes make hundreds, a frozen dataclass costs about twice as much to make)."""
+class _Shapes:
+    """Group candidates of one number, in order: their colours and jokers, and what the rows
+    read of them (made once per supply pattern: cached by their makers)."""
+
+    def __init__(self, shapes: Sequence[tuple[tuple[int, ...], int]]) -> None:
+        self.colours = tuple(colours for colours, _ in shapes)
+        self.jokers = tuple(j for _, j in shapes)
+        self.sizes = tuple(len(colours) + j for colours, j in shapes)
+        self.bits = tuple(map(_bits, self.colours))
+
+    def __len__(self) -> int:
+        return len(self.colours)
+
+
+class _Groups(NamedTuple):
+    """The group candidates of one number, a column each (``cols``, in the order of
+    ``shapes``): a block per number, programmes have hundreds of candidates."""
 
     number: int
-    colours: tuple[int, ...]
-    jokers: int
-    var: int
+    shapes: _Shapes
+    cols: range
 
-    def tiles(self) -> tuple[Tile, ...]:
-        return tuple(numbered(COLORS[c], self.number) for c in self.colours) + (JOKER,) * self.jokers
+    def tiles(self, i: int) -> tuple[Tile, ...]:
+        """The tiles of candidate ``i``."""
+        colours, jokers = self.shapes.colours[i], self.shapes.jokers[i]
+        return tuple(numbered(COLORS[c], self.number) for c in colours) + (JOKER,) * jokers
 
 
-def _group_shapes(
-    number: int, supply: Counter[tuple[int, int]], jokers: int
-) -> tuple[tuple[tuple[int, ...], int], ...]:
-    """The groups of ``number`` that ``supply`` and ``jokers`` jokers can lay: (colours, jokers)."""
-    present = tuple(c for c in range(len(COLORS)) if supply[(c, number)])
-    return _shapes_of(present, min(jokers, len(COLORS)))
+def _present(number: int, supply: Counter[tuple[int, int]]) -> tuple[int, ...]:
+    """The colours of ``number`` in ``supply``."""
+    return tuple(c for c in range(len(COLORS)) if supply.get((c, number)))
 
 
 @functools.cache
 def _shapes_of(present: tuple[int, ...], jokers: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """The groups of a number that the colours ``present`` and ``jokers`` jokers can lay:
+    (colours, jokers)."""
     out = []
     for k in range(1, len(present) + 1):
         for colours in itertools.combinations(present, k):
             for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
                 out.append((colours, j))
     return tuple(out)
+
+
+@functools.cache
+def _free_shapes(counts: tuple[int, ...], jokers: int) -> tuple[_Shapes, tuple[int, ...]]:
+    """The groups of a number that ``counts`` copies of each colour and ``jokers`` jokers can
+    lay, and how many of each at most."""
+    shapes = _shapes_of(tuple(c for c, k in enumerate(counts) if k), min(jokers, len(COLORS)))
+    most = tuple(min([counts[c] for c in colours] + ([jokers // j] if j else [])) for colours, j in shapes)
+    return _Shapes(shapes), most
+
+
+@functools.cache
+def _shapes_sharing(present: tuple[int, ...], jokers: int, mine: int) -> tuple[_Shapes, tuple[int, ...]]:
+    """Of ``_shapes_of(present, jokers)`` the groups holding a colour of the bit set ``mine``,
+    and how many of those colours each holds."""
+    shapes = [(colours, j) for colours, j in _shapes_of(present, jokers) if _bits(colours) & mine]
+    return _Shapes(shapes), tuple((_bits(colours) & mine).bit_count() for colours, _ in shapes)
 
 
 @functools.cache
@@ -421,7 +513,6 @@ def least_change(
     ``floor``, when one is known; KNOWN_LEAST when that move is proven the least change."""
     if not opened and rules.manipulate_on_opening_turn:
         return None
-    colour_index = {c: i for i, c in enumerate(COLORS)}
     table_counts: Counter[tuple[int, int]] = Counter()
     rack_counts: Counter[tuple[int, int]] = Counter()
     table_jokers = rack_jokers = 0
@@ -430,12 +521,12 @@ def least_change(
             if t.color is None:
                 table_jokers += 1
             else:
-                table_counts[(colour_index[t.color], t.number)] += 1
+                table_counts[(_COLOUR_INDEX[t.color], t.number)] += 1
     for t in rack:
         if t.color is None:
             rack_jokers += 1
         else:
-            rack_counts[(colour_index[t.color], t.number)] += 1
+            rack_counts[(_COLOUR_INDEX[t.color], t.number)] += 1
     opening = not opened
     supply = rack_counts if opening else table_counts + rack_counts
     base = Counter[tuple[int, int]]() if opening else table_counts
@@ -606,17 +697,15 @@ def _attempt(
     tw, vw = weights
     m = _Model()
 
-    counted: list[tuple[int, int]] = []  # (variable, points) of jokers that may count as played
     # free sets: every run started and every group laid is a new set
     free_lanes = [_Lane(m, c, 3 + jokers, supply, jokers) for c in range(len(COLORS))]
     for lane in free_lanes:
         for v in _NUMBERS:
             m.cost[lane.start[v]] += 1
-    free_groups = []
+    free_groups: list[_Groups] = []
     for v in _NUMBERS:
-        for colours, j in _group_shapes(v, supply, jokers):
-            most = min([supply[(c, v)] for c in colours] + ([jokers // j] if j else []))
-            free_groups.append(_Group(v, colours, j, m.var(most, 1)))
+        shapes, most = _free_shapes(tuple(supply.get((c, v), 0) for c in range(len(COLORS))), jokers)
+        free_groups.append(_Groups(v, shapes, m.vars(most, 1)))
     lanes: list[_Lane | _Run] = list(free_lanes)
     groups = list(free_groups)
     conts: list[_Continuation] = []
@@ -634,55 +723,33 @@ def _attempt(
         _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
     continued = range(first_continued, len(m.cost))
 
-    # balance of every tile type, and the jokers
-    per_key: dict[tuple[int, int], dict[int, float]] = {}
-    joker_terms: dict[int, float] = {}
-    for lane_or_run in lanes:
-        for v in lane_or_run.numbers:
-            per_key.setdefault((lane_or_run.colour, v), {})[lane_or_run.tile[v]] = 1
-            joker_terms[lane_or_run.joker[v]] = 1
-            if rack_jokers:
-                counted.append((lane_or_run.joker[v], v))
-    for g in groups:
-        for c in g.colours:
-            per_key.setdefault((c, g.number), {})[g.var] = 1
-        if g.jokers:
-            joker_terms[g.var] = joker_terms.get(g.var, 0) + g.jokers
-    # (the tiles of each type played, and the jokers: whole at every solution, branched on)
-    played_rows = range(len(m.row_lower), len(m.row_lower) + len(per_key) + 1)
-    for key, terms in per_key.items():
-        m.row(terms, base[key], base[key] + rack_counts[key])
-    m.row(joker_terms, base_jokers, base_jokers + rack_jokers)
+    # balance of every tile type, and the jokers (the tiles of each type played, and the jokers:
+    # whole at every solution, branched on)
+    laid = _laid(lanes, groups, tw, vw)
+    played_rows = range(len(m.row_lower), len(m.row_lower) + len(_KEYS) + 1)
+    for c, v in _KEYS:
+        cols, before = laid.by_type[v][c], base.get((c, v), 0)
+        m.row_of(cols, [1.0] * len(cols), before, before + rack_counts.get((c, v), 0))
+    m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
-    # and the tiles laid (every coefficient of ``per_key`` is one)
-    score: dict[int, float] = {}
-    laid: dict[int, float] = {}
-    for key, terms in per_key.items():
-        points = tw + vw * key[1]
-        for col in terms:
-            score[col] = score.get(col, 0) + points
-            laid[col] = laid.get(col, 0) + 1
-    for col, coef in joker_terms.items():
-        score[col] = score.get(col, 0) + coef * tw
-        laid[col] = laid.get(col, 0) + coef
+    # and the tiles laid
+    picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
+    pick_points: list[float] = []
     if rack_jokers:
-        picks: dict[int, float] = {}
-        for col, points in counted:
-            pick = m.var(min(rack_jokers, 1 if m.upper[col] <= 1 else m.upper[col]))
-            m.row({pick: 1, col: -1}, -np.inf, 0)
-            picks[pick] = 1
-            score[pick] = vw * points
-        for g in groups:
-            if g.jokers:
-                pick = m.var(min(rack_jokers, g.jokers * m.upper[g.var]))
-                m.row({pick: 1, g.var: -g.jokers}, -np.inf, 0)
-                picks[pick] = 1
-                score[pick] = vw * g.number
-        m.row({**picks, **{col: -coef for col, coef in joker_terms.items()}}, -base_jokers, -base_jokers)
+        held = [col for lane_or_run in lanes for col in lane_or_run.joker.values()]
+        picks += m.vars([min(rack_jokers, 1 if m.upper[col] <= 1 else m.upper[col]) for col in held])
+        m.pairs(picks, held, [-1] * len(held), -np.inf, 0)
+        pick_points += [vw * v for lane_or_run in lanes for v in lane_or_run.joker]
+        in_groups = [(var, j, g.number) for g in groups for var, j in zip(g.cols, g.shapes.jokers, strict=True) if j]
+        group_picks = m.vars([min(rack_jokers, j * m.upper[var]) for var, j, _ in in_groups])
+        m.pairs(group_picks, [var for var, _, _ in in_groups], [-j for _, j, _ in in_groups], -np.inf, 0)
+        picks += group_picks
+        pick_points += [vw * number for _, _, number in in_groups]
+        m.row_of(picks + laid.jokers, [1.0] * len(picks) + [-n for n in laid.jokers_n], -base_jokers, -base_jokers)
     constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
-    m.row(score, floor + constant, np.inf)
+    m.row_of(laid.cols + picks, laid.points + pick_points, floor + constant, np.inf)
     if tw > vw:
-        m.row(laid, floor // tw + sum(base.values()) + base_jokers, np.inf)
+        m.row_of(laid.cols, laid.tiles, floor // tw + sum(base.values()) + base_jokers, np.inf)
     if opening:
         meld: dict[int, float] = {}
         for lane in free_lanes:
@@ -690,7 +757,7 @@ def _attempt(
                 meld[lane.tile[v]] = v
                 meld[lane.joker[v]] = v
         for g in groups:
-            meld[g.var] = g.number * (len(g.colours) + g.jokers)
+            meld.update(zip(g.cols, [g.number * size for size in g.shapes.sizes], strict=True))
         m.row(meld, max(1, rules.initial_meld_min), np.inf)
 
     left = deadline - time.perf_counter()
@@ -710,13 +777,51 @@ def _attempt(
             continue
         for run in cont.runs:
             after += run.runs(x)
-        after += [g.tiles() for g in cont.groups if x[g.var]]
+        after += [g.tiles(i) for g in cont.groups for i, var in enumerate(g.cols) if x[var]]
     for lane in free_lanes:
         after += lane.runs(x)
     for g in free_groups:
-        if x[g.var]:
-            after += [g.tiles()] * x[g.var]
+        for i, var in enumerate(g.cols):
+            if x[var]:
+                after += [g.tiles(i)] * x[var]
     return after, optimal, objective
+
+
+class _Laid(NamedTuple):
+    """The columns laying tiles (each once), for the balance and score rows."""
+
+    by_type: dict[int, list[list[int]]]  # number -> per colour, the columns laying that tile
+    jokers: list[int]  # the columns laying jokers,
+    jokers_n: list[float]  # how many
+    cols: list[int]  # every column laying tiles,
+    points: list[float]  # what it scores (a joker: a tile of no value),
+    tiles: list[float]  # how many tiles it lays
+
+
+def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
+    """The columns laying tiles in ``lanes`` and ``groups``, a tile scoring ``tw`` plus ``vw``
+    per point."""
+    laid = _Laid({v: [[] for _ in COLORS] for v in _NUMBERS}, [], [], [], [], [])
+    for lane_or_run in lanes:
+        for v, col in lane_or_run.tile.items():
+            laid.by_type[v][lane_or_run.colour].append(col)
+        laid.cols.extend([*lane_or_run.tile.values(), *lane_or_run.joker.values()])
+        laid.points.extend([tw + vw * v for v in lane_or_run.tile] + [tw] * len(lane_or_run.joker))
+        laid.jokers.extend(lane_or_run.joker.values())
+    laid.tiles.extend([1] * len(laid.cols))  # (one tile each so far)
+    laid.jokers_n.extend([1] * len(laid.jokers))
+    for g in groups:
+        cols, shapes, here = g.cols, g.shapes, laid.by_type[g.number]
+        per_tile = tw + vw * g.number
+        for var, colours, j in zip(cols, shapes.colours, shapes.jokers, strict=True):
+            for c in colours:
+                here[c].append(var)
+            laid.points.append(len(colours) * per_tile + j * tw)
+        laid.cols.extend(cols)
+        laid.tiles.extend(shapes.sizes)
+        laid.jokers.extend(itertools.compress(cols, shapes.jokers))
+        laid.jokers_n.extend(filter(None, shapes.jokers))
+    return laid
 
 
 def _least(
@@ -750,7 +855,9 @@ def _least(
     return [round(float(v)) for v in found.x], found.status == highs.OPTIMAL, -round(found.objective)
 
 
-def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: list[_Lane], groups: list[_Group]) -> None:
+def _cross_kind(
+    m: _Model, requests: list[tuple[str, int, int, int]], lanes: list[_Lane], groups: list[_Groups]
+) -> None:
     """Before-sets continued by a free set of the other kind, counted without saying which:
     ("group", number, colour, var) asks for a free group holding that tile, ("run", number,
     colour, var) for a free run holding it. Necessary conditions only: every request has a
@@ -761,38 +868,36 @@ def _cross_kind(m: _Model, requests: list[tuple[str, int, int, int]], lanes: lis
     by_group: dict[int, dict[int, list[int]]] = {}
     by_run: dict[int, dict[int, list[int]]] = {}
     for kind, number, colour, var in requests:
-        target = by_group if kind == "group" else by_run
-        target.setdefault(number if kind == "group" else colour, {}).setdefault(
-            colour if kind == "group" else number, []
-        ).append(var)
+        if kind == "group":
+            by_group.setdefault(number, {}).setdefault(colour, []).append(var)
+        else:
+            by_run.setdefault(colour, {}).setdefault(number, []).append(var)
     at_number: dict[int, list[tuple[int, int]]] = {}  # number -> (colour bits, variable) of its groups
     for g in groups:
         if g.number in by_group:
-            at_number.setdefault(g.number, []).append((_bits(g.colours), g.var))
+            at_number.setdefault(g.number, []).extend(zip(g.shapes.bits, g.cols, strict=True))
     for number, per_colour in by_group.items():
         here = at_number.get(number, [])
         requested = sorted(per_colour)
         for k in range(1, len(requested) + 1):
             for subset in itertools.combinations(requested, k):
                 asked = [v for c in subset for v in per_colour[c]]
-                row = dict.fromkeys(asked, 1.0)
                 bits = _bits(subset)
-                for mask, var in here:
-                    if mask & bits:
-                        row[var] = -1.0
-                m.row(row, -np.inf, 0)
+                m.difference(asked, [var for mask, var in here if mask & bits], -np.inf, 0)
     for colour, per_number in by_run.items():
         lane = lanes[colour]
         for n, asked in per_number.items():
-            m.row({**dict.fromkeys(asked, 1.0), lane.tile[n]: -1.0}, -np.inf, 0)
+            m.difference(asked, [lane.tile[n]], -np.inf, 0)
         numbers = sorted(per_number)
         for i, low in enumerate(numbers):
-            for high in numbers[i + 1 :]:
-                row = {v: 1.0 for n in numbers if low <= n <= high for v in per_number[n]}
-                row[lane.cover[low]] = -1.0
-                for v in range(low + 1, high + 1):
-                    row[lane.start[v]] = -1.0
-                m.row(row, -np.inf, 0)
+            # from low to each higher number: the requests so far against the runs meeting them
+            # (holding low, or starting after it)
+            asked = list(per_number[low])
+            meeting = [lane.cover[low]]
+            for before, high in itertools.pairwise(numbers[i:]):
+                asked += per_number[high]
+                meeting += [lane.start[v] for v in range(before + 1, high + 1)]
+                m.difference(asked, meeting, -np.inf, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -800,7 +905,7 @@ class _Continuation:
     """The candidates continuing one before-set, and its unchanged indicator."""
 
     runs: list[_Run]
-    groups: list[_Group]
+    groups: list[_Groups]
     same: int | None
     requests: list[tuple[str, int, int, int]]
 
@@ -820,28 +925,30 @@ def _continuation(
 ) -> _Continuation:
     """The continuation of a before-set: its run and groups, kept tiles and the
     unchanged indicator, with their objective weights (``moved`` counts tiles not kept)."""
-    colour_index = {c: i for i, c in enumerate(COLORS)}
-    mine = Counter((colour_index[t.color], t.number) for t in tiles if t.color is not None)
+    mine = Counter((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
     own_jokers = sum(1 for t in tiles if t.color is None)
     best = reading.best
     assert best is not None
     is_run = best.kind == RUN
     fixed_jokers = own_jokers and not free_release
-    active: dict[int, float] = {}
-    kept: dict[int, float] = {}
-    size: dict[int, float] = {}
-    holds_jokers: dict[int, float] = {}
+    active: list[int] = []  # the candidates' columns, requests included (one chosen when b is continued)
+    kept: list[int] = []  # the columns holding b's tiles,
+    kept_n: list[float] = []  # how many of them
+    size: list[int] = []  # the candidate sets' columns,
+    sizes: list[float] = []  # their sizes
+    holder: list[int] = []  # the columns that may hold jokers,
+    holds: list[float] = []  # how many
     runs: list[_Run] = []
-    groups: list[_Group] = []
+    groups: list[_Groups] = []
     requests: list[tuple[str, int, int, int]] = []
     # aggregated: a set without jokers is continued by a set of the other kind through a
     # request on the free sets (it keeps one tile and forms no new set)
     requested = aggregated and not own_jokers
     if requested:
-        for c, v in sorted(mine):
-            var = m.var(1, -w_move - 1)
-            requests.append(("group" if is_run else "run", v, c, var))
-            active[var] = 1
+        asked = m.vars([1] * len(mine), -w_move - 1)
+        kind = "group" if is_run else "run"
+        requests += [(kind, v, c, var) for (c, v), var in zip(sorted(mine), asked, strict=True)]
+        active += asked
     for colour in sorted({c for c, _ in mine}):
         if fixed_jokers and not is_run:
             break  # a group holding a joker stays a group
@@ -850,20 +957,18 @@ def _continuation(
         anchors = sorted(v for c, v in mine if c == colour)
         run = _Run(m, colour, supply, jokers, _reach(colour, anchors, supply, jokers))
         runs.append(run)
-        share = {run.tile[v]: 1.0 for v in anchors}
-        starts = dict.fromkeys(run.stretch.values(), 1.0)
-        # it holds one of b's numbered tiles
-        m.row({**share, **{k: -1.0 for k in starts}}, 0, np.inf)
+        share = [run.tile[v] for v in anchors]
+        stretches = list(run.stretches)
+        m.difference(share, stretches, 0, np.inf)  # it holds one of b's numbered tiles
         if not is_run:  # a run continuing a group holds the group's tile of its colour
-            m.row({run.tile[anchors[0]]: 1.0, **{k: -1.0 for k in starts}}, 0, 0)
-        for k in starts:
-            active[k] = 1
-        for k in share:
-            kept[k] = 1
-        for (a, b), z in run.stretch.items():
-            size[z] = b - a + 1
-        for v in run.numbers:
-            holds_jokers[run.joker[v]] = 1
+            m.difference(share[:1], stretches, 0, 0)
+        active += stretches
+        kept += share
+        kept_n += [1.0] * len(share)
+        size += stretches
+        sizes += run.sizes
+        holder += run.joker.values()
+        holds += [1.0] * len(run.joker)
         if fixed_jokers:
             places = [t.declared.number for t in best.tiles if t.color is None and t.declared is not None]
             for p in places:
@@ -873,47 +978,52 @@ def _continuation(
             if rules.joker_sets_locked:
                 for v in anchors:
                     m.row({run.tile[v]: 1}, 1, 1)
-    for number in sorted({v for _, v in mine}):
+    mine_bits: dict[int, int] = {}  # number -> the colours of b's tiles of it, as a bit set
+    for c, v in mine:
+        mine_bits[v] = mine_bits.get(v, 0) | 1 << c
+    for number in sorted(mine_bits):
         if fixed_jokers and is_run:
             break  # a run holding a joker stays a run
         if requested and is_run:
             break
-        mine_here = _bits(tuple(c for c in range(len(COLORS)) if mine[(c, number)]))
-        for colours, j in _group_shapes(number, supply, jokers):
-            shared = (_bits(colours) & mine_here).bit_count()
-            if not shared:
-                continue
-            if fixed_jokers and j < own_jokers and not _frees_group_jokers(tiles, mine, colours, j, frees, rules):
-                continue
-            if fixed_jokers and rules.joker_sets_locked and (j < own_jokers or shared < len(mine)):
-                continue
-            g = _Group(number, colours, j, m.var(1))
-            groups.append(g)
-            active[g.var] = 1
-            kept[g.var] = shared
-            size[g.var] = len(colours) + j
-            if j:
-                holds_jokers[g.var] = j
+        shapes, shared = _shapes_sharing(_present(number, supply), min(jokers, len(COLORS)), mine_bits[number])
+        if fixed_jokers:
+            allowed = [
+                (colours, j, n)
+                for colours, j, n in zip(shapes.colours, shapes.jokers, shared, strict=True)
+                if (j >= own_jokers or _frees_group_jokers(tiles, mine, colours, j, frees, rules))
+                and not (rules.joker_sets_locked and (j < own_jokers or n < len(mine)))
+            ]
+            shapes, shared = _Shapes([(colours, j) for colours, j, _ in allowed]), tuple(n for _, _, n in allowed)
+        g = _Groups(number, shapes, m.vars([1] * len(shapes)))
+        groups.append(g)
+        active += g.cols
+        kept += g.cols
+        kept_n += shared
+        size += g.cols
+        sizes += shapes.sizes
+        holder += itertools.compress(g.cols, shapes.jokers)
+        holds += filter(None, shapes.jokers)
     if not active:
         if fixed_jokers:
             m.row({m.var(0): 1}, 1, 1)  # infeasible: nothing can continue this set
         return _Continuation(runs, groups, None, requests)
     on = m.var(1)
-    m.row({**active, on: -1.0}, 0, 0)
+    m.difference(active, [on], 0, 0)
     if fixed_jokers:
         m.row({on: 1}, 1, 1)
     kept_jokers = m.var(own_jokers)
     if own_jokers:
         m.row({kept_jokers: 1, on: -own_jokers}, -np.inf, 0)
-        m.row({kept_jokers: 1, **{k: -v for k, v in holds_jokers.items()}}, -np.inf, 0)
+        m.row_of([kept_jokers, *holder], [1.0] + [-n for n in holds], -np.inf, 0)
     total = sum(mine.values()) + own_jokers
     same = m.var(1, -w_touch)
     # unchanged: everything kept and nothing added
-    m.row({**kept, kept_jokers: 1.0, same: -float(total)}, 0, np.inf)
-    m.row({**size, same: float(MAX_NUMBER)}, -np.inf, total + MAX_NUMBER)
+    m.row_of([*kept, kept_jokers, same], [*kept_n, 1.0, -float(total)], 0, np.inf)
+    m.row_of([*size, same], [*sizes, float(MAX_NUMBER)], -np.inf, total + MAX_NUMBER)
     _unchanged_rows(m, same, mine, own_jokers, is_run, runs, groups)
-    for k, coef in kept.items():
-        m.cost[k] -= w_move * coef
+    for k, n in zip(kept, kept_n, strict=True):
+        m.cost[k] -= w_move * n
     m.cost[kept_jokers] -= w_move
     # a continuation is not a new set: the objective counts free sets only
     return _Continuation(runs, groups, same, requests)
@@ -926,19 +1036,24 @@ def _unchanged_rows(
     own_jokers: int,
     is_run: bool,
     runs: list[_Run],
-    groups: list[_Group],
+    groups: list[_Groups],
 ) -> None:
     if is_run:
         for run in runs:
             numbers = sorted(v for c, v in mine if c == run.colour)
-            for v in numbers:
-                m.row({same: 1.0, run.tile[v]: -1.0}, -np.inf, 0)
+            m.pairs([same] * len(numbers), [run.tile[v] for v in numbers], [-1.0] * len(numbers), -np.inf, 0)
             if not own_jokers and numbers:  # the run of exactly its numbers
-                m.row({same: 1.0, run.stretch[(numbers[0], numbers[-1])]: -1.0}, -np.inf, 0)
+                whole = run.stretches[run.spans[(numbers[0], numbers[-1])]]
+                m.row({same: 1.0, whole: -1.0}, -np.inf, 0)
         return
-    colours = {c for c, _ in mine}
-    exact = [g.var for g in groups if set(g.colours) == colours and g.jokers == own_jokers]
-    m.row({same: 1.0, **dict.fromkeys(exact, -1.0)}, -np.inf, 0)
+    colours = tuple(sorted({c for c, _ in mine}))
+    exact = [
+        var
+        for g in groups
+        for var, shape, j in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True)
+        if shape == colours and j == own_jokers
+    ]
+    m.difference([same], exact, -np.inf, 0)
 
 
 def _frees_group_jokers(
@@ -954,9 +1069,8 @@ def _frees_group_jokers(
     a missing colour, both in a group of three under ``group_joker_needs_both_colours``)?"""
     if not frees:
         return False
-    colour_index = {c: i for i, c in enumerate(COLORS)}
     added = {c for c in colours if not mine[(c, next(v for _, v in mine))]}
-    declared = {colour_index[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+    declared = {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
     if not declared <= added:
         return False
     freed = sum(1 for t in tiles if t.color is None) - jokers
