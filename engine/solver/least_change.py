@@ -188,13 +188,10 @@ class _Model:
         return range(first, len(self.cost))
 
     def row(self, terms: dict[int, float], lower: float, upper: float) -> None:
-        self.col_of.extend(terms)
-        self.data.extend(terms.values())
-        self.row_size.append(len(terms))
-        self.row_lower.append(lower)
-        self.row_upper.append(upper)
+        """The row of ``terms`` (column -> coefficient)."""
+        self.row_of(list(terms), list(terms.values()), lower, upper)
 
-    def row_of(self, cols: list[int], coefs: list[float], lower: float, upper: float) -> None:
+    def row_of(self, cols: Sequence[int], coefs: Sequence[float], lower: float, upper: float) -> None:
         """The row of ``cols`` (each once) with ``coefs``."""
         self.col_of += cols
         self.data += coefs
@@ -204,13 +201,7 @@ class _Model:
 
     def difference(self, plus: Sequence[int], minus: Sequence[int], lower: float, upper: float) -> None:
         """The row ``x[plus] - x[minus]`` summed (each column once) between ``lower`` and ``upper``."""
-        self.col_of += plus
-        self.col_of += minus
-        self.data += [1.0] * len(plus)
-        self.data += [-1.0] * len(minus)
-        self.row_size.append(len(plus) + len(minus))
-        self.row_lower.append(lower)
-        self.row_upper.append(upper)
+        self.row_of([*plus, *minus], [1.0] * len(plus) + [-1.0] * len(minus), lower, upper)
 
     def pairs(
         self, left: Sequence[int], right: Sequence[int], coef: Sequence[float], lower: float, upper: float
@@ -226,7 +217,7 @@ class _Model:
     def rows(self, first: int, block: _Rows) -> None:
         """The rows of ``block``, its columns counted from variable ``first``."""
         self.blocks.setdefault(block, []).append((len(self.row_lower), first))
-        self.row_size += block.empty
+        self.row_size += [0] * len(block.lower)
         self.row_lower += block.lower
         self.row_upper += block.upper
 
@@ -258,7 +249,6 @@ class _Rows:
     data: np.ndarray[Any, np.dtype[np.float64]]
     lower: tuple[float, ...]
     upper: tuple[float, ...]
-    empty: tuple[int, ...]  # a zero per row: no coefficient in the model's own lists
 
     @staticmethod
     def of(rows: list[tuple[list[tuple[int, float]], float, float]]) -> _Rows:
@@ -269,7 +259,6 @@ class _Rows:
             np.array([value for terms, _, _ in rows for _, value in terms], dtype=float),
             tuple(lower for _, lower, _ in rows),
             tuple(upper for _, _, upper in rows),
-            (0,) * len(rows),
         )
 
 
