@@ -795,7 +795,7 @@ def test_highs_runs_in_a_thread_pool_made_by_another_user() -> None:
 @pytest.fixture
 def goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Goal mode gets one call and no programme is small, so the search for an arrangement
-    gets ``_GOAL_CALLS`` (the work caps checked at every call); the integer programme fails
+    gets ``_ARRANGING_CALLS`` (the work caps checked at every call); the integer programme fails
     the test if it runs. Yields, per search for an arrangement, whether it laid the tiles;
     one must have."""
     for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
@@ -879,6 +879,33 @@ def test_two_jokers_among_few_tiles_start_with_the_linear_bound(
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
     assert bool(bounds) == bound_first
+
+
+def test_search_for_an_arrangement_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search for an arrangement of every tile gets at most ``_ARRANGING_CALLS`` calls
+    in all, whatever goal mode has left; then the integer programme decides, the same optimum,
+    proven."""
+    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
+        monkeypatch.setattr(portfolio, name, 1)
+    monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
+    monkeypatch.setattr(portfolio, "_ARRANGING_CALLS", 3)
+    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
+    allowed: list[int | None] = []
+
+    def refusing(counts: Any, jokers: int, deadline: float, max_calls: int | None = None) -> Any:
+        allowed.append(max_calls)
+        return None, max_calls
+
+    monkeypatch.setattr(portfolio, "arranged", refusing)
+    sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
+    tiles = tuple(parse_tiles("R8 B10 B11 B12"))
+    deadline = time.perf_counter() + 30
+    solver = suggest_module._Suggester(sets, [None, None], tiles, True, RULES, "tiles", deadline)
+    problem, _ = solver._problem(dissolve={0, 1})
+    exact = search._Search(problem, deadline).solve()
+    solved = portfolio.Portfolio(deadline).solve(problem, 0)
+    assert solved is not None and solved.score == exact and solved.proven
+    assert allowed == [3]
 
 
 @pytest.mark.usefixtures("goal_mode_runs_out")

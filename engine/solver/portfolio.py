@@ -21,9 +21,10 @@ bound, and the integer programme when nothing else closes the problem.
    nothing), goal mode gets a short try of its own (``_LAYING_ALL_GOAL_CALLS``: cut to
    ``_SMALL_GOAL_CALLS``, some generated xp positions went from 40 ms to the integer
    programme's 0.6 s), then the search for an arrangement of those tiles the rest of the
-   work (``arrangement.arranged``: it lays spare jokers at the end instead of searching where
-   they go, and finds in a few milliseconds moves goal mode had not found in 5,000 calls;
-   such a move reaches the bound, so it is the optimum). When the bound is out of reach,
+   work, at most ``_ARRANGING_CALLS`` (``arrangement.arranged``: it lays spare jokers at the
+   end instead of searching where they go, and finds in a few milliseconds moves goal mode had
+   not found in 5,000 calls; such a move reaches the bound, so it is the optimum; when it
+   finds none the integer programme decides). When the bound is out of reach,
    the best move playing its tiles is searched for (the bound allows no more tiles); when
    there is none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS``
    rounds).
@@ -64,6 +65,7 @@ _SMALL_PROGRAMME = 400  # columns up to which goal mode gets one short try befor
 _SMALL_GOAL_CALLS = 250  # that try's work (moves it found took 130-500 calls on average)
 _SOON_GOAL_CALLS = 1_000  # with ``programme_soon``, a bigger programme's try (moves found took ~550 calls)
 _LAYING_ALL_GOAL_CALLS = 1_000  # goal mode's try before the search for an arrangement of every tile
+_ARRANGING_CALLS = 1_000  # that search's work, at most (the integer programme decides the rest)
 _GIVING_UP_GOAL_CALLS = 1_500  # goal mode's work in a relaxed bound that gives up when it runs out
 _MILP_LEAST = 0.02  # seconds left below which the integer programme is not started
 _MILP_BLOCKS_SHARE = 0.25  # with blocks: the share of the budget that must be left
@@ -180,7 +182,11 @@ class Portfolio:
             calls = min(_LAYING_ALL_GOAL_CALLS, goal_calls) if ways else goal_calls
             found, out_of_time = self._step(search, calls, max_calls, goal, goal=True)
             if out_of_time and ways and calls < goal_calls:
-                left = _capped(goal_calls - calls, max_calls)  # the rest of goal mode's work
+                # the rest of goal mode's work, at most ``_ARRANGING_CALLS``: on the benches an
+                # arrangement was found within 1,785 calls (all but 3 within 949, 12 ms), and
+                # a search not finding one spent all 4,000 calls (40-80 ms) where the
+                # integer programme then took 20-45 ms
+                left = _capped(min(goal_calls - calls, _ARRANGING_CALLS), max_calls)
                 for score, counts, jokers in ways:
                     laid, used = self._arranged(counts, jokers, left)
                     if laid is not None and usable((score, laid)):
