@@ -1115,3 +1115,31 @@ def test_entries_make_the_matrix_scipy_makes() -> None:
     taken = milp._Sparse.of(scipy_made).taking(keep)
     as_matrix = csc_array((taken.values, (taken.rows, taken.columns)), shape=taken.shape)
     assert (as_matrix != scipy_made[:, keep]).nnz == 0
+
+
+def test_exact_joker_value_pass_goes_to_the_programme_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a free release with jokers on the rack and the table, the pass valuing the
+    played jokers exactly is solved to the end and is asked for more than the best move found:
+    its goal mode gets only the short try before the integer programme (``programme_soon``).
+    The answer is the one the full goal mode gives."""
+    table = [tuple(parse_tiles("R5 R6 J")), tuple(parse_tiles("K9 B9 O9"))]
+    rack = tuple(parse_tiles("J R8 B10 B11 K1"))
+    soon: list[bool] = []
+    solve = suggest_module.portfolio.Portfolio.solve
+    full_goal_mode = False
+
+    def recording(
+        self: Any, problem: Any, need: int, max_calls: Any = None, accept: Any = None, programme_soon: bool = False
+    ) -> Any:
+        if problem.unscored:
+            soon.append(programme_soon and max_calls is None)
+            programme_soon = programme_soon and not full_goal_mode
+        return solve(self, problem, need, max_calls, accept, programme_soon)
+
+    monkeypatch.setattr(suggest_module.portfolio.Portfolio, "solve", recording)
+    move = engine.solver.suggest(table, rack, True, RULES, "tiles", 30.0, "any")
+    assert soon == [True]
+    full_goal_mode = True
+    full = engine.solver.suggest(table, rack, True, RULES, "tiles", 30.0, "any")
+    assert (move.played, move.value, move.optimal_proven) == (full.played, full.value, full.optimal_proven)
+    assert move.optimal_proven

@@ -509,10 +509,13 @@ class _Suggester:
     def _exactly_valued(self, floor: int, max_calls: int | None) -> _Outcome | None:
         """The best move scoring at least ``floor`` with every set taken apart and the jokers
         anywhere, the table's jokers scoring no points (``_Problem.unscored``: the played
-        jokers at their best points); None when there is none (or the work ran out)."""
+        jokers at their best points); None when there is none (or the work ran out). Solved
+        to the end (no ``max_calls``), it goes to the integer programme soon: it is asked for
+        more than the best move found, which is most often the most there is, where goal mode
+        spent 40-60 ms failing before the programme (bench/README.md, session 24)."""
         everything = set(range(len(self.table)))
         problem = self._problem(dissolve=everything, exact_value=True)
-        return self._pass(problem, floor=floor, candidate=False, max_calls=max_calls)
+        return self._pass(problem, floor=floor, candidate=False, max_calls=max_calls, programme_soon=max_calls is None)
 
     def _variants_settled(self) -> bool:
         """Whether every combination of variants has been solved at once: when the rack
