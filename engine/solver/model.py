@@ -4,7 +4,7 @@ search solves (tile counts, blocks, weights) with the decisions it makes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.changes import Changes
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile
@@ -156,7 +156,8 @@ def _empty_counts() -> list[list[int]]:
 
 
 class _ColourMove(NamedTuple):
-    """The decision for one colour at one number (see ``_colour_moves``)."""
+    """The decision for one colour at one number (see ``_colour_moves``), as ``_Search.path``
+    gives it (the search itself keeps its fields as a plain tuple, ``_ColourMoveFields``)."""
 
     attach: tuple[tuple[str, int], ...]  # per block starting here: ("new", leading jokers) or ("join", class)
     used: int  # numbered tiles of (colour, number) placed
@@ -168,7 +169,8 @@ class _ColourMove(NamedTuple):
 
 
 class _GroupMove(NamedTuple):
-    """The decision for the groups of one number."""
+    """The decision for the groups of one number, as ``_Search.path`` gives it (the search
+    keeps its fields as a plain tuple, ``_GroupMoveFields``)."""
 
     absorb: tuple[tuple[tuple[int, ...], int], ...]  # per group block: colours added, jokers added
     jokers: int  # jokers in new groups
@@ -178,31 +180,30 @@ class _GroupMove(NamedTuple):
 _DONE = _GroupMove((), 0, 0)
 """Decision stored for terminal and hopeless stages: nothing follows."""
 
+# The moves of one stage, as the search's caches hold them, are plain tuples, not NamedTuples:
+# CPython's garbage collector stops tracking a plain tuple of untracked items (numbers, strings,
+# plain tuples) but never a tuple subclass, and the caches hold hundreds of thousands of them.
+# As NamedTuples, every full collection scanned them all: 150 ms after the three hard benches
+# (265,000 objects), a pause that fell on whatever suggestion was running (bench/README.md,
+# session 24). The fields, in order, are the NamedTuples' above and below.
 
-class _Option(NamedTuple):
-    """A colour move with its effect: the colour's new run counts, jokers spent, tiles sent to
-    the groups, score, the change of the extra counter (room or meld value), and how many of
-    its jokers score no points (``_Problem.unscored``: the lowest, already left out of the
-    score)."""
+_ColourMoveFields = tuple[tuple[tuple[str, int], ...], int, int, int, int, tuple[int, ...], int]
+"""A ``_ColourMove``'s fields: attach, used, extend3, extend_block, joker_extend, starts,
+to_groups."""
+_GroupMoveFields = tuple[tuple[tuple[tuple[int, ...], int], ...], int, int]
+"""A ``_GroupMove``'s fields: absorb, jokers, groups."""
+_USED: Final = 1  # ``_ColourMoveFields``: numbered tiles of (colour, number) placed
+_NEW_GROUP_JOKERS: Final = 1  # ``_GroupMoveFields``: jokers in new groups
 
-    new: int  # the colour's run counts, packed as in ``_State``
-    jokers: int
-    to_groups: int
-    score: int
-    extra: int
-    move: _ColourMove
-    unscored: int
+_Option = tuple[int, int, int, int, int, _ColourMoveFields, int]
+"""A colour move with its effect: (the colour's new run counts, packed as in ``_State``; jokers
+spent; tiles sent to the groups; score; the change of the extra counter, room or meld value;
+the move; how many of its jokers score no points, ``_Problem.unscored``: the lowest, already
+left out of the score)."""
 
-
-class _GroupOption(NamedTuple):
-    """A group move with its jokers spent, score, change of the extra counter and jokers
-    scoring no points (see ``_Option``)."""
-
-    jokers: int
-    score: int
-    extra: int
-    move: _GroupMove
-    unscored: int
+_GroupOption = tuple[int, int, int, _GroupMoveFields, int]
+"""A group move with its effect: (jokers spent, score, change of the extra counter, the move,
+jokers scoring no points; see ``_Option``)."""
 
 
 _State = int

@@ -19,11 +19,15 @@ from engine.solver.model import (
     _LAST,
     _MAX_GROUP,
     _NCOL,
+    _NEW_GROUP_JOKERS,
     _NO_JOKERS,
     _SOME_JOKERS,
+    _USED,
     _ColourMove,
+    _ColourMoveFields,
     _GroupBlock,
     _GroupMove,
+    _GroupMoveFields,
     _GroupOption,
     _Key,
     _Option,
@@ -110,7 +114,7 @@ class _Search:
         self.goal = False
         # key -> (score, decision, next key): an exact best with its decision; (bound, None,
         # key) an upper bound only; (_FAIL, _DONE, key) no solution (or the terminal's value)
-        self.memo: dict[_Key, tuple[int, _ColourMove | _GroupMove | None, _Key]] = {}
+        self.memo: dict[_Key, tuple[int, _ColourMoveFields | _GroupMoveFields | None, _Key]] = {}
         self.colour_cache: dict[tuple[int, ...], tuple[_Option, ...]] = {}
         self.group_cache: dict[tuple[int, tuple[int, ...], int, int], tuple[_GroupOption, ...]] = {}
         self.starts_at: dict[tuple[int, int], tuple[_RunBlock, ...]] = {}
@@ -201,7 +205,7 @@ class _Search:
             raise _OutOfTime
         best = upper = _FAIL
         bar = need  # a move must reach this: ``need``, then one more than the best so far
-        choice: _ColourMove | _GroupMove | None = None
+        choice: _ColourMoveFields | _GroupMoveFields | None = None
         after = key
         first = self.p.feasibility_only
         stop = first or self.goal
@@ -219,7 +223,7 @@ class _Search:
             for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
                 options = self._colour_options(v, c, runs, jokers, tier, unscored)
                 for new, spent, to_groups, score, more, move, x in options:
-                    if move.used - to_groups < in_runs:
+                    if move[_USED] - to_groups < in_runs:
                         continue
                     grouped = sent + to_groups
                     if (
@@ -252,7 +256,7 @@ class _Search:
         else:
             needed = self.groups_needed.get(v, ())
             for spent, score, more, group_move, x in self._group_options(v, groups, jokers, unscored):
-                if not group_move.jokers and not all(any(groups[c] for c in cs) for cs in needed):
+                if not group_move[_NEW_GROUP_JOKERS] and not all(any(groups[c] for c in cs) for cs in needed):
                     continue
                 more += extra
                 nxt = (v + 1, 0, state, (), jokers - spent, more if more < cap else cap, unscored - x)
@@ -289,7 +293,10 @@ class _Search:
         while key[0] != _END:
             _, move, key_next = self.memo[key]
             assert move is not None and move is not _DONE
-            out.append((key, move))
+            if key[1] < _GROUP_STAGE:
+                out.append((key, _ColourMove(*move)))
+            else:
+                out.append((key, _GroupMove(*move)))
             key = key_next
         return out
 
@@ -422,7 +429,7 @@ def _colour_moves(
                                 value = (used - required) * v + joker_value
                                 score = tiles * tw + (value - joker_value) * vw + joker_value * jw
                                 extra = room if arrange else (value if meld else 0)
-                                move = _ColourMove(attach, used, e3, eb, jx, starts, rest - s)
+                                move = (attach, used, e3, eb, jx, starts, rest - s)
                                 lowest = 0  # points of the jokers scoring none, the lowest first
                                 if unscored and spent:
                                     points = sorted(_laid_joker_points(attach, starts, jx, v))
@@ -431,15 +438,13 @@ def _colour_moves(
                                         lowest += points[x - 1]
                                     found_key = (new, spent, rest - s, extra, x)
                                     old = found.get(found_key)
-                                    if old is None or (not arrange and score - lowest * jw > old.score):
-                                        found[found_key] = _Option(
-                                            new, spent, rest - s, score - lowest * jw, extra, move, x
-                                        )
+                                    if old is None or (not arrange and score - lowest * jw > old[3]):
+                                        found[found_key] = (new, spent, rest - s, score - lowest * jw, extra, move, x)
     options = list(found.values())
-    if arrange:
-        options.sort(key=lambda o: (o.jokers, o.to_groups))
+    if arrange:  # (jokers spent, tiles sent to the groups)
+        options.sort(key=lambda o: (o[1], o[2]))
     else:  # the best first: a good solution early raises the bar of the branch and bound
-        options.sort(key=lambda o: (o.jokers, -o.score))
+        options.sort(key=lambda o: (o[1], -o[3]))
     return tuple(options)
 
 
@@ -515,16 +520,13 @@ def _group_moves(
             score = spent * per_joker
             room = _MAX_GROUP * groups - sum(rest) - gj
             extra = room if arrange else (spent * v if meld else 0)
-            move = _GroupMove(absorb, gj, groups)
+            move = (absorb, gj, groups)
             for x in range(min(unscored, spent) + 1):
                 old = found.get((spent, extra, x))
-                if old is None or (not arrange and score - x * v * jw > old.score):
-                    found[(spent, extra, x)] = _GroupOption(spent, score - x * v * jw, extra, move, x)
+                if old is None or (not arrange and score - x * v * jw > old[1]):
+                    found[(spent, extra, x)] = (spent, score - x * v * jw, extra, move, x)
     options = list(found.values())
-    if arrange:
-        options.sort(key=lambda o: (o.jokers, -o.extra))
-    else:
-        options.sort(key=lambda o: (o.jokers, -o.extra))
+    options.sort(key=lambda o: (o[0], -o[2]))  # (jokers spent, change of the extra counter)
     return tuple(options)
 
 
