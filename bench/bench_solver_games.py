@@ -37,6 +37,7 @@ record per position.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import multiprocessing
 import statistics
@@ -423,6 +424,8 @@ def main() -> None:
     suggest(positions[0].table, positions[0].rack, True, RULES, "tiles", args.budget, tie_break="any")
     if solver is not None:
         solver.solve(positions[0])
+    gc.collect()
+    gc.freeze()  # as the service's processes do once ready (service.server.freeze_start_up_objects)
 
     outcomes: list[Outcome] = []
     disagreements: list[tuple[Position, MoveCheck, MoveCheck]] = []

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import json
 import random
 import statistics
@@ -144,6 +145,8 @@ def main() -> None:
     fams = [f for f in families(args.per_family, args.seed) if not args.only or args.only in f[0]]
     rows: list[dict[str, Any]] = []
     prepare()  # our warm-up: the solver loaded and its matrices built, once per process
+    gc.collect()
+    gc.freeze()  # as the service's processes do once ready (service.server.freeze_start_up_objects)
     for name, supply, found in fams:
         ruleset = ruleset_for(rs, supply, args.theirs_shared)
         theirs(ruleset, found[0])  # warm-up (cvxpy compiles its problem once)

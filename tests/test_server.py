@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import http.client
 import json
 import math
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from service.server import ServerSettings, available_cpus, cgroup_cpu_limit, parse_bind
+from service.server import ServerSettings, available_cpus, cgroup_cpu_limit, freeze_start_up_objects, parse_bind
 
 pytestmark = pytest.mark.http
 VERIFY = json.dumps({"before": [], "after": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10"], "opened": False})
@@ -322,6 +324,27 @@ def test_content_length_with_transfer_encoding_is_not_smuggled(server: Server, o
     head, _, body = answer.partition(b"\r\n\r\n")
     assert b"connection: close" in head.lower()
     assert json.loads(body)["valid"] is True  # the whole chunked body was read, not 4 bytes
+
+
+def test_start_up_objects_leave_the_collectors_view() -> None:
+    """A ready process's objects are frozen (``gc.freeze``) after its garbage is collected: a
+    full collection then scans only what requests made since, and a cycle that was garbage at
+    start-up is collected, not frozen."""
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    collected = weakref.WeakSet([Cycle()])
+    kept = Cycle()
+    gc.unfreeze()
+    try:
+        freeze_start_up_objects()
+        assert gc.get_freeze_count() > 1000
+        assert not any(o is kept for o in gc.get_objects())  # (frozen: in no generation)
+        assert len(collected) == 0
+    finally:
+        gc.unfreeze()
 
 
 def test_adapter_refuses_content_length_with_transfer_encoding() -> None:
