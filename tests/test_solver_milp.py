@@ -881,6 +881,18 @@ def test_two_jokers_among_few_tiles_start_with_the_linear_bound(
     assert bool(bounds) == bound_first
 
 
+def _taken_apart(table: list[str], rack: str) -> tuple[Any, float]:
+    """The problem of ``table`` (sets written as in the notation) taken apart with ``rack``
+    (free-joker rules, opened), and a deadline 30 s away."""
+    sets = [tuple(parse_tiles(s)) for s in table]
+    deadline = time.perf_counter() + 30
+    solver = suggest_module._Suggester(
+        sets, [None] * len(sets), tuple(parse_tiles(rack)), True, RULES, "tiles", deadline
+    )
+    problem, _ = solver._problem(dissolve=set(range(len(sets))))
+    return problem, deadline
+
+
 def test_search_for_an_arrangement_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     """The search for an arrangement of every tile gets at most ``_ARRANGING_CALLS`` calls
     in all, whatever goal mode has left; then the integer programme decides, the same optimum,
@@ -897,11 +909,7 @@ def test_search_for_an_arrangement_is_capped(monkeypatch: pytest.MonkeyPatch) ->
         return None, max_calls
 
     monkeypatch.setattr(portfolio, "arranged", refusing)
-    sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
-    tiles = tuple(parse_tiles("R8 B10 B11 B12"))
-    deadline = time.perf_counter() + 30
-    solver = suggest_module._Suggester(sets, [None, None], tiles, True, RULES, "tiles", deadline)
-    problem, _ = solver._problem(dissolve={0, 1})
+    problem, deadline = _taken_apart(["R5 R6 R7", "K9 B9 O9 J"], "R8 B10 B11 B12")
     exact = search._Search(problem, deadline).solve()
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
@@ -914,9 +922,7 @@ def test_every_tile_but_one_arranged_when_goal_mode_runs_out() -> None:
     others answers, proven, without the integer programme."""
     sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
     tiles = tuple(parse_tiles("R8 K1 B10 B11 B12"))
-    deadline = time.perf_counter() + 30
-    solver = suggest_module._Suggester(sets, [None, None], tiles, True, RULES, "tiles", deadline)
-    problem, _ = solver._problem(dissolve={0, 1})
+    problem, deadline = _taken_apart(["R5 R6 R7", "K9 B9 O9 J"], "R8 K1 B10 B11 B12")
     exact = search._Search(problem, deadline).solve()
     assert exact is not None and len(portfolio._laying_all(problem, exact)) == 1
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
