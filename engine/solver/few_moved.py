@@ -47,10 +47,10 @@ from engine.rules import Rules
 from engine.sets import read_set
 from engine.solver import highs
 from engine.solver.intact import INFEASIBLE
+from engine.solver.model import _COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 _Key = tuple[int, int]  # (colour index, number)
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
 
 

@@ -37,6 +37,7 @@ from scipy.sparse import coo_array
 from engine.rules import Rules
 from engine.sets import RUN, read_set
 from engine.solver import highs
+from engine.solver.model import _COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 INFEASIBLE = "infeasible"
@@ -54,7 +55,6 @@ programme's relaxation: on the games benches it takes 1-5 ms, but on a rack of 1
 one colour and a joker 0.2-0.45 s (the least-change programmes answer that one in 50 ms)."""
 
 _Key = tuple[int, int]  # (colour index, number)
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
 
 
 @dataclass(frozen=True, slots=True)

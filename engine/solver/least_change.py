@@ -91,7 +91,7 @@ from engine.sets import RUN, SetReading, TableSet
 from engine.solver import highs
 from engine.solver.few_moved import least_few_moved
 from engine.solver.intact import INFEASIBLE, least_intact, played_value
-from engine.solver.model import Suggestion
+from engine.solver.model import _COLOUR_INDEX, Suggestion
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
 
@@ -99,7 +99,6 @@ if TYPE_CHECKING:
     from engine.solver.best_move import _Suggester
 
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
 _KEYS = tuple((c, v) for c in range(len(COLORS)) for v in _NUMBERS)
 """The tile types (colour index, number), colour by colour."""
 FEW_MOVED = 2
