@@ -1,6 +1,6 @@
 """Solver against rummikub-solver on the hard families of issue 15 (seeded, reproducible).
 
-``python bench/bench_solver_hard.py [--per-family 40] [--seed 1] [--budget 1.0]``
+``python bench/bench_solver_hard.py [--per-family 40] [--seed 1 [2207 3301 ...]] [--budget 1.0]``
 
 Families (positions where the player on turn has opened, from ``engine.generate`` games):
 
@@ -92,6 +92,15 @@ def families(per_family: int, seed: int) -> list[Family]:
     return [("games", "classic", games), ("classic-big-rack", "classic", big), ("xp-jokers", "xp", xp)]
 
 
+def pooled_families(per_family: int, seeds: list[int]) -> list[Family]:
+    """The families of every seed, each family's positions pooled in the order of the seeds."""
+    pooled: dict[str, tuple[str, list[Position]]] = {}
+    for seed in seeds:
+        for name, supply, found in families(per_family, seed):
+            pooled.setdefault(name, (supply, []))[1].extend(found)
+    return [(name, supply, found) for name, (supply, found) in pooled.items()]
+
+
 def ruleset_for(rs: Any, supply: str, shared: bool) -> Any:
     kwargs = {"repeats": 3, "jokers": 4} if supply == "xp" else {}
     return InProcess(rs, rs.RuleSet(**kwargs)) if shared else OwnProcess(kwargs)
@@ -121,7 +130,13 @@ def pct(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--per-family", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="one or more seeds: each gives --per-family positions per family, pooled per family (e.g. 1 2207 3301)",
+    )
     parser.add_argument("--budget", type=float, default=1.0, help="our budget in seconds (the service's default)")
     parser.add_argument("--rerun", type=int, default=3, help="reruns of the positions with a ratio under 1.5")
     parser.add_argument("--only", help="run only the families whose name contains this")
@@ -142,7 +157,7 @@ def main() -> None:
     rs = load_rummikub_solver()
     if rs is None:
         raise SystemExit("rummikub-solver is not importable: pip install rummikub-solver (bench only)")
-    fams = [f for f in families(args.per_family, args.seed) if not args.only or args.only in f[0]]
+    fams = [f for f in pooled_families(args.per_family, args.seed) if not args.only or args.only in f[0]]
     rows: list[dict[str, Any]] = []
     prepare()  # our warm-up: the solver loaded and its matrices built, once per process
     gc.collect()
