@@ -521,6 +521,77 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
     assert pinned("B11 R11 J K11", "O10 O11 O12") == {}  # a copy on the table could free it
 
 
+# positions of generated sabra games (the hard bench's) whose table jokers fare in 9 or 10 ways
+def sets_of(text: str) -> list[list[Tile]]:
+    """Table sets written one after the other, ``|`` between them."""
+    return table(*text.split(" | "))
+
+
+_FATE_HEAVY = {
+    "none beats the best": (
+        sets_of(
+            "K1 B1 O1 R1 | B12 O12 R12 K12 | O3 O4 O5 | B13 O13 K13 | B11 R11 J K11 | R3 R4 R5 | "
+            "K8 B8 O8 | R5 R6 R7 | B5 B6 B7 J B9 | R4 B4 O4"
+        ),
+        T("K6 K9"),
+    ),
+    "its best move is legal": (
+        sets_of(
+            "K1 B1 O1 R1 | B12 R12 K12 | O3 O4 O5 | B13 O13 K13 | B11 R11 J K11 | R2 R3 R4 R5 R6 | "
+            "K8 B8 O8 | R5 R6 R7 | B4 B5 B6 B7 J B9 | R4 B4 O4 | O12 K12 B12"
+        ),
+        T("K2 O8 O9 B6"),
+    ),
+    "its best move is no legal turn": (
+        sets_of(
+            "K7 K8 K9 | O11 R11 B11 | K4 O4 R4 | O11 J O13 | K10 O10 R10 B10 | R5 R6 R7 R8 R9 | "
+            "K5 B5 O5 R5 | O6 O7 O8 | B3 R3 K3 | O1 O2 O3 O4 | K1 K2 K3 | K7 K8 K9 K10 K11 K12 | "
+            "K1 O1 R1 | R8 O8 B8 | K13 B13 R13 O13 | R2 O2 B2 | B6 B7 J B9 B10"
+        ),
+        T("R1 R12 B5 K12 B13"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_FATE_HEAVY))
+def test_one_programme_settles_the_fates_as_the_tree_does(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fates of the table's jokers tried first as one integer programme
+    (``_fates_settled_at_once``): when it has no move beating the best, or its best move is a
+    legal turn, the tree of relaxed problems is not walked; when its move is no legal turn,
+    the tree decides as alone. Either way the answer scores as the tree's alone, proven
+    alike."""
+    before, rack = _FATE_HEAVY[case]
+    outcomes: list[bool] = []
+    problems: list[int] = []
+    settled, solve_fates = best_move._Suggester._fates_settled_at_once, best_move._Suggester._solve_fates
+
+    def recorded(self: best_move._Suggester, *args: object) -> bool:
+        outcomes.append(settled(self, *args))  # type: ignore[arg-type]
+        return outcomes[-1]
+
+    def counted(self: best_move._Suggester) -> None:
+        solve_fates(self)
+        problems.append(self.fate_problems)
+
+    monkeypatch.setattr(best_move._Suggester, "_fates_settled_at_once", recorded)
+    monkeypatch.setattr(best_move._Suggester, "_solve_fates", counted)
+    joint = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
+    assert outcomes == [case != "its best move is no legal turn"]
+    assert joint.optimal_proven and _legal(before, joint, rack, SABRA)
+    monkeypatch.setattr(best_move, "_JOINT_FATES", 10**9)
+    tree = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
+    assert len(outcomes) == 1  # (not tried)
+    with_joint, alone = problems
+    assert alone > 0
+    assert with_joint == (0 if outcomes[0] else alone)
+    assert (len(joint.played), joint.value, joint.optimal_proven) == (len(tree.played), tree.value, tree.optimal_proven)
+
+
+def _legal(before: list[list[Tile]], move: Suggestion, rack: list[Tile], rules: Rules) -> bool:
+    verdict = verify_turn([TableSet(tuple(s)) for s in before], [TableSet(s) for s in move.after], rack, True, rules)
+    return verdict.valid
+
+
 def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The passes meet the same problem again (a fate freeing a joker into the pool is the
     relaxed problem of every joker set); ``_pass`` solves it once: a proven optimum answers

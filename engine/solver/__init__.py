@@ -128,7 +128,11 @@ freed, anywhere, its copy played when only the rack has one. The ways are search
 undecided sets apart with their jokers anywhere (it holds every fate below it), and a node
 with no better move, or with a legal move (or a legal layout of its tiles) as good as its
 bound, settles its subtree; at most ``_FATE_PROBLEMS`` problems, beyond which the answer is
-not claimed. When no fate beats the best move, the answer is proven; a legal move of one that
+not claimed. With four fates or more and no joker on the rack, all of them are first tried as
+one integer programme (``_fates_settled_at_once``: each joker set's ways as choices of
+``choices``, one each, solved by our own branch and bound for at most 16 relaxations): no
+move beating the best there, or a best move there that is a legal turn, settles every fate
+at once; else the tree decides. When no fate beats the best move, the answer is proven; a legal move of one that
 does is taken; an illegal one has the tiles of the sets it changed laid out anew
 (``_rearranged``, bounded in work), the best legal layout scoring as much taken; failing
 that, ``optimal_proven`` is false. The relaxed problem of every joker set taken apart with

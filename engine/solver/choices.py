@@ -30,6 +30,7 @@ a freed joker scores more there than as a move (its value counts the played joke
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import Counter
 from typing import NamedTuple
 
@@ -47,10 +48,11 @@ _TileKey = tuple[int, int]  # (colour index, number)
 
 class Choice(NamedTuple):
     """One way a table set holding a joker takes part in a move: kept as ``block`` (growing
-    only), giving ``released`` numbered tiles to the pool, taking ``from_rack`` and
-    ``from_pool`` tiles into it in place of ``freed`` jokers, which go to the pool."""
+    only; None: taken apart), giving ``released`` numbered tiles to the pool, taking
+    ``from_rack`` and ``from_pool`` tiles into it in place of ``freed`` jokers, which go to the
+    pool."""
 
-    block: _RunBlock | _GroupBlock
+    block: _RunBlock | _GroupBlock | None
     released: tuple[_TileKey, ...] = ()
     from_rack: tuple[_TileKey, ...] = ()
     from_pool: tuple[_TileKey, ...] = ()
@@ -75,9 +77,11 @@ def _gated(problem: _Problem, choices: list[list[Choice]]) -> _Gated | None:
     """The programme of ``problem`` (no blocks of its own) with one of ``choices[k]`` taken for
     every joker set ``k``; None when nothing can be laid."""
     flat = [(k, c) for k, options in enumerate(choices) for c in options]
-    ordered = [x for x in flat if isinstance(x[1].block, _RunBlock)] + [
-        x for x in flat if isinstance(x[1].block, _GroupBlock)
-    ]  # the order of ``_block_columns``: run blocks, then group blocks
+    ordered = (
+        [x for x in flat if isinstance(x[1].block, _RunBlock)]
+        + [x for x in flat if isinstance(x[1].block, _GroupBlock)]
+        + [x for x in flat if x[1].block is None]
+    )  # the order of ``_block_columns``: run blocks, then group blocks (then no block)
     order = [c for _, c in ordered]
     # the programme's columns are sized for the tiles and jokers the choices may release
     optional = [list(counts) for counts in problem.optional]
@@ -187,14 +191,51 @@ def solve(
         return None
     if result.x is None:
         raise _OutOfTime
-    copies = [round(float(n)) for n in result.x]
-    score = round(float(np.dot(gated.cost, copies)) - gated.full.programme.constant)
-    if score < floor:
+    decoded = _decoded(gated, result.x)
+    if decoded[0] < floor:
         return None
+    return decoded[0], decoded[1], result.status == highs.OPTIMAL, decoded[2]
+
+
+def _decoded(gated: _Gated, x: np.ndarray) -> tuple[int, _Laid, list[Choice]]:
+    """A solution of ``gated``'s programme: its score, its sets laid and the choices taken."""
+    copies = [round(float(n)) for n in x]
+    score = round(float(np.dot(gated.cost, copies)) - gated.full.programme.constant)
     picked = [c for c, n in zip(gated.order, copies[len(gated.full.cost) :], strict=True) if n]
     chosen = dataclasses.replace(
         gated.problem,
         run_blocks=[c.block for c in picked if isinstance(c.block, _RunBlock)],
         group_blocks=[c.block for c in picked if isinstance(c.block, _GroupBlock)],
     )
-    return score, programme.laid_from(chosen, gated.full, copies), result.status == highs.OPTIMAL, picked
+    return score, programme.laid_from(chosen, gated.full, copies), picked
+
+
+def best_within(
+    problem: _Problem, choices: list[list[Choice]], deadline: float, floor: int, max_nodes: int
+) -> tuple[int, _Laid, list[Choice]] | None:
+    """``solve``'s programme by our own branch and bound alone (``highs.branch_and_bound``), at
+    most ``max_nodes`` relaxations: its best move (score, sets, choices taken) when it is proven
+    the best scoring at least ``floor``, None when proven that none does. Raises _OutOfTime
+    when neither is known by then (the relaxations or the deadline ran out): a cap on work, so
+    that the caller may take another way, and the same answer on every machine."""
+    assert not problem.unscored
+    gated = _gated(problem, choices)
+    if gated is None:
+        return None
+    at_least = floor + gated.full.programme.constant
+    result = highs.branch_and_bound(
+        gated.cost,
+        gated.upper,
+        gated.matrix,
+        gated.lower_rows,
+        gated.upper_rows,
+        deadline - time.perf_counter(),
+        cutoff=at_least - 1,
+        rows=range(programme._TYPES + 1),
+        max_nodes=max_nodes,
+    )
+    if result.status in (highs.INFEASIBLE, highs.NOT_BETTER):
+        return None
+    if result.status != highs.OPTIMAL or result.x is None:
+        raise _OutOfTime
+    return _decoded(gated, result.x)
