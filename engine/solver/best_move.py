@@ -314,9 +314,9 @@ class _Suggester:
 
         With ``_JOINT_FATES`` fates or more, all of them are first tried as one programme
         (``_fates_settled_at_once``), which settles them at once or leaves them to the tree: on
-        the hard bench's three seeds (720 rows) it settled 14 of the 15 trees it was tried on,
+        the hard bench's three seeds (720 rows) it settled 11 of the 15 trees it was tried on,
         classic-big-rack sabra seed 2 turn 44 in 190 ms where the tree took 340 ms; on trees
-        that their first few problems settle it costs up to 40 ms more (bench/README.md,
+        that their first few problems settle it costs up to 60 ms more (bench/README.md,
         session 25)."""
         ways = sorted(self.fate_ways, key=lambda set_ways: len(set_ways[1]))
         self.fate_problems = 0
