@@ -521,12 +521,12 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
     assert pinned("B11 R11 J K11", "O10 O11 O12") == {}  # a copy on the table could free it
 
 
-# positions of generated sabra games (the hard bench's) whose table jokers fare in 9 or 10 ways
 def sets_of(text: str) -> list[list[Tile]]:
     """Table sets written one after the other, ``|`` between them."""
     return table(*text.split(" | "))
 
 
+# positions of generated sabra games (the hard bench's) whose table jokers fare in 9 or 10 ways
 _FATE_HEAVY = {
     "none beats the best": (
         sets_of(
@@ -577,7 +577,8 @@ def test_one_programme_settles_the_fates_as_the_tree_does(case: str, monkeypatch
     monkeypatch.setattr(best_move._Suggester, "_solve_fates", counted)
     joint = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert outcomes == [case != "its best move is no legal turn"]
-    assert joint.optimal_proven and _legal(before, joint, rack, SABRA)
+    assert joint.optimal_proven
+    assert_legal(before, rack, True, SABRA, joint)
     monkeypatch.setattr(best_move, "_JOINT_FATES", 10**9)
     tree = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert len(outcomes) == 1  # (not tried)
@@ -585,11 +586,6 @@ def test_one_programme_settles_the_fates_as_the_tree_does(case: str, monkeypatch
     assert alone > 0
     assert with_joint == (0 if outcomes[0] else alone)
     assert (len(joint.played), joint.value, joint.optimal_proven) == (len(tree.played), tree.value, tree.optimal_proven)
-
-
-def _legal(before: list[list[Tile]], move: Suggestion, rack: list[Tile], rules: Rules) -> bool:
-    verdict = verify_turn([TableSet(tuple(s)) for s in before], [TableSet(s) for s in move.after], rack, True, rules)
-    return verdict.valid
 
 
 def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -132,8 +132,8 @@ not claimed. With four fates or more and no joker on the rack, all of them are f
 one integer programme (``_fates_settled_at_once``: each joker set's ways as choices of
 ``choices``, one each, solved by our own branch and bound for at most 16 relaxations): no
 move beating the best there, or a best move there that is a legal turn, settles every fate
-at once; else the tree decides. When no fate beats the best move, the answer is proven; a legal move of one that
-does is taken; an illegal one has the tiles of the sets it changed laid out anew
+at once; else the tree decides. When no fate beats the best move, the answer is proven; a
+legal move of one that does is taken; an illegal one has the tiles of the sets it changed laid out anew
 (``_rearranged``, bounded in work), the best legal layout scoring as much taken; failing
 that, ``optimal_proven`` is false. The relaxed problem of every joker set taken apart with
 its jokers anywhere comes first and bounds them all. Each fate is solved to the end (under
