@@ -217,7 +217,8 @@ def best_within(
     most ``max_nodes`` relaxations: its best move (score, sets, choices taken) when it is proven
     the best scoring at least ``floor``, None when proven that none does. Raises _OutOfTime
     when neither is known by then (the relaxations or the deadline ran out): a cap on work, so
-    that the caller may take another way, and the same answer on every machine."""
+    that the caller may take another way, and the same outcome on every machine unless the
+    deadline comes first."""
     assert not problem.unscored
     gated = _gated(problem, choices)
     if gated is None:
