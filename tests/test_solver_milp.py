@@ -224,6 +224,40 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
     assert proven >= 6
 
 
+@pytest.mark.parametrize(("seed", "rules_name"), [(7, "sabra"), (3, "xp"), (7, "strict-joker"), (4, "pressman-2009")])
+def test_the_fates_as_one_programme_keep_the_answers(
+    seed: int, rules_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fates tried first as one integer programme (``_fates_settled_at_once``) change no
+    answer: the same tiles, value and proof as the tree of relaxed problems alone, and legal,
+    on positions of generated games (the rack's jokers left out: it serves racks without
+    one), where the programme settles some trees."""
+    rules = PRESETS[rules_name]
+    settled: list[bool] = []
+    real = suggest_module._Suggester._fates_settled_at_once
+
+    def recorded(self: suggest_module._Suggester, *args: Any) -> bool:
+        settled.append(real(self, *args))
+        return settled[-1]
+
+    monkeypatch.setattr(suggest_module._Suggester, "_fates_settled_at_once", recorded)
+    for table, rack in _joker_positions(seed, rules_name)[:14]:
+        plain_rack = [t for t in rack if t.color is not None]
+        joint = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
+        with monkeypatch.context() as m:
+            m.setattr(suggest_module, "_JOINT_FATES", 10**9)
+            tree = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
+        assert (len(joint.played), joint.value, joint.optimal_proven) == (
+            len(tree.played),
+            tree.value,
+            tree.optimal_proven,
+        ), (table, rack)
+        before = [TableSet(tuple(s)) for s in table]
+        verdict = verify_turn(before, [TableSet(s) for s in joint.after], plain_rack, True, rules)
+        assert verdict.valid, [(v.code, v.at) for v in verdict.violations]
+    assert any(settled), "the programme never settled a tree"
+
+
 @pytest.mark.parametrize(("seed", "rules_name"), [(7, "sabra"), (8, "sabra"), (4, "xp"), (5, "strict-joker")])
 def test_pinned_jokers_keep_the_answers(seed: int, rules_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A joker whose tile has no copy on the table or the rack is placed as that tile in the
