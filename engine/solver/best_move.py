@@ -342,30 +342,28 @@ class _Suggester:
         if any(way.needs for set_ways in ways for way in set_ways):
             return False
         options: list[list[choices.Choice]] = []
-        laid_as: dict[int, list[tuple[str, bool]]] = {}  # by id of a choice: its staying jokers' tiles
+        staying: dict[choices.Choice, list[tuple[str, bool]]] = {}  # a choice's staying jokers, as ``laid_as``
         for i, set_ways in zip(sets, ways, strict=True):
             options.append([])
             for way in set_ways:
                 choice = self._fate_choice(i, way)
                 options[-1].append(choice)
-                run = self.readings[i].best.kind == RUN  # type: ignore[union-attr]
-                laid_as[id(choice)] = [(t.key, run) for t in way.pins.get(i, ())] if choice.block is None else []
-        problem = dataclasses.replace(
-            self._problem(dissolve=self.plain)[0], run_blocks=[], group_blocks=[], joker_value_weight=0
-        )
+                if choice.block is None:
+                    run = self.readings[i].best.kind == RUN  # type: ignore[union-attr]
+                    staying[choice] = [(t.key, run) for t in way.pins.get(i, ())]
         self.portfolio.solves += 1
         try:
             self.portfolio._check()
-            best = choices.best_within(problem, options, self.deadline, self._best_score() + 1, _JOINT_FATE_NODES)
+            best = choices.best_within(
+                self._choices_problem(), options, self.deadline, self._best_score() + 1, _JOINT_FATE_NODES
+            )
         except _OutOfTime:
             return False
         if best is None:
             return True
         score, laid, picked = best
-        blocks = {c.block.index: c.block for c in picked if c.block is not None}
-        pinned = [entry for c in picked for entry in laid_as[id(c)]]
-        outcome = self._outcome(laid, blocks, False, False, (), pinned)
-        if outcome.score != score or not self._legal(outcome):
+        outcome = self._legal_choices_move(score, laid, picked, [e for c in picked for e in staying.get(c, ())])
+        if outcome is None:
             return False
         self.candidates.append(outcome)
         return True
@@ -378,11 +376,8 @@ class _Suggester:
             return choices.Choice(self._block(index, None))
         tiles = self.table[index]
         stays = way.pins.get(index, ())
-        released = [t for t in tiles if t.color is not None] + list(stays)
         return choices.Choice(
-            None,
-            tuple((_COLOUR_INDEX[t.color], t.number) for t in released),  # type: ignore[index]
-            freed=sum(1 for t in tiles if t.color is None) - len(stays),
+            None, _keys((*tiles, *stays)), freed=sum(1 for t in tiles if t.color is None) - len(stays)
         )
 
     def _refine(self, chosen: list[_Fate], sets: list[int], ways: list[list[_Fate]]) -> None:
@@ -604,9 +599,6 @@ class _Suggester:
         best move, or the best of them is a legal turn, or the time ran out), False when its
         move is not legal (the passes go on one by one). The rack holds no joker: no joker
         is played, so where jokers stand is worth nothing and the programme is pooled."""
-        problem = dataclasses.replace(
-            self._problem(dissolve=self.plain)[0], run_blocks=[], group_blocks=[], joker_value_weight=0
-        )
         options = [
             [choices.Choice(self._block(i, None)), *(self._choice(i, v) for v in self._variants(i))]
             for i in range(len(self.table))
@@ -614,31 +606,44 @@ class _Suggester:
         ]
         try:
             self.portfolio._check()
-            solved = choices.solve(problem, options, self.deadline, self._best_score() + 1)
+            solved = choices.solve(self._choices_problem(), options, self.deadline, self._best_score() + 1)
         except _OutOfTime:
             self.exhausted = True
             return True
         if solved is None:
             return True
         score, laid, proven, picked = solved
-        outcome = self._outcome(laid, {c.block.index: c.block for c in picked if c.block is not None}, False, False, ())
-        if not self._legal(outcome) or outcome.score != score:
+        outcome = self._legal_choices_move(score, laid, picked)
+        if outcome is None:
             return False
         self.candidates.append(outcome)
         self.exhausted = self.exhausted or not proven
         return True
 
+    def _choices_problem(self) -> _Problem:
+        """The problem that ``choices`` extends by the joker sets' choices: the plain sets
+        taken apart, no blocks; pooled (the rack holds no joker: where jokers stand is worth
+        nothing)."""
+        problem, _ = self._problem(dissolve=self.plain)
+        return dataclasses.replace(problem, run_blocks=[], group_blocks=[], joker_value_weight=0)
+
+    def _legal_choices_move(
+        self, score: int, laid: _Laid, picked: list[choices.Choice], laid_as: Sequence[tuple[str, bool]] = ()
+    ) -> _Outcome | None:
+        """The move of a solution of ``choices``' programme (its score, sets and the choices
+        taken; ``laid_as``: its staying jokers, see ``_outcome``), when it is a legal turn
+        scoring what the programme says; else None."""
+        blocks = {c.block.index: c.block for c in picked if c.block is not None}
+        outcome = self._outcome(laid, blocks, False, False, (), laid_as)
+        return outcome if outcome.score == score and self._legal(outcome) else None
+
     def _choice(self, index: int, variant: _Variant) -> choices.Choice:
         """A variant of table set ``index`` as a choice of the integer programme."""
-
-        def keys(tiles: tuple[Tile, ...]) -> tuple[tuple[int, int], ...]:
-            return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
-
         return choices.Choice(
             self._block(index, variant),
-            keys(variant.released),
-            keys(variant.from_rack),
-            keys(variant.from_pool),
+            _keys(variant.released),
+            _keys(variant.from_rack),
+            _keys(variant.from_pool),
             variant.freed,
         )
 
@@ -1303,6 +1308,11 @@ class _Suggester:
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
+
+
+def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
+    """The numbered tiles among ``tiles`` as (colour index, number), the jokers left out."""
+    return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
 
 
 def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Variant]:
