@@ -588,6 +588,57 @@ def test_one_programme_settles_the_fates_as_the_tree_does(case: str, monkeypatch
     assert (len(joint.played), joint.value, joint.optimal_proven) == (len(tree.played), tree.value, tree.optimal_proven)
 
 
+def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once one integer programme has solved every combination of the joker sets' variants
+    (``_all_choices``: ``settled``), no support's relaxed problem is solved any more: none of
+    its passes can beat the best move (the hard bench's xp 3307/40 solved ten more, 70 ms).
+    The answer is the same, proven, legal."""
+    before = table(
+        "K9 K10 K11 K12 J",
+        "O6 R6 J B6",
+        "R10 R11 R12",
+        "B3 R3 K3",
+        "O1 O2 O3 O4 O5 O6",
+        "O12 R12 B12",
+        "B10 B11 B12 B13",
+        "R7 R8 R9",
+        "R13 B13 O13 K13",
+        "K12 O12 R12",
+        "K4 B4 O4 R4",
+        "B2 R2 O2",
+        "K13 O13 J",
+        "B2 J B4",
+        "K2 B2 R2",
+    )
+    rack = T("K7 K1 B7 O9 B7 B10 B7 R13 K6 O11 R7 K8 R8 R11 B1 B11")
+    rules = PRESETS["xp"]
+    after_settled: list[frozenset[int]] = []
+    supports: list[frozenset[int]] = []
+    relaxed = best_move._Suggester._relaxed
+
+    def recorded(self: best_move._Suggester, support: frozenset[int], max_calls: int) -> object:
+        supports.append(support)
+        if self.settled:
+            after_settled.append(support)
+        return relaxed(self, support, max_calls)
+
+    all_choices = best_move._Suggester._all_choices
+    at_once: list[bool] = []
+
+    def solved_at_once(self: best_move._Suggester) -> bool:
+        at_once.append(all_choices(self))
+        return at_once[-1]
+
+    monkeypatch.setattr(best_move._Suggester, "_relaxed", recorded)
+    monkeypatch.setattr(best_move._Suggester, "_all_choices", solved_at_once)
+    result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
+    assert at_once == [True]
+    assert after_settled == []
+    assert len(supports) > 5  # the variants' passes ran, support by support
+    assert (len(result.played), result.optimal_proven) == (16, True)
+    assert_legal(before, rack, True, rules, result)
+
+
 def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The passes meet the same problem again (a fate freeing a joker into the pool is the
     relaxed problem of every joker set); ``_pass`` solves it once: a proven optimum answers

@@ -273,8 +273,8 @@ class _Suggester:
         self.upper = found[0].score if found else self.gave_up_bound
         self.relaxed_known[everything] = found
         for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
-            if self.exhausted or self._best_score() >= self._upper():
-                return
+            if self.exhausted or self.settled or self._best_score() >= self._upper():
+                return  # (settled: every combination of variants was solved at once)
             self._variant_passes(support, by_support[support])
 
     def _check_fates(self) -> None:
