@@ -631,12 +631,45 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
 
     monkeypatch.setattr(best_move._Suggester, "_relaxed", recorded)
     monkeypatch.setattr(best_move._Suggester, "_all_choices", solved_at_once)
+    monkeypatch.setattr(best_move, "_JOINT_FATES", 10**9)  # (the fates' programme would settle it first)
     result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
     assert at_once == [True]
     assert after_settled == []
     assert len(supports) > 5  # the variants' passes ran, support by support
     assert (len(result.played), result.optimal_proven) == (16, True)
     assert_legal(before, rack, True, rules, result)
+
+
+@pytest.mark.parametrize("joint", [True, False], ids=["one programme", "tree"])
+def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both jokers freed into one successor, their windows sharing tiles: ``O8 O9 J O11``'s
+    joker (O10) and ``O4 .. O8 J O10``'s (O9) freed into ``O8 O9 O10 O11`` (O4 to a group of
+    fours, ``O5 O6 O7 O8`` kept), then played with ``R7 R8`` and ``B12 R12``. Two window
+    blocks (``O9 O10 O11``, ``O8 O9 O10``) cannot lay that set; the fates must still hold the
+    move, so that after the passes keeping the joker sets whole (two tiles) they find it or
+    leave the answer unproven. They claimed five tiles proven (one programme)."""
+    before = table(
+        "B1 B2 B3 B4",
+        "O8 O9 J O11",
+        "R10 R11 R12 R13",
+        "O4 O5 O6 O7 O8 J O10",
+        "K10 K11 K12 K13",
+        "B5 B6 B7",
+        "R5 R6 R7 R8",
+        "K3 K4 K5",
+    )
+    rack = T("K6 R12 R10 K4 B3 K6 B12 O2 R7 O1")
+    monkeypatch.setattr(best_move, "_JOINT_FATES", 4 if joint else 10**9)
+    solver = best_move._Suggester(
+        [tuple(s) for s in before], [None] * len(before), tuple(rack), True, SABRA, "tiles", time.perf_counter() + 30
+    )
+    solver._joker_set_passes()
+    assert solver._best_score() < 6 * solver.tile_weight
+    solver._solve_fates()
+    assert solver._best_score() >= 6 * solver.tile_weight or solver._fates_unsettled()
+    result = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
+    assert (len(result.played), result.optimal_proven) == (6, True)
+    assert_legal(before, rack, True, SABRA, result)
 
 
 def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:

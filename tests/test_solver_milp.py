@@ -202,8 +202,9 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
     monkeypatch.setattr(choices, "solve", counted)
     # no joker pinned: pinned relaxed problems settle these positions before the variants
     monkeypatch.setattr(suggest_module._Suggester, "_pinned", lambda self: {})
-    # nor do their fates first: the variants' passes run
+    # nor do their fates first, alone or as one programme: the variants' passes run
     monkeypatch.setattr(suggest_module, "_FATES_FIRST", 0)
+    monkeypatch.setattr(suggest_module, "_JOINT_FATES", 10**9)
     proven = 0
     for table, rack in _joker_positions(seed, rules_name)[:14]:
         plain_rack = [t for t in rack if t.color is not None]

@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
 
@@ -185,6 +186,8 @@ class _Suggester:
         self.pinned = self._pinned()
         self.unsettled: list[int] = []  # scores of fates' best moves that are no legal turn (``_solve_fates``)
         self.fate_problems = 0  # relaxed problems of the fates' tree solved (``_solve_fates``)
+        self.fates_settled = False  # the fates' programme settled every fate (``_joint_fates_settle``)
+        self.joint_failed: set[int] = set()  # best scores under which the fates' programme did not settle them
         self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
         # problems solved (``_pass``): the need, the search's score and the move (None: none)
@@ -229,7 +232,8 @@ class _Suggester:
         go to a new set with two rack tiles, the fates come before the variants: their
         problems, solved to the end for the proof anyway, most often find the best move
         themselves, and the variants' passes run only when a fate's best move is no legal
-        turn and beats every legal move found."""
+        turn and beats every legal move found. Otherwise the fates as one programme come before
+        the variants' passes one by one (``_variant_stage``)."""
         if self._free_release():
             self._free_passes()
             return
@@ -257,7 +261,13 @@ class _Suggester:
         return passes + two_tile
 
     def _variant_stage(self, passes: list[_VariantPass]) -> None:
-        """The passes over the variants of the joker sets, while they may beat the best move."""
+        """The passes over the variants of the joker sets, while they may beat the best move.
+        The fates as one programme (``_joint_fates_settle``) come first when every joker set
+        taken apart may beat it: they bound every legal move, so settling them settles these
+        passes too. On the hard bench's sabra/xp rows (360, two runs alternated, minimum of four)
+        the sum went 8,541 -> 7,770 ms and the max 781 -> 585 ms (xp 3301/59); rows where the
+        programme does not settle the fates cost up to 70 ms more (bench/README.md, session
+        26)."""
         self.variant_start = self.portfolio.solves
         if self._best_score() >= self._ceiling():
             return
@@ -268,8 +278,9 @@ class _Suggester:
         # none can; when its move is legal, it is the best of them all
         everything = frozenset().union(*by_support)
         found = self._relaxed(everything, _RELAXED_CALLS)
-        if self._relaxed_settles(found):
+        if self._relaxed_settles(found) or self._joint_fates_settle():
             return
+        self.variant_start = self.portfolio.solves  # (the fates' programme is not one of the passes)
         self.upper = found[0].score if found else self.gave_up_bound
         self.relaxed_known[everything] = found
         for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
@@ -290,7 +301,7 @@ class _Suggester:
         unproven. The relaxed problem of every joker set taken apart with its jokers anywhere
         comes first: it bounds them all."""
         joker_sets = frozenset(range(len(self.table))) - self.plain
-        if not joker_sets or self.exhausted or self._best_score() >= self._ceiling():
+        if not joker_sets or self.exhausted or self.fates_settled or self._best_score() >= self._ceiling():
             return
         # a relaxed problem's move is its optimum: one already known that does not beat the
         # best move settles it as well as a new one would
@@ -317,15 +328,32 @@ class _Suggester:
         the hard bench's three seeds (720 rows) it settled 11 of the 15 trees it was tried on,
         classic-big-rack sabra seed 2 turn 44 in 190 ms where the tree took 340 ms; on trees
         that their first few problems settle it costs up to 60 ms more (bench/README.md,
-        session 25)."""
-        ways = sorted(self.fate_ways, key=lambda set_ways: len(set_ways[1]))
+        session 25). It is not tried again under the same best move (``_variant_stage`` may
+        have tried it)."""
         self.fate_problems = 0
-        sets, set_ways = [i for i, _ in ways], [w for _, w in ways]
-        if math.prod(map(len, set_ways)) >= _JOINT_FATES and self._fates_settled_at_once(sets, set_ways):
+        if self._joint_fates_settle():
             return
+        sets, set_ways = self._sorted_fates()
         self._refine([], sets, set_ways)
 
-    def _fates_settled_at_once(self, sets: list[int], ways: list[list[_Fate]]) -> bool:
+    def _sorted_fates(self) -> tuple[list[tuple[int, ...]], list[list[_Fate]]]:
+        """The joker sets (or pairs, ``fate_ways``), fewest ways first, and their ways."""
+        ways = sorted(self.fate_ways, key=lambda set_ways: len(set_ways[1]))
+        return [i for i, _ in ways], [w for _, w in ways]
+
+    def _joint_fates_settle(self) -> bool:
+        """``_fates_settled_at_once`` where the fates number ``_JOINT_FATES`` or more, unless
+        it already failed with the best move as it is."""
+        sets, set_ways = self._sorted_fates()
+        if math.prod(map(len, set_ways)) < _JOINT_FATES or self._best_score() in self.joint_failed:
+            return False
+        if self._fates_settled_at_once(sets, set_ways):
+            self.fates_settled = True
+            return True
+        self.joint_failed.add(self._best_score())
+        return False
+
+    def _fates_settled_at_once(self, sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> bool:
         """Whether one integer programme settles the fates giving the joker sets ``sets``
         one of their ``ways`` each: every way as a choice of ``choices`` (a variant, or the
         set kept whole as its block; a joker staying: its set taken apart, the joker given as
@@ -336,14 +364,15 @@ class _Suggester:
         branch and bound for at most ``_JOINT_FATE_NODES`` relaxations (a cap on work); else,
         or when its move is no legal turn, the tree decides. Only where the rack holds no
         joker (where jokers stand is then worth nothing: the programme is pooled, as
-        ``_all_choices``'s) and no way needs a rack tile played (``_Fate.needs``)."""
-        if any(t.color is None for t in self.rack):
+        ``_all_choices``'s), no way needs a rack tile played (``_Fate.needs``) and no two
+        sets' ways are joined (``_with_overlapping_windows``: a choice is one set's)."""
+        if any(t.color is None for t in self.rack) or any(len(entry) > 1 for entry in sets):
             return False
         if any(way.needs for set_ways in ways for way in set_ways):
             return False
         options: list[list[choices.Choice]] = []
         staying: dict[choices.Choice, list[tuple[str, bool]]] = {}  # a choice's staying jokers, as ``laid_as``
-        for i, set_ways in zip(sets, ways, strict=True):
+        for (i,), set_ways in zip(sets, ways, strict=True):
             options.append([])
             for way in set_ways:
                 choice = self._fate_choice(i, way)
@@ -380,7 +409,7 @@ class _Suggester:
             None, _keys((*tiles, *stays)), freed=sum(1 for t in tiles if t.color is None) - len(stays)
         )
 
-    def _refine(self, chosen: list[_Fate], sets: list[int], ways: list[list[_Fate]]) -> None:
+    def _refine(self, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> None:
         """The children of the node deciding ``chosen`` (the ways of the first sets of
         ``sets``), each solved and, unless settled, refined (``_solve_fates``)."""
         for way in ways[len(chosen)]:
@@ -391,7 +420,7 @@ class _Suggester:
                 return
             path = [*chosen, way]
             fate = _Fate.join(path)
-            undecided = {i: self.pinned[i] for i in sets[len(path) :] if i in self.pinned}
+            undecided = {i: self.pinned[i] for entry in sets[len(path) :] for i in entry if i in self.pinned}
             dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
             problem = self._problem(
                 dissolve=dissolve, pins={**undecided, **fate.pins}, must=fate.needs, variants=fate.variants
@@ -414,7 +443,7 @@ class _Suggester:
         return any(score > self._best_score() for score in self.unsettled)
 
     @functools.cached_property
-    def fate_ways(self) -> list[tuple[int, list[_Fate]]]:
+    def fate_ways(self) -> _FateWays:
         """The ways the table's jokers can fare in a legal move, per table set holding jokers
         (its index, its ways; worked out once per position). Under each of the set's readings:
 
@@ -427,7 +456,10 @@ class _Suggester:
           taken apart;
         - a joker of a set of several freed: the set taken apart, the joker anywhere, when a
           copy of its tile is on the table or the rack (on the rack, under
-          ``joker_replacement_from: rack``; played, when only the rack has one).
+          ``joker_replacement_from: rack``; played, when only the rack has one);
+        - the one joker of a set freed, its set taken apart and the joker anywhere, when a
+          window of the set shares a tile with a window of another set
+          (``_with_overlapping_windows``).
 
         Under a free release (locked sets aside) a freed joker needs no tile: the joker goes
         anywhere."""
@@ -469,7 +501,11 @@ class _Suggester:
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
                         ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append((i, list(ways.values())))
-        return per_set
+        copies = [
+            frozenset(t.key for read in reading.readings for options in read.joker_options for t in options)
+            for reading in self.readings
+        ]
+        return _with_overlapping_windows(per_set, self.table, copies)
 
     def _windows(
         self, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
@@ -1313,6 +1349,150 @@ class _Suggester:
 def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
     """The numbered tiles among ``tiles`` as (colour index, number), the jokers left out."""
     return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
+
+
+_FateWays = list[tuple[tuple[int, ...], list[_Fate]]]
+"""The ways the table's jokers fare (``fate_ways``): by joker set (or pair of sets), its ways."""
+
+
+def _with_overlapping_windows(
+    per_set: list[tuple[int, list[_Fate]]], table: Sequence[Sequence[Tile]], copies: Sequence[frozenset[str]]
+) -> _FateWays:
+    """The ways of ``fate_ways``, those of two joker sets whose windows may share a tile joined
+    (every way of one with every way of the other, and the two windows laid as one block).
+    Two jokers freed into one successor may have windows sharing tiles (``O8 O9 J O11`` and
+    ``O4 O5 O6 O7 O8 J O10``, both jokers freed into ``O8 O9 O10 O11``: the windows
+    ``O9 O10 O11`` and ``O8 O9 O10``), which two blocks cannot lay; one block of both can
+    (``_merged_windows``). Windows sharing no tile may lie in one set too, but that set splits
+    into two valid sets, one holding each. Where that does not do (windows of groups sharing a
+    tile, or three sets or more sharing tiles), each set of them has one more way: taken
+    apart, its joker anywhere."""
+    lines = [_window_lines(ways) for _, ways in per_set]
+    linked = [{m for m, other in enumerate(lines) if m != n and lines[n] & other} for n in range(len(per_set))]
+    out: _FateWays = []
+    done: set[int] = set()
+    for n, (i, ways) in enumerate(per_set):
+        if n in done:
+            continue
+        if not linked[n]:
+            out.append(((i,), ways))
+            continue
+        pair = next(iter(linked[n])) if len(linked[n]) == 1 else None
+        if pair is not None and linked[pair] == {n}:
+            j, other_ways = per_set[pair]
+            joined = _joined_ways(i, ways, j, other_ways, table, copies)
+            if joined is not None:
+                out.append(((i, j), joined))
+                done |= {n, pair}
+                continue
+        anywhere = any(not (way.pins or way.needs or way.variants or way.whole) for way in ways)
+        out.append(((i,), ways if anywhere else [*ways, _Fate()]))
+        done.add(n)
+    return out
+
+
+def _window_lines(ways: list[_Fate]) -> set[tuple[tuple[str, object], str]]:
+    """The numbered tiles of the windows among ``ways``, by the line they lie on (a run's
+    colour, a group's number). A window's joker is its own set's: two windows never share it."""
+    out: set[tuple[tuple[str, object], str]] = set()
+    for way in ways:
+        for variant in way.variants.values():
+            numbered = [t for t in variant.tiles if t.color is not None]
+            out.update((_line(numbered), t.key) for t in numbered)
+    return out
+
+
+def _line(numbered: Sequence[Tile]) -> tuple[str, object]:
+    """The line a window's numbered tiles lie on: a run's colour or a group's number."""
+    if len({t.color for t in numbered}) == 1:
+        return ("run", numbered[0].color)
+    return ("group", numbered[0].number)
+
+
+def _joined_ways(
+    i: int,
+    ways: list[_Fate],
+    j: int,
+    other_ways: list[_Fate],
+    table: Sequence[Sequence[Tile]],
+    copies: Sequence[frozenset[str]],
+) -> list[_Fate] | None:
+    """The ways joker sets ``i`` and ``j`` fare together: every way of one with every way of
+    the other, and each pair of their windows sharing a tile laid as one block
+    (``_merged_windows``); None where such a pair cannot be laid so."""
+    joined = [_Fate.join([a, b]) for a in ways for b in other_ways]
+    for a in ways:
+        for b in other_ways:
+            if i not in a.variants or j not in b.variants:
+                continue
+            both = copies[i] & copies[j]
+            merged = _merged_windows(i, a.variants[i], table[i], j, b.variants[j], table[j], both)
+            if merged is False:
+                return None
+            if merged is not None:
+                joined.append(merged)
+    return joined
+
+
+def _merged_windows(
+    i: int,
+    window: _Variant,
+    tiles: Sequence[Tile],
+    j: int,
+    other: _Variant,
+    other_tiles: Sequence[Tile],
+    copies: frozenset[str],
+) -> _Fate | Literal[False] | None:
+    """Windows of joker sets ``i`` and ``j`` (``tiles`` and ``other_tiles``) sharing tiles in
+    one run, as one block, a way of both: the block is one set's variant, the other set is
+    taken apart (its tiles in the block taken from the pool, its joker anywhere unless its
+    window holds it). None when they share no tile or cannot lie in one run (a place held by
+    two tiles of the sets, or by a joker and another tile); False for windows of groups (the
+    caller falls back)."""
+    numbered = [t for t in window.tiles if t.color is not None]
+    other_numbered = [t for t in other.tiles if t.color is not None]
+    if _line(numbered) != _line(other_numbered) or not {t.key for t in numbered} & {t.key for t in other_numbered}:
+        return None
+    if not window.run or not other.run:
+        return False
+    kept = Counter(t.key for t in tiles if t.color is not None) - Counter(t.key for t in window.released)
+    other_kept = Counter(t.key for t in other_tiles if t.color is not None) - Counter(t.key for t in other.released)
+    other_rack = Counter(t.key for t in other.from_rack)
+    places: dict[int, Tile] = {_stands_for_number(t): t for t in window.tiles}
+    taken_rack, taken_pool = list(window.from_rack), list(window.from_pool)
+    for t in other.tiles:
+        at = _stands_for_number(t)
+        mine = places.get(at)
+        if mine is None:
+            places[at] = t
+            if t.color is None:
+                continue  # (the other set's joker: ``freed`` below)
+            if other_kept[t.key]:
+                taken_pool.append(t)  # (set ``j`` is taken apart: its tiles are in the pool)
+            elif other_rack[t.key]:
+                taken_rack.append(t)
+            else:
+                taken_pool.append(t)
+            continue
+        if mine.color is None or t.color is None or mine.key != t.key:
+            return None
+        if kept[t.key] and other_kept[t.key]:
+            return None  # two tiles of the table's sets in one place
+        if not kept[t.key] and other_kept[t.key]:  # the other set's tile stands in for the copy
+            for source in (taken_rack, taken_pool):
+                if any(x.key == t.key for x in source):
+                    source.remove(next(x for x in source if x.key == t.key))
+                    break
+            taken_pool.append(t)
+        elif not kept[t.key] and t.key in copies:
+            return None  # one tile replacing both jokers (SPEC §4: one per joker)
+        # else: this set's tile (or one tile from the rack or the table) serves both windows
+    block = tuple(places[n] for n in sorted(places))
+    # the other set's joker goes to the pool with its set (``_problem``), unless its window
+    # holds it: then it is the block's, taken from there
+    freed = window.freed - (1 if any(t.color is None for t in other.tiles) else 0)
+    variant = _Variant(block, window.released, tuple(taken_rack), tuple(taken_pool), freed, run=True)
+    return _Fate(variants={i: variant})
 
 
 def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Variant]:
