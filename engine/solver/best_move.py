@@ -457,9 +457,10 @@ class _Suggester:
         - a joker of a set of several freed: the set taken apart, the joker anywhere, when a
           copy of its tile is on the table or the rack (on the rack, under
           ``joker_replacement_from: rack``; played, when only the rack has one);
-        - the one joker of a set freed, its set taken apart and the joker anywhere, when a
-          window of the set shares a tile with a window of another set
-          (``_with_overlapping_windows``).
+        - two sets whose windows may share a tile fare together: every way of one with every
+          way of the other, and such two windows laid as one block
+          (``_with_overlapping_windows``; where that cannot be, each of the sets taken apart
+          with its joker anywhere).
 
         Under a free release (locked sets aside) a freed joker needs no tile: the joker goes
         anywhere."""
@@ -1426,7 +1427,7 @@ def _joined_ways(
             if i not in a.variants or j not in b.variants:
                 continue
             both = copies[i] & copies[j]
-            merged = _merged_windows(i, a.variants[i], table[i], j, b.variants[j], table[j], both)
+            merged = _merged_windows(i, a.variants[i], table[i], b.variants[j], table[j], both)
             if merged is False:
                 return None
             if merged is not None:
@@ -1438,13 +1439,12 @@ def _merged_windows(
     i: int,
     window: _Variant,
     tiles: Sequence[Tile],
-    j: int,
     other: _Variant,
     other_tiles: Sequence[Tile],
     copies: frozenset[str],
 ) -> _Fate | Literal[False] | None:
-    """Windows of joker sets ``i`` and ``j`` (``tiles`` and ``other_tiles``) sharing tiles in
-    one run, as one block, a way of both: the block is one set's variant, the other set is
+    """Windows of joker set ``i`` (``tiles``) and another (``other_tiles``) sharing tiles in
+    one run, as one block, a way of both: the block is set ``i``'s variant, the other set is
     taken apart (its tiles in the block taken from the pool, its joker anywhere unless its
     window holds it). None when they share no tile or cannot lie in one run (a place held by
     two tiles of the sets, or by a joker and another tile); False for windows of groups (the
@@ -1467,22 +1467,16 @@ def _merged_windows(
             places[at] = t
             if t.color is None:
                 continue  # (the other set's joker: ``freed`` below)
-            if other_kept[t.key]:
-                taken_pool.append(t)  # (set ``j`` is taken apart: its tiles are in the pool)
-            elif other_rack[t.key]:
-                taken_rack.append(t)
-            else:
-                taken_pool.append(t)
+            # (the other set is taken apart: its own tiles are in the pool)
+            (taken_rack if other_rack[t.key] and not other_kept[t.key] else taken_pool).append(t)
             continue
         if mine.color is None or t.color is None or mine.key != t.key:
             return None
         if kept[t.key] and other_kept[t.key]:
             return None  # two tiles of the table's sets in one place
         if not kept[t.key] and other_kept[t.key]:  # the other set's tile stands in for the copy
-            for source in (taken_rack, taken_pool):
-                if any(x.key == t.key for x in source):
-                    source.remove(next(x for x in source if x.key == t.key))
-                    break
+            source = taken_rack if any(x.key == t.key for x in taken_rack) else taken_pool
+            source.remove(next(x for x in source if x.key == t.key))
             taken_pool.append(t)
         elif not kept[t.key] and t.key in copies:
             return None  # one tile replacing both jokers (SPEC §4: one per joker)
