@@ -284,20 +284,38 @@ class BudgetGate:
         self.in_processes = executor is None
         self.executor = budget_processes(slots) if executor is None else executor
 
-    def submit(self, call: Callable[[dict[str, Any]], Any], environ: dict[str, Any]) -> asyncio.Future[Any]:
-        """Run ``call(environ)`` on a slot: in a budget process, the app there answers it."""
+    def submit(
+        self, call: Callable[[dict[str, Any]], Any], environ: dict[str, Any]
+    ) -> tuple[asyncio.Future[Any], Executor]:
+        """Run ``call(environ)`` on a slot: in a budget process, the app there answers it.
+        Returns the answer to come and the executor running it (``replace_executor``). When a
+        budget process died while idle, the request has cost nothing yet: it runs on new
+        processes (before, it raised there, a 500, and the slot it held was never freed)."""
+        executor = self.executor
+        try:
+            return self._submit(executor, call, environ), executor
+        except BrokenExecutor:
+            logging.getLogger("service.server").error("a budget process died while idle; starting new ones")
+            self.replace_executor(executor)
+            return self._submit(self.executor, call, environ), self.executor
+
+    def _submit(
+        self, executor: Executor, call: Callable[[dict[str, Any]], Any], environ: dict[str, Any]
+    ) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         if not self.in_processes:
-            return loop.run_in_executor(self.executor, call, environ)
+            return loop.run_in_executor(executor, call, environ)
         body = environ["wsgi.input"].getvalue()
         local = {k: v for k, v in environ.items() if k not in _LOCAL_KEYS}
-        return loop.run_in_executor(self.executor, _budget_process_call, local, body)
+        return loop.run_in_executor(executor, _budget_process_call, local, body)
 
-    def replace_executor(self) -> None:
-        """A budget process died (killed, out of memory): start new ones."""
-        old = self.executor
+    def replace_executor(self, broken: Executor) -> None:
+        """A budget process of ``broken`` died (killed, out of memory): start new ones, unless
+        another request whose process died already did."""
+        if self.executor is not broken:
+            return
         self.executor = budget_processes(self.slots, ready=False)  # not blocking the event loop
-        old.shutdown(wait=False, cancel_futures=True)
+        broken.shutdown(wait=False, cancel_futures=True)
 
     def retry_after(self) -> int:
         """Seconds until a slot is likely free for a new request: every waiting request, and one
@@ -485,14 +503,18 @@ class RSGIAdapter:
             self._busy(scope, proto, environ, route, started)
             return
         BUDGET_QUEUE.labels(route).observe(waited)
-        work = gate.submit(self._call, environ)
+        try:
+            work, executor = gate.submit(self._call, environ)
+        except BaseException:
+            gate.release()
+            raise
         # The slot is free when the work is done, even if this task is cancelled before.
         work.add_done_callback(lambda _: gate.release())
         try:
             status, out_headers, data = await work
         except BrokenExecutor:
             logging.getLogger("service.server").error("a budget process died; starting new ones")
-            gate.replace_executor()
+            gate.replace_executor(executor)
             self._busy(scope, proto, environ, route, started)
             return
         proto.response_bytes(status, out_headers, data)
