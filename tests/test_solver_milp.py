@@ -1184,3 +1184,37 @@ def test_exact_joker_value_pass_goes_to_the_programme_soon(monkeypatch: pytest.M
     full = engine.solver.suggest(table, rack, True, RULES, "tiles", 30.0, "any")
     assert (move.played, move.value, move.optimal_proven) == (full.played, full.value, full.optimal_proven)
     assert move.optimal_proven
+
+
+def test_a_relaxation_highs_stops_short_of_is_solved_again_with_presolve() -> None:
+    """HiGHS's simplex, without presolve, stopped this position's relaxation with model status
+    "unknown"; the bound was infinite and ``suggest`` raised OverflowError (a 500 over HTTP).
+    The brute force's best: 3 tiles, 32 points."""
+    table = [tuple(parse_tiles("K9 B9 R9")), tuple(parse_tiles("J=B8 B9 B10 B11 B12 B13"))]
+    rack = parse_tiles("B8 B11 J")
+    result = engine.solver.suggest(table, rack, True, PRESETS["pressman-2009"], "tiles", 30)
+    assert (len(result.played), result.value, result.optimal_proven) == (3, 32, True)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_relaxations_that_never_finish_bound_by_every_tile_played(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When HiGHS stops a relaxation short of its optimum every time, the bound is every rack
+    tile played, each joker as a 13 (``milp._trivial_bound``): the answers stay the same."""
+    positions = _positions(seed, 6)
+    expected = [engine.solver.suggest(table, rack, True, RULES, "tiles", 30) for table, rack in positions]
+    maximise = highs.maximise
+
+    def stopped(*args: Any, **kwargs: Any) -> highs.Result:
+        result = maximise(*args, **kwargs)
+        integer = args[5] if len(args) > 5 else kwargs["integer"]
+        return result if integer else result._replace(status=highs.STOPPED, x=None)
+
+    monkeypatch.setattr(highs, "maximise", stopped)
+    monkeypatch.setattr(highs, "maximise_with_row", lambda *args, **kwargs: highs.Result(highs.STOPPED, None, 0.0))
+    for (table, rack), before in zip(positions, expected, strict=True):
+        after = engine.solver.suggest(table, rack, True, RULES, "tiles", 30)
+        assert (len(after.played), after.value, after.optimal_proven) == (
+            len(before.played),
+            before.value,
+            before.optimal_proven,
+        )
