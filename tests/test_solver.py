@@ -1125,9 +1125,11 @@ def test_value_with_table_and_rack_jokers_is_claimed_only_when_bounded() -> None
     scored exactly, has no better move (a bound of every legal move): here under sabra and
     free-joker, 8 + 30 and the played joker worth 10 (its group's, the best joker after the
     move). Under xp, ``O9 R9 J`` + ``R6 R7 R8`` with ``O7 O6 J`` plays 22 points (the table's
-    joker read as O9), the brute force's best, but the bound's 23 moves the table's joker:
-    not claimed. Without a rack joker no joker is played and the table's jokers score as
-    tiles only: the answer is proven (10 + 10 + 10 + 8 = 38 points)."""
+    joker read as O9), the brute force's best, but the bound's 23 moves the table's joker
+    (no copy of K9 or B9 frees it): the fates then prove it, the joker staying in a group of
+    9s (``_fates_value_settled``; before them it was not claimed). Without a rack joker no
+    joker is played and the table's jokers score as tiles only: the answer is proven (10 +
+    10 + 10 + 8 = 38 points)."""
     before = [parse_tiles("R5 R6 J"), parse_tiles("K9 B9 O9")]
     rack = parse_tiles("R8 K10 B10 O10")
     plain = suggest(before, rack, True, PRESETS["sabra"], "value")
@@ -1143,8 +1145,11 @@ def test_value_with_table_and_rack_jokers_is_claimed_only_when_bounded() -> None
     for objective in ("value", "tiles"):
         result = suggest(before, rack, True, PRESETS["xp"], objective)
         answer = (result.value, len(result.played), result.optimal_proven, result.budget_exhausted)
-        assert answer == (22, 3, False, False)
+        assert answer == (22, 3, True, False)
         assert_legal(before, rack, True, PRESETS["xp"], result)
+    from tests.test_least_change import brute_least_change  # (it imports this module)
+
+    assert brute_least_change(before, list(rack), True, PRESETS["xp"], "tiles")[0] == (3, 22)
 
 
 @pytest.mark.parametrize("group", ["O4 R4 B4 K4", "O4 R4 B4 J"])

@@ -17,7 +17,7 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, Reading, TableSet, read_set
-from engine.solver import choices, portfolio
+from engine.solver import choices, joker_value, portfolio
 from engine.solver.intact import played_value
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
@@ -106,6 +106,7 @@ _FATE_PROBLEMS = 128  # relaxed problems of the fates' tree at most (``_solve_fa
 _JOINT_FATES = 4  # fates from which they are first tried as one programme (``_solve_fates``)
 _JOINT_FATE_NODES = 16  # relaxations of that programme at most (``_fates_settled_at_once``)
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
+_VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
 _TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
 _REARRANGE_WORK = 20_000  # sets looked at in laying them out (a step costs about 1 µs)
@@ -190,6 +191,7 @@ class _Suggester:
         self.joint_failed: set[int] = set()  # best scores under which the fates' programme did not settle them
         self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
+        self.value_nodes = 0  # nodes of the fates' tree bounding a played joker's points (``_fates_value_settled``)
         # problems solved (``_pass``): the need, the search's score and the move (None: none)
         self.solved: dict[tuple[object, ...], tuple[int, int, _Outcome | None]] = {}
 
@@ -219,6 +221,112 @@ class _Suggester:
         better = self._exactly_valued(self._best_score() + 1, _RELAXED_CALLS)
         settled = better is None or self._took_legal(better)
         self.value_exact = not (self.exhausted or self.gave_up) and settled
+        if not self.value_exact and not self.exhausted:
+            self.value_exact = self._fates_value_settled()
+
+    def _fates_value_settled(self) -> bool:
+        """Whether no legal move scores more than the best move, its played joker valued
+        exactly, by the fates of the table's jokers (``_check_fates``), where the relaxed
+        problem of ``_value_bound`` frees jokers the rules keep. As the fates' tree of
+        ``_solve_fates``: the joker sets (fewest ways first) decided one by one, a node's
+        problem giving the sets decided their ways and taking the others apart, their jokers
+        anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
+        (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
+        the way is taken. Only when the player has opened (the fates bound an opened player's
+        moves), with one joker on the rack (its points: the best joker after the move), at
+        most ``_VALUE_NODES`` nodes."""
+        if not self.opened or self._free_release() or sum(1 for t in self.rack if t.color is None) != 1:
+            return False
+        sets, ways = self._sorted_fates()
+        self.value_nodes = 0
+        return self._value_settled_below([], sets, ways)
+
+    def _value_settled_below(self, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> bool:
+        """Whether the node deciding ``chosen`` (the ways of the first sets of ``sets``) or
+        else each of its children settles (``_fates_value_settled``)."""
+        if self.exhausted or self.value_nodes >= _VALUE_NODES:
+            return False
+        self.value_nodes += 1
+        undecided = {i: self.pinned[i] for entry in sets[len(chosen) :] for i in entry if i in self.pinned}
+        if self._fate_value_settled(_Fate.join(chosen), undecided):
+            return True
+        if self.exhausted or len(chosen) == len(ways):
+            return False
+        return all(self._value_settled_below([*chosen, way], sets, ways) for way in ways[len(chosen)])
+
+    def _fate_value_settled(self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]]) -> bool:
+        """Whether no move giving the jokers ``fate`` (the jokers of ``undecided`` laid as
+        those tiles, the other undecided ones anywhere) may beat the best move. Its problem
+        scores the played joker at the best joker the search lays, the table's freed ones'
+        too (``exact_value``): a move whose best joker is one of those is bounded by it.
+        Else its best joker is a pinned one (laid as its tile) or one kept in a block
+        (``joker_value.kept_joker_points``): at the best of their points, the problem's
+        numbered tiles only (``joker_value.numbered_only``) bound it, unless a pin's
+        after-set reads a joker higher (``joker_value.ambiguous_sets``): then the problem with
+        that set laid beforehand, at its points. Those sets are tried only at points where the
+        numbered tiles alone may beat the best move. Runs lie in order (see
+        ``joker_value``)."""
+        dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
+        pinned = {**undecided, **fate.pins}
+        problem, blocks = self._problem(
+            dissolve=dissolve, pins=pinned, must=fate.needs, variants=fate.variants, exact_value=True
+        )
+        if min(map(min, problem.required)) < 0 or min(map(min, problem.optional)) < 0:
+            return True  # a window takes a tile the table or the rack does not hold: no move fares so
+        kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
+        pins = [(t, self.readings[i].best.kind == RUN) for i, stands in pinned.items() for t in stands]  # type: ignore[union-attr]
+        highest = max([t.number for t, _ in pins] + [p for points in kept for p in points], default=0)
+        if not self._none_better(problem, blocks):
+            return False
+        numbered = joker_value.numbered_only(problem)
+        if not highest or not self._none_better(numbered, blocks, highest):
+            return not highest and not self.exhausted
+        risky = _LAST + 1  # the least points of a pin's after-set at which the numbered tiles may beat the best
+        for points in range(_LAST, highest, -1):
+            if self._none_better(numbered, blocks, points):
+                break
+            if self.exhausted:
+                return False
+            risky = points
+        if risky > _LAST:
+            return True
+
+        def available(tile: Tile) -> bool:
+            c, v = _COLOUR_INDEX[tile.color], tile.number  # type: ignore[index]
+            return problem.required[c][v] + problem.optional[c][v] > 0
+
+        for k, (pin, run) in enumerate(pins):
+            others = pins[:k] + pins[k + 1 :]
+            found = joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available)
+            for tiles, points in found:
+                beside = sum(1 for t in tiles if t.color is None) - 1
+                for held in range(min(beside, len(others)) + 1):
+                    for also in itertools.combinations(others, held):  # other pins laid in the set too
+                        alone = (
+                            None if points < risky else joker_value.without_set(problem, [(pin, run), *also], tiles, 1)
+                        )
+                        if alone is not None and not self._none_better(alone, blocks, points, (tiles,)):
+                            return False
+        return not self.exhausted
+
+    def _none_better(
+        self, problem: _Problem, blocks: _Blocks, lift: int = 0, fixed: Sequence[tuple[Tile, ...]] = ()
+    ) -> bool:
+        """Whether no move of ``problem`` (with ``fixed`` laid beside it) scores, with ``lift``
+        more points, more than the best legal move. Solved to the end; each legal move found
+        beating the best (or a legal layout of its tiles, ``_rearranged``) becomes a
+        candidate, and the search goes on above it."""
+        while not self.exhausted:
+            best = self._best_score()
+            floor = best + 1 - lift * self.value_weight
+            move = self._pass((problem, blocks), fixed=fixed, floor=floor, candidate=False, programme_soon=True)
+            if move is None:
+                return not self.exhausted
+            legal = move if self._legal(move) else self._rearranged(move)
+            if legal is None or legal.score <= best:
+                return False
+            self.candidates.append(legal)
+        return False
 
     def _opened(self) -> None:
         """Best over: every table set kept whole (only extended); plain sets taken apart with

@@ -1,0 +1,145 @@
+"""The points of a played joker beside a table joker that stays (``suggest``'s value proof over
+the fates of the table's jokers, ``best_move._Suggester._fates_value_settled``).
+
+A played joker is worth the best joker after the move, a table joker's too, each set read at its
+best (``intact.played_value``). A fate's problem lays a joker that stays as the tile it stands
+for (a *pin*, ``best_move._Suggester._problem``), so its search cannot see that joker's points.
+In a run laid in order, as ``suggest`` lays every run, a joker stands for its place (SPEC §2):
+the pin's points are its number, and the search sees where its set's other jokers stand. A set
+of one numbered tile and jokers may read two ways, though, and counts at its best reading:
+``B9 J J`` as a group of 9s, where the pin stood for K9, and as B9 B10 B11; ``J J O13``,
+holding a run's pin as O11, as a group of 13s. ``ambiguous_sets`` lists those sets, each at the
+points of its other reading; ``without_set`` is the problem with one of them laid beforehand
+(other pins may lie in it too: ``R9 J J J`` holds both jokers of ``K9 R9 J J``).
+
+The proof covers moves whose runs lie in order or declare their jokers, as the brute-force
+tests' moves do (``tests.test_least_change.part_readings``). A run laid out of order is read
+as a bag (``R6 J R7``: the joker R5 or R8): its best reading may put a joker that stays (as R5)
+at the other end, which SPEC §3 calls a release; such a move is not considered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from engine.solver.model import _COLOUR_INDEX, _LAST, _MAX_GROUP, _GroupBlock, _Problem, _RunBlock
+from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile
+from engine.tiles import numbered as numbered_tile
+
+
+def ambiguous_sets(
+    pin: Tile, run: bool, extra: int, available: Callable[[Tile], bool]
+) -> list[tuple[tuple[Tile, ...], int]]:
+    """The sets of one numbered tile and jokers that may hold the joker pinned as ``pin`` (in
+    a run or a group) and read a joker higher than ``pin``'s number: with at most ``extra``
+    more jokers (four tiles at most: beyond, they read as a run only) and a numbered tile for
+    which ``available`` holds. A run's pin stands for its tile in the run reading, where
+    every joker stands at its place (which the search sees): the group reading is the other,
+    its jokers worth the tile's number (``J J O13``: 13 where the pin stood for O11). A
+    group's pin stands for its tile in the group reading: the other is a run of the tile's
+    colour, its jokers at their places (``B9 J J``: B11 where the pin stood for K9). Each
+    set with the most its jokers read as there."""
+    found: dict[tuple[str, ...], tuple[tuple[Tile, ...], int]] = {}
+    for more in range(1, min(extra, _MAX_GROUP - 2) + 1):
+        if run:
+            assert pin.color is not None
+            partners = [
+                numbered_tile(pin.color, v) for v in range(MIN_NUMBER, _LAST + 1) if 0 < abs(v - pin.number) <= more + 1
+            ]
+        else:
+            partners = [numbered_tile(c, pin.number) for c in COLORS]
+        for tile in partners:
+            tiles = (tile, *(JOKER,) * (more + 1))
+            points = tile.number if run else highest_run_place(tile.number, len(tiles))
+            key = tuple(sorted(t.key for t in tiles))
+            if available(tile) and points > pin.number and key not in found:
+                found[key] = (tiles, points)
+    return list(found.values())
+
+
+def highest_run_place(number: int, size: int) -> int:
+    """The highest place of a run of ``size`` tiles holding ``number`` that is not ``number``'s
+    (where one numbered tile's jokers stand at most)."""
+    return min(_LAST, number + size - 1) if number < _LAST else _LAST - 1
+
+
+def without_set(
+    problem: _Problem, pins: Sequence[tuple[Tile, bool]], tiles: tuple[Tile, ...], rack_jokers: int
+) -> _Problem | None:
+    """``problem`` (a fate's, its pins laid as their tiles) with the set ``tiles`` laid
+    beforehand, holding the jokers pinned as ``pins`` (tile, whether in a run), and numbered
+    tiles only scoring (``numbered_only``); None when the problem lacks its tiles. Its numbered
+    tiles come from the table's first (a copy of the rack's is the same tile), its other jokers
+    from the table's first; the rack's it takes are played (``uncounted``)."""
+    required = [list(row) for row in problem.required]
+    optional = [list(row) for row in problem.optional]
+    laid_as = list(problem.jokers_laid_as)
+    runs_needed = Counter({(c, v): n for c, v, n in problem.runs_needed})
+    groups_needed = problem.groups_needed
+    for pin, run in pins:
+        colour, number = _COLOUR_INDEX[pin.color], pin.number  # type: ignore[index]
+        required[colour][number] -= 1  # the pin's place: the set lays the joker itself
+        laid_as.remove((pin.key, run))
+        if run:
+            runs_needed[(colour, number)] -= 1
+        else:
+            groups_needed = tuple(g for g in groups_needed if g[0] != number)
+    uncounted = problem.uncounted
+    for t in tiles:
+        if t.color is None:
+            continue
+        c = _COLOUR_INDEX[t.color]
+        if required[c][t.number] > 0:
+            required[c][t.number] -= 1
+        elif optional[c][t.number] > 0:
+            optional[c][t.number] -= 1
+            uncounted += problem.tile_weight + t.number * problem.value_weight
+        else:
+            return None
+    others = sum(1 for t in tiles if t.color is None) - len(pins)
+    from_table = min(others, problem.table_jokers)
+    from_rack = others - from_table
+    if from_rack > min(rack_jokers, problem.jokers - problem.jokers_required):
+        return None
+    return numbered_only(
+        dataclasses.replace(
+            problem,
+            required=required,
+            optional=optional,
+            jokers=problem.jokers - others,
+            jokers_required=problem.jokers_required - from_table,
+            table_jokers=problem.table_jokers - from_table,
+            uncounted=uncounted + from_rack * problem.tile_weight,
+            runs_needed=tuple((c, v, n) for (c, v), n in sorted(runs_needed.items()) if n > 0),
+            groups_needed=groups_needed,
+            jokers_laid_as=tuple(laid_as),
+        )
+    )
+
+
+def numbered_only(problem: _Problem) -> _Problem:
+    """``problem`` with every joker laid (the rack's too: a move that plays none scores no
+    joker points, which the problem itself bounds) and scoring as a tile only: its moves'
+    numbered tiles. The rack's jokers' tiles count outside the search (``uncounted``), as the
+    search takes every joker it must lay for the table's (``_Suggester._pass``)."""
+    rack_jokers = problem.jokers - problem.jokers_required
+    return dataclasses.replace(
+        problem,
+        jokers_required=problem.jokers,
+        joker_value_weight=0,
+        uncounted=problem.uncounted + rack_jokers * problem.tile_weight,
+    )
+
+
+def kept_joker_points(block: _RunBlock | _GroupBlock) -> tuple[int, ...]:
+    """The most the jokers of a block (a table set kept, growing) read as after any move: a
+    run's their places (it grows at its ends, in order), a group's its number, or, where it
+    holds one numbered tile, the best of a run of its tiles too (``B9 J J``: B11; a tile it
+    takes makes it a group only)."""
+    jokers = sum(1 for t in block.tiles if t.color is None)
+    if isinstance(block, _RunBlock):
+        return tuple(block.start + place for place, t in enumerate(block.tiles) if t.color is None)
+    one = len(block.tiles) - jokers == 1
+    return (max(block.number, highest_run_place(block.number, len(block.tiles))) if one else block.number,) * jokers

@@ -1,0 +1,130 @@
+"""The points of a played joker beside a table joker that stays (``engine.solver.joker_value``):
+``suggest`` proves them over the fates of the table's jokers, against the brute force."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.rules import PRESETS
+from engine.solver import best_move as suggest_module
+from engine.solver import suggest
+from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, without_set
+from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
+from engine.tiles import JOKER, Tile, parse_tile
+from tests.test_least_change import brute_least_change, playable, words
+
+
+def T(text: str) -> tuple[Tile, ...]:
+    return tuple(parse_tile(word) for word in text.split())
+
+
+# Each was answered with fewer points than the brute force's best, or its best unproven: the
+# relaxation of every set taken apart frees the table's joker, which the rules keep.
+PROVEN = [
+    # the fates find a better legal move: the joker of B9 R9 J stays (no K9 or O9 anywhere)
+    (["R6 R7 R8", "B9 R9 J", "K6 B6 O6"], "B10 J", "sabra", (1, 11)),
+    (["R4 R5 R6", "K4 K5 K6", "K8 R8 J"], "R7 K9 R5 R6 J", "sabra", (4, 28)),
+    (["K10 B10 J J"], "K13 K11 K10 K12 K13 J", "xp", (5, 58)),
+    # J J O13 holds the run's joker as O11 and reads as a group of 13s
+    (["K13 B13 R13", "J=O11 O12 O13"], "B12 B11 R12 J", "sabra", (3, 37)),
+    # R9 J J J holds both jokers of K9 R9 J J and reads R9 R10 R11 R12
+    (["K10 O10 R10", "K9 R9 J J"], "B10 R10 B10 K10 K8 J", "xp", (6, 60)),
+    # proven where the answer was already the best
+    (["R2 R3 R4 R5 J=R6"], "R7 J", "sabra", (2, 15)),
+    (["K8 K9 J=K10"], "K6 K7 K11 J", "sabra", (4, 36)),
+    (["R3 R4 J R6 R7"], "K3 B3 K4 B4 J", "sabra", (5, 22)),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "rules", "best"), PROVEN)
+def test_the_played_jokers_points_are_proven_over_the_fates(
+    table: list[str], rack: str, rules: str, best: tuple[int, int]
+) -> None:
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, PRESETS[rules], "tiles")[0] == best
+    result = suggest(before, tiles, True, PRESETS[rules], "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+
+
+def test_without_the_fates_those_points_stay_unproven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The relaxation alone (every set taken apart) leaves them unproven: the fates prove them."""
+    monkeypatch.setattr(suggest_module._Suggester, "_fates_value_settled", lambda self: False)
+    for table, rack, rules, _ in PROVEN:
+        result = suggest([T(s) for s in table], list(T(rack)), True, PRESETS[rules], "tiles", 30)
+        assert not result.optimal_proven, (table, rack)
+
+
+def _position(rng: random.Random, table_jokers: int) -> tuple[list[list[Tile]], list[Tile]]:
+    """A small position with ``table_jokers`` jokers at most on the table (one at least), no
+    joker on the rack, then one added to it."""
+    while True:
+        before, rack = playable(rng, (6, 11), 3, 2)
+        jokers = sum(1 for s in before for t in s if t.color is None)
+        if 1 <= jokers <= table_jokers and all(t.color is not None for t in rack) and len(rack) <= 6:
+            return before, [*rack, JOKER]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("rules", "table_jokers", "seed"), [("sabra", 1, 0), ("xp", 2, 1), ("strict-joker", 1, 2)])
+def test_a_joker_on_the_rack_and_on_the_table_match_the_brute_force(rules: str, table_jokers: int, seed: int) -> None:
+    """Every answer is the brute force's best (tiles, then points), and nearly all are proven (on
+    700 such positions the relaxation alone proved 602, the fates 680: bench/README.md, session
+    27)."""
+    rng = random.Random(27_000 + seed)
+    proven = 0
+    count = 24
+    for _ in range(count):
+        before, rack = _position(rng, table_jokers)
+        result = suggest(before, rack, True, PRESETS[rules], "tiles", 30)
+        best = brute_least_change(before, rack, True, PRESETS[rules], "tiles")[0]
+        assert (len(result.played), result.value) == best, (words(before), words([rack]), words(result.after))
+        proven += result.optimal_proven
+    assert proven >= count - 3
+
+
+def test_ambiguous_sets_read_the_other_way() -> None:
+    """A run's pin: its tile's group reading (J J O13 as 13s); a group's pin: a run of the
+    tile's colour (B9 J J as B9 B10 B11). Only above the pin's number, only available tiles."""
+    everything = lambda tile: True  # noqa: E731
+    run_pin = {tuple(sorted(t.key for t in s)): p for s, p in ambiguous_sets(parse_tile("O11"), True, 1, everything)}
+    assert run_pin == {("J", "J", "O12"): 12, ("J", "J", "O13"): 13}
+    group_pin = {tuple(sorted(t.key for t in s)): p for s, p in ambiguous_sets(parse_tile("K9"), False, 2, everything)}
+    assert group_pin[("B9", "J", "J")] == 11 and group_pin[("B9", "J", "J", "J")] == 12
+    assert len(group_pin) == 8  # four colours, one or two jokers beside the pin
+    only_b9 = ambiguous_sets(parse_tile("K9"), False, 1, lambda tile: tile.key == "B9")
+    assert [(tuple(t.key for t in s), p) for s, p in only_b9] == [(("B9", "J", "J"), 11)]
+    assert ambiguous_sets(parse_tile("O11"), True, 0, everything) == []  # no joker to hold beside it
+
+
+def test_highest_run_place() -> None:
+    assert highest_run_place(9, 3) == 11
+    assert highest_run_place(12, 4) == 13
+    assert highest_run_place(13, 3) == 12
+
+
+def test_kept_joker_points() -> None:
+    run = _RunBlock(0, _COLOUR_INDEX["R"], 3, 6, T("J=R3 R4 J=R5 R6"), T("J R4 J R6"))
+    assert kept_joker_points(run) == (3, 5)
+    assert kept_joker_points(_GroupBlock(0, 7, 3, frozenset({0}), T("K7 B7 J"), T("K7 B7 J"))) == (7,)
+    assert kept_joker_points(_GroupBlock(0, 9, 3, frozenset({0}), T("B9 J J"), T("B9 J J"))) == (11, 11)
+
+
+def test_without_set_takes_its_tiles_from_the_table_first() -> None:
+    """The set J J O13 holding the pin O11: O13 from the table (not scored), the other joker
+    from the rack (played: one tile's weight), every joker laid, jokers worth nothing."""
+    table = [T("K13 B13 R13"), T("J=O11 O12 O13")]
+    rack = T("B12 B11 R12 J")
+    solver = suggest_module._Suggester(table, [None, None], rack, True, PRESETS["sabra"], "tiles", 1e9)
+    problem, _ = solver._problem(dissolve={0, 1}, pins={1: (parse_tile("O11"),)}, exact_value=True)
+    o = _COLOUR_INDEX["O"]
+    assert problem.required[o][11] == 1 and problem.jokers == 1 and problem.jokers_laid_as == (("O11", True),)
+    laid = without_set(problem, [(parse_tile("O11"), True)], T("J J O13"), 1)
+    assert laid is not None
+    assert laid.required[o][11] == 0 and laid.required[o][13] == 0 and laid.optional[o][13] == 0
+    assert (laid.jokers, laid.jokers_required, laid.joker_value_weight) == (0, 0, 0)
+    assert laid.uncounted == problem.uncounted + problem.tile_weight
+    assert laid.jokers_laid_as == () and laid.runs_needed == ()
+    assert without_set(problem, [(parse_tile("O11"), True)], T("J J J O13"), 1) is None  # one rack joker
+    assert without_set(problem, [(parse_tile("O11"), True)], T("J J K12"), 1) is None  # no K12 to take
