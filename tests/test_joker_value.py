@@ -134,29 +134,31 @@ def test_without_set_takes_its_tiles_from_the_table_first() -> None:
 # Openings from the rack alone (no manipulation) beside a table joker: each was answered with
 # fewer points than the brute force's best, unproven (the relaxation rearranges the table).
 OPENINGS = [
-    (["O3 O4 O5 O6 O7", "B9 B10 B11", "B10 B11 J B13"], "R8 K10 O10 O8 R11 K9 J", (3, 32)),
-    (["O12 B12 J", "R6 R5 R4 R3 R2"], "O4 R10 O5 R5 B10 R4 O10 B7 J", (6, 52)),
-    (["O13 J O11 O10 O9 O8", "O12 R12 K12", "K8 B8 O8"], "R8 O9 R10 R9 R8 R9 J", (6, 57)),
+    (["O3 O4 O5 O6 O7", "B9 B10 B11", "B10 B11 J B13"], "R8 K10 O10 O8 R11 K9 J", "sabra", (3, 32)),
+    (["O12 B12 J", "R6 R5 R4 R3 R2"], "O4 R10 O5 R5 B10 R4 O10 B7 J", "sabra", (6, 52)),
+    (["O13 J O11 O10 O9 O8", "O12 R12 K12", "K8 B8 O8"], "R8 O9 R10 R9 R8 R9 J", "sabra", (6, 57)),
+    # two jokers played: one worth the table's 10, the other its own reading
+    (["O4 O5 O6 O7 O8 O9", "B10 J R10"], "B8 K5 R8 K10 O10 B10 B7 O6 J J", "xp", (7, 66)),
 ]
 
 
-@pytest.mark.parametrize(("table", "rack", "best"), OPENINGS)
+@pytest.mark.parametrize(("table", "rack", "rules", "best"), OPENINGS)
 def test_an_openings_played_joker_is_worth_the_tables_best_joker(
-    table: list[str], rack: str, best: tuple[int, int]
+    table: list[str], rack: str, rules: str, best: tuple[int, int]
 ) -> None:
     """The table stays as it lies: a played joker is worth the table's best joker when that is
     more than its own reading (O12 B12 J: 12), which the opening's search does not see."""
     before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, False, PRESETS["sabra"], "tiles")[0] == best
-    result = suggest(before, tiles, False, PRESETS["sabra"], "tiles", 30)
+    assert brute_least_change(before, tiles, False, PRESETS[rules], "tiles")[0] == best
+    result = suggest(before, tiles, False, PRESETS[rules], "tiles", 30)
     assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
     assert result.after[: len(before)] == tuple(before)
 
 
 def test_without_the_tables_best_joker_those_openings_stay_unproven(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(suggest_module._Suggester, "_opening_value_settled", lambda self: False)
-    for table, rack, best in OPENINGS:
-        result = suggest([T(s) for s in table], list(T(rack)), False, PRESETS["sabra"], "tiles", 30)
+    for table, rack, rules, best in OPENINGS:
+        result = suggest([T(s) for s in table], list(T(rack)), False, PRESETS[rules], "tiles", 30)
         assert not result.optimal_proven and (len(result.played), result.value) < best, (table, rack)
 
 

@@ -229,18 +229,23 @@ class _Suggester:
 
     def _opening_value_settled(self) -> bool:
         """Whether no opening from the rack alone scores more than the best move, its played
-        joker valued exactly. The table stays as it lies, so a played joker is worth the best of
-        its own reading and the table's jokers' (fixed). The opening's search scores it at its
-        own reading: its optimum, the best move's, bounds every move whose best joker is a
-        played one; the openings playing the rack's joker, their numbered tiles alone at the
-        table's best joker, bound the others (``joker_value.numbered_only``). The relaxation of
-        every set taken apart bounded neither: it rearranges the table (on 200 small sabra
-        openings beside a table joker, 12 were proven). One joker on the rack."""
-        if self.exhausted or sum(1 for t in self.rack if t.color is None) != 1:
+        jokers valued exactly. The table stays as it lies, so its jokers' points are fixed, and
+        the ``j`` jokers played are worth the best ``j`` of theirs and the played ones' own
+        readings. The opening's search scores them at their own readings: its optimum, the best
+        move's, bounds the moves whose best ``j`` are all played ones; with ``i`` of the
+        table's among them, the openings laying ``i`` rack jokers or more, their ``i`` lowest
+        scoring nothing, at the table's best ``i`` (``joker_value.others_best``). The
+        relaxation of every set taken apart bounded none of them: it rearranges the table (on
+        200 small sabra openings beside a table joker, 12 were proven)."""
+        jokers = sum(1 for t in self.rack if t.color is None)
+        if self.exhausted or not jokers:
             return False
-        table_best = max((p for tiles in self.table for p in joker_points(tiles, self.rules)), default=0)
+        table_points = sorted((p for tiles in self.table for p in joker_points(tiles, self.rules)), reverse=True)
         problem, blocks = self._opening_problem()
-        return self._none_better(joker_value.numbered_only(problem), blocks, table_best, untouched=True)
+        return all(
+            self._none_better(joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
+            for i in range(1, min(jokers, len(table_points)) + 1)
+        )
 
     def _fates_value_settled(self) -> bool:
         """Whether no legal move scores more than the best move, its played joker valued

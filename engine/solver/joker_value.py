@@ -133,6 +133,21 @@ def numbered_only(problem: _Problem) -> _Problem:
     )
 
 
+def others_best(problem: _Problem, count: int) -> _Problem:
+    """``problem`` (the table's jokers in it scoring no points, ``_Problem.unscored``) where at
+    least ``count`` of the rack's jokers are laid and the ``count`` lowest of them score no
+    points either: the moves whose played jokers take the points of ``count`` jokers the
+    search does not lay (counted outside it), the others those of their best. Their tiles count
+    outside the search (``uncounted``), as the search takes every joker it must lay for the
+    table's (``_Suggester._pass``)."""
+    return dataclasses.replace(
+        problem,
+        jokers_required=problem.jokers_required + count,
+        table_jokers=problem.table_jokers + count,
+        uncounted=problem.uncounted + count * problem.tile_weight,
+    )
+
+
 def kept_joker_points(block: _RunBlock | _GroupBlock) -> tuple[int, ...]:
     """The most the jokers of a block (a table set kept, growing) read as after any move: a
     run's their places (it grows at its ends, in order), a group's its number, or, where it
