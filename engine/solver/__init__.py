@@ -172,7 +172,7 @@ from the rack alone leaves the table as it lies, so its played joker is worth th
 own reading and the table's jokers' (fixed): the opening's search bounds the moves whose best
 jokers are played ones, and the openings laying ``i`` rack jokers or more, their ``i`` lowest
 scoring nothing, at the table's best ``i``, the others (``_opening_value_settled``; 1,195 of
-1,195 small openings proven, one or two rack jokers, 331 before). Under a free joker release that problem is the full pass itself, so it is solved
+1,195 small openings proven, one or two rack jokers, 209 before). Under a free joker release that problem is the full pass itself, so it is solved
 to the end. Without a rack joker no joker is played, the table's jokers score as tiles only and
 the proof stands.
 
