@@ -109,7 +109,7 @@ def test_kept_joker_points() -> None:
     run = _RunBlock(0, _COLOUR_INDEX["R"], 3, 6, T("J=R3 R4 J=R5 R6"), T("J R4 J R6"))
     assert kept_joker_points(run) == (3, 5)
     assert kept_joker_points(_GroupBlock(0, 7, 3, frozenset({0}), T("K7 B7 J"), T("K7 B7 J"))) == (7,)
-    assert kept_joker_points(_GroupBlock(0, 9, 3, frozenset({0}), T("B9 J J"), T("B9 J J"))) == (11, 11)
+    assert kept_joker_points(_GroupBlock(0, 9, 3, frozenset({0}), T("B9 J J"), T("B9 J J"))) == (12, 12)
 
 
 def test_without_set_takes_its_tiles_from_the_table_first() -> None:

@@ -301,9 +301,11 @@ class _Suggester:
         highest = max([t.number for t, _ in pins] + [p for points in kept for p in points], default=0)
         if not self._none_better(problem, blocks):
             return False
+        if not highest:
+            return True  # no joker stays: the search laid them all
         numbered = joker_value.numbered_only(problem)
-        if not highest or not self._none_better(numbered, blocks, highest):
-            return not highest and not self.exhausted
+        if not self._none_better(numbered, blocks, highest):
+            return False
         risky = _LAST + 1  # the least points of a pin's after-set at which the numbered tiles may beat the best
         for points in range(_LAST, highest, -1):
             if self._none_better(numbered, blocks, points):
@@ -322,12 +324,12 @@ class _Suggester:
             others = pins[:k] + pins[k + 1 :]
             found = joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available)
             for tiles, points in found:
+                if points < risky:
+                    continue
                 beside = sum(1 for t in tiles if t.color is None) - 1
                 for held in range(min(beside, len(others)) + 1):
                     for also in itertools.combinations(others, held):  # other pins laid in the set too
-                        alone = (
-                            None if points < risky else joker_value.without_set(problem, [(pin, run), *also], tiles, 1)
-                        )
+                        alone = joker_value.without_set(problem, [(pin, run), *also], tiles, 1)
                         if alone is not None and not self._none_better(alone, blocks, points, (tiles,)):
                             return False
         return not self.exhausted

@@ -151,10 +151,10 @@ def others_best(problem: _Problem, count: int) -> _Problem:
 def kept_joker_points(block: _RunBlock | _GroupBlock) -> tuple[int, ...]:
     """The most the jokers of a block (a table set kept, growing) read as after any move: a
     run's their places (it grows at its ends, in order), a group's its number, or, where it
-    holds one numbered tile, the best of a run of its tiles too (``B9 J J``: B11; a tile it
-    takes makes it a group only)."""
+    holds one numbered tile, the best of a run of four tiles too (``B9 J J``, taking a joker:
+    B12; a numbered tile it takes makes it a group only)."""
     jokers = sum(1 for t in block.tiles if t.color is None)
     if isinstance(block, _RunBlock):
         return tuple(block.start + place for place, t in enumerate(block.tiles) if t.color is None)
     one = len(block.tiles) - jokers == 1
-    return (max(block.number, highest_run_place(block.number, len(block.tiles))) if one else block.number,) * jokers
+    return (max(block.number, highest_run_place(block.number, _MAX_GROUP)) if one else block.number,) * jokers
