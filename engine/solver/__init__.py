@@ -156,25 +156,25 @@ its jokers out of the score, exactly that many in all): it scores each move at l
 as the move scores (it may place the jokers at their best). Looking only for a move better than
 the best (capped like a relaxed bound), none proves the best; a legal one (or a legal layout
 of its tiles scoring as much) is the best, proven. That problem frees jokers the rules keep;
-when it finds a better move that is no legal turn, an opened player's fates settle the value,
-with one joker on the rack (``_fates_value_settled``, ``joker_value``): the fates' tree, each
-node's problem solved to the end and the played joker scored at the best joker the search lays
-(the freed ones'), then its numbered tiles alone with the joker at the best number of the
-jokers that stay (pinned as their tiles, or kept in a block), then, for a staying joker whose
-set of one numbered tile may read it higher (``B9 J J``: B11 where it stood for K9), that set
-laid beforehand. Runs lie in order there, as every move ``suggest`` lays (a run laid out of
-order reads as a bag; ``joker_value`` says why such moves are left out). Else
+when it finds a better move that is no legal turn, an opened player's fates settle the value
+(``_fates_value_settled``, ``joker_value``): the fates' tree, each node's problem solved to the
+end, the ``j`` jokers played scored at the best ``j`` the search lays (the freed ones' too);
+then, with ``i`` of them worth jokers that stay (pinned as their tiles, or kept in a block),
+the ``i`` lowest jokers laid scoring nothing and the best ``i`` of those added; then, for a
+staying joker whose set of one numbered tile may read it higher (``B9 J J``: B11 where it stood
+for K9), that set laid beforehand. Runs lie in order there, as every move ``suggest`` lays (a
+run laid out of order reads as a bag; ``joker_value`` says why such moves are left out). Else
 ``optimal_proven=False``. It proved the 5 of the hard bench's 720 answers that were not (one
 of them better: 88 points against 87), and on 1,300 small positions (sabra, xp, strict-joker,
 pressman-2009) proves 1,260 answers where the relaxation alone proved 1,088, every one the
-brute force's best, 8 of them better than before (bench/README.md, session 27). An opening
-from the rack alone leaves the table as it lies, so its played joker is worth the best of its
-own reading and the table's jokers' (fixed): the opening's search bounds the moves whose best
-jokers are played ones, and the openings laying ``i`` rack jokers or more, their ``i`` lowest
-scoring nothing, at the table's best ``i``, the others (``_opening_value_settled``; 1,195 of
-1,195 small openings proven, one or two rack jokers, 209 before). Under a free joker release that problem is the full pass itself, so it is solved
-to the end. Without a rack joker no joker is played, the table's jokers score as tiles only and
-the proof stands.
+brute force's best, 8 of them better than before; with two rack jokers (xp), 198 of 200
+(bench/README.md, session 27). An opening from the rack alone leaves the table as it lies, so
+its jokers' points are fixed: the opening's search bounds the moves whose best jokers are
+played ones, and the openings laying ``i`` rack jokers or more, their ``i`` lowest scoring
+nothing, at the table's best ``i``, the others (``_opening_value_settled``; 1,195 of 1,195
+small openings proven, one or two rack jokers, 209 before). Under a free joker release that
+problem is the full pass itself, so it is solved to the end. Without a rack joker no joker is
+played, the table's jokers score as tiles only and the proof stands.
 
 Every move returned is checked with ``verify_turn`` under the same rules; a move that failed
 would be skipped for the next best (``optimal_proven`` then false), and playing nothing is

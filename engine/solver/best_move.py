@@ -256,9 +256,8 @@ class _Suggester:
         anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
         (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
         the way is taken. Only when the player has opened (the fates bound an opened player's
-        moves), with one joker on the rack (its points: the best joker after the move), at
-        most ``_VALUE_NODES`` nodes."""
-        if not self.opened or self._free_release() or sum(1 for t in self.rack if t.color is None) != 1:
+        moves), at most ``_VALUE_NODES`` nodes."""
+        if not self.opened or self._free_release() or not any(t.color is None for t in self.rack):
             return False
         sets, ways = self._sorted_fates()
         self.value_nodes = 0
@@ -280,14 +279,15 @@ class _Suggester:
     def _fate_value_settled(self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]]) -> bool:
         """Whether no move giving the jokers ``fate`` (the jokers of ``undecided`` laid as
         those tiles, the other undecided ones anywhere) may beat the best move. Its problem
-        scores the played joker at the best joker the search lays, the table's freed ones'
-        too (``exact_value``): a move whose best joker is one of those is bounded by it.
-        Else its best joker is a pinned one (laid as its tile) or one kept in a block
-        (``joker_value.kept_joker_points``): at the best of their points, the problem's
-        numbered tiles only (``joker_value.numbered_only``) bound it, unless a pin's
-        after-set reads a joker higher (``joker_value.ambiguous_sets``): then the problem with
-        that set laid beforehand, at its points. Those sets are tried only at points where the
-        numbered tiles alone may beat the best move. Runs lie in order (see
+        scores the ``j`` played jokers at the best ``j`` jokers the search lays, the table's
+        freed ones' too (``exact_value``): a move whose best ``j`` are all those is bounded by
+        it. Else ``i`` of them are jokers that stay, pinned (laid as their tiles) or kept in a
+        block (``joker_value.kept_joker_points``): the problem with the ``i`` lowest jokers it
+        lays scoring nothing, at the best ``i`` of those (``joker_value.others_best``), bounds
+        it, unless a pin's after-set reads a joker higher (``joker_value.ambiguous_sets``):
+        then the problem with that set laid beforehand, at its points (``_set_beside_settled``).
+        With one joker on the rack those sets are tried only at points where the numbered tiles
+        alone may beat the best move (``_risky_points``). Runs lie in order (see
         ``joker_value``)."""
         dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
         pinned = {**undecided, **fate.pins}
@@ -298,23 +298,16 @@ class _Suggester:
             return True  # a window takes a tile the table or the rack does not hold: no move fares so
         kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
         pins = [(t, self.readings[i].best.kind == RUN) for i, stands in pinned.items() for t in stands]  # type: ignore[union-attr]
-        highest = max([t.number for t, _ in pins] + [p for points in kept for p in points], default=0)
+        outside = sorted([t.number for t, _ in pins] + [p for points in kept for p in points], reverse=True)
+        rack_jokers = sum(1 for t in self.rack if t.color is None)
         if not self._none_better(problem, blocks):
             return False
-        if not highest:
-            return True  # no joker stays: the search laid them all
-        numbered = joker_value.numbered_only(problem)
-        if not self._none_better(numbered, blocks, highest):
-            return False
-        risky = _LAST + 1  # the least points of a pin's after-set at which the numbered tiles may beat the best
-        for points in range(_LAST, highest, -1):
-            if self._none_better(numbered, blocks, points):
-                break
-            if self.exhausted:
+        for count in range(1, min(rack_jokers, len(outside)) + 1):
+            if not self._none_better(joker_value.others_best(problem, count), blocks, sum(outside[:count])):
                 return False
-            risky = points
-        if risky > _LAST:
-            return True
+        risky = self._risky_points(problem, blocks, outside[0]) if pins and rack_jokers == 1 else 0
+        if not pins or risky > _LAST:
+            return not self.exhausted
 
         def available(tile: Tile) -> bool:
             c, v = _COLOUR_INDEX[tile.color], tile.number  # type: ignore[index]
@@ -329,10 +322,53 @@ class _Suggester:
                 beside = sum(1 for t in tiles if t.color is None) - 1
                 for held in range(min(beside, len(others)) + 1):
                     for also in itertools.combinations(others, held):  # other pins laid in the set too
-                        alone = joker_value.without_set(problem, [(pin, run), *also], tiles, 1)
-                        if alone is not None and not self._none_better(alone, blocks, points, (tiles,)):
+                        in_set = [(pin, run), *also]
+                        rest = list(outside)
+                        for t, _ in in_set:
+                            rest.remove(t.number)
+                        if not self._set_beside_settled(problem, blocks, in_set, tiles, points, rest):
                             return False
         return not self.exhausted
+
+    def _risky_points(self, problem: _Problem, blocks: _Blocks, highest: int) -> int:
+        """With one joker on the rack: the least points above ``highest`` a pin's after-set may
+        read its jokers at for a move of ``problem`` to beat the best move, by its numbered
+        tiles alone (the joker laid, scoring nothing: ``joker_value.others_best``); above
+        ``_LAST`` when there are none."""
+        numbered = joker_value.others_best(problem, 1)
+        risky = _LAST + 1
+        for points in range(_LAST, highest, -1):
+            if self._none_better(numbered, blocks, points) or self.exhausted:
+                break
+            risky = points
+        return risky
+
+    def _set_beside_settled(
+        self,
+        problem: _Problem,
+        blocks: _Blocks,
+        in_set: list[tuple[Tile, bool]],
+        tiles: tuple[Tile, ...],
+        points: int,
+        rest: list[int],
+    ) -> bool:
+        """Whether no move of ``problem`` laying ``tiles`` (an ambiguous set holding the pins
+        ``in_set``, its jokers read at ``points`` at most) beside its search beats the best
+        move, counting one of that set's jokers or more among the ``count`` best jokers the
+        played ones are worth, the others of those from the set or ``rest`` (the other pins'
+        and the blocks' points, ``joker_value.others_best``)."""
+        rack_jokers = sum(1 for t in self.rack if t.color is None)
+        laid = joker_value.without_set(problem, in_set, tiles, rack_jokers)
+        if laid is None:
+            return True  # the problem lacks its tiles
+        beside, from_rack = laid
+        in_set_jokers = sum(1 for t in tiles if t.color is None)
+        others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
+        for count in range(1, min(rack_jokers, in_set_jokers + len(rest)) + 1):
+            lift = points + sum(others[: count - 1])
+            if not self._none_better(joker_value.others_best(beside, count, from_rack), blocks, lift, (tiles,)):
+                return False
+        return True
 
     def _none_better(
         self,

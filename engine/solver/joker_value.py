@@ -67,12 +67,12 @@ def highest_run_place(number: int, size: int) -> int:
 
 def without_set(
     problem: _Problem, pins: Sequence[tuple[Tile, bool]], tiles: tuple[Tile, ...], rack_jokers: int
-) -> _Problem | None:
+) -> tuple[_Problem, int] | None:
     """``problem`` (a fate's, its pins laid as their tiles) with the set ``tiles`` laid
-    beforehand, holding the jokers pinned as ``pins`` (tile, whether in a run), and numbered
-    tiles only scoring (``numbered_only``); None when the problem lacks its tiles. Its numbered
-    tiles come from the table's first (a copy of the rack's is the same tile), its other jokers
-    from the table's first; the rack's it takes are played (``uncounted``)."""
+    beforehand, holding the jokers pinned as ``pins`` (tile, whether in a run), and the rack
+    jokers the set takes (played, their tiles counted outside the search: ``uncounted``);
+    None when the problem lacks its tiles. Its numbered tiles come from the table's first (a
+    copy of the rack's is the same tile), its other jokers from the table's first."""
     required = [list(row) for row in problem.required]
     optional = [list(row) for row in problem.optional]
     laid_as = list(problem.jokers_laid_as)
@@ -103,49 +103,41 @@ def without_set(
     from_rack = others - from_table
     if from_rack > min(rack_jokers, problem.jokers - problem.jokers_required):
         return None
-    return numbered_only(
-        dataclasses.replace(
-            problem,
-            required=required,
-            optional=optional,
-            jokers=problem.jokers - others,
-            jokers_required=problem.jokers_required - from_table,
-            table_jokers=problem.table_jokers - from_table,
-            uncounted=uncounted + from_rack * problem.tile_weight,
-            runs_needed=tuple((c, v, n) for (c, v), n in sorted(runs_needed.items()) if n > 0),
-            groups_needed=groups_needed,
-            jokers_laid_as=tuple(laid_as),
-        )
-    )
-
-
-def numbered_only(problem: _Problem) -> _Problem:
-    """``problem`` with every joker laid (the rack's too: a move that plays none scores no
-    joker points, which the problem itself bounds) and scoring as a tile only: its moves'
-    numbered tiles. The rack's jokers' tiles count outside the search (``uncounted``), as the
-    search takes every joker it must lay for the table's (``_Suggester._pass``)."""
-    rack_jokers = problem.jokers - problem.jokers_required
-    return dataclasses.replace(
+    laid = dataclasses.replace(
         problem,
-        jokers_required=problem.jokers,
-        joker_value_weight=0,
-        uncounted=problem.uncounted + rack_jokers * problem.tile_weight,
+        required=required,
+        optional=optional,
+        jokers=problem.jokers - others,
+        jokers_required=problem.jokers_required - from_table,
+        table_jokers=problem.table_jokers - from_table,
+        uncounted=uncounted + from_rack * problem.tile_weight,
+        runs_needed=tuple((c, v, n) for (c, v), n in sorted(runs_needed.items()) if n > 0),
+        groups_needed=groups_needed,
+        jokers_laid_as=tuple(laid_as),
     )
+    return laid, from_rack
 
 
-def others_best(problem: _Problem, count: int) -> _Problem:
-    """``problem`` (the table's jokers in it scoring no points, ``_Problem.unscored``) where at
-    least ``count`` of the rack's jokers are laid and the ``count`` lowest of them score no
-    points either: the moves whose played jokers take the points of ``count`` jokers the
-    search does not lay (counted outside it), the others those of their best. Their tiles count
-    outside the search (``uncounted``), as the search takes every joker it must lay for the
-    table's (``_Suggester._pass``)."""
-    return dataclasses.replace(
+def others_best(problem: _Problem, count: int, played_beside: int = 0) -> _Problem:
+    """``problem`` (the table's jokers in it scoring no points, ``_Problem.unscored``) scoring
+    the played jokers that do not take the points of ``count`` jokers the search does not lay
+    (counted outside it: the table's that stay, a set laid beforehand): with ``played_beside``
+    rack jokers played beside the search (in that set), at least ``count - played_beside`` of
+    the rack's are laid, and as many of the lowest jokers laid score no points (fewer than none:
+    the table's freed ones score too). The tiles of those it must lay count outside the search
+    (``uncounted``), as the search takes every joker it must lay for the table's, at a point
+    each unless some score none (``_Suggester._pass``)."""
+    more = max(0, count - played_beside)
+    unscored = problem.table_jokers + count - played_beside
+    out = dataclasses.replace(
         problem,
-        jokers_required=problem.jokers_required + count,
-        table_jokers=problem.table_jokers + count,
-        uncounted=problem.uncounted + count * problem.tile_weight,
+        jokers_required=problem.jokers_required + more,
+        table_jokers=max(0, unscored),
+        uncounted=problem.uncounted + more * problem.tile_weight,
     )
+    if unscored <= 0 and out.jokers_required:
+        out = dataclasses.replace(out, uncounted=out.uncounted + out.jokers_required * out.joker_weight)
+    return out
 
 
 def kept_joker_points(block: _RunBlock | _GroupBlock) -> tuple[int, ...]:
