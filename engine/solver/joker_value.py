@@ -10,7 +10,9 @@ of one numbered tile and jokers may read two ways, though, and counts at its bes
 ``B9 J J`` as a group of 9s, where the pin stood for K9, and as B9 B10 B11; ``J J O13``,
 holding a run's pin as O11, as a group of 13s. ``ambiguous_sets`` lists those sets, each at the
 points of its other reading; ``without_set`` is the problem with one of them laid beforehand
-(other pins may lie in it too: ``R9 J J J`` holds both jokers of ``K9 R9 J J``).
+(other pins may lie in it too: ``R9 J J J`` holds both jokers of ``K9 R9 J J``). The points of
+the jokers kept in blocks are ``kept_joker_points``; ``others_best`` is a problem whose played
+jokers may be worth those of jokers its search does not lay.
 
 The proof covers moves whose runs lie in order or declare their jokers, as the brute-force
 tests' moves do (``tests.test_least_change.part_readings``). A run laid out of order is read
@@ -119,12 +121,13 @@ def without_set(
 
 
 def others_best(problem: _Problem, count: int, played_beside: int = 0) -> _Problem:
-    """``problem`` (the table's jokers in it scoring no points, ``_Problem.unscored``) scoring
-    the played jokers that do not take the points of ``count`` jokers the search does not lay
-    (counted outside it: the table's that stay, a set laid beforehand): with ``played_beside``
-    rack jokers played beside the search (in that set), at least ``count - played_beside`` of
-    the rack's are laid, and as many of the lowest jokers laid score no points (fewer than none:
-    the table's freed ones score too). The tiles of those it must lay count outside the search
+    """``problem`` (the table's jokers in it scoring no points, ``_Problem.unscored``) where
+    ``count`` of the played jokers take the points of jokers its search does not lay (counted
+    outside it: the table's that stay, a set laid beforehand) and the others their own: with
+    ``played_beside`` rack jokers played beside the search (in that set), at least ``count -
+    played_beside`` of the rack's are laid and as many of the lowest jokers laid score no
+    points (when ``played_beside`` is more, fewer than the table's: some of the table's freed
+    jokers score too). The tiles of the rack jokers it must lay count outside the search
     (``uncounted``), as the search takes every joker it must lay for the table's, at a point
     each unless some score none (``_Suggester._pass``)."""
     more = max(0, count - played_beside)
