@@ -966,11 +966,19 @@ def served_again(server: Server) -> None:
     assert server.get("/healthz")[0] == 200 and server.process.poll() is None
 
 
-def test_a_dead_budget_process_costs_its_request_and_is_replaced(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def one_worker(tmp_path: Path) -> Iterator[tuple[Server, int, int]]:
+    """A server of one worker, that worker's pid and its budget process's; stopped after."""
     server = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off", RUMMIKUB_WORKERS="1")
     try:
         [worker] = server.workers()
-        budget = budget_process_of(worker)
+        yield server, worker, budget_process_of(worker)
+    finally:
+        server.stop()
+
+
+def test_a_dead_budget_process_costs_its_request_and_is_replaced(tmp_path: Path) -> None:
+    with one_worker(tmp_path) as (server, _, budget):
         # Stopped, the process holds the request however quick it is: it dies at work.
         os.kill(budget, signal.SIGSTOP)
         answers: list[int] = []
@@ -983,17 +991,12 @@ def test_a_dead_budget_process_costs_its_request_and_is_replaced(tmp_path: Path)
         running.join(timeout=30)
         assert answers == [503]
         served_again(server)
-    finally:
-        server.stop()
 
 
 def test_a_budget_process_dead_while_idle_costs_no_request(tmp_path: Path) -> None:
     # Killed between requests (the out-of-memory killer): the next request runs on new processes.
     # It used to get a 500 and keep its slot, every later budgeted request a 503.
-    server = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off", RUMMIKUB_WORKERS="1")
-    try:
-        [worker] = server.workers()
-        budget = budget_process_of(worker)
+    with one_worker(tmp_path) as (server, worker, budget):
         os.kill(budget, signal.SIGKILL)
         deadline = time.monotonic() + 10
         while Path(f"/proc/{budget}").exists() and time.monotonic() < deadline:
@@ -1005,5 +1008,3 @@ def test_a_budget_process_dead_while_idle_costs_no_request(tmp_path: Path) -> No
         assert budget_process_of(worker) != budget
         served_again(server)
         assert "a budget process died while idle" in server.text()
-    finally:
-        server.stop()

@@ -160,6 +160,7 @@ class _Suggester:
     ) -> None:
         self.table = tuple(table)
         self.rack = rack
+        self.rack_jokers = sum(1 for t in rack if t.color is None)
         self.opened = opened
         self.rules = rules
         self.deadline = deadline
@@ -244,14 +245,13 @@ class _Suggester:
         scoring nothing, at the table's best ``i`` (``joker_value.others_best``). The
         relaxation of every set taken apart bounded none of them: it rearranges the table (on
         200 small sabra openings beside a table joker, 12 were proven)."""
-        jokers = sum(1 for t in self.rack if t.color is None)
-        if self.exhausted or not jokers:
+        if self.exhausted or not self.rack_jokers:
             return False
         table_points = sorted((p for tiles in self.table for p in joker_points(tiles, self.rules)), reverse=True)
         problem, blocks = self._opening_problem()
         return all(
             self._none_better(joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
-            for i in range(1, min(jokers, len(table_points)) + 1)
+            for i in range(1, min(self.rack_jokers, len(table_points)) + 1)
         )
 
     def _fates_value_settled(self) -> bool:
@@ -264,7 +264,7 @@ class _Suggester:
         (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
         the way is taken. Only when the player has opened (the fates bound an opened player's
         moves), at most ``_VALUE_NODES`` nodes."""
-        if not self.opened or self._free_release() or not any(t.color is None for t in self.rack):
+        if not self.opened or self._free_release() or not self.rack_jokers:
             return False
         sets, ways = self._sorted_fates()
         self.value_nodes = 0
@@ -276,8 +276,7 @@ class _Suggester:
         if self.exhausted or self.value_nodes >= _VALUE_NODES:
             return False
         self.value_nodes += 1
-        undecided = {i: self.pinned[i] for entry in sets[len(chosen) :] for i in entry if i in self.pinned}
-        if self._fate_value_settled(_Fate.join(chosen), undecided):
+        if self._fate_value_settled(_Fate.join(chosen), self._undecided_pins(sets, len(chosen))):
             return True
         if self.exhausted or len(chosen) == len(ways):
             return False
@@ -296,23 +295,20 @@ class _Suggester:
         With one joker on the rack those sets are tried only at points where the numbered tiles
         alone may beat the best move (``_risky_points``). Runs lie in order (see
         ``joker_value``)."""
-        dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
+        fate_problem = self._fate_problem(fate, undecided, exact_value=True)
+        if fate_problem is None:
+            return True  # no move fares so
+        problem, blocks = fate_problem
         pinned = {**undecided, **fate.pins}
-        problem, blocks = self._problem(
-            dissolve=dissolve, pins=pinned, must=fate.needs, variants=fate.variants, exact_value=True
-        )
-        if min(map(min, problem.required)) < 0 or min(map(min, problem.optional)) < 0:
-            return True  # a window takes a tile the table or the rack does not hold: no move fares so
         kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
         pins = [(t, self.readings[i].best.kind == RUN) for i, stands in pinned.items() for t in stands]  # type: ignore[union-attr]
         outside = sorted([t.number for t, _ in pins] + [p for points in kept for p in points], reverse=True)
-        rack_jokers = sum(1 for t in self.rack if t.color is None)
         if not self._none_better(problem, blocks):
             return False
-        for count in range(1, min(rack_jokers, len(outside)) + 1):
+        for count in range(1, min(self.rack_jokers, len(outside)) + 1):
             if not self._none_better(joker_value.others_best(problem, count), blocks, sum(outside[:count])):
                 return False
-        risky = self._risky_points(problem, blocks, outside[0]) if pins and rack_jokers == 1 else 0
+        risky = self._risky_points(problem, blocks, outside[0]) if pins and self.rack_jokers == 1 else 0
         if not pins or risky > _LAST:
             return not self.exhausted
 
@@ -322,19 +318,11 @@ class _Suggester:
 
         for k, (pin, run) in enumerate(pins):
             others = pins[:k] + pins[k + 1 :]
-            found = joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available)
-            for tiles, points in found:
-                if points < risky:
-                    continue
-                beside = sum(1 for t in tiles if t.color is None) - 1
-                for held in range(min(beside, len(others)) + 1):
-                    for also in itertools.combinations(others, held):  # other pins laid in the set too
-                        in_set = [(pin, run), *also]
-                        rest = list(outside)
-                        for t, _ in in_set:
-                            rest.remove(t.number)
-                        if not self._set_beside_settled(problem, blocks, in_set, tiles, points, rest):
-                            return False
+            for tiles, points in joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available):
+                if points >= risky and not self._set_beside_settled(
+                    problem, blocks, (pin, run), others, tiles, points, outside
+                ):
+                    return False
         return not self.exhausted
 
     def _risky_points(self, problem: _Problem, blocks: _Blocks, highest: int) -> int:
@@ -354,27 +342,35 @@ class _Suggester:
         self,
         problem: _Problem,
         blocks: _Blocks,
-        in_set: list[tuple[Tile, bool]],
+        pin: tuple[Tile, bool],
+        others: list[tuple[Tile, bool]],
         tiles: tuple[Tile, ...],
         points: int,
-        rest: list[int],
+        outside: list[int],
     ) -> bool:
-        """Whether no move of ``problem`` laying ``tiles`` (an ambiguous set holding the pins
-        ``in_set``, its jokers read at ``points`` at most) beside its search beats the best
-        move, counting one of that set's jokers or more among the ``count`` best jokers the
-        played ones are worth, the others of those from the set or ``rest`` (the other pins'
-        and the blocks' points, ``joker_value.others_best``)."""
-        rack_jokers = sum(1 for t in self.rack if t.color is None)
-        laid = joker_value.without_set(problem, in_set, tiles, rack_jokers)
-        if laid is None:
-            return True  # the problem lacks its tiles
-        beside, from_rack = laid
+        """Whether no move of ``problem`` laying ``tiles`` beside its search (an ambiguous set
+        holding ``pin``, and maybe some of the ``others`` pins too, its jokers read at
+        ``points`` at most) beats the best move, counting one of that set's jokers or more
+        among the ``count`` best jokers the played ones are worth, the others of those from
+        the set or the rest of ``outside`` (the pins' and the blocks' points,
+        ``joker_value.others_best``)."""
         in_set_jokers = sum(1 for t in tiles if t.color is None)
-        others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
-        for count in range(1, min(rack_jokers, in_set_jokers + len(rest)) + 1):
-            lift = points + sum(others[: count - 1])
-            if not self._none_better(joker_value.others_best(beside, count, from_rack), blocks, lift, (tiles,)):
-                return False
+        for held in range(min(in_set_jokers - 1, len(others)) + 1):
+            for also in itertools.combinations(others, held):
+                in_set = [pin, *also]
+                laid = joker_value.without_set(problem, in_set, tiles, self.rack_jokers)
+                if laid is None:
+                    continue  # the problem lacks its tiles
+                beside, from_rack = laid
+                rest = list(outside)
+                for t, _ in in_set:
+                    rest.remove(t.number)
+                best_others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
+                for count in range(1, min(self.rack_jokers, in_set_jokers + len(rest)) + 1):
+                    lift = points + sum(best_others[: count - 1])
+                    problem_count = joker_value.others_best(beside, count, from_rack)
+                    if not self._none_better(problem_count, blocks, lift, (tiles,)):
+                        return False
         return True
 
     def _none_better(
@@ -397,7 +393,7 @@ class _Suggester:
             )
             if move is None:
                 return not self.exhausted
-            legal = move if self._legal(move) else self._rearranged(move)
+            legal = self._legal_layout(move)
             if legal is None or legal.score <= best:
                 return False
             self.candidates.append(legal)
@@ -440,7 +436,7 @@ class _Suggester:
         two_tile = self._two_tile_frees()
         self.two_tile = bool(two_tile)
         # without a rack joker every combination can be solved at once, exactly
-        self.at_once = bool(combos) and not two_tile and not any(t.color is None for t in self.rack)
+        self.at_once = bool(combos) and not two_tile and not self.rack_jokers
         return passes + two_tile
 
     def _variant_stage(self, passes: list[_VariantPass]) -> None:
@@ -549,7 +545,7 @@ class _Suggester:
         joker (where jokers stand is then worth nothing: the programme is pooled, as
         ``_all_choices``'s), no way needs a rack tile played (``_Fate.needs``) and no two
         sets' ways are joined (``_with_overlapping_windows``: a choice is one set's)."""
-        if any(t.color is None for t in self.rack) or any(len(entry) > 1 for entry in sets):
+        if self.rack_jokers or any(len(entry) > 1 for entry in sets):
             return False
         if any(way.needs for set_ways in ways for way in set_ways):
             return False
@@ -603,13 +599,9 @@ class _Suggester:
                 return
             path = [*chosen, way]
             fate = _Fate.join(path)
-            undecided = {i: self.pinned[i] for entry in sets[len(path) :] for i in entry if i in self.pinned}
-            dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
-            problem = self._problem(
-                dissolve=dissolve, pins={**undecided, **fate.pins}, must=fate.needs, variants=fate.variants
-            )
-            if min(map(min, problem[0].required)) < 0 or min(map(min, problem[0].optional)) < 0:
-                continue  # a window takes a tile the table or the rack does not hold
+            problem = self._fate_problem(fate, self._undecided_pins(sets, len(path)))
+            if problem is None:
+                continue  # no move fares so
             self.fate_problems += 1
             move = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
             if move is None or self._took_legal(move):
@@ -618,6 +610,30 @@ class _Suggester:
                 self.unsettled.append(move.score)
             else:
                 self._refine(path, sets, ways)
+
+    def _undecided_pins(self, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
+        """The pinned jokers (``_pinned``) of the joker sets of ``sets`` after the first
+        ``decided``: a node of the fates' tree lays them as their tiles."""
+        return {i: self.pinned[i] for entry in sets[decided:] for i in entry if i in self.pinned}
+
+    def _fate_problem(
+        self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]], exact_value: bool = False
+    ) -> tuple[_Problem, _Blocks] | None:
+        """The relaxed problem of the moves giving the jokers ``fate``, the jokers of
+        ``undecided`` laid as those tiles, the other undecided ones anywhere (``exact_value``:
+        see ``_problem``); None when a window takes a tile the table or the rack does not hold
+        (no move fares so)."""
+        dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
+        problem = self._problem(
+            dissolve=dissolve,
+            pins={**undecided, **fate.pins},
+            must=fate.needs,
+            variants=fate.variants,
+            exact_value=exact_value,
+        )
+        if min(map(min, problem[0].required)) < 0 or min(map(min, problem[0].optional)) < 0:
+            return None
+        return problem
 
     def _fates_unsettled(self) -> bool:
         """Whether a fate's best move, no legal turn, beats every legal move found: a legal
@@ -967,8 +983,7 @@ class _Suggester:
         the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its score is the
         move's."""
         has_table_joker = any(t.color is None for s in self.table for t in s)
-        has_rack_joker = any(t.color is None for t in self.rack)
-        return has_table_joker and has_rack_joker
+        return has_table_joker and bool(self.rack_jokers)
 
     def _free_release(self) -> bool:
         r = self.rules
@@ -1148,11 +1163,10 @@ class _Suggester:
         for t in self.rack:
             if t.color is not None:
                 optional[_COLOUR_INDEX[t.color]][t.number] += 1
-        jokers = sum(1 for t in self.rack if t.color is None)
         problem = _Problem(
             _empty_counts(),
             optional,
-            jokers,
+            self.rack_jokers,
             0,
             meld_min=max(1, self.rules.initial_meld_min),
             tile_weight=self.tile_weight,
@@ -1472,10 +1486,15 @@ class _Suggester:
         """A relaxed problem's move beating the best: it, when it is a legal turn, or the best
         legal layout of its tiles (``_rearranged``) becomes a candidate. Whether one scores as
         much as the move (the relaxed problem's optimum): that problem is then settled."""
-        legal = move if self._legal(move) else self._rearranged(move)
+        legal = self._legal_layout(move)
         if legal is not None:
             self.candidates.append(legal)
         return legal is not None and legal.score >= move.score
+
+    def _legal_layout(self, move: _Outcome) -> _Outcome | None:
+        """``move`` when it is a legal turn, else the best legal layout of its tiles
+        (``_rearranged``), else None."""
+        return move if self._legal(move) else self._rearranged(move)
 
     def _rearranged(self, move: _Outcome) -> _Outcome | None:
         """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)

@@ -43,7 +43,7 @@ def ambiguous_sets(
     group's pin stands for its tile in the group reading: the other is a run of the tile's
     colour, its jokers at their places (``B9 J J``: B11 where the pin stood for K9). Each
     set with the most its jokers read as there."""
-    found: dict[tuple[str, ...], tuple[tuple[Tile, ...], int]] = {}
+    found: list[tuple[tuple[Tile, ...], int]] = []
     for more in range(1, min(extra, _MAX_GROUP - 2) + 1):
         if run:
             assert pin.color is not None
@@ -53,12 +53,11 @@ def ambiguous_sets(
         else:
             partners = [numbered_tile(c, pin.number) for c in COLORS]
         for tile in partners:
-            tiles = (tile, *(JOKER,) * (more + 1))
+            tiles = (tile, *(JOKER,) * (more + 1))  # (each partner and size once: no two alike)
             points = tile.number if run else highest_run_place(tile.number, len(tiles))
-            key = tuple(sorted(t.key for t in tiles))
-            if available(tile) and points > pin.number and key not in found:
-                found[key] = (tiles, points)
-    return list(found.values())
+            if available(tile) and points > pin.number:
+                found.append((tiles, points))
+    return found
 
 
 def highest_run_place(number: int, size: int) -> int:
