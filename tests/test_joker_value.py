@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from engine.rules import PRESETS
+from engine.rules import PRESETS, Rules
 from engine.solver import best_move as suggest_module
 from engine.solver import suggest
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
@@ -58,6 +58,34 @@ def test_without_the_fates_those_points_stay_unproven(monkeypatch: pytest.Monkey
     for table, rack, rules, _ in PROVEN:
         result = suggest([T(s) for s in table], list(T(rack)), True, PRESETS[rules], "tiles", 30)
         assert not result.optimal_proven, (table, rack)
+
+
+BOTH_COLOURS = dataclasses.replace(PRESETS["sabra"], group_joker_needs_both_colours=True)
+
+# Each was answered with the brute force's best, unproven: a fate freeing a table joker that
+# the rules keep where it is (and its best move, no legal turn, beat the answer).
+KEPT_BY_THE_RULES = [
+    # K6 R6 J: freeing its joker needs both B6 and O6, and no B6 is anywhere
+    (["O6 O7 O8", "K6 R6 J"], "O6 J", BOTH_COLOURS, (2, 15)),
+    (["O4 R4 J", "K3 B3 O3 R3"], "K4 R5 J", BOTH_COLOURS, (3, 15)),
+    # the freed joker needs R10 from the rack and a new set with two more rack tiles: the rack
+    # holds two tiles
+    (["K9 O9 R9", "R8 R9 J=R10 R11 R12 R13"], "R10 J", PRESETS["pressman-2009"], (2, 21)),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "rules", "best"), KEPT_BY_THE_RULES)
+def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
+    table: list[str], rack: str, rules: Rules, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_Suggester.fate_ways`` gives such a joker no fate freeing it: the answer is proven."""
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, rules, "tiles")[0] == best
+    result = suggest(before, tiles, True, rules, "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self, free, rack_only: True)
+    monkeypatch.setattr(suggest_module._Suggester, "_both_colours_lacking", lambda self, *args: False)
+    assert not suggest(before, tiles, True, rules, "tiles", 30).optimal_proven
 
 
 def _position(rng: random.Random, table_jokers: int, rack_jokers: int) -> tuple[list[list[Tile]], list[Tile]]:

@@ -668,6 +668,7 @@ class _Suggester:
         rack_only = self.rules.joker_replacement_from == "rack"
         on_rack = Counter(t.key for t in self.rack)
         on_table = Counter(t.key for s in self.table for t in s)
+        can_free = self._rack_can_take_freed_joker(free, rack_only)
         per_set: list[tuple[int, list[_Fate]]] = []
         for i, reading in enumerate(self.readings):
             if i in self.plain:
@@ -680,9 +681,9 @@ class _Suggester:
                 for options in read.joker_options:
                     fates: list[tuple[Tile | None, Tile | None]] = [(t, None) for t in options]
                     sources = [t for t in options if on_rack[t.key] or (not rack_only and on_table[t.key])]
-                    if free:
+                    if free and can_free:
                         fates.append((None, None))
-                    elif sources and not single:
+                    elif sources and not single and can_free:
                         from_rack = [t for t in options if on_rack[t.key]]
                         must_play = len(sources) == 1 and (rack_only or not on_table[sources[0].key])
                         fates.append((None, from_rack[0] if must_play and from_rack else None))
@@ -697,7 +698,7 @@ class _Suggester:
                     else:
                         key = ("pins", tuple(t.key for t in pins), tuple(t.key for t in needs))
                         ways[key] = _Fate(pins={i: pins} if pins else {}, needs=needs)
-                if single:
+                if single and can_free and not self._both_colours_lacking(i, read, run, on_rack + on_table):
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
                         ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append((i, list(ways.values())))
@@ -706,6 +707,26 @@ class _Suggester:
             for reading in self.readings
         ]
         return _with_overlapping_windows(per_set, self.table, copies)
+
+    def _rack_can_take_freed_joker(self, free: bool, rack_only: bool) -> bool:
+        """Whether a freed joker may find a set: under ``freed_joker_use:
+        new_set_with_two_rack_tiles`` it needs a new set holding two tiles played from the rack
+        and (unless the release is ``free``) a copy of its tile in a successor of its set, which
+        no new set is (a new set holds none of that set's numbered tiles: SPEC §4), played from
+        the rack under ``joker_replacement_from: rack``: two rack tiles at least, or three."""
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles":
+            return True
+        return len(self.rack) >= 2 + (rack_only and not free)
+
+    def _both_colours_lacking(self, index: int, reading: Reading, run: bool, supply: Counter[str]) -> bool:
+        """Whether the one joker of table set ``index``, a group of three under
+        ``group_joker_needs_both_colours`` (``reading``), cannot be freed: that needs a copy of
+        every missing colour in its successors (SPEC §4; a declared joker needs only its tile),
+        and one of them lies neither on the table nor on the rack (``supply``)."""
+        if run or not self.rules.group_joker_needs_both_colours or len(self.table[index]) != 3:
+            return False
+        (options,) = reading.joker_options
+        return len(options) > 1 and not all(supply[t.key] for t in options)
 
     def _windows(
         self, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
