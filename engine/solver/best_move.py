@@ -662,7 +662,10 @@ class _Suggester:
           with its joker anywhere).
 
         Under a free release (locked sets aside) a freed joker needs no tile: the joker goes
-        anywhere."""
+        anywhere. No way frees a joker the rules keep: under ``freed_joker_use:
+        new_set_with_two_rack_tiles`` when the rack is too small (``_rack_can_take_freed_joker``),
+        under ``group_joker_needs_both_colours`` the joker of a group of three when a missing
+        colour lies nowhere (``_both_colours_lacking``)."""
         free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
         locked = self.rules.joker_sets_locked
         rack_only = self.rules.joker_replacement_from == "rack"
