@@ -68,9 +68,9 @@ KEPT_BY_THE_RULES = [
     # K6 R6 J: freeing its joker needs both B6 and O6, and no B6 is anywhere
     (["O6 O7 O8", "K6 R6 J"], "O6 J", BOTH_COLOURS, (2, 15)),
     (["O4 R4 J", "K3 B3 O3 R3"], "K4 R5 J", BOTH_COLOURS, (3, 15)),
-    # the freed joker needs R10 from the rack and a new set with two more rack tiles: the rack
-    # holds two tiles
-    (["K9 O9 R9", "R8 R9 J=R10 R11 R12 R13"], "R10 J", PRESETS["pressman-2009"], (2, 21)),
+    # a freed joker needs a new set holding two rack tiles: the rack holds one
+    (["B4 B5 J=B6", "B2 O2 R2"], "B6", PRESETS["pressman-2009"], (0, 0)),
+    (["K5 J=K6 K7", "B5 B6 B7"], "K6", PRESETS["pressman-2009"], (0, 0)),
 ]
 
 
@@ -83,9 +83,37 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     assert brute_least_change(before, tiles, True, rules, "tiles")[0] == best
     result = suggest(before, tiles, True, rules, "tiles", 30)
     assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
-    monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self, free, rack_only: True)
+    monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self: True)
     monkeypatch.setattr(suggest_module._Suggester, "_both_colours_lacking", lambda self, *args: False)
     assert not suggest(before, tiles, True, rules, "tiles", 30).optimal_proven
+
+
+MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)
+
+# Openings where manipulation is allowed, a joker on the rack and one on the table: each was
+# unproven, the first two answered with fewer points (50 and 48).
+OPENINGS_WITH_MANIPULATION = [
+    (["K8 B8 O8 J"], "K10 R8 K7 K8 B7 K9 J", (6, 52)),
+    (["K12 B12 R12", "J=R11 R12 R13"], "O12 K13 B12 O12 J", (4, 49)),
+    (["B9 R9 J", "K6 K7 K8 K9"], "K9 O9 O11 B9 B8 J", (5, 48)),
+    (["B12 O12 R12", "J=O9 O10 O11 O12 O13"], "O13 O11 K12 O10 J", (5, 58)),
+    # no meld reaches 30: nothing can be played
+    (["O6 O7 O8", "K6 R6 J"], "O6 J", (0, 0)),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "best"), OPENINGS_WITH_MANIPULATION)
+def test_an_opening_with_manipulation_bounds_its_played_jokers_by_the_fates(
+    table: list[str], rack: str, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No table joker may be freed before opening, and the move plays a minimal meld's
+    tiles: one fates' tree per meld bounds the played jokers' points."""
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, False, MANIPULATING, "tiles")[0] == best
+    result = suggest(before, tiles, False, MANIPULATING, "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    monkeypatch.setattr(suggest_module._Suggester, "_meld_tiles", lambda self: None)
+    assert not suggest(before, tiles, False, MANIPULATING, "tiles", 30).optimal_proven
 
 
 def _position(rng: random.Random, table_jokers: int, rack_jokers: int) -> tuple[list[list[Tile]], list[Tile]]:

@@ -1245,6 +1245,47 @@ def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
                 assert tuple(f"{c}{number}" for c in chosen) in listed
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([*(f"{c}{n}" for c in "KBOR" for n in range(4, 11)), "J"]), max_size=9))
+def test_the_minimal_melds_of_a_rack(codes: list[str]) -> None:
+    """``melds._minimal_melds``: every collection of the rack's sets (``_sets_from``, a set
+    taken twice too: R5 R6 R7 twice is worth 36) reaching 30 in which every set is needed,
+    each once, and nothing else."""
+    from engine.solver.melds import _minimal_melds, _sets_from
+
+    tiles = parse_tiles(" ".join(codes))
+    have = Counter(t.key for t in tiles)
+    candidates = [(tuple(t.code for t in s), value) for s, value in _sets_from(tiles)]
+    expected: set[tuple[tuple[str, ...], ...]] = set()
+
+    def collect(first: int, left: Counter[str], chosen: list[tuple[tuple[str, ...], int]]) -> None:
+        total = sum(value for _, value in chosen)
+        if total >= 30:
+            if all(total - value < 30 for _, value in chosen):
+                expected.add(tuple(sorted(codes_of_set for codes_of_set, _ in chosen)))
+            return
+        for k in range(first, len(candidates)):
+            need = Counter(parse_tiles_keys(candidates[k][0]))
+            if not need - left:
+                collect(k, left - need, [*chosen, candidates[k]])
+
+    collect(0, have, [])
+    listed = [tuple(sorted(tuple(t.code for t in s) for s in meld)) for meld in _minimal_melds(tiles, 30)]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == expected
+
+
+def parse_tiles_keys(codes: Sequence[str]) -> list[str]:
+    return [t.key for t in parse_tiles(" ".join(codes))]
+
+
+def test_a_minimal_meld_may_take_one_set_twice() -> None:
+    from engine.solver.melds import _minimal_melds
+
+    melds = [[tuple(t.code for t in s) for s in meld] for meld in _minimal_melds(T("R5 R6 R7 R5 R6 R7"), 30)]
+    assert melds == [[("R5", "R6", "R7"), ("R5", "R6", "R7")]]
+
+
 @given(st.integers(8, 12), st.data())
 def test_run_counts_pack_into_one_state(width: int, data: st.DataObject) -> None:
     """The search's state holds every colour's four run counts in its own bits: each comes back

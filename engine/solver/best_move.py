@@ -106,6 +106,7 @@ _FATE_PROBLEMS = 128  # relaxed problems of the fates' tree at most (``_solve_fa
 _JOINT_FATES = 4  # fates from which they are first tried as one programme (``_solve_fates``)
 _JOINT_FATE_NODES = 16  # relaxations of that programme at most (``_fates_settled_at_once``)
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
+_VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
 _VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
 _TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
@@ -262,27 +263,56 @@ class _Suggester:
         problem giving the sets decided their ways and taking the others apart, their jokers
         anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
         (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
-        the way is taken. Only when the player has opened (the fates bound an opened player's
-        moves), at most ``_VALUE_NODES`` nodes."""
-        if not self.opened or self._free_release() or not self.rack_jokers:
+        the way is taken. At most ``_VALUE_NODES`` nodes.
+
+        An opening with manipulation frees no joker (every fate keeps them, ``fate_ways``) and
+        plays the tiles of a minimal meld at least: one tree per meld, the problems playing its
+        numbered tiles (``_meld_tiles``); with none, nothing can be played."""
+        if (self.opened and self._free_release()) or not self.rack_jokers:
+            return False
+        melds = self._meld_tiles()
+        if melds is None:
             return False
         sets, ways = self._sorted_fates()
-        self.value_nodes = 0
-        return self._value_settled_below([], sets, ways)
+        for must in melds:
+            self.value_nodes = 0
+            if not self._value_settled_below([], sets, ways, must):
+                return False
+        return True
 
-    def _value_settled_below(self, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> bool:
+    def _meld_tiles(self) -> list[tuple[Tile, ...]] | None:
+        """The rack tiles a legal move must play, each list of them one way: an opened
+        player's none; an opening's the numbered tiles of one of its minimal melds (SPEC §4: the
+        tiles played make valid sets reaching the minimum, so they hold a minimal meld's; its
+        jokers are left out, as played jokers are scored apart, ``joker_value.others_best``).
+        None beyond ``_VALUE_MELDS`` of them."""
+        if self.opened:
+            return [()]
+        found: set[tuple[Tile, ...]] = set()
+        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min):
+            found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
+            if len(found) > _VALUE_MELDS:
+                return None
+        return sorted(found, key=lambda tiles: [t.key for t in tiles])
+
+    def _value_settled_below(
+        self, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]], must: tuple[Tile, ...]
+    ) -> bool:
         """Whether the node deciding ``chosen`` (the ways of the first sets of ``sets``) or
-        else each of its children settles (``_fates_value_settled``)."""
+        else each of its children settles (``_fates_value_settled``), its moves playing
+        ``must``."""
         if self.exhausted or self.value_nodes >= _VALUE_NODES:
             return False
         self.value_nodes += 1
-        if self._fate_value_settled(_Fate.join(chosen), self._undecided_pins(sets, len(chosen))):
+        if self._fate_value_settled(_Fate.join(chosen), self._undecided_pins(sets, len(chosen)), must):
             return True
         if self.exhausted or len(chosen) == len(ways):
             return False
-        return all(self._value_settled_below([*chosen, way], sets, ways) for way in ways[len(chosen)])
+        return all(self._value_settled_below([*chosen, way], sets, ways, must) for way in ways[len(chosen)])
 
-    def _fate_value_settled(self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]]) -> bool:
+    def _fate_value_settled(
+        self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...] = ()
+    ) -> bool:
         """Whether no move giving the jokers ``fate`` (the jokers of ``undecided`` laid as
         those tiles, the other undecided ones anywhere) may beat the best move. Its problem
         scores the ``j`` played jokers at the best ``j`` jokers the search lays, the table's
@@ -294,8 +324,8 @@ class _Suggester:
         then the problem with that set laid beforehand, at its points (``_set_beside_settled``).
         With one joker on the rack those sets are tried only at points where the numbered tiles
         alone may beat the best move (``_risky_points``). Runs lie in order (see
-        ``joker_value``)."""
-        fate_problem = self._fate_problem(fate, undecided, exact_value=True)
+        ``joker_value``). ``must``: rack tiles the moves play (``_meld_tiles``)."""
+        fate_problem = self._fate_problem(fate, undecided, exact_value=True, must=must)
         if fate_problem is None:
             return True  # no move fares so
         problem, blocks = fate_problem
@@ -617,7 +647,11 @@ class _Suggester:
         return {i: self.pinned[i] for entry in sets[decided:] for i in entry if i in self.pinned}
 
     def _fate_problem(
-        self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]], exact_value: bool = False
+        self,
+        fate: _Fate,
+        undecided: Mapping[int, tuple[Tile, ...]],
+        exact_value: bool = False,
+        must: tuple[Tile, ...] = (),
     ) -> tuple[_Problem, _Blocks] | None:
         """The relaxed problem of the moves giving the jokers ``fate``, the jokers of
         ``undecided`` laid as those tiles, the other undecided ones anywhere (``exact_value``:
@@ -627,7 +661,7 @@ class _Suggester:
         problem = self._problem(
             dissolve=dissolve,
             pins={**undecided, **fate.pins},
-            must=fate.needs,
+            must=(*fate.needs, *must),
             variants=fate.variants,
             exact_value=exact_value,
         )
@@ -671,7 +705,7 @@ class _Suggester:
         rack_only = self.rules.joker_replacement_from == "rack"
         on_rack = Counter(t.key for t in self.rack)
         on_table = Counter(t.key for s in self.table for t in s)
-        can_free = self._rack_can_take_freed_joker(free, rack_only)
+        can_free = self.opened and self._rack_can_take_freed_joker()
         per_set: list[tuple[int, list[_Fate]]] = []
         for i, reading in enumerate(self.readings):
             if i in self.plain:
@@ -711,15 +745,13 @@ class _Suggester:
         ]
         return _with_overlapping_windows(per_set, self.table, copies)
 
-    def _rack_can_take_freed_joker(self, free: bool, rack_only: bool) -> bool:
+    def _rack_can_take_freed_joker(self) -> bool:
         """Whether a freed joker may find a set: under ``freed_joker_use:
-        new_set_with_two_rack_tiles`` it needs a new set holding two tiles played from the rack
-        and (unless the release is ``free``) a copy of its tile in a successor of its set, which
-        no new set is (a new set holds none of that set's numbered tiles: SPEC §4), played from
-        the rack under ``joker_replacement_from: rack``: two rack tiles at least, or three."""
-        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles":
-            return True
-        return len(self.rack) >= 2 + (rack_only and not free)
+        new_set_with_two_rack_tiles`` it needs a new set holding two tiles played from the rack,
+        so a rack of two tiles at least. (Not three where its replacing tile must come from
+        the rack: tiles are counted by copies, so a copy played into the new set also replaces
+        the joker, as B6 does for ``B4 B5 J=B6`` in ``J=B2 B3 B4 B5 B6`` beside ``B4 B5 B6``.)"""
+        return self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or len(self.rack) >= 2
 
     def _both_colours_lacking(self, index: int, reading: Reading, run: bool, supply: Counter[str]) -> bool:
         """Whether the one joker of table set ``index``, a group of three under

@@ -70,7 +70,8 @@ def _minimal_melds(rack: Sequence[Tile], minimum: int) -> Iterator[list[tuple[Ti
             need = Counter(t.key for t in tiles)
             if need - left:
                 continue
-            yield from grow(j + 1, left - need, [*chosen, tiles], [*values, points])
+            # (j again: two copies of one set, R5 R6 R7 twice, may be needed)
+            yield from grow(j, left - need, [*chosen, tiles], [*values, points])
 
     if minimum <= 0:
         yield []
