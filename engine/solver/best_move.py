@@ -214,7 +214,8 @@ class _Suggester:
     def _value_bound(self) -> None:
         """Whether a legal move may score more than the best move, its played jokers valued
         exactly. An opening from the rack alone: ``_opening_value_settled``. An opened
-        player's moves: their fates (``_fates_value_settled``), then, where those did not
+        player's moves, or an opening's with manipulation: their fates
+        (``_fates_value_settled``; an opening's, one tree per minimal meld), then, where those did not
         settle it, the problem with every set taken apart and the jokers anywhere, which holds
         every legal move (an opening's with manipulation too) and whose search, scoring the
         table's jokers at no points (``_exact_value``), scores each move at least as a legal
