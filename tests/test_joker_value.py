@@ -68,6 +68,9 @@ KEPT_BY_THE_RULES = [
     # K6 R6 J: freeing its joker needs both B6 and O6, and no B6 is anywhere
     (["O6 O7 O8", "K6 R6 J"], "O6 J", BOTH_COLOURS, (2, 15)),
     (["O4 R4 J", "K3 B3 O3 R3"], "K4 R5 J", BOTH_COLOURS, (3, 15)),
+    # B8 O8 J: K8 frees its joker only beside R8 too, and B8 O8 have no other copy, so a
+    # successor holding both holds R8 (it stays in R7 R8 R9 R10 in the relaxed move)
+    (["B8 O8 J", "K8 K9 K10", "R7 R8 R9 R10"], "K8 R9 J", BOTH_COLOURS, (3, 28)),
     # a freed joker needs a new set holding two rack tiles: the rack holds one
     (["B4 B5 J=B6", "B2 O2 R2"], "B6", PRESETS["pressman-2009"], (0, 0)),
     (["K5 J=K6 K7", "B5 B6 B7"], "K6", PRESETS["pressman-2009"], (0, 0)),
@@ -85,6 +88,7 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
     monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self: True)
     monkeypatch.setattr(suggest_module._Suggester, "_both_colours_lacking", lambda self, *args: False)
+    monkeypatch.setattr(suggest_module._Suggester, "_other_missing_colour", lambda self, *args: ())
     assert not suggest(before, tiles, True, rules, "tiles", 30).optimal_proven
 
 

@@ -700,7 +700,9 @@ class _Suggester:
         anywhere. No way frees a joker the rules keep: under ``freed_joker_use:
         new_set_with_two_rack_tiles`` when the rack is too small (``_rack_can_take_freed_joker``),
         under ``group_joker_needs_both_colours`` the joker of a group of three when a missing
-        colour lies nowhere (``_both_colours_lacking``)."""
+        colour lies nowhere (``_both_colours_lacking``), and a window holding the set's two
+        tiles, when they have no other copy, holds both missing colours
+        (``_other_missing_colour``)."""
         free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
         locked = self.rules.joker_sets_locked
         rack_only = self.rules.joker_replacement_from == "rack"
@@ -764,6 +766,22 @@ class _Suggester:
         (options,) = reading.joker_options
         return len(options) > 1 and not all(supply[t.key] for t in options)
 
+    def _other_missing_colour(self, reading: Reading, copy: Tile, supply: Counter[str]) -> tuple[Tile, ...]:
+        """Under ``group_joker_needs_both_colours``, for the one joker of a group of three
+        (``reading``) freed by ``copy``: the copy of the other missing colour, which must lie in
+        a successor too, when the set's two numbered tiles have no other copy on the table or
+        the rack (``supply``): a window holding both is then their one successor. Else none."""
+        (options,) = reading.joker_options
+        numbered = [t for t in reading.tiles if t.color is not None]
+        if (
+            not self.rules.group_joker_needs_both_colours
+            or len(reading.tiles) != 3
+            or len(options) != 2
+            or any(supply[t.key] != 1 for t in numbered)
+        ):
+            return ()
+        return tuple(t for t in options if t.key != copy.key)
+
     def _windows(
         self, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
     ) -> list[_Variant]:
@@ -803,8 +821,11 @@ class _Suggester:
                         shapes.append((copy, kept, others, joker))
             else:
                 colours = {t.color for t in numbered}
+                # (group_joker_needs_both_colours: where the set's tiles lie in this window and
+                # have no other copy, it is their one successor, so it holds both missing colours)
+                other_copy = self._other_missing_colour(reading, copy, on_rack + on_table)
                 for y, z in itertools.combinations(numbered, 2):
-                    shapes.append((copy, (y, z), (), None))
+                    shapes.append((copy, (y, z), other_copy, None))
                 for y in numbered:
                     shapes.append((copy, (y,), (), JOKER))
                     for colour in COLORS:
