@@ -87,9 +87,22 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     result = suggest(before, tiles, True, rules, "tiles", 30)
     assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
     monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self: True)
-    monkeypatch.setattr(suggest_module._Suggester, "_both_colours_lacking", lambda self, *args: False)
+    monkeypatch.setattr(suggest_module._Suggester, "_both_missing_colours", lambda self, *args: ())
     monkeypatch.setattr(suggest_module._Suggester, "_other_missing_colour", lambda self, *args: ())
     assert not suggest(before, tiles, True, rules, "tiles", 30).optimal_proven
+
+
+@pytest.mark.parametrize(("rack", "played"), [("B6 O6 R6 O10", 4), ("B6 O6 O10 K1", 3)])
+def test_a_group_of_three_with_two_jokers_under_both_colours(rack: str, played: int) -> None:
+    """K6 J J under ``group_joker_needs_both_colours`` (xp): its jokers are freed by B6, O6 and
+    R6 together. Its fates are worked out when the rack cannot all be played (the second), and
+    the rule's checks of ``fate_ways``, made for a group of three's one joker, must pass a set
+    of two by."""
+    rules = dataclasses.replace(PRESETS["xp"], group_joker_needs_both_colours=True)
+    before, tiles = [T("K6 J J"), T("O7 O8 O9")], list(T(rack))
+    result = suggest(before, tiles, True, rules, "tiles", 30)
+    assert len(result.played) == played, words(result.after)
+    assert brute_least_change(before, tiles, True, rules, "tiles")[0] == (played, result.value)
 
 
 MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)

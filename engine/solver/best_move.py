@@ -264,7 +264,7 @@ class _Suggester:
         problem giving the sets decided their ways and taking the others apart, their jokers
         anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
         (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
-        the way is taken. At most ``_VALUE_NODES`` nodes.
+        the way is taken. At most ``_VALUE_NODES`` nodes a tree.
 
         An opening with manipulation frees no joker (every fate keeps them, ``fate_ways``) and
         plays the tiles of a minimal meld at least: one tree per meld, the problems playing its
@@ -700,7 +700,7 @@ class _Suggester:
         anywhere. No way frees a joker the rules keep: under ``freed_joker_use:
         new_set_with_two_rack_tiles`` when the rack is too small (``_rack_can_take_freed_joker``),
         under ``group_joker_needs_both_colours`` the joker of a group of three when a missing
-        colour lies nowhere (``_both_colours_lacking``), and a window holding the set's two
+        colour lies nowhere (``_both_missing_colours``), and a window holding the set's two
         tiles, when they have no other copy, holds both missing colours
         (``_other_missing_colour``)."""
         free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
@@ -738,7 +738,8 @@ class _Suggester:
                     else:
                         key = ("pins", tuple(t.key for t in pins), tuple(t.key for t in needs))
                         ways[key] = _Fate(pins={i: pins} if pins else {}, needs=needs)
-                if single and can_free and not self._both_colours_lacking(i, read, run, on_rack + on_table):
+                both = self._both_missing_colours(read, run)
+                if single and can_free and all((on_rack + on_table)[t.key] for t in both):
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
                         ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append((i, list(ways.values())))
@@ -756,31 +757,25 @@ class _Suggester:
         the joker, as B6 does for ``B4 B5 J=B6`` in ``J=B2 B3 B4 B5 B6`` beside ``B4 B5 B6``.)"""
         return self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or len(self.rack) >= 2
 
-    def _both_colours_lacking(self, index: int, reading: Reading, run: bool, supply: Counter[str]) -> bool:
-        """Whether the one joker of table set ``index``, a group of three under
-        ``group_joker_needs_both_colours`` (``reading``), cannot be freed: that needs a copy of
-        every missing colour in its successors (SPEC §4; a declared joker needs only its tile),
-        and one of them lies neither on the table nor on the rack (``supply``)."""
-        if run or not self.rules.group_joker_needs_both_colours or len(self.table[index]) != 3:
-            return False
+    def _both_missing_colours(self, reading: Reading, run: bool) -> tuple[Tile, ...]:
+        """Under ``group_joker_needs_both_colours``, the tiles of the two colours a group of
+        three (``reading``) lacks when its one joker is undeclared: freeing it needs a copy of
+        each in its successors (SPEC §4; a declared joker needs only its tile). Else none."""
+        rule = self.rules.group_joker_needs_both_colours
+        if run or not rule or len(reading.tiles) != 3 or len(reading.joker_options) != 1:
+            return ()
         (options,) = reading.joker_options
-        return len(options) > 1 and not all(supply[t.key] for t in options)
+        return options if len(options) == 2 else ()
 
     def _other_missing_colour(self, reading: Reading, copy: Tile, supply: Counter[str]) -> tuple[Tile, ...]:
-        """Under ``group_joker_needs_both_colours``, for the one joker of a group of three
-        (``reading``) freed by ``copy``: the copy of the other missing colour, which must lie in
-        a successor too, when the set's two numbered tiles have no other copy on the table or
-        the rack (``supply``): a window holding both is then their one successor. Else none."""
-        (options,) = reading.joker_options
+        """For the one joker of a group of three freed by ``copy`` under
+        ``group_joker_needs_both_colours``: the copy of the other missing colour when the set's
+        two numbered tiles have no other copy on the table or the rack (``supply``), so that a
+        window holding both is their one successor and holds it too. Else none."""
         numbered = [t for t in reading.tiles if t.color is not None]
-        if (
-            not self.rules.group_joker_needs_both_colours
-            or len(reading.tiles) != 3
-            or len(options) != 2
-            or any(supply[t.key] != 1 for t in numbered)
-        ):
+        if any(supply[t.key] != 1 for t in numbered):
             return ()
-        return tuple(t for t in options if t.key != copy.key)
+        return tuple(t for t in self._both_missing_colours(reading, False) if t.key != copy.key)
 
     def _windows(
         self, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
