@@ -105,6 +105,18 @@ def test_a_group_of_three_with_two_jokers_under_both_colours(rack: str, played: 
     assert brute_least_change(before, tiles, True, rules, "tiles")[0] == (played, result.value)
 
 
+def test_a_relaxed_moves_tiles_laid_out_keep_the_table_run_jokers_first() -> None:
+    """xp, two rack jokers: the value proof's relaxed move lays the pins J=B6 J=B7 with the
+    rack's jokers as a run of jokers only (no set). Its tiles laid out anew (``_rearranged``)
+    hold the best move, B5 J=B6 J=B7 J=B8 (the played jokers worth 8 and 7): found once the
+    layouts try first the sets whose jokers stand where the table's run jokers do (31 before:
+    the work cap came first)."""
+    before, rack = [T("B5 J=B6 J=B7"), T("K2 K3 K4 K5 K6")], list(T("O5 K3 K5 K4 J J"))
+    best = brute_least_change(before, rack, True, PRESETS["xp"], "tiles")[0]
+    result = suggest(before, rack, True, PRESETS["xp"], "tiles", 30)
+    assert (len(result.played), result.value) == best == (6, 32), words(result.after)
+
+
 MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)
 
 # Openings where manipulation is allowed, a joker on the rack and one on the table: each was

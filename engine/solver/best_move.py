@@ -1589,7 +1589,14 @@ class _Suggester:
         if len(loose) > _REARRANGE_TILES:
             return None
         best: _Outcome | None = None
-        for sets in itertools.islice(_arrangements(loose, _REARRANGE_WORK), _REARRANGE_TRIES):
+        stood_for = frozenset(
+            t.declared.key
+            for reading in self.readings
+            if reading.best is not None
+            for t in reading.best.tiles
+            if t.color is None and t.declared is not None
+        )
+        for sets in itertools.islice(_arrangements(loose, _REARRANGE_WORK, stood_for), _REARRANGE_TRIES):
             if time.perf_counter() > self.deadline:
                 break
             outcome = self._scored([*kept, *sets])
@@ -1859,15 +1866,21 @@ def _set_key(tiles: tuple[Tile, ...]) -> tuple[str, ...]:
     return tuple(t.code for t in tiles)
 
 
-def _arrangements(tiles: Sequence[Tile], work: int) -> Iterator[list[tuple[Tile, ...]]]:
+def _arrangements(
+    tiles: Sequence[Tile], work: int, stood_for: frozenset[str] = frozenset()
+) -> Iterator[list[tuple[Tile, ...]]]:
     """Every way to lay all of ``tiles`` as valid sets (runs with their jokers declared), as
     far as ``work`` steps go: each step looks at a set holding the tile left that the fewest
-    sets hold."""
+    sets hold, first those whose jokers stand for more of the tiles ``stood_for`` (the table's
+    run jokers', which stay only standing for them)."""
     holding: dict[str, list[tuple[tuple[Tile, ...], tuple[tuple[str, int], ...]]]] = {}
     for tiles_of_set, _ in _sets_from(tiles):
         keys = tuple(Counter(t.key for t in tiles_of_set).items())
         for key, _ in keys:
             holding.setdefault(key, []).append((tiles_of_set, keys))
+    if stood_for:
+        for sets in holding.values():
+            sets.sort(key=lambda entry: -sum(1 for t in entry[0] if t.declared and t.declared.key in stood_for))
     steps = 0
     left = Counter(t.key for t in tiles)  # the tiles not laid yet, taken and given back in place
 
