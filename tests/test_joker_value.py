@@ -117,6 +117,17 @@ def test_a_relaxed_moves_tiles_laid_out_keep_the_table_run_jokers_first() -> Non
     assert (len(result.played), result.value) == best == (6, 32), words(result.after)
 
 
+def test_a_relaxed_moves_tiles_laid_out_until_one_beats_the_best() -> None:
+    """xp: the relaxed move (pins R10 R11 with the rack's jokers, no set) scores only 9 as
+    laid; its tiles' first legal layout (30) was taken as their best, below the answer (31).
+    Looking on for one beating the answer finds R9 J=R10 J=R11 J=R12 (the played jokers worth
+    12 and 11): 32."""
+    before, rack = [T("K9 B9 O9 R9"), T("R9 J=R10 J=R11")], list(T("O9 B8 J J"))
+    best = brute_least_change(before, rack, True, PRESETS["xp"], "tiles")[0]
+    result = suggest(before, rack, True, PRESETS["xp"], "tiles", 30)
+    assert (len(result.played), result.value) == best == (3, 32), words(result.after)
+
+
 MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)
 
 # Openings where manipulation is allowed, a joker on the rack and one on the table: each was

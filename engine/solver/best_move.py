@@ -424,7 +424,7 @@ class _Suggester:
             )
             if move is None:
                 return not self.exhausted
-            legal = self._legal_layout(move)
+            legal = self._legal_layout(move, best + 1)
             if legal is None or legal.score <= best:
                 return False
             self.candidates.append(legal)
@@ -1564,12 +1564,12 @@ class _Suggester:
             self.candidates.append(legal)
         return legal is not None and legal.score >= move.score
 
-    def _legal_layout(self, move: _Outcome) -> _Outcome | None:
+    def _legal_layout(self, move: _Outcome, target: int = 0) -> _Outcome | None:
         """``move`` when it is a legal turn, else the best legal layout of its tiles
-        (``_rearranged``), else None."""
-        return move if self._legal(move) else self._rearranged(move)
+        (``_rearranged``, looking on for one scoring ``target``), else None."""
+        return move if self._legal(move) else self._rearranged(move, target)
 
-    def _rearranged(self, move: _Outcome) -> _Outcome | None:
+    def _rearranged(self, move: _Outcome, target: int = 0) -> _Outcome | None:
         """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)
         otherwise: the sets it changed (not laid as a table set was; at most
         ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
@@ -1602,7 +1602,7 @@ class _Suggester:
             outcome = self._scored([*kept, *sets])
             if (best is None or outcome.score > best.score) and self._legal(outcome):
                 best = outcome
-                if best.score >= move.score:
+                if best.score >= max(move.score, target):
                     break
         return best
 
