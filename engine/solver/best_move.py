@@ -1573,9 +1573,11 @@ class _Suggester:
         """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)
         otherwise: the sets it changed (not laid as a table set was; at most
         ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
-        ``_REARRANGE_TRIES`` layouts judged; the best scoring such turn, None when none is
-        legal. The relaxed problem's optimum is its tiles, not its layout: ``R9 R10 J J`` with
-        its jokers replaced by R11 and R12 may be laid ``R9 J=R10 R11`` + ``R10 R11 R12``."""
+        ``_REARRANGE_TRIES`` layouts judged, those keeping the table's run jokers where they
+        stand first; the best scoring such turn (the first scoring as much as ``move`` or
+        ``target``), None when none is legal. The relaxed problem's optimum is its tiles, not
+        its layout: ``R9 R10 J J`` with its jokers replaced by R11 and R12 may be laid
+        ``R9 J=R10 R11`` + ``R10 R11 R12``."""
         table = Counter(tuple(sorted(t.key for t in s)) for s in self.table)
         kept: list[tuple[Tile, ...]] = []
         loose: list[Tile] = []
@@ -1589,14 +1591,8 @@ class _Suggester:
         if len(loose) > _REARRANGE_TILES:
             return None
         best: _Outcome | None = None
-        stood_for = frozenset(
-            t.declared.key
-            for reading in self.readings
-            if reading.best is not None
-            for t in reading.best.tiles
-            if t.color is None and t.declared is not None
-        )
-        for sets in itertools.islice(_arrangements(loose, _REARRANGE_WORK, stood_for), _REARRANGE_TRIES):
+        layouts = _arrangements(loose, _REARRANGE_WORK, self.run_jokers_stand_for)
+        for sets in itertools.islice(layouts, _REARRANGE_TRIES):
             if time.perf_counter() > self.deadline:
                 break
             outcome = self._scored([*kept, *sets])
@@ -1605,6 +1601,18 @@ class _Suggester:
                 if best.score >= max(move.score, target):
                     break
         return best
+
+    @functools.cached_property
+    def run_jokers_stand_for(self) -> frozenset[str]:
+        """The tiles the table's run jokers stand for (a run joker stays only standing for its
+        tile: ``_arrangements`` tries the sets laying a joker so first)."""
+        return frozenset(
+            t.declared.key
+            for reading in self.readings
+            if reading.best is not None and reading.best.kind == RUN
+            for t in reading.best.tiles
+            if t.color is None and t.declared is not None
+        )
 
     def _legal(self, outcome: _Outcome) -> bool:
         known = self.verdicts.get(id(outcome))
