@@ -105,27 +105,25 @@ def test_a_group_of_three_with_two_jokers_under_both_colours(rack: str, played: 
     assert brute_least_change(before, tiles, True, rules, "tiles")[0] == (played, result.value)
 
 
-def test_a_relaxed_moves_tiles_laid_out_keep_the_table_run_jokers_first() -> None:
-    """xp, two rack jokers: the value proof's relaxed move lays the pins J=B6 J=B7 with the
-    rack's jokers as a run of jokers only (no set). Its tiles laid out anew (``_rearranged``)
-    hold the best move, B5 J=B6 J=B7 J=B8 (the played jokers worth 8 and 7): found once the
-    layouts try first the sets whose jokers stand where the table's run jokers do (31 before:
-    the work cap came first)."""
-    before, rack = [T("B5 J=B6 J=B7"), T("K2 K3 K4 K5 K6")], list(T("O5 K3 K5 K4 J J"))
-    best = brute_least_change(before, rack, True, PRESETS["xp"], "tiles")[0]
-    result = suggest(before, rack, True, PRESETS["xp"], "tiles", 30)
-    assert (len(result.played), result.value) == best == (6, 32), words(result.after)
+# xp, two rack jokers: the value proof's relaxed move lays the pins with the rack's jokers as a
+# run of jokers only (no set), so its tiles are laid out anew (``_rearranged``); each answered 31.
+RELAID = [
+    # B5 J=B6 J=B7 J=B8 (the played jokers worth 8 and 7): found once the layouts try first the
+    # sets whose jokers stand where the table's run jokers do (the work cap came first)
+    (["B5 J=B6 J=B7", "K2 K3 K4 K5 K6"], "O5 K3 K5 K4 J J", (6, 32)),
+    # R9 J=R10 J=R11 J=R12 (worth 12 and 11): the move as laid scores 9, and its tiles' first
+    # legal layout (30) was taken as their best; the layouts are looked through until one
+    # beats the answer
+    (["K9 B9 O9 R9", "R9 J=R10 J=R11"], "O9 B8 J J", (3, 32)),
+]
 
 
-def test_a_relaxed_moves_tiles_laid_out_until_one_beats_the_best() -> None:
-    """xp: the relaxed move (pins R10 R11 with the rack's jokers, no set) scores only 9 as
-    laid; its tiles' first legal layout (30) was taken as their best, below the answer (31).
-    Looking on for one beating the answer finds R9 J=R10 J=R11 J=R12 (the played jokers worth
-    12 and 11): 32."""
-    before, rack = [T("K9 B9 O9 R9"), T("R9 J=R10 J=R11")], list(T("O9 B8 J J"))
-    best = brute_least_change(before, rack, True, PRESETS["xp"], "tiles")[0]
-    result = suggest(before, rack, True, PRESETS["xp"], "tiles", 30)
-    assert (len(result.played), result.value) == best == (3, 32), words(result.after)
+@pytest.mark.parametrize(("table", "rack", "best"), RELAID)
+def test_a_relaxed_moves_tiles_laid_out_anew_find_the_best(table: list[str], rack: str, best: tuple[int, int]) -> None:
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, PRESETS["xp"], "tiles")[0] == best
+    result = suggest(before, tiles, True, PRESETS["xp"], "tiles", 30)
+    assert (len(result.played), result.value) == best, words(result.after)
 
 
 MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)

@@ -708,6 +708,7 @@ class _Suggester:
         rack_only = self.rules.joker_replacement_from == "rack"
         on_rack = Counter(t.key for t in self.rack)
         on_table = Counter(t.key for s in self.table for t in s)
+        supply = on_rack + on_table
         can_free = self.opened and self._rack_can_take_freed_joker()
         per_set: list[tuple[int, list[_Fate]]] = []
         for i, reading in enumerate(self.readings):
@@ -739,7 +740,7 @@ class _Suggester:
                         key = ("pins", tuple(t.key for t in pins), tuple(t.key for t in needs))
                         ways[key] = _Fate(pins={i: pins} if pins else {}, needs=needs)
                 both = self._both_missing_colours(read, run)
-                if single and can_free and all((on_rack + on_table)[t.key] for t in both):
+                if single and can_free and all(supply[t.key] for t in both):
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
                         ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append((i, list(ways.values())))
@@ -796,6 +797,7 @@ class _Suggester:
         # tile of the window: a successor may hold it so, e.g. K10 K11 J=K12 K13 for
         # K10 J=K11 K12 K13 freed by K11 while K12 left)
         shapes: list[tuple[Tile, tuple[Tile, ...], tuple[Tile, ...], Tile | None]] = []
+        supply = on_rack + on_table
         for copy in reading.joker_options[0]:
             if run:
                 numbers = {t.number: t for t in numbered}
@@ -818,7 +820,7 @@ class _Suggester:
                 colours = {t.color for t in numbered}
                 # (group_joker_needs_both_colours: where the set's tiles lie in this window and
                 # have no other copy, it is their one successor, so it holds both missing colours)
-                other_copy = self._other_missing_colour(reading, copy, on_rack + on_table)
+                other_copy = self._other_missing_colour(reading, copy, supply)
                 for y, z in itertools.combinations(numbered, 2):
                     shapes.append((copy, (y, z), other_copy, None))
                 for y in numbered:
