@@ -9,11 +9,13 @@ import random
 import pytest
 
 from engine.rules import PRESETS, Rules
+from engine.sets import TableSet
 from engine.solver import best_move as suggest_module
 from engine.solver import suggest
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
 from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
 from engine.tiles import JOKER, Tile, parse_tile
+from engine.turns import verify_turn
 from tests.test_least_change import brute_least_change, playable, words
 from tests.test_solver import CLASSIC, Window, random_sets, window
 
@@ -74,6 +76,8 @@ KEPT_BY_THE_RULES = [
     # a freed joker needs a new set holding two rack tiles: the rack holds one
     (["B4 B5 J=B6", "B2 O2 R2"], "B6", PRESETS["pressman-2009"], (0, 0)),
     (["K5 J=K6 K7", "B5 B6 B7"], "K6", PRESETS["pressman-2009"], (0, 0)),
+    # two rack tiles, but no set holds both: K3 O1 differ in number and colour, and K3 O6 too
+    (["K2 J K4", "B6 K6 R6"], "K3 O6 O1", PRESETS["pressman-2009"], (1, 6)),
 ]
 
 
@@ -124,6 +128,26 @@ def test_a_relaxed_moves_tiles_laid_out_anew_find_the_best(table: list[str], rac
     assert brute_least_change(before, tiles, True, PRESETS["xp"], "tiles")[0] == best
     result = suggest(before, tiles, True, PRESETS["xp"], "tiles", 30)
     assert (len(result.played), result.value) == best, words(result.after)
+
+
+OTHER_SET = dataclasses.replace(PRESETS["sabra"], freed_joker_use="other_set")
+
+# Under ``freed_joker_use: other_set`` a freed joker may not stay beside its set's tiles: each
+# best move lays the freed joker in another set, which the relaxed move (its set laid out anew,
+# the joker with it) never does; each was answered with no move, unproven.
+JOKER_MOVED = [
+    (["K4 K5 K6 K7 J=K8 K9", "K7 B7 O7"], "K8", (1, 8)),
+    (["K4 O4 R4", "R4 R5 R6 J=R7 R8"], "R7 K6 K3", (1, 7)),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "best"), JOKER_MOVED)
+def test_a_freed_joker_is_moved_to_another_set(table: list[str], rack: str, best: tuple[int, int]) -> None:
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, OTHER_SET, "tiles")[0] == best
+    result = suggest(before, tiles, True, OTHER_SET, "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in result.after], tiles, True, OTHER_SET).valid
 
 
 MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)

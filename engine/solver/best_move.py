@@ -698,7 +698,8 @@ class _Suggester:
 
         Under a free release (locked sets aside) a freed joker needs no tile: the joker goes
         anywhere. No way frees a joker the rules keep: under ``freed_joker_use:
-        new_set_with_two_rack_tiles`` when the rack is too small (``_rack_can_take_freed_joker``),
+        new_set_with_two_rack_tiles`` when no two rack tiles can make a set with it
+        (``_rack_can_take_freed_joker``),
         under ``group_joker_needs_both_colours`` the joker of a group of three when a missing
         colour lies nowhere (``_both_missing_colours``), and a window holding the set's two
         tiles, when they have no other copy, holds both missing colours
@@ -750,13 +751,43 @@ class _Suggester:
         ]
         return _with_overlapping_windows(per_set, self.table, copies)
 
+    @functools.cached_property
+    def jokers_in_play(self) -> int:
+        """The jokers of the table and the rack."""
+        return self.rack_jokers + sum(1 for s in self.table for t in s if t.color is None)
+
     def _rack_can_take_freed_joker(self) -> bool:
         """Whether a freed joker may find a set: under ``freed_joker_use:
         new_set_with_two_rack_tiles`` it needs a new set holding two tiles played from the rack,
-        so a rack of two tiles at least. (Not three where its replacing tile must come from
-        the rack: tiles are counted by copies, so a copy played into the new set also replaces
-        the joker, as B6 does for ``B4 B5 J=B6`` in ``J=B2 B3 B4 B5 B6`` beside ``B4 B5 B6``.)"""
-        return self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or len(self.rack) >= 2
+        so two rack tiles forming a valid set with it and tiles of the table or the rack or
+        jokers. A rack joker and any other rack tile do; two numbered tiles do when they share
+        their number (not their colour), or their colour, with the numbers between them each
+        held by the table or the rack, or left to the jokers (every joker of the table and the
+        rack, the freed one included). A necessary condition only: the new set's other rules,
+        and one pair per freed joker, are left to ``verify_turn``. (Its replacing tile is not
+        set apart when it must come from the rack: tiles are counted by copies, so a copy
+        played into the new set also replaces the joker, as B6 does for ``B4 B5 J=B6`` in
+        ``J=B2 B3 B4 B5 B6`` beside ``B4 B5 B6``.)"""
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles":
+            return True
+        on_rack = Counter(t.key for t in self.rack)
+        rack_jokers = on_rack.pop(JOKER.key, 0)
+        if rack_jokers and (rack_jokers > 1 or on_rack):
+            return True
+        supply = on_rack + Counter(t.key for s in self.table for t in s)
+        for a, b in itertools.combinations(tiles_of_keys(on_rack), 2):
+            if a.number == b.number:
+                if a.color != b.color:
+                    return True
+                continue
+            colour = a.color
+            if colour is None or colour != b.color:
+                continue
+            low, high = sorted((a.number, b.number))
+            missing = sum(1 for n in range(low + 1, high) if supply[numbered_tile(colour, n).key] == 0)
+            if missing <= self.jokers_in_play:
+                return True
+        return False
 
     def _both_missing_colours(self, reading: Reading, run: bool) -> tuple[Tile, ...]:
         """Under ``group_joker_needs_both_colours``, the tiles of the two colours a group of
@@ -1576,8 +1607,9 @@ class _Suggester:
         otherwise: the sets it changed (not laid as a table set was; at most
         ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
         ``_REARRANGE_TRIES`` layouts judged, those keeping the table's run jokers where they
-        stand first; the best scoring such turn (the first scoring as much as ``move`` or
-        ``target``), None when none is legal. The relaxed problem's optimum is its tiles, not
+        stand first, then ``move`` with one joker moved to another set (``_jokers_moved``);
+        the best scoring such turn (the first scoring as much as ``move`` or ``target``), None
+        when none is legal. The relaxed problem's optimum is its tiles, not
         its layout: ``R9 R10 J J`` with its jokers replaced by R11 and R12 may be laid
         ``R9 J=R10 R11`` + ``R10 R11 R12``."""
         table = Counter(tuple(sorted(t.key for t in s)) for s in self.table)
@@ -1602,7 +1634,34 @@ class _Suggester:
                 best = outcome
                 if best.score >= max(move.score, target):
                     break
+        if best is None or best.score < max(move.score, target):
+            for after in itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES):
+                outcome = self._scored(after)
+                if (best is None or outcome.score > best.score) and self._legal(outcome):
+                    best = outcome
+                    if best.score >= max(move.score, target):
+                        break
         return best
+
+    def _jokers_moved(self, after: Sequence[tuple[Tile, ...]]) -> Iterator[list[tuple[Tile, ...]]]:
+        """The tables ``after`` with one joker taken from its set and laid at an end of
+        another set, both still valid: where a freed joker may not end in a
+        set of its own set's tiles (``freed_joker_use``), ``_arrangements`` lays out only the
+        sets a relaxed move changed, so ``K4 K5 K6 K7 K8 K9 J=K10`` beside the table's
+        ``K7 B7 O7`` (K8 having freed the joker) needs the joker moved: ``K7 B7 O7 J``."""
+        for i, tiles in enumerate(after):
+            for at, joker in enumerate(tiles):
+                if joker.color is not None:
+                    continue
+                rest = (*tiles[:at], *tiles[at + 1 :])
+                if not read_set(rest, self.rules).valid:
+                    continue
+                for k, other in enumerate(after):
+                    if k == i:
+                        continue
+                    for grown in ((*other, JOKER), (JOKER, *other)):
+                        if read_set(grown, self.rules).valid:
+                            yield [rest if n == i else grown if n == k else t for n, t in enumerate(after)]
 
     @functools.cached_property
     def run_jokers_stand_for(self) -> frozenset[str]:
