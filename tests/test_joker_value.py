@@ -130,6 +130,49 @@ def test_a_relaxed_moves_tiles_laid_out_anew_find_the_best(table: list[str], rac
     assert (len(result.played), result.value) == best, words(result.after)
 
 
+PRESSMAN = PRESETS["pressman-2009"]
+
+# Under ``freed_joker_use: new_set_with_two_rack_tiles`` the freed joker's fate (its window,
+# the joker anywhere) had a better move than the answer, no legal turn, whose tiles have no legal
+# layout: the best legal move plays other tiles. Each was answered with 2 tiles, unproven.
+INTO_A_NEW_SET = [
+    # K4 frees the joker; the table's K4 joins the rack's K5 around it: J=K3 K4 K5
+    (["B4 O4 J", "K4 O4 R4"], "K4 B4 R6 K5", (3, 13)),
+    # B6 frees the joker; the rack's O6 and O12 take it into O6 J=O7 O8 O9 O10 O11 O12
+    (["O6 R6 J", "K10 O10 R10", "O8 O9 O10 O11"], "O12 B8 O6 B6", (3, 24)),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "best"), INTO_A_NEW_SET)
+def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
+    table: list[str], rack: str, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, PRESSMAN, "tiles")[0] == best
+    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in result.after], tiles, True, PRESSMAN).valid
+    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    assert (len(result.played), result.value) != best or not result.optimal_proven
+
+
+@pytest.mark.parametrize(
+    ("rack", "jokers", "stands"),
+    [
+        # a group's two missing colours; a run's ends (K2 lacks a K3 and no other joker is in play)
+        ("K4 B4 R6 K5", 1, "O4 R4 K3 K6"),
+        # K2..K5 reach K3 with a second joker (nothing holds K3); R6 R6 is one tile twice
+        ("K4 B4 R6 K5 R6", 2, "O4 R4 K2 K3 K6 K7"),
+        ("K1 B2 O3", 1, ""),
+    ],
+)
+def test_the_tiles_a_freed_joker_may_stand_for_in_a_new_set(rack: str, jokers: int, stands: str) -> None:
+    table = [T("B9 O9 J"), *([T("R10 R11 J")] if jokers == 2 else [])]
+    solver = suggest_module._Suggester(table, [None] * len(table), T(rack), True, PRESSMAN, "tiles", 1e9)
+    assert {t.key for t, _ in solver.freed_joker_tiles} == set(stands.split())
+
+
 OTHER_SET = dataclasses.replace(PRESETS["sabra"], freed_joker_use="other_set")
 
 # Under ``freed_joker_use: other_set`` a freed joker may not stay beside its set's tiles: each

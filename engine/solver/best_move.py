@@ -86,7 +86,8 @@ class _Variant:
     """How a table set holding a joker takes part in a move: kept as ``tiles`` (whole, trimmed,
     or with jokers replaced by their exact tiles), giving ``released`` numbered tiles to the
     pool, taking replacing tiles from the rack or from the pool, and freeing ``freed`` jokers
-    into the pool (where they must be used)."""
+    into the pool (where they must be used), or ``freed_as`` jokers laid as those tiles (each
+    with whether its set is a run, as ``_Problem.jokers_laid_as``)."""
 
     tiles: tuple[Tile, ...]
     released: tuple[Tile, ...] = ()
@@ -94,10 +95,11 @@ class _Variant:
     from_pool: tuple[Tile, ...] = ()
     freed: int = 0
     run: bool | None = None  # read as a run or a group; None: as the set's best reading
+    freed_as: tuple[tuple[Tile, bool], ...] = ()
 
     @property
     def whole(self) -> bool:
-        return not (self.released or self.from_rack or self.from_pool or self.freed)
+        return not (self.released or self.from_rack or self.from_pool or self.freed or self.freed_as)
 
 
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
@@ -529,7 +531,8 @@ class _Suggester:
         (those ``_pinned`` laid as their tiles), which holds every fate below it. A node with no
         better move, or whose move is a legal turn (or has a legal layout scoring as much),
         settles its subtree; only the others are refined, down to the fates themselves, whose
-        moves that are no legal turn leave the answer unproven. Each problem is solved to the
+        moves that are no legal turn leave the answer unproven (under the pressman rule, after
+        one more split: ``_settle_freed_as``). Each problem is solved to the
         end (under the deadline): every one is needed for the proof, where a relaxed bound's
         work is capped (capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up).
 
@@ -638,9 +641,82 @@ class _Suggester:
             if move is None or self._took_legal(move):
                 continue
             if len(path) == len(ways):
-                self.unsettled.append(move.score)
+                self._settle_freed_as(fate, move)
             else:
                 self._refine(path, sets, ways)
+
+    def _settle_freed_as(self, fate: _Fate, move: _Outcome) -> None:
+        """A fate whose move (``move``) is no legal turn and beats the best: under
+        ``freed_joker_use: new_set_with_two_rack_tiles`` its freed joker is laid as each tile
+        it may stand for in a new set (``_freed_as_fates``), each problem solved like the
+        tree's; the moves no legal turn and beating the best leave the answer unproven."""
+        narrower = self._freed_as_fates(fate)
+        if narrower is None:
+            self.unsettled.append(move.score)
+            return
+        for way in narrower:
+            if self.exhausted or self._best_score() >= self._ceiling():
+                return
+            if self.fate_problems >= _FATE_PROBLEMS:
+                self.unsettled.append(move.score)
+                return
+            problem = self._fate_problem(way, {})
+            if problem is None:
+                continue
+            self.fate_problems += 1
+            narrow = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
+            if narrow is not None and not self._took_legal(narrow):
+                self.unsettled.append(narrow.score)
+
+    def _freed_as_fates(self, fate: _Fate) -> list[_Fate] | None:
+        """``fate`` with the joker its window frees laid as each tile of ``freed_joker_tiles``,
+        one fate each: together they hold every legal move of ``fate`` (that joker ends in a
+        new set holding two rack tiles, where it stands for one of those tiles). None unless
+        ``freed_joker_use`` is ``new_set_with_two_rack_tiles``, the rack holds no joker (with
+        one the tiles would be nearly all) and one window frees one joker."""
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers:
+            return None
+        freeing = [i for i, variant in fate.variants.items() if variant.freed]
+        if len(freeing) != 1 or fate.variants[freeing[0]].freed != 1:
+            return None
+        i = freeing[0]
+        return [
+            dataclasses.replace(
+                fate, variants={**fate.variants, i: dataclasses.replace(fate.variants[i], freed=0, freed_as=(stand,))}
+            )
+            for stand in self.freed_joker_tiles
+        ]
+
+    @functools.cached_property
+    def freed_joker_tiles(self) -> tuple[tuple[Tile, bool], ...]:
+        """The tiles a freed joker may stand for in a set holding two tiles of the rack (no
+        joker on the rack), with whether that set is a run: in a group, the two missing
+        colours of two tiles of one number; in a run, each other number of two tiles' colour
+        whose run with them leaves no more numbers without a tile (on the table or the rack)
+        than the other jokers in play."""
+        on_rack = Counter(t.key for t in self.rack)
+        supply = on_rack + Counter(t.key for s in self.table for t in s)
+        others = self.jokers_in_play - 1
+        stands: dict[str, tuple[Tile, bool]] = {}
+        for a, b in itertools.combinations(tiles_of_keys(on_rack), 2):
+            if a.color is None or b.color is None or a.key == b.key:
+                continue
+            if a.number == b.number:
+                for colour in COLORS:
+                    if colour not in (a.color, b.color):
+                        stands.setdefault(numbered_tile(colour, a.number).key, (numbered_tile(colour, a.number), False))
+            elif a.color == b.color:
+                for n in range(1, _LAST + 1):
+                    if n in (a.number, b.number):
+                        continue
+                    low, high = min(a.number, b.number, n), max(a.number, b.number, n)
+                    missing = sum(
+                        1 for m in range(low, high + 1) if m != n and supply[numbered_tile(a.color, m).key] == 0
+                    )
+                    if missing <= others:
+                        stand = numbered_tile(a.color, n)
+                        stands[stand.key] = (stand, True)
+        return tuple(stands.values())
 
     def _undecided_pins(self, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
         """The pinned jokers (``_pinned``) of the joker sets of ``sets`` after the first
@@ -1350,6 +1426,9 @@ class _Suggester:
             jokers += variant.freed
             jokers_required += variant.freed
             table_jokers += variant.freed
+            for t, run in variant.freed_as:
+                required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
+                laid_as.append((t.key, run))
         group_blocks = [b for b in blocks.values() if isinstance(b, _GroupBlock)]
         problem = _Problem(
             required,
