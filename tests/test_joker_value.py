@@ -140,6 +140,9 @@ INTO_A_NEW_SET = [
     (["B4 O4 J", "K4 O4 R4"], "K4 B4 R6 K5", (3, 13)),
     # B6 frees the joker; the rack's O6 and O12 take it into O6 J=O7 O8 O9 O10 O11 O12
     (["O6 R6 J", "K10 O10 R10", "O8 O9 O10 O11"], "O12 B8 O6 B6", (3, 24)),
+    # nothing can be played: K13 frees the joker, but a set holding K10 and K13 holds K11 and
+    # K12, the joker's own set's tiles (J=K9 K10 K11 K12 K13 is no new set)
+    (["K10 K11 K12 J=K13", "K8 B8 R8"], "K13 K10", (0, 0)),
 ]
 
 
@@ -158,19 +161,21 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
 
 
 @pytest.mark.parametrize(
-    ("rack", "jokers", "stands"),
+    ("table", "rack", "stands"),
     [
         # a group's two missing colours; a run's ends (K2 lacks a K3 and no other joker is in play)
-        ("K4 B4 R6 K5", 1, "O4 R4 K3 K6"),
+        (["B9 O9 J"], "K4 B4 R6 K5", "O4 R4 K3 K6"),
         # K2..K5 reach K3 with a second joker (nothing holds K3); R6 R6 is one tile twice
-        ("K4 B4 R6 K5 R6", 2, "O4 R4 K2 K3 K6 K7"),
-        ("K1 B2 O3", 1, ""),
+        (["B9 O9 J", "R10 R11 J"], "K4 B4 R6 K5 R6", "O4 R4 K2 K3 K6 K7"),
+        (["B9 O9 J"], "K1 B2 O3", ""),
+        # K10 … K13 holds K11 and K12, whose only copies are the joker's set's
+        (["K10 K11 K12 J=K13", "K8 B8 R8"], "K13 K10", ""),
     ],
 )
-def test_the_tiles_a_freed_joker_may_stand_for_in_a_new_set(rack: str, jokers: int, stands: str) -> None:
-    table = [T("B9 O9 J"), *([T("R10 R11 J")] if jokers == 2 else [])]
-    solver = suggest_module._Suggester(table, [None] * len(table), T(rack), True, PRESSMAN, "tiles", 1e9)
-    assert {t.key for t, _ in solver.freed_joker_tiles} == set(stands.split())
+def test_the_tiles_a_freed_joker_may_stand_for_in_a_new_set(table: list[str], rack: str, stands: str) -> None:
+    before = [T(s) for s in table]
+    solver = suggest_module._Suggester(before, [None] * len(before), T(rack), True, PRESSMAN, "tiles", 1e9)
+    assert {t.key for t, _ in solver._freed_joker_tiles(0)} == set(stands.split())
 
 
 OTHER_SET = dataclasses.replace(PRESETS["sabra"], freed_joker_use="other_set")

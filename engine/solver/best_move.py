@@ -196,6 +196,7 @@ class _Suggester:
         self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
         self.value_nodes = 0  # nodes of the fates' tree bounding a played joker's points (``_fates_value_settled``)
+        self.freed_stands: dict[int, tuple[tuple[Tile, bool], ...]] = {}  # ``_freed_joker_tiles``, by joker set
         # problems solved (``_pass``): the need, the search's score and the move (None: none)
         self.solved: dict[tuple[object, ...], tuple[int, int, _Outcome | None]] = {}
 
@@ -669,7 +670,7 @@ class _Suggester:
                 self.unsettled.append(narrow.score)
 
     def _freed_as_fates(self, fate: _Fate) -> list[_Fate] | None:
-        """``fate`` with the joker its window frees laid as each tile of ``freed_joker_tiles``,
+        """``fate`` with the joker its window frees laid as each tile of ``_freed_joker_tiles``,
         one fate each: together they hold every legal move of ``fate`` (that joker ends in a
         new set holding two rack tiles, where it stands for one of those tiles). None unless
         ``freed_joker_use`` is ``new_set_with_two_rack_tiles``, the rack holds no joker (with
@@ -684,18 +685,22 @@ class _Suggester:
             dataclasses.replace(
                 fate, variants={**fate.variants, i: dataclasses.replace(fate.variants[i], freed=0, freed_as=(stand,))}
             )
-            for stand in self.freed_joker_tiles
+            for stand in self._freed_joker_tiles(i)
         ]
 
-    @functools.cached_property
-    def freed_joker_tiles(self) -> tuple[tuple[Tile, bool], ...]:
-        """The tiles a freed joker may stand for in a set holding two tiles of the rack (no
-        joker on the rack), with whether that set is a run: in a group, the two missing
-        colours of two tiles of one number; in a run, each other number of two tiles' colour
-        whose run with them leaves no more numbers without a tile (on the table or the rack)
-        than the other jokers in play."""
+    def _freed_joker_tiles(self, index: int) -> tuple[tuple[Tile, bool], ...]:
+        """The tiles a joker freed from table set ``index`` may stand for in a new set holding
+        two tiles of the rack (no joker on the rack), with whether that set is a run: in a
+        group, the two missing colours of two tiles of one number; in a run, each other number
+        of two tiles' colour whose run with them leaves no more numbers without a tile than
+        the other jokers in play. A tile counts where the table or the rack has a copy outside
+        set ``index``: a new set holds none of that set's tiles (by copies: the rest of the
+        table holds every copy of them, engine.jokers)."""
+        known = self.freed_stands.get(index)
+        if known is not None:
+            return known
         on_rack = Counter(t.key for t in self.rack)
-        supply = on_rack + Counter(t.key for s in self.table for t in s)
+        supply = on_rack + Counter(t.key for s in self.table for t in s) - Counter(t.key for t in self.table[index])
         others = self.jokers_in_play - 1
         stands: dict[str, tuple[Tile, bool]] = {}
         for a, b in itertools.combinations(tiles_of_keys(on_rack), 2):
@@ -716,7 +721,8 @@ class _Suggester:
                     if missing <= others:
                         stand = numbered_tile(a.color, n)
                         stands[stand.key] = (stand, True)
-        return tuple(stands.values())
+        self.freed_stands[index] = tuple(stands.values())
+        return self.freed_stands[index]
 
     def _undecided_pins(self, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
         """The pinned jokers (``_pinned``) of the joker sets of ``sets`` after the first
