@@ -78,6 +78,9 @@ KEPT_BY_THE_RULES = [
     (["K5 J=K6 K7", "B5 B6 B7"], "K6", PRESETS["pressman-2009"], (0, 0)),
     # two rack tiles, but no set holds both: K3 O1 differ in number and colour, and K3 O6 too
     (["K2 J K4", "B6 K6 R6"], "K3 O6 O1", PRESETS["pressman-2009"], (1, 6)),
+    # B4 frees the joker, which stays in no window of B3 J=B4 B5 B6 (J=B2 B3 B4 beside the set's
+    # last B3 is no new set): B7 only
+    (["B3 J=B4 B5 B6"], "B7 B4 O2", PRESETS["pressman-2009"], (1, 7)),
 ]
 
 
@@ -91,6 +94,7 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     result = suggest(before, tiles, True, rules, "tiles", 30)
     assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
     monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self: True)
+    monkeypatch.setattr(suggest_module._Suggester, "_window_frees_legally", lambda self, *args: True)
     monkeypatch.setattr(suggest_module._Suggester, "_both_missing_colours", lambda self, *args: ())
     monkeypatch.setattr(suggest_module._Suggester, "_other_missing_colour", lambda self, *args: ())
     assert not suggest(before, tiles, True, rules, "tiles", 30).optimal_proven

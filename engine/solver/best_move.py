@@ -781,7 +781,8 @@ class _Suggester:
         Under a free release (locked sets aside) a freed joker needs no tile: the joker goes
         anywhere. No way frees a joker the rules keep: under ``freed_joker_use:
         new_set_with_two_rack_tiles`` when no two rack tiles can make a set with it
-        (``_rack_can_take_freed_joker``),
+        (``_rack_can_take_freed_joker``) and in a window beside its set's last copies
+        (``_window_frees_legally``),
         under ``group_joker_needs_both_colours`` the joker of a group of three when a missing
         colour lies nowhere (``_both_missing_colours``), and a window holding the set's two
         tiles, when they have no other copy, holds both missing colours
@@ -825,13 +826,25 @@ class _Suggester:
                 both = self._both_missing_colours(read, run)
                 if single and can_free and all(supply[t.key] for t in both):
                     for variant in self._windows(read, run, on_rack, on_table, rack_only):
-                        ways[("window", variant)] = _Fate(variants={i: variant})
+                        if self._window_frees_legally(i, variant, supply):
+                            ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append((i, list(ways.values())))
         copies = [
             frozenset(t.key for read in reading.readings for options in read.joker_options for t in options)
             for reading in self.readings
         ]
         return _with_overlapping_windows(per_set, self.table, copies)
+
+    def _window_frees_legally(self, index: int, variant: _Variant, supply: Counter[str]) -> bool:
+        """Whether a window (``_windows``) of table set ``index`` holding the set's joker freed
+        may be a legal turn's: not under ``freed_joker_use: new_set_with_two_rack_tiles`` when
+        it is the one joker in play and every tile of the set in the window is the last copy
+        (on the table or the rack), since the freed joker then ends in no new set (``B3 J=B4
+        B5 B6`` with ``B4`` as ``J=B2 B3 B4``)."""
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or variant.freed or self.jokers_in_play > 1:
+            return True
+        own = {t.key for t in self.table[index] if t.color is not None}
+        return any(supply[t.key] > 1 for t in variant.tiles if t.key in own)
 
     @functools.cached_property
     def jokers_in_play(self) -> int:
