@@ -164,6 +164,20 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
     assert (len(result.played), result.value) != best or not result.optimal_proven
 
 
+def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """R4 frees the joker, which the rack's joker and R7 take into a new set: R7 J J (20
+    points). The fate's move plays O6 too, the freed joker in K7 R7 J (one rack tile): no
+    legal turn, so 16 points were answered (K6 O6 J); laid as R8 or R9 it finds the best
+    (unproven: the played jokers' points are bounded apart)."""
+    before, tiles = [T("K6 K7 K8 K9 K10"), T("K4 B4 J")], list(T("R4 R7 O6 J"))
+    assert brute_least_change(before, tiles, True, PRESSMAN, "tiles")[0] == (3, 20)
+    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    assert (len(result.played), result.value) == (3, 20), words(result.after)
+    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    assert (len(result.played), result.value) == (3, 16), words(result.after)
+
+
 @pytest.mark.parametrize(
     ("table", "rack", "stands"),
     [
@@ -174,6 +188,8 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
         (["B9 O9 J"], "K1 B2 O3", ""),
         # K10 … K13 holds K11 and K12, whose only copies are the joker's set's
         (["K10 K11 K12 J=K13", "K8 B8 R8"], "K13 K10", ""),
+        # beside the rack's joker: R4's colours and R2 … R6 (R3 or R5 left to the rack's joker)
+        (["B9 O9 J"], "R4 J", "K4 B4 O4 R2 R3 R5 R6"),
     ],
 )
 def test_the_tiles_a_freed_joker_may_stand_for_in_a_new_set(table: list[str], rack: str, stands: str) -> None:

@@ -673,9 +673,9 @@ class _Suggester:
         """``fate`` with the joker its window frees laid as each tile of ``_freed_joker_tiles``,
         one fate each: together they hold every legal move of ``fate`` (that joker ends in a
         new set holding two rack tiles, where it stands for one of those tiles). None unless
-        ``freed_joker_use`` is ``new_set_with_two_rack_tiles``, the rack holds no joker (with
-        one the tiles would be nearly all) and one window frees one joker."""
-        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers:
+        ``freed_joker_use`` is ``new_set_with_two_rack_tiles``, the rack holds a joker at most
+        (with two the tiles would be all) and one window frees one joker."""
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers > 1:
             return None
         freeing = [i for i, variant in fate.variants.items() if variant.freed]
         if len(freeing) != 1 or fate.variants[freeing[0]].freed != 1:
@@ -690,36 +690,42 @@ class _Suggester:
 
     def _freed_joker_tiles(self, index: int) -> tuple[tuple[Tile, bool], ...]:
         """The tiles a joker freed from table set ``index`` may stand for in a new set holding
-        two tiles of the rack (no joker on the rack), with whether that set is a run: in a
-        group, the two missing colours of two tiles of one number; in a run, each other number
-        of two tiles' colour whose run with them leaves no more numbers without a tile than
-        the other jokers in play. A tile counts where the table or the rack has a copy outside
-        set ``index``: a new set holds none of that set's tiles (by copies: the rest of the
-        table holds every copy of them, engine.jokers)."""
+        two tiles of the rack (two numbered tiles, or the rack's one joker and a numbered
+        tile), with whether that set is a run: in a group, the colours missing beside the
+        rack's tiles of one number; in a run, each other number of their colour whose run with
+        them leaves no more numbers without a tile than the other jokers in play (the rack's
+        included). A tile counts where the table or the rack has a copy outside set ``index``:
+        a new set holds none of that set's tiles (by copies: the rest of the table holds every
+        copy of them, engine.jokers)."""
         known = self.freed_stands.get(index)
         if known is not None:
             return known
-        on_rack = Counter(t.key for t in self.rack)
+        on_rack = Counter(t.key for t in self.rack if t.color is not None)
         supply = on_rack + Counter(t.key for s in self.table for t in s) - Counter(t.key for t in self.table[index])
         others = self.jokers_in_play - 1
+        numbered = tiles_of_keys(dict.fromkeys(on_rack, 1))
+        held_by: list[tuple[Tile, ...]] = list(itertools.combinations(numbered, 2))
+        if self.rack_jokers:
+            held_by += [(t,) for t in numbered]  # beside the rack's joker
         stands: dict[str, tuple[Tile, bool]] = {}
-        for a, b in itertools.combinations(tiles_of_keys(on_rack), 2):
-            if a.color is None or b.color is None or a.key == b.key:
-                continue
-            if a.number == b.number:
+        for held in held_by:
+            numbers = {t.number for t in held}
+            colours = {t.color for t in held}
+            if len(numbers) == 1:
                 for colour in COLORS:
-                    if colour not in (a.color, b.color):
-                        stands.setdefault(numbered_tile(colour, a.number).key, (numbered_tile(colour, a.number), False))
-            elif a.color == b.color:
+                    if colour not in colours:
+                        stand = numbered_tile(colour, held[0].number)
+                        stands.setdefault(stand.key, (stand, False))
+            if len(colours) == 1:
+                line = held[0].color
+                assert line is not None
                 for n in range(1, _LAST + 1):
-                    if n in (a.number, b.number):
+                    if n in numbers:
                         continue
-                    low, high = min(a.number, b.number, n), max(a.number, b.number, n)
-                    missing = sum(
-                        1 for m in range(low, high + 1) if m != n and supply[numbered_tile(a.color, m).key] == 0
-                    )
+                    span = range(min(*numbers, n), max(*numbers, n) + 1)
+                    missing = sum(1 for m in span if m != n and supply[numbered_tile(line, m).key] == 0)
                     if missing <= others:
-                        stand = numbered_tile(a.color, n)
+                        stand = numbered_tile(line, n)
                         stands[stand.key] = (stand, True)
         self.freed_stands[index] = tuple(stands.values())
         return self.freed_stands[index]
