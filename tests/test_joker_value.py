@@ -178,6 +178,25 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(mo
     assert (len(result.played), result.value) == (3, 16), words(result.after)
 
 
+def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both jokers stay (B12 O12 J as K12, B13 R13 J as O13: R12 and K13 join them, O12 leaves
+    for O10 O11 O12). The fate laying them as K12 and O13 had a better move laying O13 in the
+    run O11 O12 O13 (no legal turn: a staying group joker stays in a group), answered 2 tiles
+    unproven; the group of 13s that fate needs holds O13 (``_groups_needed``)."""
+    before = [T("B12 O12 J"), T("B13 R13 J"), T("K10 B10 O10 R10")]
+    tiles = list(T("K13 R12 R12 O11"))
+    assert brute_least_change(before, tiles, True, PRESSMAN, "tiles")[0] == (3, 36)
+    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == ((3, 36), True), words(result.after)
+    needed = suggest_module._Suggester._groups_needed
+    monkeypatch.setattr(
+        suggest_module._Suggester,
+        "_groups_needed",
+        lambda self, dissolve, blocked, pins: needed(self, dissolve, blocked, {}),
+    )
+    assert not suggest(before, tiles, True, PRESSMAN, "tiles", 30).optimal_proven
+
+
 @pytest.mark.parametrize(
     ("table", "rack", "stands"),
     [

@@ -85,7 +85,8 @@ Suggest: the moves considered
   a joker or a tile its jokers stand for (the joker stays in a group holding one of the
   set's tiles, or the tile freeing it joins one of them): the relaxed problem lays one
   (``groups_needed``: the search sends such a tile or a joker to the groups of that number,
-  the integer programme has a row for it).
+  the integer programme has a row for it); where the set's jokers stay, laid as their tiles,
+  one holding such a tile.
   When no joker set has a variant, the relaxed problem of every joker set still runs, and
   its move is kept when legal (a group trimmed below three and refilled, a joker freed into a
   set mixing table tiles: moves no variant models).

@@ -1470,19 +1470,25 @@ class _Suggester:
             # not maximise it; whether a move is legal is verify_turn's to say either way
             joker_value_weight=0 if jokers == jokers_required else None,
             uncounted=uncounted,
-            groups_needed=(self._groups_needed(dissolve, {b.number for b in group_blocks}) if pins is not None else ()),
+            groups_needed=(
+                self._groups_needed(dissolve, {b.number for b in group_blocks}, pins) if pins is not None else ()
+            ),
             runs_needed=tuple((c, v, copies) for (c, v), copies in sorted(in_runs.items()) if copies),
             jokers_laid_as=tuple(laid_as),
         )
         return problem, blocks
 
-    def _groups_needed(self, dissolve: set[int], blocked: set[int]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    def _groups_needed(
+        self, dissolve: set[int], blocked: set[int], pins: Mapping[int, tuple[Tile, ...]]
+    ) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """The groups every legal move lays for the group joker sets in ``dissolve`` (one
         reading only): one of the set's number holding a joker or a tile its jokers stand for
         (SPEC §4: a joker stays in a group holding one of the set's tiles, or the tile that
-        frees it joins one of them; a locked set stays a group), as (number, colours). None of
-        a number in ``blocked`` (a group block of it, which is such a group), nor under a free
-        release of unlocked sets (a freed joker needs no tile there)."""
+        frees it joins one of them; a locked set stays a group), as (number, colours); with
+        jokers of the set laid as ``pins``, a tile they are laid as (a staying joker stays in
+        a group). None of a number in ``blocked`` (a group block of it, which is such a
+        group), nor under a free release of unlocked sets (a freed joker needs no tile
+        there)."""
         if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
             return ()
         out = set()
@@ -1494,7 +1500,10 @@ class _Suggester:
             number = next(t.number for t in best.tiles if t.color is not None)
             if number in blocked:
                 continue
+            stands = pins.get(i, ())
             colours = {_COLOUR_INDEX[t.color] for options in best.joker_options for t in options if t.color}
+            if stands:
+                colours = {_COLOUR_INDEX[t.color] for t in stands if t.color}
             out.add((number, tuple(sorted(colours))))
         return tuple(sorted(out))
 
@@ -1740,6 +1749,8 @@ class _Suggester:
                     break
         if best is None or best.score < max(move.score, target):
             for after in itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES):
+                if time.perf_counter() > self.deadline:
+                    break
                 outcome = self._scored(after)
                 if (best is None or outcome.score > best.score) and self._legal(outcome):
                     best = outcome
