@@ -178,6 +178,28 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(mo
     assert (len(result.played), result.value) == (3, 16), words(result.after)
 
 
+# Under ``joker_sets_locked`` a set whose jokers do not all leave keeps the others and all its
+# numbered tiles in one successor: a fate freeing one joker of K12 O12 J J keeps K12 O12 J=R12
+# as a block, which may take B12 (the freed joker's tile), its joker gone to K10 O10 J. The
+# first was answered unproven (the set taken apart, the fate's move broke it); both must match
+# the brute force (a block still barring the freed joker's colour missed them, claimed optimal).
+LOCKED_KEPT = [
+    (["K12 O12 J J"], "K10 O10 O13 B12", (3, 32)),
+    (["K12 B12 J J"], "O12 B12 K12 K13 K10", (4, 47)),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "best"), LOCKED_KEPT)
+def test_a_locked_set_keeps_its_staying_joker_and_tiles_as_a_block(
+    table: list[str], rack: str, best: tuple[int, int]
+) -> None:
+    rules = PRESETS["strict-joker"]
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, rules, "tiles")[0] == best
+    result = suggest(before, tiles, True, rules, "tiles", 30)
+    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+
+
 def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyPatch) -> None:
     """Both jokers stay (B12 O12 J as K12, B13 R13 J as O13: R12 and K13 join them, O12 leaves
     for O10 O11 O12). The fate laying them as K12 and O13 had a better move laying O13 in the

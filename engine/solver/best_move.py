@@ -771,7 +771,8 @@ class _Suggester:
 
         - a joker staying stands for one of the tiles it may stand for: its set is taken apart
           with the joker laid as that tile (under ``joker_sets_locked`` a set whose jokers all
-          stay is kept whole instead, growing only);
+          stay is kept whole instead, growing only, and one whose jokers do not all leave is
+          a block of its numbered tiles and staying jokers, ``_locked_block``);
         - the one joker of a set freed: a copy of its tile lies in a successor of the set, so
           in some valid set holding a numbered tile of the set (``_windows``): one *window*
           per three tiles of such a set, kept as a block (growing), the set's other tiles
@@ -824,8 +825,12 @@ class _Suggester:
                     needs = tuple(sorted((t for _, t in combo if t is not None), key=lambda t: t.key))
                     if Counter(t.key for t in needs) - on_rack:
                         continue
+                    kept = self._locked_block(read, pins) if locked and pins else None
                     if locked and len(pins) == len(combo):
                         ways[("whole",)] = _Fate(whole=frozenset({i}))
+                    elif kept is not None:
+                        variant = _Variant(kept, freed=len(combo) - len(pins), run=run)
+                        ways[("kept", variant, tuple(t.key for t in needs))] = _Fate(variants={i: variant}, needs=needs)
                     else:
                         key = ("pins", tuple(t.key for t in pins), tuple(t.key for t in needs))
                         ways[key] = _Fate(pins={i: pins} if pins else {}, needs=needs)
@@ -840,6 +845,15 @@ class _Suggester:
             for reading in self.readings
         ]
         return _with_overlapping_windows(per_set, self.table, copies)
+
+    def _locked_block(self, reading: Reading, pins: tuple[Tile, ...]) -> tuple[Tile, ...] | None:
+        """Under ``joker_sets_locked``, a set whose jokers do not all leave keeps the others
+        and all its numbered tiles in one successor (SPEC §4): those tiles, the staying jokers
+        standing for ``pins``, as a block (it may grow), when they are a valid set. None when
+        they are not (a run's joker freed between them: its tile fills the place)."""
+        numbered = tuple(t for t in reading.tiles if t.color is not None)
+        block = (*numbered, *(joker_as(t) for t in pins))
+        return block if read_set(block, self.rules).valid else None
 
     def _window_frees_legally(self, index: int, variant: _Variant, supply: Counter[str]) -> bool:
         """Whether a window (``_windows``) of table set ``index`` holding the set's joker freed
@@ -1525,9 +1539,10 @@ class _Suggester:
         # a joker of a group stands for the same tile after the move (SPEC §4): where the table
         # set's undeclared jokers filled every colour it lacked (a group of four), they stood
         # for those colours, which a trimmed group then cannot take (K4 B4 J J trimmed to
-        # B4 J J taking O4 frees the joker that stood for O4)
+        # B4 J J taking O4 frees the joker that stood for O4); the jokers a variant frees leave
         lacking = set(COLORS) - {t.color for t in self.table[index] if t.color is not None}
-        if sum(1 for t in self.table[index] if t.color is None) == len(lacking):
+        freed = variant.freed if variant is not None else 0
+        if sum(1 for t in self.table[index] if t.color is None) - freed == len(lacking):
             used |= {_COLOUR_INDEX[c] for c in lacking}
         return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
 
