@@ -10,8 +10,8 @@ import pytest
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
+from engine.solver import Suggestion, suggest
 from engine.solver import best_move as suggest_module
-from engine.solver import suggest
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
 from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
 from engine.tiles import JOKER, Tile, parse_tile
@@ -22,6 +22,21 @@ from tests.test_solver import CLASSIC, Window, random_sets, window
 
 def T(text: str) -> tuple[Tile, ...]:
     return tuple(parse_tile(word) for word in text.split())
+
+
+def the_best(table: list[str], rack: str, rules: Rules, best: tuple[int, int]) -> Suggestion:
+    """An opened player's suggestion (tiles objective), checked to score ``best``, the brute
+    force's best, and to be a legal turn."""
+    before, tiles = [T(s) for s in table], list(T(rack))
+    assert brute_least_change(before, tiles, True, rules, "tiles")[0] == best
+    result = suggest(before, tiles, True, rules, "tiles", 30)
+    assert (len(result.played), result.value) == best, words(result.after)
+    assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in result.after], tiles, True, rules).valid
+    return result
+
+
+def suggested(table: list[str], rack: str, rules: Rules) -> Suggestion:
+    return suggest([T(s) for s in table], list(T(rack)), True, rules, "tiles", 30)
 
 
 # Each was answered with fewer points than the brute force's best, or its best unproven: the
@@ -48,10 +63,7 @@ PROVEN = [
 def test_the_played_jokers_points_are_proven_over_the_fates(
     table: list[str], rack: str, rules: str, best: tuple[int, int]
 ) -> None:
-    before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, True, PRESETS[rules], "tiles")[0] == best
-    result = suggest(before, tiles, True, PRESETS[rules], "tiles", 30)
-    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    assert the_best(table, rack, PRESETS[rules], best).optimal_proven
 
 
 def test_without_the_fates_those_points_stay_unproven(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,15 +101,12 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     table: list[str], rack: str, rules: Rules, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``_Suggester.fate_ways`` gives such a joker no fate freeing it: the answer is proven."""
-    before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, True, rules, "tiles")[0] == best
-    result = suggest(before, tiles, True, rules, "tiles", 30)
-    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    assert the_best(table, rack, rules, best).optimal_proven
     monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self: True)
     monkeypatch.setattr(suggest_module._Suggester, "_window_frees_legally", lambda self, *args: True)
     monkeypatch.setattr(suggest_module._Suggester, "_both_missing_colours", lambda self, *args: ())
     monkeypatch.setattr(suggest_module._Suggester, "_other_missing_colour", lambda self, *args: ())
-    assert not suggest(before, tiles, True, rules, "tiles", 30).optimal_proven
+    assert not suggested(table, rack, rules).optimal_proven
 
 
 @pytest.mark.parametrize(("rack", "played"), [("B6 O6 R6 O10", 4), ("B6 O6 O10 K1", 3)])
@@ -128,10 +137,7 @@ RELAID = [
 
 @pytest.mark.parametrize(("table", "rack", "best"), RELAID)
 def test_a_relaxed_moves_tiles_laid_out_anew_find_the_best(table: list[str], rack: str, best: tuple[int, int]) -> None:
-    before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, True, PRESETS["xp"], "tiles")[0] == best
-    result = suggest(before, tiles, True, PRESETS["xp"], "tiles", 30)
-    assert (len(result.played), result.value) == best, words(result.after)
+    the_best(table, rack, PRESETS["xp"], best)
 
 
 PRESSMAN = PRESETS["pressman-2009"]
@@ -154,13 +160,9 @@ INTO_A_NEW_SET = [
 def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
     table: list[str], rack: str, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, True, PRESSMAN, "tiles")[0] == best
-    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
-    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
-    assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in result.after], tiles, True, PRESSMAN).valid
+    assert the_best(table, rack, PRESSMAN, best).optimal_proven
     monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
-    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    result = suggested(table, rack, PRESSMAN)
     assert (len(result.played), result.value) != best or not result.optimal_proven
 
 
@@ -169,12 +171,10 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(mo
     points). The fate's move plays O6 too, the freed joker in K7 R7 J (one rack tile): no
     legal turn, so 16 points were answered (K6 O6 J); laid as R8 or R9 it finds the best
     (unproven: the played jokers' points are bounded apart)."""
-    before, tiles = [T("K6 K7 K8 K9 K10"), T("K4 B4 J")], list(T("R4 R7 O6 J"))
-    assert brute_least_change(before, tiles, True, PRESSMAN, "tiles")[0] == (3, 20)
-    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
-    assert (len(result.played), result.value) == (3, 20), words(result.after)
+    table, rack = ["K6 K7 K8 K9 K10", "K4 B4 J"], "R4 R7 O6 J"
+    the_best(table, rack, PRESSMAN, (3, 20))
     monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
-    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
+    result = suggested(table, rack, PRESSMAN)
     assert (len(result.played), result.value) == (3, 16), words(result.after)
 
 
@@ -193,11 +193,7 @@ LOCKED_KEPT = [
 def test_a_locked_set_keeps_its_staying_joker_and_tiles_as_a_block(
     table: list[str], rack: str, best: tuple[int, int]
 ) -> None:
-    rules = PRESETS["strict-joker"]
-    before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, True, rules, "tiles")[0] == best
-    result = suggest(before, tiles, True, rules, "tiles", 30)
-    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
+    assert the_best(table, rack, PRESETS["strict-joker"], best).optimal_proven
 
 
 def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,18 +201,15 @@ def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyP
     for O10 O11 O12). The fate laying them as K12 and O13 had a better move laying O13 in the
     run O11 O12 O13 (no legal turn: a staying group joker stays in a group), answered 2 tiles
     unproven; the group of 13s that fate needs holds O13 (``_groups_needed``)."""
-    before = [T("B12 O12 J"), T("B13 R13 J"), T("K10 B10 O10 R10")]
-    tiles = list(T("K13 R12 R12 O11"))
-    assert brute_least_change(before, tiles, True, PRESSMAN, "tiles")[0] == (3, 36)
-    result = suggest(before, tiles, True, PRESSMAN, "tiles", 30)
-    assert ((len(result.played), result.value), result.optimal_proven) == ((3, 36), True), words(result.after)
+    table, rack = ["B12 O12 J", "B13 R13 J", "K10 B10 O10 R10"], "K13 R12 R12 O11"
+    assert the_best(table, rack, PRESSMAN, (3, 36)).optimal_proven
     needed = suggest_module._Suggester._groups_needed
     monkeypatch.setattr(
         suggest_module._Suggester,
         "_groups_needed",
         lambda self, dissolve, blocked, pins: needed(self, dissolve, blocked, {}),
     )
-    assert not suggest(before, tiles, True, PRESSMAN, "tiles", 30).optimal_proven
+    assert not suggested(table, rack, PRESSMAN).optimal_proven
 
 
 @pytest.mark.parametrize(
@@ -252,11 +245,7 @@ JOKER_MOVED = [
 
 @pytest.mark.parametrize(("table", "rack", "best"), JOKER_MOVED)
 def test_a_freed_joker_is_moved_to_another_set(table: list[str], rack: str, best: tuple[int, int]) -> None:
-    before, tiles = [T(s) for s in table], list(T(rack))
-    assert brute_least_change(before, tiles, True, OTHER_SET, "tiles")[0] == best
-    result = suggest(before, tiles, True, OTHER_SET, "tiles", 30)
-    assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
-    assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in result.after], tiles, True, OTHER_SET).valid
+    assert the_best(table, rack, OTHER_SET, best).optimal_proven
 
 
 MANIPULATING = dataclasses.replace(PRESETS["sabra"], manipulate_on_opening_turn=True)
