@@ -93,6 +93,9 @@ KEPT_BY_THE_RULES = [
     # B4 frees the joker, which stays in no window of B3 J=B4 B5 B6 (J=B2 B3 B4 beside the set's
     # last B3 is no new set): B7 only
     (["B3 J=B4 B5 B6"], "B7 B4 O2", PRESETS["pressman-2009"], (1, 7)),
+    # K13 frees the joker, but a set holding K10 and K13 holds K11 and K12, the joker's own
+    # set's last copies (J=K9 K10 K11 K12 K13 is no new set): nothing can be played
+    (["K10 K11 K12 J=K13", "K8 B8 R8"], "K13 K10", PRESETS["pressman-2009"], (0, 0)),
 ]
 
 
@@ -102,8 +105,9 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
 ) -> None:
     """``_Suggester.fate_ways`` gives such a joker no fate freeing it: the answer is proven."""
     assert the_best(table, rack, rules, best).optimal_proven
-    monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self: True)
+    monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self, index: True)
     monkeypatch.setattr(suggest_module._Suggester, "_window_frees_legally", lambda self, *args: True)
+    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
     monkeypatch.setattr(suggest_module._Suggester, "_both_missing_colours", lambda self, *args: ())
     monkeypatch.setattr(suggest_module._Suggester, "_other_missing_colour", lambda self, *args: ())
     assert not suggested(table, rack, rules).optimal_proven
@@ -150,9 +154,6 @@ INTO_A_NEW_SET = [
     (["B4 O4 J", "K4 O4 R4"], "K4 B4 R6 K5", (3, 13)),
     # B6 frees the joker; the rack's O6 and O12 take it into O6 J=O7 O8 O9 O10 O11 O12
     (["O6 R6 J", "K10 O10 R10", "O8 O9 O10 O11"], "O12 B8 O6 B6", (3, 24)),
-    # nothing can be played: K13 frees the joker, but a set holding K10 and K13 holds K11 and
-    # K12, the joker's own set's tiles (J=K9 K10 K11 K12 K13 is no new set)
-    (["K10 K11 K12 J=K13", "K8 B8 R8"], "K13 K10", (0, 0)),
 ]
 
 

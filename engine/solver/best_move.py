@@ -800,11 +800,11 @@ class _Suggester:
         on_rack = Counter(t.key for t in self.rack)
         on_table = Counter(t.key for s in self.table for t in s)
         supply = on_rack + on_table
-        can_free = self.opened and self._rack_can_take_freed_joker()
         per_set: list[tuple[int, list[_Fate]]] = []
         for i, reading in enumerate(self.readings):
             if i in self.plain:
                 continue
+            can_free = self.opened and self._rack_can_take_freed_joker(i)
             ways: dict[tuple[object, ...], _Fate] = {}
             for read in reading.readings:
                 run = read.kind == RUN
@@ -871,38 +871,18 @@ class _Suggester:
         """The jokers of the table and the rack."""
         return self.rack_jokers + sum(1 for s in self.table for t in s if t.color is None)
 
-    def _rack_can_take_freed_joker(self) -> bool:
-        """Whether a freed joker may find a set: under ``freed_joker_use:
-        new_set_with_two_rack_tiles`` it needs a new set holding two tiles played from the rack,
-        so two rack tiles forming a valid set with it and tiles of the table or the rack or
-        jokers. A rack joker and any other rack tile do; two numbered tiles do when they share
-        their number (not their colour), or their colour, with the numbers between them each
-        held by the table or the rack, or left to the jokers (every joker of the table and the
-        rack, the freed one included). A necessary condition only: the new set's other rules,
+    def _rack_can_take_freed_joker(self, index: int) -> bool:
+        """Whether a joker freed from table set ``index`` may find a set: under
+        ``freed_joker_use: new_set_with_two_rack_tiles`` it needs a new set holding two tiles
+        played from the rack, so a tile it may stand for there (``_freed_joker_tiles``); with
+        two jokers on the rack, always. A necessary condition only: the new set's other rules,
         and one pair per freed joker, are left to ``verify_turn``. (Its replacing tile is not
         set apart when it must come from the rack: tiles are counted by copies, so a copy
         played into the new set also replaces the joker, as B6 does for ``B4 B5 J=B6`` in
         ``J=B2 B3 B4 B5 B6`` beside ``B4 B5 B6``.)"""
-        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles":
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers > 1:
             return True
-        on_rack = Counter(t.key for t in self.rack)
-        rack_jokers = on_rack.pop(JOKER.key, 0)
-        if rack_jokers and (rack_jokers > 1 or on_rack):
-            return True
-        supply = on_rack + Counter(t.key for s in self.table for t in s)
-        for a, b in itertools.combinations(tiles_of_keys(on_rack), 2):
-            if a.number == b.number:
-                if a.color != b.color:
-                    return True
-                continue
-            colour = a.color
-            if colour is None or colour != b.color:
-                continue
-            low, high = sorted((a.number, b.number))
-            missing = sum(1 for n in range(low + 1, high) if supply[numbered_tile(colour, n).key] == 0)
-            if missing <= self.jokers_in_play:
-                return True
-        return False
+        return bool(self._freed_joker_tiles(index))
 
     def _both_missing_colours(self, reading: Reading, run: bool) -> tuple[Tile, ...]:
         """Under ``group_joker_needs_both_colours``, the tiles of the two colours a group of
