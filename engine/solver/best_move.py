@@ -196,7 +196,6 @@ class _Suggester:
         self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
         self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
         self.value_nodes = 0  # nodes of the fates' tree bounding a played joker's points (``_fates_value_settled``)
-        self.freed_stands: dict[int, tuple[tuple[Tile, bool], ...]] = {}  # ``_freed_joker_tiles``, by joker set
         # problems solved (``_pass``): the need, the search's score and the move (None: none)
         self.solved: dict[tuple[object, ...], tuple[int, int, _Outcome | None]] = {}
 
@@ -670,12 +669,11 @@ class _Suggester:
                 self.unsettled.append(narrow.score)
 
     def _freed_as_fates(self, fate: _Fate) -> list[_Fate] | None:
-        """``fate`` with the joker its window frees laid as each tile of ``_freed_joker_tiles``,
+        """``fate`` with the joker its window frees laid as each tile of ``freed_joker_tiles``,
         one fate each: together they hold every legal move of ``fate`` (that joker ends in a
-        new set holding two rack tiles, where it stands for one of those tiles). None unless
-        ``freed_joker_use`` is ``new_set_with_two_rack_tiles``, the rack holds a joker at most
-        (with two the tiles would be all) and one window frees one joker."""
-        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers > 1:
+        new set holding two rack tiles, where it stands for one of those tiles). None where
+        those tiles are not worked out, or unless one window frees one joker."""
+        if self.freed_joker_tiles is None:
             return None
         freeing = [i for i, variant in fate.variants.items() if variant.freed]
         if len(freeing) != 1 or fate.variants[freeing[0]].freed != 1:
@@ -685,8 +683,17 @@ class _Suggester:
             dataclasses.replace(
                 fate, variants={**fate.variants, i: dataclasses.replace(fate.variants[i], freed=0, freed_as=(stand,))}
             )
-            for stand in self._freed_joker_tiles(i)
+            for stand in self.freed_joker_tiles[i]
         ]
+
+    @functools.cached_property
+    def freed_joker_tiles(self) -> dict[int, tuple[tuple[Tile, bool], ...]] | None:
+        """By table set holding jokers, the tiles a joker freed from it may stand for under
+        ``freed_joker_use: new_set_with_two_rack_tiles`` (``_freed_joker_tiles``); None under
+        the other rules, or with two jokers on the rack (the tiles would be all)."""
+        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers > 1:
+            return None
+        return {i: self._freed_joker_tiles(i) for i in range(len(self.table)) if i not in self.plain}
 
     def _freed_joker_tiles(self, index: int) -> tuple[tuple[Tile, bool], ...]:
         """The tiles a joker freed from table set ``index`` may stand for in a new set holding
@@ -697,9 +704,6 @@ class _Suggester:
         included). A tile counts where the table or the rack has a copy outside set ``index``:
         a new set holds none of that set's tiles (by copies: the rest of the table holds every
         copy of them, engine.jokers)."""
-        known = self.freed_stands.get(index)
-        if known is not None:
-            return known
         on_rack = Counter(t.key for t in self.rack if t.color is not None)
         supply = on_rack + Counter(t.key for s in self.table for t in s) - Counter(t.key for t in self.table[index])
         others = self.jokers_in_play - 1
@@ -727,8 +731,7 @@ class _Suggester:
                     if missing <= others:
                         stand = numbered_tile(line, n)
                         stands[stand.key] = (stand, True)
-        self.freed_stands[index] = tuple(stands.values())
-        return self.freed_stands[index]
+        return tuple(stands.values())
 
     def _undecided_pins(self, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
         """The pinned jokers (``_pinned``) of the joker sets of ``sets`` after the first
@@ -825,10 +828,9 @@ class _Suggester:
                     needs = tuple(sorted((t for _, t in combo if t is not None), key=lambda t: t.key))
                     if Counter(t.key for t in needs) - on_rack:
                         continue
-                    kept = self._locked_block(read, pins) if locked and pins else None
                     if locked and len(pins) == len(combo):
                         ways[("whole",)] = _Fate(whole=frozenset({i}))
-                    elif kept is not None:
+                    elif locked and pins and (kept := self._locked_block(read, pins)) is not None:
                         variant = _Variant(kept, freed=len(combo) - len(pins), run=run)
                         ways[("kept", variant, tuple(t.key for t in needs))] = _Fate(variants={i: variant}, needs=needs)
                     else:
@@ -874,15 +876,13 @@ class _Suggester:
     def _rack_can_take_freed_joker(self, index: int) -> bool:
         """Whether a joker freed from table set ``index`` may find a set: under
         ``freed_joker_use: new_set_with_two_rack_tiles`` it needs a new set holding two tiles
-        played from the rack, so a tile it may stand for there (``_freed_joker_tiles``); with
+        played from the rack, so a tile it may stand for there (``freed_joker_tiles``); with
         two jokers on the rack, always. A necessary condition only: the new set's other rules,
         and one pair per freed joker, are left to ``verify_turn``. (Its replacing tile is not
         set apart when it must come from the rack: tiles are counted by copies, so a copy
         played into the new set also replaces the joker, as B6 does for ``B4 B5 J=B6`` in
         ``J=B2 B3 B4 B5 B6`` beside ``B4 B5 B6``.)"""
-        if self.rules.freed_joker_use != "new_set_with_two_rack_tiles" or self.rack_jokers > 1:
-            return True
-        return bool(self._freed_joker_tiles(index))
+        return self.freed_joker_tiles is None or bool(self.freed_joker_tiles[index])
 
     def _both_missing_colours(self, reading: Reading, run: bool) -> tuple[Tile, ...]:
         """Under ``group_joker_needs_both_colours``, the tiles of the two colours a group of
@@ -1494,10 +1494,8 @@ class _Suggester:
             number = next(t.number for t in best.tiles if t.color is not None)
             if number in blocked:
                 continue
-            stands = pins.get(i, ())
-            colours = {_COLOUR_INDEX[t.color] for options in best.joker_options for t in options if t.color}
-            if stands:
-                colours = {_COLOUR_INDEX[t.color] for t in stands if t.color}
+            stands = pins.get(i) or tuple(t for options in best.joker_options for t in options)
+            colours = {_COLOUR_INDEX[t.color] for t in stands if t.color}
             out.add((number, tuple(sorted(colours))))
         return tuple(sorted(out))
 
@@ -1734,23 +1732,15 @@ class _Suggester:
             return None
         best: _Outcome | None = None
         layouts = _arrangements(loose, _REARRANGE_WORK, self.run_jokers_stand_for)
-        for sets in itertools.islice(layouts, _REARRANGE_TRIES):
+        laid_out = ([*kept, *sets] for sets in itertools.islice(layouts, _REARRANGE_TRIES))
+        for after in itertools.chain(laid_out, itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES)):
             if time.perf_counter() > self.deadline:
                 break
-            outcome = self._scored([*kept, *sets])
+            outcome = self._scored(after)
             if (best is None or outcome.score > best.score) and self._legal(outcome):
                 best = outcome
                 if best.score >= max(move.score, target):
                     break
-        if best is None or best.score < max(move.score, target):
-            for after in itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES):
-                if time.perf_counter() > self.deadline:
-                    break
-                outcome = self._scored(after)
-                if (best is None or outcome.score > best.score) and self._legal(outcome):
-                    best = outcome
-                    if best.score >= max(move.score, target):
-                        break
         return best
 
     def _jokers_moved(self, after: Sequence[tuple[Tile, ...]]) -> Iterator[list[tuple[Tile, ...]]]:
