@@ -69,7 +69,13 @@ as given, free sets last), checked with ``verify_turn`` and scored again; the ca
 first-found move when it fails. ``proven`` means the programme was solved to optimality and
 models every legal move of the position: on an opening, under a free joker release, or with
 no joker on the table. Not modelled: a joker set's joker replaced by its tile in a set that
-does not continue it, a joker staying in a run split off its set, a joker moved otherwise."""
+does not continue it, a joker staying in a run split off its set, a joker moved otherwise.
+There, the programme with the table's jokers free (as under a free release) is solved first,
+its smaller form, for at most ``RELAXED_NODES`` relaxations: its moves are a superset of the
+legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
+is the least change, proven, and otherwise the programme under the rules looks for a legal
+move, proven least when it disturbs no more than that bound (on generated sabra games, least
+change proven on 516 of 747 positions against 250 before; bench/README.md, session 30)."""
 
 from __future__ import annotations
 
@@ -109,6 +115,11 @@ KNOWN_MOVED = 3
 the explicit step then looks at no more than the best move moves (fewer columns, when it moves
 fewer than ``FEW_MOVED``), and further than ``FEW_MOVED`` when it moves more (the least change
 is then found by the explicit steps, without the integer programmes)."""
+RELAXED_NODES = 40
+"""The most relaxations of the integer programme with the jokers free, solved first where the
+rules' programmes do not model every legal move (see ``least_change``): on generated sabra
+games it decided 196 of 202 positions within 50, the others took up to 273 (up to 0.9 s);
+measured in bench/README.md, session 30."""
 
 
 def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> Suggestion:
@@ -549,61 +560,121 @@ def least_change(
                     return few
                 if few != INFEASIBLE:
                     break
-    # then the smaller model (a set continued by a set of the other kind only through the
-    # free sets, counted by necessary conditions); its optimum bounds the true one from below,
-    # so a move it finds disturbing exactly that much is the least change; else the full model.
-    # Both look only for moves disturbing no more than the least disturbing legal move known
-    # (``ceiling``, weighed; ``holder`` is that move, KNOWN_LEAST for the caller's)
+    # then the integer programmes (``_programmes``). Where the rules' programmes do not model
+    # every legal move (table jokers under a joker release that is not free), the programmes
+    # with the jokers free, which model a superset of them, are solved first (at most
+    # ``RELAXED_NODES`` relaxations): their optimum bounds the least change from below, and
+    # their move, when a legal turn, is the least change; else the rules' programmes look for
+    # a legal move, proven least when it disturbs no more than that bound
     ceiling = None if opening or known is None else weighed(known)
     holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
-    attempt = functools.partial(
-        _attempt,
-        table,
-        readings,
-        rack_counts,
-        rack_jokers,
-        supply,
-        base,
-        base_jokers,
-        jokers,
-        opening,
-        rules,
-        weights,
-        floor,
-        deadline,
-        w_move,
-        w_touch,
-        free_release,
-    )
+
+    def attempt(free: bool, max_nodes: int | None = None) -> Any:
+        return functools.partial(
+            _attempt,
+            table,
+            readings,
+            rack_counts,
+            rack_jokers,
+            supply,
+            base,
+            base_jokers,
+            jokers,
+            opening,
+            rules,
+            weights,
+            floor,
+            deadline,
+            w_move,
+            w_touch,
+            free,
+            max_nodes=max_nodes,
+        )
+
+    programmes = functools.partial(_programmes, table, kinds, rack, opened, rules, weights, floor, weighed, offset)
+    if exact:
+        return programmes(attempt(free_release), True, ceiling, holder)[0]
+    relaxed, bound = programmes(attempt(True, RELAXED_NODES), True, ceiling, holder, smaller_only=True)
+    if isinstance(relaxed, str) or (relaxed is not None and relaxed.proven):
+        return relaxed
+    if relaxed is not None:
+        assert relaxed.changes is not None
+        ceiling, holder = weighed(relaxed.changes.disturbance.as_tuple()), relaxed
+    # (the rules' programmes answer no KNOWN_LEAST: they are not exact)
+    legal = programmes(attempt(False), False, ceiling, holder)[0] or holder
+    if isinstance(legal, str):  # the caller's move
+        return legal if bound is not None and ceiling is not None and ceiling <= bound else None
+    if legal is None or bound is None:
+        return legal
+    listed = legal.changes or changes(table, rack, legal.after)
+    return dataclasses.replace(legal, changes=listed, proven=weighed(listed.disturbance.as_tuple()) <= bound)
+
+
+def _programmes(
+    table: Sequence[tuple[Tile, ...]],
+    kinds: Sequence[str | None],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    weighed: Any,
+    offset: int,
+    attempt: Any,
+    exact: bool,
+    ceiling: int | None,
+    holder: LeastChange | str | None,
+    smaller_only: bool = False,
+) -> tuple[LeastChange | str | None, int | None]:
+    """The least disturbing legal move the integer programmes find (``attempt(aggregated,
+    cutoff)``, see ``_attempt``; ``exact``: they model every legal move), disturbing no more
+    than ``ceiling`` (weighed) when given, a legal move ``holder`` disturbing that much
+    (KNOWN_LEAST for the caller's): proven least, or that move proven least when no move of an
+    exact model disturbs as little; and for an exact model, a bound from below on the weighed
+    disturbance of every legal move (None: none proven). First the smaller model (a set
+    continued by a set of the other kind only through the free sets, counted by necessary
+    conditions): its optimum bounds the true one from below, so a move it finds disturbing
+    exactly that much is the least change; else (unless ``smaller_only``) the full model. A
+    move is only answered when it is a legal turn under ``rules``."""
     fast = attempt(True, None if ceiling is None else ceiling - offset + 1)
     # a legal move of the smaller model that is not proven least: answered (not proven) when
     # the full model finds nothing in time
     fallback: LeastChange | None = None
+    bound: int | None = None
     if fast is not None:
-        after, optimal, bound = fast
+        after, optimal, least = fast
         if after is None:  # no move of the smaller model disturbs as little: nor does a legal move
-            return KNOWN_LEAST if optimal and exact else None
+            return (_proven(holder) if optimal and exact else None), None
+        if optimal and exact:
+            bound = least + offset
         found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
         if found is not None:
             listed = changes(table, rack, found.after)
             disturbs = weighed(listed.disturbance.as_tuple())
-            if optimal and disturbs <= bound + offset:
-                return dataclasses.replace(found, changes=listed)
+            if optimal and disturbs <= least + offset:
+                return dataclasses.replace(found, changes=listed), bound
             fallback = dataclasses.replace(found, proven=False, changes=listed)
             if ceiling is not None and disturbs < ceiling:
                 ceiling, holder = disturbs, fallback
+    if smaller_only:
+        return fallback, bound
     full = attempt(False, None if ceiling is None else ceiling - offset + 1)
     if full is None:
-        return fallback
-    after, optimal, _ = full
+        return fallback, bound
+    after, optimal, least = full
     if after is None:  # no move of the full model disturbs as little as the one holding the ceiling
-        if not (optimal and exact) or holder is None:
-            return fallback
-        return holder if isinstance(holder, str) else dataclasses.replace(holder, proven=True)
+        return (_proven(holder) if optimal and exact and holder is not None else fallback), bound
+    if optimal and exact:
+        bound = least + offset
     found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
     if found is None or (not found.proven and fallback is not None and _worse(table, rack, found, fallback)):
-        return fallback
-    return found
+        return fallback, bound
+    return found, bound
+
+
+def _proven(holder: LeastChange | str | None) -> LeastChange | str | None:
+    """The move holding the ceiling, proven least."""
+    return dataclasses.replace(holder, proven=True) if isinstance(holder, LeastChange) else holder
 
 
 def _few_bounds(moved: int | None, exact: bool) -> tuple[int, ...]:
@@ -678,10 +749,12 @@ def _attempt(
     free_release: bool,
     aggregated: bool,
     cutoff: int | None,
+    max_nodes: int | None = None,
 ) -> tuple[list[tuple[Tile, ...]] | None, bool, int] | None:
     """Build and solve the programme; the after table of its solution, whether it is optimal,
-    and its objective value (None: no solution in time). With a ``cutoff`` only solutions of
-    a lower objective are sought: the after table is None when none exists."""
+    and its objective value (None: no solution in time, or within ``max_nodes`` relaxations).
+    With a ``cutoff`` only solutions of a lower objective are sought: the after table is None
+    when none exists."""
     tw, vw = weights
     m = _Model()
 
@@ -752,7 +825,7 @@ def _attempt(
     if left <= 0:
         return None
     matrix = m.matrix()
-    solved = _least(m, matrix, left, cutoff, continued, played_rows)
+    solved = _least(m, matrix, left, cutoff, continued, played_rows, max_nodes)
     if solved is None:
         return None
     x, optimal, objective = solved
@@ -813,7 +886,13 @@ def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw:
 
 
 def _least(
-    m: _Model, matrix: Any, time_limit: float, cutoff: int | None, continued: range, played_rows: range
+    m: _Model,
+    matrix: Any,
+    time_limit: float,
+    cutoff: int | None,
+    continued: range,
+    played_rows: range,
+    max_nodes: int | None = None,
 ) -> tuple[list[int] | None, bool, int] | None:
     """The model's minimum: a solution, whether it is proven, its objective (None: none found;
     with a ``cutoff``, a None solution when none is below it, proven or not). Solved by
@@ -835,6 +914,7 @@ def _least(
         cutoff=-np.inf if cutoff is None else -cutoff,
         columns=columns,
         rows=played_rows,
+        max_nodes=max_nodes,
     )
     if found.status == highs.NOT_BETTER and cutoff is not None:
         return None, True, cutoff
