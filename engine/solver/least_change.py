@@ -75,7 +75,7 @@ its smaller form, for at most ``RELAXED_NODES`` relaxations: its moves are a sup
 legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
 is the least change, proven, and otherwise the programme under the rules looks for a legal
 move, proven least when it disturbs no more than that bound (on generated sabra games, least
-change proven on 516 of 747 positions against 250 before; bench/README.md, session 30)."""
+change proven on 490 of 747 positions against 250 before; bench/README.md, session 30)."""
 
 from __future__ import annotations
 
@@ -115,10 +115,11 @@ KNOWN_MOVED = 3
 the explicit step then looks at no more than the best move moves (fewer columns, when it moves
 fewer than ``FEW_MOVED``), and further than ``FEW_MOVED`` when it moves more (the least change
 is then found by the explicit steps, without the integer programmes)."""
-RELAXED_NODES = 40
+RELAXED_NODES = 20
 """The most relaxations of the integer programme with the jokers free, solved first where the
-rules' programmes do not model every legal move (see ``least_change``): on generated sabra
-games it decided 196 of 202 positions within 50, the others took up to 273 (up to 0.9 s);
+rules' programmes do not model every legal move (see ``least_change``). On generated sabra
+games (747 positions) the cap at 15, 20, 40 and none left least change unproven on 265, 257,
+243 and 227 (497 without that programme), the slowest 1% taking 191, 214, 220 and 245 ms (175);
 measured in bench/README.md, session 30."""
 
 
