@@ -36,7 +36,9 @@ def the_best(table: list[str], rack: str, rules: Rules, best: tuple[int, int]) -
 
 
 def suggested(table: list[str], rack: str, rules: Rules) -> Suggestion:
-    return suggest([T(s) for s in table], list(T(rack)), True, rules, "tiles", 30)
+    """The best move the search finds (``tie_break="any"``: the least-change step, which may
+    find a legal move scoring more than a crippled search, left out)."""
+    return suggest([T(s) for s in table], list(T(rack)), True, rules, "tiles", 30, "any")
 
 
 # Each was answered with fewer points than the brute force's best, or its best unproven: the
