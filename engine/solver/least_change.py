@@ -84,7 +84,7 @@ import functools
 import itertools
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -169,6 +169,11 @@ class LeastChange:
     score: int
     proven: bool
     changes: Changes | None = None
+
+
+_Solved = tuple[list[tuple[Tile, ...]] | None, bool, int]
+"""A programme's solution: the after table (None: none below the cutoff), whether it is
+optimal, and its objective value (``_attempt``)."""
 
 
 class _Model:
@@ -570,7 +575,7 @@ def least_change(
     ceiling = None if opening or known is None else weighed(known)
     holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
 
-    def attempt(free: bool, max_nodes: int | None = None) -> Any:
+    def attempt(free: bool, max_nodes: int | None = None) -> Callable[[bool, int | None], _Solved | None]:
         return functools.partial(
             _attempt,
             table,
@@ -619,9 +624,9 @@ def _programmes(
     rules: Rules,
     weights: tuple[int, int],
     floor: int,
-    weighed: Any,
+    weighed: Callable[[tuple[int, int, int]], int],
     offset: int,
-    attempt: Any,
+    attempt: Callable[[bool, int | None], _Solved | None],
     exact: bool,
     ceiling: int | None,
     holder: LeastChange | str | None,
@@ -751,7 +756,7 @@ def _attempt(
     aggregated: bool,
     cutoff: int | None,
     max_nodes: int | None = None,
-) -> tuple[list[tuple[Tile, ...]] | None, bool, int] | None:
+) -> _Solved | None:
     """Build and solve the programme; the after table of its solution, whether it is optimal,
     and its objective value (None: no solution in time, or within ``max_nodes`` relaxations).
     With a ``cutoff`` only solutions of a lower objective are sought: the after table is None
