@@ -70,12 +70,13 @@ first-found move when it fails. ``proven`` means the programme was solved to opt
 models every legal move of the position: on an opening, under a free joker release, or with
 no joker on the table. Not modelled: a joker set's joker replaced by its tile in a set that
 does not continue it, a joker staying in a run split off its set, a joker moved otherwise.
-There, the programme with the table's jokers free (as under a free release) is solved first,
-its smaller form, for at most ``RELAXED_NODES`` relaxations: its moves are a superset of the
-legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
+There, the programme with the table's jokers free (as under a free release, but under
+``joker_release: replace`` each staying or replaced by a copy of its tile, counted:
+``_replacement_rows``) is solved first, its smaller form, for at most ``RELAXED_NODES``
+relaxations: its moves are a superset of the legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
 is the least change, proven, and otherwise the programme under the rules looks for a legal
 move, proven least when it disturbs no more than that bound (on generated sabra games, least
-change proven on 490 of 747 positions against 250 before; bench/README.md, session 30)."""
+change proven on 550 of 747 positions against 250 before; bench/README.md, session 30)."""
 
 from __future__ import annotations
 
@@ -798,6 +799,8 @@ def _attempt(
         cols, before = laid.by_type[v][c], base.get((c, v), 0)
         m.row_of(cols, [1.0] * len(cols), before, before + rack_counts.get((c, v), 0))
     m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
+    if free_release and rules.joker_release == "replace" and base_jokers:
+        _replacement_rows(m, readings, lanes, groups, laid)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
     # and the tiles laid
     picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
@@ -863,6 +866,46 @@ class _Laid(NamedTuple):
     cols: list[int]  # every column laying tiles,
     points: list[float]  # what it scores (a joker: a tile of no value),
     tiles: list[float]  # how many tiles it lays
+
+
+def _replacement_rows(
+    m: _Model, readings: Sequence[SetReading], lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], laid: _Laid
+) -> None:
+    """Rows for the table's jokers set free under ``joker_release: replace``: a table joker
+    either stays (a run joker: a joker of an after-run stands for its tile; a group joker: it
+    can stand for the same tile in an after-group, of its number) or a successor of its set
+    holds a copy of a tile it may stand for, one copy per joker (SPEC §4). So, per tile, the
+    run jokers standing for it are no more than the after-runs' jokers there and its copies
+    laid; per number, the group jokers no more than the after-groups' jokers of that number and
+    the copies laid of the tiles they may stand for. Necessary conditions only, every legal
+    move meets them; the jokers of a set read more than one way are left out."""
+    run_jokers: Counter[tuple[int, int]] = Counter()
+    group_jokers: Counter[int] = Counter()
+    group_colours: dict[int, set[int]] = {}
+    for reading in readings:
+        if len(reading.readings) != 1:
+            continue
+        best = reading.readings[0]
+        for options in best.joker_options:
+            keys = [(_COLOUR_INDEX[t.color], t.number) for t in options if t.color is not None]
+            if best.kind == RUN and len(keys) == 1:
+                run_jokers[keys[0]] += 1
+            elif best.kind != RUN and keys:
+                number = keys[0][1]
+                group_jokers[number] += 1
+                group_colours.setdefault(number, set()).update(c for c, _ in keys)
+    for (c, v), count in run_jokers.items():
+        terms: Counter[int] = Counter(laid.by_type[v][c])
+        terms.update(run.joker[v] for run in lanes if run.colour == c and v in run.joker)
+        m.row({col: float(n) for col, n in terms.items()}, count, np.inf)
+    for number, count in group_jokers.items():
+        terms = Counter()
+        for c in group_colours[number]:
+            terms.update(laid.by_type[number][c])  # (a group laying two of the colours counts two)
+        for g in groups:
+            if g.number == number:
+                terms.update({col: jokers for col, jokers in zip(g.cols, g.shapes.jokers, strict=True) if jokers})
+        m.row({col: float(n) for col, n in terms.items()}, count, np.inf)
 
 
 def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
