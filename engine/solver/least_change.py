@@ -71,12 +71,12 @@ models every legal move of the position: on an opening, under a free joker relea
 no joker on the table. Not modelled: a joker set's joker replaced by its tile in a set that
 does not continue it, a joker staying in a run split off its set, a joker moved otherwise.
 There, the programme with the table's jokers free (as under a free release, but under
-``joker_release: replace`` each staying or replaced by a copy of its tile, counted:
-``_replacement_rows``) is solved first, its smaller form, for at most ``RELAXED_NODES``
+``joker_release: replace`` each staying or replaced by a copy of its tile in a successor of
+its set, counted: ``_replacement_rows``) is solved first, its smaller form, for at most ``RELAXED_NODES``
 relaxations: its moves are a superset of the legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
 is the least change, proven, and otherwise the programme under the rules looks for a legal
 move, proven least when it disturbs no more than that bound (on generated sabra games, least
-change proven on 550 of 747 positions against 250 before; bench/README.md, session 30)."""
+change proven on 691 of 747 positions against 250 before; bench/README.md, session 30)."""
 
 from __future__ import annotations
 
@@ -800,7 +800,7 @@ def _attempt(
         m.row_of(cols, [1.0] * len(cols), before, before + rack_counts.get((c, v), 0))
     m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
     if free_release and rules.joker_release == "replace" and base_jokers:
-        _replacement_rows(m, readings, lanes, groups, laid)
+        _replacement_rows(m, readings, lanes, groups)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
     # and the tiles laid
     picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
@@ -869,16 +869,18 @@ class _Laid(NamedTuple):
 
 
 def _replacement_rows(
-    m: _Model, readings: Sequence[SetReading], lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], laid: _Laid
+    m: _Model, readings: Sequence[SetReading], lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups]
 ) -> None:
     """Rows for the table's jokers set free under ``joker_release: replace``: a table joker
     either stays (a run joker: a joker of an after-run stands for its tile; a group joker: it
     can stand for the same tile in an after-group, of its number) or a successor of its set
-    holds a copy of a tile it may stand for, one copy per joker (SPEC §4). So, per tile, the
-    run jokers standing for it are no more than the after-runs' jokers there and its copies
-    laid; per number, the group jokers no more than the after-groups' jokers of that number and
-    the copies laid of the tiles they may stand for. Necessary conditions only, every legal
-    move meets them; the jokers of a set read more than one way are left out."""
+    holds a copy of a tile it may stand for, one copy per joker (SPEC §4): a successor holds a
+    numbered tile of the set, so for a run joker's tile it is a run of that colour, for a group
+    joker's a group of that number. So, per tile, the run jokers standing for it are no more
+    than the after-runs holding a joker or a copy of it there; per number, the group jokers no
+    more than the jokers of that number's after-groups and the copies they hold of the tiles
+    those jokers may stand for. Necessary conditions only, every legal move meets them; the
+    jokers of a set read more than one way are left out."""
     run_jokers: Counter[tuple[int, int]] = Counter()
     group_jokers: Counter[int] = Counter()
     group_colours: dict[int, set[int]] = {}
@@ -895,17 +897,19 @@ def _replacement_rows(
                 group_jokers[number] += 1
                 group_colours.setdefault(number, set()).update(c for c, _ in keys)
     for (c, v), count in run_jokers.items():
-        terms: Counter[int] = Counter(laid.by_type[v][c])
-        terms.update(run.joker[v] for run in lanes if run.colour == c and v in run.joker)
-        m.row({col: float(n) for col, n in terms.items()}, count, np.inf)
+        runs = [run for run in lanes if run.colour == c and v in run.joker]
+        m.row_of([run.joker[v] for run in runs] + [run.tile[v] for run in runs], [1.0] * (2 * len(runs)), count, np.inf)
     for number, count in group_jokers.items():
-        terms = Counter()
-        for c in group_colours[number]:
-            terms.update(laid.by_type[number][c])  # (a group laying two of the colours counts two)
+        colours = group_colours[number]
+        cols: list[int] = []
+        coefs: list[float] = []
         for g in groups:
             if g.number == number:
-                terms.update({col: jokers for col, jokers in zip(g.cols, g.shapes.jokers, strict=True) if jokers})
-        m.row({col: float(n) for col, n in terms.items()}, count, np.inf)
+                for col, shape, jokers in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True):
+                    if held := jokers + sum(1 for c in shape if c in colours):
+                        cols.append(col)
+                        coefs.append(held)
+        m.row_of(cols, coefs, count, np.inf)
 
 
 def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
