@@ -76,7 +76,7 @@ its set, counted: ``_replacement_rows``) is solved first, its smaller form, for 
 relaxations: its moves are a superset of the legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
 is the least change, proven, and otherwise the programme under the rules looks for a legal
 move, proven least when it disturbs no more than that bound (on generated sabra games, least
-change proven on 691 of 747 positions against 250 before; bench/README.md, session 30)."""
+change proven on 717 of 747 positions against 250 before; bench/README.md, session 30)."""
 
 from __future__ import annotations
 
@@ -116,11 +116,12 @@ KNOWN_MOVED = 3
 the explicit step then looks at no more than the best move moves (fewer columns, when it moves
 fewer than ``FEW_MOVED``), and further than ``FEW_MOVED`` when it moves more (the least change
 is then found by the explicit steps, without the integer programmes)."""
-RELAXED_NODES = 20
+RELAXED_NODES = 40
 """The most relaxations of the integer programme with the jokers free, solved first where the
 rules' programmes do not model every legal move (see ``least_change``). On generated sabra
-games (747 positions) the cap at 15, 20, 40 and none left least change unproven on 265, 257,
-243 and 227 (497 without that programme), the slowest 1% taking 191, 214, 220 and 245 ms (175);
+games (747 positions) the cap at 20, 40 and 60 left least change unproven on 56, 30 and 25,
+the slowest 1% taking 235, 255 and 311 ms and all together 20.9, 20.9 and 23.4 s (xp, 1,083
+positions, 20 against 40: 116 and 66 unproven, p99 444 and 496 ms, 50.7 and 52.1 s);
 measured in bench/README.md, session 30."""
 
 
