@@ -181,6 +181,23 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(mo
     assert (len(result.played), result.value) == (3, 16), words(result.after)
 
 
+def test_a_least_change_scoring_more_than_the_search_withdraws_its_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The least-change step looks for moves scoring at least the search's best: when it finds
+    one scoring more (here the search crippled as above, and made to claim its 16 points
+    optimal), that move is answered and the search's claim withdrawn (it disturbs the table
+    least among the moves scoring 16 or more, not the best of them)."""
+    table, rack = ["K6 K7 K8 K9 K10", "K4 B4 J"], "R4 R7 O6 J"
+    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    run = suggest_module._Suggester.run
+    monkeypatch.setattr(
+        suggest_module._Suggester, "run", lambda self: dataclasses.replace(run(self), optimal_proven=True)
+    )
+    assert suggested(table, rack, PRESSMAN).optimal_proven
+    result = suggest([T(s) for s in table], list(T(rack)), True, PRESSMAN, "tiles", 30)
+    assert (len(result.played), result.value) > (3, 16), words(result.after)
+    assert not result.optimal_proven
+
+
 # Under ``joker_sets_locked`` a set whose jokers do not all leave keeps the others and all its
 # numbered tiles in one successor: a fate freeing one joker of K12 O12 J J keeps K12 O12 J=R12
 # as a block, which may take B12 (the freed joker's tile), its joker gone to K10 O10 J. The

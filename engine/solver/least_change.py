@@ -156,6 +156,8 @@ def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> S
         value=found.value,
         changes=better,
         least_change_proven=found.proven,
+        # (a legal move scoring more than the search's best: that best was not optimal)
+        optimal_proven=move.optimal_proven and found.score <= floor,
     )
 
 
