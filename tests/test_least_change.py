@@ -364,6 +364,30 @@ def test_least_change_with_table_jokers(seed: int) -> None:
     assert claimed == 12  # (11 of 12 before the programme with the jokers free)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "rules",
+    [
+        PRESETS["pressman-2009"],
+        PRESETS["strict-joker"],
+        PRESETS["xp"],
+        dataclasses.replace(SABRA, joker_replacement_from="rack"),
+        dataclasses.replace(SABRA, freed_joker_use="other_set"),
+    ],
+    ids=["pressman-2009", "strict-joker", "xp", "replacement-from-rack", "other-set"],
+)
+def test_least_change_claimed_with_table_jokers_under_every_edition(rules: Rules) -> None:
+    """The free programme's rows (``_replacement_rows``, and with replacement from the rack
+    ``_replacement_from_rack_rows``) must hold for every legal move of each edition: a least
+    change claimed is the brute force's least, with up to two jokers in play."""
+    rng = random.Random(2100)
+    claimed = 0
+    for _ in range(10):
+        before, rack = playable(rng, (6, 10), rng.randint(0, 2), 2)
+        claimed += check_suggestion(before, rack, True, rules, rng.choice(["tiles", "value"]), exact=False)
+    assert claimed >= 8
+
+
 @pytest.mark.parametrize(
     ("table", "rack"),
     [

@@ -809,6 +809,8 @@ def _attempt(
     m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
     if free_release and rules.joker_release == "replace" and base_jokers:
         _replacement_rows(m, readings, lanes, groups)
+        if rules.joker_replacement_from == "rack":
+            _replacement_from_rack_rows(m, readings, lanes, groups, laid, base)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
     # and the tiles laid
     picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
@@ -889,6 +891,26 @@ def _replacement_rows(
     more than the jokers of that number's after-groups and the copies they hold of the tiles
     those jokers may stand for. Necessary conditions only, every legal move meets them; the
     jokers of a set read more than one way are left out."""
+    run_jokers, group_jokers, group_colours = _table_jokers(readings)
+    for (c, v), count in run_jokers.items():
+        runs = [run for run in lanes if run.colour == c and v in run.joker]
+        m.row_of([run.joker[v] for run in runs] + [run.tile[v] for run in runs], [1.0] * (2 * len(runs)), count, np.inf)
+    for number, count in group_jokers.items():
+        colours = group_colours[number]
+        cols: list[int] = []
+        coefs: list[float] = []
+        for g in groups:
+            if g.number == number:
+                for col, shape, jokers in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True):
+                    if held := jokers + sum(1 for c in shape if c in colours):
+                        cols.append(col)
+                        coefs.append(held)
+        m.row_of(cols, coefs, count, np.inf)
+
+
+def _table_jokers(readings: Sequence[SetReading]) -> tuple[Counter[tuple[int, int]], Counter[int], dict[int, set[int]]]:
+    """The table's run jokers by the tile they stand for, its group jokers by number and, by
+    number, the colours those may stand for (a set read more than one way left out)."""
     run_jokers: Counter[tuple[int, int]] = Counter()
     group_jokers: Counter[int] = Counter()
     group_colours: dict[int, set[int]] = {}
@@ -904,20 +926,36 @@ def _replacement_rows(
                 number = keys[0][1]
                 group_jokers[number] += 1
                 group_colours.setdefault(number, set()).update(c for c, _ in keys)
+    return run_jokers, group_jokers, group_colours
+
+
+def _replacement_from_rack_rows(
+    m: _Model,
+    readings: Sequence[SetReading],
+    lanes: Sequence[_Lane | _Run],
+    groups: Sequence[_Groups],
+    laid: _Laid,
+    base: Counter[tuple[int, int]],
+) -> None:
+    """With ``joker_replacement_from: rack`` a freed joker's replacing copy is played from the
+    rack: per tile, the table's run jokers standing for it are no more than the after-runs'
+    jokers there and the copies of it played; per number, the group jokers no more than the
+    jokers of that number's after-groups and the copies played of the colours they may stand
+    for (necessary conditions, as ``_replacement_rows``)."""
+    run_jokers, group_jokers, group_colours = _table_jokers(readings)
     for (c, v), count in run_jokers.items():
-        runs = [run for run in lanes if run.colour == c and v in run.joker]
-        m.row_of([run.joker[v] for run in runs] + [run.tile[v] for run in runs], [1.0] * (2 * len(runs)), count, np.inf)
+        terms: Counter[int] = Counter(laid.by_type[v][c])
+        terms.update(run.joker[v] for run in lanes if run.colour == c and v in run.joker)
+        m.row({col: float(n) for col, n in terms.items()}, count + base.get((c, v), 0), np.inf)
     for number, count in group_jokers.items():
-        colours = group_colours[number]
-        cols: list[int] = []
-        coefs: list[float] = []
+        terms = Counter()
+        for c in group_colours[number]:
+            terms.update(laid.by_type[number][c])
         for g in groups:
             if g.number == number:
-                for col, shape, jokers in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True):
-                    if held := jokers + sum(1 for c in shape if c in colours):
-                        cols.append(col)
-                        coefs.append(held)
-        m.row_of(cols, coefs, count, np.inf)
+                terms.update({col: jokers for col, jokers in zip(g.cols, g.shapes.jokers, strict=True) if jokers})
+        table_copies = sum(base.get((c, number), 0) for c in group_colours[number])
+        m.row({col: float(n) for col, n in terms.items()}, count + table_copies, np.inf)
 
 
 def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
