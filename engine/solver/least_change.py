@@ -808,9 +808,10 @@ def _attempt(
         m.row_of(cols, [1.0] * len(cols), before, before + rack_counts.get((c, v), 0))
     m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
     if free_release and rules.joker_release == "replace" and base_jokers:
-        _replacement_rows(m, readings, lanes, groups)
+        on_table = _table_jokers(readings)
+        _replacement_rows(m, on_table, lanes, groups)
         if rules.joker_replacement_from == "rack":
-            _replacement_from_rack_rows(m, readings, lanes, groups, laid, base)
+            _replacement_from_rack_rows(m, on_table, lanes, groups, laid, base)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
     # and the tiles laid
     picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
@@ -878,8 +879,13 @@ class _Laid(NamedTuple):
     tiles: list[float]  # how many tiles it lays
 
 
+_TableJokers = tuple[Counter[tuple[int, int]], Counter[int], dict[int, set[int]]]
+"""The table's run jokers by the tile they stand for, its group jokers by number and, by number,
+the colours those may stand for (``_table_jokers``)."""
+
+
 def _replacement_rows(
-    m: _Model, readings: Sequence[SetReading], lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups]
+    m: _Model, on_table: _TableJokers, lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups]
 ) -> None:
     """Rows for the table's jokers set free under ``joker_release: replace``: a table joker
     either stays (a run joker: a joker of an after-run stands for its tile; a group joker: it
@@ -890,8 +896,8 @@ def _replacement_rows(
     than the after-runs holding a joker or a copy of it there; per number, the group jokers no
     more than the jokers of that number's after-groups and the copies they hold of the tiles
     those jokers may stand for. Necessary conditions only, every legal move meets them; the
-    jokers of a set read more than one way are left out."""
-    run_jokers, group_jokers, group_colours = _table_jokers(readings)
+    jokers of a set read more than one way are left out (``on_table``)."""
+    run_jokers, group_jokers, group_colours = on_table
     for (c, v), count in run_jokers.items():
         runs = [run for run in lanes if run.colour == c and v in run.joker]
         m.row_of([run.joker[v] for run in runs] + [run.tile[v] for run in runs], [1.0] * (2 * len(runs)), count, np.inf)
@@ -908,7 +914,7 @@ def _replacement_rows(
         m.row_of(cols, coefs, count, np.inf)
 
 
-def _table_jokers(readings: Sequence[SetReading]) -> tuple[Counter[tuple[int, int]], Counter[int], dict[int, set[int]]]:
+def _table_jokers(readings: Sequence[SetReading]) -> _TableJokers:
     """The table's run jokers by the tile they stand for, its group jokers by number and, by
     number, the colours those may stand for (a set read more than one way left out)."""
     run_jokers: Counter[tuple[int, int]] = Counter()
@@ -931,7 +937,7 @@ def _table_jokers(readings: Sequence[SetReading]) -> tuple[Counter[tuple[int, in
 
 def _replacement_from_rack_rows(
     m: _Model,
-    readings: Sequence[SetReading],
+    on_table: _TableJokers,
     lanes: Sequence[_Lane | _Run],
     groups: Sequence[_Groups],
     laid: _Laid,
@@ -942,7 +948,7 @@ def _replacement_from_rack_rows(
     jokers there and the copies of it played; per number, the group jokers no more than the
     jokers of that number's after-groups and the copies played of the colours they may stand
     for (necessary conditions, as ``_replacement_rows``)."""
-    run_jokers, group_jokers, group_colours = _table_jokers(readings)
+    run_jokers, group_jokers, group_colours = on_table
     for (c, v), count in run_jokers.items():
         terms: Counter[int] = Counter(laid.by_type[v][c])
         terms.update(run.joker[v] for run in lanes if run.colour == c and v in run.joker)
