@@ -76,7 +76,7 @@ its set, counted: ``_replacement_rows``) is solved first, its smaller form, for 
 relaxations: its moves are a superset of the legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
 is the least change, proven, and otherwise the programme under the rules looks for a legal
 move, proven least when it disturbs no more than that bound (on generated sabra games, least
-change proven on 717 of 747 positions against 250 before; bench/README.md, session 30)."""
+change proven on 716 of 747 positions against 250 before; bench/README.md, session 30)."""
 
 from __future__ import annotations
 
