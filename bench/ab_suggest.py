@@ -7,7 +7,7 @@ Each checkout runs in a persistent process of its own (``--worker``), started in
 sides really run their own code: each worker prints the engine it imported). The positions
 are those of ``bench_solver_games.game_positions`` (games of seeds 1..``--games`` generated
 under ``RULES``, every ``--every``-th position where the player on turn has opened), each
-solved by ``suggest(table, rack, opened=True, rules, "tiles", 1.0, tie_break)`` in both
+solved by ``suggest(table, rack, opened=True, rules, "tiles", --budget, tie_break)`` in both
 processes, the order alternating per position and per repetition, ``--reps`` times; a
 position's time is its minimum.
 
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 
-def worker(rules_name: str, games: int, every: int, tie_break: str) -> None:
+def worker(rules_name: str, games: int, every: int, tie_break: str, budget: float) -> None:
     """Serve positions by index on stdin: one line per position solved."""
     sys.path.insert(0, str(Path.cwd()))
     sys.path.insert(0, str(Path.cwd() / "bench"))
@@ -45,7 +45,7 @@ def worker(rules_name: str, games: int, every: int, tie_break: str) -> None:
     for line in sys.stdin:
         p = positions[int(line)]
         start = time.perf_counter()
-        move = suggest(p.table, p.rack, True, rules, "tiles", 1.0, tie_break)
+        move = suggest(p.table, p.rack, True, rules, "tiles", budget, tie_break)
         elapsed = time.perf_counter() - start
         moved = move.changes.disturbance.tiles_moved if move.changes is not None else 0
         fields = (elapsed, len(move.played), move.value, int(move.optimal_proven), int(move.least_change_proven), moved)
@@ -60,13 +60,15 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=3, help="every N-th opened position of a game (default 3)")
     parser.add_argument("--reps", type=int, default=2, help="runs of every position on each side (default 2)")
     parser.add_argument("--tie-break", default="least_change", choices=("least_change", "any"))
+    parser.add_argument("--budget", type=float, default=1.0, help="suggest's budget in seconds (default 1.0)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.rules, args.games, args.every, args.tie_break)
+        worker(args.rules, args.games, args.every, args.tie_break, args.budget)
         return
     command = [sys.executable, str(Path(__file__).resolve()), args.rules, *map(str, args.roots), "--worker"]
     command += ["--games", str(args.games), "--every", str(args.every), "--tie-break", args.tie_break]
+    command += ["--budget", str(args.budget)]
     roots = [root.resolve() for root in args.roots]
     procs = [
         subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for root in roots
