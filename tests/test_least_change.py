@@ -377,8 +377,8 @@ def test_least_change_with_table_jokers(seed: int) -> None:
     ids=["pressman-2009", "strict-joker", "xp", "replacement-from-rack", "other-set"],
 )
 def test_least_change_claimed_with_table_jokers_under_every_edition(rules: Rules) -> None:
-    """The free programme's rows (``_replacement_rows``, and with replacement from the rack
-    ``_replacement_from_rack_rows``) must hold for every legal move of each edition: a least
+    """The free programme's rows (``_replacement_rows``, with replacement from the rack its
+    rows of the copies played) must hold for every legal move of each edition: a least
     change claimed is the brute force's least, with up to two jokers in play."""
     rng = random.Random(2100)
     claimed = 0

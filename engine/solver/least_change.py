@@ -554,11 +554,14 @@ def least_change(
     # the programmes' objective is the weighed disturbance less this constant
     offset = w_move * sum(map(len, table)) + w_touch * len(table)
 
+    def check(after: list[tuple[Tile, ...]], proven: bool) -> LeastChange | None:
+        return _checked(table, kinds, rack, opened, rules, after, weights, floor, proven)
+
     # a move moving no table tile, when one scores as much: proven least by itself
     if not opening:
         intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
         if isinstance(intact, list):
-            found = _checked(table, kinds, rack, opened, rules, intact, weights, floor, True)
+            found = check(intact, True)
             if found is not None:
                 return found
         # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
@@ -604,7 +607,7 @@ def least_change(
             max_nodes=max_nodes,
         )
 
-    programmes = functools.partial(_programmes, table, kinds, rack, opened, rules, weights, floor, weighed, offset)
+    programmes = functools.partial(_programmes, check, functools.partial(changes, table, rack), weighed, offset)
     if exact:
         return programmes(attempt(free_release), True, ceiling, holder)[0]
     relaxed, bound = programmes(attempt(True, RELAXED_NODES), True, ceiling, holder, smaller_only=True)
@@ -624,13 +627,8 @@ def least_change(
 
 
 def _programmes(
-    table: Sequence[tuple[Tile, ...]],
-    kinds: Sequence[str | None],
-    rack: Sequence[Tile],
-    opened: bool,
-    rules: Rules,
-    weights: tuple[int, int],
-    floor: int,
+    check: Callable[[list[tuple[Tile, ...]], bool], LeastChange | None],
+    listed: Callable[[Sequence[tuple[Tile, ...]]], Changes],
     weighed: Callable[[tuple[int, int, int]], int],
     offset: int,
     attempt: Callable[[bool, int | None], _Solved | None],
@@ -648,7 +646,8 @@ def _programmes(
     continued by a set of the other kind only through the free sets, counted by necessary
     conditions): its optimum bounds the true one from below, so a move it finds disturbing
     exactly that much is the least change; else (unless ``smaller_only``) the full model. A
-    move is only answered when it is a legal turn under ``rules``."""
+    move is only answered when it is a legal turn scoring enough (``check``, see ``_checked``);
+    ``listed`` gives a move's change list."""
     fast = attempt(True, None if ceiling is None else ceiling - offset + 1)
     # a legal move of the smaller model that is not proven least: answered (not proven) when
     # the full model finds nothing in time
@@ -660,13 +659,13 @@ def _programmes(
             return (_proven(holder) if optimal and exact else None), None
         if optimal and exact:
             bound = least + offset
-        found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
+        found = check(after, optimal and exact)
         if found is not None:
-            listed = changes(table, rack, found.after)
-            disturbs = weighed(listed.disturbance.as_tuple())
+            found_changes = listed(found.after)
+            disturbs = weighed(found_changes.disturbance.as_tuple())
             if optimal and disturbs <= least + offset:
-                return dataclasses.replace(found, changes=listed), bound
-            fallback = dataclasses.replace(found, proven=False, changes=listed)
+                return dataclasses.replace(found, changes=found_changes), bound
+            fallback = dataclasses.replace(found, proven=False, changes=found_changes)
             if ceiling is not None and disturbs < ceiling:
                 ceiling, holder = disturbs, fallback
     if smaller_only:
@@ -679,8 +678,8 @@ def _programmes(
         return (_proven(holder) if optimal and exact and holder is not None else fallback), bound
     if optimal and exact:
         bound = least + offset
-    found = _checked(table, kinds, rack, opened, rules, after, weights, floor, optimal and exact)
-    if found is None or (not found.proven and fallback is not None and _worse(table, rack, found, fallback)):
+    found = check(after, optimal and exact)
+    if found is None or (not found.proven and fallback is not None and _worse(listed, found, fallback)):
         return fallback, bound
     return found, bound
 
@@ -737,12 +736,10 @@ def _few_moved(
     return dataclasses.replace(found, changes=listed)
 
 
-def _worse(table: Sequence[tuple[Tile, ...]], rack: Sequence[Tile], one: LeastChange, other: LeastChange) -> bool:
-    """Does ``one`` disturb the table more than ``other`` (both scoring as much)?"""
-    return bool(
-        changes(table, rack, one.after).disturbance.as_tuple()
-        > changes(table, rack, other.after).disturbance.as_tuple()
-    )
+def _worse(listed: Callable[[Sequence[tuple[Tile, ...]]], Changes], one: LeastChange, other: LeastChange) -> bool:
+    """Does ``one`` disturb the table more than ``other`` (both scoring as much), their change
+    lists by ``listed``?"""
+    return bool(listed(one.after).disturbance.as_tuple() > listed(other.after).disturbance.as_tuple())
 
 
 def _attempt(
@@ -808,10 +805,8 @@ def _attempt(
         m.row_of(cols, [1.0] * len(cols), before, before + rack_counts.get((c, v), 0))
     m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
     if free_release and rules.joker_release == "replace" and base_jokers:
-        on_table = _table_jokers(readings)
-        _replacement_rows(m, on_table, lanes, groups)
-        if rules.joker_replacement_from == "rack":
-            _replacement_from_rack_rows(m, on_table, lanes, groups, laid, base)
+        from_rack = rules.joker_replacement_from == "rack"
+        _replacement_rows(m, readings, lanes, groups, laid, base if from_rack else None)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
     # and the tiles laid
     picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
@@ -879,13 +874,13 @@ class _Laid(NamedTuple):
     tiles: list[float]  # how many tiles it lays
 
 
-_TableJokers = tuple[Counter[tuple[int, int]], Counter[int], dict[int, set[int]]]
-"""The table's run jokers by the tile they stand for, its group jokers by number and, by number,
-the colours those may stand for (``_table_jokers``)."""
-
-
 def _replacement_rows(
-    m: _Model, on_table: _TableJokers, lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups]
+    m: _Model,
+    readings: Sequence[SetReading],
+    lanes: Sequence[_Lane | _Run],
+    groups: Sequence[_Groups],
+    laid: _Laid,
+    table_copies: Counter[tuple[int, int]] | None,
 ) -> None:
     """Rows for the table's jokers set free under ``joker_release: replace``: a table joker
     either stays (a run joker: a joker of an after-run stands for its tile; a group joker: it
@@ -895,26 +890,39 @@ def _replacement_rows(
     joker's a group of that number. So, per tile, the run jokers standing for it are no more
     than the after-runs holding a joker or a copy of it there; per number, the group jokers no
     more than the jokers of that number's after-groups and the copies they hold of the tiles
-    those jokers may stand for. Necessary conditions only, every legal move meets them; the
-    jokers of a set read more than one way are left out (``on_table``)."""
-    run_jokers, group_jokers, group_colours = on_table
+    those jokers may stand for. With ``table_copies`` (the table's tiles, given under
+    ``joker_replacement_from: rack``) the replacing copies are played from the rack: the same
+    jokers are no more than those staying jokers and the copies played (laid less the table's).
+    Necessary conditions only, every legal move meets them; the jokers of a set read more than
+    one way are left out (``_table_jokers``)."""
+    run_jokers, group_jokers, group_colours = _table_jokers(readings)
+    in_successors: list[tuple[Counter[int], int]] = []  # (terms, at least)
+    played: list[tuple[Counter[int], int]] = []
     for (c, v), count in run_jokers.items():
         runs = [run for run in lanes if run.colour == c and v in run.joker]
-        m.row_of([run.joker[v] for run in runs] + [run.tile[v] for run in runs], [1.0] * (2 * len(runs)), count, np.inf)
+        staying = Counter(run.joker[v] for run in runs)
+        in_successors.append((staying + Counter(run.tile[v] for run in runs), count))
+        if table_copies is not None:
+            played.append((staying + Counter(laid.by_type[v][c]), count + table_copies[(c, v)]))
     for number, count in group_jokers.items():
         colours = group_colours[number]
-        cols: list[int] = []
-        coefs: list[float] = []
+        staying, held = Counter[int](), Counter[int]()
         for g in groups:
             if g.number == number:
                 for col, shape, jokers in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True):
-                    if held := jokers + sum(1 for c in shape if c in colours):
-                        cols.append(col)
-                        coefs.append(held)
-        m.row_of(cols, coefs, count, np.inf)
+                    staying[col] += jokers
+                    held[col] += sum(1 for c in shape if c in colours)
+        in_successors.append((staying + held, count))
+        if table_copies is not None:
+            copies = Counter(col for c in colours for col in laid.by_type[number][c])
+            played.append((staying + copies, count + sum(table_copies[(c, number)] for c in colours)))
+    for terms, least in in_successors + played:
+        m.row({col: float(n) for col, n in terms.items()}, least, np.inf)
 
 
-def _table_jokers(readings: Sequence[SetReading]) -> _TableJokers:
+def _table_jokers(
+    readings: Sequence[SetReading],
+) -> tuple[Counter[tuple[int, int]], Counter[int], dict[int, set[int]]]:
     """The table's run jokers by the tile they stand for, its group jokers by number and, by
     number, the colours those may stand for (a set read more than one way left out)."""
     run_jokers: Counter[tuple[int, int]] = Counter()
@@ -933,35 +941,6 @@ def _table_jokers(readings: Sequence[SetReading]) -> _TableJokers:
                 group_jokers[number] += 1
                 group_colours.setdefault(number, set()).update(c for c, _ in keys)
     return run_jokers, group_jokers, group_colours
-
-
-def _replacement_from_rack_rows(
-    m: _Model,
-    on_table: _TableJokers,
-    lanes: Sequence[_Lane | _Run],
-    groups: Sequence[_Groups],
-    laid: _Laid,
-    base: Counter[tuple[int, int]],
-) -> None:
-    """With ``joker_replacement_from: rack`` a freed joker's replacing copy is played from the
-    rack: per tile, the table's run jokers standing for it are no more than the after-runs'
-    jokers there and the copies of it played; per number, the group jokers no more than the
-    jokers of that number's after-groups and the copies played of the colours they may stand
-    for (necessary conditions, as ``_replacement_rows``)."""
-    run_jokers, group_jokers, group_colours = on_table
-    for (c, v), count in run_jokers.items():
-        terms: Counter[int] = Counter(laid.by_type[v][c])
-        terms.update(run.joker[v] for run in lanes if run.colour == c and v in run.joker)
-        m.row({col: float(n) for col, n in terms.items()}, count + base.get((c, v), 0), np.inf)
-    for number, count in group_jokers.items():
-        terms = Counter()
-        for c in group_colours[number]:
-            terms.update(laid.by_type[number][c])
-        for g in groups:
-            if g.number == number:
-                terms.update({col: jokers for col, jokers in zip(g.cols, g.shapes.jokers, strict=True) if jokers})
-        table_copies = sum(base.get((c, number), 0) for c in group_colours[number])
-        m.row({col: float(n) for col, n in terms.items()}, count + table_copies, np.inf)
 
 
 def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
