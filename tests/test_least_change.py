@@ -427,6 +427,31 @@ def test_least_change_proven_by_the_jokers_set_free_but_replaced(table: list[str
     assert check_suggestion([list(T(s)) for s in table], list(T(rack)), True, SABRA, objective)
 
 
+FULL_TABLE = (
+    "K13 O13 B13 R13 | R6 R7 R8 R9 | R9 R10 R11 R12 | B7 R7 O7 K7 | R2 R3 R4 | R1 K1 O1 | R4 R5 R6 | "
+    "K12 B12 R12 | K6 B6 O6 | O10 R10 K10 B10 | R5 K5 O5 B5 | O1 O2 O3 O4 | K3 K4 K5 K6 K7 K8 K9 | "
+    "K9 K10 K11 K12 | O7 O8 O9 | O9 O10 O11 O12 | O2 O3 O4 O5 O6 | K3 R3 J B3 | B4 B5 B6 B7 B8 B9 | "
+    "O13 K13 B13 | B1 B2 B3 B4 | B1 K1 R1 | K8 B8 R8 | O11 K11 J R11"
+)
+
+
+def test_least_change_bounded_by_the_explicit_steps_move_that_is_no_turn() -> None:
+    """A 93-tile sabra table (from a generated game) and B11: the first-found move
+    moves 30-odd tiles, so the explicit step is left to the programmes, and the free programme
+    stops at its cap. The explicit step then finds a least move moving B10 to B4..B11 and the
+    joker of O11 K11 J R11 elsewhere, no legal turn (JOKER_NOT_REPLACED), but it bounds every
+    legal move from below at (1, 2, 0): a legal move disturbing that much is proven least
+    (before: not claimed, after about a second)."""
+    before = [list(T(s)) for s in FULL_TABLE.split(" | ")]
+    rack = list(T("B11"))
+    result = suggest(before, rack, True, SABRA, budget_seconds=30)
+    assert len(result.played) == 1 and result.changes is not None
+    assert result.changes.disturbance.as_tuple() == (1, 2, 0)
+    assert result.least_change_proven
+    first = suggest(before, rack, True, SABRA, tie_break="any")
+    assert first.changes is not None and first.changes.disturbance.tiles_moved > 3
+
+
 def test_tie_break_any_keeps_the_first_found_move() -> None:
     before = [list(T("R5 R6 R7")), list(T("K9 B9 O9 R9"))]
     rack = list(T("R8 K10 K11"))

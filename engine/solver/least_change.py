@@ -76,7 +76,11 @@ its set, counted: ``_replacement_rows``) is solved first, its smaller form, for 
 relaxations: its moves are a superset of the legal ones, so its optimum bounds the least change from below; its move, when a legal turn,
 is the least change, proven, and otherwise the programme under the rules looks for a legal
 move, proven least when it disturbs no more than that bound (on generated sabra games, least
-change proven on 716 of 747 positions against 250 before; bench/README.md, session 30)."""
+change proven on 716 of 747 positions against 250 before; bench/README.md, session 30). The
+explicit step's least move, when no legal turn, bounds every legal move from below too (its
+moves hold every legal one moving that few tiles; the others move more): where the step was
+left to the programmes and the free programme stops at its cap, it runs then (sabra games:
+slowest 1,015 -> 515 ms, unproven 31 -> 28; session 31)."""
 
 from __future__ import annotations
 
@@ -557,6 +561,10 @@ def least_change(
     def check(after: list[tuple[Tile, ...]], proven: bool) -> LeastChange | None:
         return _checked(table, kinds, rack, opened, rules, after, weights, floor, proven)
 
+    few_skipped = False  # the explicit step left to the programmes
+    # a bound from below on the weighed disturbance of every legal move (the explicit step's
+    # optimum, when its move is no legal turn)
+    lower: int | None = None
     # a move moving no table tile, when one scores as much: proven least by itself
     if not opening:
         intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
@@ -570,10 +578,16 @@ def least_change(
             # (the programmes prove their answer when exact, and mostly under a replace
             # release: the free programme's rows)
             provable = exact or rules.joker_release == "replace"
-            for most in _few_bounds(None if known is None else known[0], provable):
+            bounds = _few_bounds(None if known is None else known[0], provable)
+            few_skipped = not bounds
+            for most in bounds:
                 few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
                 if isinstance(few, LeastChange):
                     return few
+                if isinstance(few, tuple):
+                    lower = weighed(few)
+                    if known is not None and weighed(known) <= lower:
+                        return KNOWN_LEAST
                 if few != INFEASIBLE:
                     break
     # then the integer programmes (``_programmes``). Where the rules' programmes do not model
@@ -613,9 +627,23 @@ def least_change(
     relaxed, bound = programmes(attempt(True, RELAXED_NODES), True, ceiling, holder, smaller_only=True)
     if isinstance(relaxed, str) or (relaxed is not None and relaxed.proven):
         return relaxed
+    if few_skipped and bound is None:
+        # the free programme proved nothing (it stopped at its cap): the explicit step, left
+        # out for the programmes, may prove a move least, or bound them from below
+        few = _few_moved(table, kinds, rack, rules, weights, floor, FEW_MOVED, deadline)
+        if isinstance(few, LeastChange):
+            return few
+        if isinstance(few, tuple):
+            lower = weighed(few)
+    if lower is not None:
+        bound = lower if bound is None else max(bound, lower)
+        if ceiling is not None and ceiling <= bound:
+            return KNOWN_LEAST
     if relaxed is not None:
         assert relaxed.changes is not None
         ceiling, holder = weighed(relaxed.changes.disturbance.as_tuple()), relaxed
+        if bound is not None and ceiling <= bound:
+            return dataclasses.replace(relaxed, proven=True)
     # (the rules' programmes answer no KNOWN_LEAST: they are not exact)
     legal = programmes(attempt(False), False, ceiling, holder)[0] or holder
     if isinstance(legal, str):  # the caller's move
@@ -718,18 +746,20 @@ def _few_moved(
     floor: int,
     most: int,
     deadline: float,
-) -> LeastChange | str | None:
+) -> LeastChange | str | tuple[int, int, int] | None:
     """The least change when it moves at most ``most`` table tiles (proven: see
     ``engine.solver.few_moved``), once its move verifies and its change list shows the
     disturbance the programme counted; ``INFEASIBLE`` when every move scoring ``floor`` moves
-    more; else None."""
+    more; the disturbance counted when its move is no legal turn (the step's moves holding
+    every legal one moving that few, and the others moving more, no legal move disturbs
+    less); else None."""
     few = least_few_moved(table, rack, rules, weights, floor, most, deadline - time.perf_counter())
     if not isinstance(few, tuple):
         return few
     after, counted = few
     found = _checked(table, kinds, rack, True, rules, after, weights, floor, True)
     if found is None:
-        return None
+        return counted
     listed = changes(table, rack, found.after)
     if listed.disturbance.as_tuple() != counted:
         return None
