@@ -436,12 +436,12 @@ FULL_TABLE = (
 
 
 def test_least_change_bounded_by_the_explicit_steps_move_that_is_no_turn() -> None:
-    """A 93-tile sabra table (from a generated game) and B11: the first-found move
-    moves 30-odd tiles, so the explicit step is left to the programmes, and the free programme
-    stops at its cap. The explicit step then finds a least move moving B10 to B4..B11 and the
-    joker of O11 K11 J R11 elsewhere, no legal turn (JOKER_NOT_REPLACED), but it bounds every
-    legal move from below at (1, 2, 0): a legal move disturbing that much is proven least
-    (before: not claimed, after about a second)."""
+    """A 93-tile sabra table (from a generated game) and B11: the first-found move moves 37
+    tiles, so the explicit step is left to the programmes, and the free programme stops at its
+    cap. The explicit step then runs: its least move lays the joker of O11 K11 J R11 as B10 in
+    B4 .. B9 beside B11, (1, 2, 0), no legal turn (JOKER_NOT_REPLACED), but it bounds every
+    legal move from below, so the legal one moving B10 there instead, (1, 2, 0) too, is proven
+    least (before: not claimed, after more than a second)."""
     before = [list(T(s)) for s in FULL_TABLE.split(" | ")]
     rack = list(T("B11"))
     result = suggest(before, rack, True, SABRA, budget_seconds=30)
