@@ -627,7 +627,7 @@ def least_change(
     relaxed, bound = programmes(attempt(True, RELAXED_NODES), True, ceiling, holder, smaller_only=True)
     if isinstance(relaxed, str) or (relaxed is not None and relaxed.proven):
         return relaxed
-    if few_skipped and bound is None:
+    if few_skipped and bound is None and time.perf_counter() < deadline:
         # the free programme proved nothing (it stopped at its cap): the explicit step, left
         # out for the programmes, may prove a move least, or bound them from below
         few = _few_moved(table, kinds, rack, rules, weights, floor, FEW_MOVED, deadline)
