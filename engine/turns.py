@@ -506,23 +506,72 @@ class _Turn:
             if after[k].jokers:
                 relaid.setdefault((after[k].codes, after[k].kind), []).append(k)
         moved = []
-        kept: set[int] = set()  # the after sets of the joker sets left as they were
+        left_as_they_were: list[tuple[int, int]] = []  # (before set, after set) laid again identically
         for i in changed:
             same = relaid.get((before[i].codes, before[i].kind))
             if same:
-                kept.add(same.pop())
+                left_as_they_were.append((i, same.pop()))
             else:
                 moved.append(i)
-        open_after = sorted(k for ks in relaid.values() for k in ks)
+        open_after = [k for ks in relaid.values() for k in ks]
+        # ... unless a moved set's joker may stay in one: then the turn may read best with that
+        # set moved instead (SPEC §4: the assignment most favourable to the player), e.g.
+        # ``K8 O8 J`` + ``K8 O8 R8 J`` -> ``K8 O8 J`` + ``K8 O8 R8`` + ``R6 R7 R8 J`` with R6 R7 R8
+        # played: the B8 joker stays, the other joker is replaced by R8 and goes to the run
+        reopened = self._reopened(moved, left_as_they_were) if moved else []
+        moved = sorted(moved + [i for i, _ in reopened])
+        open_after = sorted(open_after + [k for _, k in reopened])
+        kept = {k for i, k in left_as_they_were if (i, k) not in reopened}  # their after sets
         candidates = self._successor_candidates(moved)
+        if candidates is not None and reopened:
+            candidates = sorted({*candidates, *(k for _, k in reopened)})
         if self.rules.joker_sets_locked:
             # A locked set left as it was keeps its tiles: none of them is a moved set's copy.
-            left = set(self.after_left)
+            left = {*self.after_left, *(k for _, k in reopened)}
             kept.update(k for k in range(len(after)) if after[k].jokers and k not in left)
             candidates = [k for k in (range(len(after)) if candidates is None else candidates) if k not in kept]
         outcome = follow_jokers(before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates)
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
+
+    def _reopened(self, moved: list[int], pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The joker sets left as they were, as (before set, after set) among ``pairs`` and
+        among the sets carried over untouched, whose after set holds a joker that may stand for
+        a tile a moved set's joker (or, in turn, a reopened one's) may stand for: judged as moved
+        too, so that the moved joker may stay there."""
+        before, after = self.before, self.after
+        if not pairs and len(self.after_left) == len(after):
+            return []  # (no set laid again identically, none carried over)
+        left = set(self.after_left)
+        carried = [k for k in range(len(after)) if k not in left and after[k].jokers and self._holds_joker(after[k])]
+        candidates = pairs + list(zip(self._carried_before(carried), carried, strict=True))
+        if not candidates:
+            return []
+        wanted = {key for i in moved for key in self._joker_options(before[i])}
+        reopened: list[tuple[int, int]] = []
+        grown = True
+        while grown:
+            grown = False
+            for i, k in candidates:
+                if (i, k) not in reopened and wanted & self._joker_options(after[k]):
+                    reopened.append((i, k))
+                    wanted |= self._joker_options(before[i])
+                    grown = True
+        return reopened
+
+    def _joker_options(self, s: TableSet) -> set[str]:
+        """Every tile a joker of ``s`` may stand for, in any of its readings."""
+        return {key for reading in s.read(self.rules).readings for keys in reading.joker_keys for key in keys}
+
+    def _carried_before(self, carried: list[int]) -> list[int]:
+        """The before sets carried over untouched as the after sets ``carried`` (the same
+        objects, matched one by one)."""
+        slots: dict[int, list[int]] = {}
+        taken = set(self.before_left)
+        for i, s in enumerate(self.before):
+            if i not in taken:
+                slots.setdefault(id(s), []).append(i)
+        return [slots[id(self.after[k])].pop() for k in carried]
 
     def _holds_joker(self, s: TableSet) -> bool:
         """Whether ``s`` is a valid set with a joker (one whose joker is tracked)."""

@@ -88,6 +88,32 @@ def test_a_group_joker_stays_only_where_its_own_copy_lies() -> None:
     assert codes(v) == ["JOKER_NOT_REPLACED"] and v.jokers_freed == 1
 
 
+# Two groups of 8s holding a joker each: K8 O8 J (the joker B8 or R8) and K8 O8 R8 J (B8).
+# After, K8 O8 J lies as the first one did, K8 O8 R8 holds an R8 and a run takes a joker: read
+# with the second set's joker staying in K8 O8 J (as B8, beside its K8 and O8), the first set's
+# joker was freed and replaced by the R8 in its successor K8 O8 R8, so the turn is legal
+# (SPEC §4: the consistent assignment most favourable to the player), though the set laid
+# again identically looks like the first one left as it was.
+EIGHTS = (["K8 O8 J", "K8 O8 R8 J"], ["K8 O8 R8", "K8 O8 J", "R6 R7 R8 J"])
+
+
+@pytest.mark.parametrize("rules", [SABRA, PRESSMAN, OTHER_SET, RACK_ONLY])
+def test_a_joker_set_laid_again_identically_may_hold_another_sets_joker(rules: object) -> None:
+    for before in both_orders(EIGHTS[0]):
+        for after in both_orders(EIGHTS[1]):
+            v = verify(before, after, "R8 R7 R6", rules=rules)  # type: ignore[arg-type]
+            assert v.valid and v.jokers_freed == 1, (before, after, codes(v))
+    # as the first set's joker declared B8 it is the same turn
+    assert verify(EIGHTS[0], ["K8 O8 R8", "K8 O8 J=B8", "R6 R7 R8 J"], "R8 R7 R6").valid
+    # under joker_sets_locked the second set lost its R8 to the run either way
+    assert "JOKER_SET_BROKEN" in codes(verify(EIGHTS[0], EIGHTS[1], "R8 R7 R6", rules=STRICT_JOKER))
+    # without the first set no other joker can stay: the B8 joker was not replaced
+    assert codes(verify(EIGHTS[0][1:], ["K8 O8 R8", "R6 R7 J"], "R6 R7")) == ["JOKER_NOT_REPLACED"]
+    # and a group of another number cannot hold it
+    v = verify(["K9 O9 J", "K8 O8 R8 J"], ["K9 O9 J", "K8 O8 R8", "R6 R7 J"], "R7 R6")
+    assert codes(v) == ["JOKER_NOT_REPLACED"]
+
+
 # --- one replacing copy per joker ------------------------------------------------------------
 
 TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])
