@@ -338,7 +338,7 @@ class _Search:
 
     def _freed_can_leave(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> bool:
         """Whether the freed jokers can each end on an after joker no staying joker took, in a
-        place where it does not stay, or off the table (as many as the after-sets lack)."""
+        place where none of them would stay, or off the table (as many as the after-sets lack)."""
         taken = {(s.after, s.position) for s in stays if s is not None}
         slots = [(k, p) for k in self.open_after for p in range(self.after[k].jokers) if (k, p) not in taken]
         off_table = max(0, len(jokers) - sum(self.after[k].jokers for k in self.open_after))
@@ -363,12 +363,15 @@ class _Search:
             gone = stood_for.get(("a", k), set()) | stood_for.get(("b", joker.source), set())
             return bool(readings) and all(r.kind == kind and joker.options & r.joker_keys[p] - gone for r in readings)
 
+        # (nor on one where another of them would stay: the joker there would be that one,
+        # stayed, as two run jokers standing for K12 and K13 swapped would both have stayed)
+        barred = {(k, p) for k, p in slots if any(must_stay(joker, k, p) for joker in freed)}
+
         def place(n: int, used: frozenset[tuple[int, int]], off: int) -> bool:
             if n == len(freed):
                 return True
-            joker = freed[n]
             for k, p in slots:
-                if (k, p) not in used and not must_stay(joker, k, p) and place(n + 1, used | {(k, p)}, off):
+                if (k, p) not in used and (k, p) not in barred and place(n + 1, used | {(k, p)}, off):
                     return True
             return off > 0 and place(n + 1, used, off - 1)
 

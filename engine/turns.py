@@ -536,15 +536,17 @@ class _Turn:
 
     def _reopened(self, moved: list[int], pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The joker sets left as they were, as (before set, after set) among ``pairs`` and
-        among the sets carried over untouched, whose after set holds a joker that may stand for
-        a tile a moved set's joker (or, in turn, a reopened one's) may stand for: judged as moved
-        too, so that the moved joker may stay there."""
+        among the sets carried over untouched, whose after set holds a joker that may stand for,
+        or a copy of, a tile that a moved set's joker (or, in turn, a reopened one's) may stand
+        for: judged as moved too, so that the moved joker may stay there, or be replaced by that
+        copy while the other joker reads otherwise."""
         before, after = self.before, self.after
-        if not pairs and len(self.after_left) == len(after):
-            return []  # (no set laid again identically, none carried over)
-        left = set(self.after_left)
-        carried = [k for k in range(len(after)) if k not in left and after[k].jokers and self._holds_joker(after[k])]
-        candidates = pairs + list(zip(self._carried_before(carried), carried, strict=True))
+        candidates = pairs
+        if len(self.after_left) < len(after):  # some sets carried over as the same objects
+            left = set(self.after_left)
+            carried = [k for k, s in enumerate(after) if s.jokers and k not in left and self._holds_joker(s)]
+            if carried:
+                candidates = pairs + list(zip(self._carried_before(carried), carried, strict=True))
         if not candidates:
             return []
         wanted = {key for i in moved for key in self._joker_options(before[i])}
@@ -553,7 +555,11 @@ class _Turn:
         while grown:
             grown = False
             for i, k in candidates:
-                if (i, k) not in reopened and wanted & self._joker_options(after[k]):
+                if (i, k) in reopened:
+                    continue
+                if not (
+                    wanted.isdisjoint(self._joker_options(after[k])) and wanted.isdisjoint(after[k].numbered_counts)
+                ):
                     reopened.append((i, k))
                     wanted |= self._joker_options(before[i])
                     grown = True

@@ -114,6 +114,22 @@ def test_a_joker_set_laid_again_identically_may_hold_another_sets_joker(rules: o
     assert codes(v) == ["JOKER_NOT_REPLACED"]
 
 
+def test_a_forced_group_joker_reads_the_same_declared_or_not() -> None:
+    # K10 O10 R10 J can only hold B10: laid again as it was, undeclared, it is the set it was;
+    # declared J=B10 it is not, yet both are one turn. Under sabra K10 B10 R10 J lost its joker
+    # (O10) to the run, replaced by the O10 beside its K10 and R10 copies; under strict-joker
+    # that O10 is a joker set's own, which frees no locked joker.
+    before = ["K10 O10 R10 J", "K10 B10 R10 J"]
+    for rules in (SABRA, STRICT_JOKER, PRESSMAN, OTHER_SET, RACK_ONLY, BOTH_COLOURS):
+        undeclared = verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6", rules=rules)
+        declared = verify(before, ["B10 K10 R10", "K10 O10 R10 J=B10", "O6 O7 O8 J"], "O8 O7 O6", rules=rules)
+        assert (undeclared.valid, codes(undeclared)) == (declared.valid, codes(declared)), rules
+    assert verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6").valid
+    assert codes(verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6", rules=STRICT_JOKER)) == [
+        "JOKER_SET_BROKEN"
+    ]
+
+
 # --- one replacing copy per joker ------------------------------------------------------------
 
 TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])

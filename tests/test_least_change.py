@@ -1293,3 +1293,64 @@ def test_value_with_table_and_rack_jokers_under_a_free_release_is_exact(objectiv
     assert_legal(before, rack, True, PRESETS["free-joker"], result)
     best = (35, 4) if objective == "value" else (4, 35)
     assert brute_least_change(before, rack, True, PRESETS["free-joker"], objective)[0] == best
+
+
+DECLARATION_RULES = [
+    SABRA,
+    PRESETS["pressman-2009"],
+    PRESETS["strict-joker"],
+    PRESETS["xp"],
+    dataclasses.replace(SABRA, freed_joker_use="other_set"),
+    dataclasses.replace(SABRA, group_joker_needs_both_colours=True),
+    dataclasses.replace(SABRA, joker_replacement_from="rack"),
+]
+
+
+@pytest.mark.parametrize("seed", range(2460, 2500))
+def test_an_undeclared_group_joker_reads_as_any_missing_colour(seed: int) -> None:
+    """Every after table of a small position (its table and some rack tiles laid out anew, as
+    the least-change brute force lists them) whose groups hold undeclared jokers: when one way
+    of declaring those jokers (each as a missing colour) is a legal turn, so is the undeclared
+    one (SPEC §2: an undeclared group joker stands for any missing colour; §4: the reading most
+    favourable to the player). Seed 2484 found the cases of
+    ``test_a_forced_group_joker_reads_the_same_declared_or_not`` (tests/test_jokers.py)."""
+    rng = random.Random(seed)
+    before, rack = playable(rng, (6, 10), 2, 2)
+    rules = rng.choice(DECLARATION_RULES)
+    tiles = [t.undeclared() for s in before for t in s]
+    table = [TableSet(tuple(s)) for s in before]
+    looked = 0
+    for played in sub_multisets(rack):
+        for after in splits(tiles + played) if played else ():
+            variants = _declarations(after)
+            if not variants or looked >= 200:
+                continue
+            looked += 1
+            if verify_turn(table, [TableSet(s) for s in after], rack, True, rules).valid:
+                continue
+            for variant in variants:
+                v = verify_turn(table, [TableSet(s) for s in variant], rack, True, rules)
+                assert not v.valid, (rules.preset, before, rack, after, variant)
+    _splits.cache_clear()
+
+
+def _declarations(after: list[tuple[Tile, ...]]) -> list[list[tuple[Tile, ...]]]:
+    """``after`` with the undeclared jokers of its groups declared, every way (each a missing
+    colour), the undeclared table itself left out."""
+    per_set: list[list[tuple[Tile, ...]]] = []
+    for s in after:
+        numbers = {t.number for t in s if t.color is not None}
+        jokers = [i for i, t in enumerate(s) if t.color is None and t.declared is None]
+        if not jokers or len(numbers) != 1 or len(s) > 4:
+            per_set.append([s])
+            continue
+        (number,) = numbers
+        missing = [c for c in COLORS if c not in {t.color for t in s}]
+        ways = [s]
+        for colours in itertools.permutations(missing, len(jokers)):
+            declared = list(s)
+            for i, colour in zip(jokers, colours, strict=True):
+                declared[i] = joker_as(numbered_tile(colour, number))
+            ways.append(tuple(declared))
+        per_set.append(ways)
+    return [list(way) for way in itertools.product(*per_set)][1:]
