@@ -514,10 +514,11 @@ class _Turn:
             else:
                 moved.append(i)
         open_after = [k for ks in relaid.values() for k in ks]
-        # ... unless a moved set's joker may stay in one: then the turn may read best with that
-        # set moved instead (SPEC §4: the assignment most favourable to the player), e.g.
-        # ``K8 O8 J`` + ``K8 O8 R8 J`` -> ``K8 O8 J`` + ``K8 O8 R8`` + ``R6 R7 R8 J`` with R6 R7 R8
-        # played: the B8 joker stays, the other joker is replaced by R8 and goes to the run
+        # ... unless a moved set's joker may stay in one, or be replaced by a copy there: then
+        # the turn may read best with that set moved too (SPEC §4: the assignment most
+        # favourable to the player), e.g. ``K8 O8 J`` + ``K8 O8 R8 J`` -> ``K8 O8 J`` +
+        # ``K8 O8 R8`` + ``R6 R7 R8 J`` with R6 R7 R8 played: the B8 joker stays in ``K8 O8 J``,
+        # the other joker is replaced by R8 and goes to the run
         reopened = self._reopened(moved, left_as_they_were) if moved else []
         moved = sorted(moved + [i for i, _ in reopened])
         open_after = sorted(open_after + [k for _, k in reopened])
