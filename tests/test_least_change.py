@@ -1354,3 +1354,35 @@ def _declarations(after: list[tuple[Tile, ...]]) -> list[list[tuple[Tile, ...]]]
             ways.append(tuple(declared))
         per_set.append(ways)
     return [list(way) for way in itertools.product(*per_set)][1:]
+
+
+STRICTER_JOKER_RULES = {
+    "joker_sets_locked": dataclasses.replace(SABRA, joker_sets_locked=True),
+    "other_set": dataclasses.replace(SABRA, freed_joker_use="other_set"),
+    "new_set_with_two_rack_tiles": dataclasses.replace(SABRA, freed_joker_use="new_set_with_two_rack_tiles"),
+    "joker_replacement_from_rack": dataclasses.replace(SABRA, joker_replacement_from="rack"),
+    "group_joker_needs_both_colours": dataclasses.replace(SABRA, group_joker_needs_both_colours=True),
+}
+
+
+@pytest.mark.parametrize("seed", range(4000, 4030))
+def test_a_stricter_joker_rule_never_makes_a_turn_legal(seed: int) -> None:
+    """Every after table the brute force lists for a small position with table jokers (at most
+    150): legal under one of the joker rules stricter than sabra's only if legal under sabra,
+    and legal under sabra only if legal with the jokers released freely (SPEC §3: each variant
+    only adds a condition). A search that misses a reading under one rule set shows here."""
+    rng = random.Random(seed)
+    before, rack = playable(rng, (6, 10), 2, 2)
+    table = [TableSet(tuple(s)) for s in before]
+    free = dataclasses.replace(SABRA, joker_release="free")
+    tiles = [t.undeclared() for s in before for t in s]
+    looked = 0
+    for played in sub_multisets(rack):
+        for after in splits(tiles + played) if played and looked < 150 else ():
+            looked += 1
+            laid = [TableSet(s) for s in after]
+            legal = verify_turn(table, laid, rack, True, SABRA).valid
+            assert not legal or verify_turn(table, laid, rack, True, free).valid, (before, rack, after)
+            for name, rules in STRICTER_JOKER_RULES.items():
+                assert legal or not verify_turn(table, laid, rack, True, rules).valid, (name, before, rack, after)
+    _splits.cache_clear()
