@@ -531,7 +531,15 @@ class _Search:
             place(d + 1, found + [unmet] * demand.weight)
 
         place(0, [])
-        assert best is not None
+        if best is None:
+            # no way to give the sets kept whole their copies (two locked sets whole in one
+            # after-set holding the copies of one): ``_locked_sets`` says so; here every
+            # demand goes unmet
+            return [
+                Violation(missing_code, self.sources[d.source].home(), {"tile": d.label})
+                for d in demands
+                for _ in range(d.weight)
+            ]
         return best
 
     def _demands(self, jokers: list[_Joker], stays: list[_Stay | None]) -> Iterator[_Demand]:

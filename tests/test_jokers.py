@@ -130,6 +130,16 @@ def test_a_forced_group_joker_reads_the_same_declared_or_not() -> None:
     ]
 
 
+XP_LOCKED = resolve_rules({"preset": "xp", "joker_sets_locked": True})
+
+
+def test_two_identical_locked_sets_laid_again_are_judged_without_a_crash() -> None:
+    # Both K9 R9 J are followed (a moved set shares their tiles), and an assignment keeping both
+    # whole in one after-set found no copies for them: the replacement search asserted.
+    v = verify(["K9 R9 J", "K9 R9 J", "K11 O11 J"], ["K9 R9 J", "K9 R9 J J", "K11 O11 R11"], "R11 O9", rules=XP_LOCKED)
+    assert v.valid, codes(v)
+
+
 # --- one replacing copy per joker ------------------------------------------------------------
 
 TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])
