@@ -140,6 +140,20 @@ def test_two_identical_locked_sets_laid_again_are_judged_without_a_crash() -> No
     assert v.valid, codes(v)
 
 
+def test_a_locked_groups_joker_stayed_where_it_can_stand_for_its_tile() -> None:
+    # K9 R9 J (its joker B9 or O9) is split, K9 to K9 O9 J and R9 to a run. The joker of
+    # K9 O9 J can stand for B9 beside K9: K9 R9 J's joker stayed there ("a group joker stayed
+    # if it can stand for the same tile in an after-group holding at least one numbered tile of
+    # its before-set"), so under locked sets the set was broken, though the run's joker freed
+    # by the O11 played could have gone there instead (two freed jokers may not swap into
+    # places where one of them stays).
+    before = ["O9 O10 J=O11", "K9 R9 J"]
+    for group in ("K9 O9 J", "K9 O9 J=B9"):
+        v = verify(before, [group, "O10 O11 O12", "R7 J=R8 R9"], "O12 O11 R7", rules=STRICT_JOKER)
+        assert codes(v) == ["JOKER_SET_BROKEN"], group
+        assert verify(before, [group, "O10 O11 O12", "R7 J=R8 R9"], "O12 O11 R7").valid
+
+
 # --- one replacing copy per joker ------------------------------------------------------------
 
 TWO_B7 = (["B5 B6 J", "J B8 B9", "K7 O7 R7 B7"], ["B5 B6 B7", "B7 B8 B9", "K7 O7 R7", "J J K11 K12"])
