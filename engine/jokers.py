@@ -365,17 +365,8 @@ class _Search:
 
         # (nor on one where another of them would stay: the joker there would be that one,
         # stayed, as two run jokers standing for K12 and K13 swapped would both have stayed)
-        barred = {(k, p) for k, p in slots if any(must_stay(joker, k, p) for joker in freed)}
-
-        def place(n: int, used: frozenset[tuple[int, int]], off: int) -> bool:
-            if n == len(freed):
-                return True
-            for k, p in slots:
-                if (k, p) not in used and (k, p) not in barred and place(n + 1, used | {(k, p)}, off):
-                    return True
-            return off > 0 and place(n + 1, used, off - 1)
-
-        return place(0, frozenset(), off_table)
+        open_slots = [(k, p) for k, p in slots if not any(must_stay(joker, k, p) for joker in freed)]
+        return len(freed) <= len(open_slots) + off_table
 
     def _replaced_in_place(self, joker: _Joker) -> bool:
         """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
