@@ -488,6 +488,9 @@ class _Search:
         chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
         homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
 
+        def unmet(demand: _Demand) -> list[Violation]:
+            return [Violation(missing_code, self.sources[demand.source].home(), {"tile": demand.label})] * demand.weight
+
         def place(d: int, found: list[Violation]) -> None:
             nonlocal best
             if best is not None and len(found) >= len(best) and _rank(found, 0) >= _rank(best, 0):
@@ -518,19 +521,14 @@ class _Search:
                     for k, key in spots:
                         capacity[k, key] += 1
                         used[key] -= 1
-            unmet = Violation(missing_code, source.home(), {"tile": demand.label})
-            place(d + 1, found + [unmet] * demand.weight)
+            place(d + 1, found + unmet(demand))
 
         place(0, [])
         if best is None:
             # no way to give the sets kept whole their copies (two locked sets whole in one
             # after-set holding the copies of one): ``_locked_sets`` says so; here every
             # demand goes unmet
-            return [
-                Violation(missing_code, self.sources[d.source].home(), {"tile": d.label})
-                for d in demands
-                for _ in range(d.weight)
-            ]
+            return [v for demand in demands for v in unmet(demand)]
         return best
 
     def _demands(self, jokers: list[_Joker], stays: list[_Stay | None]) -> Iterator[_Demand]:

@@ -25,7 +25,9 @@ from engine.solver import arrange, suggest
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, joker_as, parse_tiles
 from engine.tiles import numbered as numbered_tile
 from engine.turns import verify_turn
+from tests.test_jokers import OTHER_SET
 from tests.test_solver import Window, assert_legal, random_sets, remove, sub_multisets, window
+from tests.test_turns import BOTH_COLOURS, PRESSMAN, RACK_ONLY, STRICT_JOKER, TWO_RACK_TILES, XP
 
 CLASSIC = SUPPLIES["classic"].all_tiles()
 
@@ -371,8 +373,8 @@ def test_least_change_with_table_jokers(seed: int) -> None:
         PRESETS["pressman-2009"],
         PRESETS["strict-joker"],
         PRESETS["xp"],
-        dataclasses.replace(SABRA, joker_replacement_from="rack"),
-        dataclasses.replace(SABRA, freed_joker_use="other_set"),
+        RACK_ONLY,
+        OTHER_SET,
     ],
     ids=["pressman-2009", "strict-joker", "xp", "replacement-from-rack", "other-set"],
 )
@@ -1295,15 +1297,7 @@ def test_value_with_table_and_rack_jokers_under_a_free_release_is_exact(objectiv
     assert brute_least_change(before, rack, True, PRESETS["free-joker"], objective)[0] == best
 
 
-DECLARATION_RULES = [
-    SABRA,
-    PRESETS["pressman-2009"],
-    PRESETS["strict-joker"],
-    PRESETS["xp"],
-    dataclasses.replace(SABRA, freed_joker_use="other_set"),
-    dataclasses.replace(SABRA, group_joker_needs_both_colours=True),
-    dataclasses.replace(SABRA, joker_replacement_from="rack"),
-]
+DECLARATION_RULES = [SABRA, PRESSMAN, STRICT_JOKER, XP, OTHER_SET, BOTH_COLOURS, RACK_ONLY]
 
 
 @pytest.mark.parametrize("seed", range(2460, 2500))
@@ -1366,10 +1360,10 @@ def _declarations(after: list[tuple[Tile, ...]], forced_only: bool = False) -> l
 
 STRICTER_JOKER_RULES = {
     "joker_sets_locked": dataclasses.replace(SABRA, joker_sets_locked=True),
-    "other_set": dataclasses.replace(SABRA, freed_joker_use="other_set"),
-    "new_set_with_two_rack_tiles": dataclasses.replace(SABRA, freed_joker_use="new_set_with_two_rack_tiles"),
-    "joker_replacement_from_rack": dataclasses.replace(SABRA, joker_replacement_from="rack"),
-    "group_joker_needs_both_colours": dataclasses.replace(SABRA, group_joker_needs_both_colours=True),
+    "other_set": OTHER_SET,
+    "new_set_with_two_rack_tiles": TWO_RACK_TILES,
+    "joker_replacement_from_rack": RACK_ONLY,
+    "group_joker_needs_both_colours": BOTH_COLOURS,
 }
 
 

@@ -565,6 +565,20 @@ def least_change(
     # a bound from below on the weighed disturbance of every legal move (the explicit step's
     # optimum, when its move is no legal turn)
     lower: int | None = None
+    # the weighed disturbance of the least disturbing legal move known (the caller's)
+    ceiling = None if opening or known is None else weighed(known)
+
+    def explicit(most: int) -> LeastChange | str | None:
+        """The explicit step for at most ``most`` table tiles moved (``_few_moved``): its move
+        when proven least, KNOWN_LEAST when its bound shows the caller's move least, INFEASIBLE,
+        else None (its bound, when it gives one, kept in ``lower``)."""
+        nonlocal lower
+        few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
+        if not isinstance(few, tuple):
+            return few
+        lower = weighed(few)
+        return KNOWN_LEAST if ceiling is not None and ceiling <= lower else None
+
     # a move moving no table tile, when one scores as much: proven least by itself
     if not opening:
         intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
@@ -581,13 +595,9 @@ def least_change(
             bounds = _few_bounds(None if known is None else known[0], provable)
             few_skipped = not bounds
             for most in bounds:
-                few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
-                if isinstance(few, LeastChange):
+                few = explicit(most)
+                if isinstance(few, LeastChange) or few == KNOWN_LEAST:
                     return few
-                if isinstance(few, tuple):
-                    lower = weighed(few)
-                    if known is not None and weighed(known) <= lower:
-                        return KNOWN_LEAST
                 if few != INFEASIBLE:
                     break
     # then the integer programmes (``_programmes``). Where the rules' programmes do not model
@@ -596,7 +606,6 @@ def least_change(
     # ``RELAXED_NODES`` relaxations): their optimum bounds the least change from below, and
     # their move, when a legal turn, is the least change; else the rules' programmes look for
     # a legal move, proven least when it disturbs no more than that bound
-    ceiling = None if opening or known is None else weighed(known)
     holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
 
     def attempt(free: bool, max_nodes: int | None = None) -> Callable[[bool, int | None], _Solved | None]:
@@ -630,11 +639,9 @@ def least_change(
     if few_skipped and bound is None and time.perf_counter() < deadline:
         # the free programme proved nothing (it stopped at its cap): the explicit step, left
         # out for the programmes, may prove a move least, or bound them from below
-        few = _few_moved(table, kinds, rack, rules, weights, floor, FEW_MOVED, deadline)
-        if isinstance(few, LeastChange):
+        few = explicit(FEW_MOVED)
+        if isinstance(few, LeastChange) or few == KNOWN_LEAST:
             return few
-        if isinstance(few, tuple):
-            lower = weighed(few)
     if lower is not None:
         bound = lower if bound is None else max(bound, lower)
         if ceiling is not None and ceiling <= bound:
