@@ -4,6 +4,9 @@ is the same when
 
 - the before and after sets are listed in any order,
 - colours are renamed consistently (K↔B, …),
+- numbers are mirrored (n ↔ 14 − n) and every set is written in reverse, for a player who has
+  opened (a run's reading, §2, is then mirrored too: ascending in the order given becomes
+  descending and back; only tile values, which decide an opening, change),
 - the sets carry ids that name their successors (or any ids at all).
 
 The turns come from generated legal games (every preset), their corruptions, and random joker
@@ -88,6 +91,16 @@ def check_invariants(
             rng.shuffle(b)
             rng.shuffle(a)
             assert summary(verify(sets(b), sets(a), rack, opened, rules)) == expected, (b, a)
+    elif rewrite == "numbers":  # numbers mirrored, every set reversed; judged as opened
+        expected = summary(verify(sets(before), sets(after), rack, True, rules))
+        v = verify(
+            [TableSet(tuple(map(_mirrored, reversed(s)))) for s in before],
+            [TableSet(tuple(map(_mirrored, reversed(s)))) for s in after],
+            [_mirrored(t) for t in rack],
+            True,
+            rules,
+        )
+        assert summary(v, _mirrored) == expected, "numbers mirrored"
     elif rewrite == "colours":  # colours renamed consistently
         colours = list(COLORS)
         rng.shuffle(colours)
@@ -113,7 +126,16 @@ def check_invariants(
         assert summary(verify(before_sets, any_ids, rack, opened, rules)) == expected, "any ids"
 
 
-REWRITES = ("order", "colours", "ids")
+REWRITES = ("order", "colours", "numbers", "ids")
+
+
+def _mirrored(t: Tile) -> Tile:
+    """``t`` with its number (or its declared tile's) mirrored: n ↔ 14 − n (an involution)."""
+    if t.color is not None:
+        return numbered(t.color, 14 - t.number)
+    if t.declared is not None:
+        return joker_as(numbered(t.declared.color, 14 - t.declared.number))  # type: ignore[arg-type]
+    return t
 
 
 def _renamer(mapping: dict[str, str]) -> Callable[[Tile], Tile]:
