@@ -32,8 +32,12 @@ and the disturbance minimised (one objective with lexicographic integer weights)
 Table jokers (unless the joker release is free): the continuation of a joker set is of its
 kind and covers its jokers' places (a run-set's jokers keep standing for their tiles or are
 replaced there by the exact tile; a group-set stays a group of its number); under
-``joker_sets_locked`` it keeps every numbered tile; unless freed jokers may go to any set the
-jokers stay. An opening without manipulation keeps the table as it is and lays new sets from
+``joker_sets_locked`` it keeps every numbered tile and its jokers stay. A joker freed by its
+exact tile goes to any set under ``freed_joker_use: any_set``. Under ``other_set`` and
+``new_set_with_two_rack_tiles`` the jokers first stay in their places; then (see
+``least_change``) a joker freed in place goes to any set but its own set's continuation, or
+to a free set (``_freed_elsewhere``: the other moves such a joker may make are not modelled,
+nor these rules' other conditions: the moves are checked). An opening without manipulation keeps the table as it is and lays new sets from
 the rack worth the minimum; an opening with manipulation is not modelled.
 
 First, when the player has opened, ``engine.solver.intact`` looks for a move moving no table
@@ -121,6 +125,7 @@ the explicit step then looks at no more than the best move moves (fewer columns,
 fewer than ``FEW_MOVED``), and further than ``FEW_MOVED`` when it moves more (the least change
 is then found by the explicit steps, without the integer programmes)."""
 RELAXED_NODES = 40
+RELEASING_SECONDS = 0.1  # the time of the rules' programme freeing jokers in place, at most (see least_change)
 """The most relaxations of the integer programme with the jokers free, solved first where the
 rules' programmes do not model every legal move (see ``least_change``). On generated sabra
 games (747 positions) the cap at 20, 40 and 60 left least change unproven on 56, 30 and 25,
@@ -608,7 +613,9 @@ def least_change(
     # a legal move, proven least when it disturbs no more than that bound
     holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
 
-    def attempt(free: bool, max_nodes: int | None = None) -> Callable[[bool, int | None], _Solved | None]:
+    def attempt(
+        free: bool, max_nodes: int | None = None, keep_jokers: bool = False, seconds: float | None = None
+    ) -> Callable[[bool, int | None], _Solved | None]:
         return functools.partial(
             _attempt,
             table,
@@ -623,11 +630,12 @@ def least_change(
             rules,
             weights,
             floor,
-            deadline,
+            deadline if seconds is None else min(deadline, time.perf_counter() + seconds),
             w_move,
             w_touch,
             free,
             max_nodes=max_nodes,
+            keep_jokers=keep_jokers,
         )
 
     programmes = functools.partial(_programmes, check, functools.partial(changes, table, rack), weighed, offset)
@@ -652,7 +660,21 @@ def least_change(
         if bound is not None and ceiling <= bound:
             return dataclasses.replace(relaxed, proven=True)
     # (the rules' programmes answer no KNOWN_LEAST: they are not exact)
-    legal = programmes(attempt(False), False, ceiling, holder)[0] or holder
+    releasing = not (rules.freed_joker_use == "any_set" or rules.joker_sets_locked)
+    # (under other_set and new_set_with_two_rack_tiles first with every joker set's jokers in
+    # their places: its moves are more often legal, and it is solved faster)
+    legal = programmes(attempt(False, keep_jokers=releasing), False, ceiling, holder)[0]
+    if isinstance(legal, LeastChange):
+        legal = dataclasses.replace(legal, changes=legal.changes or changes(table, rack, legal.after))
+    if releasing and bound is not None and not _within(legal, bound, weighed) and time.perf_counter() < deadline:
+        # then with the jokers freed by their exact tiles where these rules allow (in part:
+        # ``_freed_elsewhere``), for a move disturbing less: its smaller form, for at most
+        # RELEASING_SECONDS
+        if isinstance(legal, LeastChange):
+            ceiling, holder = _weighed_changes(legal, weighed), legal
+        releasing_programme = attempt(False, seconds=RELEASING_SECONDS)
+        legal = programmes(releasing_programme, False, ceiling, holder, smaller_only=True)[0] or legal
+    legal = legal or holder
     if isinstance(legal, str):  # the caller's move
         return legal if bound is not None and ceiling is not None and ceiling <= bound else None
     if legal is None or bound is None:
@@ -717,6 +739,17 @@ def _programmes(
     if found is None or (not found.proven and fallback is not None and _worse(listed, found, fallback)):
         return fallback, bound
     return found, bound
+
+
+def _within(move: LeastChange | str | None, bound: int | None, weighed: Callable[[tuple[int, int, int]], int]) -> bool:
+    """Is ``move`` (a programme's, with its change list) proven least by ``bound``?"""
+    return isinstance(move, LeastChange) and bound is not None and _weighed_changes(move, weighed) <= bound
+
+
+def _weighed_changes(move: LeastChange, weighed: Callable[[tuple[int, int, int]], int]) -> int:
+    """The weighed disturbance of ``move``, its change list known."""
+    assert move.changes is not None
+    return weighed(move.changes.disturbance.as_tuple())
 
 
 def _proven(holder: LeastChange | str | None) -> LeastChange | str | None:
@@ -799,11 +832,13 @@ def _attempt(
     aggregated: bool,
     cutoff: int | None,
     max_nodes: int | None = None,
+    keep_jokers: bool = False,
 ) -> _Solved | None:
     """Build and solve the programme; the after table of its solution, whether it is optimal,
     and its objective value (None: no solution in time, or within ``max_nodes`` relaxations).
     With a ``cutoff`` only solutions of a lower objective are sought: the after table is None
-    when none exists."""
+    when none exists. ``keep_jokers``: a joker set's jokers stay in their places (unless the
+    release is free), not freed by their exact tiles."""
     tw, vw = weights
     m = _Model()
 
@@ -821,15 +856,18 @@ def _attempt(
     conts: list[_Continuation] = []
 
     frees = rules.freed_joker_use == "any_set" and not rules.joker_sets_locked
+    releases = not rules.joker_sets_locked and not keep_jokers
     first_continued = len(m.cost)  # the continuations' columns: branched on first
     if not opening:
         for tiles, reading in zip(table, readings, strict=True):
             cont = _continuation(
-                m, tiles, reading, supply, jokers, free_release, frees, rules, w_move, w_touch, aggregated
+                m, tiles, reading, supply, jokers, free_release, frees, releases, rules, w_move, w_touch, aggregated
             )
             conts.append(cont)
             lanes += cont.runs
             groups += cont.groups
+        if not free_release and not frees and releases:
+            _freed_elsewhere(m, conts, rack_jokers, rules.freed_joker_use == "new_set_with_two_rack_tiles")
         _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
     continued = range(first_continued, len(m.cost))
 
@@ -1097,6 +1135,11 @@ class _Continuation:
     groups: list[_Groups]
     same: int | None
     requests: list[tuple[str, int, int, int]]
+    # (column, jokers): where it holds jokers beside those of the set staying in their places
+    # (with fixed jokers; else every column holding jokers), and those staying
+    extra_jokers: list[tuple[int, float]] = dataclasses.field(default_factory=list)
+    staying_jokers: list[tuple[int, float]] = dataclasses.field(default_factory=list)
+    own_jokers: int = 0
 
 
 def _continuation(
@@ -1107,6 +1150,7 @@ def _continuation(
     jokers: int,
     free_release: bool,
     frees: bool,
+    releases: bool,
     rules: Rules,
     w_move: int,
     w_touch: int,
@@ -1120,6 +1164,10 @@ def _continuation(
     assert best is not None
     is_run = best.kind == RUN
     fixed_jokers = own_jokers and not free_release
+    # ``releases``: a joker may be freed by its exact tile in its place (where it may go: the
+    # caller's ``_freed_elsewhere``); ``frees``: to any set
+    extra_jokers: list[tuple[int, float]] = []
+    staying_jokers: list[tuple[int, float]] = []
     active: list[int] = []  # the candidates' columns, requests included (one chosen when b is continued)
     kept: list[int] = []  # the columns holding b's tiles,
     kept_n: list[float] = []  # how many of them
@@ -1158,15 +1206,17 @@ def _continuation(
         sizes += run.sizes
         holder += run.joker.values()
         holds += [1.0] * len(run.joker)
+        places = [t.declared.number for t in best.tiles if t.color is None and t.declared is not None]
         if fixed_jokers:
-            places = [t.declared.number for t in best.tiles if t.color is None and t.declared is not None]
             for p in places:
                 m.row(run.covering(p), 1, 1)
-                if not frees:
+                if not releases:
                     m.row({run.joker[p]: 1}, 1, 1)
             if rules.joker_sets_locked:
                 for v in anchors:
                     m.row({run.tile[v]: 1}, 1, 1)
+        extra_jokers += [(col, 1.0) for v, col in run.joker.items() if not fixed_jokers or v not in places]
+        staying_jokers += [(run.joker[p], 1.0) for p in places if fixed_jokers]
     mine_bits: dict[int, int] = {}  # number -> the colours of b's tiles of it, as a bit set
     for c, v in mine:
         mine_bits[v] = mine_bits.get(v, 0) | 1 << c
@@ -1180,7 +1230,7 @@ def _continuation(
             allowed = [
                 (colours, j, n)
                 for colours, j, n in zip(shapes.colours, shapes.jokers, shared, strict=True)
-                if (j >= own_jokers or _frees_group_jokers(tiles, mine, colours, j, frees, rules))
+                if (j >= own_jokers or _frees_group_jokers(tiles, mine, colours, j, releases, rules))
                 and not (rules.joker_sets_locked and (j < own_jokers or n < len(mine)))
             ]
             shapes, shared = _Shapes([(colours, j) for colours, j, _ in allowed]), tuple(n for _, _, n in allowed)
@@ -1193,6 +1243,12 @@ def _continuation(
         sizes += shapes.sizes
         holder += itertools.compress(g.cols, shapes.jokers)
         holds += filter(None, shapes.jokers)
+        kept_here = own_jokers if fixed_jokers else 0
+        for col, j in zip(g.cols, shapes.jokers, strict=True):
+            if j > kept_here:
+                extra_jokers.append((col, float(j - kept_here)))
+            if j and kept_here:
+                staying_jokers.append((col, float(min(j, kept_here))))
     if not active:
         if fixed_jokers:
             m.row({m.var(0): 1}, 1, 1)  # infeasible: nothing can continue this set
@@ -1215,7 +1271,30 @@ def _continuation(
         m.cost[k] -= w_move * n
     m.cost[kept_jokers] -= w_move
     # a continuation is not a new set: the objective counts free sets only
-    return _Continuation(runs, groups, same, requests)
+    return _Continuation(runs, groups, same, requests, extra_jokers, staying_jokers, own_jokers if fixed_jokers else 0)
+
+
+def _freed_elsewhere(m: _Model, conts: list[_Continuation], rack_jokers: int, new_sets: bool) -> None:
+    """Where the jokers freed by their exact tiles may lie, under a freed joker use other than
+    any_set: not in their own set's continuation (of its kind, holding its tiles), so beside
+    the jokers staying in their places a continuation holds at most the rack's jokers and
+    those freed from other sets; under ``new_sets`` in no continuation at all (a new set holds
+    no tile of the joker's set and not every tile of any before-set: a continuation seldom
+    qualifies). Not every legal move is modelled (a freed joker beside another copy of a tile
+    of its set, in a continuation that is a new set), nor is every modelled move legal
+    (other_set's kinds, a new set's two rack tiles): the moves are checked."""
+    if new_sets:
+        extra = [term for cont in conts for term in cont.extra_jokers]
+        m.row_of([col for col, _ in extra], [n for _, n in extra], -np.inf, rack_jokers)
+        return
+    for b, cont in enumerate(conts):
+        if not cont.own_jokers or not cont.extra_jokers:
+            continue
+        others = [c for k, c in enumerate(conts) if k != b]
+        # extra(b) <= the rack's jokers + the others' freed ones (their own less those staying)
+        terms = [*cont.extra_jokers, *(term for c in others for term in c.staying_jokers)]
+        most = rack_jokers + sum(c.own_jokers for c in others)
+        m.row_of([col for col, _ in terms], [n for _, n in terms], -np.inf, most)
 
 
 def _unchanged_rows(
