@@ -500,7 +500,8 @@ class _Turn:
         changed = [i for i in self.before_left if before[i].jokers and self._holds_joker(before[i])]
         if not changed:
             return
-        # So does one laid again identically (equal, though not the same object).
+        # So does one laid again identically (equal, though not the same object; or in another
+        # order that every reading keeps: a group's tiles, a run laid the other way).
         relaid: dict[tuple[tuple[str, ...], str | None], list[int]] = {}
         for k in self.after_left:
             if after[k].jokers:
@@ -514,6 +515,12 @@ class _Turn:
             else:
                 moved.append(i)
         open_after = [k for ks in relaid.values() for k in ks]
+        for i in list(moved):
+            match = next((k for k in open_after if self._read_alike(before[i], after[k])), None)
+            if match is not None:
+                moved.remove(i)
+                open_after.remove(match)
+                left_as_they_were.append((i, match))
         # ... unless a moved set's joker may stay in one, or be replaced by a copy there: then
         # the turn may read best with that set moved too (SPEC §4: the assignment most
         # favourable to the player), e.g. ``K8 O8 J`` + ``K8 O8 R8 J`` -> ``K8 O8 J`` +
@@ -534,6 +541,17 @@ class _Turn:
         outcome = follow_jokers(before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates)
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
+
+    def _read_alike(self, one: TableSet, other: TableSet) -> bool:
+        """Do two sets hold the same tiles and read the same ways (every reading's tiles, a
+        run's jokers standing for the same tiles, in any order)?"""
+        if one.kind != other.kind or one.jokers != other.jokers or one.numbered_counts != other.numbered_counts:
+            return False
+
+        def readings(s: TableSet) -> list[tuple[str, tuple[str, ...]]]:
+            return sorted((r.kind, tuple(sorted(t.code for t in r.tiles))) for r in s.read(self.rules).readings)
+
+        return readings(one) == readings(other)
 
     def _reopened(self, moved: list[int], pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The joker sets left as they were, as (before set, after set) among ``pairs`` and

@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from engine.rules import PRESETS, SABRA, resolve_rules
+from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
 from engine.tiles import parse_tiles
 from engine.turns import verify_turn
@@ -138,6 +138,26 @@ def test_two_identical_locked_sets_laid_again_are_judged_without_a_crash() -> No
     # whole in one after-set found no copies for them: the replacement search asserted.
     v = verify(["K9 R9 J", "K9 R9 J", "K11 O11 J"], ["K9 R9 J", "K9 R9 J J", "K11 O11 R11"], "R11 O9", rules=XP_LOCKED)
     assert v.valid, codes(v)
+
+
+@pytest.mark.parametrize("rules", [SABRA, STRICT_JOKER, PRESSMAN])
+def test_a_joker_set_laid_again_in_another_order_is_laid_again(rules: Rules) -> None:
+    # A group laid again with its tiles in another order (or a run the other way) is the same
+    # set, its jokers where they were. It showed where the moved sets' jokers are counted: with
+    # three jokers on a classic table (TILE_SUPPLY_EXCEEDED) moved sets holding more jokers than
+    # the tile set has are not followed, so whether JOKER_NOT_REPLACED and
+    # JOKER_RELEASED_BEFORE_OPENING were reported depended on the order of J B2 O2's tiles
+    # (found by the "tiles" rewrite of tests/test_turns_metamorphic.py).
+    before = ["J B2 O2", "J K2 K3", "J B1 O1", "K5 K6 K7"]
+    found = []
+    for group in ("J B2 O2", "B2 J O2", "O2 B2 J"):
+        v = verify(before, [group, "K5 K6 K7", "J K2 K3 J B1 O1"], "K1", opened=False, rules=rules)
+        found.append(sorted(codes(v)))
+    assert "TILE_SUPPLY_EXCEEDED" in found[0]
+    assert found[1] == found[0] and found[2] == found[0]
+    for run in ("R4 R5 J", "J R5 R4"):  # R6 both ways
+        v = verify(["R4 R5 J", "K9 B9 O9"], [run, "K9 B9 O9 R9"], "R9", rules=rules)
+        assert v.valid and v.jokers_freed == 0, codes(v)
 
 
 def test_a_locked_groups_joker_stayed_where_it_can_stand_for_its_tile() -> None:

@@ -3,6 +3,8 @@ written down. For each turn, the verdict (valid, codes, jokers freed, penalty, p
 is the same when
 
 - the before and after sets are listed in any order,
+- the tiles of a set whose order cannot matter (a group's, or any set without jokers unless
+  the rules say ``strict_order``) are listed in any order,
 - colours are renamed consistently (K↔B, …),
 - numbers are mirrored (n ↔ 14 − n) and every set is written in reverse, for a player who has
   opened (a run's reading, §2, is then mirrored too: ascending in the order given becomes
@@ -91,6 +93,11 @@ def check_invariants(
             rng.shuffle(b)
             rng.shuffle(a)
             assert summary(verify(sets(b), sets(a), rack, opened, rules)) == expected, (b, a)
+    elif rewrite == "tiles":  # tiles listed in another order where no reading depends on it
+        for _ in range(3):
+            b = [_shuffled_where_free(s, rules, rng) for s in before]
+            a = [_shuffled_where_free(s, rules, rng) for s in after]
+            assert summary(verify(sets(b), sets(a), rack, opened, rules)) == expected, (b, a)
     elif rewrite == "numbers":  # numbers mirrored, every set reversed; judged as opened
         expected = summary(verify(sets(before), sets(after), rack, True, rules))
         v = verify(
@@ -126,7 +133,23 @@ def check_invariants(
         assert summary(verify(before_sets, any_ids, rack, opened, rules)) == expected, "any ids"
 
 
-REWRITES = ("order", "colours", "numbers", "ids")
+REWRITES = ("order", "tiles", "colours", "numbers", "ids")
+
+
+def _shuffled_where_free(tiles: Tiles, rules: Rules, rng: random.Random) -> Tiles:
+    """``tiles`` in a random order when no reading of the set depends on it (§2): a group
+    (two numbered tiles or more, one number, no colour twice), or a set without jokers unless
+    the rules say ``strict_order``; else as they are."""
+    numbered_tiles = [t for t in tiles if t.color is not None]
+    if any(t.color is None for t in tiles):
+        free = len(numbered_tiles) >= 2 and len({(t.number) for t in numbered_tiles}) == 1
+        free = free and len({t.color for t in numbered_tiles}) == len(numbered_tiles)
+    else:
+        free = len({t.number for t in numbered_tiles}) == 1 or not rules.strict_order
+    out = list(tiles)
+    if free:
+        rng.shuffle(out)
+    return out
 
 
 def _mirrored(t: Tile) -> Tile:
