@@ -37,8 +37,9 @@ exact tile goes to any set under ``freed_joker_use: any_set``. Under ``other_set
 ``new_set_with_two_rack_tiles`` the jokers first stay in their places; then (see
 ``least_change``) a joker freed in place goes to any set but its own set's continuation, or
 to a free set (``_freed_elsewhere``: the other moves such a joker may make are not modelled,
-nor these rules' other conditions: the moves are checked). An opening without manipulation keeps the table as it is and lays new sets from
-the rack worth the minimum; an opening with manipulation is not modelled.
+nor these rules' other conditions: the moves are checked). An opening without manipulation
+keeps the table as it is and lays new sets from the rack worth the minimum; an opening with
+manipulation is not modelled.
 
 First, when the player has opened, ``engine.solver.intact`` looks for a move moving no table
 tile that scores as much (every before-set as it lies or grown by rack tiles, jokers
@@ -125,13 +126,17 @@ the explicit step then looks at no more than the best move moves (fewer columns,
 fewer than ``FEW_MOVED``), and further than ``FEW_MOVED`` when it moves more (the least change
 is then found by the explicit steps, without the integer programmes)."""
 RELAXED_NODES = 40
-RELEASING_SECONDS = 0.1  # the time of the rules' programme freeing jokers in place, at most (see least_change)
 """The most relaxations of the integer programme with the jokers free, solved first where the
 rules' programmes do not model every legal move (see ``least_change``). On generated sabra
 games (747 positions) the cap at 20, 40 and 60 left least change unproven on 56, 30 and 25,
 the slowest 1% taking 235, 255 and 311 ms and all together 20.9, 20.9 and 23.4 s (xp, 1,083
 positions, 20 against 40: 116 and 66 unproven, p99 444 and 496 ms, 50.7 and 52.1 s);
 measured in bench/README.md, session 30."""
+RELEASING_SECONDS = 0.1
+"""The most time of the rules' programme freeing jokers in place under ``other_set`` and
+``new_set_with_two_rack_tiles`` (see ``least_change``). On generated pressman-2009 games
+(747 positions) unbounded, it took p99 from 819 to 1,002 ms for the same answers; at 0.1 s,
+and only where the free programme gave a bound, 716 -> 756 ms (bench/README.md, session 32)."""
 
 
 def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> Suggestion:
@@ -660,13 +665,13 @@ def least_change(
         if bound is not None and ceiling <= bound:
             return dataclasses.replace(relaxed, proven=True)
     # (the rules' programmes answer no KNOWN_LEAST: they are not exact)
-    releasing = not (rules.freed_joker_use == "any_set" or rules.joker_sets_locked)
+    limited_use = not (rules.freed_joker_use == "any_set" or rules.joker_sets_locked)
     # (under other_set and new_set_with_two_rack_tiles first with every joker set's jokers in
     # their places: its moves are more often legal, and it is solved faster)
-    legal = programmes(attempt(False, keep_jokers=releasing), False, ceiling, holder)[0]
+    legal = programmes(attempt(False, keep_jokers=limited_use), False, ceiling, holder)[0]
     if isinstance(legal, LeastChange):
         legal = dataclasses.replace(legal, changes=legal.changes or changes(table, rack, legal.after))
-    if releasing and bound is not None and not _within(legal, bound, weighed) and time.perf_counter() < deadline:
+    if limited_use and bound is not None and not _within(legal, bound, weighed) and time.perf_counter() < deadline:
         # then with the jokers freed by their exact tiles where these rules allow (in part:
         # ``_freed_elsewhere``), for a move disturbing less: its smaller form, for at most
         # RELEASING_SECONDS
