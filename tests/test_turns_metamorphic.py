@@ -142,7 +142,7 @@ def _shuffled_where_free(tiles: Tiles, rules: Rules, rng: random.Random) -> Tile
     the rules say ``strict_order``; else as they are."""
     numbered_tiles = [t for t in tiles if t.color is not None]
     if any(t.color is None for t in tiles):
-        free = len(numbered_tiles) >= 2 and len({(t.number) for t in numbered_tiles}) == 1
+        free = len(numbered_tiles) >= 2 and len({t.number for t in numbered_tiles}) == 1
         free = free and len({t.color for t in numbered_tiles}) == len(numbered_tiles)
     else:
         free = len({t.number for t in numbered_tiles}) == 1 or not rules.strict_order
