@@ -32,12 +32,13 @@ and the disturbance minimised (one objective with lexicographic integer weights)
 Table jokers (unless the joker release is free): the continuation of a joker set is of its
 kind and covers its jokers' places (a run-set's jokers keep standing for their tiles or are
 replaced there by the exact tile; a group-set stays a group of its number); under
-``joker_sets_locked`` it keeps every numbered tile and its jokers stay. A joker freed by its
-exact tile goes to any set under ``freed_joker_use: any_set``. Under ``other_set`` and
-``new_set_with_two_rack_tiles`` the jokers first stay in their places; then (see
-``least_change``) a joker freed in place goes to any set but its own set's continuation, or
-to a free set (``_freed_elsewhere``: the other moves such a joker may make are not modelled,
-nor these rules' other conditions: the moves are checked). An opening without manipulation
+``joker_sets_locked`` it keeps every numbered tile. A joker freed by its exact tile goes to
+any set under ``freed_joker_use: any_set``. Under ``other_set``, ``new_set_with_two_rack_tiles``
+and ``joker_sets_locked`` the jokers first stay in their places; then (see ``least_change``)
+a joker freed in place goes where the freed joker use says: any set, any set but its own
+set's continuation, or a free set (``_freed_elsewhere``: the other moves such a joker may
+make are not modelled, nor these rules' other conditions: the moves are checked). An opening
+without manipulation
 keeps the table as it is and lays new sets from the rack worth the minimum; an opening with
 manipulation is not modelled.
 
@@ -133,8 +134,8 @@ the slowest 1% taking 235, 255 and 311 ms and all together 20.9, 20.9 and 23.4 s
 positions, 20 against 40: 116 and 66 unproven, p99 444 and 496 ms, 50.7 and 52.1 s);
 measured in bench/README.md, session 30."""
 RELEASING_SECONDS = 0.1
-"""The most time of the rules' programme freeing jokers in place under ``other_set`` and
-``new_set_with_two_rack_tiles`` (see ``least_change``). On generated pressman-2009 games
+"""The most time of the rules' programme freeing jokers in place under ``other_set``,
+``new_set_with_two_rack_tiles`` and ``joker_sets_locked`` (see ``least_change``). On generated pressman-2009 games
 (747 positions) unbounded, it took p99 from 819 to 1,002 ms for the same answers; at 0.1 s,
 and only where the free programme gave a bound, 716 -> 756 ms (bench/README.md, session 32)."""
 
@@ -665,9 +666,10 @@ def least_change(
         if bound is not None and ceiling <= bound:
             return dataclasses.replace(relaxed, proven=True)
     # (the rules' programmes answer no KNOWN_LEAST: they are not exact)
-    limited_use = not (rules.freed_joker_use == "any_set" or rules.joker_sets_locked)
-    # (under other_set and new_set_with_two_rack_tiles first with every joker set's jokers in
-    # their places: its moves are more often legal, and it is solved faster)
+    limited_use = rules.freed_joker_use != "any_set" or rules.joker_sets_locked
+    # (under other_set, new_set_with_two_rack_tiles and locked joker sets first with every
+    # joker set's jokers in their places: its moves are more often legal, and it is solved
+    # faster)
     legal = programmes(attempt(False, keep_jokers=limited_use), False, ceiling, holder)[0]
     if isinstance(legal, LeastChange):
         legal = dataclasses.replace(legal, changes=legal.changes or changes(table, rack, legal.after))
@@ -860,18 +862,17 @@ def _attempt(
     groups = list(free_groups)
     conts: list[_Continuation] = []
 
-    frees = rules.freed_joker_use == "any_set" and not rules.joker_sets_locked
-    releases = not rules.joker_sets_locked and not keep_jokers
+    releases = not keep_jokers
     first_continued = len(m.cost)  # the continuations' columns: branched on first
     if not opening:
         for tiles, reading in zip(table, readings, strict=True):
             cont = _continuation(
-                m, tiles, reading, supply, jokers, free_release, frees, releases, rules, w_move, w_touch, aggregated
+                m, tiles, reading, supply, jokers, free_release, releases, rules, w_move, w_touch, aggregated
             )
             conts.append(cont)
             lanes += cont.runs
             groups += cont.groups
-        if not free_release and not frees and releases:
+        if not free_release and rules.freed_joker_use != "any_set" and releases:
             _freed_elsewhere(m, conts, rack_jokers, rules.freed_joker_use == "new_set_with_two_rack_tiles")
         _cross_kind(m, [r for cont in conts for r in cont.requests], free_lanes, free_groups)
     continued = range(first_continued, len(m.cost))
@@ -1154,7 +1155,6 @@ def _continuation(
     supply: Counter[tuple[int, int]],
     jokers: int,
     free_release: bool,
-    frees: bool,
     releases: bool,
     rules: Rules,
     w_move: int,
@@ -1169,8 +1169,8 @@ def _continuation(
     assert best is not None
     is_run = best.kind == RUN
     fixed_jokers = own_jokers and not free_release
-    # ``releases``: a joker may be freed by its exact tile in its place (where it may go: the
-    # caller's ``_freed_elsewhere``); ``frees``: to any set
+    # ``releases``: a joker may be freed by its exact tile in its place (where it may go: any
+    # set, or as the caller's ``_freed_elsewhere`` says; a locked set keeps its numbered tiles)
     extra_jokers: list[tuple[int, float]] = []
     staying_jokers: list[tuple[int, float]] = []
     active: list[int] = []  # the candidates' columns, requests included (one chosen when b is continued)
@@ -1236,7 +1236,7 @@ def _continuation(
                 (colours, j, n)
                 for colours, j, n in zip(shapes.colours, shapes.jokers, shared, strict=True)
                 if (j >= own_jokers or _frees_group_jokers(tiles, mine, colours, j, releases, rules))
-                and not (rules.joker_sets_locked and (j < own_jokers or n < len(mine)))
+                and not (rules.joker_sets_locked and n < len(mine))
             ]
             shapes, shared = _Shapes([(colours, j) for colours, j, _ in allowed]), tuple(n for _, _, n in allowed)
         g = _Groups(number, shapes, m.vars([1] * len(shapes)))
@@ -1334,13 +1334,13 @@ def _frees_group_jokers(
     mine: Counter[tuple[int, int]],
     colours: tuple[int, ...],
     jokers: int,
-    frees: bool,
+    releases: bool,
     rules: Rules,
 ) -> bool:
     """Does a group of ``colours`` and ``jokers`` jokers continuing the group ``tiles`` free
     its missing jokers by their exact tiles (a declared joker by its tile; an undeclared one by
     a missing colour, both in a group of three under ``group_joker_needs_both_colours``)?"""
-    if not frees:
+    if not releases:
         return False
     added = {c for c in colours if not mine[(c, next(v for _, v in mine))]}
     declared = {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
