@@ -38,9 +38,8 @@ and ``joker_sets_locked`` the jokers first stay in their places; then (see ``lea
 a joker freed in place goes where the freed joker use says: any set, any set but its own
 set's continuation, or a free set (``_freed_elsewhere``: the other moves such a joker may
 make are not modelled, nor these rules' other conditions: the moves are checked). An opening
-without manipulation
-keeps the table as it is and lays new sets from the rack worth the minimum; an opening with
-manipulation is not modelled.
+without manipulation keeps the table as it is and lays new sets from the rack worth the
+minimum; an opening with manipulation is not modelled.
 
 First, when the player has opened, ``engine.solver.intact`` looks for a move moving no table
 tile that scores as much (every before-set as it lies or grown by rack tiles, jokers
