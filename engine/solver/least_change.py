@@ -660,8 +660,7 @@ def least_change(
         if ceiling is not None and ceiling <= bound:
             return KNOWN_LEAST
     if relaxed is not None:
-        assert relaxed.changes is not None
-        ceiling, holder = weighed(relaxed.changes.disturbance.as_tuple()), relaxed
+        ceiling, holder = _weighed_changes(relaxed, weighed), relaxed
         if bound is not None and ceiling <= bound:
             return dataclasses.replace(relaxed, proven=True)
     # (the rules' programmes answer no KNOWN_LEAST: they are not exact)
@@ -670,8 +669,6 @@ def least_change(
     # joker set's jokers in their places: its moves are more often legal, and it is solved
     # faster)
     legal = programmes(attempt(False, keep_jokers=limited_use), False, ceiling, holder)[0]
-    if isinstance(legal, LeastChange):
-        legal = dataclasses.replace(legal, changes=legal.changes or changes(table, rack, legal.after))
     if limited_use and bound is not None and not _within(legal, bound, weighed) and time.perf_counter() < deadline:
         # then with the jokers freed by their exact tiles where these rules allow (in part:
         # ``_freed_elsewhere``), for a move disturbing less: its smaller form, for at most
@@ -685,8 +682,7 @@ def least_change(
         return legal if bound is not None and ceiling is not None and ceiling <= bound else None
     if legal is None or bound is None:
         return legal
-    listed = legal.changes or changes(table, rack, legal.after)
-    return dataclasses.replace(legal, changes=listed, proven=weighed(listed.disturbance.as_tuple()) <= bound)
+    return dataclasses.replace(legal, proven=_within(legal, bound, weighed))
 
 
 def _programmes(
@@ -709,8 +705,13 @@ def _programmes(
     continued by a set of the other kind only through the free sets, counted by necessary
     conditions): its optimum bounds the true one from below, so a move it finds disturbing
     exactly that much is the least change; else (unless ``smaller_only``) the full model. A
-    move is only answered when it is a legal turn scoring enough (``check``, see ``_checked``);
-    ``listed`` gives a move's change list."""
+    move is only answered when it is a legal turn scoring enough (``check``, see ``_checked``),
+    with its change list (``listed``)."""
+
+    def checked(after: list[tuple[Tile, ...]], proven: bool) -> LeastChange | None:
+        found = check(after, proven)
+        return None if found is None else dataclasses.replace(found, changes=listed(found.after))
+
     fast = attempt(True, None if ceiling is None else ceiling - offset + 1)
     # a legal move of the smaller model that is not proven least: answered (not proven) when
     # the full model finds nothing in time
@@ -722,13 +723,12 @@ def _programmes(
             return (_proven(holder) if optimal and exact else None), None
         if optimal and exact:
             bound = least + offset
-        found = check(after, optimal and exact)
+        found = checked(after, optimal and exact)
         if found is not None:
-            found_changes = listed(found.after)
-            disturbs = weighed(found_changes.disturbance.as_tuple())
+            disturbs = _weighed_changes(found, weighed)
             if optimal and disturbs <= least + offset:
-                return dataclasses.replace(found, changes=found_changes), bound
-            fallback = dataclasses.replace(found, proven=False, changes=found_changes)
+                return found, bound
+            fallback = dataclasses.replace(found, proven=False)
             if ceiling is not None and disturbs < ceiling:
                 ceiling, holder = disturbs, fallback
     if smaller_only:
@@ -741,8 +741,8 @@ def _programmes(
         return (_proven(holder) if optimal and exact and holder is not None else fallback), bound
     if optimal and exact:
         bound = least + offset
-    found = check(after, optimal and exact)
-    if found is None or (not found.proven and fallback is not None and _worse(listed, found, fallback)):
+    found = checked(after, optimal and exact)
+    if found is None or (not found.proven and fallback is not None and _disturbance(found) > _disturbance(fallback)):
         return fallback, bound
     return found, bound
 
@@ -754,8 +754,13 @@ def _within(move: LeastChange | str | None, bound: int | None, weighed: Callable
 
 def _weighed_changes(move: LeastChange, weighed: Callable[[tuple[int, int, int]], int]) -> int:
     """The weighed disturbance of ``move``, its change list known."""
+    return weighed(_disturbance(move))
+
+
+def _disturbance(move: LeastChange) -> tuple[int, int, int]:
+    """The disturbance of ``move``, its change list known."""
     assert move.changes is not None
-    return weighed(move.changes.disturbance.as_tuple())
+    return move.changes.disturbance.as_tuple()
 
 
 def _proven(holder: LeastChange | str | None) -> LeastChange | str | None:
@@ -810,12 +815,6 @@ def _few_moved(
     if listed.disturbance.as_tuple() != counted:
         return None
     return dataclasses.replace(found, changes=listed)
-
-
-def _worse(listed: Callable[[Sequence[tuple[Tile, ...]]], Changes], one: LeastChange, other: LeastChange) -> bool:
-    """Does ``one`` disturb the table more than ``other`` (both scoring as much), their change
-    lists by ``listed``?"""
-    return bool(listed(one.after).disturbance.as_tuple() > listed(other.after).disturbance.as_tuple())
 
 
 def _attempt(
