@@ -13,7 +13,8 @@ table is restored); ``one_more_turn``: each player, starting with the one after 
 draw (a penalty draw too) emptied the pool, or with ``players[0]`` if the pool was empty from
 the start, has exactly one more turn. Any entry after the end is ``ROUND_OVER``; a ``draw`` entry
 on an empty pool is ``POOL_EMPTY``; a record ``end`` that the replay did not reach is
-``END_MISMATCH`` (a record violation, checked only when the replay ran to the last entry).
+``END_MISMATCH`` (a record violation, checked when the replay ran to the last entry or the round
+ended before it stopped).
 
 Choices where SPEC is silent (documented in docs/rules-engine.md):
 
@@ -376,6 +377,7 @@ def replay_game(
     end_violations: tuple[Violation, ...] = ()
     if not stopped:
         state.settle_penalty()
+    if not stopped or state.ended_by is not None:  # (a round that ended has its end, stopped or not)
         end_violations = _check_end(state)
     result = None
     if state.ended_by is not None:

@@ -393,6 +393,15 @@ def test_end_claim_that_matches_or_is_omitted() -> None:
     assert claimed["valid"] and omitted["valid"] and claimed == omitted
 
 
+def test_end_is_judged_when_the_round_ended_before_the_replay_stopped() -> None:
+    # an entry after the end stops the replay (ROUND_OVER), but the end is known: A went out
+    after_the_end = [*GOING_OUT["turns"], {"player": "B", "draw": "R7"}]
+    out = replay({**GOING_OUT, "turns": after_the_end, "end": "pool_exhausted"})
+    assert out["turns"][-1]["action"] == "round_over" and out["first_invalid_turn"] == len(after_the_end) - 1
+    assert [v["code"] for v in out["violations"]] == ["END_MISMATCH"] and "A went out" in out["violations"][0]["message"]
+    assert replay({**GOING_OUT, "turns": after_the_end})["violations"] == []  # no claim, no violation
+
+
 def test_end_is_not_judged_on_a_replay_that_stopped() -> None:
     out = replay(record([{"player": "B", "draw": "R7"}], end="pool_exhausted"))
     assert out["first_invalid_turn"] == 0 and out["violations"] == []
