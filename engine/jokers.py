@@ -20,7 +20,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   than copies of it were played from the rack.
 - ``JOKER_SET_BROKEN`` (``joker_sets_locked``): a joker set keeps its jokers in one successor that
   holds all its numbered tiles, unless every joker was freed by its exact tile (the set is then no
-  longer locked); a joker freed without its tile breaks it too. A joker that can only stay did
+  longer locked); a joker freed without its tile breaks it too (and under ``joker_release:
+  replace`` is also ``JOKER_NOT_REPLACED``: both rules are broken). A joker that can only stay did
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
   joker's place; a group's: in a successor, beside a numbered tile of the group), a copy played
   or taken from a set without a joker.
@@ -205,7 +206,17 @@ class _Search:
         self._readings(0, [])
         best = self.best or self.fallback
         assert best is not None  # every source has a reading, and freeing all is a fate
-        return JokerVerdict(best.violations, best.freed)
+        violations = best.violations
+        if self.locked and self.rules.joker_release == "replace":
+            # a joker freed without its tile broke its locked set, and under a replace release
+            # it was not replaced either: both rules' codes (SPEC §4: all violations reported)
+            unreplaced = [
+                Violation("JOKER_NOT_REPLACED", v.at, v.params)
+                for v in violations
+                if v.code == "JOKER_SET_BROKEN" and "tile" in v.params
+            ]
+            violations = (*violations, *unreplaced)
+        return JokerVerdict(violations, best.freed)
 
     # --- the depth-first search over readings and fates ---------------------------------
 

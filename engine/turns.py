@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import engine.meld_value
 from engine.errors import InputError
-from engine.jokers import follow_jokers
+from engine.jokers import JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, TableSet, read_sets
@@ -539,8 +539,30 @@ class _Turn:
             kept.update(k for k in range(len(after)) if after[k].jokers and k not in left)
             candidates = [k for k in (range(len(after)) if candidates is None else candidates) if k not in kept]
         outcome = follow_jokers(before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates)
+        if self._may_swap(outcome):
+            # a freed joker misused where it lies may be another set's joker: the two swapped,
+            # each freed into a set the rule allows (SPEC §4: jokers are interchangeable and the
+            # assignment most favourable to the player counts), e.g. ``R4 R5 J`` + ``K9 B9 J`` ->
+            # ``J R4 R5 R6`` + ``K9 B9 J`` under a free release and ``other_set``: the run's joker
+            # went to the group, the group's to the run. So every joker set is followed.
+            every = [i for i, s in enumerate(before) if self._holds_joker(s)]
+            if len(every) > len(moved):
+                hosts = [k for k, s in enumerate(after) if s.jokers]
+                swapped = follow_jokers(before, after, every, hosts, self.played_keys, self.rules, self.opened)
+                if (len(swapped.violations), swapped.freed) < (len(outcome.violations), outcome.freed):
+                    outcome = swapped
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
+
+    def _may_swap(self, outcome: JokerVerdict) -> bool:
+        """Whether swapping a misused freed joker with the joker of a set left as it was may
+        read better: under ``other_set`` only (a freed joker in a set left as it was is
+        misused under ``new_set_with_two_rack_tiles``, and moves a locked set's joker)."""
+        return (
+            self.rules.freed_joker_use == "other_set"
+            and not self.rules.joker_sets_locked
+            and any(v.code == "FREED_JOKER_MISUSED" for v in outcome.violations)
+        )
 
     def _read_alike(self, one: TableSet, other: TableSet) -> bool:
         """Do two sets hold the same tiles and read the same ways (every reading's tiles, a

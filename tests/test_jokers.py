@@ -126,7 +126,8 @@ def test_a_forced_group_joker_reads_the_same_declared_or_not() -> None:
         assert (undeclared.valid, codes(undeclared)) == (declared.valid, codes(declared)), rules
     assert verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6").valid
     assert codes(verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6", rules=STRICT_JOKER)) == [
-        "JOKER_SET_BROKEN"
+        "JOKER_SET_BROKEN",
+        "JOKER_NOT_REPLACED",
     ]
 
 
@@ -210,6 +211,23 @@ def test_other_set_forbids_the_freed_jokers_own_set() -> None:
     # Into an unrelated set, or a set of the other kind sharing a tile, it is fine.
     assert verify(["R4 R5 J"], ["R4 R5 R6", "K9 B9 J"], "R6 K9 B9", rules=OTHER_SET).valid
     assert verify(["R4 R5 R6 J"], ["R5 R6 R7", "R4 K4 J"], "R7 K4", rules=OTHER_SET).valid
+
+
+def test_a_misused_joker_may_be_swapped_with_the_joker_of_a_set_left_as_it_was() -> None:
+    # J R4 R5 R6: the run's joker back in its own run, misused under other_set; but jokers are
+    # interchangeable: the run's joker may be the one now in the group, and the group's the one
+    # now in the run, each freed into a set of the other kind holding none of its set's tiles
+    # (SPEC §4: the most favourable assignment). Legal under a free release.
+    free_other_set = {"preset": "free-joker", "freed_joker_use": "other_set"}
+    v = verify(["R4 R5 J", "K9 B9 J"], ["J R4 R5 R6", "K9 B9 J"], "R6", rules=free_other_set)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+    assert codes(verify(["R4 R5 J"], ["J R4 R5 R6"], "R6", rules=free_other_set)) == ["FREED_JOKER_MISUSED"]
+    # Under a replace release the group's joker, freed, needs O9 or R9 in a successor: none.
+    v = verify(["R4 R5 J", "K9 B9 J"], ["J R4 R5 R6", "K9 B9 J"], "R6", rules=OTHER_SET)
+    assert not v.valid and v.jokers_freed == 1, codes(v)
+    # With O9 played into the group it is replaced there, and the swap is legal again.
+    v = verify(["R4 R5 J", "K9 B9 J"], ["J R4 R5 R6", "K9 B9 O9 J"], "R6 O9", rules=OTHER_SET)
+    assert v.valid and v.jokers_freed == 2, codes(v)
 
 
 def test_a_played_tile_counts_for_one_new_set() -> None:
@@ -366,10 +384,10 @@ def test_a_locked_group_joker_replaced_by_its_exact_tile_is_freed_though_it_coul
     assert v.valid and v.jokers_freed == 1, codes(v)
     # Only the exact tile frees it: the joker of R10 K10 O10 J stood for B10, and none was laid.
     v = verify(["R10 K10 O10 J"], ["R10 O10 J", "K10 K11 K12"], "K11 K12", rules=STRICT_JOKER)
-    assert codes(v) == ["JOKER_SET_BROKEN"]
+    assert codes(v) == ["JOKER_SET_BROKEN"]  # (the joker stayed: the set lost K10)
     # One joker replaced, the other not: still broken.
     v = verify(["R10 J J K10"], ["R10 O10 K10", "J B10 J"], "O10 B10 K1", rules=STRICT_JOKER)
-    assert codes(v) == ["JOKER_SET_BROKEN"]
+    assert codes(v) == ["JOKER_SET_BROKEN", "JOKER_NOT_REPLACED"]
 
 
 def test_two_locked_sets_cannot_both_stay_whole_in_one_set() -> None:
