@@ -143,6 +143,9 @@ class _Candidate(NamedTuple):
     key: tuple[int, int, tuple[int, ...]]
     violations: tuple[Violation, ...]
     freed: int
+    # under locked sets and a replace release, the replace rule's own violations, reported
+    # beside (not ranked: the locked sets' codes already count each joker freed without its tile)
+    unreplaced: tuple[Violation, ...] = ()
 
 
 # Between equally bad assignments, the one whose violations come first here (a joker replaced,
@@ -206,17 +209,7 @@ class _Search:
         self._readings(0, [])
         best = self.best or self.fallback
         assert best is not None  # every source has a reading, and freeing all is a fate
-        violations = best.violations
-        if self.locked and self.rules.joker_release == "replace":
-            # a joker freed without its tile broke its locked set, and under a replace release
-            # it was not replaced either: both rules' codes (SPEC §4: all violations reported)
-            unreplaced = [
-                Violation("JOKER_NOT_REPLACED", v.at, v.params)
-                for v in violations
-                if v.code == "JOKER_SET_BROKEN" and "tile" in v.params
-            ]
-            violations = (*violations, *unreplaced)
-        return JokerVerdict(violations, best.freed)
+        return JokerVerdict((*best.violations, *best.unreplaced), best.freed)
 
     # --- the depth-first search over readings and fates ---------------------------------
 
@@ -338,14 +331,22 @@ class _Search:
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         key = _rank(violations, len(freed))
+        unreplaced: tuple[Violation, ...] = ()
+        if freed and self.locked and self.rules.joker_release == "replace":
+            # SPEC §4: all violations are reported. A joker freed without its tile broke its
+            # locked set (above); when no copy of its tile lies in a successor at all it was not
+            # replaced either (the replace rule alone, without the locked sets' claims on copies)
+            unreplaced = tuple(
+                v for v in self._replacements(jokers, stays, locked=False) if v.code == "JOKER_NOT_REPLACED"
+            )
         if self.locked and freed and not self._freed_can_leave(jokers, fixed, stays):
             # A joker "freed" where it can only stay did stay (SPEC §4): under locked sets its
             # exact tile elsewhere would otherwise unlock a set that lost a tile.
             if self.fallback is None or key < self.fallback.key:
-                self.fallback = _Candidate(key, tuple(violations), len(freed))
+                self.fallback = _Candidate(key, tuple(violations), len(freed), unreplaced)
             return
         if self.best is None or key < self.best.key:
-            self.best = _Candidate(key, tuple(violations), len(freed))
+            self.best = _Candidate(key, tuple(violations), len(freed), unreplaced)
 
     def _freed_can_leave(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> bool:
         """Whether the freed jokers can each end on an after joker no staying joker took, in a
@@ -469,15 +470,20 @@ class _Search:
         found = self._holding_memo[holders, wholes] = give(0)
         return found
 
-    def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
+    def _replacements(self, jokers: list[_Joker], stays: list[_Stay | None], locked: bool = True) -> list[Violation]:
         """The fewest violations with which every freed joker gets its own replacing copy
-        (memoised by what the freed jokers need and where group jokers stayed)."""
+        (memoised by what the freed jokers need and where group jokers stayed). Under locked
+        sets an unmet need is ``JOKER_SET_BROKEN`` and the sets kept whole keep their copies;
+        ``locked`` False judges the replace rule alone (``JOKER_NOT_REPLACED``)."""
+        locked = locked and self.locked
         demands = tuple(self._demands(jokers, stays))
         holders = self._group_homes(jokers, stays)
-        wholes = self._whole_homes(jokers, stays)
-        found = self._replacement_memo.get((demands, holders, wholes))
+        wholes = self._whole_homes(jokers, stays) if locked else frozenset()
+        memo_key = (demands, holders, wholes, locked)
+        found = self._replacement_memo.get(memo_key)
         if found is None:
-            found = self._replacement_memo[demands, holders, wholes] = self._replace(demands, holders, wholes)
+            missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
+            found = self._replacement_memo[memo_key] = self._replace(demands, holders, wholes, missing_code)
         return found
 
     def _replace(
@@ -485,6 +491,7 @@ class _Search:
         demands: tuple[_Demand, ...],
         holders: frozenset[tuple[int, int]],
         wholes: frozenset[tuple[int, int]],
+        missing_code: str,
     ) -> list[Violation]:
         capacity: dict[tuple[int, str], int] = {}
         for demand in demands:
@@ -493,7 +500,6 @@ class _Search:
                     for key in bundle:
                         capacity.setdefault((k, key), self.after[k].numbered_counts.get(key, 0))
         rack_only = self.rules.joker_replacement_from == "rack"
-        missing_code = "JOKER_SET_BROKEN" if self.locked else "JOKER_NOT_REPLACED"
         best: list[Violation] | None = None
         used: dict[str, int] = {}
         chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given

@@ -125,9 +125,9 @@ def test_a_forced_group_joker_reads_the_same_declared_or_not() -> None:
         declared = verify(before, ["B10 K10 R10", "K10 O10 R10 J=B10", "O6 O7 O8 J"], "O8 O7 O6", rules=rules)
         assert (undeclared.valid, codes(undeclared)) == (declared.valid, codes(declared)), rules
     assert verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6").valid
+    # (replaced, as under sabra, but by a locked set's own O10: the lock alone is broken)
     assert codes(verify(before, ["B10 K10 R10", "K10 O10 R10 J", "O6 O7 O8 J"], "O8 O7 O6", rules=STRICT_JOKER)) == [
-        "JOKER_SET_BROKEN",
-        "JOKER_NOT_REPLACED",
+        "JOKER_SET_BROKEN"
     ]
 
 
@@ -211,6 +211,20 @@ def test_other_set_forbids_the_freed_jokers_own_set() -> None:
     # Into an unrelated set, or a set of the other kind sharing a tile, it is fine.
     assert verify(["R4 R5 J"], ["R4 R5 R6", "K9 B9 J"], "R6 K9 B9", rules=OTHER_SET).valid
     assert verify(["R4 R5 R6 J"], ["R5 R6 R7", "R4 K4 J"], "R7 K4", rules=OTHER_SET).valid
+
+
+def test_a_locked_joker_freed_without_its_tile_breaks_both_rules() -> None:
+    # strict-joker: the joker left its locked set (JOKER_SET_BROKEN) and no successor holds R7
+    # (JOKER_NOT_REPLACED, the replace rule). With R7 in a successor that belongs to another
+    # locked set kept whole, the replace rule is met and only the lock is broken.
+    v = verify(["R4 R5 R6 J"], ["R4 R5 R6", "J K11 K12"], "K11 K12", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN", "JOKER_NOT_REPLACED"]
+    v = verify(["B2 B3 B4 J B6", "B1 B2 B3 J"], ["B2 B3 B4 J B6 J", "B1 B2 B3"], "R4 O11", rules=STRICT_JOKER)
+    assert codes(v) == ["NO_TILE_PLAYED", "JOKER_SET_BROKEN"]
+    # both colours needed and only one laid: the lock's exact tile is there, the replace rule not met
+    both = resolve_rules({"preset": "strict-joker", "group_joker_needs_both_colours": True})
+    v = verify(["K7 B7 J"], ["K7 B7 R7", "J K1 K2"], "R7 K1 K2", rules=both)
+    assert "JOKER_NOT_REPLACED" in codes(v) and not v.valid
 
 
 def test_a_misused_joker_may_be_swapped_with_the_joker_of_a_set_left_as_it_was() -> None:
