@@ -681,6 +681,8 @@ class _Search:
             if n == len(freed):
                 if good and two_rack_tiles and not self._two_played_each(good, free):
                     return
+                if two_rack_tiles and not all(self._new_set(k, avoided, freed) for k in good):
+                    return
                 if not all_hold_none(avoided):
                     return
                 best_misused = bad
@@ -744,6 +746,54 @@ class _Search:
             for key, n in self.after[k].numbered_counts.items():
                 found[key] = found.get(key, 0) + n
         return found
+
+    def _new_set(self, k: int, avoided: frozenset[tuple[int, int]], freed: list[_Joker]) -> bool:
+        """Whether after-set ``k`` is a *new* set with one assignment of equal copies for both
+        conditions at once: none of its copies comes from the before-sets of the freed jokers
+        it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
+        it is not that set's copy in ``k``. Under ``joker_replacement_from: rack`` the played
+        copies that must replace a freed joker in a successor of its set that ``k`` is not
+        (a joker needing one tile) are not ``k``'s. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
+        ``R2 R3 R4`` + ``R2 R3 R4 R5 R6 J``: its R4 is either set's copy, so it holds a tile of
+        the joker's set or all of ``R4 R5 R6``: no new set."""
+        theirs = self.after[k].numbered_counts
+        excluded = {self.sources[n].index for n, m in avoided if m == k}
+        available: dict[str, int] = {}
+        if self.rules.joker_replacement_from == "rack":
+            for joker in freed:
+                if joker.declared and k not in self.sources[joker.source].successors:
+                    (tile,) = joker.options
+                    available[tile] = available.get(tile, 0) - 1
+        for key, n in self.played.items():
+            available[key] = max(0, available.get(key, 0) + n)
+        for i, s in enumerate(self.before):
+            if i not in excluded:
+                for key, n in s.numbered_counts.items():
+                    available[key] = available.get(key, 0) + n
+        if any(n > available.get(key, 0) for key, n in theirs.items()):
+            return False
+        # the before-sets it could hold whole: each needs a tile of which it holds one copy less
+        threatened = [
+            s.numbered_counts
+            for i, s in enumerate(self.before)
+            if i not in excluded
+            and s.numbered_counts
+            and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+        ]
+
+        def witnessed(b: int) -> bool:
+            if b == len(threatened):
+                return True
+            for key in threatened[b]:
+                if theirs[key] < available[key]:  # one copy of this set's key left out
+                    available[key] -= 1
+                    found = witnessed(b + 1)
+                    available[key] += 1
+                    if found:
+                        return True
+            return False
+
+        return witnessed(0)
 
     def _holds_a_before_set(self, k: int) -> bool:
         """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no

@@ -266,6 +266,23 @@ def test_a_new_set_holds_none_of_the_jokers_set_and_no_whole_before_set() -> Non
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_a_new_set_is_judged_with_one_assignment_of_copies() -> None:
+    # R2 R3 R4 R5 R6 J holds an R4: either the joker's set's copy or R4 R5 R6's, whose R5 and
+    # R6 it holds too; no single reading makes it a new set (it is R4 R5 R6 extended).
+    before = ["R4 R5 R6", "J R3 R4"]
+    v = verify(before, ["R2 R3 R4", "R2 R3 R4 R5 R6 J"], "R3 R2 R2 O10 O1", rules=TWO_RACK_TILES)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+    # pressman-2009: the O10 replacing the group's joker is the rack's (from the rack only), so
+    # the run's own O10 stays in the run the freed joker joined: no new set either.
+    v = verify(["R10 K10 J=O10", "O7 O8 O9 O10"], ["J O7 O8 O9 O10 J", "R10 K10 O10"], "O10 J K13", rules=PRESSMAN)
+    assert not v.valid, codes(v)
+    # With a third R4 played (XP) the run may hold that copy: then it holds neither set whole.
+    xp_new_sets = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles"}
+    after = ["R2 R3 R4", "R2 R3 R4 R5 R6 J", "K4 B4 R4"]
+    v = verify(["R4 R5 R6", "J R3 R4"], after, "R2 R2 R3 R4 K4 B4", rules=xp_new_sets)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
     # R7 K7 J J: both jokers freed (B7 and O7 beside K7), each into a set holding an R7. One R7
     # was played, the other is the before set's own, so one of those sets holds a numbered tile
