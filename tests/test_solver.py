@@ -1120,6 +1120,23 @@ def test_a_played_joker_is_worth_the_best_joker_after_the_move(opened: bool, tie
     assert_legal(before, rack, opened, PRESETS["sabra"], result)
 
 
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+@pytest.mark.parametrize("tie_break", ["any", "least_change"])
+def test_a_table_set_laid_again_keeps_its_jokers_where_the_search_laid_them(objective: str, tie_break: str) -> None:
+    """Under a free release ``J B11 B12`` laid again as B11 B12 B13 makes its joker worth 13,
+    the played joker (beside O10 O12) the best after the move: 35 points. The set was laid back
+    as given (``J B11 B12``, read as B10), 33 points, claimed optimal. Under sabra that joker
+    may not move (no B10 replaces it): 33 is the best."""
+    before = [parse_tiles("J B11 B12")]
+    rack = parse_tiles("O10 O12 J")
+    free = suggest(before, rack, True, PRESETS["free-joker"], objective, tie_break=tie_break)
+    assert (free.value, len(free.played), free.optimal_proven) == (35, 3, True)
+    assert_legal(before, rack, True, PRESETS["free-joker"], free)
+    sabra = suggest(before, rack, True, SABRA, objective, tie_break=tie_break)
+    assert (sabra.value, len(sabra.played), sabra.optimal_proven) == (33, 3, True)
+    assert_legal(before, rack, True, SABRA, sabra)
+
+
 def test_value_with_table_and_rack_jokers_is_claimed_only_when_bounded() -> None:
     """A played joker is worth the best joker after the move. With a joker on the rack and one
     on the table, the search's value may miss that (a table joker it does not lay), so the

@@ -1676,9 +1676,11 @@ class _Suggester:
             elif untouched:
                 after.append(tiles)
             else:
+                # a set laid of its tiles again stays as given, unless its jokers are worth
+                # more where the search laid them (``J B11 B12`` read as B10, laid as B13)
                 shape = sorted(t.key for t in tiles)
                 same = next((k for k, s in enumerate(pending) if sorted(t.key for t in s) == shape), None)
-                if same is not None:
+                if same is not None and _jokers_worth(pending[same], self.rules) <= _jokers_worth(tiles, self.rules):
                     after.append(tiles)
                     del pending[same]
         after.extend(pending)
@@ -1796,6 +1798,11 @@ class _Suggester:
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
+
+
+def _jokers_worth(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
+    """The points of a set's jokers by its best reading, highest first."""
+    return tuple(sorted(joker_points(tiles, rules), reverse=True))
 
 
 def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
