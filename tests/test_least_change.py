@@ -459,6 +459,31 @@ def test_a_joker_freed_in_place_goes_where_the_rules_allow(
     assert result.changes is not None and result.changes.disturbance.as_tuple() == least
 
 
+@pytest.mark.parametrize(
+    ("rules", "table", "rack", "objective", "least"),
+    [
+        # O5 replaces the group's joker, which goes with the rack's to the end of the run
+        (OTHER_SET, ["B5 R5 J", "O6 O7 O8 O9"], "J O5", "value", (1, 2, 0)),
+        (OTHER_SET, ["B5 R5 J", "O6 O7 O8 O9"], "J O5", "tiles", (1, 2, 0)),
+    ],
+)
+def test_the_free_programme_bounds_small_positions_within_its_cap(
+    rules: Rules, table: list[str], rack: str, objective: str, least: tuple[int, int, int]
+) -> None:
+    """Where the rules' programmes do not model every legal move, the programme with the
+    jokers free comes first, capped at RELAXED_NODES relaxations. Its relaxation laid parts of
+    runs of jokers alone (no numbered tile), which two jokers can do in any colour: on this
+    two-set position it used up its cap (31 relaxations with the row) and the answer disturbed
+    more, unproven. A row per lane keeping its runs no more than its tiles (outside a free
+    release) closes it within the cap: the least change, proven. (``O3 O4 O5 J=O6`` +
+    ``O4 O5 O6 O7`` with a rack J under sabra still needs 81 relaxations, 209 without the row.)"""
+    before = [list(T(s)) for s in table]
+    result = suggest(before, list(T(rack)), True, rules, objective, budget_seconds=30)
+    assert result.changes is not None and result.changes.disturbance.as_tuple() == least
+    assert result.least_change_proven
+    check_suggestion(before, list(T(rack)), True, rules, objective)
+
+
 STRICT_JOKER_TABLE = (
     "B10 O10 R10 | K8 B8 R8 | O6 O7 O8 O9 J O11 O12 O13 | K11 K12 K13 | B9 O9 R9 K9 | B7 R7 K7 | "
     "K6 K7 K8 K9 K10 | B1 B2 B3 B4 J B6 B7 B8 | O1 O2 O3 O4 | R5 R6 R7 R8 R9 | K2 K3 K4 K5"
