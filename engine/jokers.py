@@ -20,8 +20,9 @@ A joker that did not stay was freed, and the rules' policy applies:
   than copies of it were played from the rack.
 - ``JOKER_SET_BROKEN`` (``joker_sets_locked``): a joker set keeps its jokers in one successor that
   holds all its numbered tiles, unless every joker was freed by its exact tile (the set is then no
-  longer locked); a joker freed without its tile breaks it too (and under ``joker_release:
-  replace`` is also ``JOKER_NOT_REPLACED``: both rules are broken). A joker that can only stay did
+  longer locked); a joker freed without its tile breaks it too (under ``joker_release: replace``,
+  when no successor holds a copy of its tile at all, it is ``JOKER_NOT_REPLACED`` as well: both
+  rules are broken). A joker that can only stay did
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
   joker's place; a group's: in a successor, beside a numbered tile of the group), a copy played
   or taken from a set without a joker.
@@ -758,14 +759,13 @@ class _Search:
         the joker's set or all of ``R4 R5 R6``: no new set."""
         theirs = self.after[k].numbered_counts
         excluded = {self.sources[n].index for n, m in avoided if m == k}
-        available: dict[str, int] = {}
+        reserved: dict[str, int] = {}
         if self.rules.joker_replacement_from == "rack":
             for joker in freed:
                 if joker.declared and k not in self.sources[joker.source].successors:
                     (tile,) = joker.options
-                    available[tile] = available.get(tile, 0) - 1
-        for key, n in self.played.items():
-            available[key] = max(0, available.get(key, 0) + n)
+                    reserved[tile] = reserved.get(tile, 0) + 1
+        available = {key: max(0, n - reserved.get(key, 0)) for key, n in self.played.items()}
         for i, s in enumerate(self.before):
             if i not in excluded:
                 for key, n in s.numbered_counts.items():

@@ -858,8 +858,8 @@ def _attempt(
     # other_set positions with a table joker the free programme, capped at RELAXED_NODES, bounded
     # 13 more least changes (17 answers disturbing more than the least -> 4); under a free release
     # (the games bench: one programme's branch and bound 90 -> 431 ms) it is left out
-    free = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
-    free_lanes = [_Lane(m, c, 3 + jokers, supply, jokers, tiled=not free) for c in range(len(COLORS))]
+    freely = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
+    free_lanes = [_Lane(m, c, 3 + jokers, supply, jokers, tiled=not freely) for c in range(len(COLORS))]
     for lane in free_lanes:
         for v in _NUMBERS:
             m.cost[lane.start[v]] += 1
