@@ -753,16 +753,17 @@ class _Search:
         conditions at once: none of its copies comes from the before-sets of the freed jokers
         it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
         it is not that set's copy in ``k``. Under ``joker_replacement_from: rack`` the played
-        copies that must replace a freed joker in a successor of its set that ``k`` is not
-        (a joker needing one tile) are not ``k``'s. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
+        copies that must replace a freed joker (needing one tile) in a successor of its set that
+        ``k`` is not (by its tiles, or as it holds none of that set's) are not ``k``'s. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
         ``R2 R3 R4`` + ``R2 R3 R4 R5 R6 J``: its R4 is either set's copy, so it holds a tile of
         the joker's set or all of ``R4 R5 R6``: no new set."""
         theirs = self.after[k].numbered_counts
-        excluded = {self.sources[n].index for n, m in avoided if m == k}
+        hosted = {n for n, m in avoided if m == k}  # (holding none of their copies: no successor)
+        excluded = {self.sources[n].index for n in hosted}
         reserved: dict[str, int] = {}
         if self.rules.joker_replacement_from == "rack":
             for joker in freed:
-                if joker.declared and k not in self.sources[joker.source].successors:
+                if joker.declared and (joker.source in hosted or k not in self.sources[joker.source].successors):
                     (tile,) = joker.options
                     reserved[tile] = reserved.get(tile, 0) + 1
         available = {key: max(0, n - reserved.get(key, 0)) for key, n in self.played.items()}

@@ -276,6 +276,11 @@ def test_a_new_set_is_judged_with_one_assignment_of_copies() -> None:
     # the run's own O10 stays in the run the freed joker joined: no new set either.
     v = verify(["R10 K10 J=O10", "O7 O8 O9 O10"], ["J O7 O8 O9 O10 J", "R10 K10 O10"], "O10 J K13", rules=PRESSMAN)
     assert not v.valid, codes(v)
+    # B6 J B8 B9 B10 B11 holds none of B8 J B10 (so it is no successor of it) and not all of
+    # B8 B9 B10 B11 only with the rack's B9, which must replace the joker in B8 B9 B10.
+    before = ["B8 B9 B10 B11", "B8 J B10", "O6 O7 O8 O9 O10 O11"]
+    after = ["O9 O10 O11", "B6 J B8 B9 B10 B11", "O6 O7 O8", "B8 B9 B10"]
+    assert not verify(before, after, "B9 B6", rules=PRESSMAN).valid
     # With a third R4 played (XP) the run may hold that copy: then it holds neither set whole.
     xp_new_sets = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles"}
     after = ["R2 R3 R4", "R2 R3 R4 R5 R6 J", "K4 B4 R4"]
