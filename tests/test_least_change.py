@@ -1312,9 +1312,11 @@ def test_played_jokers_are_scored_exactly(name: str, free: bool, least: int) -> 
         ("sabra", ["K9 B9 R9", "O9 O10 J=O11"], "O13 O11 O12 R10", 4, True),
         # the group's joker stays beside R11 only: O11 leaves for O11 O12 O13 (3, was 2)
         ("pressman-2009", ["B13 O13 R13", "O11 R11 J"], "K13 B11 O12 K10", 3, True),
-        # the freed joker's new set mixes table tiles (J=B2 B3 B4 B5 B6): no pass models it,
-        # the fate's tiles laid out anew do (was 1 tile, unproven)
-        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 2, True),
+        # J=B2 B3 B4 B5 B6 with the rack's B6 and B3 would be the freed joker's new set only
+        # if its B4 B5 were B4 B5 B6's and its B6 the rack's, which must replace the joker in
+        # a successor of B4 B5 J=B6 (from the rack only): one assignment of copies cannot do
+        # both (jokers.py ``_new_set``), so B3 alone, not claimed (2 tiles, proven, before)
+        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 1, False),
         # both jokers freed (B6, O4) into one new set with O5 R5 (was 3 tiles: the passes
         # freed one joker at most): 4, not claimed, as the fates do not ask a freed joker's
         # set for two rack tiles (their relaxed moves play 5, O10 J J alike)
