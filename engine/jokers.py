@@ -773,28 +773,17 @@ class _Search:
                     available[key] = available.get(key, 0) + n
         if any(n > available.get(key, 0) for key, n in theirs.items()):
             return False
-        # the before-sets it could hold whole: each needs a tile of which it holds one copy less
+        # each before-set it could hold whole needs a tile of which it holds one copy less
+        # than there are (a spare copy of its own, the set's copy being elsewhere)
         threatened = [
-            s.numbered_counts
+            frozenset(s.numbered_counts)
             for i, s in enumerate(self.before)
             if i not in excluded
             and s.numbered_counts
             and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
         ]
-
-        def witnessed(b: int) -> bool:
-            if b == len(threatened):
-                return True
-            for key in threatened[b]:
-                if theirs[key] < available[key]:  # one copy of this set's key left out
-                    available[key] -= 1
-                    found = witnessed(b + 1)
-                    available[key] += 1
-                    if found:
-                        return True
-            return False
-
-        return witnessed(0)
+        spare = {key: available[key] - n for key, n in theirs.items()}
+        return _each_finds_a_copy(threatened, spare, False)
 
     def _holds_a_before_set(self, k: int) -> bool:
         """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
