@@ -754,7 +754,8 @@ class _Search:
         it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
         it is not that set's copy in ``k``. Under ``joker_replacement_from: rack`` the played
         copies that must replace a freed joker (needing one tile) in a successor of its set that
-        ``k`` is not (by its tiles, or as it holds none of that set's) are not ``k``'s. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
+        ``k`` is not (by its tiles, or as it holds none of that set's) are not ``k``'s, where
+        another successor holds one. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
         ``R2 R3 R4`` + ``R2 R3 R4 R5 R6 J``: its R4 is either set's copy, so it holds a tile of
         the joker's set or all of ``R4 R5 R6``: no new set."""
         theirs = self.after[k].numbered_counts
@@ -765,7 +766,10 @@ class _Search:
             for joker in freed:
                 if joker.declared and (joker.source in hosted or k not in self.sources[joker.source].successors):
                     (tile,) = joker.options
-                    reserved[tile] = reserved.get(tile, 0) + 1
+                    elsewhere = (m for m in self.sources[joker.source].successors if m != k)
+                    if any(self.after[m].numbered_counts.get(tile) for m in elsewhere):
+                        # (where no other successor holds one the joker goes unreplaced anyway)
+                        reserved[tile] = reserved.get(tile, 0) + 1
         available = {key: max(0, n - reserved.get(key, 0)) for key, n in self.played.items()}
         for i, s in enumerate(self.before):
             if i not in excluded:

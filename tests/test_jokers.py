@@ -281,6 +281,10 @@ def test_a_new_set_is_judged_with_one_assignment_of_copies() -> None:
     before = ["B8 B9 B10 B11", "B8 J B10", "O6 O7 O8 O9 O10 O11"]
     after = ["O9 O10 O11", "B6 J B8 B9 B10 B11", "O6 O7 O8", "B8 B9 B10"]
     assert not verify(before, after, "B9 B6", rules=PRESSMAN).valid
+    # No successor of K4 K5 K6 J=K7 holds a K7: the joker goes unreplaced, and the rack's K7
+    # stays the new group's (not also FREED_JOKER_MISUSED).
+    v = verify(["K4 K5 K6 J=K7"], ["K4 K5 K6", "B7 K7 J O7"], "B7 K7 O7", rules=PRESSMAN)
+    assert codes(v) == ["JOKER_NOT_REPLACED"]
     # With a third R4 played (XP) the run may hold that copy: then it holds neither set whole.
     xp_new_sets = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles"}
     after = ["R2 R3 R4", "R2 R3 R4 R5 R6 J", "K4 B4 R4"]
