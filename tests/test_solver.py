@@ -1120,6 +1120,21 @@ def test_a_played_joker_is_worth_the_best_joker_after_the_move(opened: bool, tie
     assert_legal(before, rack, opened, PRESETS["sabra"], result)
 
 
+def test_a_locked_set_unlocked_by_its_exact_tile_may_free_another_not_claimed() -> None:
+    """strict-joker: B13 frees the joker of B10 B11 B12 J, whose B12 (the set unlocked) frees
+    the joker of B9 B10 B11 J; both jokers go with K13: 2 tiles, a legal turn. The fates take
+    the copies freeing a locked joker from the rack and the plain sets only, so the answer (1
+    tile) was claimed optimal; it is not claimed now (found by the independent suggest oracle)."""
+    before = [parse_tiles("B10 B11 B12 J"), parse_tiles("B9 B10 B11 J")]
+    rack = parse_tiles("O1 B13 K13")
+    after = [parse_tiles("B9 B10 B11"), parse_tiles("B10 B11 B12 B13"), parse_tiles("J=K11 J=K12 K13")]
+    rules = PRESETS["strict-joker"]
+    assert verify_turn([TableSet(t) for t in before], [TableSet(t) for t in after], rack, True, rules).valid
+    result = suggest(before, rack, True, rules, "tiles")
+    assert len(result.played) <= 2 and (len(result.played) == 2 or not result.optimal_proven)
+    assert_legal(before, rack, True, rules, result)
+
+
 @pytest.mark.parametrize("objective", ["tiles", "value"])
 @pytest.mark.parametrize("tie_break", ["any", "least_change"])
 def test_a_table_set_laid_again_keeps_its_jokers_where_the_search_laid_them(objective: str, tie_break: str) -> None:

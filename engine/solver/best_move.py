@@ -1186,6 +1186,34 @@ class _Suggester:
         has_table_joker = any(t.color is None for s in self.table for t in s)
         return has_table_joker and bool(self.rack_jokers)
 
+    def _unlocked_sets_unmodelled(self) -> bool:
+        """Under ``joker_sets_locked``: whether a joker set, unlocked by its joker's exact tile
+        (a copy from the rack or from a set without a joker), may give one of its tiles to free
+        another joker set's joker. Such a move is legal (``B10 B11 B12 J`` + ``B9 B10 B11 J``
+        with ``B13 K13``: B13 frees the first set's joker, its B12 the second's, and both
+        jokers go with K13), but the fates take the copies freeing a locked joker from the rack
+        and the plain sets only: the answer is then not claimed optimal, unless it plays the
+        whole rack."""
+        if not self.rules.joker_sets_locked:
+            return False
+        free = Counter(t.key for t in self.rack if t.color is not None)
+        for tiles in self.table:
+            if all(t.color is not None for t in tiles):
+                free.update(t.key for t in tiles)
+        options = {
+            i: {key for r in reading.readings for keys in r.joker_keys for key in keys}
+            for i, reading in enumerate(self.readings)
+            if any(t.color is None for t in self.table[i])
+        }
+        for i, mine in options.items():
+            if not any(free[key] for key in mine):
+                continue
+            held = {t.key for t in self.table[i] if t.color is not None}
+            if any(j != i and held & theirs for j, theirs in options.items()):
+                best = max((o for o in self.candidates if self._legal(o)), key=lambda o: o.score, default=None)
+                return best is None or len(best.played) < len(self.rack)
+        return False
+
     def _free_release(self) -> bool:
         r = self.rules
         return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
@@ -1791,6 +1819,7 @@ class _Suggester:
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
         value_unproven = self._played_joker_value_unproven() and not self.value_exact
         proven = not self.exhausted and not self._fates_unsettled() and not value_unproven
+        proven = proven and not self._unlocked_sets_unmodelled()
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break
