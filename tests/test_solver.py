@@ -1120,6 +1120,20 @@ def test_a_played_joker_is_worth_the_best_joker_after_the_move(opened: bool, tie
     assert_legal(before, rack, opened, PRESETS["sabra"], result)
 
 
+def test_an_opening_beside_a_table_joker_that_reads_higher_in_another_order_is_not_claimed() -> None:
+    """xp opening: K9 J J J K13 (55 points) beside J K11 K12. Laid again as K11 K12 J=K13 (the
+    same set, the referee agrees) the table's joker is worth 13, so the played jokers are the
+    best three after the move: 58. The opening's bound took the table's jokers as they lay
+    (K10) and claimed 55; it now takes each set's highest-reading order, and does not claim."""
+    before = [parse_tiles("J K11 K12")]
+    rack = parse_tiles("K13 K9 J J J")
+    after = [parse_tiles("K9 J=K10 J=K11 J=K12 K13"), parse_tiles("K11 K12 J=K13")]
+    assert verify_turn([TableSet(t) for t in before], [TableSet(t) for t in after], rack, False, PRESETS["xp"]).valid
+    result = suggest(before, rack, False, PRESETS["xp"], "tiles")
+    assert len(result.played) == 5 and (result.value == 58 or not result.optimal_proven)
+    assert_legal(before, rack, False, PRESETS["xp"], result)
+
+
 def test_a_locked_set_unlocked_by_its_exact_tile_may_free_another_not_claimed() -> None:
     """strict-joker: B13 frees the joker of B10 B11 B12 J, whose B12 (the set unlocked) frees
     the joker of B9 B10 B11 J; both jokers go with K13: 2 tiles, a legal turn. The fates take

@@ -251,7 +251,11 @@ class _Suggester:
         200 small sabra openings beside a table joker, 12 were proven)."""
         if self.exhausted or not self.rack_jokers:
             return False
-        table_points = sorted((p for tiles in self.table for p in joker_points(tiles, self.rules)), reverse=True)
+        # (a set laid again in another order is the same set, and may read its jokers higher:
+        # ``J K11 K12`` laid ``K11 K12 J`` makes its joker K13)
+        table_points = sorted(
+            (p for tiles in self.table for p in _reordered_joker_points(tiles, self.rules)), reverse=True
+        )
         problem, blocks = self._opening_problem()
         return all(
             self._none_better(joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
@@ -1827,6 +1831,15 @@ class _Suggester:
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
+
+
+def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
+    """The points of a set's jokers in the order of its tiles that reads them highest (as
+    given, or its numbered tiles ascending with the jokers after or before them)."""
+    numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
+    jokers = [t for t in tiles if t.color is None]
+    orders = (tuple(tiles), (*numbered, *jokers), (*jokers, *numbered))
+    return max((joker_points(order, rules) for order in orders), key=sum)
 
 
 def _jokers_worth(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
