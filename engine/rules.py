@@ -69,6 +69,12 @@ class Rules:
     def supply(self) -> TileSupply:
         return SUPPLIES[self.tiles]
 
+    @property
+    def jokers_move_freely(self) -> bool:
+        """Any legal rearrangement frees a table joker, to go to any set: a free release, no
+        locked joker sets, ``freed_joker_use: any_set``."""
+        return self.joker_release == "free" and not self.joker_sets_locked and self.freed_joker_use == "any_set"
+
     def deal_for(self, player_count: int) -> int:
         """Tiles dealt to each player for this player count (KeyError if not allowed)."""
         return dict(self.deal)[player_count]

@@ -275,7 +275,7 @@ class _Suggester:
         An opening with manipulation frees no joker (every fate keeps them, ``fate_ways``) and
         plays the tiles of a minimal meld at least: one tree per meld, the problems playing its
         numbered tiles (``_meld_tiles``); with none, nothing can be played."""
-        if (self.opened and self._free_release()) or not self.rack_jokers:
+        if (self.opened and self.rules.jokers_move_freely) or not self.rack_jokers:
             return False
         melds = self._meld_tiles()
         if melds is None:
@@ -450,7 +450,7 @@ class _Suggester:
         themselves, and the variants' passes run only when a fate's best move is no legal
         turn and beats every legal move found. Otherwise the fates as one programme come before
         the variants' passes one by one (``_variant_stage``)."""
-        if self._free_release():
+        if self.rules.jokers_move_freely:
             self._free_passes()
             return
         passes = self._joker_set_passes()
@@ -1214,13 +1214,9 @@ class _Suggester:
                 continue
             held = {t.key for t in self.table[i] if t.color is not None}
             if any(j != i and held & theirs for j, theirs in options.items()):
-                best = max((o for o in self.candidates if self._legal(o)), key=lambda o: o.score, default=None)
+                best = self._best_legal()
                 return best is None or len(best.played) < len(self.rack)
         return False
-
-    def _free_release(self) -> bool:
-        r = self.rules
-        return r.joker_release == "free" and not r.joker_sets_locked and r.freed_joker_use == "any_set"
 
     def _best_score(self) -> int:
         """The best score of a candidate that is a legal turn: a relaxed problem's move may
@@ -1228,7 +1224,12 @@ class _Suggester:
         raises the floor of the passes after it, where it would hide the legal moves below it.
         (Only the full pass of a free release records such a move on purpose, with floors of
         its own.)"""
-        return max((o.score for o in self.candidates if self._legal(o)), default=0)
+        best = self._best_legal()
+        return 0 if best is None else best.score
+
+    def _best_legal(self) -> _Outcome | None:
+        """The candidate scoring most among those that are legal turns (``_best_score``)."""
+        return max((o for o in self.candidates if self._legal(o)), key=lambda o: o.score, default=None)
 
     def _ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""

@@ -563,7 +563,7 @@ def least_change(
     jokers = rack_jokers + base_jokers
     w_touch = (sum(supply.values()) + jokers) // 3 + 2
     w_move = w_touch * (len(table) + 1) + 1
-    free_release = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
+    free_release = rules.jokers_move_freely
     # proven: solved to optimality, and every legal move is modelled (a joker set's joker
     # may also be replaced in a set that does not continue it, or stay in a split run)
     exact = opening or free_release or not table_jokers
@@ -858,8 +858,9 @@ def _attempt(
     # other_set positions with a table joker the free programme, capped at RELAXED_NODES, bounded
     # 13 more least changes (17 answers disturbing more than the least -> 4); under a free release
     # (the games bench: one programme's branch and bound 90 -> 431 ms) it is left out
-    freely = rules.joker_release == "free" and not rules.joker_sets_locked and rules.freed_joker_use == "any_set"
-    free_lanes = [_Lane(m, c, 3 + jokers, supply, jokers, tiled=not freely) for c in range(len(COLORS))]
+    free_lanes = [
+        _Lane(m, c, 3 + jokers, supply, jokers, tiled=not rules.jokers_move_freely) for c in range(len(COLORS))
+    ]
     for lane in free_lanes:
         for v in _NUMBERS:
             m.cost[lane.start[v]] += 1
