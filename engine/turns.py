@@ -322,8 +322,8 @@ class _Turn:
     ) -> tuple[tuple[TableSet, ...], tuple[Tile, ...], dict[str, int], int | None] | None:
         """Under ``timeout_keeps_valid_sets``, what stays after a turn over time (SPEC §4): the
         after sets but the invalid ones, when every violation other than the time is an
-        ``INVALID_SET`` made only of tiles played this turn, something played stays and (on an
-        opening turn) the sets kept reach the minimum. Returns the sets kept, the tiles returned,
+        ``INVALID_SET`` made only of tiles played this turn, something played stays and the kept
+        position is a legal turn by itself (on an opening turn: its sets reach the minimum). Returns the sets kept, the tiles returned,
         the tiles still played and the opening's value (None when not opening); None: restore."""
         others = [v for v in self.violations if v.code != "TIME_LIMIT_EXCEEDED"]
         if len(others) == len(self.violations):
@@ -337,20 +337,17 @@ class _Turn:
         still_played = _minus(self.played_keys, returned)
         if _minus(returned, self.played_keys) or not still_played:
             return None  # an invalid set holds a table tile, or nothing played stays
-        meld_value = None
-        if not self.opened:
-            if self.rules.manipulate_on_opening_turn:
-                meld_value = self._best_meld_value(still_played, self.rules.initial_meld_min)
-                if meld_value >= self.rules.initial_meld_min:
-                    meld_value = self._reported_meld_value(still_played)
-            else:  # the opening's value already counts only the valid new sets
-                unmatched = self._unmatched_after_sets() or []
-                meld_value = sum(self.after[k].read(self.rules).value or 0 for k in unmatched if k not in invalid)
-            if meld_value < self.rules.initial_meld_min:
-                return None
         kept = tuple(s for k, s in enumerate(self.after) if k not in invalid)
+        # The kept position must be a legal turn by itself, under one reading of every tile:
+        # a returned set may not be the successor holding a freed joker's tile, as if its copy
+        # were the table's, while it goes back to the rack as the rack's (and an opening's kept
+        # sets must reach the minimum).
+        alone = _Turn(self.before, kept, self.rack, self.opened, self.rules, None).verdict()
+        if not alone.valid:
+            return None
+        self.jokers_freed, self.meld_exact = alone.jokers_freed, alone.initial_meld_exact
         returned_tiles = tuple(t for k in sorted(invalid) for t in self.after[k].tiles)
-        return kept, returned_tiles, still_played, meld_value
+        return kept, returned_tiles, still_played, alone.initial_meld_value
 
     def _add(self, code: str, at: str, params: dict[str, Any] | None = None, set_code: str | None = None) -> None:
         self.violations.append(Violation(code, at, params or {}, set_code))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -726,6 +727,54 @@ def test_over_time_the_whole_table_is_restored_when(after: list[str], rack: str,
     assert "TIME_LIMIT_EXCEEDED" in codes(v) and v.restore_table and v.kept is None, why
     assert kept_json(v) == {"draw": 3, "restore_table": True}
     assert v.rack_after == parse_tiles(rack)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "rules"),
+    [
+        # R5 R7 can only be R7's successor holding R5 (the joker's R6 is not there: J stood for
+        # R7) with the table's R5 in it, and can only go back to the rack with the rack's R5
+        (["R4 R5 R6 J"], ["R4 R5 R6", "R5 R7", "J K12 K13"], "R5 R7 K12 K13", TIMED),
+        (
+            ["R6 O6 J"],
+            ["R6 O6 K6", "J O11 O12", "O6 B6"],
+            "K6 O6 B6 O11 O12",
+            {"preset": "classic-timed", "group_joker_needs_both_colours": True},
+        ),
+        (
+            ["R9 R10 R11 J"],
+            ["R9 R10 R11", "J R11 R12", "R10 R12"],
+            "R10 R11 R12 R12",
+            {"preset": "pressman-2009", "timeout_keeps_valid_sets": True},
+        ),
+        (
+            ["J B8 B9 B10"],
+            ["B8 B9 B10", "J O6 O7", "B10 B7"],
+            "B10 B7 O6 O7",
+            {"preset": "strict-joker", "turn_time_limit": 60, "timeout_keeps_valid_sets": True},
+        ),
+    ],
+)
+def test_over_time_a_kept_position_must_be_a_legal_turn_by_itself(
+    before: list[str], after: list[str], rack: str, rules: Any
+) -> None:
+    """A returned set holding a copy of a table tile cannot count as a freed joker's successor
+    (the table's copy) and go back to the rack (the rack's copy): one reading for both (§4).
+    Found by an independent timeout oracle (session 34)."""
+    rules = resolve_rules(rules)
+    kept_after = [s for s in after if len(s.split()) >= 3]
+    assert not verify(before, kept_after, rack, rules=rules).valid  # the kept table alone
+    v = verify(before, after, rack, rules=rules, elapsed=130)
+    assert "TIME_LIMIT_EXCEEDED" in codes(v) and v.restore_table and v.kept is None
+    assert v.rack_after == parse_tiles(rack)
+    free = verify(
+        before,
+        after,
+        rack,
+        rules=dataclasses.replace(rules, joker_release="free", joker_sets_locked=False),
+        elapsed=130,
+    )
+    assert not free.restore_table and free.kept is not None  # legal alone under a free release
 
 
 def test_over_time_an_opening_keeps_its_sets_only_if_they_reach_the_minimum() -> None:
