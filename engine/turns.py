@@ -14,7 +14,7 @@ from engine.jokers import JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, TableSet, read_sets
-from engine.tiles import JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
+from engine.tiles import JOKER, JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -346,7 +346,8 @@ class _Turn:
         if not alone.valid:
             return None
         self.jokers_freed, self.meld_exact = alone.jokers_freed, alone.initial_meld_exact
-        returned_tiles = tuple(t for k in sorted(invalid) for t in self.after[k].tiles)
+        # (a joker back on the rack stands for nothing)
+        returned_tiles = tuple(JOKER if t.is_joker else t for k in sorted(invalid) for t in self.after[k].tiles)
         return kept, returned_tiles, still_played, alone.initial_meld_value
 
     def _add(self, code: str, at: str, params: dict[str, Any] | None = None, set_code: str | None = None) -> None:

@@ -729,6 +729,11 @@ def test_over_time_the_whole_table_is_restored_when(after: list[str], rack: str,
     assert v.rack_after == parse_tiles(rack)
 
 
+def test_over_time_a_returned_joker_comes_back_plain() -> None:
+    v = verify([], ["K10 K11 K12", "J=B5 B6"], "K10 K11 K12 B6 J O1", opened=False, rules=TIMED, elapsed=121)
+    assert kept_json(v)["returned"] == ["J", "B6"] and Counter(format_tiles(v.rack_after)) == Counter(["J", "B6", "O1"])
+
+
 @pytest.mark.parametrize(
     ("before", "after", "rack", "rules"),
     [
