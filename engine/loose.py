@@ -4,7 +4,8 @@ The question is whether *some* arrangement of those tiles into sets makes the tu
 (SPEC §9, "loose table"). The answer comes from the solver:
 
 1. the tiles are accounted as in any turn (tiles taken off the table, tiles not on the rack,
-   the tile supply): such a turn is illegal whatever the arrangement;
+   more copies of a tile than the tile set has) and an invalid before table: such a turn is
+   illegal whatever the arrangement, and is judged with the table kept as it was and the other tiles in one set;
 2. the same tiles as before: the player drew;
 3. otherwise ``suggest`` is asked for the best move playing from exactly the tiles added; when
    it plays all of them, its table is a legal arrangement;
@@ -49,8 +50,15 @@ def verify_loose_turn(
         return _judged(before, before, rack, opened, rules, elapsed_seconds)
     played_keys = after_keys - before_keys
     # Accounting problems do not depend on the arrangement: judge one that keeps the table.
+    # (More copies than the tile set has, too: and arranging them would cost exponential time.)
     rack_keys = Counter(t.key for t in rack)
-    if before_keys - after_keys or played_keys - rack_keys:
+    if (
+        before_keys - after_keys
+        or played_keys - rack_keys
+        or not rules.supply.holds(before_keys + rack_keys)
+        or not rules.supply.holds(after_keys)
+        or any(s.read(rules).code is not None for s in before)  # BEFORE_TABLE_INVALID
+    ):
         return _judged(before, _keep_table(before, after_tiles), rack, opened, rules, elapsed_seconds)
     played = [t.undeclared() for t in after_tiles if _take(Counter(played_keys), t.key)]
     solver.prepare()  # loading the solver (about a second cold) is not part of the budget

@@ -340,6 +340,22 @@ def test_loose_table_that_cannot_be_laid_out(client: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize(
+    ("before", "after", "rack", "code"),
+    [
+        ([["R1", "R2"]], ["R1", "R2", "R3"], ["R3"], "BEFORE_TABLE_INVALID"),  # was a 500
+        ([["R1", "R2", "R3"]] * 3, ["R1", "R2", "R3"] * 3 + ["K1"], ["K1"], "TILE_SUPPLY_EXCEEDED"),
+    ],
+)
+def test_loose_table_turns_illegal_whatever_the_arrangement(
+    client: FlaskClient, before: list[Any], after: list[Any], rack: list[Any], code: str
+) -> None:
+    response = client.post("/v1/turns/verify", json={"before": before, "after": after, "rack": rack, "opened": True})
+    verdict = response.get_json()
+    assert response.status_code == 200 and not verdict["valid"]
+    assert code in [v["code"] for v in verdict["violations"]]
+
+
+@pytest.mark.parametrize(
     ("after", "pointer"),
     [(["R3", "R0"], "/after/1"), ([["R3", "R4", "R5"], "R6"], "/after/1"), (["R6", ["R3"]], "/after/1")],
 )

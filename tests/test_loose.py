@@ -51,6 +51,22 @@ def test_accounting_errors_do_not_depend_on_the_arrangement() -> None:
     assert "TILE_NOT_IN_RACK" in [v.code for v in foreign.violations]
 
 
+def test_too_many_copies_are_reported_without_arranging() -> None:
+    """The supply is checked before any arrangement (found by a hostile-client fuzz, session
+    34: twelve copies of R1 R2 R3 on the table took 15 s to arrange, twenty over 150 s)."""
+    many = verify_loose_turn(table(*["R1 R2 R3"] * 12), loose("R1 R2 R3 " * 12 + "K1"), loose("K1"), True)
+    assert "TILE_SUPPLY_EXCEEDED" in [v.code for v in many.violations] and not many.valid
+    triple = verify_loose_turn(table(), loose("K1 K1 K1"), loose("K1 K1 K1"), True)
+    assert [v.code for v in triple.violations][:1] == ["TILE_SUPPLY_EXCEEDED"]  # not NO_ARRANGEMENT
+    same = verify_turn(table(), table("K1 K1 K1"), loose("K1 K1 K1"), True)
+    assert Counter(v.code for v in triple.violations) == Counter(v.code for v in same.violations)
+
+
+def test_an_invalid_before_table_is_a_verdict_not_a_crash() -> None:
+    verdict = verify_loose_turn(table("R1 R2"), loose("R1 R2 R3"), loose("R3"), True)
+    assert "BEFORE_TABLE_INVALID" in [v.code for v in verdict.violations] and not verdict.valid
+
+
 def test_same_tiles_is_a_draw() -> None:
     verdict = verify_loose_turn(table("R3 R4 R5"), loose("R5 R4 R3"), loose("K1"), True)
     assert verdict.valid and verdict.action == "draw"
