@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -199,6 +200,14 @@ def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> 
     return before_left, sorted(k for slots in free.values() for k in slots)
 
 
+@functools.lru_cache(maxsize=64)
+def _best_meld_value(played: tuple[tuple[str, int], ...], at_most: int | None) -> int:
+    """``best_meld_value``, remembered: a replay continuing after errors may repeat one failed
+    opening turn after turn, and its value can cost a few tenths of a second (XP supply, 100
+    tiles, jokers)."""
+    return best_meld_value(dict(played), at_most)
+
+
 def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
     """A table up to the order of sets and of tiles within sets."""
     return sorted(tuple(sorted(t.key for t in s.tiles)) for s in sets)
@@ -385,7 +394,7 @@ class _Turn:
         manipulation), or ``at_most`` when they reach it. Copies beyond the tile set are left
         out: such a turn is illegal anyway (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds
         the work."""
-        return best_meld_value(self._within_supply(played), at_most)
+        return _best_meld_value(tuple(sorted(self._within_supply(played).items())), at_most)
 
     def _within_supply(self, played: dict[str, int]) -> dict[str, int]:
         """``played`` without the copies beyond the tile set (the opening values leave them out)."""

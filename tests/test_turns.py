@@ -671,6 +671,20 @@ def test_timeout_penalty_setting() -> None:
     assert v.penalty_draw == 2
 
 
+def test_a_failed_opening_value_is_remembered_between_turns() -> None:
+    """A replay continuing after errors may repeat one failed opening (with manipulation) turn
+    after turn: its value is worked out once (a hostile replay of 190 such turns of 100 XP
+    tiles took 40 s, session 34)."""
+    import engine.turns
+
+    rules = resolve_rules({"preset": "xp", "manipulate_on_opening_turn": True, "initial_meld_min": 1000})
+    hits = engine.turns._best_meld_value.cache_info().hits
+    for _ in range(3):
+        v = verify([], ["K1 K2 K3 K4 K5", "B9 B10 J"], "K1 K2 K3 K4 K5 B9 B10 J O1", False, rules)
+        assert "INITIAL_MELD_TOO_LOW" in codes(v)
+    assert engine.turns._best_meld_value.cache_info().hits >= hits + 2
+
+
 # --- over time, keeping the valid sets (timeout_keeps_valid_sets) --------------------------
 
 TIMED = PRESETS["classic-timed"]
@@ -952,8 +966,12 @@ HARD_OPENING = (
 
 
 def count_meld_value_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A list that grows by one for each pass of the opening value's dynamic programme."""
+    """A list that grows by one for each pass of the opening value's dynamic programme (the
+    values remembered from earlier turns forgotten)."""
     import engine.meld_value as meld_value
+    import engine.turns
+
+    engine.turns._best_meld_value.cache_clear()
 
     passes: list[int] = []
     search = meld_value._Search.search
