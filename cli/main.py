@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import re
 import sys
@@ -179,10 +180,25 @@ ServerOpt = Annotated[
         help="Ask the rules service at URL (e.g. http://127.0.0.1:8000) instead of the in-process engine.",
     ),
 ]
+
+
+def _finite_seconds(value: float) -> float:
+    """Reject ``nan`` (which every range check lets through) and ``inf``."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a number of seconds.")
+    return value
+
+
 TimeoutOpt = Annotated[
     float,
     typer.Option(
-        "--timeout", min=0.1, metavar="SECONDS", show_default=True, help="HTTP timeout per request with --server."
+        "--timeout",
+        min=0.1,
+        max=86_400.0,
+        callback=_finite_seconds,
+        metavar="SECONDS",
+        show_default=True,
+        help="HTTP timeout per request with --server (at most a day).",
     ),
 ]
 JobsOpt = Annotated[

@@ -117,6 +117,15 @@ def test_a_server_that_is_no_http_url_is_bad_usage(server: str) -> None:
     assert "not a usable http:// or https:// URL" in one_line_error(result)
 
 
+@pytest.mark.parametrize("timeout", ["nan", "inf", "1e308", "0"])
+def test_a_timeout_that_is_no_number_of_seconds_is_bad_usage(timeout: str) -> None:
+    # nan passed the range check and crashed in requests with a traceback (exit 1)
+    args = ["validate", "R1 R2 R3", "--server", "http://127.0.0.1:9", "--timeout", timeout]
+    result = CliRunner().invoke(app, args, env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--timeout" in one_line_error(result)
+
+
 @pytest.mark.parametrize("command", ["score", "replay"])
 @pytest.mark.parametrize("text", ["NaN\n", "\x00\x01", '{"players": [\n'])
 def test_one_unreadable_document_on_stdin_is_one_line(command: str, text: str) -> None:

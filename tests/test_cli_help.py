@@ -48,7 +48,7 @@ def test_help_metavars_and_defaults() -> None:
     ):
         assert shown in score
     flat = " ".join(score.split())
-    for default in ("[default: 1; x>=0]", "[default: table]", "default: en]", "[default: 30.0; x>=0.1]"):
+    for default in ("[default: 1; x>=0]", "[default: table]", "default: en]", "[default: 30.0; 0.1<=x<=86400.0]"):
         assert default in flat
     serve = " ".join(help_text("serve").split())
     assert "--host HOST Interface to listen on. [default: 127.0.0.1]" in serve
