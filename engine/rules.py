@@ -172,8 +172,12 @@ def _check_setting(name: str, value: Any) -> Any:
         return value
     if name == "players":
         counts = [whole_number(n) for n in value] if isinstance(value, list) else []
-        if not counts or any(n is None or not 2 <= n <= MAX_PLAYERS for n in counts):
-            raise RulesError(f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}", pointer)
+        wrong = [i for i, n in enumerate(counts) if n is None or not 2 <= n <= MAX_PLAYERS]
+        if not counts or wrong:
+            raise RulesError(
+                f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}",
+                f"{pointer}/{wrong[0]}" if wrong else pointer,
+            )
         return tuple(sorted({n for n in counts if n is not None}))
     if name == "deal":
         dealt = whole_number(value)
@@ -185,7 +189,7 @@ def _check_setting(name: str, value: Any) -> Any:
             raise RulesError("'deal' must be a number of tiles or an object keyed by player count", pointer)
         deal: dict[int, int] = {}
         for key, tiles in value.items():
-            if not (str(key).isascii() and str(key).isdigit()) or not 2 <= int(key) <= MAX_PLAYERS:
+            if str(key) not in _PLAYER_COUNT_KEYS:  # "2", not "02": two spellings would collide
                 raise RulesError(
                     f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}"
                 )
@@ -195,6 +199,9 @@ def _check_setting(name: str, value: Any) -> Any:
             deal[int(key)] = count
         return tuple(sorted(deal.items()))
     raise RulesError(f"unknown setting '{name}'", pointer)
+
+
+_PLAYER_COUNT_KEYS = frozenset(str(n) for n in range(2, MAX_PLAYERS + 1))
 
 
 def resolve_rules(value: Any = None) -> Rules:

@@ -155,7 +155,7 @@ TYPE_ERRORS: list[tuple[str, Any, str]] = [
     ("/v1/sets/validate", {"sets": [], "rules": {"joker_penalty": True}}, "/rules/joker_penalty"),
     ("/v1/sets/validate", {"sets": [], "rules": {"joker_penalty": "30"}}, "/rules/joker_penalty"),
     ("/v1/sets/validate", {"sets": [], "rules": {"strict_order": 1}}, "/rules/strict_order"),
-    ("/v1/sets/validate", {"sets": [], "rules": {"players": [2, True]}}, "/rules/players"),
+    ("/v1/sets/validate", {"sets": [], "rules": {"players": [2, True]}}, "/rules/players/1"),
     ("/v1/sets/validate", {"sets": [], "rules": {"turn_time_limit": "60"}}, "/rules/turn_time_limit"),
     ("/v1/sets/validate", {"sets": [], "rules": {"deal": {"2": "14"}}}, "/rules/deal/2"),
     # melds

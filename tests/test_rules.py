@@ -86,10 +86,14 @@ def test_overrides_on_a_preset() -> None:
         ({"turn_time_limit": 0}, "/turn_time_limit"),
         ({"turn_time_limit": "60"}, "/turn_time_limit"),
         ({"players": []}, "/players"),
-        ({"players": [1, 2]}, "/players"),
+        ({"players": [1, 2]}, "/players/0"),
+        ({"players": [2, "3"]}, "/players/1"),
+        ({"players": 3}, "/players"),
         ({"deal": 0}, "/deal"),
         ({"deal": {"x": 3}}, "/deal/x"),
-        ({"players": [2, 3, 4, 5.5]}, "/players"),
+        ({"deal": {"02": 3}}, "/deal/02"),  # "02" and "2" collided, the later one winning
+        ({"deal": {"2": 14, " 3": 3}}, "/deal/ 3"),
+        ({"players": [2, 3, 4, 5.5]}, "/players/3"),
         ({"initial_meld_min": 30.5}, "/initial_meld_min"),
     ],
 )
