@@ -357,6 +357,9 @@ class CsvWriter:
         self.out = out
         self.buffer = io.StringIO()
         self.writer = csv.writer(self.buffer, lineterminator="\n")
+        # a lone carriage return is not quoted by QUOTE_MINIMAL with "\n" line ends, and a
+        # reader would end the record there: such rows are written with every field quoted
+        self.quoting_writer = csv.writer(self.buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
         self.writer.writerow(CSV_COLUMNS)
         self._flush()
 
@@ -366,7 +369,8 @@ class CsvWriter:
         self.buffer.truncate()
 
     def add(self, row: Row) -> None:
-        self.writer.writerow(row.to_csv())
+        fields = row.to_csv()
+        (self.quoting_writer if any("\r" in f for f in fields) else self.writer).writerow(fields)
         self._flush()
 
     def close(self) -> None:

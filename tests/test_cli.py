@@ -678,6 +678,19 @@ def test_replay_batch_jobs_give_identical_output(game_folder: dict[str, Any]) ->
     assert one.stdout == two.stdout == every_cpu.stdout
 
 
+def test_csv_rows_read_back_whatever_the_names(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    names = ["A", "\r", 'say "hi"', "x,y", "new\nline"]
+    lines = [json.dumps({"players": [{"name": "A", "rack": []}, {"name": n, "rack": ["R5"]}]}) for n in names[1:]]
+    (tmp_path / "rounds.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = invoke("score", str(tmp_path / "rounds.jsonl"), "-f", "csv")
+    rows = list(csv.reader(io.StringIO(result.stdout, newline="")))
+    assert len(rows) == 1 + len(lines)  # a lone \r in a name ended the record
+    assert [row[5] for row in rows[1:]] == [f"A=5;{n}=-5" for n in names[1:]]
+
+
 def test_replay_batch_table_and_csv(game_folder: dict[str, Any]) -> None:
     table = invoke("replay", game_folder["root"])
     assert table.exit_code == 2
