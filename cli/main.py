@@ -102,10 +102,6 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             typer.echo("rummikub: aborted", err=True)
             sys.exit(130)
-        except BrokenPipeError:  # e.g. `rummikub score big/ -f jsonl | head`: stop quietly
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
 
