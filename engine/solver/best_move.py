@@ -1819,6 +1819,24 @@ class _Suggester:
         self.verdicts[id(outcome)] = (outcome, verdict.valid)
         return verdict.valid
 
+    def _jokers_read_higher(self, outcome: _Outcome) -> _Outcome:
+        """``outcome`` with each table set it leaves as given, holding a joker, laid again in
+        the order reading its jokers highest, where that scores more and is still a legal
+        turn: the played jokers are worth the best a joker after the move stands for. On an
+        opening beside ``J=O10 O11 O12`` with ``O9 J O11`` played, the set laid ``O11 O12 J``
+        reads its joker O13 (the played one standing for O10, the table's joker stays): 33
+        points where the set as given leaves 30."""
+        if not any(t.color is None for t in outcome.played):
+            return outcome
+        for i, tiles in enumerate(self.table):
+            if i >= len(outcome.after) or outcome.after[i] != tiles or all(t.color is not None for t in tiles):
+                continue
+            for order in _joker_orders(tiles):
+                trial = self._scored([*outcome.after[:i], order, *outcome.after[i + 1 :]])
+                if trial.score > outcome.score and trial.played == outcome.played and self._legal(trial):
+                    outcome = trial
+        return outcome
+
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
@@ -1829,6 +1847,7 @@ class _Suggester:
             if not outcome.played:
                 break
             if self._legal(outcome):
+                outcome = self._jokers_read_higher(outcome)
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
@@ -1836,11 +1855,18 @@ class _Suggester:
 
 def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
     """The points of a set's jokers in the order of its tiles that reads them highest (as
-    given, or its numbered tiles ascending with the jokers after or before them)."""
-    numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
-    jokers = [t for t in tiles if t.color is None]
-    orders = (tuple(tiles), (*numbered, *jokers), (*jokers, *numbered))
+    given, or its numbered tiles ascending with the jokers after or before them: laid again,
+    a declared joker is declared again, ``J=O10 O11 O12`` laid ``O11 O12 J`` reads it O13)."""
+    orders = (tuple(tiles), *_joker_orders(tiles))
     return max((joker_points(order, rules) for order in orders), key=sum)
+
+
+def _joker_orders(tiles: Sequence[Tile]) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+    """A set laid again: its numbered tiles ascending with its jokers (undeclared) after them,
+    or before them."""
+    numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
+    jokers = [t.undeclared() for t in tiles if t.color is None]
+    return (*numbered, *jokers), (*jokers, *numbered)
 
 
 def _jokers_worth(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
