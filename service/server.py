@@ -188,7 +188,8 @@ def _problem(error: _BodyError) -> bytes:
         "type": "about:blank",
         "title": error.title,
         "status": error.status,
-        "detail": f"The request cannot be read: {error.detail}.",
+        # (a 413 words its detail as ``operations.body_too_large`` does, the CLI's in-process mode's)
+        "detail": f"{'The request is too large' if error.status == 413 else 'The request cannot be read'}: {error.detail}.",
         "errors": [item],
     }
     return json.dumps(doc, separators=(",", ":")).encode()
