@@ -7,6 +7,7 @@ for orange, and the JSON object forms; formatting is always canonical upper-case
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -211,7 +212,10 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         raise TileError(f"unknown colour {color_name!r}: use black, blue, orange (yellow) or red", "/color")
     whole = whole_number(number)
     if whole is None:
-        shown = "a number with a fraction" if isinstance(number, float) else _json_type(number)
+        if isinstance(number, float):
+            shown = "a number with a fraction" if math.isfinite(number) else "a number too large"
+        else:
+            shown = _json_type(number)
         raise TileError(f"'number' must be a whole number, not {shown}", "/number")
     number = whole
     if not MIN_NUMBER <= number <= MAX_NUMBER:

@@ -129,3 +129,12 @@ def test_tiles_without_keys_matches_tiles_without() -> None:
     assert tiles_without_keys(rack, {"R5": 1, "J": 1}) == tiles_without(rack, gone)
     assert format_tiles(tiles_without_keys(rack, {"R5": 1, "J": 1})) == ["K1", "R5", "J=B3", "O2"]
     assert tiles_without_keys(rack, {"K9": 2}) == list(rack)  # keys not held are ignored
+
+
+@pytest.mark.parametrize(
+    ("number", "shown"), [(5.5, "a number with a fraction"), (float("inf"), "a number too large"), ("5", "a string")]
+)
+def test_a_tile_number_that_is_no_whole_number_says_what_it_is(number: Any, shown: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_tile({"color": "red", "number": number})
+    assert info.value.message == f"'number' must be a whole number, not {shown}"  # 1e400 is read as inf
