@@ -175,7 +175,8 @@ def _expand(arg: str) -> Iterator[Source]:
     path = Path(arg)
     try:
         found = (
-            sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+            # (a dangling link is a document that cannot be read: it gets its error row)
+            sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and (p.is_file() or _dangling(p)))
             if path.is_dir()
             else None
         )
@@ -187,6 +188,11 @@ def _expand(arg: str) -> Iterator[Source]:
         return
     for p in found:
         yield from _file(str(p))
+
+
+def _dangling(path: Path) -> bool:
+    """A symbolic link to nothing."""
+    return path.is_symlink() and not path.exists()
 
 
 def _file(name: str) -> Iterator[Source]:

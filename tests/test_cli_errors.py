@@ -205,3 +205,14 @@ def test_a_file_name_too_long_for_the_file_system_is_bad_input(args: list[str], 
     assert "too long" in (result.stdout if "jsonl" in args else one_line_error(result))
     html = CliRunner().invoke(app, ["replay", str(tmp_path / "x.json"), "--html", name])
     assert html.exit_code == 2 and "cannot write" in one_line_error(html)
+
+
+def test_a_dangling_link_in_a_batch_folder_gets_its_row(tmp_path: Path) -> None:
+    # every input document yields one row: a link to nothing was skipped silently
+    good = {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}
+    (tmp_path / "round.json").write_text(json.dumps(good))
+    (tmp_path / "gone.json").symlink_to(tmp_path / "nowhere.json")
+    result = CliRunner().invoke(app, ["score", str(tmp_path), "-f", "jsonl"], env={"NO_COLOR": "1"})
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [Path(r["file"]).name for r in rows] == ["gone.json", "round.json"]
+    assert rows[0]["status"] == "error" and result.exit_code == 2
