@@ -391,34 +391,13 @@ def test_adapter_words_a_body_too_large_as_the_cli_in_process_does() -> None:
     from service.operations import body_too_large
     from service.server import RSGIAdapter
 
-    class Headers(dict[str, str]):
-        pass
-
-    class Scope:
-        proto = "http"
-        method = "POST"
-        path = "/v1/sets/validate"
-        query_string = ""
-        client = "127.0.0.1:5000"
-        server = "127.0.0.1:8000"
-        scheme = "http"
-        http_version = "1.1"
-        headers = Headers({"content-length": "5000"})
-
-    sent: list[tuple[int, bytes]] = []
-
-    class Proto:
-        async def __call__(self) -> bytes:
-            raise AssertionError("the body must not be read")
-
-        def response_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
-            sent.append((status, data))
-
     def app(environ: object, start_response: object) -> list[bytes]:
         raise AssertionError("the app must not run")
 
-    asyncio.run(RSGIAdapter(app, 1000, 1.0).__rsgi__(Scope(), Proto()))
-    [(status, data)] = sent
+    proto = _FakeProto(b"")
+    scope = _FakeScope("POST", "/v1/sets/validate", [("content-length", "5000")])
+    asyncio.run(RSGIAdapter(app, 1000, 1.0).__rsgi__(scope, proto))
+    [(status, _, data)] = proto.sent
     assert status == 413 and json.loads(data) == body_too_large(1000).to_problem()
 
 
