@@ -22,6 +22,7 @@ from engine.changes import EXTENDED, NEW, REARRANGED, UNCHANGED, Changes, change
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet, read_set
 from engine.solver import arrange, suggest
+from engine.solver.intact import played_value
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, joker_as, parse_tiles
 from engine.tiles import numbered as numbered_tile
 from engine.turns import verify_turn
@@ -1535,3 +1536,44 @@ def test_a_stricter_joker_rule_never_makes_a_turn_legal(seed: int) -> None:
             for name, rules in STRICTER_JOKER_RULES.items():
                 assert legal or not verify_turn(table, laid, rack, True, rules).valid, (name, before, rack, after)
     _splits.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "objective", "rules", "better"),
+    [
+        ("B5 B6 B7 B8 | K5 O5 R5 J", "B9 R5 B4 J", "value", SABRA, "B4 B5 B6 B7 B8 B9 | R5 J J | K5 O5 R5"),
+        (
+            "O2 R2 B2 K2 | B1 B2 B3 | K3 B3 J",
+            "R1 K1 O1 B4 B4 J",
+            "tiles",
+            PRESSMAN,
+            "K3 J J | B1 B2 B3 B4 | B2 B3 B4 | K1 O1 R1 | K2 O2 R2",
+        ),
+        ("B1 B2 B3 B4 | R2 O2 K2 J", "R1 O2 J", "tiles", SABRA, "B1 B2 B3 B4 | O2 J J | K2 O2 R2"),
+        (
+            "R3 R4 R5 R6 | K5 B5 R5 J | O3 O4 O5 O6",
+            "R4 B5 R7 J",
+            "tiles",
+            OTHER_SET,
+            "R3 R4 R5 R6 R7 | B5 J J | K5 B5 R5 | O3 O4 O5 O6",
+        ),
+    ],
+)
+def test_a_table_joker_staying_in_a_set_of_one_tile_and_jokers_read_the_other_way(
+    table: str, rack: str, objective: str, rules: Rules, better: str
+) -> None:
+    """``R5 J J`` reads as a run (scored so: its jokers 6 and 7) and as a group of 5s (where
+    the table's group joker stays). The programme with the jokers free read a group joker as
+    staying only in a group, so it missed such moves and proved the answer least (found by an
+    independent least-change oracle, session 34): now such a run's jokers count as staying."""
+    before = [parse_tiles(s) for s in table.split(" | ")]
+    after = [parse_tiles(s) for s in better.split(" | ")]
+    tiles = parse_tiles(rack)
+    assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in after], tiles, True, rules).valid
+    result = suggest(before, tiles, True, rules, objective)
+    assert_legal(before, tiles, True, rules, result)
+    played, value = played_value(tuple(before), after, rules)
+    assert (len(result.played), result.value) == (sum(played.values()), value)  # the same score
+    least = changes(before, tiles, after).disturbance
+    found = result.changes.disturbance if result.changes else None
+    assert found is not None and (not result.least_change_proven or found.as_tuple() <= least.as_tuple())

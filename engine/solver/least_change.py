@@ -911,7 +911,18 @@ def _attempt(
         group_picks = m.vars([min(rack_jokers, j * m.upper[var]) for var, j, _ in in_groups])
         m.pairs(group_picks, [var for var, _, _ in in_groups], [-j for _, j, _ in in_groups], -np.inf, 0)
         picks += group_picks
-        pick_points += [vw * number for _, _, number in in_groups]
+        # a group of one numbered tile reads as a run too (``R5 J J``: 5 6 7), and a table
+        # group joker of its number may stay in it (the joker of ``K5 O5 R5 J``) while the
+        # move scores it as the run: there its jokers are worth up to the run's highest number
+        stay_numbers = (
+            _table_jokers(readings)[1] if free_release and rules.joker_release == "replace" and base_jokers else {}
+        )
+        pick_points += [
+            vw * max(number, min(MAX_NUMBER, number + j))
+            if number in stay_numbers and len(colours) == 1
+            else vw * number
+            for (_, j, number), colours in zip(in_groups, _joker_group_colours(groups), strict=True)
+        ]
         m.row_of(picks + laid.jokers, [1.0] * len(picks) + [-n for n in laid.jokers_n], -base_jokers, -base_jokers)
     constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
     m.row_of(laid.cols + picks, laid.points + pick_points, floor + constant, np.inf)
@@ -984,6 +995,10 @@ def _replacement_rows(
     those jokers may stand for. With ``table_copies`` (the table's tiles, given under
     ``joker_replacement_from: rack``) the replacing copies are played from the rack: the same
     jokers are no more than those staying jokers and the copies played (laid less the table's).
+    A set of one numbered tile and jokers reads both ways (``R13 J J``: a group of 13s, or a
+    run), and a move may score it as one while a table joker stays in it by the other: the
+    jokers of after-groups of one tile of a run joker's colour within three of its number count
+    as staying for it (and ``_attempt`` scores such a group's jokers as the run's best).
     Necessary conditions only, every legal move meets them; the jokers of a set read more than
     one way are left out (``_table_jokers``)."""
     run_jokers, group_jokers, group_colours = _table_jokers(readings)
@@ -992,6 +1007,14 @@ def _replacement_rows(
     for (c, v), count in run_jokers.items():
         runs = [run for run in lanes if run.colour == c and v in run.joker]
         staying = Counter(run.joker[v] for run in runs)
+        # a set of one numbered tile and jokers reads as a group too, and as a run: an
+        # after-group of one tile of colour c, within three of v, may read as a run whose
+        # joker stands for the tile (the move scoring the set as the group)
+        for g in groups:
+            if g.number != v and abs(g.number - v) <= 3:
+                for col, shape, jokers in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True):
+                    if jokers and shape == (c,):
+                        staying[col] += jokers
         in_successors.append((staying + Counter(run.tile[v] for run in runs), count))
         if table_copies is not None:
             played.append((staying + Counter(laid.by_type[v][c]), count + table_copies[(c, v)]))
@@ -1032,6 +1055,11 @@ def _table_jokers(
                 group_jokers[number] += 1
                 group_colours.setdefault(number, set()).update(c for c, _ in keys)
     return run_jokers, group_jokers, group_colours
+
+
+def _joker_group_colours(groups: Sequence[_Groups]) -> list[tuple[int, ...]]:
+    """The colours of each group candidate holding a joker, in the order of ``in_groups``."""
+    return [colours for g in groups for colours, j in zip(g.shapes.colours, g.shapes.jokers, strict=True) if j]
 
 
 def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
