@@ -5,7 +5,8 @@ The question is whether *some* arrangement of those tiles into sets makes the tu
 
 1. the tiles are accounted as in any turn (tiles taken off the table, tiles not on the rack,
    more copies of a tile than the tile set has) and an invalid before table: such a turn is
-   illegal whatever the arrangement, and is judged with the table kept as it was and the other tiles in one set;
+   illegal whatever the arrangement, and is judged with the table kept as it was and the
+   other tiles in one set;
 2. the same tiles as before: the player drew;
 3. otherwise ``suggest`` is asked for the best move playing from exactly the tiles added; when
    it plays all of them, its table is a legal arrangement;

@@ -38,6 +38,7 @@ BOOLEANS = (
 )
 COUNTS = ("initial_meld_min", "timeout_penalty", "failed_turn_penalty", "joker_penalty")
 MAX_PLAYERS = 8
+_PLAYER_COUNT_KEYS = frozenset(str(n) for n in range(2, MAX_PLAYERS + 1))  # "deal" keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +200,6 @@ def _check_setting(name: str, value: Any) -> Any:
             deal[int(key)] = count
         return tuple(sorted(deal.items()))
     raise RulesError(f"unknown setting '{name}'", pointer)
-
-
-_PLAYER_COUNT_KEYS = frozenset(str(n) for n in range(2, MAX_PLAYERS + 1))
 
 
 def resolve_rules(value: Any = None) -> Rules:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, NamedTuple
 
@@ -300,19 +300,15 @@ class _Turn:
                 meld_value = self._reported_meld_value(self.played_keys)
         kept = self._kept_position(action) if not valid and self.rules.timeout_keeps_valid_sets else None
         if kept is not None:
-            sets, returned, played_keys, meld_value = kept
-            return TurnVerdict(
-                action=action,
-                played=tiles_of_keys(played_keys),
-                rack_after=tuple(tiles_without_keys(self.rack, played_keys)),
-                opened_after=self.opened or meld_value is not None,
-                initial_meld_value=meld_value,
-                jokers_freed=self.jokers_freed,
+            # ``played``, ``rack_after``, ``opened_after``, the opening's value and the jokers
+            # freed describe the kept position (SPEC §4)
+            sets, returned, alone = kept
+            return replace(
+                alone,
                 violations=tuple(self.violations),
                 penalty_draw=self._penalty(),
                 kept=sets,
                 returned=returned,
-                initial_meld_exact=self.meld_exact,
             )
         return TurnVerdict(
             action=action,
@@ -326,38 +322,36 @@ class _Turn:
             initial_meld_exact=self.meld_exact,
         )
 
-    def _kept_position(
-        self, action: str
-    ) -> tuple[tuple[TableSet, ...], tuple[Tile, ...], dict[str, int], int | None] | None:
+    def _kept_position(self, action: str) -> tuple[tuple[TableSet, ...], tuple[Tile, ...], TurnVerdict] | None:
         """Under ``timeout_keeps_valid_sets``, what stays after a turn over time (SPEC §4): the
         after sets but the invalid ones, when every violation other than the time is an
-        ``INVALID_SET`` made only of tiles played this turn, something played stays and the kept
-        position is a legal turn by itself (on an opening turn: its sets reach the minimum). Returns the sets kept, the tiles returned,
-        the tiles still played and the opening's value (None when not opening); None: restore."""
+        ``INVALID_SET`` made only of tiles played this turn, something played stays and the
+        kept position is a legal turn by itself (on an opening turn: its sets reach the
+        minimum). Returns the sets kept, the tiles returned and the verdict of the kept position
+        (judged in time); None: restore."""
         others = [v for v in self.violations if v.code != "TIME_LIMIT_EXCEEDED"]
         if len(others) == len(self.violations):
             return None  # not over time
         if action == "draw":
-            return (self.before, (), {}, None) if not others else None
+            if others:
+                return None
+            return self.before, (), _Turn(self.before, self.before, self.rack, self.opened, self.rules, None).verdict()
         if any(v.code != "INVALID_SET" for v in others):
             return None
         invalid = self.invalid_after
         returned = _count(key for k in invalid for key in self.after[k].keys)
-        still_played = _minus(self.played_keys, returned)
-        if _minus(returned, self.played_keys) or not still_played:
+        if _minus(returned, self.played_keys) or not _minus(self.played_keys, returned):
             return None  # an invalid set holds a table tile, or nothing played stays
         kept = tuple(s for k, s in enumerate(self.after) if k not in invalid)
-        # The kept position must be a legal turn by itself, under one reading of every tile:
-        # a returned set may not be the successor holding a freed joker's tile, as if its copy
-        # were the table's, while it goes back to the rack as the rack's (and an opening's kept
-        # sets must reach the minimum).
+        # One reading of every tile for both questions: a returned set may not be the
+        # successor holding a freed joker's tile, as if its copy were the table's, while it goes
+        # back to the rack as the rack's.
         alone = _Turn(self.before, kept, self.rack, self.opened, self.rules, None).verdict()
         if not alone.valid:
             return None
-        self.jokers_freed, self.meld_exact = alone.jokers_freed, alone.initial_meld_exact
         # (a joker back on the rack stands for nothing)
         returned_tiles = tuple(JOKER if t.is_joker else t for k in sorted(invalid) for t in self.after[k].tiles)
-        return kept, returned_tiles, still_played, alone.initial_meld_value
+        return kept, returned_tiles, alone
 
     def _add(self, code: str, at: str, params: dict[str, Any] | None = None, set_code: str | None = None) -> None:
         self.violations.append(Violation(code, at, params or {}, set_code))

@@ -907,9 +907,14 @@ def _attempt(
         picks += m.vars([min(rack_jokers, 1 if m.upper[col] <= 1 else m.upper[col]) for col in held])
         m.pairs(picks, held, [-1] * len(held), -np.inf, 0)
         pick_points += [vw * v for lane_or_run in lanes for v in lane_or_run.joker]
-        in_groups = [(var, j, g.number) for g in groups for var, j in zip(g.cols, g.shapes.jokers, strict=True) if j]
-        group_picks = m.vars([min(rack_jokers, j * m.upper[var]) for var, j, _ in in_groups])
-        m.pairs(group_picks, [var for var, _, _ in in_groups], [-j for _, j, _ in in_groups], -np.inf, 0)
+        in_groups = [
+            (var, j, g.number, colours)
+            for g in groups
+            for var, colours, j in zip(g.cols, g.shapes.colours, g.shapes.jokers, strict=True)
+            if j
+        ]
+        group_picks = m.vars([min(rack_jokers, j * m.upper[var]) for var, j, _, _ in in_groups])
+        m.pairs(group_picks, [var for var, _, _, _ in in_groups], [-j for _, j, _, _ in in_groups], -np.inf, 0)
         picks += group_picks
         # a group of one numbered tile reads as a run too (``R5 J J``: 5 6 7), and a table
         # group joker of its number may stay in it (the joker of ``K5 O5 R5 J``) while the
@@ -921,7 +926,7 @@ def _attempt(
             vw * max(number, min(MAX_NUMBER, number + j))
             if number in stay_numbers and len(colours) == 1
             else vw * number
-            for (_, j, number), colours in zip(in_groups, _joker_group_colours(groups), strict=True)
+            for _, j, number, colours in in_groups
         ]
         m.row_of(picks + laid.jokers, [1.0] * len(picks) + [-n for n in laid.jokers_n], -base_jokers, -base_jokers)
     constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
@@ -1055,11 +1060,6 @@ def _table_jokers(
                 group_jokers[number] += 1
                 group_colours.setdefault(number, set()).update(c for c, _ in keys)
     return run_jokers, group_jokers, group_colours
-
-
-def _joker_group_colours(groups: Sequence[_Groups]) -> list[tuple[int, ...]]:
-    """The colours of each group candidate holding a joker, in the order of ``in_groups``."""
-    return [colours for g in groups for colours, j in zip(g.shapes.colours, g.shapes.jokers, strict=True) if j]
 
 
 def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
