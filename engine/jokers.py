@@ -684,6 +684,8 @@ class _Search:
                     return
                 if two_rack_tiles and not all(self._new_set(k, avoided, freed) for k in good):
                     return
+                if two_rack_tiles and not self._new_sets_together(sorted(good), avoided, free, good, freed):
+                    return
                 if not all_hold_none(avoided):
                     return
                 best_misused = bad
@@ -788,6 +790,122 @@ class _Search:
         ]
         spare = {key: available[key] - n for key, n in theirs.items()}
         return _each_finds_a_copy(threatened, spare, False)
+
+    def _new_sets_together(
+        self,
+        hosts: list[int],
+        avoided: frozenset[tuple[int, int]],
+        free: dict[int, int],
+        good: dict[int, int],
+        freed: list[_Joker],
+    ) -> bool:
+        """Whether the sets hosting freed jokers are new sets holding two played tiles each under
+        one assignment of equal copies for all of them at once (``_new_set`` and
+        ``_two_played_each`` judge the conditions set by set): each copy comes from one place,
+        a before-set or the rack; a host takes none from the before-sets of the jokers it holds,
+        does not take every copy of any before-set, and takes two played tiles (a played joker
+        counting as one). E.g. ``O6 K6 J=B6 R6`` + ``R11 R12 J=R13`` ->
+        ``O6 K6 B6 R6`` + ``J R12 B12 K12`` + ``J R11 R12 R13`` with an R12 played: the run's
+        joker must go to the group, whose R12 is then the played one, so the run holds all of
+        ``R11 R12``; the group's joker cannot go to the run either. Under
+        ``joker_replacement_from: rack`` each freed joker also needs a played copy of a tile it
+        may stand for in a successor of its set, where the hosts leave one (``O6 J K6`` +
+        ``B1 J B3 B4 B5 B6`` -> ``O6 B6 K6`` + ``K11 K12 K13 J`` + ``J B1 … B6``, pressman: the
+        played B6 replaces the group's joker, so the run's B6 is its set's own and the run holds
+        all of it). Necessary only (the other after-sets take what is left; the copies every
+        freed joker may use are pooled)."""
+        sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(before-set or -1 for the rack, copies)]
+        for i, before_set in enumerate(self.before):
+            for key, n in before_set.numbered_counts.items():
+                sources.setdefault(key, []).append((i, n))
+        for key, n in self.played.items():
+            if key != JOKER_KEY:
+                sources.setdefault(key, []).append((-1, n))
+        left = {(key, i): n for key, found in sources.items() for i, n in found}
+        played_jokers = self.played.get(JOKER_KEY, 0)
+
+        host_set = set(hosts)
+        rack_replaced = self.needs_tile and self.rules.joker_replacement_from == "rack"
+        taken_by: dict[int, dict[tuple[str, int], int]] = {}
+
+        def replaced(j: int, used: dict[tuple[int, str], int], hosted: bool) -> bool:
+            """Whether freed jokers ``j`` on each find a played copy of one of their tiles in a
+            successor of their set: in a host, a copy it took from the rack; elsewhere, one of
+            the played copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
+            copy, wherever the hosts take theirs."""
+            if j == len(freed):
+                return True
+            joker = freed[j]
+            for key in sorted(joker.options):
+                places = [m for m in self.sources[joker.source].successors if self.after[m].numbered_counts.get(key)]
+                units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set} if hosted else {}
+                if any(m not in host_set or not hosted for m in places):
+                    units[-1] = left.get((key, -1), 0) if hosted else self.played.get(key, 0)
+                for m, n in units.items():
+                    if used.get((m, key), 0) < n:
+                        used[(m, key)] = used.get((m, key), 0) + 1
+                        if replaced(j + 1, used, hosted):
+                            return True
+                        used[(m, key)] -= 1
+            return False
+
+        # (where the jokers cannot all be replaced by played copies anyway, that is reported as
+        # such: the hosts are not judged by it)
+        rack_replaced = rack_replaced and replaced(0, {}, False)
+
+        def assign(h: int, jokers_left: int) -> bool:
+            if h == len(hosts):
+                return not rack_replaced or replaced(0, {}, True)
+            k = hosts[h]
+            banned = {n for n, m in avoided if m == k}
+            wanted = sorted(self.after[k].numbered_counts.items())
+            taken: dict[tuple[str, int], int] = {}
+            taken_by[k] = taken
+
+            def tile(t: int) -> bool:
+                if t == len(wanted):
+                    whole = any(
+                        before_set.numbered_counts
+                        and all(taken.get((key, i), 0) >= n for key, n in before_set.numbered_counts.items())
+                        for i, before_set in enumerate(self.before)
+                    )
+                    if whole:
+                        return False
+                    from_rack = sum(n for (_, i), n in taken.items() if i == -1)
+                    jokers = min(free[k] - good[k], jokers_left, max(0, 2 - from_rack))
+                    if from_rack + jokers < 2:
+                        return False
+                    return assign(h + 1, jokers_left - jokers)
+                key, count = wanted[t]
+                places = [i for i, _ in sources.get(key, []) if i not in self._before_indices(banned)]
+                return any(tile(t + 1) for _ in self._spread(key, count, places, left, taken))
+
+            return tile(0)
+
+        return assign(0, played_jokers)
+
+    def _before_indices(self, sources: set[int]) -> set[int]:
+        """The before-set indices of the joker sources ``sources``."""
+        return {self.sources[n].index for n in sources}
+
+    @staticmethod
+    def _spread(
+        key: str, count: int, places: list[int], left: dict[tuple[str, int], int], taken: dict[tuple[str, int], int]
+    ) -> Iterator[None]:
+        """Every way of taking ``count`` copies of ``key`` from ``places`` (as many as each has
+        left), applied to ``left`` and ``taken`` while the caller looks further."""
+        if count == 0:
+            yield
+            return
+        if not places:
+            return
+        first, rest = places[0], places[1:]
+        for n in range(min(count, left[(key, first)]), -1, -1):
+            left[(key, first)] -= n
+            taken[(key, first)] = taken.get((key, first), 0) + n
+            yield from _Search._spread(key, count - n, rest, left, taken)
+            left[(key, first)] += n
+            taken[(key, first)] -= n
 
     def _holds_a_before_set(self, k: int) -> bool:
         """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no

@@ -292,6 +292,26 @@ def test_a_new_set_is_judged_with_one_assignment_of_copies() -> None:
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_two_freed_jokers_new_sets_are_judged_with_one_assignment_for_all() -> None:
+    """Each host set alone can be read as a new set, not both at once (found by the turn
+    oracle of session 33, seed 14). The run's joker (R13) must go to the group, whose R12 is
+    then the played one, so the run holds all of R11 R12 and cannot host the group's joker."""
+    before = ["O6 K6 J=B6 R6", "R11 R12 J=R13"]
+    after = ["O6 K6 B6 R6", "J R12 B12 K12", "J R11 R12 R13"]
+    v = verify(before, after, "B6 R12 B12 K12 R13 K13 R13", rules=TWO_RACK_TILES)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+    # pressman-2009: the played B6 must replace the group's joker (only B6 of its colours is
+    # there), so the run's B6 is its own set's and the run holds all of B1 B3 B4 B5 B6.
+    before = ["O6 J K6", "B1 J B3 B4 B5 B6"]
+    after = ["O6 B6 K6", "K11 K12 K13 J", "J B1 B2 B3 B4 B5 B6"]
+    v = verify(before, after, "B6 K11 K12 K13 B2 K5 B1", rules=PRESSMAN)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+    # With a second B6 played (XP supply) the run may hold that one: legal.
+    xp_pressman = {"preset": "pressman-2009", "tiles": "xp"}
+    v = verify(before, [*after, "B5 B6 B7"], "B6 B6 K11 K12 K13 B2 K5 B1 B5 B7", rules=xp_pressman)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
 def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
     # R7 K7 J J: both jokers freed (B7 and O7 beside K7), each into a set holding an R7. One R7
     # was played, the other is the before set's own, so one of those sets holds a numbered tile
