@@ -152,8 +152,6 @@ PRESSMAN = PRESETS["pressman-2009"]
 # the joker anywhere) had a better move than the answer, no legal turn, whose tiles have no legal
 # layout: the best legal move plays other tiles. Each was answered with 2 tiles, unproven.
 INTO_A_NEW_SET = [
-    # K4 frees the joker; the table's K4 joins the rack's K5 around it: J=K3 K4 K5
-    (["B4 O4 J", "K4 O4 R4"], "K4 B4 R6 K5", (3, 13)),
     # B6 frees the joker; the rack's O6 and O12 take it into O6 J=O7 O8 O9 O10 O11 O12
     (["O6 R6 J", "K10 O10 R10", "O8 O9 O10 O11"], "O12 B8 O6 B6", (3, 24)),
 ]
@@ -167,6 +165,19 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
     monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
     result = suggested(table, rack, PRESSMAN)
     assert (len(result.played), result.value) != best or not result.optimal_proven
+
+
+def test_a_freed_jokers_new_set_needs_two_played_tiles_beside_its_replacement() -> None:
+    """K4 frees the joker of B4 O4 J only as the played K4 (pressman: from the rack, in a
+    successor of its set), so the table's K4 is the one in J=K3 K4 K5: one played tile there,
+    no new set for the freed joker. This move was the answer (3 tiles, 13, proven) until the
+    new sets were judged with one assignment of copies for all conditions (session 34); the
+    brute force agrees: 2 tiles."""
+    before = [T("B4 O4 J"), T("K4 O4 R4")]
+    after = [T("B4 O4 K4"), T("J=K3 K4 K5"), T("B4 O4 R4")]
+    verdict = verify_turn([TableSet(s) for s in before], [TableSet(s) for s in after], T("K4 B4 R6 K5"), True, PRESSMAN)
+    assert [v.code for v in verdict.violations] == ["FREED_JOKER_MISUSED"]
+    the_best(["B4 O4 J", "K4 O4 R4"], "K4 B4 R6 K5", PRESSMAN, (2, 8))
 
 
 def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(monkeypatch: pytest.MonkeyPatch) -> None:
