@@ -684,6 +684,7 @@ class _Search:
                     return
                 if two_rack_tiles and not all(self._new_set(k, avoided, freed) for k in good):
                     return
+                # (the set-by-set checks above first: cheaper, and where most placements fail)
                 if two_rack_tiles and not self._new_sets_together(sorted(good), avoided, free, good, freed):
                     return
                 if not all_hold_none(avoided):
@@ -762,7 +763,7 @@ class _Search:
         the joker's set or all of ``R4 R5 R6``: no new set."""
         theirs = self.after[k].numbered_counts
         hosted = {n for n, m in avoided if m == k}  # (holding none of their copies: no successor)
-        excluded = {self.sources[n].index for n in hosted}
+        excluded = self._hosted_before_sets(avoided, k)
         reserved: dict[str, int] = {}
         if self.rules.joker_replacement_from == "rack":
             for joker in freed:
@@ -825,7 +826,6 @@ class _Search:
         played_jokers = self.played.get(JOKER_KEY, 0)
 
         host_set = set(hosts)
-        rack_replaced = self.needs_tile and self.rules.joker_replacement_from == "rack"
         taken_by: dict[int, dict[tuple[str, int], int]] = {}
 
         def replaced(j: int, used: dict[tuple[int, str], int], hosted: bool) -> bool:
@@ -849,15 +849,15 @@ class _Search:
                         used[(m, key)] -= 1
             return False
 
-        # (where the jokers cannot all be replaced by played copies anyway, that is reported as
-        # such: the hosts are not judged by it)
-        rack_replaced = rack_replaced and replaced(0, {}, False)
+        # under a replacement from the rack, unless the jokers cannot all be replaced by played
+        # copies anyway (that is reported as such: the hosts are not judged by it)
+        rack_replaced = self.needs_tile and self.rules.joker_replacement_from == "rack" and replaced(0, {}, False)
 
         def assign(h: int, jokers_left: int) -> bool:
             if h == len(hosts):
                 return not rack_replaced or replaced(0, {}, True)
             k = hosts[h]
-            banned = {n for n, m in avoided if m == k}
+            banned = self._hosted_before_sets(avoided, k)
             wanted = sorted(self.after[k].numbered_counts.items())
             taken: dict[tuple[str, int], int] = {}
             taken_by[k] = taken
@@ -877,16 +877,17 @@ class _Search:
                         return False
                     return assign(h + 1, jokers_left - jokers)
                 key, count = wanted[t]
-                places = [i for i, _ in sources.get(key, []) if i not in self._before_indices(banned)]
+                places = [i for i, _ in sources.get(key, []) if i not in banned]
                 return any(tile(t + 1) for _ in self._spread(key, count, places, left, taken))
 
             return tile(0)
 
         return assign(0, played_jokers)
 
-    def _before_indices(self, sources: set[int]) -> set[int]:
-        """The before-set indices of the joker sources ``sources``."""
-        return {self.sources[n].index for n in sources}
+    def _hosted_before_sets(self, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:
+        """The before-sets (indices) of the freed jokers after-set ``k`` hosts where it must
+        hold none of their tiles (``avoided``: (source, after-set) pairs)."""
+        return {self.sources[n].index for n, m in avoided if m == k}
 
     @staticmethod
     def _spread(

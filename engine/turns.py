@@ -201,7 +201,7 @@ def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> 
 
 
 @functools.lru_cache(maxsize=64)
-def _best_meld_value(played: tuple[tuple[str, int], ...], at_most: int | None) -> int:
+def _remembered_meld_value(played: tuple[tuple[str, int], ...], at_most: int | None) -> int:
     """``best_meld_value``, remembered: a replay continuing after errors may repeat one failed
     opening turn after turn, and its value can cost a few tenths of a second (XP supply, 100
     tiles, jokers)."""
@@ -388,7 +388,7 @@ class _Turn:
         manipulation), or ``at_most`` when they reach it. Copies beyond the tile set are left
         out: such a turn is illegal anyway (``TILE_SUPPLY_EXCEEDED``), and the tile set bounds
         the work."""
-        return _best_meld_value(tuple(sorted(self._within_supply(played).items())), at_most)
+        return _remembered_meld_value(tuple(sorted(self._within_supply(played).items())), at_most)
 
     def _within_supply(self, played: dict[str, int]) -> dict[str, int]:
         """``played`` without the copies beyond the tile set (the opening values leave them out)."""

@@ -170,12 +170,15 @@ class ServerSettings:
 
 
 class _BodyError(Exception):
-    def __init__(self, status: int, title: str, detail: str, limit: str | None = None) -> None:
+    def __init__(
+        self, status: int, title: str, detail: str, limit: str | None = None, problem: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.title = title
         self.detail = detail
         self.limit = limit
+        self.problem = problem  # the whole problem document, when another layer words it
 
 
 def _problem(error: _BodyError) -> bytes:
@@ -184,12 +187,11 @@ def _problem(error: _BodyError) -> bytes:
     item: dict[str, Any] = {"pointer": "", "detail": error.detail}
     if error.limit is not None:
         item["limit"] = error.limit
-    doc = {
+    doc = error.problem or {
         "type": "about:blank",
         "title": error.title,
         "status": error.status,
-        # (a 413 words its detail as ``operations.body_too_large`` does, the CLI's in-process mode's)
-        "detail": f"{'The request is too large' if error.status == 413 else 'The request cannot be read'}: {error.detail}.",
+        "detail": f"The request cannot be read: {error.detail}.",
         "errors": [item],
     }
     return json.dumps(doc, separators=(",", ":")).encode()
@@ -521,8 +523,12 @@ class RSGIAdapter:
         proto.response_bytes(status, out_headers, data)
 
     def _too_large(self) -> _BodyError:
-        detail = f"the request body is larger than {self.max_body} bytes (RUMMIKUB_MAX_BODY_BYTES)"
-        return _BodyError(413, "Content Too Large", detail, "RUMMIKUB_MAX_BODY_BYTES")
+        # worded by ``operations.body_too_large``, as the CLI's in-process mode words it
+        from service.operations import body_too_large
+
+        problem = body_too_large(self.max_body).to_problem()
+        detail = problem["errors"][0]["detail"]
+        return _BodyError(413, problem["title"], detail, "RUMMIKUB_MAX_BODY_BYTES", problem)
 
     async def _read_body(self, headers: Any, proto: Any) -> bytes:
         length = headers.get("content-length")

@@ -678,11 +678,11 @@ def test_a_failed_opening_value_is_remembered_between_turns() -> None:
     import engine.turns
 
     rules = resolve_rules({"preset": "xp", "manipulate_on_opening_turn": True, "initial_meld_min": 1000})
-    hits = engine.turns._best_meld_value.cache_info().hits
+    hits = engine.turns._remembered_meld_value.cache_info().hits
     for _ in range(3):
         v = verify([], ["K1 K2 K3 K4 K5", "B9 B10 J"], "K1 K2 K3 K4 K5 B9 B10 J O1", False, rules)
         assert "INITIAL_MELD_TOO_LOW" in codes(v)
-    assert engine.turns._best_meld_value.cache_info().hits >= hits + 2
+    assert engine.turns._remembered_meld_value.cache_info().hits >= hits + 2
 
 
 # --- over time, keeping the valid sets (timeout_keeps_valid_sets) --------------------------
@@ -971,7 +971,7 @@ def count_meld_value_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     import engine.meld_value as meld_value
     import engine.turns
 
-    engine.turns._best_meld_value.cache_clear()
+    engine.turns._remembered_meld_value.cache_clear()
 
     passes: list[int] = []
     search = meld_value._Search.search

@@ -895,7 +895,9 @@ def _attempt(
         cols, before = laid.by_type[v][c], base.get((c, v), 0)
         m.row_of(cols, [1.0] * len(cols), before, before + rack_counts.get((c, v), 0))
     m.row_of(laid.jokers, laid.jokers_n, base_jokers, base_jokers + rack_jokers)
-    if free_release and rules.joker_release == "replace" and base_jokers:
+    # the table's jokers set free under a replace release: rows every legal move meets
+    replaced_freely = free_release and rules.joker_release == "replace" and bool(base_jokers)
+    if replaced_freely:
         from_rack = rules.joker_replacement_from == "rack"
         _replacement_rows(m, readings, lanes, groups, laid, base if from_rack else None)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
@@ -919,9 +921,7 @@ def _attempt(
         # a group of one numbered tile reads as a run too (``R5 J J``: 5 6 7), and a table
         # group joker of its number may stay in it (the joker of ``K5 O5 R5 J``) while the
         # move scores it as the run: there its jokers are worth up to the run's highest number
-        stay_numbers = (
-            _table_jokers(readings)[1] if free_release and rules.joker_release == "replace" and base_jokers else {}
-        )
+        stay_numbers = _table_jokers(readings)[1] if replaced_freely else {}
         pick_points += [
             vw * max(number, min(MAX_NUMBER, number + j))
             if number in stay_numbers and len(colours) == 1
