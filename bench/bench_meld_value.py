@@ -105,8 +105,13 @@ def main() -> None:
     parser.add_argument("--openings", type=int, default=100, help="generated openings per row (default 100)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the generated cases (default 1)")
     parser.add_argument("--dense", action="store_true", help="add 160 random tiles with 4 jokers (seconds)")
+    parser.add_argument("--xp", type=int, default=0, help="add N random 60-120-tile XP racks with jokers (seconds)")
+    parser.add_argument("--only-xp", action="store_true", help="only the XP racks of --xp")
     args = parser.parse_args()
     repeat = args.repeat
+    if args.only_xp:
+        xp_racks(random.Random(args.seed), args.xp)
+        return
 
     print(
         f"{'case (ms per call)':46} {'tiles':>5} {'value':>6} {'cold min':>9} {'median':>9} {'max':>9} {'warm med':>9}"
@@ -152,6 +157,36 @@ def main() -> None:
     if args.dense:
         counts = Counter(dense_rng.choice(NUMBERED) for _ in range(156)) + Counter({"J": 4})
         row("156 random of all 52 + 4 jokers", counts, 1)
+    if args.xp:
+        xp_racks(random.Random(args.seed), args.xp)
+
+
+def xp_racks(rng: random.Random, count: int) -> None:
+    """The hard ones: ``count`` random multisets within the XP supply, 60-120 tiles of which
+    1-4 jokers (a failed opening under ``manipulate_on_opening_turn`` may play that many).
+    One cold call each, measured in CPU time of this process (the machine's load does not
+    stretch it); the first call that needs HiGHS loads it, timed apart."""
+    xp = [k for k in NUMBERED for _ in range(3)]
+    cases = []
+    for _ in range(count):
+        jokers = rng.randint(1, 4)
+        cases.append(Counter(rng.sample(xp, rng.choice((60, 80, 100, 120)) - jokers)) + Counter({"J": jokers}))
+    start = time.process_time()
+    import engine.solver.melds  # noqa: F401  (HiGHS, numpy, SciPy: what the first hard call loads)
+    loading = (time.process_time() - start) * 1e3
+    cpu = []
+    for counts in cases:
+        clear_tables()
+        start = time.process_time()
+        best_meld_value(counts)
+        cpu.append((time.process_time() - start) * 1e3)
+    cpu.sort()
+    p99 = cpu[min(len(cpu) - 1, round(0.99 * (len(cpu) - 1)))]
+    print(f"xp racks, 60-120 tiles with 1-4 jokers ({count}; CPU ms; loading HiGHS first: {loading:.0f} ms)")
+    print(
+        f"  min {cpu[0]:.1f}  median {statistics.median(cpu):.1f}  p90 {cpu[round(0.9 * (len(cpu) - 1))]:.1f}"
+        f"  p99 {p99:.1f}  max {cpu[-1]:.1f}  over 1 s: {sum(t > 1000 for t in cpu)}"
+    )
 
 
 if __name__ == "__main__":

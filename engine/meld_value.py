@@ -50,6 +50,16 @@ Method
    at lower bound + 1) or the interval between is halved. Caps, dominance and bounds only
    drop what cannot be better and the search never stops early, so the result is exact for
    every input; nothing depends on the clock or on earlier calls.
+5. **Turns with an integer programme** (``engine.solver.melds.best_meld_programme``, HiGHS):
+   within a tile supply (at most 4 jokers) the passes get a little work first (``_TURNS``);
+   when that is not enough, the programme (one column per set the tiles can make) runs for a
+   tenth of a second and returns the best solution it found and its bound, the passes go on
+   inside that interval with more work, then the programme gets a second, and the passes the
+   rest. The programme's relaxation is usually within a point or two of the answer, which is
+   where the passes are slowest on 60-120 tiles with jokers (a pass at a threshold just above
+   the answer: seconds); the passes close a small gap faster than HiGHS's branching. Both
+   only prove, so the answer is the same exact value whichever finishes; only the time spent
+   depends on the clock.
 
 Complexity
 ----------
@@ -64,10 +74,12 @@ laid 48-tile opening of 16 sets 0.1-1 ms without jokers (the cover search answer
 with 1-2 of its tiles as jokers (tens at worst); the classic and xp supplies 0.2-0.4 ms;
 random racks of 20-40 tiles a few ms; 40 copies of a tile, 1000 jokers, or 40 copies each of
 R4 R5 R6 well under 1 ms; 150 tiles of one colour with 10 jokers 20-200 ms; 160 random tiles
-of every kind (counts up to 7) with 4 jokers about 6 s; within the XP supply, 70-100 tiles
-with 4 jokers up to 13 s (most of it in ``pareto``, quadratic in a layer's states; the same
-tiles without jokers 0.1 s), so ``at_most`` lets a caller that needs only a threshold stop
-after the beam pass. Moves are memoised per (state, tiles,
+of every kind (counts up to 7) with 4 jokers about 6 s; within the XP supply, 60-120 tiles
+with 1-4 jokers were up to 29 s by the passes alone (most of it in ``pareto``, quadratic in a
+layer's states; the same tiles without jokers 0.1 s) and are at most ~0.7 s of CPU with step
+5 (``bench_meld_value.py --xp``: 400 such racks, p99 0.58 s, against 1.3 s and a 4.1 s
+maximum without it); ``at_most`` lets a caller that needs only a threshold stop after the
+beam pass. Moves are memoised per (state, tiles,
 jokers, number) in module tables shared by all calls (they do not depend on the input, and are
 cleared when large).
 """
@@ -81,9 +93,13 @@ from engine.tiles import COLORS, JOKER_KEY, MAX_NUMBER, MIN_NUMBER
 __all__ = ["MELD_VALUE_WORK", "best_meld_value", "bounded_meld_value"]
 
 MELD_VALUE_WORK = 2_000_000
-"""The work ``bounded_meld_value`` spends at most (state moves and dominance comparisons of
-the passes): about half a second of CPU. The legal openings that need more are laid from 70+
-tiles of the XP supply with 3-4 jokers (up to 13 s exactly)."""
+"""The work ``bounded_meld_value`` gives its last passes (state moves and dominance comparisons):
+about half a second of CPU, after the turns of step 5 (about 1.2 s more at most)."""
+
+_TURNS = ((400_000, 0.1), (2_000_000, 1.0))
+"""Work of the passes (400,000: about 0.1 s) and seconds of CPU for the integer programme, turn
+by turn, before the last passes."""
+_PROGRAMME_JOKERS = 4  # the XP supply's; with more the programme's columns multiply
 
 _NCOL = len(COLORS)
 _TOP = MAX_NUMBER
@@ -117,13 +133,14 @@ def best_meld_value(counts: Mapping[str, int], at_most: int | None = None) -> in
         search = _Search(grid, jokers)
         if at_most is not None and search.search(0, beam=4) >= at_most:
             return at_most
-        value = search.best()
+        value = _exact(search)
     return value if at_most is None else min(value, at_most)
 
 
 def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -> tuple[int, bool]:
-    """``best_meld_value(counts)`` and True when the passes finish within ``work`` (state moves
-    and dominance comparisons); else the best value found, a lower bound, and False."""
+    """``best_meld_value(counts)`` and True when it is proved by the turns of step 5 or by the
+    last passes within ``work`` (state moves and dominance comparisons); else the best value
+    found, a lower bound, and False."""
     grid, jokers = _read(counts)
     jokers = _cap(grid, jokers)
     value = _without_search(grid, jokers)
@@ -132,11 +149,38 @@ def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -
     _clear_large_caches()
     search = _Search(grid, jokers)
     lower = max(0, search.search(0, beam=4))  # bounded by the beam: not counted
-    search.work_left = work
     try:
-        return search.best(), True
+        return _exact(search, work), True
     except _OutOfWork:
         return max(lower, search.lower), False
+
+
+def _exact(search: _Search, work: int | None = None) -> int:
+    """The exact value, by turns of the passes and the integer programme (within a tile supply:
+    at most 4 jokers), each given more time at each turn of ``_TURNS`` and starting from the
+    bounds the other found: each is fast where the other is slow (module docstring, step 5).
+    The last passes get ``work`` (else raise ``_OutOfWork``)."""
+    lower, upper = 0, None
+    for passes_work, programme_cpu in _TURNS:
+        search.work_left = passes_work
+        try:
+            return search.best(lower, upper)
+        except _OutOfWork:
+            lower = max(lower, search.lower)
+        if search.jokers > _PROGRAMME_JOKERS:
+            break
+        from engine.solver.melds import best_meld_programme  # HiGHS: loaded only when needed
+
+        grid = search.grid
+        counts = {f"{COLORS[c]}{n}": grid[c][n] for c in range(_NCOL) for n in range(MIN_NUMBER, _TOP + 1)}
+        counts[JOKER_KEY] = search.jokers
+        lower, bound = best_meld_programme(counts, programme_cpu, lower)
+        if bound is not None:
+            upper = bound if upper is None else min(upper, bound)
+        if lower == upper:
+            return lower
+    search.work_left = work
+    return search.best(lower, upper)
 
 
 def _without_search(grid: list[list[int]], jokers: int) -> int | None:
@@ -415,19 +459,24 @@ class _Search:
         self.work_left: int | None = None  # None: no limit
         self.lower = 0  # the best value a pass has found so far
 
-    def best(self) -> int:
-        tiles = sum(map(sum, self.grid))
-        covered: bool | None = None
-        # the cover search places every joker at 13: the bound, unless jokers outnumber 13s
-        if self.jb[0][self.jokers] == _TOP * self.jokers:
-            budget = 50 * tiles + 100 if self.jokers == 0 else 2 * tiles + 50 if tiles > 64 else tiles + 30
-            covered = _covers(self.grid, self.jokers, budget)
-            if covered:
+    def best(self, reached: int = 0, bound: int | None = None) -> int:
+        """The value, knowing that it is at least ``reached`` and at most ``bound`` (when given,
+        those bounds replace the search's own: the cover search and the first pass at the
+        upper bound are skipped)."""
+        if bound is None:
+            tiles = sum(map(sum, self.grid))
+            covered: bool | None = None
+            # the cover search places every joker at 13: the bound, unless jokers outnumber 13s
+            if self.jb[0][self.jokers] == _TOP * self.jokers:
+                budget = 50 * tiles + 100 if self.jokers == 0 else 2 * tiles + 50 if tiles > 64 else tiles + 30
+                covered = _covers(self.grid, self.jokers, budget)
+                if covered:
+                    return self.upper
+            if covered is None and self.search(self.upper) >= self.upper:
                 return self.upper
-        if covered is None and self.search(self.upper) >= self.upper:
-            return self.upper
+            bound = self.upper - 1
         # passes at falling thresholds: the answer lies in lower .. last - 1
-        lower, last, step = 0, self.upper, 2
+        lower, last, step = reached, min(bound, self.upper) + 1, 2
         while True:
             if step == 8:  # the answer is not close to the bound: find a lower bound
                 lower = max(lower, self.search(0, beam=4))

@@ -126,11 +126,16 @@ def joker_as(tile: Tile) -> Tile:
     return _DECLARED[tile]
 
 
+SPACE = " \t\n\r"
+"""The whitespace a tile string or colour name may carry around it: JSON's own (space, tab,
+newline, carriage return), which every regular expression flavour reads alike; openapi.yaml's
+patterns allow the same."""
+
 _PARSE_CACHE: dict[str, Tile] = {}
 
 
 def _parse_numbered_text(text: str, pointer: str) -> Tile:
-    upper = text.strip().upper()
+    upper = text.strip(SPACE).upper()
     if len(upper) < 2:
         raise TileError(f"{text!r} is not a tile: expected a colour letter and a number, like R5", pointer)
     letter, digits = upper[0], upper[1:]
@@ -152,7 +157,7 @@ def parse_tile_text(text: str) -> Tile:
         return cached
     if len(text) > 16:
         raise TileError(f"{text[:16]!r}... is not a tile", "")
-    body = text.strip().upper()
+    body = text.strip(SPACE).upper()
     if body == JOKER_KEY:
         tile = JOKER
     elif body.startswith("J="):
@@ -207,7 +212,7 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
     color_name, number = obj["color"], obj["number"]
     if not isinstance(color_name, str):
         raise TileError(f"'color' must be a string, not {_json_type(color_name)}", "/color")
-    color = _COLOR_ALIASES.get(color_name.strip().upper())
+    color = _COLOR_ALIASES.get(color_name.strip(SPACE).upper())
     if color is None:
         raise TileError(f"unknown colour {color_name!r}: use black, blue, orange (yellow) or red", "/color")
     whole = whole_number(number)

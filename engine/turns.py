@@ -203,8 +203,8 @@ def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> 
 @functools.lru_cache(maxsize=64)
 def _remembered_meld_value(played: tuple[tuple[str, int], ...], at_most: int | None) -> int:
     """``best_meld_value``, remembered: a replay continuing after errors may repeat one failed
-    opening turn after turn, and its value can cost a few tenths of a second (XP supply, 100
-    tiles, jokers)."""
+    opening turn after turn, and its value can cost tenths of a second (XP supply, 100 tiles,
+    jokers)."""
     return best_meld_value(dict(played), at_most)
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from engine.errors import InputError
 from engine.tiles import (
@@ -138,3 +141,27 @@ def test_a_tile_number_that_is_no_whole_number_says_what_it_is(number: Any, show
     with pytest.raises(InputError) as info:
         parse_tile({"color": "red", "number": number})
     assert info.value.message == f"'number' must be a whole number, not {shown}"  # 1e400 is read as inf
+
+
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [
+        (" R5\t", True),
+        ("\nJ=\r r5 ", True),
+        ("\u00a0R5", False),  # Unicode spaces differ between regular expression flavours
+        ("R5\x85", False),
+        ("R5\x1f", False),
+        ("\ufeffR5", False),
+    ],
+)
+def test_the_whitespace_around_a_tile_is_what_the_contract_allows(text: str, accepted: bool) -> None:
+    """engine.tiles.SPACE, and openapi.yaml's pattern read by Python's regular expressions
+    (ECMAScript's read these cases alike)."""
+    contract = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text())
+    pattern = contract["components"]["schemas"]["TileString"]["pattern"]
+    assert bool(re.search(pattern, text)) is accepted
+    if accepted:
+        parse_tile(text)
+    else:
+        with pytest.raises(InputError):
+            parse_tile(text)

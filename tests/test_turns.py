@@ -1016,6 +1016,7 @@ def test_an_opening_value_beyond_the_work_bound_is_a_lower_bound(monkeypatch: py
     exact = verify([], laid, rack, opened=False, rules=rules)
     assert exact.valid and exact.to_json()["initial_meld"] == {"value": exact.initial_meld_value}
     monkeypatch.setattr(engine.meld_value, "MELD_VALUE_WORK", 10)
+    monkeypatch.setattr(engine.meld_value, "_TURNS", ())  # nor the integer programme's turns
     bounded = verify([], laid, rack, opened=False, rules=rules)
     assert bounded.valid and not bounded.initial_meld_exact
     assert rules.initial_meld_min <= bounded.initial_meld_value <= exact.initial_meld_value  # type: ignore[operator]

@@ -39,6 +39,8 @@ class Result(NamedTuple):
     x: np.ndarray | None
     objective: float
     nodes: int = 0
+    bound: float = np.inf
+    """``maximise`` on an integer programme: no solution scores more (HiGHS's dual bound)."""
 
 
 def _new() -> Any:
@@ -149,7 +151,10 @@ def maximise(
             _run(highs)
         finally:
             highs.cbMipInterrupt.unsubscribe(stop_at_cpu_limit)
-    return _result(highs, cost)
+    result = _result(highs, cost)
+    if integer and result.status == STOPPED:
+        return result._replace(bound=-highs.getInfo().mip_dual_bound)  # (the objective is minimised negated)
+    return result
 
 
 def _result(highs: Any, cost: np.ndarray) -> Result:
