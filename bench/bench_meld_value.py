@@ -173,6 +173,7 @@ def xp_racks(rng: random.Random, count: int) -> None:
         cases.append(Counter(rng.sample(xp, rng.choice((60, 80, 100, 120)) - jokers)) + Counter({"J": jokers}))
     start = time.process_time()
     import engine.solver.melds  # noqa: F401  (HiGHS, numpy, SciPy: what the first hard call loads)
+
     loading = (time.process_time() - start) * 1e3
     cpu = []
     for counts in cases:

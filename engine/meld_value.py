@@ -50,7 +50,7 @@ Method
    at lower bound + 1) or the interval between is halved. Caps, dominance and bounds only
    drop what cannot be better and the search never stops early, so the result is exact for
    every input; nothing depends on the clock or on earlier calls.
-5. **Turns with an integer programme** (``engine.solver.melds.best_meld_programme``, HiGHS):
+5. **Turns with an integer programme** (``engine.solver.melds.MeldProgramme``, HiGHS):
    within a tile supply (at most 4 jokers) the passes get a little work first (``_TURNS``);
    when that is not enough, the programme (one column per set the tiles can make) runs for a
    tenth of a second and returns the best solution it found and its bound, the passes go on
@@ -100,6 +100,7 @@ _TURNS = ((400_000, 0.1), (2_000_000, 1.0))
 """Work of the passes (400,000: about 0.1 s) and seconds of CPU for the integer programme, turn
 by turn, before the last passes."""
 _PROGRAMME_JOKERS = 4  # the XP supply's; with more the programme's columns multiply
+_BOUND_BEAMS = (64, 256)  # the narrow passes looking for a solution worth the relaxation's bound
 
 _NCOL = len(COLORS)
 _TOP = MAX_NUMBER
@@ -156,31 +157,45 @@ def bounded_meld_value(counts: Mapping[str, int], work: int = MELD_VALUE_WORK) -
 
 
 def _exact(search: _Search, work: int | None = None) -> int:
-    """The exact value, by turns of the passes and the integer programme (within a tile supply:
-    at most 4 jokers), each given more time at each turn of ``_TURNS`` and starting from the
-    bounds the other found: each is fast where the other is slow (module docstring, step 5).
-    The last passes get ``work`` (else raise ``_OutOfWork``)."""
+    """The exact value: the passes, then (within a tile supply: at most 4 jokers) turns of the
+    integer programme and the passes, each given more time at each turn of ``_TURNS`` and
+    starting from the bounds the other found; each is fast where the other is slow (module
+    docstring, step 5). The last passes get ``work`` (else raise ``_OutOfWork``)."""
     lower, upper = 0, None
+    programme = None
     for passes_work, programme_cpu in _TURNS:
         search.work_left = passes_work
         try:
             return search.best(lower, upper)
         except _OutOfWork:
             lower = max(lower, search.lower)
+            search.work_left = None
         if search.jokers > _PROGRAMME_JOKERS:
             break
-        from engine.solver.melds import best_meld_programme  # HiGHS: loaded only when needed
+        if programme is None:
+            from engine.solver.melds import MeldProgramme  # HiGHS: loaded only when needed
 
-        grid = search.grid
-        counts = {f"{COLORS[c]}{n}": grid[c][n] for c in range(_NCOL) for n in range(MIN_NUMBER, _TOP + 1)}
-        counts[JOKER_KEY] = search.jokers
-        lower, bound = best_meld_programme(counts, programme_cpu, lower)
-        if bound is not None:
-            upper = bound if upper is None else min(upper, bound)
+            grid = search.grid
+            counts = {f"{COLORS[c]}{n}": grid[c][n] for c in range(_NCOL) for n in range(MIN_NUMBER, _TOP + 1)}
+            programme = MeldProgramme(counts | {JOKER_KEY: search.jokers})
+            upper = programme.relaxation_bound()
+            if upper is not None and _reaches(search, upper):
+                return upper
+        lower, bound = programme.solve(programme_cpu, lower)
+        if bound is not None and (upper is None or bound < upper):
+            upper = bound
+            if lower < upper and _reaches(search, upper):
+                return upper
         if lower == upper:
             return lower
     search.work_left = work
     return search.best(lower, upper)
+
+
+def _reaches(search: _Search, bound: int) -> bool:
+    """Whether narrow passes find a solution worth ``bound``, known to be the most any is
+    worth: then that is the value. A few milliseconds where a full pass can take seconds."""
+    return any(search.search(bound, beam=beam) >= bound for beam in _BOUND_BEAMS)
 
 
 def _without_search(grid: list[list[int]], jokers: int) -> int | None:

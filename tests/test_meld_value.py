@@ -18,7 +18,7 @@ from engine.meld_value import best_meld_value, bounded_meld_value
 from engine.rules import resolve_rules
 from engine.sets import read_set
 from engine.solver import suggest
-from engine.solver.melds import best_meld_programme
+from engine.solver.melds import MeldProgramme
 from engine.tiles import COLORS, parse_tiles, tiles_of_keys
 
 NUMBERED = [f"{c}{n}" for c in COLORS for n in range(1, 14)]
@@ -197,7 +197,11 @@ def test_at_most_is_the_smaller_of_the_value_and_the_cap(counts: Counter[str], a
 @settings(max_examples=300, deadline=None)
 @given(small_multisets())
 def test_the_programme_proves_the_brute_force_value(counts: Counter[str]) -> None:
-    assert best_meld_programme(counts, 30.0) == (brute(counts), brute(counts))
+    programme = MeldProgramme(counts)
+    value = brute(counts)
+    assert programme.solve(30.0) == (value, value)
+    bound = programme.relaxation_bound()
+    assert bound is not None and bound >= value
 
 
 @settings(max_examples=100, deadline=None)
@@ -207,7 +211,7 @@ def test_the_programme_starting_from_a_reached_value(counts: Counter[str], data:
     value is the answer."""
     value = brute(counts)
     reached = data.draw(st.integers(0, value))
-    assert best_meld_programme(counts, 30.0, reached) == (value, value)
+    assert MeldProgramme(counts).solve(30.0, reached) == (value, value)
 
 
 @pytest.mark.parametrize(
@@ -226,7 +230,7 @@ def test_the_programme_on_long_runs(tiles: str, value: int) -> None:
     if counts["J"] > 4:
         assert best_meld_value(counts) == 5 + 6 + 7 + 8 + 9 + 10 + 11  # R5..R11, by the passes
         return
-    assert best_meld_programme(counts, 30.0) == (value, value)
+    assert MeldProgramme(counts).solve(30.0) == (value, value)
     assert best_meld_value(counts) == value
     if sum(counts.values()) <= 9:
         assert brute(counts) == value
@@ -260,11 +264,35 @@ def test_a_hard_multiset_by_every_route(monkeypatch: pytest.MonkeyPatch) -> None
     assert best_meld_value(HARD_47) == 356
     assert best_meld_value(HARD_47, 357) == 356
     assert best_meld_value(HARD_47, 300) == 300
-    assert best_meld_programme(HARD_47, 60.0) == (356, 356)
+    assert MeldProgramme(HARD_47).solve(60.0) == (356, 356)
+    assert MeldProgramme(HARD_47).relaxation_bound() == 357
     monkeypatch.setattr(meld_value, "_TURNS", ())  # the passes alone
     assert best_meld_value(HARD_47) == 356
     monkeypatch.setattr(meld_value, "_TURNS", ((1, 0.0),))  # the programme stopped at once
     assert best_meld_value(HARD_47) == 356
+
+
+# 100 XP tiles with 4 jokers: the relaxation says 684, the programme's first tenth of a second
+# 630..683, and narrow passes at 683 find a solution worth it.
+HARD_100 = {
+    "B13": 2, "B4": 2, "K13": 2, "B8": 3, "B5": 2, "O7": 2, "R3": 3, "K7": 2, "K2": 3, "O4": 3,
+    "K11": 2, "O13": 2, "R9": 2, "O6": 2, "O5": 2, "B9": 2, "R1": 2, "O1": 3, "R11": 2, "K6": 3,
+    "B1": 3, "R6": 2, "K4": 2, "R4": 3, "B3": 1, "R8": 1, "K10": 3, "O12": 1, "O8": 2, "K12": 1,
+    "B11": 3, "K3": 1, "O11": 2, "O9": 1, "B7": 1, "R7": 2, "K8": 1, "R13": 1, "R2": 1, "O3": 2,
+    "O10": 2, "K9": 1, "B6": 2, "R5": 2, "O2": 3, "K1": 1, "B10": 1, "B2": 1, "R10": 1, "B12": 1,
+    "R12": 1, "J": 4,
+}  # fmt: skip
+
+
+def test_a_hard_hundred_tiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    programme = MeldProgramme(HARD_100)
+    assert programme.relaxation_bound() == 684
+    assert programme.solve(60.0) == (683, 683)
+    assert best_meld_value(HARD_100) == 683
+    assert best_meld_value(HARD_100, 683) == 683
+    assert best_meld_value(HARD_100, 684) == 683
+    monkeypatch.setattr(meld_value, "_BOUND_BEAMS", ())  # the programme's turns alone
+    assert best_meld_value(HARD_100) == 683
 
 
 # --- larger multisets against the solver ----------------------------------------------------

@@ -68,56 +68,78 @@ def _splits(start: int, end: int, holes: set[int]) -> bool:
     return max(start + 2, numbered_at[0]) <= min(end - 3, numbered_at[-1] - 1)
 
 
-def best_meld_programme(counts: Mapping[str, int], cpu_limit: float, reached: int = 0) -> tuple[int, int | None]:
-    """Bounds on ``engine.meld_value.best_meld_value(counts)``, known to be at least
-    ``reached``, from an integer programme (HiGHS) run for at most ``cpu_limit`` seconds of
-    this thread's CPU time: the value of the best solution found (``reached`` without a better
-    one), checked against ``counts``, and no more than that can be reached (None when HiGHS gave
-    no bound). Equal when the optimum was proved.
-
-    One column per distinct set ``counts`` can make (``_sets_from`` without the long runs that
+class MeldProgramme:
+    """``engine.meld_value.best_meld_value(counts)`` as an integer programme (HiGHS): one
+    column per distinct set ``counts`` can make (``_sets_from`` without the long runs that
     split), one row per tile's copies and one for the jokers, the sets' values maximised: ~2,500
-    columns and 53 rows for 100 XP tiles with 4 jokers. Its linear relaxation is usually tight,
-    so it settles in tenths of a second what the dynamic programme of ``engine.meld_value``
-    takes seconds over, and leaves it a narrow interval when not (bench/README.md, session 35)."""
-    tiles = [numbered(key[0], int(key[1:])) for key, n in counts.items() if n > 0 and key != "J"]
-    sets = _sets_from([*tiles, *[JOKER] * max(0, counts.get("J", 0))], long_runs=False)
-    if not sets:
-        return 0, 0
-    rows = {key: i for i, key in enumerate(sorted({t.key for t in tiles} | {"J"}))}
-    uses = [Counter(t.key for t in tiles_of_set) for tiles_of_set, _ in sets]
-    entries = [(rows[key], j, n) for j, used in enumerate(uses) for key, n in used.items()]
-    row_index, column_index, data = zip(*entries, strict=True)
-    matrix = csc_array((data, (row_index, column_index)), shape=(len(rows), len(sets)))
-    limits = np.array([max(0, counts.get(key, 0)) for key in rows], dtype=float)
-    cost = np.array([value for _, value in sets], dtype=float)
-    result = highs.maximise(
-        cost,
-        np.full(len(sets), np.inf),
-        matrix,
-        np.zeros(len(rows)),
-        limits,
-        True,
-        False,
-        60.0,
-        cpu_limit,
-        at_least=reached + 1 if reached else -np.inf,  # only better solutions are sought
-    )
-    if result.status == highs.INFEASIBLE:  # none better
-        return reached, reached
-    whole = highs.integral(result.x) if result.x is not None else None
-    lower = reached
-    if whole is not None:
-        used_in_all: Counter[str] = Counter()
+    columns and 53 rows for 100 XP tiles with 4 jokers. Its linear relaxation is usually within
+    a point or two of the answer, often on it, where the dynamic programme of
+    ``engine.meld_value`` is slowest (bench/README.md, session 35)."""
+
+    def __init__(self, counts: Mapping[str, int]) -> None:
+        self.counts = counts
+        tiles = [numbered(key[0], int(key[1:])) for key, n in counts.items() if n > 0 and key != "J"]
+        sets = _sets_from([*tiles, *[JOKER] * max(0, counts.get("J", 0))], long_runs=False)
+        self.values = [value for _, value in sets]
+        self.uses = [Counter(t.key for t in tiles_of_set) for tiles_of_set, _ in sets]
+        rows = {key: i for i, key in enumerate(sorted({t.key for t in tiles} | {"J"}))}
+        entries = [(rows[key], j, n) for j, used in enumerate(self.uses) for key, n in used.items()]
+        row_index, column_index, data = zip(*entries, strict=True) if entries else ((), (), ())
+        self.matrix = csc_array((data, (row_index, column_index)), shape=(len(rows), len(sets)))
+        self.limits = np.array([max(0, counts.get(key, 0)) for key in rows], dtype=float)
+        self.cost = np.array(self.values, dtype=float)
+
+    def relaxation_bound(self) -> int | None:
+        """No collection of sets is worth more (the linear relaxation's optimum, rounded down);
+        None if HiGHS did not solve it."""
+        if not self.values:
+            return 0
+        result = self._run(False, 10.0, None, -np.inf)
+        return math.floor(result.objective + 1e-6) if result.status == highs.OPTIMAL else None
+
+    def solve(self, cpu_limit: float, reached: int = 0) -> tuple[int, int | None]:
+        """Bounds on the value, known to be at least ``reached``, from a run of at most
+        ``cpu_limit`` seconds of this thread's CPU time: the value of the best solution found
+        (``reached`` without a better one), checked against the counts, and no more than that
+        can be reached (None when HiGHS gave no bound). Equal when the optimum was proved."""
+        if not self.values:
+            return 0, 0
+        # only better solutions are sought
+        result = self._run(True, 60.0, cpu_limit, reached + 1 if reached else -np.inf)
+        if result.status == highs.INFEASIBLE:  # none better
+            return reached, reached
+        lower = max(reached, self._checked_value(result.x))
+        if result.status == highs.OPTIMAL:
+            return lower, round(result.objective)
+        return lower, (math.floor(result.bound + 1e-6) if math.isfinite(result.bound) else None)
+
+    def _run(self, integer: bool, time_limit: float, cpu_limit: float | None, at_least: float) -> highs.Result:
+        rows = len(self.limits)
+        return highs.maximise(
+            self.cost,
+            np.full(len(self.values), np.inf),
+            self.matrix,
+            np.zeros(rows),
+            self.limits,
+            integer,
+            False,
+            time_limit,
+            cpu_limit,
+            at_least=at_least,
+        )
+
+    def _checked_value(self, x: np.ndarray | None) -> int:
+        """The value of the solution ``x`` when it is whole and within the counts, else 0."""
+        whole = highs.integral(x) if x is not None else None
+        if whole is None:
+            return 0
+        used: Counter[str] = Counter()
         for j, times in enumerate(whole):
-            for key, n in uses[j].items():
-                used_in_all[key] += n * times
-        if all(n <= counts.get(key, 0) for key, n in used_in_all.items()):
-            lower = max(lower, sum(times * sets[j][1] for j, times in enumerate(whole)))
-    if result.status == highs.OPTIMAL:
-        return lower, round(result.objective)
-    bound = result.bound
-    return lower, (math.floor(bound + 1e-6) if math.isfinite(bound) else None)
+            for key, n in self.uses[j].items():
+                used[key] += n * times
+        if any(n > self.counts.get(key, 0) for key, n in used.items()):
+            return 0
+        return sum(times * self.values[j] for j, times in enumerate(whole))
 
 
 def _minimal_melds(rack: Sequence[Tile], minimum: int) -> Iterator[list[tuple[Tile, ...]]]:
