@@ -47,7 +47,9 @@ branch is cut once a legal assignment is known and the branch has freed more jok
 The tile set holds at most 4 jokers (XP), so the search is small, and it is cut after
 ``MAX_ASSIGNMENTS`` complete assignments in any case (the best so far deciding). A turn whose
 moved sets, or open after-sets, hold more jokers than the tile set has is not followed at all:
-it is illegal anyway (``TILE_SUPPLY_EXCEEDED``).
+it is illegal anyway (``TILE_SUPPLY_EXCEEDED``); nor is any other turn beyond the tile set
+(``engine.turns`` does not call ``follow_jokers`` then: dozens of copies of one tile could make
+the replacing tiles' places grow without bound).
 """
 
 from __future__ import annotations
@@ -64,6 +66,15 @@ from engine.violations import Violation
 
 MAX_ASSIGNMENTS = 2000
 """Complete joker assignments judged at most per turn (a bound for requests beyond the tile set)."""
+
+JOINT_CHECK_STEPS = 20_000
+"""Steps of the search for one assignment of copies to the sets hosting freed jokers under
+``new_set_with_two_rack_tiles`` (``_Search._new_sets_together``), per call: a few tens of
+milliseconds. Hosts of dozens of tiles with several places for each could take hours."""
+
+
+class _OutOfSteps(Exception):
+    """``JOINT_CHECK_STEPS`` used up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -814,7 +825,9 @@ class _Search:
         ``B1 J B3 B4 B5 B6`` -> ``O6 B6 K6`` + ``K11 K12 K13 J`` + ``J B1 … B6``, pressman: the
         played B6 replaces the group's joker, so the run's B6 is its set's own and the run holds
         all of it). Necessary only (the other after-sets take what is left; the copies every
-        freed joker may use are pooled)."""
+        freed joker may use are pooled). The search over copies is bounded by
+        ``JOINT_CHECK_STEPS``: beyond it the hosts stand as judged set by set (each host's
+        copies are tried in every way, which grows exponentially with its tiles)."""
         sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(before-set or -1 for the rack, copies)]
         for i, before_set in enumerate(self.before):
             for key, n in before_set.numbered_counts.items():
@@ -853,16 +866,26 @@ class _Search:
         # copies anyway (that is reported as such: the hosts are not judged by it)
         rack_replaced = self.needs_tile and self.rules.joker_replacement_from == "rack" and replaced(0, {}, False)
 
+        steps = JOINT_CHECK_STEPS
+
         def assign(h: int, jokers_left: int) -> bool:
             if h == len(hosts):
                 return not rack_replaced or replaced(0, {}, True)
             k = hosts[h]
             banned = self._hosted_before_sets(avoided, k)
-            wanted = sorted(self.after[k].numbered_counts.items())
+            # the tiles with the fewest places first: a dead end shows early
+            wanted = sorted(
+                self.after[k].numbered_counts.items(),
+                key=lambda kv: (sum(1 for i, _ in sources.get(kv[0], []) if i not in banned), kv[0]),
+            )
             taken: dict[tuple[str, int], int] = {}
             taken_by[k] = taken
 
             def tile(t: int) -> bool:
+                nonlocal steps
+                steps -= 1
+                if steps < 0:
+                    raise _OutOfSteps
                 if t == len(wanted):
                     whole = any(
                         before_set.numbered_counts
@@ -882,7 +905,12 @@ class _Search:
 
             return tile(0)
 
-        return assign(0, played_jokers)
+        # the host with the fewest tiles first: its copies are the scarcest choice
+        hosts = sorted(hosts, key=lambda k: (sum(self.after[k].numbered_counts.values()), k))
+        try:
+            return assign(0, played_jokers)
+        except _OutOfSteps:
+            return True
 
     def _hosted_before_sets(self, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:
         """The before-sets (indices) of the freed jokers after-set ``k`` hosts where it must

@@ -493,8 +493,10 @@ class _Turn:
     # --- jokers -----------------------------------------------------------------------
 
     def _check_jokers(self) -> None:
-        """Follow the jokers of every joker set that changed (engine.jokers, SPEC §4)."""
-        if not self.before_keys.get(JOKER_KEY):
+        """Follow the jokers of every joker set that changed (engine.jokers, SPEC §4). Not on a
+        turn beyond the tile set: it is illegal anyway (``TILE_SUPPLY_EXCEEDED``), and copies no
+        game has can make the search of their places grow without bound."""
+        if not self.before_keys.get(JOKER_KEY) or any(v.code == "TILE_SUPPLY_EXCEEDED" for v in self.violations):
             return
         before, after = self.before, self.after
         # A joker set still on the table exactly as it was keeps its jokers: nothing to judge.

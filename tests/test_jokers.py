@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 
+import engine.jokers
 from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
 from engine.tiles import parse_tiles
@@ -312,6 +313,32 @@ def test_two_freed_jokers_new_sets_are_judged_with_one_assignment_for_all() -> N
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def hosts_of_two_freed_jokers(m: int) -> tuple[list[str], list[str], str]:
+    """K13 J J with both jokers freed, one into a set of m numbers' B O R (each copy on the
+    table twice) and one into J K13 K1 K2; the only K13 either may hold is the played one
+    (session 35's worst-case hunt, r01: the hosts' copies were tried in 3^(3m) ways)."""
+    numbers = range(1, m + 1)
+    filler = [f"B{n} O{n} R{n}" for n in numbers for _ in range(2)]
+    host = "J K13 " + " ".join(f"{c}{n}" for c in "BOR" for n in numbers)
+    rack = "K13 K1 K2 " + " ".join(f"{c}{n}" for c in "BOR" for n in numbers)
+    return ["K13 J J", *filler], [*filler, host, "J K13 K1 K2"], rack
+
+
+def test_the_joint_check_of_new_sets_is_bounded() -> None:
+    """Twelve numbers (36 tiles, three places each) are judged as two are, not in 3^36 steps."""
+    xp_new_sets = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles"}
+    small, large = (verify(*hosts_of_two_freed_jokers(m), rules=xp_new_sets) for m in (2, 12))
+    assert codes(small) == codes(large) and "FREED_JOKER_MISUSED" in codes(large)
+    assert small.jokers_freed == large.jokers_freed == 2
+
+
+def test_past_its_steps_the_joint_check_leaves_the_set_by_set_judgement(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = ["O6 K6 J=B6 R6", "R11 R12 J=R13"]
+    after = ["O6 K6 B6 R6", "J R12 B12 K12", "J R11 R12 R13"]
+    monkeypatch.setattr(engine.jokers, "JOINT_CHECK_STEPS", 0)
+    assert verify(before, after, "B6 R12 B12 K12 R13 K13 R13", rules=TWO_RACK_TILES).valid
+
+
 def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
     # R7 K7 J J: both jokers freed (B7 and O7 beside K7), each into a set holding an R7. One R7
     # was played, the other is the before set's own, so one of those sets holds a numbered tile
@@ -482,3 +509,13 @@ def test_a_request_beyond_the_tile_set_is_judged_in_bounded_time() -> None:
     after = [TableSet(parse_tiles(f"J J {c}{n} {c}{n + 1}")) for c in "KBOR" for n in (1, 5, 9)]
     v = verify_turn(before, after, parse_tiles("K13"), True, SABRA)
     assert "TILE_SUPPLY_EXCEEDED" in codes(v) and not v.valid and v.jokers_freed == 0
+
+
+def test_jokers_are_not_followed_on_a_turn_beyond_the_tile_set() -> None:
+    """Such a turn is illegal anyway; 98 successors of two freed group jokers, each holding
+    one of the missing colours, took 15 s and 420 MB to place the replacing tiles (r16)."""
+    after = [f"R5 {c}5" for c in "BKO" * 2] + [f"K9 {c}9" for c in "BOR" * 2]
+    after[0] += " J J J J"
+    v = verify(["R5 J J", "K9 J J"], after, "B5 K5 O5 B9 O9 R9", rules={"preset": "xp"})
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v)
+    assert not [c for c in codes(v) if "JOKER" in c], codes(v)
