@@ -1422,3 +1422,42 @@ def test_the_best_move_does_not_depend_on_how_the_position_is_written(preset: st
                 assert other.changes.disturbance == least.changes.disturbance, (table, rack, other_table)
         more = suggest(table, [*rack, rng.choice(extra)], True, rules, "tiles", 10.0, "any")
         assert not more.optimal_proven or len(more.played) >= len(best.played), (table, rack)
+
+
+# --- bounded lists of the joker sets' variants (session 35's worst-case hunt) ----------------
+
+
+def runs_of_thirteen(holes: dict[str, int]) -> tuple[list[list[Tile]], list[Tile]]:
+    """Runs 1..13 of the given colours, each with a joker at its hole; the rack holds the
+    jokers' tiles (r08 of the worst-case hunt had four: more than 500,000 combinations)."""
+    table = [[JOKER if n == h else numbered(c, n) for n in range(1, 14)] for c, h in holes.items()]
+    return table, [numbered(c, h) for c, h in holes.items()]
+
+
+def test_the_variant_combinations_are_a_bounded_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The combinations of the joker sets' variants are listed within the deadline and
+    ``_VARIANT_COMBOS`` (four runs of 13 with a joker each made more than 500,000: 5.8 s and
+    290 MB whatever the budget); past either, the answer is not proven. Three runs make
+    22,735: every tile frees its joker, which goes elsewhere."""
+    rules = PRESETS["xp"]
+    table, rack = runs_of_thirteen({"K": 7, "B": 6, "O": 8})
+    full = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
+    assert len(full.played) == 3 and full.optimal_proven and not full.budget_exhausted
+    monkeypatch.setattr(best_move, "_VARIANT_COMBOS", 1000)
+    cut = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
+    assert cut.budget_exhausted and not cut.optimal_proven
+    assert_legal(table, rack, True, rules, cut)
+
+
+def test_two_tile_frees_are_a_bounded_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long rack beside jokers its tiles free makes hundreds of thousands of ways to lay them
+    in new sets (r04: 40 s and 1.8 GB for 80 tiles); past ``_TWO_TILE_WAYS``, not proven."""
+    rules = dataclasses.replace(PRESETS["xp"], freed_joker_use="new_set_with_two_rack_tiles")
+    table = [parse_tiles(s) for s in ("R1 J R3", "B1 J B3")]
+    rack = parse_tiles("R2 B2 K5 K6 K7 O5 O6 O7 K9 O9 B9 K11 K12")
+    full = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
+    assert not full.budget_exhausted
+    monkeypatch.setattr(best_move, "_TWO_TILE_WAYS", 3)
+    cut = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
+    assert cut.budget_exhausted and not cut.optimal_proven
+    assert_legal(table, rack, True, rules, cut)

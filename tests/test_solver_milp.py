@@ -490,7 +490,8 @@ def test_solve_integer_tries_its_own_branch_and_bound_first(monkeypatch: pytest.
     runs.clear()
     knapsack = _knapsack([2.0, 5.0, 1.0], [3.0, 1.0, 1.0], 3.0)
     monkeypatch.setattr(milp, "_OWN_NODES", 2)
-    assert highs.branch_and_bound(*knapsack, 5.0, max_nodes=2)[::2] == (highs.STOPPED, 2.0)
+    own = highs.branch_and_bound(*knapsack, 5.0, max_nodes=2)
+    assert (own.status, own.objective) == (highs.STOPPED, 2.0)
     solved = milp.solve_integer(*knapsack, time.perf_counter() + 5.0)
     assert runs == [3.0] and solved.status == highs.OPTIMAL and solved.objective == 6.0
     # 3a + 5b + 4c + 5d with 4a + b + 4c + 2d <= 6: the optimum (10) found within five

@@ -111,6 +111,8 @@ _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come befo
 _VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
 _VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
 _TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
+_TWO_TILE_WAYS = 5_000  # ways of laying them listed at most (each a pass); beyond, not proven
+_VARIANT_COMBOS = 200_000  # variant combinations listed at most, ~150 MB (``_variant_combos``); beyond, not proven
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
 _REARRANGE_WORK = 20_000  # sets looked at in laying them out (a step costs about 1 µs)
 _REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
@@ -1172,6 +1174,10 @@ class _Suggester:
             kept = {i: dataclasses.replace(v, freed=0) for i, v in chosen.items()}
             rest = tiles_without(self.rack, from_rack)
             for new_sets in _new_sets_with_jokers(rest, freed):
+                # a long rack makes hundreds of thousands of ways: a bounded list, not proven
+                if len(out) >= _TWO_TILE_WAYS or time.perf_counter() > self.deadline:
+                    self.exhausted = True
+                    return out
                 rack_tiles = [t for new_set in new_sets for t in new_set if t.color is not None]
                 out.append((kept, tiles_without(self.rack, rack_tiles), new_sets))
         return out
@@ -1593,7 +1599,9 @@ class _Suggester:
 
     def _variant_combos(self) -> list[dict[int, _Variant]] | None:
         """Every combination of variants of the joker sets other than "all whole" (None when
-        there is none), each feasible with the tiles of the rack and of the plain sets."""
+        there is none), each feasible with the tiles of the rack and of the plain sets, simplest
+        first. Listed within the deadline and ``_VARIANT_COMBOS`` (four runs of 13 with a joker
+        each make 408,726: 5.8 s and 290 MB); past either, those found so far, not proven."""
         per_set: list[list[tuple[int, _Variant | None]]] = []
         for i in range(len(self.table)):
             if i not in self.plain:
@@ -1604,8 +1612,11 @@ class _Suggester:
             return None
         rack_keys = Counter(t.key for t in self.rack)
         pool_keys = Counter(t.key for i in self.plain for t in self.table[i])
-        out = []
-        for combo in itertools.product(*per_set):
+        out: list[dict[int, _Variant]] = []
+        for n, combo in enumerate(itertools.product(*per_set)):
+            if n % 1024 == 1023 and (len(out) >= _VARIANT_COMBOS or time.perf_counter() > self.deadline):
+                self.exhausted = True
+                break
             chosen = {i: v for i, v in combo if v is not None}
             if not chosen:
                 continue
@@ -2077,10 +2088,10 @@ def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, b
     return [tuple(tiles) for tiles in sets]
 
 
-def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> list[tuple[tuple[Tile, ...], ...]]:
+def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> Iterator[tuple[tuple[Tile, ...], ...]]:
     """The ways to lay ``jokers`` freed jokers (one or two) in new sets, each set holding a
     joker and at least two tiles of ``rack``: one set, or for two jokers one set holding both
-    or two sets holding one each."""
+    or two sets holding one each. Listed as they are found: a long rack has very many."""
 
     def holding(tiles: Sequence[Tile], with_jokers: int) -> list[tuple[Tile, ...]]:
         out = []
@@ -2090,12 +2101,14 @@ def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> list[tuple[tuple
                 out.append(new_set)
         return out
 
-    ways: list[tuple[tuple[Tile, ...], ...]] = [(s,) for s in holding(rack, jokers)]
+    for new_set in holding(rack, jokers):
+        yield (new_set,)
     if jokers == 2:
         for first in holding(rack, 1):
             rest = tiles_without(rack, [t for t in first if t.color is not None])
-            ways += [(first, second) for second in holding(rest, 1) if _set_key(first) <= _set_key(second)]
-    return ways
+            for second in holding(rest, 1):
+                if _set_key(first) <= _set_key(second):
+                    yield (first, second)
 
 
 def _frozen(problem: _Problem) -> tuple[object, ...]:
