@@ -1203,7 +1203,10 @@ class _Suggester:
         with ``B13 K13``: B13 frees the first set's joker, its B12 the second's, and both
         jokers go with K13), but the fates take the copies freeing a locked joker from the rack
         and the plain sets only: the answer is then not claimed optimal, unless it plays the
-        whole rack."""
+        whole rack. So too when a joker set's exact tile lies in another joker set, which may
+        keep it while it frees the first (strict-joker: ``K1 J K3`` + ``K2 K3 J=K4 K5`` with
+        ``K5`` -> ``K1 K2 K3 J=K4 K5`` + ``K3 J=K4 K5``: the first set's K3 goes on with its
+        freed joker; found by the least-change oracle, session 35)."""
         if not self.rules.joker_sets_locked:
             return False
         free = Counter(t.key for t in self.rack if t.color is not None)
@@ -1215,11 +1218,11 @@ class _Suggester:
             for i, reading in enumerate(self.readings)
             if any(t.color is None for t in self.table[i])
         }
+        held = {i: {t.key for t in self.table[i] if t.color is not None} for i in options}
         for i, mine in options.items():
-            if not any(free[key] for key in mine):
-                continue
-            held = {t.key for t in self.table[i] if t.color is not None}
-            if any(j != i and held & theirs for j, theirs in options.items()):
+            freed_by_another = any(j != i and mine & held[j] for j in options)
+            gives = any(free[key] for key in mine) and any(j != i and held[i] & theirs for j, theirs in options.items())
+            if freed_by_another or gives:
                 best = self._best_legal()
                 return best is None or len(best.played) < len(self.rack)
         return False
