@@ -1472,7 +1472,9 @@ def test_a_locked_joker_freed_by_a_copy_in_another_joker_set_is_not_claimed() ->
     table = [parse_tiles(s) for s in ("K1 J K3", "K2 K3 J=K4 K5", "O1 O2 O3 O4")]
     rack = parse_tiles("K1 B2 R2 K5 O6")
     after = [parse_tiles(s) for s in ("K1 K2 K3 J=K4 K5", "K3 J=K4 K5", "O1 O2 O3 O4")]
-    assert verify_turn([TableSet(tuple(s)) for s in table], [TableSet(tuple(s)) for s in after], rack, True, rules).valid
+    assert verify_turn(
+        [TableSet(tuple(s)) for s in table], [TableSet(tuple(s)) for s in after], rack, True, rules
+    ).valid
     result = suggest(table, rack, True, rules, budget_seconds=30)
     assert_legal(table, rack, True, rules, result)
     assert result.value == 5 or not result.optimal_proven
