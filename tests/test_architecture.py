@@ -192,7 +192,7 @@ def test_files_left_out_of_test_lowest_run_no_dependency() -> None:
     """`make test-lowest` skips the files of ENGINE_ONLY: the dependencies' lowest versions cannot
     change what their tests run. So none of them may reach a runtime dependency."""
     names = _engine_only()
-    assert "tiles" in names and "turns" in names, names
+    assert names == ["vectors_copy"], names  # the verdicts reach HiGHS (engine.meld_value), session 35
     reached = {name: _dependencies_reached(ROOT / "tests" / f"test_{name}.py") for name in names}
     assert {name: deps for name, deps in reached.items() if deps} == {}
     # and the check sees a dependency where there is one:

@@ -1207,7 +1207,7 @@ class _Suggester:
         keep it while it frees the first (strict-joker: ``K1 J K3`` + ``K2 K3 J=K4 K5`` with
         ``K5`` -> ``K1 K2 K3 J=K4 K5`` + ``K3 J=K4 K5``: the first set's K3 goes on with its
         freed joker; found by the least-change oracle, session 35)."""
-        if not self.rules.joker_sets_locked:
+        if not self.rules.joker_sets_locked or not self.opened:  # (no joker is freed before opening)
             return False
         free = Counter(t.key for t in self.rack if t.color is not None)
         for tiles in self.table:
