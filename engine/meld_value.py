@@ -51,15 +51,17 @@ Method
    drop what cannot be better and the search never stops early, so the result is exact for
    every input; nothing depends on the clock or on earlier calls.
 5. **Turns with an integer programme** (``engine.solver.melds.MeldProgramme``, HiGHS):
-   within a tile supply (at most 4 jokers) the passes get a little work first (``_TURNS``);
-   when that is not enough, the programme (one column per set the tiles can make) runs for a
-   tenth of a second and returns the best solution it found and its bound, the passes go on
-   inside that interval with more work, then the programme gets a second, and the passes the
-   rest. The programme's relaxation is usually within a point or two of the answer, which is
-   where the passes are slowest on 60-120 tiles with jokers (a pass at a threshold just above
-   the answer: seconds); the passes close a small gap faster than HiGHS's branching. Both
-   only prove, so the answer is the same exact value whichever finishes; only the time spent
-   depends on the clock.
+   within a tile supply (at most 4 jokers) the passes get a little work first (``_TURNS``).
+   When that is not enough, the programme (one column per set the tiles can make) gives its
+   linear relaxation's bound, and narrow passes (beams, ``_BOUND_BEAMS``) look for a solution
+   worth it: found, that is the answer. Else the programme runs for a tenth of a second and
+   returns the best solution it found and a bound, the narrow passes try any lower bound, the
+   passes go on inside that interval with more work, then the programme gets a second, and
+   the passes the rest. The relaxation is usually on the answer or a point or two above it,
+   which is where the full passes are slowest on 60-120 tiles with jokers (a pass at a
+   threshold just above the answer: seconds); the passes close a small gap faster than
+   HiGHS's branching. Every step only proves, so the answer is the same exact value whichever
+   finishes; only the time spent depends on the clock.
 
 Complexity
 ----------
@@ -76,10 +78,10 @@ random racks of 20-40 tiles a few ms; 40 copies of a tile, 1000 jokers, or 40 co
 R4 R5 R6 well under 1 ms; 150 tiles of one colour with 10 jokers 20-200 ms; 160 random tiles
 of every kind (counts up to 7) with 4 jokers about 6 s; within the XP supply, 60-120 tiles
 with 1-4 jokers were up to 29 s by the passes alone (most of it in ``pareto``, quadratic in a
-layer's states; the same tiles without jokers 0.1 s) and are at most ~0.7 s of CPU with step
-5 (``bench_meld_value.py --xp``: 400 such racks, p99 0.58 s, against 1.3 s and a 4.1 s
-maximum without it); ``at_most`` lets a caller that needs only a threshold stop after the
-beam pass. Moves are memoised per (state, tiles,
+layer's states; the same tiles without jokers 0.1 s) and are under half a second of CPU with
+step 5 (``bench_meld_value.py --xp``, 2 x 200 such racks: p99 0.39 and 0.31 s, max 0.47 s,
+against p99 0.59 and 1.27 s, max 1.5 and 4.1 s without it); ``at_most`` lets a caller that
+needs only a threshold stop after the beam pass. Moves are memoised per (state, tiles,
 jokers, number) in module tables shared by all calls (they do not depend on the input, and are
 cleared when large).
 """
