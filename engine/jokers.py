@@ -990,25 +990,30 @@ class _Search:
 
 def _each_finds_a_copy(needs: list[frozenset[str]], copies: Mapping[str, int], every: bool) -> bool:
     """Whether each need gets its own copy of one of its tiles from ``copies`` (with ``every``:
-    every tile of each need is there)."""
+    every tile of each need is there). A matching of needs to copies, grown one need at a time
+    along augmenting paths (Kuhn): polynomial, where trying every way to serve the needs took
+    minutes for twenty of them competing for the last copies (session 35's worst-case hunt)."""
     needs = [options for options in needs if options]
     if every:
         return all(copies.get(key, 0) for options in needs for key in options)
-    left = dict(copies)
+    served: dict[str, list[int]] = {}  # key -> the needs holding one of its copies
 
-    def give(m: int) -> bool:
-        if m == len(needs):
-            return True
+    def serve(m: int, seen: set[str]) -> bool:
         for key in sorted(needs[m]):
-            if left.get(key, 0) > 0:
-                left[key] -= 1
-                ok = give(m + 1)
-                left[key] += 1
-                if ok:
+            if key in seen or copies.get(key, 0) <= 0:
+                continue
+            seen.add(key)
+            holders = served.setdefault(key, [])
+            if len(holders) < copies[key]:
+                holders.append(m)
+                return True
+            for i, other in enumerate(holders):
+                if serve(other, seen):
+                    holders[i] = m
                     return True
         return False
 
-    return give(0)
+    return all(serve(m, set()) for m in range(len(needs)))
 
 
 class _Demand(NamedTuple):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine.jokers
 from engine.rules import PRESETS, SABRA, Rules, resolve_rules
@@ -519,3 +521,33 @@ def test_jokers_are_not_followed_on_a_turn_beyond_the_tile_set() -> None:
     v = verify(["R5 J J", "K9 J J"], after, "B5 K5 O5 B9 O9 R9", rules={"preset": "xp"})
     assert "TILE_SUPPLY_EXCEEDED" in codes(v)
     assert not [c for c in codes(v) if "JOKER" in c], codes(v)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.frozensets(st.sampled_from("ABCDE"), max_size=3), max_size=7),
+    st.dictionaries(st.sampled_from("ABCDE"), st.integers(0, 2)),
+)
+def test_each_need_finds_a_copy_as_a_brute_force_says(needs: list[frozenset[str]], copies: dict[str, int]) -> None:
+    """The matching of needs to copies against trying every choice of one tile per need."""
+    wanted = [sorted(n) for n in needs if n]
+    possible = any(
+        all(choice.count(key) <= copies.get(key, 0) for key in set(choice)) for choice in itertools.product(*wanted)
+    )
+    assert engine.jokers._each_finds_a_copy(needs, copies, False) is possible
+
+
+def test_a_freed_jokers_host_holding_many_before_sets_is_judged_at_once() -> None:
+    """pressman-2009, within the tile set: the host of K11 K12 J's joker holds a copy of every
+    tile of 2n + 2 before-sets, each needing a spare copy elsewhere; the last two compete for
+    one B1. Trying every way to serve them took 72 s with n = 10 (session 35's hunt)."""
+
+    def turn(n: int) -> tuple[list[str], list[str], str]:
+        numbers = range(2, n + 2)
+        pairs = [f"B{k} O{k} R{k}" for k in numbers for _ in range(2)]
+        host = "J " + " ".join(f"{c}{k}" for k in numbers for c in "BOR") + " B1 O1 O1 R1 R1 K1 K5 K6"
+        after = [f"B{k} O{k} R{k}" for k in numbers] + [host, "B1", "K11 K12"]
+        return ["K11 K12 J", *pairs, "B1 O1 R1", "B1 O1 K1"], after, "R1 K5 K6 K13"
+
+    small, large = (verify(*turn(n), rules=PRESSMAN) for n in (3, 11))
+    assert codes(small) == codes(large) and "FREED_JOKER_MISUSED" in codes(large)
