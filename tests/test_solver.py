@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from engine.generate import generate_game, walk_record
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet
-from engine.solver import ArrangeResult, Suggestion, arrange, best_move, portfolio, search, suggest
+from engine.solver import ArrangeResult, Suggestion, arrange, best_move, melds, portfolio, search, suggest
 from engine.solver.model import _RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
 from engine.turns import verify_turn
@@ -1478,3 +1478,48 @@ def test_a_locked_joker_freed_by_a_copy_in_another_joker_set_is_not_claimed() ->
     result = suggest(table, rack, True, rules, budget_seconds=30)
     assert_legal(table, rack, True, rules, result)
     assert result.value == 5 or not result.optimal_proven
+
+
+# --- minimal melds: bounded listing ----------------------------------------------------------
+
+
+def _minimal_melds_unpruned(rack: Sequence[Tile], minimum: int) -> list[list[tuple[Tile, ...]]]:
+    """engine.solver.melds._minimal_melds as it was before session 35 (every packing walked)."""
+    candidates = sorted(melds._sets_from(rack), key=lambda x: -x[1])
+    out: list[list[tuple[Tile, ...]]] = []
+
+    def grow(i: int, left: Counter[str], chosen: list[tuple[Tile, ...]], values: list[int]) -> None:
+        total = sum(values)
+        if total >= minimum:
+            if all(total - x < minimum for x in values):
+                out.append(list(chosen))
+            return
+        for j in range(i, len(candidates)):
+            tiles, points = candidates[j]
+            need = Counter(t.key for t in tiles)
+            if not need - left:
+                grow(j, left - need, [*chosen, tiles], [*values, points])
+
+    if minimum <= 0:
+        return [[]]
+    grow(0, Counter(t.key for t in rack), [], [])
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32), st.integers(3, 11), st.integers(0, 2), st.integers(0, 70))
+def test_minimal_melds_prune_nothing_they_list(seed: int, size: int, jokers: int, minimum: int) -> None:
+    rng = random.Random(seed)
+    low = rng.randint(1, 9)
+    pool = [numbered(c, n) for c in COLORS for n in range(low, low + 5) for _ in range(2)]
+    rack = rng.sample(pool, size) + [JOKER] * jokers
+    assert list(melds._minimal_melds(rack, minimum)) == _minimal_melds_unpruned(rack, minimum)
+
+
+def test_minimal_melds_stop_at_their_deadline() -> None:
+    rack = parse_tiles("R10 R11 R12 B10 B11 B12 K10 K11 K12")
+    assert list(melds._minimal_melds(rack, 30))
+    assert list(melds._minimal_melds(rack, 30, deadline=time.perf_counter() - 1)) == []
+    # 20 low tiles that cannot reach 67: nothing to walk (the hunt's h05: 68 s, packing by packing)
+    low = parse_tiles("K1 K2 K3 B1 B2 B3 O1 O2 O3 R1 R2 R3 K4 B4 O4 R4 K1 B1 O1 R1")
+    assert list(melds._minimal_melds(low, 67)) == []

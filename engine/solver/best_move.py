@@ -298,10 +298,13 @@ class _Suggester:
         if self.opened:
             return [()]
         found: set[tuple[Tile, ...]] = set()
-        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min):
+        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min, self.deadline):
             found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
             if len(found) > _VALUE_MELDS:
                 return None
+        if time.perf_counter() > self.deadline:  # (the listing may have stopped there)
+            self.exhausted = True
+            return None
         return sorted(found, key=lambda tiles: [t.key for t in tiles])
 
     def _value_settled_below(
@@ -1294,7 +1297,7 @@ class _Suggester:
         if self._legal(bound):
             self.candidates.append(bound)
             return
-        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min):
+        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min, self.deadline):
             if time.perf_counter() > self.deadline:
                 self.exhausted = True
                 return
@@ -1305,6 +1308,8 @@ class _Suggester:
             self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor)
             if self._best_score() >= bound.score:
                 return
+        if time.perf_counter() > self.deadline:  # (the listing may have stopped there)
+            self.exhausted = True
 
     def _pass(
         self,
