@@ -68,9 +68,10 @@ MAX_ASSIGNMENTS = 2000
 """Complete joker assignments judged at most per turn (a bound for requests beyond the tile set)."""
 
 JOINT_CHECK_STEPS = 20_000
-"""Steps of the search for one assignment of copies to the sets hosting freed jokers under
-``new_set_with_two_rack_tiles`` (``_Search._new_sets_together``), per call: a few tens of
-milliseconds. Hosts of dozens of tiles with several places for each could take hours."""
+"""Steps of the searches for one assignment of copies to the sets hosting freed jokers under
+``new_set_with_two_rack_tiles`` (``_Search._new_sets_together``), per turn: a few tens of
+milliseconds. Hosts of dozens of tiles with several places for each could take hours; a
+budget per call let one turn use it again at each placement of the freed jokers."""
 
 
 class _OutOfSteps(Exception):
@@ -205,6 +206,7 @@ class _Search:
         self.best: _Candidate | None = None
         self.fallback: _Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
+        self.joint_steps = JOINT_CHECK_STEPS  # shared by every joint check of the turn
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
@@ -825,9 +827,9 @@ class _Search:
         ``B1 J B3 B4 B5 B6`` -> ``O6 B6 K6`` + ``K11 K12 K13 J`` + ``J B1 … B6``, pressman: the
         played B6 replaces the group's joker, so the run's B6 is its set's own and the run holds
         all of it). Necessary only (the other after-sets take what is left; the copies every
-        freed joker may use are pooled). The search over copies is bounded by
-        ``JOINT_CHECK_STEPS``: beyond it the hosts stand as judged set by set (each host's
-        copies are tried in every way, which grows exponentially with its tiles)."""
+        freed joker may use are pooled). The searches over copies share ``JOINT_CHECK_STEPS`` per
+        turn: beyond them the hosts stand as judged set by set (each host's copies are tried in
+        every way, which grows exponentially with its tiles)."""
         sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(before-set or -1 for the rack, copies)]
         for i, before_set in enumerate(self.before):
             for key, n in before_set.numbered_counts.items():
@@ -866,8 +868,6 @@ class _Search:
         # copies anyway (that is reported as such: the hosts are not judged by it)
         rack_replaced = self.needs_tile and self.rules.joker_replacement_from == "rack" and replaced(0, {}, False)
 
-        steps = JOINT_CHECK_STEPS
-
         def assign(h: int, jokers_left: int) -> bool:
             if h == len(hosts):
                 return not rack_replaced or replaced(0, {}, True)
@@ -882,9 +882,8 @@ class _Search:
             taken_by[k] = taken
 
             def tile(t: int) -> bool:
-                nonlocal steps
-                steps -= 1
-                if steps < 0:
+                self.joint_steps -= 1
+                if self.joint_steps < 0:
                     raise _OutOfSteps
                 if t == len(wanted):
                     whole = any(

@@ -292,6 +292,9 @@ class _State:
     ended_by: str | None = None
     owed_seat: int = -1  # the penalised player, while penalty tiles are still owed
     owed: int = 0
+    # verdicts by turn (verify_turn is pure): a record continuing after errors may repeat one
+    # illegal turn, each costing its verdict again (joker searches: tenths of a second)
+    verdicts: dict[tuple[object, ...], TurnVerdict] = field(default_factory=dict)
 
     def draw_from_pool(self) -> Tile | None:
         """Take the next pool tile (None: the record has no pool, the tile is unnamed)."""
@@ -528,9 +531,13 @@ def _replay_turn(state: _State, index: int, turn: RecordedTurn) -> ReplayedTurn:
 def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[TableSet, ...]) -> ReplayedTurn:
     seat = state.seat
     rack = _rack_for(state, seat, after)
-    verdict = verify_turn(
-        state.table, after, rack or _stand_in(state), state.opened[seat], state.rules, turn.elapsed_seconds
-    )
+    judged = rack or _stand_in(state)
+    key = (state.table, after, tuple(judged), state.opened[seat], turn.elapsed_seconds)
+    verdict = state.verdicts.get(key)
+    if verdict is None:
+        verdict = state.verdicts[key] = verify_turn(
+            state.table, after, judged, state.opened[seat], state.rules, turn.elapsed_seconds
+        )
     if not rack:  # the stand-in for unnamed tiles is no tile of the player's
         verdict = dataclasses.replace(verdict, rack_after=())
     violations = tuple(_relocate(v, index) for v in verdict.violations)

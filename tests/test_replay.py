@@ -398,7 +398,9 @@ def test_end_is_judged_when_the_round_ended_before_the_replay_stopped() -> None:
     after_the_end = [*GOING_OUT["turns"], {"player": "B", "draw": "R7"}]
     out = replay({**GOING_OUT, "turns": after_the_end, "end": "pool_exhausted"})
     assert out["turns"][-1]["action"] == "round_over" and out["first_invalid_turn"] == len(after_the_end) - 1
-    assert [v["code"] for v in out["violations"]] == ["END_MISMATCH"] and "A went out" in out["violations"][0]["message"]
+    assert [v["code"] for v in out["violations"]] == ["END_MISMATCH"] and "A went out" in out["violations"][0][
+        "message"
+    ]
     assert replay({**GOING_OUT, "turns": after_the_end})["violations"] == []  # no claim, no violation
 
 
@@ -580,3 +582,24 @@ def test_analysis_suggestions_are_legal_turns() -> None:
         elif replayed.tile is not None:
             racks[turn.player].append(replayed.tile)
     assert checked > 0
+
+
+def test_a_repeated_illegal_turn_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Continuing after errors without penalty draws, one illegal turn repeated is the same
+    verdict each time: judged once (a 141 KB record repeating a costly joker turn took 24 s)."""
+    import engine.replay
+
+    calls = []
+    judge = engine.replay.verify_turn
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return judge(*args)
+
+    monkeypatch.setattr(engine.replay, "verify_turn", counted)
+    bad = {"player": "A", "table": [["R1", "R2", "R3"]]}  # 6 points: below the minimum
+    turns = [entry for tile in ("R7", "R8", "O13", "O12") for entry in (bad, {"player": "B", "draw": tile})]
+    out = replay(record(turns, rules={"preset": "sabra", "failed_turn_penalty": 0}), continue_on_error=True)
+    assert [t["valid"] for t in out["turns"]] == [False, True] * 4
+    assert len(calls) == 1
+    assert [(v["code"], v["at"]) for v in out["turns"][6]["violations"]] == [("INITIAL_MELD_TOO_LOW", "/turns/6/table")]
