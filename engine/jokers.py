@@ -960,59 +960,59 @@ class _Search:
         rack, each played copy counted for one set only (played jokers are the after jokers that
         no staying or freed joker took)."""
         hosts = sorted(k for k, n in good.items() if n)
-        left = dict(self.played)
+        caps = []
+        for k in hosts:
+            cap = dict(self.after[k].numbered_counts)
+            cap[JOKER_KEY] = free[k] - good[k]
+            caps.append(cap)
+        return _supplied([2] * len(hosts), caps, self.played)
 
-        def units(k: int) -> list[tuple[str, int]]:
-            out = [(key, min(n, left.get(key, 0))) for key, n in self.after[k].numbered_counts.items()]
-            out.append((JOKER_KEY, min(free[k] - good[k], left.get(JOKER_KEY, 0))))
-            return [(key, n) for key, n in out if n > 0]
 
-        def fill(h: int) -> bool:
-            if h == len(hosts):
+def _supplied(demand: Sequence[int], caps: Sequence[Mapping[str, int]], supply: Mapping[str, int]) -> bool:
+    """Whether each taker ``t`` can get ``demand[t]`` copies, at most ``caps[t][key]`` of each
+    tile and no tile more than ``supply[key]`` in all: a flow, grown one copy at a time along
+    augmenting paths (Ford-Fulkerson). Polynomial, where trying every choice took minutes for
+    four sets hosting freed jokers among 40 played tiles (session 35's worst-case hunt)."""
+    given: list[dict[str, int]] = [{} for _ in demand]
+    used: dict[str, int] = {}
+
+    def augment(t: int, takers_seen: set[int], keys_seen: set[str]) -> bool:
+        takers_seen.add(t)
+        for key, cap in caps[t].items():
+            if key in keys_seen or given[t].get(key, 0) >= cap:
+                continue
+            keys_seen.add(key)
+            if used.get(key, 0) < supply.get(key, 0):
+                used[key] = used.get(key, 0) + 1
+                given[t][key] = given[t].get(key, 0) + 1
                 return True
-            options = units(hosts[h])
-            for a, (key_a, n_a) in enumerate(options):
-                for key_b, _ in options[a:]:
-                    if key_a == key_b and n_a < 2:
-                        continue
-                    left[key_a] -= 1
-                    left[key_b] -= 1
-                    ok = fill(h + 1)
-                    left[key_a] += 1
-                    left[key_b] += 1
-                    if ok:
-                        return True
-            return False
+            # another taker holding a copy of it takes something else instead
+            for u, theirs in enumerate(given):
+                if u not in takers_seen and theirs.get(key, 0) > 0 and augment(u, takers_seen, keys_seen):
+                    theirs[key] -= 1
+                    given[t][key] = given[t].get(key, 0) + 1
+                    return True
+        return False
 
-        return fill(0)
+    wanted = list(demand)
+    grown = True
+    while grown and any(wanted):
+        grown = False
+        for t, n in enumerate(wanted):
+            if n and augment(t, set(), set()):
+                wanted[t] -= 1
+                grown = True
+    return not any(wanted)
 
 
 def _each_finds_a_copy(needs: list[frozenset[str]], copies: Mapping[str, int], every: bool) -> bool:
     """Whether each need gets its own copy of one of its tiles from ``copies`` (with ``every``:
-    every tile of each need is there). A matching of needs to copies, grown one need at a time
-    along augmenting paths (Kuhn): polynomial, where trying every way to serve the needs took
-    minutes for twenty of them competing for the last copies (session 35's worst-case hunt)."""
+    every tile of each need is there): a flow (``_supplied``), where trying every way to serve
+    the needs took minutes for twenty of them competing for the last copies."""
     needs = [options for options in needs if options]
     if every:
         return all(copies.get(key, 0) for options in needs for key in options)
-    served: dict[str, list[int]] = {}  # key -> the needs holding one of its copies
-
-    def serve(m: int, seen: set[str]) -> bool:
-        for key in sorted(needs[m]):
-            if key in seen or copies.get(key, 0) <= 0:
-                continue
-            seen.add(key)
-            holders = served.setdefault(key, [])
-            if len(holders) < copies[key]:
-                holders.append(m)
-                return True
-            for i, other in enumerate(holders):
-                if serve(other, seen):
-                    holders[i] = m
-                    return True
-        return False
-
-    return all(serve(m, set()) for m in range(len(needs)))
+    return _supplied([1] * len(needs), [dict.fromkeys(sorted(options), 1) for options in needs], copies)
 
 
 class _Demand(NamedTuple):

@@ -532,7 +532,10 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
     seat = state.seat
     rack = _rack_for(state, seat, after)
     judged = rack or _stand_in(state)
-    key = (state.table, after, tuple(judged), state.opened[seat], turn.elapsed_seconds)
+    limit, elapsed = state.rules.turn_time_limit, turn.elapsed_seconds
+    # the time counts only over the limit (TIME_LIMIT_EXCEEDED): within it, any is the same turn
+    over = elapsed if limit is not None and elapsed is not None and elapsed > limit else None
+    key = (state.table, after, tuple(judged), state.opened[seat], over)
     verdict = state.verdicts.get(key)
     if verdict is None:
         verdict = state.verdicts[key] = verify_turn(

@@ -5,6 +5,7 @@ variants that change its verdict, and in both orders of the before sets where or
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -550,4 +551,51 @@ def test_a_freed_jokers_host_holding_many_before_sets_is_judged_at_once() -> Non
         return ["K11 K12 J", *pairs, "B1 O1 R1", "B1 O1 K1"], after, "R1 K5 K6 K13"
 
     small, large = (verify(*turn(n), rules=PRESSMAN) for n in (3, 11))
+    assert codes(small) == codes(large) and "FREED_JOKER_MISUSED" in codes(large)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.dictionaries(st.sampled_from("ABCJ"), st.integers(0, 2), max_size=4)),
+        max_size=4,
+    ),
+    st.dictionaries(st.sampled_from("ABCJ"), st.integers(0, 3)),
+)
+def test_copies_are_supplied_as_a_brute_force_says(
+    takers: list[tuple[int, dict[str, int]]], supply: dict[str, int]
+) -> None:
+    """The flow of copies to takers (two played tiles per host of a freed joker) against trying
+    every way for each taker to take its demand."""
+
+    def ways(demand: int, caps: dict[str, int]) -> list[Counter[str]]:
+        keys = [key for key, n in caps.items() for _ in range(max(0, n))]
+        return [Counter(pick) for pick in set(itertools.combinations(sorted(keys), demand))]
+
+    def possible(t: int, left: Counter[str]) -> bool:
+        if t == len(takers):
+            return True
+        return any(not take - left and possible(t + 1, left - take) for take in ways(*takers[t]))
+
+    expected = possible(0, Counter({k: n for k, n in supply.items() if n > 0}))
+    demand = [d for d, _ in takers]
+    assert engine.jokers._supplied(demand, [caps for _, caps in takers], supply) is expected
+
+
+def test_four_hosts_of_freed_jokers_are_judged_at_once() -> None:
+    """xp, new_set_with_two_rack_tiles: four groups' jokers freed into two sets of k played
+    tiles and two J B1 B2 B3 sharing three played tiles. Trying every pair for each host took
+    6 s with k = 20 and minutes with 39 (the hunt's third round)."""
+    xp_new_sets = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles"}
+
+    def turn(k: int) -> tuple[list[str], list[str], str]:
+        keys = [f"{c}{n}" for c in "KB" for n in range(1, 14) if f"{c}{n}" not in ("B1", "B2", "B3")]
+        keys = (keys + [f"{c}{n}" for c in "RO" for n in range(1, 10)])[:k]
+        before = [f"R{n} O{n} J" for n in range(10, 14)] + ["B1 B2 B3"]
+        host = "J " + " ".join(keys)
+        rest = " ".join(f"{c}{n}" for n in range(10, 14) for c in "RO")
+        after = [host, host, "J B1 B2 B3", "J B1 B2 B3", rest]
+        return before, after, " ".join(keys + keys) + " B1 B2 B3"
+
+    small, large = (verify(*turn(k), rules=xp_new_sets) for k in (20, 39))
     assert codes(small) == codes(large) and "FREED_JOKER_MISUSED" in codes(large)

@@ -598,7 +598,9 @@ def test_a_repeated_illegal_turn_is_judged_once(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(engine.replay, "verify_turn", counted)
     bad = {"player": "A", "table": [["R1", "R2", "R3"]]}  # 6 points: below the minimum
-    turns = [entry for tile in ("R7", "R8", "O13", "O12") for entry in (bad, {"player": "B", "draw": tile})]
+    draws = ("R7", "R8", "O13", "O12")
+    # (the time taken, without a limit or within it, does not make another turn)
+    turns = [e for i, t in enumerate(draws) for e in ({**bad, "elapsed_seconds": 1 + i}, {"player": "B", "draw": t})]
     out = replay(record(turns, rules={"preset": "sabra", "failed_turn_penalty": 0}), continue_on_error=True)
     assert [t["valid"] for t in out["turns"]] == [False, True] * 4
     assert len(calls) == 1
