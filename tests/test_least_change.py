@@ -878,6 +878,17 @@ def test_few_moved_takes_the_fewest_table_tiles() -> None:
     assert least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 209, 2, 1.0) is None
 
 
+def test_few_moved_does_not_run_a_programme_too_large_for_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``_MOST_COLUMNS`` the programme is not answered (two random XP positions' 5,500
+    columns held HiGHS's root node 2.1-2.5 s against a 0.66 s limit)."""
+    import engine.solver.few_moved as few_moved
+
+    weights = (100, 1)
+    assert isinstance(few_moved.least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 2, 1.0), tuple)
+    monkeypatch.setattr(few_moved, "_MOST_COLUMNS", 0)
+    assert few_moved.least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 2, 1.0) is None
+
+
 def test_few_moved_keeps_the_set_that_loses_tiles() -> None:
     """Two tiles move (the run's ends R1 and R6 to the groups); a split would move three."""
     from engine.solver.few_moved import least_few_moved

@@ -52,6 +52,11 @@ from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, 
 
 _Key = tuple[int, int]  # (colour index, number)
 _NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
+_MOST_COLUMNS = 3_000
+"""Programmes with more columns are not run. Generated games' have at most a few hundred; two
+random XP positions' (racks of 45 and 61 tiles) had 5,551 and 5,582, whose root node HiGHS
+spent 2.1-2.5 s on, past a 0.66 s limit (presolve on, no heuristics, no symmetry: no shorter),
+without answering (session 35)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +272,7 @@ def least_few_moved(
     scoring at least ``floor`` (tile weight, value weight as ``weights``; the table's tiles
     not counted), with its disturbance as the programme counts it; ``INFEASIBLE`` when there
     is none; None when not answered (a joker on the rack, a table set that is no run or group
-    by its tiles, or the programme did not finish)."""
+    by its tiles, the programme too large to run, or it did not finish)."""
     if any(t.color is None for t in rack):
         return None
     deadline = time.perf_counter() + time_limit
@@ -286,6 +291,8 @@ def least_few_moved(
     # and an integral optimum there is the programme's (without presolve: it costs more than
     # it saves on these models, measured about 2x slower)
     p = _programme(cols, bs, counts, weights, floor, most)
+    if len(p.cost) > _MOST_COLUMNS:
+        return None  # not answered: HiGHS's root alone would outlast the budget
     result = highs.relaxation_first(
         -p.cost, p.upper, p.matrix, p.lower_rows, p.upper_rows, deadline - time.perf_counter()
     )
