@@ -1523,3 +1523,14 @@ def test_minimal_melds_stop_at_their_deadline() -> None:
     # 20 low tiles that cannot reach 67: nothing to walk (the hunt's h05: 68 s, packing by packing)
     low = parse_tiles("K1 K2 K3 B1 B2 B3 O1 O2 O3 R1 R2 R3 K4 B4 O4 R4 K1 B1 O1 R1")
     assert list(melds._minimal_melds(low, 67)) == []
+
+
+def test_no_pass_runs_past_the_deadline_once_an_answer_is_in_hand() -> None:
+    """Loops of small passes (one per variant combination) checked only ``exhausted`` and ran
+    seconds past the budget (the hunt's fourth round: a loose verify 5 s against 1 s)."""
+    table = [parse_tiles("R4 R5 R6"), parse_tiles("K7 B7 O7")]
+    rack = tuple(parse_tiles("R7 R8 K9"))
+    late = best_move._Suggester(table, [None, None], rack, True, SABRA, "tiles", time.perf_counter() - 1)
+    assert late._pass(late._problem(dissolve=set())) is not None  # the first answer is still sought
+    assert late.candidates and not late.exhausted
+    assert late._pass(late._problem(dissolve=set())) is None and late.exhausted

@@ -1329,6 +1329,11 @@ class _Suggester:
         the table is not part of the problem and stays as it is. The move is recorded as a
         candidate answer unless ``candidate`` is false. ``programme_soon``: see
         ``portfolio.Portfolio.solve``."""
+        if self.candidates and time.perf_counter() > self.deadline:
+            # past the deadline with an answer in hand: loops of small passes (one per variant
+            # combination, up to 55,000) checked only ``exhausted``, and ran seconds late
+            self.exhausted = True
+            return None
         p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
         # and, unless it scores no points (``_Problem.unscored``), stands for at least 1; the
