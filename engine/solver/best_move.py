@@ -302,8 +302,7 @@ class _Suggester:
             found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
             if len(found) > _VALUE_MELDS:
                 return None
-        if time.perf_counter() > self.deadline:  # (the listing may have stopped there)
-            self.exhausted = True
+        if self._past_deadline():  # (the listing may have stopped there)
             return None
         return sorted(found, key=lambda tiles: [t.key for t in tiles])
 
@@ -1145,6 +1144,13 @@ class _Suggester:
                 floor=self._best_score() + 1 - self._most_score([t for s in fixed for t in s]),
             )
 
+    def _past_deadline(self) -> bool:
+        """Whether the budget has run out; then the answer is not proven (``exhausted``)."""
+        if time.perf_counter() > self.deadline:
+            self.exhausted = True
+            return True
+        return False
+
     def _most_score(self, tiles: Sequence[Tile]) -> int:
         """The most these tiles can add to a move's score, played (a joker worth 13): what a
         search for the rest of a move, beside them, need not find."""
@@ -1178,8 +1184,8 @@ class _Suggester:
             rest = tiles_without(self.rack, from_rack)
             for new_sets in _new_sets_with_jokers(rest, freed):
                 # a long rack makes hundreds of thousands of ways: a bounded list, not proven
-                if len(out) >= _TWO_TILE_WAYS or time.perf_counter() > self.deadline:
-                    self.exhausted = True
+                if len(out) >= _TWO_TILE_WAYS or self._past_deadline():
+                    self.exhausted = True  # (the cap too: the list is not every way)
                     return out
                 rack_tiles = [t for new_set in new_sets for t in new_set if t.color is not None]
                 out.append((kept, tiles_without(self.rack, rack_tiles), new_sets))
@@ -1298,8 +1304,7 @@ class _Suggester:
             self.candidates.append(bound)
             return
         for meld in _minimal_melds(self.rack, self.rules.initial_meld_min, self.deadline):
-            if time.perf_counter() > self.deadline:
-                self.exhausted = True
+            if self._past_deadline():
                 return
             laid = [t for s in meld for t in s]
             # the search does not score a played joker it must place as the move does (a table
@@ -1308,8 +1313,7 @@ class _Suggester:
             self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor)
             if self._best_score() >= bound.score:
                 return
-        if time.perf_counter() > self.deadline:  # (the listing may have stopped there)
-            self.exhausted = True
+        self._past_deadline()  # (the listing may have stopped there)
 
     def _pass(
         self,
@@ -1329,10 +1333,9 @@ class _Suggester:
         the table is not part of the problem and stays as it is. The move is recorded as a
         candidate answer unless ``candidate`` is false. ``programme_soon``: see
         ``portfolio.Portfolio.solve``."""
-        if self.candidates and time.perf_counter() > self.deadline:
+        if self.candidates and self._past_deadline():
             # past the deadline with an answer in hand: loops of small passes (one per variant
             # combination, up to 55,000) checked only ``exhausted``, and ran seconds late
-            self.exhausted = True
             return None
         p = problem[0]
         # the search also scores the jokers that must be placed (the table's): each is a tile
@@ -1628,8 +1631,8 @@ class _Suggester:
         pool_keys = Counter(t.key for i in self.plain for t in self.table[i])
         out: list[dict[int, _Variant]] = []
         for n, combo in enumerate(itertools.product(*per_set)):
-            if n % 1024 == 1023 and (len(out) >= _VARIANT_COMBOS or time.perf_counter() > self.deadline):
-                self.exhausted = True
+            if n % 1024 == 1023 and (len(out) >= _VARIANT_COMBOS or self._past_deadline()):
+                self.exhausted = True  # (the cap too: the list is not every combination)
                 break
             chosen = {i: v for i, v in combo if v is not None}
             if not chosen:
