@@ -79,14 +79,20 @@ def row(name: str, counts: Counter[str], repeat: int) -> None:
     )
 
 
-def spread(name: str, cases: list[Counter[str]]) -> None:
-    """One cold call per case: min / median / max over the cases."""
-    cold = []
+def cold_calls(cases: list[Counter[str]], clock: Callable[[], float] = time.perf_counter) -> list[float]:
+    """Milliseconds by ``clock`` of one call per case, the move tables cleared before each."""
+    times = []
     for counts in cases:
         clear_tables()
-        start = time.perf_counter()
+        start = clock()
         best_meld_value(counts)
-        cold.append((time.perf_counter() - start) * 1e3)
+        times.append((clock() - start) * 1e3)
+    return times
+
+
+def spread(name: str, cases: list[Counter[str]]) -> None:
+    """One cold call per case: min / median / max over the cases."""
+    cold = cold_calls(cases)
     warm = []
     for counts in cases:
         start = time.perf_counter()
@@ -175,13 +181,7 @@ def xp_racks(rng: random.Random, count: int) -> None:
     import engine.solver.melds  # noqa: F401  (HiGHS, numpy, SciPy: what the first hard call loads)
 
     loading = (time.process_time() - start) * 1e3
-    cpu = []
-    for counts in cases:
-        clear_tables()
-        start = time.process_time()
-        best_meld_value(counts)
-        cpu.append((time.process_time() - start) * 1e3)
-    cpu.sort()
+    cpu = sorted(cold_calls(cases, time.process_time))
     p99 = cpu[min(len(cpu) - 1, round(0.99 * (len(cpu) - 1)))]
     print(f"xp racks, 60-120 tiles with 1-4 jokers ({count}; CPU ms; loading HiGHS first: {loading:.0f} ms)")
     print(
