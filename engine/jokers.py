@@ -830,6 +830,8 @@ class _Search:
         freed joker may use are pooled). The searches over copies share ``JOINT_CHECK_STEPS`` per
         turn: beyond them the hosts stand as judged set by set (each host's copies are tried in
         every way, which grows exponentially with its tiles)."""
+        # the host with the fewest tiles first: its copies are the scarcest choice
+        hosts = sorted(hosts, key=lambda k: (sum(self.after[k].numbered_counts.values()), k))
         sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(before-set or -1 for the rack, copies)]
         for i, before_set in enumerate(self.before):
             for key, n in before_set.numbered_counts.items():
@@ -904,8 +906,6 @@ class _Search:
 
             return tile(0)
 
-        # the host with the fewest tiles first: its copies are the scarcest choice
-        hosts = sorted(hosts, key=lambda k: (sum(self.after[k].numbered_counts.values()), k))
         try:
             return assign(0, played_jokers)
         except _OutOfSteps:
