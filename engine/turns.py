@@ -473,7 +473,8 @@ class _Turn:
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
         if value < minimum or not self.played_keys:
-            self._add("INITIAL_MELD_TOO_LOW", "/after", {"value": value, "threshold": minimum})
+            params = {"value": value, "threshold": minimum} | ({} if self.played_keys else {"case": "nothing"})
+            self._add("INITIAL_MELD_TOO_LOW", "/after", params)
             return None
         return None if manipulated else value
 

@@ -209,7 +209,6 @@ def check_meld(
                     violations.append(labelled(missing, table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
     if value < rules.initial_meld_min or not table:  # laying nothing opens under no threshold
-        violations.append(
-            Violation("INITIAL_MELD_TOO_LOW", "/sets", {"value": value, "threshold": rules.initial_meld_min})
-        )
+        params = {"value": value, "threshold": rules.initial_meld_min} | ({} if table else {"case": "nothing"})
+        violations.append(Violation("INITIAL_MELD_TOO_LOW", "/sets", params))
     return MeldVerdict(value, rules.initial_meld_min, tuple(verdicts), tuple(violations))

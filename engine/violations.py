@@ -101,6 +101,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The initial meld is worth {value} points; at least {threshold} are needed.",
         "es": "La primera jugada suma {value} puntos; se necesitan al menos {threshold}.",
     },
+    "INITIAL_MELD_TOO_LOW/nothing": {
+        "en": "Nothing is laid, so nothing opens: the initial meld needs at least one set, worth {threshold} points or more.",
+        "es": "No se coloca nada, así que no se abre: la primera jugada necesita al menos una combinación y sumar {threshold} puntos o más.",
+    },
     "TABLE_TILE_REMOVED": {
         "en": "Tile {tile} was on the table before the turn and is missing after it; tiles never go back to a rack.",
         "es": "La ficha {tile} estaba en la mesa antes del turno y falta después; las fichas nunca vuelven al atril.",

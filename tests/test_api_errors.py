@@ -522,6 +522,24 @@ def test_spanish_messages(client: FlaskClient) -> None:
     assert english.startswith("The initial meld is worth 6 points")
 
 
+@pytest.mark.parametrize("minimum", [0, 30])
+def test_an_opening_laying_nothing_says_so(client: FlaskClient, minimum: int) -> None:
+    """No sets is never an initial meld (SPEC §7), even under a minimum of 0: the message says
+    that nothing is laid, not that 0 points fall short of 0."""
+    body = {"sets": [], "rules": {"preset": "sabra", "initial_meld_min": minimum}}
+    for lang, start in (("en", "Nothing is laid"), ("es", "No se coloca nada")):
+        result = client.post("/v1/melds/check", json=body, headers={"Accept-Language": lang}).get_json()
+        assert [v["code"] for v in result["violations"]] == ["INITIAL_MELD_TOO_LOW"]
+        assert result["violations"][0]["message"].startswith(start)
+        assert (
+            f"{minimum} points" in result["violations"][0]["message"]
+            or f"{minimum} puntos" in result["violations"][0]["message"]
+        )
+    laid = {"sets": [["R1", "R2", "R3"]], "rules": {"preset": "sabra", "initial_meld_min": 30}}
+    message = client.post("/v1/melds/check", json=laid).get_json()["violations"][0]["message"]
+    assert message == "The initial meld is worth 6 points; at least 30 are needed."
+
+
 def test_spanish_problem(client: FlaskClient) -> None:
     response = client.post("/v1/sets/validate", json={"sets": 1}, headers={"Accept-Language": "es"})
     result = problem(response, 422)
