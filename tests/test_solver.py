@@ -1438,14 +1438,34 @@ def test_the_variant_combinations_are_a_bounded_list(monkeypatch: pytest.MonkeyP
     """The combinations of the joker sets' variants are listed within the deadline and
     ``_VARIANT_COMBOS`` (four runs of 13 with a joker each made more than 500,000: 5.8 s and
     290 MB whatever the budget); past either, the answer is not proven. Three runs make
-    22,735: every tile frees its joker, which goes elsewhere."""
+    22,735: every tile frees its joker, which goes elsewhere. A rack joker keeps them from
+    being solved at once: past the cap the answer is the best of the passes over the list,
+    proven only when a bound settles them (here every joker set taken apart does)."""
     rules = PRESETS["xp"]
     table, rack = runs_of_thirteen({"K": 7, "B": 6, "O": 8})
+    rack.append(JOKER)
     full = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
-    assert len(full.played) == 3 and full.optimal_proven and not full.budget_exhausted
+    assert len(full.played) == 4 and full.optimal_proven and not full.budget_exhausted
     monkeypatch.setattr(best_move, "_VARIANT_COMBOS", 1000)
     cut = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
-    assert cut.budget_exhausted and not cut.optimal_proven
+    assert_legal(table, rack, True, rules, cut)
+    assert len(cut.played) == 4 or not cut.optimal_proven
+
+
+def test_combinations_past_the_list_are_solved_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a rack joker every combination of variants is one integer programme
+    (``_all_choices``): past ``_AT_ONCE_COMBOS`` the passes over the list are followed by it,
+    and the answer is still the optimum, proven. Four runs of 13 with a joker each, the rack
+    their tiles: every tile is played (session 35 answered 0 tiles, unproven, past the cap)."""
+    rules = PRESETS["xp"]
+    table, rack = runs_of_thirteen({"K": 7, "B": 6, "O": 8, "R": 5})
+    four = suggest(table, rack, True, rules, tie_break="any")
+    assert len(four.played) == 4 and four.optimal_proven and not four.budget_exhausted
+    assert_legal(table, rack, True, rules, four)
+    table, rack = runs_of_thirteen({"K": 7, "B": 6, "O": 8})
+    monkeypatch.setattr(best_move, "_AT_ONCE_COMBOS", 1000)
+    cut = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
+    assert len(cut.played) == 3 and cut.optimal_proven and not cut.budget_exhausted
     assert_legal(table, rack, True, rules, cut)
 
 

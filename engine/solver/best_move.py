@@ -113,6 +113,7 @@ _VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker
 _TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
 _TWO_TILE_WAYS = 5_000  # ways of laying them listed at most (each a pass); beyond, not proven
 _VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``_variant_combos``); beyond, not proven
+_AT_ONCE_COMBOS = 5_000  # the same where they can all be solved at once (``_all_choices``)
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
 _REARRANGE_WORK = 20_000  # sets looked at in laying them out (a step costs about 1 µs)
 _REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
@@ -188,6 +189,7 @@ class _Suggester:
         self.at_once = False  # the variants of the joker sets may be solved at once
         self.variant_start = 0  # HiGHS runs of the portfolio before the variants' passes
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
+        self.combos_capped = False  # the list of variant combinations was cut short
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
         self.pinned = self._pinned()
@@ -472,12 +474,14 @@ class _Suggester:
         their variants (none: the fates of the jokers bound the rest, ``_check_fates``)."""
         self._pass(self._problem(dissolve=set()), whole=True)
         self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
-        combos = self._variant_combos() or []
-        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
         two_tile = self._two_tile_frees()
         self.two_tile = bool(two_tile)
-        # without a rack joker every combination can be solved at once, exactly
-        self.at_once = bool(combos) and not two_tile and not self.rack_jokers
+        # without a rack joker every combination can be solved at once, exactly (``_all_choices``):
+        # then a shorter list will do
+        at_once = not two_tile and not self.rack_jokers
+        combos = self._variant_combos(_AT_ONCE_COMBOS if at_once else _VARIANT_COMBOS) or []
+        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
+        self.at_once = bool(combos) and at_once
         return passes + two_tile
 
     def _variant_stage(self, passes: list[_VariantPass]) -> None:
@@ -507,6 +511,11 @@ class _Suggester:
             if self.exhausted or self.settled or self._best_score() >= self._upper():
                 return  # (settled: every combination of variants was solved at once)
             self._variant_passes(support, by_support[support])
+        if self.combos_capped and not self.settled and self._best_score() < self._upper():
+            # the passes left out combinations: only the programme of them all settles them
+            if self.at_once and self.settled is None:
+                self.settled = self._all_choices()
+            self.exhausted = self.exhausted or not self.settled
 
     def _check_fates(self) -> None:
         """Whether a legal move may beat the best move found, which the passes do not model
@@ -1613,12 +1622,14 @@ class _Suggester:
                 out[i] = tuple(stands)
         return out
 
-    def _variant_combos(self) -> list[dict[int, _Variant]] | None:
+    def _variant_combos(self, most: int) -> list[dict[int, _Variant]] | None:
         """Every combination of variants of the joker sets other than "all whole" (None when
         there is none), each feasible with the tiles of the rack and of the plain sets, simplest
-        first. Listed within the deadline and ``_VARIANT_COMBOS`` (four runs of 13 with a joker
-        each make more than 500,000: 5.8 s and 290 MB, whatever the budget); past either, those
-        found so far, and the answer is not proven."""
+        first. Listed within the deadline and about ``most`` (four runs of 13 with a joker each
+        make more than 500,000: 5.8 s and 290 MB, whatever the budget); past the deadline,
+        those found so far, and the answer is not proven; past ``most``, those found so far and
+        ``combos_capped`` (``_variant_stage`` then solves them all at once or leaves the answer
+        unproven)."""
         per_set: list[list[tuple[int, _Variant | None]]] = []
         for i in range(len(self.table)):
             if i not in self.plain:
@@ -1631,8 +1642,8 @@ class _Suggester:
         pool_keys = Counter(t.key for i in self.plain for t in self.table[i])
         out: list[dict[int, _Variant]] = []
         for n, combo in enumerate(itertools.product(*per_set)):
-            if n % 1024 == 1023 and (len(out) >= _VARIANT_COMBOS or self._past_deadline()):
-                self.exhausted = True  # (the cap too: the list is not every combination)
+            if n % 1024 == 1023 and (self._past_deadline() or len(out) >= most):
+                self.combos_capped = True
                 break
             chosen = {i: v for i, v in combo if v is not None}
             if not chosen:
