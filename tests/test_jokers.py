@@ -489,6 +489,20 @@ def test_two_locked_sets_cannot_both_stay_whole_in_one_set() -> None:
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_two_locked_sets_merged_whole_free_each_others_jokers() -> None:
+    # SPEC §4 as written: each set's one successor holds all its numbered tiles and the exact
+    # tile in its joker's place, and nothing is split or taken out (the hand-made joker cases,
+    # session 36). A locked set left as it was lends no tile (above); merged, both are changed.
+    v = verify(["K7 B7 J", "R7 O7 J"], ["K7 B7 R7 O7", "K1 K2 J J"], "K1 K2", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+    # runs: R4 R5 J's joker (R6) replaced in its place by the R6 of R6 R7 J, whose joker stays (R8)
+    v = verify(["R4 R5 J", "R6 R7 J"], ["R4 R5 R6 R7 J", "K1 K2 J"], "K1 K2", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+    # one of them left as it was: a played R7 frees the other's joker
+    v = verify(["K7 B7 J", "R7 O7 J"], ["K7 B7 R7", "R7 O7 J", "K1 K2 J"], "K1 K2 R7", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
