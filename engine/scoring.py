@@ -182,9 +182,18 @@ class MatchRound:
 def score_match(rounds: Sequence[MatchRound], rules: Rules = SABRA) -> MatchResult:
     """Score every round (a round's own rules, if given, override the match's) and add up the
     totals per player name. Best first: highest total under ``zero_sum``, lowest under
-    ``penalty_only``; players with equal totals share the place and, if first, the win."""
+    ``penalty_only``; players with equal totals share the place and, if first, the win.
+    Rounds scoring both ways cannot be added up: an input error."""
     if not rounds:
         raise ScoringError("a match needs at least one round", "/rounds")
+    scoring = (rounds[0].rules or rules).scoring
+    for i, r in enumerate(rounds):
+        if (r.rules or rules).scoring != scoring:
+            raise ScoringError(
+                f"round {i} is scored {(r.rules or rules).scoring} and round 0 {scoring}: "
+                "a match's rounds are all scored one way",
+                f"/rounds/{i}/rules" if r.rules else f"/rounds/{i}",
+            )
     results = []
     totals: dict[str, Score] = {}
     for i, r in enumerate(rounds):
@@ -192,7 +201,7 @@ def score_match(rounds: Sequence[MatchRound], rules: Rules = SABRA) -> MatchResu
         results.append(result)
         for s in result.scores:
             totals[s.name] = totals.get(s.name, 0) + s.score
-    higher_is_better = rules.scoring == "zero_sum"
+    higher_is_better = scoring == "zero_sum"
     order = sorted(totals, key=lambda name: -totals[name] if higher_is_better else totals[name])
     best = totals[order[0]]
     winners = tuple(name for name in order if totals[name] == best)

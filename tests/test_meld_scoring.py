@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import pytest
@@ -235,6 +236,29 @@ def test_rounds_that_cannot_be_scored(kwargs: dict[str, str], winner: str | None
     with pytest.raises(ScoringError) as info:
         score_round(players(**kwargs), winner=winner)
     assert info.value.pointer == pointer
+
+
+def test_a_match_is_ranked_the_way_its_rounds_are_scored() -> None:
+    """Rounds carrying their own rules rank the match their way (the scoring oracle, session
+    36: two komoni rounds in a match without rules named the highest penalty total winner);
+    rounds scored both ways cannot be added up."""
+    komoni = PRESETS["komoni"]
+    rounds = [
+        MatchRound(tuple(players(A="", B="R5")), rules=komoni),
+        MatchRound(tuple(players(A="R9", B="")), rules=komoni),
+    ]
+    match = score_match(rounds)
+    assert dict(match.totals) == {"A": 9, "B": 5}
+    assert match.standings == ("B", "A") and match.winner == "B"
+    sabra = PRESETS["sabra"]
+    zero_sum = score_match([dataclasses.replace(r, rules=sabra) for r in rounds], komoni)
+    assert dict(zero_sum.totals) == {"A": -4, "B": 4} and zero_sum.winner == "B"
+    with pytest.raises(ScoringError) as mixed:
+        score_match([rounds[0], dataclasses.replace(rounds[1], rules=None)])
+    assert mixed.value.pointer == "/rounds/1"
+    with pytest.raises(ScoringError) as mixed:
+        score_match([dataclasses.replace(rounds[0], rules=None), rounds[1]])
+    assert mixed.value.pointer == "/rounds/1/rules"
 
 
 def test_duplicate_names_and_empty_match() -> None:
