@@ -273,6 +273,20 @@ def test_play_on_an_illegal_restored_turn_counts_as_a_pass() -> None:
     assert c_rack == 2 * sum(range(1, 14))  # no penalty tile: the pool is empty
 
 
+def test_play_on_an_illegal_turn_whose_penalty_empties_the_pool_is_no_pass() -> None:
+    """The passes count from the first turn after the pool emptied (docs/rules-engine.md; SPEC
+    is silent): A's illegal turn came before, its penalty draws (R7 R8) emptied the pool, so
+    B, C and D passing do not end the round; A's pass then does (the scoring oracle, session 36)."""
+    illegal = {"player": "A", "table": [["K1", "K2"]]}
+    penalty = [{"player": "A", "draw": "R7"}, {"player": "A", "draw": "R8"}]
+    turns = [illegal, *penalty, *passes("B", "C", "D")]
+    out = replay(short_game(turns), continue_on_error=True)
+    assert out["first_invalid_turn"] == 0 and out["result"] is None
+    done = replay(short_game([*turns, *passes("A")], end="pool_exhausted"), continue_on_error=True)
+    assert done["result"] is not None and done["result"]["ended_by"] == "pool_exhausted"
+    assert done["violations"] == []  # (the end claimed agrees)
+
+
 def test_a_draw_entry_on_an_empty_pool_is_pool_empty() -> None:
     out = replay(short_game([*EMPTY_POOL, {"player": "C", "draw": "K1"}]))
     assert out["first_invalid_turn"] == 2 and codes(out["turns"][2]) == ["POOL_EMPTY"]
