@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gc
 import logging
 import math
 import os
 import re
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -456,6 +458,15 @@ class RSGIAdapter:
             "wsgi.input_terminated": True,
         }
 
+    def __rsgi_del__(self, loop: Any) -> None:
+        """granian's hook as the worker stops, its requests answered: its budget processes
+        stop too. A worker leaves through ``os._exit`` once multiprocessing has joined its
+        children, and concurrent.futures' exit hook, which would tell them to stop, never runs
+        there: an idle worker waited for them until granian killed it, after
+        ``RUMMIKUB_GRACEFUL_TIMEOUT`` (the first-time user audit, session 36)."""
+        if self.gate is not None:
+            self.gate.executor.shutdown(wait=True, cancel_futures=True)
+
     async def __rsgi__(self, scope: Any, proto: Any) -> None:
         if scope.proto != "http":  # websockets: not served
             return
@@ -792,6 +803,26 @@ def remove_stale_metrics_dirs(parent: Path | None = None) -> int:
 # --- main -----------------------------------------------------------------------------------------
 
 
+def address_in_use(host: str, port: int) -> bool:
+    """Whether another socket already listens on ``host:port``. granian's workers bind with
+    ``SO_REUSEPORT``: a second server on a port the first holds would silently share its
+    requests, and a port another program holds ends in a traceback; a plain bind (no
+    ``SO_REUSEPORT``) fails on either. (Checked just before granian binds; a port taken in between
+    still ends as granian says.)"""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError:
+        return False  # granian words an address it cannot resolve
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is free
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return exc.errno == errno.EADDRINUSE
+    return False
+
+
 def event_loop() -> str:
     """The workers' event loop: uvloop where it is installed (the ``serve`` extra has it on every
     platform but Windows), else asyncio's own. uvloop's C loop takes the wake-ups, timers and
@@ -817,6 +848,14 @@ def main(environ: Mapping[str, str] | None = None, target: str = "service.server
         settings = ServerSettings.from_env(environ)
     except ValueError as exc:
         print(f"rummikub serve: {exc}", file=sys.stderr)
+        return 2
+    if address_in_use(settings.host, settings.port):
+        shown = f"[{settings.host}]" if ":" in settings.host else settings.host
+        print(
+            f"rummikub serve: {shown}:{settings.port} is already in use (another server?); "
+            "choose another with --port or RUMMIKUB_BIND",
+            file=sys.stderr,
+        )
         return 2
     os.environ.setdefault("RUMMIKUB_ACCESS_LOG", "-")
     own_dir = None

@@ -713,6 +713,43 @@ def test_sigterm_drains_requests_under_load(own_server: Server) -> None:
     print(f"SIGTERM drain: {len(served)} served, {len(others)} reset before reaching the app")
 
 
+def test_a_port_in_use_is_refused_in_one_line(server: Server) -> None:
+    """granian's workers bind with SO_REUSEPORT: a second server on the port silently shared the
+    first one's requests, and a port another program holds ended in a traceback (the
+    first-time user audit, session 36). Both are now one line and exit 2."""
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        for port in (server.port, other.getsockname()[1]):
+            done = subprocess.run(
+                [sys.executable, "-m", "service.server"],
+                env={**env, "RUMMIKUB_BIND": f"127.0.0.1:{port}", "RUMMIKUB_WORKERS": "1"},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 2, done.stderr[-2000:]
+            assert done.stderr == (
+                f"rummikub serve: 127.0.0.1:{port} is already in use (another server?); "
+                "choose another with --port or RUMMIKUB_BIND\n"
+            )
+    assert server.get("/healthz")[0] == 200
+
+
+def test_an_idle_server_stops_at_once(own_server: Server) -> None:
+    """Its workers stop their budget processes as they stop (``RSGIAdapter.__rsgi_del__``):
+    before, every worker waited for them until granian killed it after the graceful timeout
+    (8 s by default, 5 here; the first-time user audit, session 36)."""
+    own_server.process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
+    assert own_server.process.wait(timeout=15) == 0
+    took = time.monotonic() - started
+    log = own_server.text()
+    assert "refused to gracefully stop" not in log, log[-2000:]
+    assert took < 4, f"{took:.1f} s"
+
+
 def worker_gone(pid: int) -> bool:
     """The process is reaped. (A zombie is not enough: SIGKILL may leave the thread-group leader a
     zombie while the worker's other threads, sharing its sockets, still exit.)"""
