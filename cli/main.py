@@ -82,8 +82,9 @@ class OneLineErrors(TyperGroup):
         try:
             code = super().main(*args, **kwargs)
         except UsageError as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":
-                sys.exit(EXIT_INPUT)  # the help was printed when the error was built (typer's rich help)
+            if type(exc).__name__ == "NoArgsIsHelpError":  # bare ``rummikub``: its help, as --help prints it
+                typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+                sys.exit(EXIT_INPUT)
             ctx = getattr(exc, "ctx", None)
             command = ctx.command_path if ctx is not None else "rummikub"
             message = exc.format_message()  # type: ignore[attr-defined]

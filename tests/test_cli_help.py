@@ -27,6 +27,15 @@ def help_text(*args: str) -> str:
     return result.stdout
 
 
+def test_bare_rummikub_prints_its_help() -> None:
+    """``rummikub`` alone prints what ``rummikub --help`` does (it printed nothing: the first-time
+    user audit, session 36), and exits 2: no command was given."""
+    bare = subprocess.run([sys.executable, "-m", "cli"], capture_output=True, text=True, env={**os.environ, **ENV})
+    assert bare.returncode == 2, bare.stderr
+    assert bare.stdout.startswith("Usage: rummikub [OPTIONS] COMMAND") and "Exit codes:" in bare.stdout
+    assert all(re.search(rf"^  {command} ", bare.stdout, flags=re.M) for command in COMMANDS), bare.stdout
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_shows_metavars_not_python_types(command: str) -> None:
     text = help_text(command)
