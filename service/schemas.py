@@ -123,12 +123,18 @@ class _Skip(Exception):
 
 _T = TypeVar("_T")
 
+_IN_OUR_WORDS: dict[str, str | list[Any] | dict[Any, Any]] = {"required": "is required", "null": "must not be null"}
+"""marshmallow's two messages every field may give, worded as ours are ("must be a string"; it
+says "Missing data for required field.")."""
+
 
 class _Field(fields.Field[_T]):
     """Base of our fields: a value that is present and not null goes straight to
     ``_deserialize`` when the field has no validators or field-level hooks (none of ours has);
     marshmallow's generic path, which handles required, null and defaults, costs more than
     reading a tile string."""
+
+    default_error_messages = _IN_OUR_WORDS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -387,8 +393,16 @@ class RulesField(_Field[Rules | None]):
             raise ValidationError(f"these rules cannot be read ({exc})") from None
 
 
+class Object(fields.Nested):
+    """A JSON object read by a schema (an item of an array: a player, a round, a turn)."""
+
+    default_error_messages = _IN_OUR_WORDS
+
+
 class BoundedList(fields.List[Any]):
     """A JSON array with at most ``getattr(limits, limit)`` items."""
+
+    default_error_messages = _IN_OUR_WORDS
 
     def __init__(self, inner: fields.Field[Any], limit: str, **kwargs: Any) -> None:
         super().__init__(inner, **kwargs)
@@ -548,7 +562,7 @@ class RoundPlayer(StrictSchema):
 
 
 class RoundScoreRequest(StrictSchema):
-    players = BoundedList(fields.Nested(RoundPlayer), "max_players", required=True)
+    players = BoundedList(Object(RoundPlayer), "max_players", required=True)
     winner = StrictString(load_default=None, allow_none=True)
     rules = _rules()
 
@@ -556,7 +570,7 @@ class RoundScoreRequest(StrictSchema):
 class MatchRoundSchema(StrictSchema):
     """A round inside a match; its own ``rules``, if given, override the match's."""
 
-    players = BoundedList(fields.Nested(RoundPlayer), "max_players", required=True)
+    players = BoundedList(Object(RoundPlayer), "max_players", required=True)
     winner = StrictString(load_default=None, allow_none=True)
     rules = RulesField(default=None)
 
@@ -566,7 +580,7 @@ class MatchRoundSchema(StrictSchema):
 
 
 class MatchScoreRequest(StrictSchema):
-    rounds = BoundedList(fields.Nested(MatchRoundSchema), "max_rounds", required=True)
+    rounds = BoundedList(Object(MatchRoundSchema), "max_rounds", required=True)
     rules = _rules()
 
 
@@ -607,13 +621,13 @@ class GameReplayRequest(StrictSchema):
     """A game record (SPEC §6) plus the replay options."""
 
     players = BoundedList(
-        fields.Nested(RecordPlayer),
+        Object(RecordPlayer),
         "max_players",
         required=True,
         validate=validate.Length(min=1, error="a game needs at least one player"),
     )
     pool = TileListField(load_default=None, allow_none=True)
-    turns = BoundedList(fields.Nested(RecordTurn), "max_turns", load_default=list)
+    turns = BoundedList(Object(RecordTurn), "max_turns", load_default=list)
     end = StrictString(
         load_default=None,
         allow_none=True,

@@ -522,6 +522,27 @@ def test_spanish_messages(client: FlaskClient) -> None:
     assert english.startswith("The initial meld is worth 6 points")
 
 
+def test_missing_and_null_members_are_worded_as_ours(client: FlaskClient) -> None:
+    """Not marshmallow's "Missing data for required field." / "Field may not be null." (the
+    first-time user audit, session 36), for fields, arrays and the objects in arrays alike."""
+    cases = [
+        ("/v1/turns/verify", {"after": [], "rack": ["R1"], "opened": True}, "/before", "is required"),
+        (
+            "/v1/turns/verify",
+            {"before": None, "after": [], "rack": ["R1"], "opened": True},
+            "/before",
+            "must not be null",
+        ),
+        ("/v1/rounds/score", {"players": None}, "/players", "must not be null"),
+        ("/v1/rounds/score", {"players": [None, {"name": "B", "rack": []}]}, "/players/0", "must not be null"),
+        ("/v1/rounds/score", {"players": [{"rack": []}, {"name": "B", "rack": []}]}, "/players/0/name", "is required"),
+        ("/v1/matches/score", {"rounds": [None]}, "/rounds/0", "must not be null"),
+    ]
+    for path, body, pointer, detail in cases:
+        result = problem(client.post(path, json=body), 422)
+        assert {"pointer": pointer, "detail": detail} in result["errors"], (path, body, result["errors"])
+
+
 @pytest.mark.parametrize("minimum", [0, 30])
 def test_an_opening_laying_nothing_says_so(client: FlaskClient, minimum: int) -> None:
     """No sets is never an initial meld (SPEC §7), even under a minimum of 0: the message says
