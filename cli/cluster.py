@@ -84,7 +84,7 @@ def require_distributed(command: str, *, local: bool = False) -> None:
             dask.config.set({MP_METHOD: "forkserver"})
         import distributed  # noqa: F401
     except ImportError:
-        raise CliError(f"rummikub {command} --scheduler needs Dask distributed: {INSTALL_HINT}", EXIT_INPUT) from None
+        raise CliError(f"{command} --scheduler needs Dask distributed: {INSTALL_HINT}", EXIT_INPUT) from None
     if local and dask.config.get(MP_METHOD) == "forkserver":
         _start_forkserver()
 

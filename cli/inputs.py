@@ -37,6 +37,8 @@ def _reject_constant(name: str) -> Any:
 def parse_json(text: str, one_line: bool = False) -> Any:
     """Strict JSON (no NaN/Infinity, which the HTTP API could not receive either).
     ``one_line``: the text is one line of a JSON Lines file (errors name the column only)."""
+    if not text.strip(" \t\r\n"):
+        raise DocumentError("empty: no JSON document")
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -191,7 +191,9 @@ class RemoteBackend:
             requests.exceptions.InvalidURL | requests.exceptions.InvalidSchema | requests.exceptions.MissingSchema
         )
         if isinstance(exc, malformed) and not isinstance(exc, requests.exceptions.InvalidProxyURL):
-            return CliError(f"--server {self.server}: not a usable http:// or https:// URL ({exc})", EXIT_INPUT)
+            # (requests' words for another scheme name its adapters: only an invalid URL's help)
+            why = f" ({exc})" if type(exc) is requests.exceptions.InvalidURL else ""
+            return CliError(f"--server {self.server}: not a usable http:// or https:// URL{why}", EXIT_INPUT)
         return CliError(self._unreachable(exc), EXIT_SERVICE)
 
     def _unreachable(self, exc: requests.RequestException) -> str:
@@ -220,8 +222,11 @@ class RemoteBackend:
         if status >= 500:
             detail = problem_line(payload) if isinstance(payload, dict) else response.reason
             raise CliError(f"the rules service failed: {what} answered {status} ({detail})", EXIT_SERVICE)
-        if status == 404 and not (isinstance(payload, dict) and payload.get("errors")):
-            raise CliError(f"{what} answered 404 Not Found: is {self.server} the rules service?", EXIT_INPUT)
+        if status in (404, 405) and not (isinstance(payload, dict) and payload.get("errors")):
+            # (the service's own routes take the methods this client sends: a URL with a path)
+            raise CliError(
+                f"{what} answered {status} {response.reason}: is {self.server} the rules service?", EXIT_INPUT
+            )
         if status >= 400:
             if isinstance(payload, dict):
                 raise CliError(problem_line(payload), EXIT_INPUT, payload)

@@ -477,7 +477,8 @@ def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
     count = len(record.players)
     if count not in rules.players:
         allowed = ", ".join(str(n) for n in rules.players)
-        return [Violation("PLAYER_COUNT", "/players", {"count": count, "allowed": allowed})]
+        params = {"count": count, "allowed": allowed} | ({"case": "one"} if count == 1 else {})
+        return [Violation("PLAYER_COUNT", "/players", params)]
     expected = rules.deal_for(count)
     out = [
         Violation(

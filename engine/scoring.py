@@ -141,7 +141,8 @@ def _check_players(players: Sequence[PlayerRack], rules: Rules, prefix: str) -> 
     if len(players) not in rules.players:
         allowed = f"{min(rules.players)}-{max(rules.players)}"
         raise ScoringError(
-            f"{len(players)} players cannot play under the {rules.preset} rules (allowed: {allowed})",
+            f"{len(players)} player{'' if len(players) == 1 else 's'} cannot play under the {rules.preset} rules"
+            f" (allowed: {allowed})",
             f"{prefix}/players",
         )
     seen: set[str] = set()

@@ -174,6 +174,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} players cannot play under these rules (allowed: {allowed}).",
         "es": "{count} jugadores no pueden jugar con estas reglas (permitido: {allowed}).",
     },
+    "PLAYER_COUNT/one": {
+        "en": "1 player cannot play under these rules (allowed: {allowed}).",
+        "es": "1 jugador no puede jugar con estas reglas (permitido: {allowed}).",
+    },
     "ROUND_OVER": {
         "en": "Turn {turn} comes after the round has ended.",
         "es": "El turno {turn} llega después de que terminara la ronda.",

@@ -115,6 +115,7 @@ def test_a_server_that_is_no_http_url_is_bad_usage(server: str) -> None:
     result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", server], env={"NO_COLOR": "1"})
     assert result.exit_code == 2 and result.stdout == ""
     assert "not a usable http:// or https:// URL" in one_line_error(result)
+    assert "adapters" not in one_line_error(result)  # requests' own words
 
 
 @pytest.mark.parametrize("timeout", ["nan", "inf", "1e308", "0"])
@@ -124,6 +125,15 @@ def test_a_timeout_that_is_no_number_of_seconds_is_bad_usage(timeout: str) -> No
     result = CliRunner().invoke(app, args, env={"NO_COLOR": "1"})
     assert result.exit_code == 2 and result.stdout == ""
     assert "--timeout" in one_line_error(result)
+
+
+@pytest.mark.parametrize("command", ["score", "replay", "verify", "validate"])
+@pytest.mark.parametrize("text", ["", "\n \n"])
+def test_empty_stdin_says_so(command: str, text: str) -> None:
+    # it said "bad JSON at line 1 column 1: Expecting value" (the first-time user audit, session 36)
+    result = CliRunner().invoke(app, [command, "-"], input=text, env={"NO_COLOR": "1"})
+    assert result.exit_code == 2 and result.stdout == ""
+    assert one_line_error(result) == "rummikub: stdin: empty: no JSON document"
 
 
 @pytest.mark.parametrize("command", ["score", "replay"])

@@ -156,7 +156,11 @@ def test_server_without_scheme_and_trailing_slash(server: str) -> None:
 def test_wrong_server_path_is_one_line(server: str) -> None:
     result = invoke("validate", "R1 R2 R3", "--server", server + "/v1")
     assert result.exit_code == 2
-    assert "404" in one_line_error(result)
+    assert "404" in one_line_error(result) and "the rules service?" in one_line_error(result)
+    # a path the service serves with another method (its docs): the same hint, not Flask's words
+    result = invoke("validate", "R1 R2 R3", "--server", server + "/docs")
+    assert result.exit_code == 2
+    assert one_line_error(result).endswith(f"answered 405 METHOD NOT ALLOWED: is {server}/docs the rules service?")
 
 
 # --- a server that is down, failing or slow ------------------------------------------------------

@@ -261,6 +261,11 @@ def test_a_match_is_ranked_the_way_its_rounds_are_scored() -> None:
     assert mixed.value.pointer == "/rounds/1/rules"
 
 
+def test_one_player_is_worded_in_the_singular() -> None:
+    with pytest.raises(ScoringError, match=r"^1 player cannot play under the sabra rules \(allowed: 2-4\)$"):
+        score_round(players(A="R1"))
+
+
 def test_duplicate_names_and_empty_match() -> None:
     with pytest.raises(ScoringError):
         score_round([PlayerRack("A", ()), PlayerRack("A", parse_tiles("R1"))])

@@ -135,6 +135,7 @@ def test_deal_checks() -> None:
     assert short["violations"][0]["code"] == "DEAL_SIZE" and short["violations"][0]["at"] == "/players/0/rack"
     lonely = replay({"players": [{"name": "A", "rack": A_RACK}], "turns": []})
     assert lonely["violations"][0]["code"] == "PLAYER_COUNT"
+    assert lonely["violations"][0]["message"] == "1 player cannot play under these rules (allowed: 2, 3, 4)."
 
 
 @pytest.mark.parametrize(
