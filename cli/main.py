@@ -970,7 +970,11 @@ def suggest(
     ] = None,
     rack: Annotated[str | None, typer.Option("--rack", metavar="TILES", help="The rack as words.")] = None,
     opened: Annotated[
-        bool | None, typer.Option("--opened/--not-opened", help="Has the player made the initial meld?")
+        bool | None,
+        typer.Option(
+            "--opened/--not-opened",
+            help="Has the player made the initial meld? [default: the file's 'opened', else not opened]",
+        ),
     ] = None,
     player: Annotated[
         str | None, typer.Option("--player", metavar="NAME", help="With a position file: whose move.")

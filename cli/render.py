@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.steps import move_steps
+from engine.rules import RulesError, resolve_rules
 
 TILE_STYLES: dict[str, str] = {
     "K": "bold bright_black",
@@ -503,12 +504,31 @@ def render_arrange(console: Console, body: Mapping[str, Any], result: Mapping[st
         console.print(verdict_line(False, "", "these tiles cannot all be laid out in valid sets"))
 
 
+def _no_play(body: Mapping[str, Any], result: Mapping[str, Any], lang: str) -> str:
+    """Why a suggestion plays nothing: none found in time, no opening worth the minimum, or none."""
+    es = lang == "es"
+    if not result.get("optimal_proven", True):
+        if es:
+            return "No se encontró jugada en el tiempo disponible (puede haberla): roba una ficha."
+        return "No play found within the time budget (one may exist): draw a tile."
+    if body.get("opened") is False:
+        try:
+            minimum = resolve_rules(body.get("rules")).initial_meld_min
+        except RulesError:  # (the request was answered: its rules are readable)
+            minimum = None
+        if minimum:
+            if es:
+                return f"Ninguna jugada legal: roba una ficha (ninguna primera jugada llega a los {minimum} puntos)."
+            return f"No legal play: draw a tile (no opening reaches the {minimum} points it needs)."
+    return "Ninguna jugada legal: roba una ficha." if es else "No legal play: draw a tile."
+
+
 def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     console.print(sets_table(body.get("table") or [], None, title="Table"))
     console.print(Text("Rack    ", style="bold") + tiles_text(body.get("rack") or []))
     played = result.get("played") or []
     if not played:
-        console.print(Text("No legal play: draw a tile.", style="bold yellow"))
+        console.print(Text(_no_play(body, result, lang), style="bold yellow"))
         return
     console.print(Text("Play    ", style="bold") + tiles_text(played) + Text(f"  (worth {result.get('value')})"))
     console.print(sets_table(result.get("after") or [], None, title="Table after the move"))

@@ -782,7 +782,9 @@ def test_suggest(tmp_path: Path) -> None:
     assert "Play" in report.stdout
     nothing = invoke("suggest", "--rack", "K1 B5", "--not-opened")
     assert nothing.exit_code == 1
-    assert "draw" in nothing.stdout
+    assert "No legal play: draw a tile (no opening reaches the 30 points it needs)." in nothing.stdout
+    nothing = invoke("suggest", "--rack", "K1 B5", "--opened", "--lang", "es")
+    assert "Ninguna jugada legal: roba una ficha." in nothing.stdout
     pos = write(tmp_path / "pos.json", POSITION)
     by_player = invoke("suggest", pos, "--player", "Bob", "--objective", "value", "--json")
     assert json.loads(by_player.stdout) == expected(
