@@ -543,6 +543,8 @@ def _batch(
 ) -> None:
     err = _err()
     with _guard(json_out):
+        if json_out and output is Format.csv:
+            raise CliError("--json prints JSON Lines: give either --json or --format csv")
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
         rules_value = _rules_given(rules)
@@ -835,6 +837,8 @@ def show(
     --json the underlying sets/validate (or turns/verify) answer is printed.
     """
     with _guard(json_out):
+        if json_out and show_format is ShowFormat.svg:
+            raise CliError("give either --json or --format svg")
         source = _source_name(file)
         doc = load_document(file)
         if not isinstance(doc, dict):
@@ -844,7 +848,7 @@ def show(
         if "before" in doc or "after" in doc:
             body = with_rules(doc, rules_value)
             result = _call(backend, "turns/verify", body, source)
-            if show_format is ShowFormat.svg and not json_out:
+            if show_format is ShowFormat.svg:
                 from cli import pictures
 
                 sys.stdout.write(pictures.turn_svg(body, lang.value, source))
@@ -863,7 +867,7 @@ def show(
             body["rules"] = effective_rules
         result = _call(backend, "sets/validate", body, source, {"/sets": "/table"})
         picture = None
-        if show_format is ShowFormat.svg and not json_out:
+        if show_format is ShowFormat.svg:
             from cli import pictures
 
             picture = pictures.position_svg(doc, rules_value, lang.value, source)

@@ -226,3 +226,16 @@ def test_a_dangling_link_in_a_batch_folder_gets_its_row(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [Path(r["file"]).name for r in rows] == ["gone.json", "round.json"]
     assert rows[0]["status"] == "error" and result.exit_code == 2
+
+
+def test_json_with_another_output_format_is_bad_usage() -> None:
+    # --json won silently over -f svg / -f csv (the first-time user audit, session 36)
+    env = {"NO_COLOR": "1"}
+    for args, words in (
+        (["show", "examples/turn.json", "-f", "svg", "--json"], "give either --json or --format svg"),
+        (["score", "examples/round.json", "--json", "-f", "csv"], "give either --json or --format csv"),
+        (["replay", "examples/game.json", "--json", "-f", "csv"], "give either --json or --format csv"),
+    ):
+        result = CliRunner().invoke(app, args, env=env)
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert words in one_line_error(result)
