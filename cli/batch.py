@@ -280,21 +280,88 @@ class Summary:
         return sorted(self.totals.items(), key=lambda item: (-item[1], item[0]))
 
 
-def summary_renderable(summary: Summary, noun: str) -> Table:
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "documents": "documents",
+        "games": "games",
+        "scored": "  scored",
+        "valid": "  valid",
+        "invalid": "  invalid",
+        "unreadable": "  unreadable",
+        "rejected": "  rejected",
+        "failed": "  failed",
+        "totals": "totals",
+        "col_document": "document",
+        "col_status": "status",
+        "col_winner": "winner",
+        "col_scores": "scores",
+        "col_note": "note",
+        "status_ok": "✓ ok",
+        "status_invalid": "✗ invalid",
+        "status_rejected": "✗ rejected",
+        "status_unreadable": "✗ unreadable",
+        "status_failed": "✗ failed",
+        "turn": "turn {n}: {note}",
+    },
+    "es": {
+        "documents": "documentos",
+        "games": "partidas",
+        "scored": "  puntuados",
+        "valid": "  válidas",
+        "invalid": "  no válidos",
+        "invalid_game": "  no válidas",
+        "unreadable": "  ilegibles",
+        "rejected": "  rechazados",
+        "rejected_game": "  rechazadas",
+        "failed": "  fallidos",
+        "failed_game": "  fallidas",
+        "totals": "totales",
+        "col_document": "documento",
+        "col_status": "estado",
+        "col_winner": "ganador",
+        "col_scores": "puntos",
+        "col_note": "nota",
+        "status_ok": "✓ ok",
+        "status_invalid": "✗ no válido",
+        "status_rejected": "✗ rechazado",
+        "status_unreadable": "✗ ilegible",
+        "status_failed": "✗ fallido",
+        "turn": "turno {n}: {note}",
+    },
+}
+"""The batch report's words (the summary's agree with its noun: documents, or games)."""
+
+
+def _words(lang: str) -> dict[str, str]:
+    return _WORDS.get(lang, _WORDS["en"])
+
+
+def _summary_word(words: dict[str, str], key: str, noun: str) -> str:
+    return words.get(f"{key}_game", words[key]) if noun == "game" else words[key]
+
+
+def plural(noun: str, lang: str = "en") -> str:
+    """``documents`` or ``games`` in ``lang``."""
+    return _words(lang)["games" if noun == "game" else "documents"]
+
+
+def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table:
+    words = _words(lang)
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column(justify="right")
-    grid.add_row(f"{noun}s", str(summary.documents))
-    grid.add_row("  valid" if noun == "game" else "  scored", str(summary.ok))
+    grid.add_row(plural(noun, lang), str(summary.documents))
+    grid.add_row(words["valid"] if noun == "game" else words["scored"], str(summary.ok))
     if noun == "game" or summary.invalid:
-        grid.add_row("  invalid", Text(str(summary.invalid), style="red" if summary.invalid else ""))
-    grid.add_row("  unreadable", Text(str(summary.unreadable), style="red" if summary.unreadable else ""))
+        invalid = _summary_word(words, "invalid", noun)
+        grid.add_row(invalid, Text(str(summary.invalid), style="red" if summary.invalid else ""))
+    grid.add_row(words["unreadable"], Text(str(summary.unreadable), style="red" if summary.unreadable else ""))
     if summary.rejected:
-        grid.add_row("  rejected", Text(str(summary.rejected), style="red"))
+        grid.add_row(_summary_word(words, "rejected", noun), Text(str(summary.rejected), style="red"))
     if summary.failed:
-        grid.add_row("  failed", Text(str(summary.failed), style="bold red"))
+        grid.add_row(_summary_word(words, "failed", noun), Text(str(summary.failed), style="bold red"))
     if summary.totals:
-        grid.add_row("totals", "")
+        grid.add_row(words["totals"], "")
         for name, total in summary.ranked():
             style = "green" if total > 0 else "red" if total < 0 else ""
             shown = (f"+{_num(total)}" if total > 0 else _num(total)) if isinstance(total, int | float) else str(total)
@@ -305,23 +372,25 @@ def summary_renderable(summary: Summary, noun: str) -> Table:
 class TableWriter:
     """The readable batch report: a table of documents, written at the end."""
 
-    def __init__(self, console: Console, command: str) -> None:
+    def __init__(self, console: Console, command: str, lang: str = "en") -> None:
         self.console = console
+        self.words = _words(lang)
         self.table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-        self.table.add_column("document", overflow="fold", ratio=3)
-        self.table.add_column("status", no_wrap=True)
-        self.table.add_column("winner")
-        self.table.add_column("scores", ratio=3)
+        self.table.add_column(self.words["col_document"], overflow="fold", ratio=3)
+        self.table.add_column(self.words["col_status"], no_wrap=True)
+        self.table.add_column(self.words["col_winner"])
+        self.table.add_column(self.words["col_scores"], ratio=3)
         if command == REPLAY:
-            self.table.add_column("note", ratio=2)
+            self.table.add_column(self.words["col_note"], ratio=2)
         self.command = command
 
     def add(self, row: Row) -> None:
+        words = self.words
         status = {
-            OK: Text("✓ ok", style="green"),
-            INVALID: Text("✗ invalid", style="bold red"),
-            ERROR: Text("✗ rejected" if row.rejected else "✗ unreadable", style="bold red"),
-            FAILED: Text("✗ failed", style="bold red"),
+            OK: Text(words["status_ok"], style="green"),
+            INVALID: Text(words["status_invalid"], style="bold red"),
+            ERROR: Text(words["status_rejected"] if row.rejected else words["status_unreadable"], style="bold red"),
+            FAILED: Text(words["status_failed"], style="bold red"),
         }[row.status]
         scores = Text("  ").join(
             Text(f"{name} {'+' if isinstance(p, int | float) and p > 0 else ''}{_num(p)}") for name, p in row.scores
@@ -330,7 +399,7 @@ class TableWriter:
         note = row.error or row.code or ""
         if self.command == REPLAY:
             if row.first_invalid_turn is not None:
-                note = f"turn {row.first_invalid_turn}: {note}"
+                note = words["turn"].format(n=row.first_invalid_turn, note=note)
             cells.append(Text(note, style="red" if note else ""))
         elif row.error:
             cells[3] = Text(row.error, style="red")
@@ -377,7 +446,9 @@ class CsvWriter:
         self.out.flush()
 
 
-def progress_bar(err: Console, total: int, noun: str, rows_to: TextIO | None = None) -> Progress | None:
+def progress_bar(
+    err: Console, total: int, noun: str, rows_to: TextIO | None = None, lang: str = "en"
+) -> Progress | None:
     """A progress bar on stderr, only when stderr is a terminal. ``rows_to``: where rows are
     streamed while the bar runs (JSON Lines, CSV); when that is a terminal too, there is no bar,
     so a redrawn bar never mixes into the rows (the rows show the progress). A table is
@@ -387,7 +458,7 @@ def progress_bar(err: Console, total: int, noun: str, rows_to: TextIO | None = N
     if rows_to is not None and rows_to.isatty():
         return None
     progress = Progress(
-        TextColumn(f"{noun}s"),
+        TextColumn(plural(noun, lang)),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),

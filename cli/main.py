@@ -162,7 +162,7 @@ LangOpt = Annotated[
         "--lang",
         envvar="RUMMIKUB_LANG",
         metavar="en|es",
-        help="Language of violation messages.",
+        help="Language of reports and violation messages.",
         case_sensitive=False,
         show_default=True,
     ),
@@ -427,7 +427,7 @@ def validate(
     if json_out:
         print_json(result)
     else:
-        render.render_validate(_out(), body, result)
+        render.render_validate(_out(), body, result, lang.value)
     if source is None and len(sets) > 1 and all(len(parse_tile_words(a)) == 1 for a in sets):
         joined = " ".join(sets)
         _err().print(
@@ -483,7 +483,7 @@ def meld(
     if json_out:
         print_json(result)
     else:
-        render.render_meld(_out(), body, result)
+        render.render_meld(_out(), body, result, lang.value)
     _verdict_exit(result)
 
 
@@ -516,7 +516,7 @@ def verify(
     if json_out:
         print_json(result)
     else:
-        render.render_verify(_out(), body, result)
+        render.render_verify(_out(), body, result, lang.value)
     _verdict_exit(result)
 
 
@@ -565,18 +565,20 @@ def _batch(
             keep_result=html_report is not None,
         )
         if single and (json_out or output is Format.table) and html_report is None:
-            _single(job_settings, backend, sources[0], json_out)
+            _single(job_settings, backend, sources[0], json_out, lang.value)
         noun = "game" if command == batch.REPLAY else "document"
         out = _out()
         writer: batch.TableWriter | batch.JsonlWriter | batch.CsvWriter
         if fmt is Format.table:
-            writer = batch.TableWriter(out, command)
+            writer = batch.TableWriter(out, command, lang.value)
         elif fmt is Format.jsonl:
             writer = batch.JsonlWriter(sys.stdout)
         else:
             writer = batch.CsvWriter(sys.stdout)
         summary = batch.Summary()
-        progress = batch.progress_bar(err, len(sources), noun, rows_to=None if fmt is Format.table else sys.stdout)
+        progress = batch.progress_bar(
+            err, len(sources), noun, rows_to=None if fmt is Format.table else sys.stdout, lang=lang.value
+        )
         report_to = progress.console if progress is not None else err
 
         pairs: list[tuple[Source, batch.Row]] = []
@@ -616,7 +618,7 @@ def _batch(
         writer.close()
         if html_report is not None:
             _write_html(html_report, pairs, job_settings, lang)
-        (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun))
+        (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun, lang.value))
     raise typer.Exit(summary.exit_code)
 
 
@@ -656,7 +658,7 @@ def _check_scheduler(command: str, scheduler: str, server: str | None) -> None:
         raise CliError(f"--scheduler: expected tcp://HOST:PORT or 'local', got {scheduler!r}")
 
 
-def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) -> NoReturn:
+def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool, lang: str) -> NoReturn:
     """One document: the API's JSON, or the detailed report (not a one-row table). Always
     raises typer.Exit (or CliError)."""
     try:
@@ -669,11 +671,11 @@ def _single(job: batch.Job, backend: Backend, source: Source, json_out: bool) ->
     if json_out:
         print_json(result)
     elif kind == "match":
-        render.render_match(_out(), body, result)
+        render.render_match(_out(), body, result, lang)
     elif kind == "game":
-        render.render_replay(_out(), body, result)
+        render.render_replay(_out(), body, result, lang)
     else:
-        render.render_round(_out(), body, result)
+        render.render_round(_out(), body, result, lang)
     raise typer.Exit(EXIT_INVALID if result.get("valid") is False else EXIT_OK)
 
 
@@ -856,7 +858,7 @@ def show(
             if json_out:
                 print_json(result)
             else:
-                render.render_verify(_out(), body, result)
+                render.render_verify(_out(), body, result, lang.value)
             _verdict_exit(result)
         if "table" not in doc:
             raise CliError(f"{source}: a position file needs 'table' (a turn file needs 'before' and 'after')")
@@ -876,7 +878,7 @@ def show(
     elif json_out:
         print_json(result)
     else:
-        render.render_position(_out(), doc, result)
+        render.render_position(_out(), doc, result, lang.value)
     _verdict_exit(result)
 
 
@@ -902,9 +904,9 @@ def rules_command(
     if json_out:
         print_json(answer)
     elif preset is None:
-        render.render_rules_list(_out(), answer)
+        render.render_rules_list(_out(), answer, lang.value)
     else:
-        render.render_rules_one(_out(), answer)
+        render.render_rules_one(_out(), answer, lang.value)
 
 
 # --- arrange / suggest (SPEC §9) -------------------------------------------------------------------
@@ -951,7 +953,7 @@ def arrange(
     if json_out:
         print_json(result)
     else:
-        render.render_arrange(_out(), body, result)
+        render.render_arrange(_out(), body, result, lang.value)
     raise typer.Exit(EXIT_OK if result.get("arrangeable") else EXIT_INVALID)
 
 

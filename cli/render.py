@@ -1,7 +1,9 @@
 """Readable reports with rich: tiles in their colours, invalid sets highlighted with the reason.
 
 Every function takes the request body and the operation's JSON response (the same JSON the
-HTTP API returns), so a report looks the same whichever back end answered.
+HTTP API returns), so a report looks the same whichever back end answered. A report's words
+(headings, verdicts, columns) are in the language of ``--lang`` (``lang``: ``WORDS``, English
+or Spanish); the codes, tiles, settings and the answer's own messages are shown as answered.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.steps import move_steps
-from engine.rules import RulesError, resolve_rules
+from engine.rules import PRESET_DESCRIPTIONS, PRESET_DESCRIPTIONS_ES, RulesError, resolve_rules
 
 TILE_STYLES: dict[str, str] = {
     "K": "bold bright_black",
@@ -27,6 +29,216 @@ TILE_STYLES: dict[str, str] = {
 }
 OK = Text("✓", style="bold green")
 BAD = Text("✗", style="bold red")
+
+
+# --- words ---------------------------------------------------------------------------------------
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "at": " at {at}",
+        "violations": "Violations",
+        "run": "run",
+        "group": "group",
+        "also": "  (also {others})",
+        "col_tiles": "tiles",
+        "col_verdict": "verdict",
+        "empty": "(empty)",
+        "empty_m": "(empty)",
+        "no_sets": "(no sets)",
+        "empty_table": "(empty table)",
+        "all_valid": "all {n} sets valid",
+        "one_valid": "1 set valid",
+        "n_valid": "{n} sets valid",
+        "n_invalid": "{bad} of {n} sets invalid",
+        "one_invalid": "{bad} of 1 set invalid",
+        "rack": "Rack",
+        "meld_value": "Meld value {value} (needs {threshold})",
+        "opens": "opens",
+        "not_opens": "does not open",
+        "before": "Before",
+        "after": "After",
+        "played": "Played",
+        "rack_after": "Rack after",
+        "went_out_empty": "(empty: went out)",
+        "opened": "Opened",
+        "yes": "yes",
+        "no": "no",
+        "initial_meld": "Initial meld",
+        "jokers_freed": "Jokers freed",
+        "legal_play": "legal play",
+        "legal_draw": "legal draw (nothing played)",
+        "player_went_out": " — the player went out",
+        "illegal_turn": "illegal turn: {penalty}",
+        "kept_on_table": "Kept on the table",
+        "returned_to_rack": "Returned to the rack",
+        "restored": "table restored, penalty draw {draw}",
+        "kept": "{sets}, {tiles} back to the rack, penalty draw {draw}",
+        "kept_sets_one": "1 valid set kept",
+        "kept_sets": "{n} valid sets kept",
+        "back_tiles_one": "1 tile",
+        "back_tiles": "{n} tiles",
+        "at_least": "at least {value}",
+        "col_player": "player",
+        "col_rack": "rack",
+        "col_rack_value": "rack value",
+        "col_score": "score",
+        "ended_out": "a player went out",
+        "ended_pool": "the pool ran out",
+        "wins": "{who} wins",
+        "share_win": "{who} share the win",
+        "no_winner": "no winner",
+        "caption": "{who} ({ended})",
+        "round": "Round {n}",
+        "col_place": "place",
+        "col_total": "total",
+        "totals": "Totals",
+        "wins_match": "{who} wins the match",
+        "share_match": "{who} share the match",
+        "action_play": "play",
+        "action_draw": "draw",
+        "action_pass": "pass",
+        "action_penalty_draw": "penalty_draw",
+        "action_round_over": "round_over",
+        "turn_went_out": "  went out",
+        "opens_with": "  opens with {value}",
+        "returned": " (returned: ",
+        "opening_possible": "an opening was possible: ",
+        "play_possible": "a play was possible: ",
+        "analysis": "Analysis: {draws} draws checked, {missed} missed plays, {late} late openings",
+        "the_record": "The record",
+        "unnamed": "Scores count only the tiles the record names; unnamed tiles (drawn without a pool): {held}",
+        "all_legal": "every turn is legal",
+        "turn_illegal": "turn {n} is illegal",
+        "not_legal_game": "the game record is not a legal game ({codes})",
+        "table": "Table",
+        "col_opened": "opened",
+        "players": "Players",
+        "pool_tiles": "Pool  {n} tiles",
+        "table_valid": "the table is valid",
+        "table_invalid": "the table has invalid sets",
+        "col_preset": "preset",
+        "col_description": "description",
+        "show_preset": "Show one preset's settings with: rummikub rules PRESET",
+        "col_setting": "setting",
+        "col_value": "value",
+        "tiles": "Tiles",
+        "arrangement": "Arrangement",
+        "arrangeable": "every tile fits in a valid set",
+        "arrange_unknown": "? the time budget ran out before the answer was known",
+        "not_arrangeable": "these tiles cannot all be laid out in valid sets",
+        "rack_8": "Rack    ",
+        "play_8": "Play    ",
+        "worth": "  (worth {value})",
+        "table_after": "Table after the move",
+        "steps": "Steps",
+        "not_optimal": "(not proven optimal: the search budget ran out)",
+    },
+    "es": {
+        "at": " en {at}",
+        "violations": "Infracciones",
+        "run": "escalera",
+        "group": "grupo",
+        "also": "  (también {others})",
+        "col_tiles": "fichas",
+        "col_verdict": "veredicto",
+        "empty": "(vacía)",
+        "empty_m": "(vacío)",
+        "no_sets": "(sin combinaciones)",
+        "empty_table": "(mesa vacía)",
+        "all_valid": "las {n} combinaciones son válidas",
+        "one_valid": "1 combinación válida",
+        "n_valid": "{n} combinaciones válidas",
+        "n_invalid": "{bad} de {n} combinaciones no válidas",
+        "one_invalid": "{bad} de 1 combinación no válida",
+        "rack": "Atril",
+        "meld_value": "Valor de la primera jugada {value} (se necesitan {threshold})",
+        "opens": "abre",
+        "not_opens": "no abre",
+        "before": "Antes",
+        "after": "Después",
+        "played": "Jugadas",
+        "rack_after": "Atril después",
+        "went_out_empty": "(vacío: se quedó sin fichas)",
+        "opened": "Ha abierto",
+        "yes": "sí",
+        "no": "no",
+        "initial_meld": "Primera jugada",
+        "jokers_freed": "Comodines liberados",
+        "legal_play": "jugada legal",
+        "legal_draw": "robo legal (no se jugó nada)",
+        "player_went_out": " — el jugador se quedó sin fichas",
+        "illegal_turn": "turno ilegal: {penalty}",
+        "kept_on_table": "Se quedan en la mesa",
+        "returned_to_rack": "Vuelven al atril",
+        "restored": "mesa restaurada, roba {draw} de penalización",
+        "kept": "{sets}, {tiles} al atril, roba {draw} de penalización",
+        "kept_sets_one": "se queda 1 combinación válida",
+        "kept_sets": "se quedan {n} combinaciones válidas",
+        "back_tiles_one": "vuelve 1 ficha",
+        "back_tiles": "vuelven {n} fichas",
+        "at_least": "al menos {value}",
+        "col_player": "jugador",
+        "col_rack": "atril",
+        "col_rack_value": "valor del atril",
+        "col_score": "puntos",
+        "ended_out": "un jugador se quedó sin fichas",
+        "ended_pool": "se agotó el pozo",
+        "wins": "gana {who}",
+        "share_win": "{who} comparten la victoria",
+        "no_winner": "sin ganador",
+        "caption": "{who} ({ended})",
+        "round": "Ronda {n}",
+        "col_place": "puesto",
+        "col_total": "total",
+        "totals": "Totales",
+        "wins_match": "{who} gana la partida",
+        "share_match": "{who} comparten la victoria de la partida",
+        "action_play": "juega",
+        "action_draw": "roba",
+        "action_pass": "pasa",
+        "action_penalty_draw": "penalización",
+        "action_round_over": "ronda acabada",
+        "turn_went_out": "  se quedó sin fichas",
+        "opens_with": "  abre con {value}",
+        "returned": " (devueltas: ",
+        "opening_possible": "podía abrir: ",
+        "play_possible": "podía jugar: ",
+        "analysis": "Análisis: {draws} robos revisados, {missed} jugadas perdidas, {late} aperturas tardías",
+        "the_record": "El registro",
+        "unnamed": "Los puntos cuentan solo las fichas que nombra el registro; fichas sin nombre "
+        "(robadas sin pozo): {held}",
+        "all_legal": "todos los turnos son legales",
+        "turn_illegal": "el turno {n} es ilegal",
+        "not_legal_game": "el registro no es una partida legal ({codes})",
+        "table": "Mesa",
+        "col_opened": "ha abierto",
+        "players": "Jugadores",
+        "pool_tiles": "Pozo  {n} fichas",
+        "table_valid": "la mesa es válida",
+        "table_invalid": "la mesa tiene combinaciones no válidas",
+        "col_preset": "reglas",
+        "col_description": "descripción",
+        "show_preset": "Para ver todos los ajustes de unas reglas: rummikub rules PRESET",
+        "col_setting": "ajuste",
+        "col_value": "valor",
+        "tiles": "Fichas",
+        "arrangement": "Colocación",
+        "arrangeable": "todas las fichas caben en combinaciones válidas",
+        "arrange_unknown": "? se agotó el tiempo disponible antes de saber la respuesta",
+        "not_arrangeable": "estas fichas no se pueden colocar todas en combinaciones válidas",
+        "rack_8": "Atril   ",
+        "play_8": "Jugada  ",
+        "worth": "  (vale {value})",
+        "table_after": "Mesa después de la jugada",
+        "steps": "Pasos",
+        "not_optimal": "(no está demostrado que sea la mejor: se agotó el tiempo de búsqueda)",
+    },
+}
+
+
+def words(lang: str) -> dict[str, str]:
+    """The report's words in ``lang`` (English for any other language)."""
+    return WORDS.get(lang, WORDS["en"])
 
 
 # --- tiles -------------------------------------------------------------------------------------
@@ -74,23 +286,25 @@ def _set_label(raw: Any, index: int) -> Text:
 # --- verdict pieces ------------------------------------------------------------------------------
 
 
-def violation_text(v: Mapping[str, Any], show_at: bool = True) -> Text:
+def violation_text(v: Mapping[str, Any], show_at: bool = True, lang: str = "en") -> Text:
     text = Text()
     text.append(str(v.get("code", "")), style="bold red")
     at = v.get("at")
     if show_at and at:
-        text.append(f" at {at}", style="dim")
+        text.append(words(lang)["at"].format(at=at), style="dim")
     text.append(f": {v.get('message', '')}")
     return text
 
 
-def violations_block(violations: Sequence[Mapping[str, Any]], title: str = "Violations") -> RenderableType:
+def violations_block(
+    violations: Sequence[Mapping[str, Any]], title: str | None = None, lang: str = "en"
+) -> RenderableType:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=2, justify="right")
     grid.add_column()
     for v in violations:
-        grid.add_row(BAD, violation_text(v))
-    return Group(Text(title, style="bold"), grid)
+        grid.add_row(BAD, violation_text(v, lang=lang))
+    return Group(Text(words(lang)["violations"] if title is None else title, style="bold"), grid)
 
 
 def _best_reading(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -101,35 +315,44 @@ def _best_reading(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return dict(readings[0]) if readings else None
 
 
-def set_verdict(result: Mapping[str, Any]) -> Text:
+def _kind(kind: Any, lang: str) -> str:
+    """``run``/``group`` in the report's language (any other value as it is)."""
+    return words(lang).get(kind, str(kind)) if kind in ("run", "group") else str(kind)
+
+
+def set_verdict(result: Mapping[str, Any], lang: str = "en") -> Text:
     """``✓ run 12`` (and the other readings), or ``✗`` with the reasons."""
     if result.get("valid"):
-        text = OK + Text(f" {result.get('kind')} {result.get('value')}", style="green")
+        text = OK + Text(f" {_kind(result.get('kind'), lang)} {result.get('value')}", style="green")
         others = [
-            f"{r.get('kind')} {r.get('value')}"
+            f"{_kind(r.get('kind'), lang)} {r.get('value')}"
             for r in (result.get("readings") or [])
             if (r.get("kind"), r.get("value")) != (result.get("kind"), result.get("value"))
         ]
         if others:
-            text.append(f"  (also {', '.join(others)})", style="dim")
+            text.append(words(lang)["also"].format(others=", ".join(others)), style="dim")
         return text
     text = BAD.copy()
     for v in result.get("violations") or []:
         text.append(" ")
-        text.append_text(violation_text(v, show_at=False))
+        text.append_text(violation_text(v, show_at=False, lang=lang))
     return text
 
 
 def sets_table(
-    raw_sets: Sequence[Any], results: Sequence[Mapping[str, Any]] | None, title: str | None = None
+    raw_sets: Sequence[Any],
+    results: Sequence[Mapping[str, Any]] | None,
+    title: str | None = None,
+    lang: str = "en",
 ) -> RenderableType:
     """One row per set: its tiles (a valid set's best reading, jokers declared) and its
     verdict; invalid rows are highlighted."""
+    w = words(lang)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("#", justify="right", style="dim")
-    table.add_column("tiles", no_wrap=False)
+    table.add_column(w["col_tiles"], no_wrap=False)
     if results is not None:
-        table.add_column("verdict")
+        table.add_column(w["col_verdict"])
     for i, raw in enumerate(raw_sets):
         result = results[i] if results is not None and i < len(results) else None
         tiles = set_tiles(raw)
@@ -137,12 +360,12 @@ def sets_table(
             best = _best_reading(result)
             if best and any(str(t).startswith("J") for t in best.get("tiles") or []):
                 tiles = list(best["tiles"])
-        row: list[RenderableType] = [_set_label(raw, i), tiles_text(tiles, empty="(empty)")]
+        row: list[RenderableType] = [_set_label(raw, i), tiles_text(tiles, empty=w["empty"])]
         if result is not None:
-            row.append(set_verdict(result))
+            row.append(set_verdict(result, lang))
         table.add_row(*row, style=None if result is None or result.get("valid") else "on grey15")
     if not raw_sets:
-        table.add_row("", Text("(no sets)", style="dim"), *([""] if results is not None else []))
+        table.add_row("", Text(w["no_sets"], style="dim"), *([""] if results is not None else []))
     return titled(title, table)
 
 
@@ -158,38 +381,40 @@ def verdict_line(valid: bool, good: str, bad: str) -> Text:
 # --- commands ------------------------------------------------------------------------------------
 
 
-def render_validate(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def render_validate(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
     raw_sets = body.get("sets") or []
     results = result.get("sets") or []
-    console.print(sets_table(raw_sets, results))
+    console.print(sets_table(raw_sets, results, lang=lang))
     invalid = sum(1 for r in results if not r.get("valid"))
     total = len(results)
     if result.get("valid"):
-        console.print(
-            verdict_line(True, f"{'all ' if total > 1 else ''}{total} set{'s' if total != 1 else ''} valid", "")
-        )
+        good = w["all_valid"] if total > 1 else w["one_valid"] if total == 1 else w["n_valid"]
+        console.print(verdict_line(True, good.format(n=total), ""))
     else:
-        console.print(verdict_line(False, "", f"{invalid} of {total} set{'s' if total != 1 else ''} invalid"))
+        bad = w["one_invalid"] if total == 1 else w["n_invalid"]
+        console.print(verdict_line(False, "", bad.format(bad=invalid, n=total)))
 
 
 def _set_pointers(results: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
     return {(str(v.get("code")), str(v.get("at"))) for r in results for v in (r.get("violations") or [])}
 
 
-def render_meld(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def render_meld(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
     raw_sets = body.get("sets") or []
     results = result.get("sets") or []
-    console.print(sets_table(raw_sets, results))
+    console.print(sets_table(raw_sets, results, lang=lang))
     if "rack" in body:
-        console.print(Text("Rack  ", style="bold") + tiles_text(body.get("rack") or []))
+        console.print(Text(f"{w['rack']}  ", style="bold") + tiles_text(body.get("rack") or []))
     value, threshold = result.get("value"), result.get("threshold")
-    line = Text(f"Meld value {value} (needs {threshold})  ", style="bold")
-    line.append_text(verdict_line(bool(result.get("valid")), "opens", "does not open"))
+    line = Text(w["meld_value"].format(value=value, threshold=threshold) + "  ", style="bold")
+    line.append_text(verdict_line(bool(result.get("valid")), w["opens"], w["not_opens"]))
     console.print(line)
     shown = _set_pointers(results)
     rest = [v for v in result.get("violations") or [] if (str(v.get("code")), str(v.get("at"))) not in shown]
     if rest:
-        console.print(violations_block(rest))
+        console.print(violations_block(rest, lang=lang))
 
 
 def _after_results(after: Sequence[Any], violations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -206,60 +431,62 @@ def _after_results(after: Sequence[Any], violations: Sequence[Mapping[str, Any]]
 
 
 def _turn_sets_table(
-    raw_sets: Sequence[Any], per_set: Sequence[Mapping[str, Any]] | None, title: str
+    raw_sets: Sequence[Any], per_set: Sequence[Mapping[str, Any]] | None, title: str, lang: str = "en"
 ) -> RenderableType:
+    w = words(lang)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("#", justify="right", style="dim")
-    table.add_column("tiles")
+    table.add_column(w["col_tiles"])
     table.add_column("")
     for i, raw in enumerate(raw_sets):
         verdict = per_set[i] if per_set is not None and i < len(per_set) else None
         mark: RenderableType = ""
         if verdict is not None and not verdict["valid"]:
-            mark = set_verdict(verdict)
+            mark = set_verdict(verdict, lang)
         table.add_row(
             _set_label(raw, i),
-            tiles_text(set_tiles(raw), empty="(empty)"),
+            tiles_text(set_tiles(raw), empty=w["empty"]),
             mark,
             style=None if verdict is None or verdict["valid"] else "on grey15",
         )
     if not raw_sets:
-        table.add_row("", Text("(empty table)", style="dim"), "")
+        table.add_row("", Text(w["empty_table"], style="dim"), "")
     return titled(title, table)
 
 
-def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
     before = body.get("before") or []
     after = body.get("after") or []
     violations = result.get("violations") or []
-    console.print(_turn_sets_table(before, None, "Before"))
-    console.print(_turn_sets_table(after, _after_results(after, violations), "After"))
+    console.print(_turn_sets_table(before, None, w["before"], lang))
+    console.print(_turn_sets_table(after, _after_results(after, violations), w["after"], lang))
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
     facts.add_column()
-    facts.add_row("Rack", tiles_text(body.get("rack") or []))
-    facts.add_row("Played", tiles_text(result.get("played") or []))
-    facts.add_row("Rack after", tiles_text(result.get("rack_after") or [], empty="(empty: went out)"))
-    facts.add_row(
-        "Opened", f"{'yes' if body.get('opened') else 'no'} → {'yes' if result.get('opened_after') else 'no'}"
-    )
+    facts.add_row(w["rack"], tiles_text(body.get("rack") or []))
+    facts.add_row(w["played"], tiles_text(result.get("played") or []))
+    facts.add_row(w["rack_after"], tiles_text(result.get("rack_after") or [], empty=w["went_out_empty"]))
+    yes_no = {True: w["yes"], False: w["no"]}
+    facts.add_row(w["opened"], f"{yes_no[bool(body.get('opened'))]} → {yes_no[bool(result.get('opened_after'))]}")
     if result.get("initial_meld"):
-        facts.add_row("Initial meld", _meld_value_text(result["initial_meld"]))
+        facts.add_row(w["initial_meld"], _meld_value_text(result["initial_meld"], lang))
     if result.get("jokers_freed"):
-        facts.add_row("Jokers freed", str(result["jokers_freed"]))
+        facts.add_row(w["jokers_freed"], str(result["jokers_freed"]))
     console.print(facts)
     console.print()
     if result.get("valid"):
-        action = "draw (nothing played)" if result.get("action") == "draw" else "play"
-        good = f"legal {action}" + (" — the player went out" if result.get("rack_empty") else "")
+        good = w["legal_draw"] if result.get("action") == "draw" else w["legal_play"]
+        if result.get("rack_empty"):
+            good += w["player_went_out"]
         console.print(verdict_line(True, good, ""))
     else:
         penalty = result.get("penalty") or {}
-        console.print(verdict_line(False, "", f"illegal turn: {penalty_text(penalty)}"))
+        console.print(verdict_line(False, "", w["illegal_turn"].format(penalty=penalty_text(penalty, lang))))
         if kept_position(penalty):
-            console.print(sets_table(penalty.get("kept") or [], None, title="Kept on the table"))
-            console.print(Text("Returned to the rack  ", style="bold") + tiles_text(penalty.get("returned") or []))
-        console.print(violations_block(violations))
+            console.print(sets_table(penalty.get("kept") or [], None, title=w["kept_on_table"], lang=lang))
+            console.print(Text(f"{w['returned_to_rack']}  ", style="bold") + tiles_text(penalty.get("returned") or []))
+        console.print(violations_block(violations, lang=lang))
 
 
 def kept_position(penalty: Mapping[str, Any]) -> bool:
@@ -267,17 +494,17 @@ def kept_position(penalty: Mapping[str, Any]) -> bool:
     return penalty.get("restore_table") is False
 
 
-def penalty_text(penalty: Mapping[str, Any]) -> str:
+def penalty_text(penalty: Mapping[str, Any], lang: str = "en") -> str:
     """``table restored, penalty draw 3`` or, when sets are kept, what stays and goes back."""
+    w = words(lang)
     draw = penalty.get("draw", 0)
     if not kept_position(penalty):
-        return f"table restored, penalty draw {draw}"
+        return w["restored"].format(draw=draw)
     kept = len(penalty.get("kept") or [])
     returned = len(penalty.get("returned") or [])
-    return (
-        f"{kept} valid set{'s' if kept != 1 else ''} kept, {returned} tile{'s' if returned != 1 else ''} "
-        f"back to the rack, penalty draw {draw}"
-    )
+    sets = w["kept_sets_one"] if kept == 1 else w["kept_sets"].format(n=kept)
+    tiles = w["back_tiles_one"] if returned == 1 else w["back_tiles"].format(n=returned)
+    return w["kept"].format(sets=sets, tiles=tiles, draw=draw)
 
 
 def _signed(value: Any) -> str:
@@ -292,13 +519,16 @@ def _score_style(value: Any) -> str:
     return ""
 
 
-def _meld_value_text(meld: Mapping[str, Any]) -> str:
+def _meld_value_text(meld: Mapping[str, Any], lang: str = "en") -> str:
     """An opening's value; "at least" when the engine reports a lower bound (``exact`` false)."""
     value = str(meld.get("value"))
-    return value if meld.get("exact", True) else f"at least {value}"
+    return value if meld.get("exact", True) else words(lang)["at_least"].format(value=value)
 
 
-def round_table(body: Mapping[str, Any] | None, result: Mapping[str, Any], title: str | None = None) -> RenderableType:
+def round_table(
+    body: Mapping[str, Any] | None, result: Mapping[str, Any], title: str | None = None, lang: str = "en"
+) -> RenderableType:
+    w = words(lang)
     players = {}
     if isinstance(body, Mapping):
         for p in body.get("players") or []:
@@ -306,161 +536,174 @@ def round_table(body: Mapping[str, Any] | None, result: Mapping[str, Any], title
                 players[p.get("name")] = p
     winners = set(result.get("winners") or [])
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("player")
-    table.add_column("rack")
-    table.add_column("rack value", justify="right")
-    table.add_column("score", justify="right")
+    table.add_column(w["col_player"])
+    table.add_column(w["col_rack"])
+    table.add_column(w["col_rack_value"], justify="right")
+    table.add_column(w["col_score"], justify="right")
     for s in result.get("scores") or []:
         name = str(s.get("name"))
         rack = players.get(s.get("name"), {}).get("rack")
         table.add_row(
             Text(name + (" ★" if name in winners else ""), style="bold" if name in winners else ""),
-            tiles_text(rack or [], empty="(empty)") if rack is not None else Text(""),
+            tiles_text(rack or [], empty=w["empty_m"]) if rack is not None else Text(""),
             str(s.get("rack_value")),
             Text(_signed(s.get("score")), style=_score_style(s.get("score"))),
         )
     return titled(title, table)
 
 
-def _round_caption(result: Mapping[str, Any]) -> Text:
+def _round_caption(result: Mapping[str, Any], lang: str = "en") -> Text:
+    w = words(lang)
     winners = result.get("winners") or []
-    ended = "a player went out" if result.get("ended_by") == "rack_empty" else "the pool ran out"
+    ended = w["ended_out"] if result.get("ended_by") == "rack_empty" else w["ended_pool"]
     if result.get("winner") is not None:
-        who = f"{result['winner']} wins"
+        who = w["wins"].format(who=result["winner"])
     elif winners:
-        who = f"{', '.join(map(str, winners))} share the win"
+        who = w["share_win"].format(who=", ".join(map(str, winners)))
     else:
-        who = "no winner"
-    return Text(f"{who} ({ended})", style="bold")
+        who = w["no_winner"]
+    return Text(w["caption"].format(who=who, ended=ended), style="bold")
 
 
-def render_round(console: Console, body: Mapping[str, Any] | None, result: Mapping[str, Any]) -> None:
-    console.print(round_table(body, result))
-    console.print(_round_caption(result))
+def render_round(console: Console, body: Mapping[str, Any] | None, result: Mapping[str, Any], lang: str = "en") -> None:
+    console.print(round_table(body, result, lang=lang))
+    console.print(_round_caption(result, lang))
 
 
-def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
     rounds = body.get("rounds") or []
     for i, r in enumerate(result.get("rounds") or []):
         round_body = rounds[i] if i < len(rounds) and isinstance(rounds[i], Mapping) else None
-        console.print(round_table(round_body, r, title=f"Round {i + 1}"))
-        console.print(Text("  ") + _round_caption(r))
+        console.print(round_table(round_body, r, title=w["round"].format(n=i + 1), lang=lang))
+        console.print(Text("  ") + _round_caption(r, lang))
     totals = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    totals.add_column("place", justify="right", style="dim")
-    totals.add_column("player")
-    totals.add_column("total", justify="right")
+    totals.add_column(w["col_place"], justify="right", style="dim")
+    totals.add_column(w["col_player"])
+    totals.add_column(w["col_total"], justify="right")
     by_name = {t.get("name"): t.get("total") for t in result.get("totals") or []}
     for place, name in enumerate(result.get("standings") or [], start=1):
         total = by_name.get(name)
         totals.add_row(str(place), str(name), Text(_signed(total), style=_score_style(total)))
-    console.print(titled("Totals", totals))
+    console.print(titled(w["totals"], totals))
     winners = result.get("winners") or ([result["winner"]] if result.get("winner") else [])
     if result.get("winner") is not None:
-        console.print(Text(f"{result['winner']} wins the match", style="bold"))
+        console.print(Text(w["wins_match"].format(who=result["winner"]), style="bold"))
     elif winners:
-        console.print(Text(f"{', '.join(map(str, winners))} share the match", style="bold"))
+        console.print(Text(w["share_match"].format(who=", ".join(map(str, winners))), style="bold"))
 
 
-def _turn_line(turn: Mapping[str, Any]) -> Text:
+def _turn_line(turn: Mapping[str, Any], lang: str = "en") -> Text:
+    w = words(lang)
     text = Text()
     mark = OK if turn.get("valid") else BAD
     text.append_text(mark)
     text.append(f" {turn.get('index'):>3} ", style="dim")
     text.append(f"{turn.get('player')!s:<10} ")
     action = str(turn.get("action"))
+    action = w.get(f"action_{action}", action)
     text.append(f"{action:<12} ", style="cyan")
     if turn.get("tile") is not None:
         text.append_text(tile_text(str(turn["tile"])))
     elif turn.get("played"):
         text.append_text(tiles_text(turn["played"]))
     if turn.get("rack_empty"):
-        text.append("  went out", style="bold green")
+        text.append(w["turn_went_out"], style="bold green")
     if turn.get("initial_meld"):
-        text.append(f"  opens with {_meld_value_text(turn['initial_meld'])}", style="green")
+        text.append(w["opens_with"].format(value=_meld_value_text(turn["initial_meld"], lang)), style="green")
     penalty = turn.get("penalty")
     if isinstance(penalty, Mapping) and kept_position(penalty):
-        text.append(f"  {penalty_text(penalty)}", style="yellow")
+        text.append(f"  {penalty_text(penalty, lang)}", style="yellow")
         if penalty.get("returned"):
-            text.append_text(Text(" (returned: ", style="yellow") + tiles_text(penalty["returned"]) + Text(")"))
+            text.append_text(Text(w["returned"], style="yellow") + tiles_text(penalty["returned"]) + Text(")"))
     return text
 
 
-def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
     for turn in result.get("turns") or []:
-        console.print(_turn_line(turn))
+        console.print(_turn_line(turn, lang))
         for v in turn.get("violations") or []:
-            console.print(Text("        ✗ ", style="bold red") + violation_text(v))
+            console.print(Text("        ✗ ", style="bold red") + violation_text(v, lang=lang))
         analysis = turn.get("analysis")
         if isinstance(analysis, Mapping) and analysis.get("play_existed"):
             best = analysis.get("best") or {}
-            what = "an opening was possible: " if analysis.get("opening") else "a play was possible: "
+            what = w["opening_possible"] if analysis.get("opening") else w["play_possible"]
             console.print(Text(f"        ! {what}", style="yellow") + tiles_text(best.get("played") or []))
     summary = result.get("analysis")
     if isinstance(summary, Mapping):
         console.print(
             Text(
-                f"Analysis: {summary.get('draws_analyzed', 0)} draws checked, "
-                f"{len(summary.get('missed_plays') or [])} missed plays, "
-                f"{len(summary.get('late_openings') or [])} late openings",
+                w["analysis"].format(
+                    draws=summary.get("draws_analyzed", 0),
+                    missed=len(summary.get("missed_plays") or []),
+                    late=len(summary.get("late_openings") or []),
+                ),
                 style="yellow",
             )
         )
     game_violations = result.get("violations") or []
     if game_violations:
-        console.print(violations_block(game_violations, "The record"))
+        console.print(violations_block(game_violations, w["the_record"], lang))
     console.print()
     if result.get("result"):
-        render_round(console, None, result["result"])
+        render_round(console, None, result["result"], lang)
         unnamed = [s for s in result["result"].get("scores") or [] if s.get("unnamed_tiles")]
         if unnamed:
             held = ", ".join(f"{s.get('name')} {s['unnamed_tiles']}" for s in unnamed)
-            console.print(
-                Text(
-                    f"Scores count only the tiles the record names; unnamed tiles (drawn without a pool): {held}",
-                    style="yellow",
-                )
-            )
+            console.print(Text(w["unnamed"].format(held=held), style="yellow"))
     first = result.get("first_invalid_turn")
     if result.get("valid"):
-        console.print(verdict_line(True, "every turn is legal", ""))
+        console.print(verdict_line(True, w["all_legal"], ""))
     elif first is not None:
-        console.print(verdict_line(False, "", f"turn {first} is illegal"))
+        console.print(verdict_line(False, "", w["turn_illegal"].format(n=first)))
     else:
         found = ", ".join(dict.fromkeys(str(v.get("code")) for v in game_violations))
-        console.print(verdict_line(False, "", f"the game record is not a legal game ({found})"))
+        console.print(verdict_line(False, "", w["not_legal_game"].format(codes=found)))
 
 
-def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[str, Any]) -> None:
-    console.print(sets_table(doc.get("table") or [], result.get("sets") or [], title="Table"))
+def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
+    console.print(sets_table(doc.get("table") or [], result.get("sets") or [], title=w["table"], lang=lang))
     players = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    players.add_column("player")
-    players.add_column("opened")
-    players.add_column("tiles", justify="right")
-    players.add_column("rack")
+    players.add_column(w["col_player"])
+    players.add_column(w["col_opened"])
+    players.add_column(w["col_tiles"], justify="right")
+    players.add_column(w["col_rack"])
     for p in doc.get("players") or []:
         if not isinstance(p, Mapping):
             continue
         rack = p.get("rack") or []
         players.add_row(
             str(p.get("name", "?")),
-            "yes" if p.get("opened") else "no",
+            w["yes"] if p.get("opened") else w["no"],
             str(len(rack)),
-            tiles_text(rack, empty="(empty)"),
+            tiles_text(rack, empty=w["empty_m"]),
         )
-    console.print(titled("Players", players))
+    console.print(titled(w["players"], players))
     pool = doc.get("pool")
     if isinstance(pool, list):
-        console.print(Text(f"Pool  {len(pool)} tiles  ", style="bold") + tiles_text(pool))
+        console.print(Text(w["pool_tiles"].format(n=len(pool)) + "  ", style="bold") + tiles_text(pool))
     elif isinstance(pool, int):
-        console.print(Text(f"Pool  {pool} tiles", style="bold"))
-    console.print(verdict_line(bool(result.get("valid")), "the table is valid", "the table has invalid sets"))
+        console.print(Text(w["pool_tiles"].format(n=pool), style="bold"))
+    console.print(verdict_line(bool(result.get("valid")), w["table_valid"], w["table_invalid"]))
 
 
-def render_rules_list(console: Console, listing: Any) -> None:
+def _description(name: str, info: Any, lang: str) -> str:
+    """A preset's description as the answer gives it (English), or in Spanish with ``es`` when
+    the answer's description is the one engine.rules knows for that preset."""
+    description = str(info.get("description", "")) if isinstance(info, Mapping) else ""
+    if lang == "es" and description and description == PRESET_DESCRIPTIONS.get(name):
+        return PRESET_DESCRIPTIONS_ES.get(name, description)
+    return description
+
+
+def render_rules_list(console: Console, listing: Any, lang: str = "en") -> None:
+    w = words(lang)
     presets = listing.get("presets") if isinstance(listing, Mapping) else listing
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("preset", style="bold")
-    table.add_column("description")
+    table.add_column(w["col_preset"], style="bold")
+    table.add_column(w["col_description"])
     if isinstance(presets, Mapping):
         items: list[tuple[str, Any]] = list(presets.items())
     elif isinstance(presets, list):
@@ -470,21 +713,22 @@ def render_rules_list(console: Console, listing: Any) -> None:
     else:
         items = []
     for name, info in items:
-        description = info.get("description", "") if isinstance(info, Mapping) else ""
-        table.add_row(name, str(description))
+        table.add_row(name, _description(name, info, lang))
     console.print(table)
-    console.print(Text("Show one preset's settings with: rummikub rules PRESET", style="dim"))
+    console.print(Text(w["show_preset"], style="dim"))
 
 
-def render_rules_one(console: Console, preset: Mapping[str, Any]) -> None:
+def render_rules_one(console: Console, preset: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
     settings = preset.get("settings") if isinstance(preset.get("settings"), Mapping) else preset
     name = preset.get("name") or preset.get("preset") or (settings or {}).get("preset")
     console.print(Text(str(name), style="bold"))
-    if preset.get("description"):
-        console.print(str(preset["description"]))
+    description = _description(str(name), preset, lang)
+    if description:
+        console.print(description)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("setting")
-    table.add_column("value")
+    table.add_column(w["col_setting"])
+    table.add_column(w["col_value"])
     for key, value in (settings or {}).items():
         if key in ("preset", "name", "description"):
             continue
@@ -492,16 +736,17 @@ def render_rules_one(console: Console, preset: Mapping[str, Any]) -> None:
     console.print(table)
 
 
-def render_arrange(console: Console, body: Mapping[str, Any], result: Mapping[str, Any]) -> None:
-    console.print(Text("Tiles  ", style="bold") + tiles_text(body.get("tiles") or []))
+def render_arrange(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
+    w = words(lang)
+    console.print(Text(f"{w['tiles']}  ", style="bold") + tiles_text(body.get("tiles") or []))
     arrangeable = result.get("arrangeable")
     if arrangeable:
-        console.print(sets_table(result.get("sets") or [], None, title="Arrangement"))
-        console.print(verdict_line(True, "every tile fits in a valid set", ""))
+        console.print(sets_table(result.get("sets") or [], None, title=w["arrangement"], lang=lang))
+        console.print(verdict_line(True, w["arrangeable"], ""))
     elif arrangeable is None:
-        console.print(Text("? the time budget ran out before the answer was known", style="bold yellow"))
+        console.print(Text(w["arrange_unknown"], style="bold yellow"))
     else:
-        console.print(verdict_line(False, "", "these tiles cannot all be laid out in valid sets"))
+        console.print(verdict_line(False, "", w["not_arrangeable"]))
 
 
 def _no_play(body: Mapping[str, Any], result: Mapping[str, Any], lang: str) -> str:
@@ -524,19 +769,22 @@ def _no_play(body: Mapping[str, Any], result: Mapping[str, Any], lang: str) -> s
 
 
 def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
-    console.print(sets_table(body.get("table") or [], None, title="Table"))
-    console.print(Text("Rack    ", style="bold") + tiles_text(body.get("rack") or []))
+    w = words(lang)
+    console.print(sets_table(body.get("table") or [], None, title=w["table"], lang=lang))
+    console.print(Text(w["rack_8"], style="bold") + tiles_text(body.get("rack") or []))
     played = result.get("played") or []
     if not played:
         console.print(Text(_no_play(body, result, lang), style="bold yellow"))
         return
-    console.print(Text("Play    ", style="bold") + tiles_text(played) + Text(f"  (worth {result.get('value')})"))
-    console.print(sets_table(result.get("after") or [], None, title="Table after the move"))
+    console.print(
+        Text(w["play_8"], style="bold") + tiles_text(played) + Text(w["worth"].format(value=result.get("value")))
+    )
+    console.print(sets_table(result.get("after") or [], None, title=w["table_after"], lang=lang))
     changes = result.get("changes")
     if isinstance(changes, Mapping):
         before = [[canonical(t) for t in set_tiles(s)] for s in body.get("table") or []]
-        console.print(Text("Pasos" if lang == "es" else "Steps", style="bold"))
+        console.print(Text(w["steps"], style="bold"))
         for n, step in enumerate(move_steps(before, changes, lang), 1):
             console.print(f"  {n}. {step}")
     if not result.get("optimal_proven"):
-        console.print(Text("(not proven optimal: the search budget ran out)", style="dim"))
+        console.print(Text(w["not_optimal"], style="dim"))

@@ -115,7 +115,41 @@ CASES: dict[str, list[str]] = {
     "arrange-words": ["arrange", "R5 R6 R7 K9 B9"],
     "suggest": ["suggest", "{suggest}"],
     "suggest-words": ["suggest", "--table", "K9 B9 O9", "--rack", "R9 R1", "--opened", "--objective", "value"],
+    # Spanish reports (--lang es): the same words from both back ends
+    "meld-es": ["meld", "{meld}", "--lang", "es"],
+    "verify-ok-es": ["verify", "{turn_ok}", "--lang", "es"],
+    "score-round-es": ["score", "{round}", "--lang", "es"],
+    "score-match-es": ["score", "{match}", "--rules", "komoni", "--lang", "es"],
+    "score-batch-table-es": ["score", "{jsonl}", "{match}", "--lang", "es"],
+    "score-batch-csv-es": ["score", "{jsonl}", "{round}", "-f", "csv", "--lang", "es"],
+    "replay-bad-es": ["replay", "{bad_game}", "--lang", "es"],
+    "replay-batch-table-es": ["replay", "{games}", "--lang", "es"],
+    "show-position-es": ["show", "{position}", "--lang", "es"],
+    "show-turn-es": ["show", "{turn_bad}", "--lang", "es"],
+    "rules-es": ["rules", "--lang", "es"],
+    "rules-one-es": ["rules", "pressman-2009", "--lang", "es"],
+    "arrange-es": ["arrange", "{tiles}", "--lang", "es"],
+    "suggest-es": ["suggest", "{suggest}", "--lang", "es"],
 }
+SPANISH = {
+    "validate-es": "combinación no válida",
+    "meld-es": "Valor de la primera jugada",
+    "verify-ok-es": "✓ jugada legal",
+    "verify-bad": "✗ turno ilegal",
+    "score-round-es": "valor del atril",
+    "score-match-es": "gana la partida",
+    "score-batch-table-es": "documentos",
+    "replay-bad-es": "es ilegal",
+    "replay-continue": "es ilegal",
+    "replay-batch-table-es": "partidas",
+    "show-position-es": "la mesa es válida",
+    "show-turn-es": "Después",
+    "rules-es": "descripción",
+    "rules-one-es": "Folleto de Pressman 2009",
+    "arrange-es": "Colocación",
+    "suggest-es": "Mesa después de la jugada",
+}
+"""A Spanish word each ``--lang es`` report holds (so the comparison is not of two English reports)."""
 
 
 def _args(template: list[str], files: dict[str, str]) -> list[str]:
@@ -138,6 +172,8 @@ def test_same_answer_with_and_without_server(
     assert remote.stdout == local.stdout
     assert remote.stderr == local.stderr
     assert local.exit_code in (0, 1, 2)
+    if not json_out and name in SPANISH:
+        assert SPANISH[name] in local.stdout
 
 
 def test_env_var_selects_server(server: str, files: dict[str, str]) -> None:

@@ -38,7 +38,7 @@ def runs_here(text: str) -> bool:
 # command as documented → (exit code, a line its stdout or stderr holds)
 EXPECTED: dict[str, tuple[int, str]] = {
     'rummikub validate "R5 R6 R7" "K9 B9 J"': (0, "✓ all 2 sets valid"),
-    "rummikub verify examples/turn.json --lang es": (0, "✓ legal play"),
+    "rummikub verify examples/turn.json --lang es": (0, "✓ jugada legal"),
     "rummikub show examples/turn.json --format svg": (0, '<svg xmlns="http://www.w3.org/2000/svg"'),
     "rummikub show docs/examples/turn.json --format svg": (1, '<svg xmlns="http://www.w3.org/2000/svg"'),
     "rummikub score examples/rounds/ --jobs 4 --format csv": (
@@ -60,7 +60,7 @@ EXPECTED: dict[str, tuple[int, str]] = {
     'rummikub meld "K10 B10 O10" "R1 R2 R3" --rules opening-50': (1, "Meld value 36 (needs 50) ✗ does not open"),
     "rummikub meld examples/meld.json --json": (0, '"value": 30,'),
     'rummikub meld examples/meld.json --rack "K10 B10"': (1, "TILE_NOT_IN_RACK"),
-    "rummikub verify examples/turn.json --rules pressman-2009 --lang es": (0, "Rack after K1"),
+    "rummikub verify examples/turn.json --rules pressman-2009 --lang es": (0, "Atril después K1"),
     "rummikub verify - --json": (0, '"valid": true,'),
     "rummikub score examples/match.json --rules komoni": (0, "A wins the match"),
     "rummikub score examples/round.json --json": (0, '"winner": "A",'),
