@@ -51,7 +51,7 @@ from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion
 from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
-from engine.validate import require_supply
+from engine.validate import supply_excesses
 from engine.violations import Violation
 
 
@@ -463,17 +463,28 @@ def _analyze(
 
 
 def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
-    """Record-level problems (PLAYER_COUNT, DEAL_SIZE, POOL_MISMATCH); a record beyond the
-    tile supply or with a name twice raises InputError first."""
+    """Record-level problems (TILE_SUPPLY_EXCEEDED, PLAYER_COUNT, DEAL_SIZE, POOL_MISMATCH); a
+    record with a name twice raises InputError. Racks and a pool beyond the tile supply make
+    an invalid record (SPEC §6: replay checks the tile supply; a pool that is not exactly the
+    undealt tiles makes the record invalid), each excess at the entry where it appears."""
     groups: list[tuple[str, Sequence[Tile]]] = [(f"/players/{i}/rack", p.rack) for i, p in enumerate(record.players)]
     if record.pool is not None:
         groups.append(("/pool", record.pool))
-    require_supply(groups, rules)
     names: set[str] = set()
     for i, p in enumerate(record.players):
         if p.name in names:
             raise InputError(f"player name {p.name!r} appears twice", f"/players/{i}/name")
         names.add(p.name)
+    beyond = [
+        Violation(
+            "TILE_SUPPLY_EXCEEDED",
+            f"{e.at}/{e.index}",
+            {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": rules.supply.name},
+        )
+        for e in supply_excesses(groups, rules)
+    ]
+    if beyond:
+        return beyond
     count = len(record.players)
     if count not in rules.players:
         allowed = ", ".join(str(n) for n in rules.players)

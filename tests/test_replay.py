@@ -150,19 +150,22 @@ def test_deal_checks() -> None:
         ([["J", "J", "J"], ["J", "J"]], None, "xp", "/players/1/rack/1"),
     ],
 )
-def test_racks_and_pool_beyond_the_supply_are_input_errors(
+def test_racks_and_pool_beyond_the_supply_make_an_invalid_record(
     racks: list[list[str]], pool: list[str] | None, rules: str, pointer: str
 ) -> None:
+    """SPEC §6: replay checks the tile supply, and a pool that is not exactly the undealt tiles
+    makes the record invalid: a verdict (valid false, the record violation at the entry where
+    the excess appears, no turn replayed), not a 422 (the SPEC-lawyer audit, session 36)."""
     doc: dict[str, Any] = {
         "players": [{"name": n, "rack": r} for n, r in zip("AB", racks, strict=True)],
-        "turns": [],
+        "turns": [{"player": "A", "draw": "K5"}],
         "rules": rules,
     }
     if pool is not None:
         doc["pool"] = pool
-    with pytest.raises(InputError) as info:
-        replay(doc)
-    assert info.value.pointer == pointer
+    out = replay(doc)
+    assert not out["valid"] and out["turns"] == [] and out["result"] is None and out["first_invalid_turn"] is None
+    assert [(v["code"], v["at"]) for v in out["violations"]] == [("TILE_SUPPLY_EXCEEDED", pointer)]
 
 
 def test_racks_at_the_supply_are_replayed() -> None:
