@@ -418,7 +418,8 @@ class _Turn:
         found = len(self.violations)
         for i, reading in enumerate(read_sets(self.before, self.rules)):
             if reading.code is not None:
-                self._add("BEFORE_TABLE_INVALID", f"/before/{i}", {"count": len(reading.tiles)}, reading.code)
+                params = {"count": len(reading.tiles)} | _set_id(self.before[i])
+                self._add("BEFORE_TABLE_INVALID", f"/before/{i}", params, reading.code)
         self.before_valid = len(self.violations) == found
 
     def _check_after_sets(self) -> None:
@@ -427,7 +428,7 @@ class _Turn:
         for i in indices:
             reading = self.after[i].read(self.rules)
             if reading.code is not None:
-                params: dict[str, Any] = {"count": len(reading.tiles)}
+                params: dict[str, Any] = {"count": len(reading.tiles)} | _set_id(self.after[i])
                 if reading.code == "KIND_MISMATCH":
                     kind = self.after[i].kind
                     params.update(kind=kind, other=RUN if kind == GROUP else GROUP)
@@ -646,3 +647,9 @@ class _Turn:
 
     def _rack_after(self) -> tuple[Tile, ...]:
         return tuple(tiles_without_keys(self.rack, self.played_keys))
+
+
+def _set_id(table_set: TableSet) -> dict[str, Any]:
+    """The params that start a violation's message with its set's id, when it has one (SPEC
+    §1: an id is echoed in messages, never a reason for another verdict)."""
+    return {} if table_set.id is None else {"set_id": table_set.id}

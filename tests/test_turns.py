@@ -1021,3 +1021,19 @@ def test_an_opening_value_beyond_the_work_bound_is_a_lower_bound(monkeypatch: py
     assert bounded.valid and not bounded.initial_meld_exact
     assert rules.initial_meld_min <= bounded.initial_meld_value <= exact.initial_meld_value  # type: ignore[operator]
     assert bounded.to_json()["initial_meld"] == {"value": bounded.initial_meld_value, "exact": False}
+
+
+def test_a_sets_id_starts_its_messages_in_a_turn_verdict() -> None:
+    """SPEC §1: an id is echoed in messages, never a reason for another verdict (sets/validate
+    did; turns/verify did not: the SPEC-lawyer audit, session 36)."""
+    before = [TableSet(parse_tiles("R1 R2 R4"), id="bad")]
+    after = [TableSet(parse_tiles("R1 R2"), id="new"), TableSet(parse_tiles("R4 K4 B4"))]
+    verdict = verify_turn(before, after, parse_tiles("K4 B4"), True, SABRA)
+    messages = {v.code: v.message() for v in verdict.violations}
+    assert messages["BEFORE_TABLE_INVALID"].startswith('Set "bad": ')
+    assert messages["INVALID_SET"].startswith('Set "new": ')
+    assert {v.code: v.message("es") for v in verdict.violations}["INVALID_SET"].startswith('Combinación "new": ')
+    plain = verify_turn(
+        [TableSet(s.tiles) for s in before], [TableSet(s.tiles) for s in after], parse_tiles("K4 B4"), True, SABRA
+    )
+    assert [(v.code, v.at) for v in plain.violations] == [(v.code, v.at) for v in verdict.violations]
