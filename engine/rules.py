@@ -229,7 +229,9 @@ def resolve_rules(value: Any = None) -> Rules:
     if not isinstance(value, Mapping):
         raise RulesError("'rules' must be a preset name or an object")
     preset_name = value.get("preset", "sabra")
-    if not isinstance(preset_name, str) or preset_name not in PRESETS:
+    if not isinstance(preset_name, str):
+        raise RulesError(f"'preset' must be a preset name: {', '.join(PRESETS)}", "/preset")
+    if preset_name not in PRESETS:
         raise RulesError(f"unknown rules preset {preset_name!r}; presets: {', '.join(PRESETS)}", "/preset")
     base = PRESETS[preset_name]
     overrides = {}

@@ -122,3 +122,11 @@ def test_a_deal_object_overrides_count_by_count_and_every_allowed_count_is_dealt
     assert resolve_rules({"players": [2, 3, 4, 5]}).deal_for(5) == 14
     assert resolve_rules({"preset": "classic-timed", "players": [2, 7]}).deal_for(7) == 7
     assert resolve_rules({"players": [2, 3], "deal": {"3": 9}}).deal_for(3) == 9
+
+
+@pytest.mark.parametrize("preset", [None, 3, ["sabra"]])
+def test_a_preset_that_is_no_name_says_so(preset: Any) -> None:
+    # {"preset": null} said "unknown rules preset None" (the SPEC-lawyer audit, session 36)
+    with pytest.raises(RulesError) as info:
+        resolve_rules({"preset": preset})
+    assert info.value.pointer == "/preset" and str(info.value).startswith("'preset' must be a preset name: sabra")
