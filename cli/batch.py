@@ -28,6 +28,7 @@ from rich.text import Text
 from cli.backend import Backend, LocalBackend
 from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError
 from cli.inputs import DocumentError, Source, load_source, with_rules
+from cli.render import words as words_in
 
 SCORE = "score"
 REPLAY = "replay"
@@ -332,21 +333,17 @@ _WORDS: dict[str, dict[str, str]] = {
 """The batch report's words (the summary's agree with its noun: documents, or games)."""
 
 
-def _words(lang: str) -> dict[str, str]:
-    return _WORDS.get(lang, _WORDS["en"])
-
-
 def _summary_word(words: dict[str, str], key: str, noun: str) -> str:
     return words.get(f"{key}_game", words[key]) if noun == "game" else words[key]
 
 
 def plural(noun: str, lang: str = "en") -> str:
     """``documents`` or ``games`` in ``lang``."""
-    return _words(lang)["games" if noun == "game" else "documents"]
+    return words_in(lang, _WORDS)["games" if noun == "game" else "documents"]
 
 
 def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table:
-    words = _words(lang)
+    words = words_in(lang, _WORDS)
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column(justify="right")
@@ -374,7 +371,7 @@ class TableWriter:
 
     def __init__(self, console: Console, command: str, lang: str = "en") -> None:
         self.console = console
-        self.words = _words(lang)
+        self.words = words_in(lang, _WORDS)
         self.table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
         self.table.add_column(self.words["col_document"], overflow="fold", ratio=3)
         self.table.add_column(self.words["col_status"], no_wrap=True)

@@ -236,9 +236,10 @@ WORDS: dict[str, dict[str, str]] = {
 }
 
 
-def words(lang: str) -> dict[str, str]:
-    """The report's words in ``lang`` (English for any other language)."""
-    return WORDS.get(lang, WORDS["en"])
+def words(lang: str, table: Mapping[str, dict[str, str]] = WORDS) -> dict[str, str]:
+    """The words of ``table`` (the report's, unless another is given) in ``lang`` (English for
+    any other language)."""
+    return table.get(lang, table["en"])
 
 
 # --- tiles -------------------------------------------------------------------------------------
