@@ -187,12 +187,12 @@ def score_match(rounds: Sequence[MatchRound], rules: Rules = SABRA) -> MatchResu
     Rounds scoring both ways cannot be added up: an input error."""
     if not rounds:
         raise ScoringError("a match needs at least one round", "/rounds")
-    scoring = (rounds[0].rules or rules).scoring
-    for i, r in enumerate(rounds):
-        if (r.rules or rules).scoring != scoring:
+    scorings = [(r.rules or rules).scoring for r in rounds]
+    scoring = scorings[0]
+    for i, (r, own) in enumerate(zip(rounds, scorings, strict=True)):
+        if own != scoring:
             raise ScoringError(
-                f"round {i} is scored {(r.rules or rules).scoring} and round 0 {scoring}: "
-                "a match's rounds are all scored one way",
+                f"round {i} is scored {own} and round 0 {scoring}: a match's rounds are all scored one way",
                 f"/rounds/{i}/rules" if r.rules else f"/rounds/{i}",
             )
     results = []
