@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import json_value_error_text
 from engine.violations import pick_language
@@ -305,6 +305,14 @@ def _register_error_handlers(app: Flask) -> None:
         status = error.code or 500
         if status == 413:
             problem = body_too_large(current_app.config.get("MAX_CONTENT_LENGTH"))
+        elif status == 404 and error.description == NotFound.description:  # (routing's, not ours)
+            detail = f"No endpoint {request.method} {request.path}: the API's paths are in /openapi.yaml and /docs."
+            problem = RequestError(status, detail, [])
+        elif status == 405 and error.description == MethodNotAllowed.description:
+            allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
+            problem = RequestError(
+                status, f"{request.method} is not allowed on {request.path} (allowed: {allowed}).", []
+            )
         else:
             problem = RequestError(status, error.description or "", [])
         response = _problem_response(problem)

@@ -516,11 +516,13 @@ def test_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
     response = client.post("/v1/rules")
     problem(response, 405)
     assert "GET" in response.headers["Allow"]
+    assert result["detail"] == "GET is not allowed on /v1/turns/verify (allowed: OPTIONS, POST)."
 
 
 def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
     problem(client.get("/v1/nothing"), 404)
-    problem(client.post("/v2/sets/validate", json={"sets": []}), 404)
+    result = problem(client.post("/v2/sets/validate", json={"sets": []}), 404)
+    assert result["detail"] == "No endpoint POST /v2/sets/validate: the API's paths are in /openapi.yaml and /docs."
     result = problem(client.get("/v1/rules/house"), 404)
     assert "sabra" in result["detail"]
 
