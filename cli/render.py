@@ -132,6 +132,9 @@ WORDS: dict[str, dict[str, str]] = {
         "table_after": "Table after the move",
         "steps": "Steps",
         "not_optimal": "(not proven optimal: the search budget ran out)",
+        "no_play": "No legal play: draw a tile.",
+        "no_play_found": "No play found within the time budget (one may exist): draw a tile.",
+        "no_opening": "No legal play: draw a tile (no opening reaches the {minimum} points it needs).",
     },
     "es": {
         "at": " en {at}",
@@ -232,6 +235,9 @@ WORDS: dict[str, dict[str, str]] = {
         "table_after": "Mesa después de la jugada",
         "steps": "Pasos",
         "not_optimal": "(no está demostrado que sea la mejor: se agotó el tiempo de búsqueda)",
+        "no_play": "Ninguna jugada legal: roba una ficha.",
+        "no_play_found": "No se encontró jugada en el tiempo disponible (puede haberla): roba una ficha.",
+        "no_opening": "Ninguna jugada legal: roba una ficha (ninguna primera jugada llega a los {minimum} puntos).",
     },
 }
 
@@ -752,21 +758,17 @@ def render_arrange(console: Console, body: Mapping[str, Any], result: Mapping[st
 
 def _no_play(body: Mapping[str, Any], result: Mapping[str, Any], lang: str) -> str:
     """Why a suggestion plays nothing: none found in time, no opening worth the minimum, or none."""
-    es = lang == "es"
+    w = words(lang)
     if not result.get("optimal_proven", True):
-        if es:
-            return "No se encontró jugada en el tiempo disponible (puede haberla): roba una ficha."
-        return "No play found within the time budget (one may exist): draw a tile."
+        return w["no_play_found"]
     if body.get("opened") is False:
         try:
             minimum = resolve_rules(body.get("rules")).initial_meld_min
         except RulesError:  # (the request was answered: its rules are readable)
-            minimum = None
+            minimum = 0
         if minimum:
-            if es:
-                return f"Ninguna jugada legal: roba una ficha (ninguna primera jugada llega a los {minimum} puntos)."
-            return f"No legal play: draw a tile (no opening reaches the {minimum} points it needs)."
-    return "Ninguna jugada legal: roba una ficha." if es else "No legal play: draw a tile."
+            return w["no_opening"].format(minimum=minimum)
+    return w["no_play"]
 
 
 def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:

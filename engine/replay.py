@@ -51,7 +51,7 @@ from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion
 from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
-from engine.validate import supply_excesses
+from engine.validate import supply_violations
 from engine.violations import Violation
 
 
@@ -475,14 +475,7 @@ def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
         if p.name in names:
             raise InputError(f"player name {p.name!r} appears twice", f"/players/{i}/name")
         names.add(p.name)
-    beyond = [
-        Violation(
-            "TILE_SUPPLY_EXCEEDED",
-            f"{e.at}/{e.index}",
-            {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": rules.supply.name},
-        )
-        for e in supply_excesses(groups, rules)
-    ]
+    beyond = supply_violations(groups, rules, at_entry=True)
     if beyond:
         return beyond
     count = len(record.players)

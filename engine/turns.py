@@ -16,7 +16,7 @@ from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, TableSet, read_sets
 from engine.tiles import JOKER, JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
-from engine.validate import supply_violations
+from engine.validate import labelled, meld_too_low, supply_violations
 from engine.violations import Violation
 
 
@@ -418,8 +418,8 @@ class _Turn:
         found = len(self.violations)
         for i, reading in enumerate(read_sets(self.before, self.rules)):
             if reading.code is not None:
-                params = {"count": len(reading.tiles)} | _set_id(self.before[i])
-                self._add("BEFORE_TABLE_INVALID", f"/before/{i}", params, reading.code)
+                invalid = Violation("BEFORE_TABLE_INVALID", f"/before/{i}", {"count": len(reading.tiles)}, reading.code)
+                self.violations.append(labelled(invalid, self.before[i]))
         self.before_valid = len(self.violations) == found
 
     def _check_after_sets(self) -> None:
@@ -428,11 +428,12 @@ class _Turn:
         for i in indices:
             reading = self.after[i].read(self.rules)
             if reading.code is not None:
-                params: dict[str, Any] = {"count": len(reading.tiles)} | _set_id(self.after[i])
+                params: dict[str, Any] = {"count": len(reading.tiles)}
                 if reading.code == "KIND_MISMATCH":
                     kind = self.after[i].kind
                     params.update(kind=kind, other=RUN if kind == GROUP else GROUP)
-                self._add("INVALID_SET", f"/after/{i}", params, reading.code)
+                invalid = Violation("INVALID_SET", f"/after/{i}", params, reading.code)
+                self.violations.append(labelled(invalid, self.after[i]))
                 self.invalid_after.add(i)
 
     def _remember_after(self) -> None:
@@ -474,8 +475,7 @@ class _Turn:
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
         if value < minimum or not self.played_keys:
-            params = {"value": value, "threshold": minimum} | ({} if self.played_keys else {"case": "nothing"})
-            self._add("INITIAL_MELD_TOO_LOW", "/after", params)
+            self.violations.append(meld_too_low("/after", value, minimum, bool(self.played_keys)))
             return None
         return None if manipulated else value
 
@@ -647,9 +647,3 @@ class _Turn:
 
     def _rack_after(self) -> tuple[Tile, ...]:
         return tuple(tiles_without_keys(self.rack, self.played_keys))
-
-
-def _set_id(table_set: TableSet) -> dict[str, Any]:
-    """The params that start a violation's message with its set's id, when it has one (SPEC
-    §1: an id is echoed in messages, never a reason for another verdict)."""
-    return {} if table_set.id is None else {"set_id": table_set.id}

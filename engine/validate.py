@@ -75,13 +75,28 @@ def supply_excesses(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) 
     return list(out.values())
 
 
-def supply_violations(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) -> list[Violation]:
-    """TILE_SUPPLY_EXCEEDED for each ``supply_excesses`` entry, at its group."""
+def supply_violations(
+    groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules, at_entry: bool = False
+) -> list[Violation]:
+    """TILE_SUPPLY_EXCEEDED for each ``supply_excesses`` entry, at its group (``at_entry``: at
+    the entry itself, ``{group}/{index}``)."""
     name = rules.supply.name
     return [
-        Violation("TILE_SUPPLY_EXCEEDED", e.at, {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": name})
+        Violation(
+            "TILE_SUPPLY_EXCEEDED",
+            f"{e.at}/{e.index}" if at_entry else e.at,
+            {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": name},
+        )
         for e in supply_excesses(groups, rules)
     ]
+
+
+def meld_too_low(at: str, value: int, threshold: int, laid: bool) -> Violation:
+    """INITIAL_MELD_TOO_LOW: an opening worth ``value`` where ``threshold`` is needed; worded
+    as laying nothing when nothing was ``laid``."""
+    return Violation(
+        "INITIAL_MELD_TOO_LOW", at, {"value": value, "threshold": threshold} | ({} if laid else {"case": "nothing"})
+    )
 
 
 def require_supply(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules, sets: Collection[str] = ()) -> None:
@@ -209,6 +224,5 @@ def check_meld(
                     violations.append(labelled(missing, table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
     if value < rules.initial_meld_min or not table:  # laying nothing opens under no threshold
-        params = {"value": value, "threshold": rules.initial_meld_min} | ({} if table else {"case": "nothing"})
-        violations.append(Violation("INITIAL_MELD_TOO_LOW", "/sets", params))
+        violations.append(meld_too_low("/sets", value, rules.initial_meld_min, bool(table)))
     return MeldVerdict(value, rules.initial_meld_min, tuple(verdicts), tuple(violations))
