@@ -214,6 +214,12 @@ def test_the_programme_starting_from_a_reached_value(counts: Counter[str], data:
     assert MeldProgramme(counts).solve(30.0, reached) == (value, value)
 
 
+def test_the_programme_told_the_optimum_is_reached() -> None:
+    """Nothing scores more than 40 here: HiGHS answered "optimal" with no tile laid (value 0),
+    and the programme said no more than 0 could be reached (found by the test above)."""
+    assert MeldProgramme(Counter({"J": 4, "K5": 2, "K2": 1, "K3": 1})).solve(30.0, 40) == (40, 40)
+
+
 @pytest.mark.parametrize(
     ("tiles", "value"),
     [
