@@ -28,6 +28,7 @@ from rich.text import Text
 from cli.backend import Backend, LocalBackend
 from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError
 from cli.inputs import DocumentError, Source, load_source, with_rules
+from cli.render import printable
 from cli.render import words as words_in
 
 SCORE = "score"
@@ -165,7 +166,7 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
     try:
         result = backend.call(operation, request_body(job, doc))
     except CliError as exc:
-        if exc.code == EXIT_SERVICE:
+        if exc.stops:
             raise
         errors = exc.problem.get("errors") if exc.problem is not None else None
         row = Row(source.file, source.line, kind, ERROR, error=exc.message, rejected=True)
@@ -362,7 +363,7 @@ def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table:
         for name, total in summary.ranked():
             style = "green" if total > 0 else "red" if total < 0 else ""
             shown = (f"+{_num(total)}" if total > 0 else _num(total)) if isinstance(total, int | float) else str(total)
-            grid.add_row(f"  {name}", Text(shown, style=style))
+            grid.add_row(f"  {printable(name)}", Text(shown, style=style))
     return grid
 
 
@@ -390,16 +391,17 @@ class TableWriter:
             FAILED: Text(words["status_failed"], style="bold red"),
         }[row.status]
         scores = Text("  ").join(
-            Text(f"{name} {'+' if isinstance(p, int | float) and p > 0 else ''}{_num(p)}") for name, p in row.scores
+            Text(f"{printable(name)} {'+' if isinstance(p, int | float) and p > 0 else ''}{_num(p)}")
+            for name, p in row.scores
         )
-        cells: list[Any] = [row.where, status, row.winner or "", scores]
-        note = row.error or row.code or ""
+        cells: list[Any] = [printable(row.where), status, printable(row.winner or ""), scores]
+        note = printable(row.error or row.code or "")
         if self.command == REPLAY:
             if row.first_invalid_turn is not None:
                 note = words["turn"].format(n=row.first_invalid_turn, note=note)
             cells.append(Text(note, style="red" if note else ""))
         elif row.error:
-            cells[3] = Text(row.error, style="red")
+            cells[3] = Text(note, style="red")
         self.table.add_row(*cells)
 
     def close(self) -> None:
@@ -468,4 +470,4 @@ def progress_bar(
 
 def report_error(err: Console, row: Row) -> None:
     if row.error is not None:
-        err.print(Text(f"rummikub: {row.where}: {row.error}", style="red"), highlight=False, soft_wrap=True)
+        err.print(Text(printable(f"rummikub: {row.where}: {row.error}"), style="red"), highlight=False, soft_wrap=True)

@@ -18,11 +18,15 @@ EXIT_SERVICE = 3
 class CliError(Exception):
     """A failure reported as one line on stderr, then ``exit(code)``."""
 
-    def __init__(self, message: str, code: int = EXIT_INPUT, problem: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str, code: int = EXIT_INPUT, problem: Mapping[str, Any] | None = None, stops: bool = False
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.problem = problem  # the RFC 9457 problem a rejected request answered (``--json`` prints it)
+        self.stops = stops or code == EXIT_SERVICE
+        """Whether a batch stops here: the service (or ``--server``) fails for every document alike."""
 
 
 SHOWN_ERRORS = 3

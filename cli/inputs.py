@@ -6,6 +6,7 @@ passed on as JSON to the operations (in-process or over HTTP), which do all requ
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -151,60 +152,130 @@ class Source:
     error: str | None = None
 
 
-def _lines(file: str, text: str) -> Iterator[Source]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
+def _lines(file: str, data: bytes) -> Iterator[Source]:
+    """The documents of JSON Lines bytes: one a physical line (split at ``\\n`` only: JSON
+    strings may hold U+2028 and the like), each decoded alone, so one line that is not UTF-8
+    is one error row and its neighbours are still read."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = _decode_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
+        except DocumentError as exc:
+            yield Source(file, number, error=exc.message)
+            continue
+        if line.strip(" \t\r"):
             yield Source(file, number, line)
+
+
+def _decode_line(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not UTF-8 text (byte {exc.start} of the line)") from None
+
+
+def _json_lines(data: bytes) -> bool:
+    """Whether stdin that is not one JSON document reads as JSON Lines: more than one line,
+    and some line is a whole JSON object by itself (a broken pretty-printed document has none,
+    and is one unreadable document, as a file's would be)."""
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    if len(lines) < 2:
+        return False
+    for line in lines:
+        try:
+            if isinstance(json.loads(line), dict):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def _expand(arg: str) -> Iterator[Source]:
     if arg == STDIN:
+        data = read_bytes(STDIN)
+        # A whole JSON document (possibly spread over lines), else JSON Lines. Anything else
+        # is one unreadable document, reported as a file's would be.
         try:
-            text = decode(read_bytes(STDIN))
+            text = decode(data)
         except DocumentError as exc:
-            yield Source("stdin", error=exc.message)
+            if _json_lines(data):
+                yield from _lines("stdin", data)
+            else:
+                yield Source("stdin", error=exc.message)
             return
-        # A whole JSON document (possibly spread over lines), else JSON Lines. A single line
-        # that is not JSON is one unreadable document, reported as a file's would be.
         try:
             parse_json(text)
         except DocumentError:
-            if len([line for line in text.splitlines() if line.strip()]) > 1:
-                yield from _lines("stdin", text)
+            if _json_lines(data):
+                yield from _lines("stdin", data)
                 return
         yield Source("stdin", text=text)
         return
     path = Path(arg)
     try:
-        found = (
-            # (a dangling link is a document that cannot be read: it gets its error row)
-            sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and (p.is_file() or _dangling(p)))
-            if path.is_dir()
-            else None
-        )
-    except OSError as exc:  # a name too long for the file system, a folder that cannot be listed...
+        folder = path.is_dir()
+    except OSError as exc:  # a name too long for the file system...
         yield Source(arg, error=exc.strerror or str(exc))
         return
-    if found is None:
+    if not folder:
         yield from _file(arg)
         return
-    for p in found:
-        yield from _file(str(p))
+    found = False
+    for name, error in _folder_files(path):
+        found = True
+        if error is not None:
+            yield Source(name, error=error)
+        else:
+            yield from _file(name)
+    if not found:
+        yield Source(arg, error=EMPTY_FOLDER)
 
 
-def _dangling(path: Path) -> bool:
-    """A symbolic link to nothing."""
-    return path.is_symlink() and not path.exists()
+EMPTY_FOLDER = "no documents in this folder (folders are searched for *.json and *.jsonl)"
+_SUFFIXES = (".json", ".jsonl")
+
+
+def _folder_files(top: Path) -> list[tuple[str, str | None]]:
+    """The ``*.json`` and ``*.jsonl`` files under a folder (any case of the suffix), in path
+    order, following links to folders (as ``find -L``: a link back to a folder it is inside
+    of is not followed again, so a loop ends), with ``(folder, error)`` for a folder that
+    cannot be listed: nothing under it is lost silently. A dangling link with such a name is
+    listed too (its document gets its error row)."""
+    return sorted(_walk(top), key=lambda found: Path(found[0]).parts)
+
+
+def _walk(top: Path) -> Iterator[tuple[str, str | None]]:
+    pending: list[tuple[Path, frozenset[str]]] = [(top, frozenset())]
+    while pending:
+        folder, ancestors = pending.pop()
+        try:
+            real = os.path.realpath(folder)
+            if real in ancestors:
+                continue
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            yield str(folder), f"cannot list this folder: {exc.strerror or exc}"
+            continue
+        inside = ancestors | {real}
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            if is_folder:
+                pending.append((Path(entry.path), inside))
+            elif entry.name.lower().endswith(_SUFFIXES):
+                yield entry.path, None
 
 
 def _file(name: str) -> Iterator[Source]:
-    if name.endswith(".jsonl"):
+    if name.lower().endswith(".jsonl"):
         try:
-            text = decode(read_bytes(name))
+            data = read_bytes(name)
         except DocumentError as exc:
             yield Source(name, error=exc.message)
             return
-        yield from _lines(name, text)
+        yield from _lines(name, data)
     else:
         yield Source(name)
 

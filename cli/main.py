@@ -9,6 +9,7 @@ something invalid, 2 bad input or usage, 3 service unreachable or failing.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import math
 import os
@@ -32,6 +33,7 @@ from cli import batch, render
 from cli.backend import DEFAULT_TIMEOUT, Backend, make_backend
 from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError, problem_line
 from cli.inputs import (
+    EMPTY_FOLDER,
     STDIN,
     DocumentError,
     Source,
@@ -79,6 +81,11 @@ class OneLineErrors(TyperGroup):
         if not kwargs.get("standalone_mode", True):
             return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
+        for stream in (sys.stdout, sys.stderr):
+            # A lone surrogate (JSON's "\ud800", in a name) has no UTF-8 bytes: written as the
+            # escape \ud800, the same string in JSON output, not a UnicodeEncodeError mid-batch.
+            if isinstance(stream, io.TextIOWrapper):
+                stream.reconfigure(errors="backslashreplace")
         try:
             code = super().main(*args, **kwargs)
         except UsageError as exc:
@@ -295,7 +302,7 @@ def _guard(json_out: bool = False) -> Iterator[None]:
     except CliError as exc:
         if json_out and exc.problem is not None:
             print_json(exc.problem)
-        _err().print(Text(f"rummikub: {exc.message}"), soft_wrap=True)
+        _err().print(Text(render.printable(f"rummikub: {exc.message}")), soft_wrap=True)
         raise typer.Exit(exc.code) from None
 
 
@@ -551,7 +558,7 @@ def _batch(
         if html_report is not None:
             _check_html_target(html_report)
         sources = collect_sources(paths)
-        if not sources:
+        if all(source.error == EMPTY_FOLDER for source in sources):
             raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
         backend = _backend(server, lang, timeout, batch=True)
         single = len(sources) == 1 and sources[0].line is None

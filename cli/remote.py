@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any, NoReturn
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import requests
 import urllib3
@@ -72,6 +72,27 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
+VERDICT_KEYS: dict[str, tuple[str, ...]] = {
+    "sets/validate": ("valid", "sets"),
+    "melds/check": ("valid", "value", "threshold"),
+    "turns/verify": ("valid", "action", "violations"),
+    "rounds/score": ("winner", "scores"),
+    "matches/score": ("totals", "standings"),
+    "games/replay": ("valid", "turns", "first_invalid_turn"),
+    "tables/arrange": ("arrangeable", "sets"),
+    "moves/suggest": ("after", "played", "optimal_proven"),
+}
+"""Members every answer of ``POST /v1/<operation>`` has (openapi.yaml's required ones)."""
+
+
+def _missing_verdict(operation: str, answer: Any) -> str | None:
+    """What a 200 answer lacks to be the operation's verdict, in words; None when nothing."""
+    if not isinstance(answer, dict):
+        return "not a JSON object"
+    missing = [key for key in VERDICT_KEYS.get(operation, ()) if key not in answer]
+    return "no " + ", ".join(f"'{key}'" for key in missing) if missing else None
+
+
 class RemoteBackend:
     """The rules service over HTTP. Thread-safe: each thread gets its own Session.
 
@@ -93,6 +114,14 @@ class RemoteBackend:
         if "://" not in server:
             server = f"http://{server}"
         self.server = server.rstrip("/")
+        try:
+            scheme = urlsplit(self.server).scheme.lower()
+        except ValueError as exc:  # "http://[::1"
+            raise CliError(
+                f"--server {self.server}: not a usable http:// or https:// URL ({exc})", stops=True
+            ) from None
+        if scheme not in ("http", "https"):
+            raise CliError(f"--server {self.server}: not a usable http:// or https:// URL", stops=True)
         self.lang = lang
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.retries = retries
@@ -133,9 +162,16 @@ class RemoteBackend:
                 )
             time.sleep(wait)
         answer = self._answer(response, what)
-        if not isinstance(answer, dict):
-            raise CliError(f"the rules service sent an unexpected answer for POST /v1/{operation}", EXIT_SERVICE)
-        return answer
+        missing = _missing_verdict(operation, answer)
+        if missing is not None:
+            # (a 200 without the verdict: another program at that URL, whose answer would
+            # otherwise pass every document as ok)
+            raise CliError(
+                f"{what} answered 200 without a verdict ({missing}): is {self.server} the rules service?",
+                EXIT_SERVICE,
+            )
+        verdict: dict[str, Any] = answer
+        return verdict
 
     def _post(self, url: str, data: bytes, headers: dict[str, str]) -> requests.Response:
         for attempt in (1, 2):
@@ -177,11 +213,16 @@ class RemoteBackend:
 
     def rules(self, preset: str | None = None) -> Any:
         path = "/v1/rules" if preset is None else f"/v1/rules/{quote(preset, safe='')}"
+        response = self._get(path)
+        # A 404 for a preset is the service's answer (an unknown preset) when it lists its presets.
+        known = preset is not None and response.status_code == 404 and self._get("/v1/rules").status_code == 200
+        return self._answer(response, f"GET {path}", route_known=known)
+
+    def _get(self, path: str) -> requests.Response:
         try:
-            response = self.session.get(f"{self.server}{path}", headers=self._headers(), timeout=self.timeout)
+            return self.session.get(f"{self.server}{path}", headers=self._headers(), timeout=self.timeout)
         except requests.RequestException as exc:
             raise self._no_answer(exc) from None
-        return self._answer(response, f"GET {path}")
 
     def _no_answer(self, exc: requests.RequestException) -> CliError:
         """The error for a request that got no answer: exit 3, except for a ``--server`` value
@@ -213,7 +254,7 @@ class RemoteBackend:
             reason = "connection failed"
         return f"cannot reach the rules service at {self.server} ({reason})"
 
-    def _answer(self, response: requests.Response, what: str) -> Any:
+    def _answer(self, response: requests.Response, what: str, route_known: bool = False) -> Any:
         status = response.status_code
         try:
             payload = response.json()
@@ -222,10 +263,14 @@ class RemoteBackend:
         if status >= 500:
             detail = problem_line(payload) if isinstance(payload, dict) else response.reason
             raise CliError(f"the rules service failed: {what} answered {status} ({detail})", EXIT_SERVICE)
-        if status in (404, 405) and not (isinstance(payload, dict) and payload.get("errors")):
-            # (the service's own routes take the methods this client sends: a URL with a path)
+        if status in (404, 405) and not route_known:
+            # The service has every route this client asks for, with its method: the URL is
+            # not the service's (a path after it, another program). Every document would get
+            # the same answer, so a batch stops here.
             raise CliError(
-                f"{what} answered {status} {response.reason}: is {self.server} the rules service?", EXIT_INPUT
+                f"{what} answered {status} {response.reason}: is {self.server} the rules service?",
+                EXIT_INPUT,
+                stops=True,
             )
         if status >= 400:
             if isinstance(payload, dict):

@@ -8,9 +8,11 @@ or Spanish); the codes, tiles, settings and the answer's own messages are shown 
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -385,9 +387,47 @@ def verdict_line(valid: bool, good: str, bad: str) -> Text:
     return (OK + Text(f" {good}", style="bold green")) if valid else (BAD + Text(f" {bad}", style="bold red"))
 
 
+# --- text from documents ---------------------------------------------------------------------------
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Characters a report never writes as they are: control characters (an escape sequence in a
+player's name would drive the terminal), bidirectional overrides and lone surrogates."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(value: Any) -> Any:
+    """A JSON value with every string's unprintable characters written as escapes (``\\x1b``,
+    ``\\u202e``): what a readable report shows of names, ids and messages from a document."""
+    if isinstance(value, str):
+        return _UNPRINTABLE.sub(_escaped, value)
+    if isinstance(value, list | tuple):
+        return [printable(item) for item in value]
+    if isinstance(value, Mapping):
+        return {printable(key): printable(item) for key, item in value.items()}
+    return value
+
+
+_Render = TypeVar("_Render", bound=Callable[..., None])
+
+
+def printable_args(render: _Render) -> _Render:
+    """A report drawn from printable copies of its body and answer (``printable``)."""
+
+    @functools.wraps(render)
+    def drawn(console: Console, *args: Any, **kwargs: Any) -> None:
+        render(console, *(printable(arg) for arg in args), **kwargs)
+
+    return drawn  # type: ignore[return-value]
+
+
 # --- commands ------------------------------------------------------------------------------------
 
 
+@printable_args
 def render_validate(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     raw_sets = body.get("sets") or []
@@ -407,6 +447,7 @@ def _set_pointers(results: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
     return {(str(v.get("code")), str(v.get("at"))) for r in results for v in (r.get("violations") or [])}
 
 
+@printable_args
 def render_meld(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     raw_sets = body.get("sets") or []
@@ -461,6 +502,7 @@ def _turn_sets_table(
     return titled(title, table)
 
 
+@printable_args
 def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     before = body.get("before") or []
@@ -572,11 +614,13 @@ def _round_caption(result: Mapping[str, Any], lang: str = "en") -> Text:
     return Text(w["caption"].format(who=who, ended=ended), style="bold")
 
 
+@printable_args
 def render_round(console: Console, body: Mapping[str, Any] | None, result: Mapping[str, Any], lang: str = "en") -> None:
     console.print(round_table(body, result, lang=lang))
     console.print(_round_caption(result, lang))
 
 
+@printable_args
 def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     rounds = body.get("rounds") or []
@@ -626,6 +670,7 @@ def _turn_line(turn: Mapping[str, Any], lang: str = "en") -> Text:
     return text
 
 
+@printable_args
 def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     for turn in result.get("turns") or []:
@@ -669,6 +714,7 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
         console.print(verdict_line(False, "", w["not_legal_game"].format(codes=found)))
 
 
+@printable_args
 def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     console.print(sets_table(doc.get("table") or [], result.get("sets") or [], title=w["table"], lang=lang))
@@ -705,6 +751,7 @@ def _description(name: str, info: Any, lang: str) -> str:
     return description
 
 
+@printable_args
 def render_rules_list(console: Console, listing: Any, lang: str = "en") -> None:
     w = words(lang)
     presets = listing.get("presets") if isinstance(listing, Mapping) else listing
@@ -725,6 +772,7 @@ def render_rules_list(console: Console, listing: Any, lang: str = "en") -> None:
     console.print(Text(w["show_preset"], style="dim"))
 
 
+@printable_args
 def render_rules_one(console: Console, preset: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     settings = preset.get("settings") if isinstance(preset.get("settings"), Mapping) else preset
@@ -743,6 +791,7 @@ def render_rules_one(console: Console, preset: Mapping[str, Any], lang: str = "e
     console.print(table)
 
 
+@printable_args
 def render_arrange(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     console.print(Text(f"{w['tiles']}  ", style="bold") + tiles_text(body.get("tiles") or []))
@@ -771,6 +820,7 @@ def _no_play(body: Mapping[str, Any], result: Mapping[str, Any], lang: str) -> s
     return w["no_play"]
 
 
+@printable_args
 def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     console.print(sets_table(body.get("table") or [], None, title=w["table"], lang=lang))

@@ -1,0 +1,230 @@
+"""What a batch reads and what its readable reports write, from the batch audit (session 37):
+every input document yields one row (a bad line of a JSON Lines file, a folder that cannot be
+listed), a name no terminal should receive is shown escaped, and a ``--server`` that is not the
+rules service stops the batch in one line instead of failing every document.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from cli.remote import VERDICT_KEYS
+from tests.test_cli import one_line_error
+from tests.test_cli_server import serve_wsgi
+
+pytestmark = pytest.mark.cli
+
+GOOD = {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}
+LINE = json.dumps(GOOD).encode()
+
+
+def run(*args: str, input: bytes | str | None = None) -> Any:
+    return CliRunner().invoke(app, list(args), input=input, env={"NO_COLOR": "1", "COLUMNS": "200"})
+
+
+def rows(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.split("\n") if line]
+
+
+# --- JSON Lines ------------------------------------------------------------------------------------
+
+
+def test_a_line_that_is_not_utf8_is_one_error_row(tmp_path: Path) -> None:
+    # the whole file was one error row: its 999 good documents were lost
+    data = b"\n".join([LINE, LINE, b"\xe9", LINE]) + b"\n"
+    (tmp_path / "games.jsonl").write_bytes(data)
+    for args, input in (([str(tmp_path / "games.jsonl")], None), (["-"], data)):
+        result = run("score", *args, "-f", "jsonl", input=input)
+        got = [(r["line"], r["status"]) for r in rows(result.stdout)]
+        assert got == [(1, "ok"), (2, "ok"), (3, "error"), (4, "ok")]
+        assert "not UTF-8" in rows(result.stdout)[2]["error"] and result.exit_code == 2
+
+
+def test_json_lines_split_at_newlines_only(tmp_path: Path) -> None:
+    # U+2028, U+0085 and the like are text inside a JSON string, not line ends
+    named = {"players": [{"name": "A\u2028B\x85C\x0cD", "rack": []}, {"name": "E", "rack": ["R5"]}]}
+    text = json.dumps(named, ensure_ascii=False) + "\r\n" + json.dumps(GOOD) + "\n"
+    (tmp_path / "r.jsonl").write_text(text, encoding="utf-8")
+    result = run("score", str(tmp_path / "r.jsonl"), "-f", "jsonl")
+    got = rows(result.stdout)
+    assert [(r["line"], r["status"]) for r in got] == [(1, "ok"), (2, "ok")] and result.exit_code == 0
+    assert got[0]["result"]["winner"] == "A\u2028B\x85C\x0cD"
+
+
+def test_a_broken_document_on_stdin_spread_over_lines_is_one_row() -> None:
+    text = json.dumps(GOOD, indent=2)[:-10]
+    result = run("score", "-", "-f", "jsonl", input=text)
+    assert [(r["line"], r["status"]) for r in rows(result.stdout)] == [(None, "error")]
+
+
+# --- folders ---------------------------------------------------------------------------------------
+
+
+def test_folders_hold_any_case_of_suffix_and_links_to_folders(tmp_path: Path) -> None:
+    (tmp_path / "top").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "top" / "a.json").write_bytes(LINE)
+    (tmp_path / "elsewhere" / "B.JSON").write_bytes(LINE)
+    (tmp_path / "elsewhere" / "c.Jsonl").write_bytes(LINE + b"\n" + LINE)
+    (tmp_path / "top" / "linked").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "top" / "loop").symlink_to(tmp_path / "top")  # followed once, not forever
+    result = run("score", str(tmp_path / "top"), "-f", "jsonl")
+    got = [(Path(r["file"]).relative_to(tmp_path).as_posix(), r["line"]) for r in rows(result.stdout)]
+    assert got == [
+        ("top/a.json", None),
+        ("top/linked/B.JSON", None),
+        ("top/linked/c.Jsonl", 1),
+        ("top/linked/c.Jsonl", 2),
+    ]
+    assert result.exit_code == 0
+
+
+def test_a_folder_that_cannot_be_listed_is_an_error_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # rglob skipped it silently (exit 0, its documents neither listed nor counted)
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "b.json").write_bytes(LINE)
+    (tmp_path / "a.json").write_bytes(LINE)
+    scandir = os.scandir
+
+    def refuse_locked(path: Any) -> Any:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse_locked)
+    result = run("score", str(tmp_path), "-f", "jsonl")
+    got = [(Path(r["file"]).name, r["status"], r.get("error")) for r in rows(result.stdout)]
+    assert got == [("a.json", "ok", None), ("locked", "error", "cannot list this folder: Permission denied")]
+    assert result.exit_code == 2
+
+
+def test_an_empty_folder_named_beside_others_is_an_error_row(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "a.json").write_bytes(LINE)
+    result = run("score", str(tmp_path / "a.json"), str(tmp_path / "empty"), "-f", "jsonl")
+    assert [(Path(r["file"]).name, r["status"]) for r in rows(result.stdout)] == [("a.json", "ok"), ("empty", "error")]
+    assert result.exit_code == 2
+    alone = run("score", str(tmp_path / "empty"))
+    assert alone.exit_code == 2 and alone.stdout == ""
+    assert one_line_error(alone) == "rummikub: no documents found (folders are searched for *.json and *.jsonl)"
+
+
+# --- names no terminal should receive ---------------------------------------------------------------
+
+
+def test_a_lone_surrogate_in_a_name_does_not_stop_the_batch(tmp_path: Path) -> None:
+    # JSON's "\ud800" has no UTF-8 bytes: writing it ended the batch with a traceback (exit 1)
+    (tmp_path / "a.json").write_text('{"players": [{"name": "\\ud800", "rack": []}, {"name": "B", "rack": ["R5"]}]}')
+    (tmp_path / "b.json").write_bytes(LINE)
+    jsonl = run("score", str(tmp_path), "-f", "jsonl")
+    assert jsonl.exit_code == 0 and "Traceback" not in jsonl.stderr
+    assert [r["result"]["winner"] for r in rows(jsonl.stdout)] == ["\ud800", "A"]  # the same string, escaped
+    for args in (["-f", "table"], ["-f", "csv"], []):
+        result = run("score", str(tmp_path), *args)
+        assert result.exit_code == 0 and "Traceback" not in result.stderr
+        assert "\\ud800" in result.stdout and "A" in result.stdout
+    single = run("score", str(tmp_path / "a.json"))
+    assert single.exit_code == 0 and "\\ud800" in single.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "escaped"),
+    [
+        ("A\x1b[31mX", "A\\x1b[31mX"),
+        ("A\x9bX", "A\\x9bX"),
+        ("A\u202eX", "A\\u202eX"),
+        ("A\x00X", "A\\x00X"),
+        ("A\tX\nY", "A\\x09X\\x0aY"),
+    ],
+)
+def test_control_characters_in_names_are_shown_escaped(tmp_path: Path, name: str, escaped: str) -> None:
+    doc = {"players": [{"name": name, "rack": []}, {"name": "B", "rack": ["R5"]}]}
+    (tmp_path / "a.json").write_text(json.dumps(doc))
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    for args in ([str(tmp_path / "a.json")], [str(tmp_path)]):  # a report, a batch table
+        result = run("score", *args)
+        assert escaped in result.stdout
+        assert not any(ch in result.stdout for ch in name if not ch.isprintable() and ch != "\n"), result.stdout
+        assert "X\nY" not in result.stdout
+    as_json = run("score", str(tmp_path / "a.json"), "--json")
+    assert json.loads(as_json.stdout)["winner"] == name  # the API's JSON is never altered
+
+
+# --- a --server that is not the rules service --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def not_the_service() -> Iterator[str]:
+    """Another program: every POST answers 200 with a JSON object that is no verdict."""
+    count = {"requests": 0}
+    lock = threading.Lock()
+
+    def wsgi(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        with lock:
+            count["requests"] += 1
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [b'{"status": "ok"}']
+
+    yield from serve_wsgi(wsgi)
+
+
+def test_a_200_without_a_verdict_is_not_the_service(tmp_path: Path, not_the_service: str) -> None:
+    # every document passed as "ok", with empty winners and scores, exit 0
+    for i in range(3):
+        (tmp_path / f"{i}.json").write_bytes(LINE)
+    lacking = {"score": "'winner', 'scores'", "replay": "'valid', 'turns', 'first_invalid_turn'"}
+    for command, keys in lacking.items():
+        result = run(command, str(tmp_path), "-f", "jsonl", "--server", not_the_service)
+        assert result.exit_code == 3 and result.stdout == ""
+        assert one_line_error(result).endswith(f"(no {keys}): is {not_the_service} the rules service?")
+    single = run("validate", "R1 R2 R3", "--server", not_the_service)
+    assert single.exit_code == 3 and "without a verdict (no 'valid', 'sets')" in one_line_error(single)
+
+
+def test_the_verdict_keys_are_the_contract_s(tmp_path: Path) -> None:
+    import yaml
+
+    spec = yaml.safe_load((Path(__file__).parents[1] / "openapi.yaml").read_text(encoding="utf-8"))
+    for operation, keys in VERDICT_KEYS.items():
+        schema = spec["paths"][f"/v1/{operation}"]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+        schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]] if "$ref" in schema else schema
+        assert set(keys) <= set(schema["required"]), operation
+
+
+@pytest.fixture(scope="module")
+def real_server() -> Iterator[str]:
+    from service.app import create_app
+
+    yield from serve_wsgi(create_app())
+
+
+def test_a_server_url_with_a_path_stops_the_batch(tmp_path: Path, real_server: str) -> None:
+    # each document got the 404 and its own stderr line (thousands, for thousands of files)
+    for i in range(4):
+        (tmp_path / f"{i}.json").write_bytes(LINE)
+    for suffix in ("/v1", "/healthz"):
+        result = run("score", str(tmp_path), "-f", "jsonl", "--server", real_server + suffix)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert one_line_error(result).endswith(f": is {real_server}{suffix} the rules service?")
+    # a preset the service does not have is the service's answer, not a wrong URL
+    unknown = run("rules", "house", "--server", real_server)
+    assert unknown.exit_code == 2 and "unknown rules preset 'house'" in one_line_error(unknown)
+    wrong = run("rules", "sabra", "--server", real_server + "/v1")
+    assert wrong.exit_code == 2 and one_line_error(wrong).endswith(f"is {real_server}/v1 the rules service?")
+
+
+def test_a_server_that_is_no_http_url_is_refused_before_any_document(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(LINE)
+    (tmp_path / "b.json").write_bytes(LINE)
+    result = run("score", str(tmp_path), "-f", "csv", "--server", "ftp://x")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert one_line_error(result) == "rummikub: --server ftp://x: not a usable http:// or https:// URL"
