@@ -306,12 +306,17 @@ def _register_error_handlers(app: Flask) -> None:
         if status == 413:
             problem = body_too_large(current_app.config.get("MAX_CONTENT_LENGTH"))
         elif status == 404 and error.description == NotFound.description:  # (routing's, not ours)
+            # one error, at "" (the request as a whole: its path, not a value in the body)
             detail = f"No endpoint {request.method} {request.path}: the API's paths are in /openapi.yaml and /docs."
-            problem = RequestError(status, detail, [])
+            problem = RequestError(
+                status, detail, [{"pointer": "", "detail": f"no endpoint {request.method} {request.path}"}]
+            )
         elif status == 405 and error.description == MethodNotAllowed.description:
             allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
             problem = RequestError(
-                status, f"{request.method} is not allowed on {request.path} (allowed: {allowed}).", []
+                status,
+                f"{request.method} is not allowed on {request.path} (allowed: {allowed}).",
+                [{"pointer": "", "detail": f"method {request.method} not allowed (allowed: {allowed})"}],
             )
         else:
             problem = RequestError(status, error.description or "", [])

@@ -517,12 +517,19 @@ def test_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
     problem(response, 405)
     assert "GET" in response.headers["Allow"]
     assert result["detail"] == "GET is not allowed on /v1/turns/verify (allowed: OPTIONS, POST)."
+    # SPEC §7: a 4xx names what cannot be read in errors[]; the method is the request as a whole
+    assert result["errors"] == [{"pointer": "", "detail": "method GET not allowed (allowed: OPTIONS, POST)"}]
 
 
 def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
-    problem(client.get("/v1/nothing"), 404)
+    assert problem(client.get("/v1/nothing"), 404)["errors"] == [
+        {"pointer": "", "detail": "no endpoint GET /v1/nothing"}
+    ]
     result = problem(client.post("/v2/sets/validate", json={"sets": []}), 404)
     assert result["detail"] == "No endpoint POST /v2/sets/validate: the API's paths are in /openapi.yaml and /docs."
+    assert result["errors"] == [{"pointer": "", "detail": "no endpoint POST /v2/sets/validate"}]
+    result = problem(client.get("/docs/no-such-file.js"), 404)  # a missing Swagger UI asset: the same
+    assert result["errors"] == [{"pointer": "", "detail": "no endpoint GET /docs/no-such-file.js"}]
     result = problem(client.get("/v1/rules/house"), 404)
     assert "sabra" in result["detail"]
 

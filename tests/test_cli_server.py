@@ -199,6 +199,16 @@ def test_wrong_server_path_is_one_line(server: str) -> None:
     assert one_line_error(result).endswith(f"answered 405 METHOD NOT ALLOWED: is {server}/docs the rules service?")
 
 
+def test_unknown_preset_is_the_service_answer_not_a_wrong_path(server: str) -> None:
+    # both the preset's 404 and routing's carry errors[]: only a preset lookup takes a 404 as an answer
+    local = invoke("rules", "house")
+    remote = invoke("rules", "house", "--server", server)
+    assert remote.exit_code == local.exit_code == 2
+    assert remote.stderr == local.stderr
+    assert "unknown rules preset 'house'" in one_line_error(remote)
+    assert "the rules service?" in one_line_error(invoke("rules", "--server", server + "/v1"))
+
+
 # --- a server that is down, failing or slow ------------------------------------------------------
 
 
