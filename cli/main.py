@@ -286,7 +286,7 @@ def main(
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    return render.ReportConsole(highlight=False, soft_wrap=False)
 
 
 def _err() -> Console:

@@ -33,6 +33,40 @@ OK = Text("✓", style="bold green")
 BAD = Text("✗", style="bold red")
 
 
+_STYLE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _without_end_space(line: str) -> str:
+    """``line`` without the spaces at its end; style codes among them stay, in their order."""
+    codes: list[str] = []
+    while True:
+        line = line.rstrip(" \t")
+        start = line.rfind("\x1b[")
+        if start < 0 or not _STYLE.fullmatch(line, start):
+            return line + "".join(reversed(codes))
+        codes.append(line[start:])
+        line = line[:start]
+
+
+class ReportConsole(Console):
+    """The console text reports go to: as rich renders them, but no line ends with a space.
+
+    Tables pad every cell to its column's width and wrapped text to the width of its block,
+    so a report's lines would end in runs of spaces (noise in a diff, a pasted transcript or a
+    test). Only the spaces at the end of a line go; a style code among them (colour on) stays.
+    What is printed is captured (rich's ``capture``), trimmed, then written.
+    """
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        with self.capture() as captured:
+            super().print(*objects, **kwargs)
+        text = captured.get()
+        lines = text.split("\n")
+        # (the last piece is not a whole line when the print ends without one: kept as it is)
+        self.file.write("\n".join([*map(_without_end_space, lines[:-1]), lines[-1]]))
+        self.file.flush()
+
+
 # --- words ---------------------------------------------------------------------------------------
 
 WORDS: dict[str, dict[str, str]] = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -907,3 +908,57 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
     progress = batch.progress_bar(terminal, 10, "game")
     assert progress is not None
     assert progress.tasks[0].total == 10
+
+
+# --- text reports: no trailing spaces -------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# every file in examples/ (relative to it) → the commands whose text report it feeds
+EXAMPLE_COMMANDS: dict[str, list[list[str]]] = {
+    "table.json": [["validate"]],
+    "tiles.json": [["arrange"]],
+    "meld.json": [["meld"]],
+    "turn.json": [["verify"], ["show"]],
+    "move.json": [["suggest"]],
+    "position.json": [["show"], ["suggest"]],
+    "round.json": [["score"]],
+    "match.json": [["score"]],
+    "two-winners.json": [["score"]],
+    "rounds/round-1.json": [["score"]],
+    "rounds/round-2.json": [["score"]],
+    "rounds/match-1.json": [["score"]],
+    "rounds/night.jsonl": [["score"]],
+    "rounds": [["score"]],
+    "game.json": [["replay"]],
+    "late.json": [["replay"]],
+    "games/game-1.json": [["replay"]],
+    "games/game-2.json": [["replay"]],
+    "games/game-3.json": [["replay"]],
+    "games/illegal.json": [["replay"], ["replay", "--continue"]],
+    "games/truncated.json": [["replay"]],
+    "games/night.jsonl": [["replay"]],
+    "games": [["replay"]],
+}
+NO_FILE_COMMANDS = [["validate", "R5 R6 R7", "K9 B9 J", "R13 R1 R2", "K1 K1 B1"], ["rules"], ["rules", "sabra"]]
+
+
+def test_every_example_file_has_a_text_report_below() -> None:
+    files = {str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*") if p.is_file()}
+    assert files <= set(EXAMPLE_COMMANDS)
+
+
+@pytest.mark.parametrize("columns", ["80", "52"])  # 52: long messages and descriptions wrap
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_no_text_report_line_ends_with_a_space(lang: str, columns: str) -> None:
+    runs = [[*command, str(EXAMPLES / name)] for name, commands in EXAMPLE_COMMANDS.items() for command in commands]
+    for args in [*runs, *NO_FILE_COMMANDS]:
+        result = invoke(*args, "--lang", lang, env={"COLUMNS": columns, "NO_COLOR": "1"})
+        assert result.exit_code in (0, 1, 2), (args, result.stderr)
+        for number, line in enumerate(result.stdout.splitlines(), 1):
+            assert line == line.rstrip(), f"{' '.join(args)}: line {number} ends with a space: {line!r}"
+    # the same with colour on (styles around the padding are kept, the spaces go)
+    colour = invoke("validate", "R5 R6 R7", "K1 K1 B1", "--lang", lang, env={"FORCE_COLOR": "1", "COLUMNS": columns})
+    assert "\x1b[" in colour.stdout
+    for line in colour.stdout.splitlines():
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", line)
+        assert plain == plain.rstrip(), repr(line)
