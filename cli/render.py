@@ -709,8 +709,15 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
     w = words(lang)
     for turn in result.get("turns") or []:
         console.print(_turn_line(turn, lang))
-        for v in turn.get("violations") or []:
-            console.print(Text("        ✗ ", style="bold red") + violation_text(v, lang=lang))
+        violations = turn.get("violations") or []
+        if violations:
+            # a grid, so a long message wraps under its text (column 10), not at column 0
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(width=9, justify="right", no_wrap=True)
+            grid.add_column()
+            for v in violations:
+                grid.add_row(BAD, violation_text(v, lang=lang))
+            console.print(grid)
         analysis = turn.get("analysis")
         if isinstance(analysis, Mapping) and analysis.get("play_existed"):
             best = analysis.get("best") or {}

@@ -241,6 +241,28 @@ def test_replay_unnamed_tiles_and_analysis(tmp_path: Path) -> None:
     assert "! podía abrir: R1 R2 R3" in es and "Análisis: 2 robos revisados, 1 jugadas perdidas" in es
 
 
+@pytest.mark.parametrize("columns", ["60", "100"])  # 100: only the (longer) Spanish messages wrap
+def test_replay_wraps_a_violation_under_its_text(columns: str) -> None:
+    game = str(Path(__file__).resolve().parents[1] / "examples" / "games" / "illegal.json")
+    for lang in ("en", "es"):
+        report = invoke("replay", game, "--continue", "--lang", lang, env={"COLUMNS": columns}).stdout.splitlines()
+        result = json.loads(invoke("replay", game, "--continue", "--lang", lang, "--json").stdout)
+        messages = [v["message"] for turn in result["turns"] for v in turn["violations"]]
+        starts = [i for i, line in enumerate(report) if line.startswith("        ✗ ")]
+        assert len(starts) == len(messages) > 1
+        wrapped = 0
+        for start, message in zip(starts, messages, strict=True):
+            end = start + 1
+            while end < len(report) and report[end].startswith(" " * 10) and report[end][10:11] != " ":
+                end += 1  # continuation lines: under the text, not under the mark nor at column 0
+            wrapped += end - start - 1
+            text = " ".join(line.strip() for line in report[start:end])
+            assert text.endswith(message), (lang, report[start:end])
+            assert report[end] == "" or report[end].lstrip()[:1] in ("✓", "✗"), (lang, report[start : end + 1])
+        if columns == "60" or lang == "es":
+            assert wrapped > 0, lang
+
+
 def test_replay_batch(tmp_path: Path) -> None:
     folder = tmp_path / "games"
     folder.mkdir()
