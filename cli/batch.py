@@ -421,6 +421,10 @@ class JsonlWriter:
 
 
 class CsvWriter:
+    """CSV rows, streamed. The header goes out with the first row (or at the end of a batch
+    without rows), so a batch that stops before its first row (the service unreachable, exit 3)
+    leaves stdout empty, as JSON Lines and the table do."""
+
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.buffer = io.StringIO()
@@ -428,20 +432,27 @@ class CsvWriter:
         # a lone carriage return is not quoted by QUOTE_MINIMAL with "\n" line ends, and a
         # reader would end the record there: such rows are written with every field quoted
         self.quoting_writer = csv.writer(self.buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
-        self.writer.writerow(CSV_COLUMNS)
-        self._flush()
+        self.header_due = True
 
     def _flush(self) -> None:
         self.out.write(self.buffer.getvalue())
         self.buffer.seek(0)
         self.buffer.truncate()
 
+    def _header(self) -> None:
+        if self.header_due:
+            self.writer.writerow(CSV_COLUMNS)
+            self.header_due = False
+
     def add(self, row: Row) -> None:
+        self._header()
         fields = row.to_csv()
         (self.quoting_writer if any("\r" in f for f in fields) else self.writer).writerow(fields)
         self._flush()
 
     def close(self) -> None:
+        self._header()
+        self._flush()
         self.out.flush()
 
 

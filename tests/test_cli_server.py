@@ -227,7 +227,13 @@ def _closed_port() -> int:
         ["verify", "{turn_ok}"],
         ["score", "{round}"],
         ["score", "{jsonl}", "-f", "jsonl", "-j", "2"],
+        # a batch stopped before its first row writes nothing on stdout, in every format
+        ["score", "{jsonl}", "{round}"],
+        ["score", "{jsonl}", "{round}", "-f", "csv"],
+        ["score", "{jsonl}", "{round}", "-f", "csv", "-j", "2"],
         ["replay", "{games}"],
+        ["replay", "{games}", "-f", "jsonl"],
+        ["replay", "{games}", "-f", "csv"],
         ["show", "{position}"],
         ["rules"],
         ["rules", "sabra"],
