@@ -212,7 +212,7 @@ def test_a_server_url_with_a_path_stops_the_batch(tmp_path: Path, real_server: s
     for i in range(4):
         (tmp_path / f"{i}.json").write_bytes(LINE)
     for suffix in ("/v1", "/healthz"):
-        result = run("score", str(tmp_path), "-f", "jsonl", "--server", real_server + suffix)
+        result = run("score", str(tmp_path), "-f", "csv", "--server", real_server + suffix)
         assert result.exit_code == 2 and result.stdout == ""
         assert one_line_error(result).endswith(f": is {real_server}{suffix} the rules service?")
     # a preset the service does not have is the service's answer, not a wrong URL
