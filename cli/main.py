@@ -368,7 +368,10 @@ def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dic
 def _rules_given(value: str | None) -> Any:
     """The ``--rules`` value as a request's ``rules``, checked first: a mistake in it is the
     option's, not a pointer into the document it overrides."""
-    rules = rules_option(value)
+    try:
+        rules = rules_option(value)
+    except CliError as exc:  # a rules file that cannot be read: "--rules rules.json: no such file"
+        raise CliError(f"--rules {exc.message}", exc.code) from None
     if rules is None:
         return None
     try:

@@ -167,8 +167,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "El jugador robó una ficha, pero el pozo está vacío.",
     },
     "DEAL_SIZE": {
-        "en": "{player} was dealt {count} tiles; these rules deal {expected} to each of {players} players.",
-        "es": "{player} recibió {count} fichas; estas reglas reparten {expected} a cada uno de {players} jugadores.",
+        "en": "{player} was dealt {count:tile/tiles}; these rules deal {expected} to each of {players} players.",
+        "es": "{player} recibió {count:ficha/fichas}; estas reglas reparten {expected} a cada uno de {players} jugadores.",
     },
     "PLAYER_COUNT": {
         "en": "{count} players cannot play under these rules (allowed: {allowed}).",
@@ -187,8 +187,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing}).",
     },
     "END_MISMATCH": {
-        "en": "The record says the round ended with the pool exhausted, but {count} tiles are still in the pool.",
-        "es": "El registro dice que la ronda terminó con el pozo agotado, pero aún quedan {count} fichas en él.",
+        "en": "The record says the round ended with the pool exhausted, but {count:tile is/tiles are} still in the pool.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero aún hay {count:ficha/fichas} en él.",
     },
     "END_MISMATCH/rack_empty": {
         "en": "The record says the round ended with the pool exhausted, but it ended when {player} went out.",
@@ -210,9 +210,27 @@ KIND_ES = {"run": "escalera", "group": "grupo"}
 SET_LABEL = {"en": 'Set "{id}": ', "es": 'Combinación "{id}": '}
 
 
-class _Defaults(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
+class _Unknown:
+    """A parameter a message names but the violation lacks: "?" (whatever its format spec)."""
+
+    def __format__(self, spec: str) -> str:
         return "?"
+
+
+class _Defaults(dict[str, Any]):
+    def __missing__(self, key: str) -> _Unknown:
+        return _Unknown()
+
+
+class _Count(int):
+    """A number in a message that may carry its noun: ``{count:tile/tiles}`` is "1 tile" or
+    "2 tiles" (any other format spec formats the number)."""
+
+    def __format__(self, spec: str) -> str:
+        if "/" in spec:
+            one, many = spec.split("/", 1)
+            return f"{int(self)} {one if self == 1 else many}"
+        return format(int(self), spec)
 
 
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
@@ -225,7 +243,7 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     if templates is None:
         return code
     template = templates.get(lang) or templates["en"]
-    values = _Defaults(params)
+    values = _Defaults({key: _Count(v) if type(v) is int else v for key, v in params.items()})
     if "kind" in params:
         values["kind_es"] = KIND_ES.get(str(params["kind"]), params["kind"])
     if "other" in params:
@@ -284,10 +302,10 @@ def pick_language(accept_language: str | None) -> str:
 
 
 MESSAGES["NO_ARRANGEMENT"] = {
-    "en": "These {count} tiles cannot be laid out as valid sets.",
+    "en": "The {count:tile/tiles} cannot be laid out as valid sets.",
     "es": "Estas {count} fichas no se pueden colocar en combinaciones válidas.",
 }
 MESSAGES["ARRANGEMENT_NOT_FOUND"] = {
-    "en": "No arrangement of these {count} tiles was found within the time budget.",
+    "en": "No arrangement of the {count:tile/tiles} was found within the time budget.",
     "es": "No se encontró una colocación de estas {count} fichas dentro del tiempo disponible.",
 }

@@ -228,3 +228,11 @@ def test_a_server_that_is_no_http_url_is_refused_before_any_document(tmp_path: P
     result = run("score", str(tmp_path), "-f", "csv", "--server", "ftp://x")
     assert result.exit_code == 2 and result.stdout == ""
     assert one_line_error(result) == "rummikub: --server ftp://x: not a usable http:// or https:// URL"
+
+
+def test_a_rules_file_that_cannot_be_read_is_named_as_the_option_s(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(LINE)
+    for args in (["score", str(tmp_path)], ["validate", "R1 R2 R3"]):
+        result = run(*args, "--rules", str(tmp_path / "missing.json"))
+        assert result.exit_code == 2 and result.stdout == ""
+        assert one_line_error(result) == f"rummikub: --rules {tmp_path / 'missing.json'}: no such file"

@@ -623,3 +623,19 @@ def test_a_repeated_illegal_turn_is_judged_once(monkeypatch: pytest.MonkeyPatch)
     assert [t["valid"] for t in out["turns"]] == [False, True] * 4
     assert len(calls) == 1
     assert [(v["code"], v["at"]) for v in out["turns"][6]["violations"]] == [("INITIAL_MELD_TOO_LOW", "/turns/6/table")]
+
+
+def test_one_tile_is_one_tile_in_messages() -> None:
+    from engine.violations import render
+
+    assert render("DEAL_SIZE", {"player": "P1", "count": 1, "expected": 14, "players": 2}).startswith(
+        "P1 was dealt 1 tile;"
+    )
+    assert render("DEAL_SIZE", {"player": "P1", "count": 1, "expected": 14, "players": 2}, "es").startswith(
+        "P1 recibió 1 ficha;"
+    )
+    assert render("DEAL_SIZE", {"player": "P1", "count": 13, "expected": 14, "players": 2}).startswith(
+        "P1 was dealt 13 tiles;"
+    )
+    assert render("END_MISMATCH", {"count": 1}).endswith("but 1 tile is still in the pool.")
+    assert render("SET_TOO_SHORT", {"count": 2}).endswith("this one has 2.")
