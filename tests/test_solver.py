@@ -1134,6 +1134,24 @@ def test_an_opening_beside_a_table_joker_that_reads_higher_in_another_order_is_n
     assert_legal(before, rack, False, PRESETS["xp"], result)
 
 
+def test_a_table_set_laid_again_keeps_its_jokers_where_its_best_reading_would_free_one() -> None:
+    """xp opening beside J O9 J O11 (jokers O8, O10). Laid again as O9 O11 J J, its best
+    reading (O9..O12) would leave no joker standing for O8: the turn is legal only read as it
+    lay, so the played joker (O7, or one of the table's O8/O10 by interchange) is worth 10, not
+    12. The move was reported 53, worth 51 (found by the independent suggest oracle, session 37);
+    where jokers move freely the reading O9..O12 is legal, and 53 stands."""
+    from engine.solver.intact import played_value
+
+    before = [parse_tiles("J O9 J O11")]
+    rack = parse_tiles("B10 O10 J O9 O8 O6 O8")
+    after = [parse_tiles("O9 O11 J J"), parse_tiles("O6 J O8"), parse_tiles("O8 O9 O10")]
+    assert played_value(before, after, PRESETS["xp"])[1] == 6 + 8 + 8 + 9 + 10 + 10
+    assert played_value(before, after, PRESETS["free-joker"])[1] == 6 + 8 + 8 + 9 + 10 + 12
+    result = suggest(before, rack, False, PRESETS["xp"], "value")
+    assert result.value == played_value(before, result.after, PRESETS["xp"])[1] <= 51
+    assert_legal(before, rack, False, PRESETS["xp"], result)
+
+
 @pytest.mark.parametrize("table", ["J=O10 O11 O12", "J O11 O12"])
 @pytest.mark.parametrize("objective", ["tiles", "value"])
 def test_an_opening_lays_a_table_joker_set_again_where_its_joker_reads_higher(table: str, objective: str) -> None:

@@ -82,13 +82,42 @@ def played_value(
 ) -> tuple[Counter[str], int]:
     """The tiles a move laying ``table`` out as ``after`` plays (counted by key) and their
     value: a played joker is worth the best joker after the move, each set read at its best
-    (jokers are interchangeable), a table joker's too."""
+    (jokers are interchangeable), a table joker's too. But a table set laid again of its own
+    tiles is read at its best only where the tiles its jokers stood for are still stood for by
+    jokers after the move (SPEC §4: a joker's identity is its tile), unless jokers move freely;
+    else as it lay: ``J O9 J O11`` laid as ``O9 O11 J J`` beside a new ``O6 J O8`` counts its
+    jokers as O8 and O10 (the reading the turn is legal by), not as O10 and O12; ``J O11 O12``
+    laid as ``O11 O12 J`` beside a new ``O9 J=O10 O11`` counts its joker as O13."""
     played = Counter(t.key for s in after for t in s) - Counter(t.key for s in table for t in s)
     value = sum(int(key[1:]) * n for key, n in played.items() if key != JOKER.key)
-    if played[JOKER.key]:
-        points = sorted((p for s in after for p in joker_points(s, rules)), reverse=True)
-        value += sum(points[: played[JOKER.key]])
+    if not played[JOKER.key]:
+        return played, value
+    kept: dict[tuple[str, ...], list[Sequence[Tile]]] = {}
+    if not rules.jokers_move_freely:
+        for tiles in table:
+            if any(t.is_joker for t in tiles):
+                kept.setdefault(_shape(tiles), []).append(tiles)
+    readings = [_joker_options(tiles, rules) for tiles in after]
+    stood_for = {t.key for options in readings for joker in options for t in joker}
+    points: list[int] = []
+    for tiles, options in zip(after, readings, strict=True):
+        same = kept.get(_shape(tiles))
+        if same:
+            before = _joker_options(same.pop(), rules)
+            if not all(any(t.key in stood_for for t in joker) for joker in before):
+                options = before
+        points.extend(max(t.number for t in joker) for joker in options)
+    value += sum(sorted(points, reverse=True)[: played[JOKER.key]])
     return played, value
+
+
+def _joker_options(tiles: Sequence[Tile], rules: Rules) -> tuple[tuple[Tile, ...], ...]:
+    best = read_set(tiles, rules).best
+    return () if best is None else best.joker_options
+
+
+def _shape(tiles: Sequence[Tile]) -> tuple[str, ...]:
+    return tuple(sorted(t.key for t in tiles))
 
 
 def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
