@@ -141,6 +141,8 @@ WORDS: dict[str, dict[str, str]] = {
         "opening_possible": "an opening was possible: ",
         "play_possible": "a play was possible: ",
         "analysis": "Analysis: {draws} draws checked, {missed} missed plays, {late} late openings",
+        "analysis_undecided": "; {n} undecided (no play found, none proven impossible)",
+        "analysis_not_searched": "; {n} not searched (the analysis budget ran out)",
         "the_record": "The record",
         "unnamed": "Scores count only the tiles the record names; unnamed tiles (drawn without a pool): {held}",
         "all_legal": "every turn is legal",
@@ -243,6 +245,8 @@ WORDS: dict[str, dict[str, str]] = {
         "opening_possible": "podía abrir: ",
         "play_possible": "podía jugar: ",
         "analysis": "Análisis: {draws} robos revisados, {missed} jugadas perdidas, {late} aperturas tardías",
+        "analysis_undecided": "; {n} sin decidir (no se halló jugada ni se probó que no la hubiera)",
+        "analysis_not_searched": "; {n} sin revisar (se agotó el tiempo del análisis)",
         "the_record": "El registro",
         "unnamed": "Los puntos cuentan solo las fichas que nombra el registro; fichas sin nombre "
         "(robadas sin pozo): {held}",
@@ -725,16 +729,18 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
             console.print(Text(f"        ! {what}", style="yellow") + tiles_text(best.get("played") or []))
     summary = result.get("analysis")
     if isinstance(summary, Mapping):
-        console.print(
-            Text(
-                w["analysis"].format(
-                    draws=summary.get("draws_analyzed", 0),
-                    missed=len(summary.get("missed_plays") or []),
-                    late=len(summary.get("late_openings") or []),
-                ),
-                style="yellow",
-            )
+        line = w["analysis"].format(
+            draws=summary.get("draws_analyzed", 0),
+            missed=len(summary.get("missed_plays") or []),
+            late=len(summary.get("late_openings") or []),
         )
+        not_searched = summary.get("draws_not_searched") or 0
+        undecided = len(summary.get("undecided") or []) - not_searched
+        if undecided > 0:
+            line += w["analysis_undecided"].format(n=undecided)
+        if not_searched:
+            line += w["analysis_not_searched"].format(n=not_searched)
+        console.print(Text(line, style="yellow"))
     game_violations = result.get("violations") or []
     if game_violations:
         console.print(violations_block(game_violations, w["the_record"], lang))

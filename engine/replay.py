@@ -84,16 +84,20 @@ class GameRecord:
 @dataclass(frozen=True, slots=True)
 class Analysis:
     """What a player who drew (or passed) could have played instead: the solver's best move
-    (most tiles) on the table and rack of that moment. ``opening`` marks a player who had not
-    opened yet (a found play is then an opening that came later than it could have);
-    ``rack_known`` is false when the record's unnamed draws hide part of the rack."""
+    (most tiles) on the table and rack of that moment. ``play_existed``: True when a play was
+    found, False when none exists (proven), None when none was found and none was proven
+    impossible (the search could not decide, or was not run: ``searched`` false, the record's
+    analysis budget spent before this turn). ``opening`` marks a player who had not opened yet
+    (a found play is then an opening that came later than it could have); ``rack_known`` is
+    false when the record's unnamed draws hide part of the rack."""
 
-    play_existed: bool
+    play_existed: bool | None
     opening: bool
     rack_known: bool
     best: Suggestion | None
     optimal_proven: bool
     budget_exhausted: bool
+    searched: bool = True
 
     def to_json(self) -> dict[str, Any]:
         best = self.best
@@ -190,13 +194,14 @@ class ReplayResult:
         }
         if self.analyzed:
             found = [t for t in self.turns if t.analysis is not None]
+            analyses = [(t.index, t.analysis) for t in found if t.analysis is not None]
             out["analysis"] = {
-                "draws_analyzed": len(found),
-                "missed_plays": [t.index for t in found if t.analysis and t.analysis.play_existed],
-                "late_openings": [
-                    t.index for t in found if t.analysis and t.analysis.play_existed and t.analysis.opening
-                ],
-                "budget_exhausted": any(t.analysis and t.analysis.budget_exhausted for t in found),
+                "draws_analyzed": sum(1 for _, a in analyses if a.searched),
+                "draws_not_searched": sum(1 for _, a in analyses if not a.searched),
+                "missed_plays": [i for i, a in analyses if a.play_existed],
+                "late_openings": [i for i, a in analyses if a.play_existed and a.opening],
+                "undecided": [i for i, a in analyses if a.play_existed is None],
+                "budget_exhausted": any(a.budget_exhausted for _, a in analyses),
             }
         return out
 
@@ -454,12 +459,15 @@ def _analyze(
     most: float,
 ) -> Analysis:
     budget = min(most, deadline - time.perf_counter())
-    if budget <= 0 or not rack:
-        return Analysis(False, not opened, rack_known, None, False, budget <= 0)
+    if not rack:
+        return Analysis(False, not opened, rack_known, None, True, False)
+    if budget <= 0:
+        return Analysis(None, not opened, rack_known, None, False, True, searched=False)
     # the first best move found, with its change list: the least-change tie break would cost
     # more than the whole analysis budget on a long game (tests/test_least_change.py, bench)
     best = solver.suggest(table, rack, opened, rules, "tiles", budget, tie_break="any")
-    return Analysis(bool(best.played), not opened, rack_known, best, best.optimal_proven, best.budget_exhausted)
+    existed = True if best.played else False if best.optimal_proven else None
+    return Analysis(existed, not opened, rack_known, best, best.optimal_proven, best.budget_exhausted)
 
 
 def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:

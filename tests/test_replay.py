@@ -575,6 +575,36 @@ def test_analysis_marks_missed_plays_and_late_openings() -> None:
     assert "analysis" not in replay(doc)
 
 
+def test_analysis_says_undecided_not_false_when_nothing_was_found_or_searched() -> None:
+    """A draw where a play existed (A: B6 goes out, K7 from the group freeing a run joker
+    for K6 B6 J) that the solver did not find, unproven, was reported "no play existed"; and
+    draws after the record's analysis budget was spent were reported so without a search (the
+    independent replay-analysis oracle, session 37). Both are now null, listed as undecided."""
+    a_rack = ["K6", "J", "J", "K9", "K10", "O7", "K7", "B7", "R7", "B6"]
+    b_rack = ["K1", "B3", "O5", "R9", "K12", "B11", "O13", "R2", "K4", "B9"]
+    rules = {"preset": "sabra", "deal": {"2": 10}}
+    dealt = {**deal([" ".join(a_rack), " ".join(b_rack)], 10, "B1 B1"), "rules": rules}
+    opening = {"player": "A", "table": [["K6", "J", "J", "K9", "K10"], ["O7", "K7", "B7", "R7"]]}
+    doc = {**dealt, "turns": [opening, {"player": "B", "draw": "B1"}, {"player": "A", "draw": "B1"}]}
+    out = replay_game(parse_game_record(doc), analyze=True).to_json()
+    a_draw = out["turns"][2]["analysis"]
+    assert a_draw["play_existed"] is not False  # B6 could be played: found (True) or undecided
+    if a_draw["play_existed"] is None:
+        assert out["analysis"]["undecided"] == [2] and not a_draw["optimal_proven"]
+    spent = replay_game(parse_game_record(doc), analyze=True, analyze_budget_seconds=0.0).to_json()
+    for index in (1, 2):
+        analysis = spent["turns"][index]["analysis"]
+        assert analysis["play_existed"] is None and analysis["budget_exhausted"] and analysis["best"] is None
+    assert spent["analysis"] == {
+        "draws_analyzed": 0,
+        "draws_not_searched": 2,
+        "missed_plays": [],
+        "late_openings": [],
+        "undecided": [1, 2],
+        "budget_exhausted": True,
+    }
+
+
 def test_analysis_suggestions_are_legal_turns() -> None:
     from engine.generate import generate_game
     from engine.turns import verify_turn
