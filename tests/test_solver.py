@@ -1152,6 +1152,49 @@ def test_a_table_set_laid_again_keeps_its_jokers_where_its_best_reading_would_fr
     assert_legal(before, rack, False, PRESETS["xp"], result)
 
 
+@pytest.mark.parametrize("table", ["J J K1", "K1 J J", "J K1 J"])
+def test_a_joker_set_grows_as_its_other_reading(table: str) -> None:
+    """pressman-2009 (a freed joker needs a new set with two rack tiles): J J K1 reads best as
+    the run K3 K2 K1, and as a group of 1s; B1 joins the group with both jokers staying. The
+    set grew only as its best reading, so nothing was played (the independent suggest oracle,
+    session 37)."""
+    before = [parse_tiles(table)]
+    rack = parse_tiles("O1 R5 B1")
+    for objective in ("tiles", "value"):
+        result = suggest(before, rack, True, PRESETS["pressman-2009"], objective)
+        assert len(result.played) == 1 and result.value == 1
+        assert_legal(before, rack, True, PRESETS["pressman-2009"], result)
+
+
+@pytest.mark.parametrize("preset", ["sabra", "xp"])
+def test_a_joker_freed_by_a_copy_taken_from_an_unchanged_set(preset: str) -> None:
+    """K7 leaves O7 K7 B7 R7 for the run K6 J J K9 K10, freeing its K7 joker for K6 B6 J: the
+    player goes out. The fates' relaxed move freed the joker but left K7 in its group (no legal
+    turn), and the layouts tried were of the changed sets only, so nothing was played, unproven
+    (the independent replay-analysis oracle, session 37: 212 such positions, none found)."""
+    before = [parse_tiles("K6 J J K9 K10"), parse_tiles("O7 K7 B7 R7")]
+    rack = parse_tiles("B6")
+    result = suggest(before, rack, True, PRESETS[preset], "tiles")
+    assert len(result.played) == 1 and result.optimal_proven
+    assert_legal(before, rack, True, PRESETS[preset], result)
+
+
+@pytest.mark.parametrize("use", ["other_set", "new_set_with_two_rack_tiles"])
+def test_the_value_objective_is_never_beaten_by_the_most_tiles_move(use: str) -> None:
+    """free-joker: K3 frees J=K3 of K1 K2 J=K3 K4 K5 for O1 O2 J (a set other than its own,
+    with two rack tiles), and the other K3 makes K3 K4 K5: 4 tiles, 9 points, which the tiles
+    objective finds and proves. The value objective's passes stopped at 6 (K3, O1, O2), not
+    proven (the independent suggest oracle, session 37): the better of the two is answered."""
+    before = [parse_tiles("K1 K2 J=K3 K4 K5"), parse_tiles("B2 R2 O2")]
+    rack = parse_tiles("O2 K7 O1 K3 K3")
+    rules = dataclasses.replace(PRESETS["free-joker"], freed_joker_use=use)
+    by_tiles = suggest(before, rack, True, rules, "tiles")
+    by_value = suggest(before, rack, True, rules, "value")
+    assert (len(by_tiles.played), by_tiles.value) == (4, 9)
+    assert by_value.value >= 9
+    assert_legal(before, rack, True, rules, by_value)
+
+
 @pytest.mark.parametrize("table", ["J=O10 O11 O12", "J O11 O12"])
 @pytest.mark.parametrize("objective", ["tiles", "value"])
 def test_an_opening_lays_a_table_joker_set_again_where_its_joker_reads_higher(table: str, objective: str) -> None:

@@ -9,7 +9,7 @@ import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -148,7 +148,17 @@ def suggest(
     sets = [s.tiles if isinstance(s, TableSet) else tuple(s) for s in table]
     kinds = [s.kind if isinstance(s, TableSet) else None for s in table]
     suggester = _Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline)
-    return with_least_change(suggester.run(), suggester, tie_break)
+    move = suggester.run()
+    if objective == "value" and not move.optimal_proven and time.perf_counter() < deadline:
+        # The most tiles' move is a legal move too, and its passes lay freed jokers the value
+        # passes may not reach (free-joker + other_set, K1 K2 J=K3 K4 K5 + B2 R2 O2 with
+        # O2 K7 O1 K3 K3: 6 points by value, 9 by tiles; the independent suggest oracle,
+        # session 37). Not proven: the better of the two is the best found.
+        by_tiles = _Suggester(sets, kinds, tuple(rack), opened, rules, "tiles", deadline).run()
+        if by_tiles.value > move.value:
+            exhausted = move.budget_exhausted or by_tiles.budget_exhausted
+            move = dataclasses.replace(by_tiles, optimal_proven=False, budget_exhausted=exhausted)
+    return with_least_change(move, suggester, tie_break)
 
 
 class _Suggester:
@@ -1664,9 +1674,15 @@ class _Suggester:
         others = Counter(t.key for t in self.rack)
         others.update(t.key for k, tiles in enumerate(self.table) if k != index for t in tiles)
         out: list[_Variant] = []
+        best = self.readings[index].best
         for reading in self.readings[index].readings:
             run = reading.kind == RUN
             found: list[_Variant] = []
+            if best is not None and reading.kind != best.kind:
+                # kept whole but read the other way, to grow as that kind: J J K1 (best the
+                # run K3 K2 K1) takes B1 as a group (pressman-2009: the independent suggest
+                # oracle, session 37)
+                found.append(_Variant(reading.tiles))
             if not self.rules.joker_sets_locked:
                 found += _trims(reading.tiles, run, others)
             if self.rules.freed_joker_use in ("any_set", "other_set"):
@@ -1804,18 +1820,53 @@ class _Suggester:
                 loose.extend(t.undeclared() for t in tiles)
         if len(loose) > _REARRANGE_TILES:
             return None
-        best: _Outcome | None = None
+        goal = max(move.score, target)
         layouts = _arrangements(loose, _REARRANGE_WORK, self.run_jokers_stand_for)
         laid_out = ([*kept, *sets] for sets in itertools.islice(layouts, _REARRANGE_TRIES))
-        for after in itertools.chain(laid_out, itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES)):
+        tables = itertools.chain(laid_out, itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES))
+        best = self._first_legal(tables, goal, None)
+        if best is None or best.score < goal:
+            best = self._first_legal(self._kept_copies_laid_out(kept, loose), goal, best)
+        return best
+
+    def _first_legal(
+        self, tables: Iterable[list[tuple[Tile, ...]]], goal: int, best: _Outcome | None
+    ) -> _Outcome | None:
+        """The best scoring legal turn among ``tables`` (better than ``best``), the first
+        scoring ``goal``, within the deadline."""
+        for after in tables:
             if time.perf_counter() > self.deadline:
                 break
             outcome = self._scored(after)
             if (best is None or outcome.score > best.score) and self._legal(outcome):
                 best = outcome
-                if best.score >= max(move.score, target):
+                if best.score >= goal:
                     break
         return best
+
+    def _kept_copies_laid_out(
+        self, kept: list[tuple[Tile, ...]], loose: list[Tile]
+    ) -> Iterator[list[tuple[Tile, ...]]]:
+        """The loose tiles laid out with one kept set holding a copy of a tile a table joker
+        stands for: a relaxed move may free a joker by a copy left where it lay (the copy's
+        set unchanged), which only a layout taking the copy from that set makes a legal turn
+        (sabra: K6 J J K9 K10 + O7 K7 B7 R7 with B6 is K7 J K9 K10 + K6 B6 J + O7 B7 R7; the
+        independent replay-analysis oracle, session 37). At most ``_REARRANGE_TRIES`` layouts
+        in all."""
+        stood_for = {
+            t.key for r in self.readings for read in r.readings for options in read.joker_options for t in options
+        }
+        tries = 0
+        for k, tiles in enumerate(kept):
+            more = loose + [t.undeclared() for t in tiles]
+            if not any(t.key in stood_for for t in tiles) or len(more) > _REARRANGE_TILES:
+                continue
+            others = kept[:k] + kept[k + 1 :]
+            for sets in _arrangements(more, _REARRANGE_WORK, self.run_jokers_stand_for):
+                if tries >= _REARRANGE_TRIES:
+                    return
+                tries += 1
+                yield [*others, *sets]
 
     def _jokers_moved(self, after: Sequence[tuple[Tile, ...]]) -> Iterator[list[tuple[Tile, ...]]]:
         """The tables ``after`` with one joker taken from its set and laid at an end of
