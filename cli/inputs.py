@@ -51,11 +51,12 @@ def parse_json(text: str, one_line: bool = False) -> Any:
         raise DocumentError(f"bad JSON: {json_value_error_text(exc)}") from None
 
 
-def decode(data: bytes) -> str:
+def decode(data: bytes, where: str = "") -> str:
+    """UTF-8 text (a byte order mark dropped); ``where`` ends the error's words."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DocumentError(f"not UTF-8 text (byte {exc.start})") from None
+        raise DocumentError(f"not UTF-8 text (byte {exc.start}{where})") from None
 
 
 def read_bytes(source: str) -> bytes:
@@ -158,19 +159,12 @@ def _lines(file: str, data: bytes) -> Iterator[Source]:
     is one error row and its neighbours are still read."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
-            line = _decode_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
+            line = decode(raw, " of the line")
         except DocumentError as exc:
             yield Source(file, number, error=exc.message)
             continue
         if line.strip(" \t\r"):
             yield Source(file, number, line)
-
-
-def _decode_line(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(f"not UTF-8 text (byte {exc.start} of the line)") from None
 
 
 def _json_lines(data: bytes) -> bool:
