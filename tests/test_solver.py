@@ -1138,15 +1138,17 @@ def test_a_table_set_laid_again_keeps_its_jokers_where_its_best_reading_would_fr
     """xp opening beside J O9 J O11 (jokers O8, O10). Laid again as O9 O11 J J, its best
     reading (O9..O12) would leave no joker standing for O8: the turn is legal only read as it
     lay, so the played joker (O7, or one of the table's O8/O10 by interchange) is worth 10, not
-    12. The move was reported 53, worth 51 (found by the independent suggest oracle, session 37);
-    where jokers move freely the reading O9..O12 is legal, and 53 stands."""
+    12. The move was reported 53, worth 51 (found by the independent suggest oracle, session 37).
+    An opened player may free a joker by a copy of its tile, so there a set laid again keeps
+    its best reading (``J O4 O5`` laid ``O4 O5 J=O6`` beside ``O3 O4 O5``: the least-change
+    oracle, seed 46)."""
     from engine.solver.intact import played_value
 
     before = [parse_tiles("J O9 J O11")]
     rack = parse_tiles("B10 O10 J O9 O8 O6 O8")
     after = [parse_tiles("O9 O11 J J"), parse_tiles("O6 J O8"), parse_tiles("O8 O9 O10")]
-    assert played_value(before, after, PRESETS["xp"])[1] == 6 + 8 + 8 + 9 + 10 + 10
-    assert played_value(before, after, PRESETS["free-joker"])[1] == 6 + 8 + 8 + 9 + 10 + 12
+    for preset in ("xp", "free-joker"):  # before opening no joker is freed, even under a free release
+        assert played_value(before, after, PRESETS[preset], opened=False)[1] == 6 + 8 + 8 + 9 + 10 + 10
     result = suggest(before, rack, False, PRESETS["xp"], "value")
     assert result.value == played_value(before, result.after, PRESETS["xp"])[1] <= 51
     assert_legal(before, rack, False, PRESETS["xp"], result)
@@ -1164,6 +1166,17 @@ def test_a_joker_set_grows_as_its_other_reading(table: str) -> None:
         result = suggest(before, rack, True, PRESETS["pressman-2009"], objective)
         assert len(result.played) == 1 and result.value == 1
         assert_legal(before, rack, True, PRESETS["pressman-2009"], result)
+
+
+def test_an_opened_player_s_joker_freed_by_a_copy_reads_at_its_best() -> None:
+    """J O4 O5 laid O4 O5 J beside O3 O4 O5: O3 frees the joker, which stands for O6 (sabra,
+    value: 17 points). Read as it lay (O3), the move was worth 14, and 14 was claimed
+    optimal (the least-change oracle, seed 46)."""
+    before = [parse_tiles("B5 R5 K5 O5"), parse_tiles("J O4 O5")]
+    rack = parse_tiles("O3 R2 K2 O4 J")
+    result = suggest(before, rack, True, SABRA, "value")
+    assert (len(result.played), result.value, result.optimal_proven) == (5, 17, True)
+    assert_legal(before, rack, True, SABRA, result)
 
 
 @pytest.mark.parametrize("preset", ["sabra", "xp"])

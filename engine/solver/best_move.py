@@ -1779,7 +1779,7 @@ class _Suggester:
     def _scored(self, after: Sequence[tuple[Tile, ...]], whole: bool = False) -> _Outcome:
         """The move laying the table out as ``after``, scored (``intact.played_value``, as
         ``least_change`` scores moves)."""
-        played_keys, value = played_value(self.table, after, self.rules)
+        played_keys, value = played_value(self.table, after, self.rules, self.opened)
         played = tiles_of_keys(played_keys)
         score = len(played) * self.tile_weight + value * self.value_weight
         return _Outcome(score, tuple(after), played, value, whole)

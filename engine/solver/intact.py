@@ -78,22 +78,23 @@ def joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
 
 
 def played_value(
-    table: Sequence[Sequence[Tile]], after: Sequence[Sequence[Tile]], rules: Rules
+    table: Sequence[Sequence[Tile]], after: Sequence[Sequence[Tile]], rules: Rules, opened: bool = True
 ) -> tuple[Counter[str], int]:
     """The tiles a move laying ``table`` out as ``after`` plays (counted by key) and their
     value: a played joker is worth the best joker after the move, each set read at its best
-    (jokers are interchangeable), a table joker's too. But a table set laid again of its own
-    tiles is read at its best only where the tiles its jokers stood for are still stood for by
-    jokers after the move (SPEC §4: a joker's identity is its tile), unless jokers move freely;
-    else as it lay: ``J O9 J O11`` laid as ``O9 O11 J J`` beside a new ``O6 J O8`` counts its
-    jokers as O8 and O10 (the reading the turn is legal by), not as O10 and O12; ``J O11 O12``
-    laid as ``O11 O12 J`` beside a new ``O9 J=O10 O11`` counts its joker as O13."""
+    (jokers are interchangeable), a table joker's too. Before opening no table joker may be
+    freed (SPEC §4), so there a table set laid again of its own tiles is read at its best only
+    while the tiles its jokers stood for are still stood for by jokers after the move, else as
+    it lay: ``J O9 J O11`` laid as ``O9 O11 J J`` beside a new ``O6 J O8`` counts its jokers
+    as O8 and O10, not O10 and O12; ``J O11 O12`` laid as ``O11 O12 J`` beside a new
+    ``O9 J=O10 O11`` counts its joker as O13. (An opened player frees a joker by a copy of its
+    tile too: ``J O4 O5`` laid ``O4 O5 J`` beside ``O3 O4 O5`` reads its joker as O6.)"""
     played = Counter(t.key for s in after for t in s) - Counter(t.key for s in table for t in s)
     value = sum(int(key[1:]) * n for key, n in played.items() if key != JOKER.key)
     if not played[JOKER.key]:
         return played, value
     kept: dict[tuple[str, ...], list[Sequence[Tile]]] = {}
-    if not rules.jokers_move_freely:
+    if not opened:
         for tiles in table:
             if any(t.is_joker for t in tiles):
                 kept.setdefault(_shape(tiles), []).append(tiles)

@@ -1406,7 +1406,7 @@ def _checked(
     before = [TableSet(tiles, kind) for tiles, kind in zip(table, kinds, strict=True)]
     if not verify_turn(before, [TableSet(s) for s in after], tuple(rack), opened, rules).valid:
         return None
-    played_keys, value = played_value(table, after, rules)
+    played_keys, value = played_value(table, after, rules, opened)
     count = sum(played_keys.values())
     tw, vw = weights
     score = count * tw + value * vw
