@@ -1168,6 +1168,19 @@ def test_a_joker_set_grows_as_its_other_reading(table: str) -> None:
         assert_legal(before, rack, True, PRESETS["pressman-2009"], result)
 
 
+def test_two_joker_sets_freed_into_one_run_holding_one_copy_of_a_tile_both_have() -> None:
+    """J O6 O7 (joker O5) and O4 O5 O6 J (joker O7) into O4 O5 O6 O7, each joker freed by the
+    other set's tile, the second O6 to B6 O6 J, the other joker to O2 R2 J: 3 tiles. The two
+    windows were not merged into one block where both sets hold an O6, so the fates missed
+    the move and 2 tiles were claimed optimal (the least-change oracle, seed 46; a wrong
+    proof since before session 37)."""
+    before = [parse_tiles("K4 K5 K6 K7"), parse_tiles("J O6 O7"), parse_tiles("O4 O5 O6 J")]
+    rack = parse_tiles("R7 R2 B8 K9 B6 O2")
+    result = suggest(before, rack, True, SABRA, "tiles")
+    assert len(result.played) == 3
+    assert_legal(before, rack, True, SABRA, result)
+
+
 def test_an_opened_player_s_joker_freed_by_a_copy_reads_at_its_best() -> None:
     """J O4 O5 laid O4 O5 J beside O3 O4 O5: O3 frees the joker, which stands for O6 (sabra,
     value: 17 points). Read as it lay (O3), the move was worth 14, and 14 was claimed

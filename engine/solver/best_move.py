@@ -2063,9 +2063,9 @@ def _merged_windows(
     """Windows of joker set ``i`` (``tiles``) and another (``other_tiles``) sharing tiles in
     one run, as one block, a way of both: the block is set ``i``'s variant, the other set is
     taken apart (its tiles in the block taken from the pool, its joker anywhere unless its
-    window holds it). None when they share no tile or cannot lie in one run (a place held by
-    two tiles of the sets, or by a joker and another tile); False for windows of groups (the
-    caller falls back)."""
+    window holds it; where both sets hold a copy of a place's tile, set ``i``'s lies there).
+    None when they share no tile or cannot lie in one run (a place held by a joker and another
+    tile); False for windows of groups (the caller falls back)."""
     numbered = [t for t in window.tiles if t.color is not None]
     other_numbered = [t for t in other.tiles if t.color is not None]
     if _line(numbered) != _line(other_numbered) or not {t.key for t in numbered} & {t.key for t in other_numbered}:
@@ -2090,7 +2090,11 @@ def _merged_windows(
         if mine.color is None or t.color is None or mine.key != t.key:
             return None
         if kept[t.key] and other_kept[t.key]:
-            return None  # two tiles of the table's sets in one place
+            # two copies, one of each set: this set's serves the place, the other's stays in
+            # the pool with its set, taken apart (J O6 O7 and O4 O5 O6 J into O4 O5 O6 O7, the
+            # other O6 elsewhere: no block was made, and the fates missed the move; the
+            # least-change oracle, seed 46)
+            continue
         if not kept[t.key] and other_kept[t.key]:  # the other set's tile stands in for the copy
             source = taken_rack if any(x.key == t.key for x in taken_rack) else taken_pool
             source.remove(next(x for x in source if x.key == t.key))
