@@ -248,12 +248,14 @@ def test_replay_wraps_a_violation_under_its_text(columns: str) -> None:
         report = invoke("replay", game, "--continue", "--lang", lang, env={"COLUMNS": columns}).stdout.splitlines()
         result = json.loads(invoke("replay", game, "--continue", "--lang", lang, "--json").stdout)
         messages = [v["message"] for turn in result["turns"] for v in turn["violations"]]
-        starts = [i for i, line in enumerate(report) if line.startswith("        ✗ ")]
+        # a violation's line: indented, its mark, its text (the column as rich lays the grid out)
+        starts = [i for i, line in enumerate(report) if re.match(r" {6,}✗ ", line)]
         assert len(starts) == len(messages) > 1
         wrapped = 0
         for start, message in zip(starts, messages, strict=True):
+            column = report[start].index("✗ ") + 2
             end = start + 1
-            while end < len(report) and report[end].startswith(" " * 10) and report[end][10:11] != " ":
+            while end < len(report) and report[end].startswith(" " * column) and report[end][column] != " ":
                 end += 1  # continuation lines: under the text, not under the mark nor at column 0
             wrapped += end - start - 1
             text = " ".join(line.strip() for line in report[start:end])
