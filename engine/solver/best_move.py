@@ -1861,6 +1861,8 @@ class _Suggester:
             more = loose + [t.undeclared() for t in tiles]
             if not any(t.key in stood_for for t in tiles) or len(more) > _REARRANGE_TILES:
                 continue
+            if time.perf_counter() > self.deadline:  # (each set's layouts: at most _REARRANGE_WORK steps)
+                return
             others = kept[:k] + kept[k + 1 :]
             for sets in _arrangements(more, _REARRANGE_WORK, self.run_jokers_stand_for):
                 if tries >= _REARRANGE_TRIES:
