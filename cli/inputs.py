@@ -190,18 +190,13 @@ def _expand(arg: str) -> Iterator[Source]:
         # is one unreadable document, reported as a file's would be.
         try:
             text = decode(data)
+            parse_json(text)
         except DocumentError as exc:
             if _json_lines(data):
                 yield from _lines("stdin", data)
             else:
                 yield Source("stdin", error=exc.message)
             return
-        try:
-            parse_json(text)
-        except DocumentError:
-            if _json_lines(data):
-                yield from _lines("stdin", data)
-                return
         yield Source("stdin", text=text)
         return
     path = Path(arg)

@@ -193,8 +193,7 @@ class ReplayResult:
             "violations": [v.to_json(lang) for v in self.violations],
         }
         if self.analyzed:
-            found = [t for t in self.turns if t.analysis is not None]
-            analyses = [(t.index, t.analysis) for t in found if t.analysis is not None]
+            analyses = [(t.index, t.analysis) for t in self.turns if t.analysis is not None]
             out["analysis"] = {
                 "draws_analyzed": sum(1 for _, a in analyses if a.searched),
                 "draws_not_searched": sum(1 for _, a in analyses if not a.searched),

@@ -869,11 +869,7 @@ class _Suggester:
                         if self._window_frees_legally(i, variant, supply):
                             ways[("window", variant)] = _Fate(variants={i: variant})
             per_set.append((i, list(ways.values())))
-        copies = [
-            frozenset(t.key for read in reading.readings for options in read.joker_options for t in options)
-            for reading in self.readings
-        ]
-        return _with_overlapping_windows(per_set, self.table, copies)
+        return _with_overlapping_windows(per_set, self.table, self.joker_copies)
 
     def _locked_block(self, reading: Reading, pins: tuple[Tile, ...]) -> tuple[Tile, ...] | None:
         """Under ``joker_sets_locked``, a set whose jokers do not all leave keeps the others
@@ -1241,11 +1237,7 @@ class _Suggester:
         for tiles in self.table:
             if all(t.color is not None for t in tiles):
                 free.update(t.key for t in tiles)
-        options = {
-            i: {key for r in reading.readings for keys in r.joker_keys for key in keys}
-            for i, reading in enumerate(self.readings)
-            if any(t.color is None for t in self.table[i])
-        }
+        options = {i: self.joker_copies[i] for i in range(len(self.table)) if i not in self.plain}
         held = {i: {t.key for t in self.table[i] if t.color is not None} for i in options}
         for i, mine in options.items():
             freed_by_another = any(j != i and mine & held[j] for j in options)
@@ -1853,9 +1845,7 @@ class _Suggester:
         (sabra: K6 J J K9 K10 + O7 K7 B7 R7 with B6 is K7 J K9 K10 + K6 B6 J + O7 B7 R7; the
         independent replay-analysis oracle, session 37). At most ``_REARRANGE_TRIES`` layouts
         in all."""
-        stood_for = {
-            t.key for r in self.readings for read in r.readings for options in read.joker_options for t in options
-        }
+        stood_for = frozenset().union(*self.joker_copies)
         tries = 0
         for k, tiles in enumerate(kept):
             more = loose + [t.undeclared() for t in tiles]
@@ -1889,6 +1879,15 @@ class _Suggester:
                     for grown in ((*other, JOKER), (JOKER, *other)):
                         if read_set(grown, self.rules).valid:
                             yield [rest if n == i else grown if n == k else t for n, t in enumerate(after)]
+
+    @functools.cached_property
+    def joker_copies(self) -> tuple[frozenset[str], ...]:
+        """Per table set, the tiles its jokers may stand for under any of its readings (their
+        keys; none for a set without a joker): the copies that may free them."""
+        return tuple(
+            frozenset(key for read in reading.readings for keys in read.joker_keys for key in keys)
+            for reading in self.readings
+        )
 
     @functools.cached_property
     def run_jokers_stand_for(self) -> frozenset[str]:

@@ -71,10 +71,7 @@ class _Laid:
 def joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
     """The points of each joker of the set ``tiles`` by its best reading (the number of the
     tile it stands for)."""
-    best = read_set(tiles, rules).best
-    if best is None:
-        return ()
-    return tuple(max(option.number for option in options) for options in best.joker_options)
+    return _points(_joker_options(tiles, rules))
 
 
 def played_value(
@@ -107,14 +104,19 @@ def played_value(
             before = _joker_options(same.pop(), rules)
             if not all(any(t.key in stood_for for t in joker) for joker in before):
                 options = before
-        points.extend(max(t.number for t in joker) for joker in options)
+        points.extend(_points(options))
     value += sum(sorted(points, reverse=True)[: played[JOKER.key]])
     return played, value
 
 
 def _joker_options(tiles: Sequence[Tile], rules: Rules) -> tuple[tuple[Tile, ...], ...]:
+    """The tiles each joker of the set ``tiles`` may stand for, by its best reading."""
     best = read_set(tiles, rules).best
     return () if best is None else best.joker_options
+
+
+def _points(options: Sequence[Sequence[Tile]]) -> tuple[int, ...]:
+    return tuple(max(t.number for t in joker) for joker in options)
 
 
 def _shape(tiles: Sequence[Tile]) -> tuple[str, ...]:
