@@ -740,14 +740,18 @@ def test_a_port_in_use_is_refused_in_one_line(server: Server) -> None:
 def test_an_idle_server_stops_at_once(own_server: Server) -> None:
     """Its workers stop their budget processes as they stop (``RSGIAdapter.__rsgi_del__``):
     before, every worker waited for them until granian killed it after the graceful timeout
-    (8 s by default, 5 here; the first-time user audit, session 36)."""
+    (8 s by default, 5 here; the first-time user audit, session 36).
+
+    The time is the test, not granian's log: granian joins a worker with the graceful timeout,
+    then checks ``is_alive()`` 1 ms later and, if it is, logs "Killing worker-N after it refused
+    to gracefully stop". A worker that has exited closes its sentinel before the kernel lets it
+    be reaped; on loaded cores that gap can pass 1 ms, so the warning can follow a prompt, clean
+    stop (CI, session 38: the whole stop took under a second of the 5 s timeout)."""
     own_server.process.send_signal(signal.SIGTERM)
     started = time.monotonic()
     assert own_server.process.wait(timeout=15) == 0
     took = time.monotonic() - started
-    log = own_server.text()
-    assert "refused to gracefully stop" not in log, log[-2000:]
-    assert took < 4, f"{took:.1f} s"
+    assert took < 4, f"{took:.1f} s: " + own_server.text()[-2000:]
 
 
 def worker_gone(pid: int) -> bool:
