@@ -389,6 +389,8 @@ def main() -> None:
         help="run rummikub-solver in this process (on the one-thread HiGHS pool ours makes) instead of its own",
     )
     args = parser.parse_args()
+    if args.jsonl is not None and not args.jsonl.parent.is_dir():
+        parser.error(f"--jsonl {args.jsonl}: no such folder {args.jsonl.parent}")  # before the run, not after
 
     rs = load_rummikub_solver()
     start = time.perf_counter()

@@ -154,6 +154,8 @@ def main() -> None:
         help="our tie break (default any: the solver itself, as bench_solver_games compares it)",
     )
     args = parser.parse_args()
+    if args.jsonl is not None and not args.jsonl.parent.is_dir():
+        parser.error(f"--jsonl {args.jsonl}: no such folder {args.jsonl.parent}")  # before the run, not after
     rs = load_rummikub_solver()
     if rs is None:
         raise SystemExit("rummikub-solver is not importable: pip install rummikub-solver (bench only)")
