@@ -197,9 +197,10 @@ def _process_local(job: Job, lang: str, source: Source) -> Row:
 
 
 def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, on_row: Callable[[Row], None]) -> None:
-    """Process every source, calling ``on_row`` in input order. ``jobs`` > 1 runs processes
-    for the in-process back end and threads for a remote one."""
-    if jobs <= 1 or len(sources) <= 1:
+    """Process every source, calling ``on_row`` in input order. ``jobs`` (``--jobs``) > 1 runs
+    processes for the in-process back end and threads for a remote one (``workers_for``)."""
+    jobs = workers_for(jobs, len(sources), isinstance(backend, LocalBackend))
+    if jobs <= 1:
         for source in sources:
             on_row(process(job, backend, source))
         return
@@ -223,8 +224,27 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
     executor.shutdown(wait=True)
 
 
+MAX_THREADS = 64
+"""``--jobs`` with ``--server``: at most this many requests in flight (threads). A service
+refuses what its budget gates cannot queue (503) well before that."""
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (its affinity, e.g. a container's share)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def default_jobs(jobs: int) -> int:
-    return (os.cpu_count() or 1) if jobs == 0 else jobs
+    return cpus() if jobs == 0 else jobs
+
+
+def workers_for(jobs: int, documents: int, local: bool) -> int:
+    """The workers a batch of ``documents`` runs on for ``--jobs jobs`` (0: one per CPU): never
+    more than the documents; in-process never more processes than CPUs (the work is CPU-bound,
+    and each process holds its own engine: ``-j 64`` on 2 CPUs started 64 of them); with
+    ``--server`` at most ``MAX_THREADS`` threads."""
+    wanted = min(default_jobs(jobs), documents)
+    return max(1, min(wanted, cpus() if local else MAX_THREADS))
 
 
 # --- output ------------------------------------------------------------------------------------

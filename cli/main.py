@@ -213,7 +213,8 @@ JobsOpt = Annotated[
         min=0,
         metavar="N",
         show_default=True,
-        help="Documents processed in parallel (processes in-process, threads with --server; 0 = one per CPU).",
+        help="Documents processed in parallel (0 = one per CPU): processes in-process, at most one per CPU; "
+        "threads with --server, at most 64.",
     ),
 ]
 FormatOpt = Annotated[
@@ -604,11 +605,11 @@ def _batch(
 
         def run() -> None:
             if scheduler is None:
-                batch.run_rows(job_settings, backend, sources, batch.default_jobs(jobs), on_row)
+                batch.run_rows(job_settings, backend, sources, jobs, on_row)
                 return
             from cli import cluster
 
-            workers = batch.default_jobs(0 if jobs == 1 else jobs)
+            workers = batch.workers_for(0 if jobs == 1 else jobs, len(sources), local=True)
             cluster.run_rows_dask(
                 job_settings,
                 lang.value,

@@ -962,3 +962,34 @@ def test_no_text_report_line_ends_with_a_space(lang: str, columns: str) -> None:
     for line in colour.stdout.splitlines():
         plain = re.sub(r"\x1b\[[0-9;]*m", "", line)
         assert plain == plain.rstrip(), repr(line)
+
+
+def test_jobs_never_start_more_workers_than_cpus_or_documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-j 64`` on a 2-CPU machine started 64 processes, each with its own engine (the CLI
+    batch audit, session 37): now at most one per CPU in-process, one per document, and 64
+    threads with ``--server``; the rows are the same."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from cli import batch
+
+    assert batch.workers_for(64, 3, local=True) == min(3, batch.cpus())
+    assert batch.workers_for(64, 1000, local=True) == batch.cpus()
+    assert batch.workers_for(0, 1000, local=True) == batch.cpus()
+    assert batch.workers_for(5, 2, local=False) == 2
+    assert batch.workers_for(1000, 1000, local=False) == batch.MAX_THREADS
+    assert batch.workers_for(1, 0, local=True) == 1
+    started: list[int | None] = []
+
+    class Counted(ProcessPoolExecutor):
+        def __init__(self, max_workers: int | None = None, **kwargs: Any) -> None:
+            started.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", Counted)
+    monkeypatch.setattr(batch, "cpus", lambda: 2)
+    for i, r in enumerate((ROUND, ROUND_2, ROUND)):
+        write(tmp_path / f"r{i}.json", r)
+    files = [str(tmp_path / f"r{i}.json") for i in range(3)]
+    many = invoke("score", *files, "--jobs", "64", "-f", "jsonl")
+    assert many.exit_code == 0 and started == [2]
+    assert many.stdout == invoke("score", *files, "-f", "jsonl").stdout
