@@ -388,19 +388,46 @@ def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table:
 
 
 class TableWriter:
-    """The readable batch report: a table of documents, written at the end."""
+    """The readable batch report: a table of documents. A batch of up to ``STREAM_AFTER``
+    documents is one table written at the end, its columns as wide as their cells need; a
+    longer one is printed ``ROWS_PER_PRINT`` rows at a time (the header with the first), so
+    its rows show as they come and at most that many are held (one table held every row:
+    85 MB for 10,100 documents). Its columns' widths then depend on the console's width only
+    (ratios, the status column as wide as its longest word), so the parts line up."""
 
-    def __init__(self, console: Console, command: str, lang: str = "en") -> None:
+    STREAM_AFTER = 1000
+    ROWS_PER_PRINT = 100
+
+    def __init__(self, console: Console, command: str, lang: str = "en", documents: int = 0) -> None:
         self.console = console
         self.words = words_in(lang, _WORDS)
-        self.table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-        self.table.add_column(self.words["col_document"], overflow="fold", ratio=3)
-        self.table.add_column(self.words["col_status"], no_wrap=True)
-        self.table.add_column(self.words["col_winner"])
-        self.table.add_column(self.words["col_scores"], ratio=3)
-        if command == REPLAY:
-            self.table.add_column(self.words["col_note"], ratio=2)
         self.command = command
+        self.streamed = documents > self.STREAM_AFTER
+        self.pending: list[list[Any]] = []
+        self.printed = False
+
+    def _table(self) -> Table:
+        words = self.words
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+            header_style="bold",
+            show_header=not self.printed,
+            expand=self.streamed,  # (the ratios then set the widths, whatever the rows)
+        )
+        table.add_column(words["col_document"], overflow="fold", ratio=3)
+        if self.streamed:
+            status_width = max(len(words[k]) for k in words if k.startswith("status_"))
+            table.add_column(words["col_status"], no_wrap=True, width=status_width)
+            table.add_column(words["col_winner"], overflow="fold", ratio=1, width=len(words["col_winner"]))
+        else:
+            table.add_column(words["col_status"], no_wrap=True)
+            table.add_column(words["col_winner"])
+        table.add_column(words["col_scores"], ratio=3)
+        if self.command == REPLAY:
+            table.add_column(words["col_note"], ratio=2)
+        return table
 
     def add(self, row: Row) -> None:
         words = self.words
@@ -422,10 +449,21 @@ class TableWriter:
             cells.append(Text(note, style="red" if note else ""))
         elif row.error:
             cells[3] = Text(note, style="red")
-        self.table.add_row(*cells)
+        self.pending.append(cells)
+        if self.streamed and len(self.pending) >= self.ROWS_PER_PRINT:
+            self._print()
+
+    def _print(self) -> None:
+        table = self._table()
+        for cells in self.pending:
+            table.add_row(*cells)
+        self.console.print(table)
+        self.pending.clear()
+        self.printed = True
 
     def close(self) -> None:
-        self.console.print(self.table)
+        if self.pending or not self.printed:
+            self._print()
 
 
 class JsonlWriter:

@@ -581,7 +581,7 @@ def _batch(
         out = _out()
         writer: batch.TableWriter | batch.JsonlWriter | batch.CsvWriter
         if fmt is Format.table:
-            writer = batch.TableWriter(out, command, lang.value)
+            writer = batch.TableWriter(out, command, lang.value, len(sources))
         elif fmt is Format.jsonl:
             writer = batch.JsonlWriter(sys.stdout)
         else:
