@@ -17,7 +17,28 @@ from engine.tiles import SUPPLIES, TileSupply, whole_number
 
 class RulesError(InputError):
     """Unknown preset or setting, or a value of the wrong type. ``pointer`` is relative to the
-    rules value in the request ("" for the whole value, "/joker_penalty" for one setting)."""
+    rules value in the request ("" for the whole value, "/joker_penalty" for one setting).
+    ``others``: the further errors found in the same rules value, each with its pointer (a
+    request is told every one at once; this error is the first)."""
+
+    def __init__(self, message: str, pointer: str = "", others: tuple[RulesError, ...] = ()) -> None:
+        super().__init__(message, pointer)
+        self.others = others
+
+    def under(self, prefix: str) -> RulesError:
+        return RulesError(self.message, prefix + self.pointer, tuple(o.under(prefix) for o in self.others))
+
+    @property
+    def every(self) -> tuple[RulesError, ...]:
+        """This error and the others."""
+        return (self, *self.others)
+
+    @staticmethod
+    def of(errors: list[RulesError]) -> RulesError:
+        """One error carrying ``errors`` (each with its own others), the first first."""
+        found = [e for error in errors for e in error.every]
+        first = found[0]
+        return RulesError(first.message, first.pointer, tuple(found[1:]))
 
 
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -188,9 +209,9 @@ def _check_setting(name: str, value: Any) -> Any:
         counts = [whole_number(n) for n in value] if isinstance(value, list) else []
         wrong = [i for i, n in enumerate(counts) if n is None or not 2 <= n <= MAX_PLAYERS]
         if not counts or wrong:
-            raise RulesError(
-                f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}",
-                f"{pointer}/{wrong[0]}" if wrong else pointer,
+            message = f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}"
+            raise RulesError.of(
+                [RulesError(message, f"{pointer}/{i}") for i in wrong] or [RulesError(message, pointer)]
             )
         return tuple(sorted({n for n in counts if n is not None}))
     if name == "deal":
@@ -202,15 +223,22 @@ def _check_setting(name: str, value: Any) -> Any:
         if not isinstance(value, Mapping):
             raise RulesError("'deal' must be a number of tiles or an object keyed by player count", pointer)
         deal: dict[int, int] = {}
+        errors: list[RulesError] = []
         for key, tiles in value.items():
             if str(key) not in _PLAYER_COUNT_KEYS:  # "2", not "02": two spellings would collide
-                raise RulesError(
-                    f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}"
+                errors.append(
+                    RulesError(
+                        f"'deal' keys must be player counts from 2 to {MAX_PLAYERS}", f"{pointer}/{pointer_token(key)}"
+                    )
                 )
+                continue
             count = whole_number(tiles)
             if count is None or not 1 <= count <= 30:
-                raise RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{pointer_token(key)}")
+                errors.append(RulesError("each 'deal' entry must be 1-30 tiles", f"{pointer}/{pointer_token(key)}"))
+                continue
             deal[int(key)] = count
+        if errors:
+            raise RulesError.of(errors)
         return tuple(sorted(deal.items()))
     raise RulesError(f"unknown setting '{name}'", pointer)
 
@@ -228,19 +256,25 @@ def resolve_rules(value: Any = None) -> Rules:
         return PRESETS[value]
     if not isinstance(value, Mapping):
         raise RulesError("'rules' must be a preset name or an object")
+    errors: list[RulesError] = []  # every one, not only the first
     preset_name = value.get("preset", "sabra")
     if not isinstance(preset_name, str):
-        raise RulesError(f"'preset' must be a preset name: {', '.join(PRESETS)}", "/preset")
-    if preset_name not in PRESETS:
-        raise RulesError(f"unknown rules preset {preset_name!r}; presets: {', '.join(PRESETS)}", "/preset")
-    base = PRESETS[preset_name]
+        errors.append(RulesError(f"'preset' must be a preset name: {', '.join(PRESETS)}", "/preset"))
+    elif preset_name not in PRESETS:
+        errors.append(RulesError(f"unknown rules preset {preset_name!r}; presets: {', '.join(PRESETS)}", "/preset"))
     overrides = {}
     for name, setting in value.items():
         if name == "preset":
             continue
-        if name not in SETTINGS:
-            raise RulesError(f"unknown setting '{name}'", f"/{pointer_token(name)}")
-        overrides[name] = _check_setting(name, setting)
+        try:
+            if name not in SETTINGS:
+                raise RulesError(f"unknown setting '{name}'", f"/{pointer_token(name)}")
+            overrides[name] = _check_setting(name, setting)
+        except RulesError as exc:
+            errors.append(exc)
+    if errors:
+        raise RulesError.of(errors)
+    base = PRESETS[preset_name]
     if not overrides:
         return base
     if isinstance(value.get("deal"), Mapping):  # a deal object overrides the preset's deal count by count

@@ -23,7 +23,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_lo
 
 from engine.errors import InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
-from engine.rules import MAX_PLAYERS, SABRA, Rules, resolve_rules
+from engine.rules import MAX_PLAYERS, SABRA, Rules, RulesError, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
 from engine.sets import TableSet, parse_set
 from engine.solver import OBJECTIVES, TIE_BREAKS
@@ -190,10 +190,15 @@ class Seconds(_Field[float]):
 
 
 def _engine_error(exc: InputError) -> ValidationError:
-    """A ValidationError keyed by the engine's relative pointer."""
-    if not exc.pointer:
+    """A ValidationError keyed by the engine's relative pointer (every error of a rules value:
+    ``RulesError.others``)."""
+    every = exc.every if isinstance(exc, RulesError) else (exc,)
+    if len(every) == 1 and not exc.pointer:
         return ValidationError(exc.message)
-    return ValidationError({RawPointer(exc.pointer): [exc.message]})
+    messages: dict[RawPointer, list[str]] = {}
+    for error in every:
+        messages.setdefault(RawPointer(error.pointer), []).append(error.message)
+    return ValidationError(messages)
 
 
 _TEXT_TILES: dict[str, Tile] = {}

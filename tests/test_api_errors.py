@@ -259,6 +259,26 @@ def test_every_error_is_reported(client: FlaskClient) -> None:
     assert "/before/0/0" in result["detail"]
 
 
+@pytest.mark.parametrize(
+    "rules,wanted",
+    [
+        (
+            {"initial_meld_min": "x", "strict_order": 5, "tiles": "zz"},
+            ["/rules/initial_meld_min", "/rules/strict_order", "/rules/tiles"],
+        ),
+        ({"deal": {"2": 0, "3": 99, "9": 1}}, ["/rules/deal/2", "/rules/deal/3", "/rules/deal/9"]),
+        ({"players": [1, 9, "x"]}, ["/rules/players/0", "/rules/players/1", "/rules/players/2"]),
+        ({"a/b": 1, "m~n": 2}, ["/rules/a~1b", "/rules/m~0n"]),
+        ({"preset": "nope", "a": 1, "deal": {"x": 3}}, ["/rules/preset", "/rules/a", "/rules/deal/x"]),
+    ],
+)
+def test_every_error_in_a_rules_object_is_reported(client: FlaskClient, rules: Any, wanted: list[str]) -> None:
+    """Only the first was (the API audit, session 38), where every other kind of error in a
+    request is listed."""
+    result = problem(client.post("/v1/sets/validate", json={"sets": [["R5", "R6", "R7"]], "rules": rules}), 422)
+    assert pointers(result) == wanted
+
+
 def test_errors_are_capped(client: FlaskClient) -> None:
     result = problem(client.post("/v1/melds/check", json={"sets": [], "rack": ["X1"] * 1000}), 422)
     assert len(result["errors"]) == 50
