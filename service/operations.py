@@ -22,7 +22,7 @@ from engine import solver
 from engine.errors import InputError
 from engine.loose import verify_loose_turn
 from engine.replay import replay_game
-from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules
+from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules, resolve_rules
 from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
@@ -266,12 +266,26 @@ def is_budgeted(name: str, body: Any) -> bool:
         return True
     if name not in BUDGETED_SOMETIMES or not isinstance(body, dict):
         return False
+    if _opens_with_manipulation(body.get("rules")):
+        return True
     if name == "games/replay":
         return body.get("analyze") is not False and "analyze" in body
     after = body.get("after")
     if isinstance(after, list):
         return bool(after) and schemas.is_loose(after)
     return after is not None and not isinstance(after, str | int | float | bool)
+
+
+def _opens_with_manipulation(rules: Any) -> bool:
+    """Rules with ``manipulate_on_opening_turn``: an opening's value is then the best sets of
+    its played tiles (SPEC §4), up to about a second of CPU for one turn of 100 XP tiles, and a
+    replay continuing after errors may hold hundreds of such turns (24-27 s of CPU for one
+    record within the limits, the API audit of session 38): such a request runs in the bounded
+    share, not on the worker's event loop, where every verdict of that worker waited for it."""
+    try:
+        return resolve_rules(rules).manipulate_on_opening_turn
+    except InputError:
+        return False  # (refused either way)
 
 
 def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None = None) -> dict[str, Any]:

@@ -40,6 +40,14 @@ THREADS = ThreadPoolExecutor(1, "rummikub-budget")  # the server runs slots in p
         ("games/replay", {"players": [], "analyze": True}, True),
         ("sets/validate", {"sets": []}, False),
         ("rounds/score", {"players": []}, False),
+        # an opening's value under manipulate_on_opening_turn is a search (the API audit, session 38)
+        ("games/replay", {"players": [], "rules": {"manipulate_on_opening_turn": True}}, True),
+        ("games/replay", {"players": [], "rules": {"preset": "xp", "manipulate_on_opening_turn": False}}, False),
+        ("games/replay", {"players": [], "rules": "xp"}, False),
+        ("turns/verify", {"before": [], "after": [], "rules": {"manipulate_on_opening_turn": True}}, True),
+        ("render", {"before": [], "after": [], "rules": {"manipulate_on_opening_turn": True}}, True),
+        ("turns/verify", {"before": [], "after": [], "rules": {"manipulate_on_opening_turn": "yes"}}, False),
+        ("rounds/score", {"players": [], "rules": {"manipulate_on_opening_turn": True}}, False),
     ],
 )
 def test_which_requests_are_budgeted(name: str, body: Any, budgeted: bool) -> None:
