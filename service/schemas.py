@@ -13,7 +13,7 @@ request over a limit costs no more than reading its JSON. A limit error is a
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -28,6 +28,7 @@ from engine.scoring import MatchRound, PlayerRack
 from engine.sets import TableSet, parse_set
 from engine.solver import OBJECTIVES, TIE_BREAKS
 from engine.tiles import Tile, parse_tile, parse_tiles
+from engine.turns import require_rack
 from service.limits import DEFAULT_LIMITS, Limits
 
 MAX_REPORTED_ERRORS = 50
@@ -547,10 +548,19 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
         return table
 
 
+def _rack_not_empty(rack: Sequence[Tile]) -> None:
+    """An empty rack (SPEC §4: that player has gone out), told beside the request's other errors
+    (``require_rack`` said it only when there were none: the API audit, session 38)."""
+    try:
+        require_rack(rack)
+    except InputError as exc:
+        raise ValidationError(exc.message) from None
+
+
 class TurnVerifyRequest(StrictSchema):
     before = TableField(required=True)
     after = AfterField(required=True)
-    rack = TileListField(required=True)
+    rack = TileListField(required=True, validate=_rack_not_empty)
     opened = StrictBoolean(required=True)
     elapsed_seconds = Seconds(load_default=None, allow_none=True)
     rules = _rules()

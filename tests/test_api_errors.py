@@ -279,6 +279,15 @@ def test_every_error_in_a_rules_object_is_reported(client: FlaskClient, rules: A
     assert pointers(result) == wanted
 
 
+def test_an_empty_rack_is_reported_beside_other_errors(client: FlaskClient) -> None:
+    """It was told only when the request had no other error (the API audit, session 38)."""
+    body = {"before": [], "after": [["R14", None]], "rack": [], "opened": "x"}
+    result = problem(client.post("/v1/turns/verify", json=body), 422)
+    assert pointers(result) == ["/after/0/0", "/after/0/1", "/rack", "/opened"]
+    alone = problem(client.post("/v1/turns/verify", json={**body, "after": [], "opened": False}), 422)
+    assert pointers(alone) == ["/rack"] and "gone out" in alone["errors"][0]["detail"]
+
+
 def test_errors_are_capped(client: FlaskClient) -> None:
     result = problem(client.post("/v1/melds/check", json={"sets": [], "rack": ["X1"] * 1000}), 422)
     assert len(result["errors"]) == 50
