@@ -162,6 +162,8 @@ def parse_tile_text(text: str) -> Tile:
         tile = JOKER
     elif body.startswith("J="):
         tile = joker_as(_parse_numbered_text(body[2:], ""))
+    elif body.startswith(JOKER_KEY):  # ("J" is no colour: "JR5", "J =R5" meant a joker)
+        raise TileError(f"{text!r} is not a tile: a joker is J, or J=R5 for the tile it stands for", "")
     else:
         tile = _parse_numbered_text(body, "")
     if len(_PARSE_CACHE) < 4096:

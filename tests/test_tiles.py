@@ -165,3 +165,10 @@ def test_the_whitespace_around_a_tile_is_what_the_contract_allows(text: str, acc
     else:
         with pytest.raises(InputError):
             parse_tile(text)
+
+
+@pytest.mark.parametrize("text", ["JR5", "J =R5", "J5", "jx"])
+def test_a_misspelt_joker_is_told_how_to_write_one(text: str) -> None:
+    """They said "unknown colour 'J'" (the API audit, session 38)."""
+    with pytest.raises(TileError, match="a joker is J, or J=R5"):
+        parse_tile(text)
