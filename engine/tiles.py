@@ -203,6 +203,8 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         if tile.is_joker:
             raise TileError("a joker must stand for a numbered tile", "/as")
         return joker_as(tile)
+    if "as" in obj:  # ("unknown field 'as'" said nothing of the joker meant)
+        raise TileError("a joker object needs 'joker': true beside 'as'", "/joker")
     unknown = keys - {"color", "number"}
     if unknown:
         key = sorted(unknown)[0]

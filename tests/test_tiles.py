@@ -85,6 +85,8 @@ def test_parse_and_format(given: Any, canonical: str) -> None:
         ({"joker": True, "as": "Q1"}, "/as"),
         ({"joker": True, "colour": "red"}, "/colour"),
         ({"color": 3, "number": 5}, "/color"),
+        ({"as": "O9"}, "/joker"),
+        ({"as": "O9", "color": "red", "number": 9}, "/joker"),
     ],
 )
 def test_bad_tiles(given: Any, pointer: str) -> None:
