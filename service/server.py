@@ -659,8 +659,9 @@ class RSGIAdapter:
             ("connection", "close"),
             ("x-request-id", rid),
         ]
-        proto.response_bytes(error.status, headers, _problem(error))
         elapsed = time.perf_counter() - started
+        # Counted and logged before the answer leaves (as the app's own answers are): a client
+        # that reads /metrics or the log after its answer finds it there.
         REQUESTS.labels("refused", scope.method, str(error.status)).inc()
         LATENCY.labels("refused").observe(elapsed)
         remote = scope.client.rpartition(":")[0]
@@ -677,6 +678,7 @@ class RSGIAdapter:
                 error.detail,
                 extra={"request_id": rid},
             )
+        proto.response_bytes(error.status, headers, _problem(error))
 
     def _busy(self, scope: Any, proto: Any, environ: dict[str, Any], route: str, started: float) -> None:
         """The worker's share for budgeted requests is full: a 503 problem with Retry-After, at
@@ -710,8 +712,8 @@ class RSGIAdapter:
             ("x-request-id", rid),
         ]
         doc = error.to_problem(lang)
-        proto.response_bytes(503, headers, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
         elapsed = time.perf_counter() - started
+        # Counted and logged before the answer leaves, as in _refuse.
         REQUESTS.labels(route, scope.method, "503").inc()
         LATENCY.labels(route).observe(elapsed)
         BUDGET_REJECTIONS.labels(route).inc()
@@ -720,6 +722,7 @@ class RSGIAdapter:
             self.access_log.write(
                 access_record(rid, scope.method, scope.path, 503, elapsed, remote, "budget share full")
             )
+        proto.response_bytes(503, headers, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def _no_write(data: bytes) -> None:

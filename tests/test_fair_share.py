@@ -187,3 +187,26 @@ def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
         assert gate.running == 0
 
     asyncio.run(scenario())
+
+
+def test_a_busy_answer_is_counted_before_it_leaves() -> None:
+    """The 503's count is in /metrics by the time its client has it: a client that reads
+    /metrics right after its answer (test_server's suggest flood) finds it counted. It was
+    counted after ``response_bytes``, which hands the answer to granian's threads."""
+    from service.observe import BUDGET_REJECTIONS
+
+    route = "/v1/moves/suggest"
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    gate.running = 1
+    adapter = RSGIAdapter(lambda e, s: [], 1000, 1.0, gate=gate)
+    counted_when_sent: list[float] = []
+
+    class Watching(Proto):
+        def response_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+            counted_when_sent.append(BUDGET_REJECTIONS.labels(route)._value.get())
+            super().response_bytes(status, headers, data)
+
+    before = BUDGET_REJECTIONS.labels(route)._value.get()
+    proto = Watching(b"")
+    adapter._busy(Scope(route, b""), proto, {"PATH_INFO": route}, route, 0.0)
+    assert proto.sent[0][0] == 503 and counted_when_sent == [before + 1]
