@@ -878,21 +878,30 @@ def _state(pid: int) -> bytes:
 
 
 def test_a_killed_launchers_metrics_dir_is_removed_by_the_next(tmp_path: Path) -> None:
-    import tempfile
-
-    first = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off")
-    pid, workers = first.process.pid, first.workers()
+    # A temporary directory of the test's own: in the shared one, any other server starting
+    # meanwhile (another test, another xdist worker) may remove the killed launcher's directory.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    first = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off", TMPDIR=str(tmp))
+    pid = first.process.pid
     first.get("/healthz")
     first.stop()  # SIGKILL to the whole process group: nothing cleans up
-    left = list(Path(tempfile.gettempdir()).glob(f"rummikub-metrics-{pid}-*"))
+    left = list(tmp.glob(f"rummikub-metrics-{pid}-*"))
     assert left, "the killed launcher left its directory"
-    deadline = time.monotonic() + 10  # its workers die (and are reaped) a moment later
-    while not all(worker_gone(w) for w in workers) and time.monotonic() < deadline:
+    # Its workers and budget processes (the pids its files are named after) die and are reaped a
+    # moment later; the directory is stale only then. (Only the workers were waited for, 10 s
+    # and not asserted: a budget process, or a worker slower than that, still alive when the
+    # next launcher looked would keep the directory, rightly, and fail the test.)
+    holders = {int(m.group(1)) for path in left for f in path.iterdir() if (m := re.search(r"_(\d+)\.db$", f.name))}
+    assert holders
+    deadline = time.monotonic() + 30
+    while not all(worker_gone(holder) for holder in holders):
+        assert time.monotonic() < deadline, [h for h in holders if not worker_gone(h)]
         time.sleep(0.05)
-    second = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off")
+    second = Server(tmp_path, RUMMIKUB_ACCESS_LOG="off", TMPDIR=str(tmp))
     try:
         assert not any(path.exists() for path in left)
-        assert list(Path(tempfile.gettempdir()).glob(f"rummikub-metrics-{second.process.pid}-*"))
+        assert list(tmp.glob(f"rummikub-metrics-{second.process.pid}-*"))
     finally:
         second.stop()
 
