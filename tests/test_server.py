@@ -1015,9 +1015,10 @@ def test_a_suggest_flood_never_starves_verdicts(tmp_path: Path) -> None:
 
 SUGGEST_EASY = json.dumps({"table": [["R3", "R4", "R5"]], "rack": ["R6", "K1"], "opened": True})
 BUDGET_START_SECONDS = 120
-"""How long a new budget process may take to come up (spawned, it imports the app and the solver
-at nice 10): about 1 s on an idle machine, 24-39 s beside two CPU hogs and a test run (session 38): a
-suggest waiting for it outlived the client's 10 s timeout. ``budget_processes`` waits as long."""
+"""How long a new budget process may take to come up (spawned, it imports the app and the solver):
+about 1 s on an idle machine, 24-39 s beside two CPU hogs and a test run when it did that at nice
+10 (session 38; it now lowers its priority once ready): a suggest waiting for it outlived the
+client's 10 s timeout. ``budget_processes`` waits as long."""
 
 
 def budget_process_of(worker: int) -> int:
@@ -1026,6 +1027,16 @@ def budget_process_of(worker: int) -> int:
     budget = [int(pid) for pid in children if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     assert len(budget) == 1, children
     return budget[0]
+
+
+def test_budget_processes_run_at_a_lower_priority_once_ready(server: Server) -> None:
+    """They start at their worker's priority (their start-up is on the way to the worker's
+    listening) and run requests at ``BUDGET_NICE`` more."""
+    from service.server import BUDGET_NICE
+
+    for worker in server.workers():
+        budget = budget_process_of(worker)
+        assert os.getpriority(os.PRIO_PROCESS, budget) == os.getpriority(os.PRIO_PROCESS, worker) + BUDGET_NICE
 
 
 def served_again(server: Server) -> None:
