@@ -268,8 +268,8 @@ far, with ``optimal_proven=False`` and ``budget_exhausted=True``. Loading the so
 modules (numpy, scipy, HiGHS: about a second cold) is never part of a budget: ``suggest``
 starts its clock once they are loaded. ``prepare()`` loads them and builds the candidate sets'
 matrices ahead (which a first problem needing one would otherwise build within its budget,
-tens of milliseconds): the service's budget processes call it before they serve, a loose
-verify and ``replay --analyze`` before their budgets start.
+0.2-0.3 s): the service's budget processes call it before they serve, ``suggest``, a loose
+verify and ``replay --analyze`` before their budgets start (``arrange`` needs no matrices).
 """
 
 import functools

@@ -17,7 +17,7 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, Reading, TableSet, read_set
-from engine.solver import choices, joker_value, portfolio
+from engine.solver import choices, joker_value, portfolio, prepare
 from engine.solver.intact import joker_points, played_value
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
@@ -144,6 +144,7 @@ def suggest(
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
+    prepare()  # (the first call in a process builds the matrices before the clock starts)
     deadline = time.perf_counter() + budget_seconds
     sets = [s.tiles if isinstance(s, TableSet) else tuple(s) for s in table]
     kinds = [s.kind if isinstance(s, TableSet) else None for s in table]
