@@ -266,9 +266,10 @@ def resolve_rules(value: Any = None) -> Rules:
     for name, setting in value.items():
         if name == "preset":
             continue
+        if name not in SETTINGS:
+            errors.append(RulesError(f"unknown setting '{name}'", f"/{pointer_token(name)}"))
+            continue
         try:
-            if name not in SETTINGS:
-                raise RulesError(f"unknown setting '{name}'", f"/{pointer_token(name)}")
             overrides[name] = _check_setting(name, setting)
         except RulesError as exc:
             errors.append(exc)
