@@ -518,9 +518,10 @@ def progress_bar(
     err: Console, total: int, noun: str, rows_to: TextIO | None = None, lang: str = "en"
 ) -> Progress | None:
     """A progress bar on stderr, only when stderr is a terminal. ``rows_to``: where rows are
-    streamed while the bar runs (JSON Lines, CSV); when that is a terminal too, there is no bar,
-    so a redrawn bar never mixes into the rows (the rows show the progress). A table is
-    printed after the bar has been cleared (``transient``)."""
+    streamed while the bar runs (JSON Lines, CSV, a table of more than
+    ``TableWriter.STREAM_AFTER`` documents); when that is a terminal too, there is no bar, so a
+    redrawn bar never mixes into the rows (the rows show the progress). A table written at
+    once is printed after the bar has been cleared (``transient``)."""
     if not err.is_terminal or not sys.stderr.isatty():
         return None
     if rows_to is not None and rows_to.isatty():

@@ -588,7 +588,11 @@ def _batch(
             writer = batch.CsvWriter(sys.stdout)
         summary = batch.Summary()
         progress = batch.progress_bar(
-            err, len(sources), noun, rows_to=None if fmt is Format.table else sys.stdout, lang=lang.value
+            err,
+            len(sources),
+            noun,
+            rows_to=None if isinstance(writer, batch.TableWriter) and not writer.streamed else sys.stdout,
+            lang=lang.value,
         )
         report_to = progress.console if progress is not None else err
 
