@@ -5,11 +5,18 @@ The steps, after-set by after-set (rearrangements first, then extensions, then n
 
 * a set built with tiles of other table sets: "take K9 from K9 B9 O9 R9 and make K9 K10 K11";
   when it continues a table set that took tiles from others: "take R8 from R8 B8 O8 and
-  change R5 R6 R7 into R5 R6 R7 R8"; one that only lost tiles and gained rack tiles: "change
-  R3 R4 R5 R6 into R2 R3 R4 R5"; one that only lost tiles needs no step (another step took
-  them);
+  change R5 R6 R7 into R5 R6 R7 R8"; one that only gained rack tiles once others took theirs:
+  "add R8 to R7 R9 R10"; one whose tiles still go elsewhere: "change R3 R4 R5 R6 into R2 R3 R4
+  R5, setting R6 aside" (a later step takes "R6 set aside in step 1"); one that only lost tiles
+  needs no step (other steps took them);
 * a table set plus rack tiles: "add R8 to R5 R6 R7";
 * rack tiles only: "new set O1 O2 J=O3".
+
+Every step names a table set by the tiles it holds when the step is carried out, the steps
+before it done: a set others take tiles from is changed after they have (where two sets take
+from each other, the first one changed sets the other's tiles aside), so no step names a set
+by tiles it has lost, and of two sets holding the same tiles either may be taken from (the
+table comes out the same). Following the steps in order lays exactly the answer's ``after``.
 """
 
 from __future__ import annotations
@@ -20,19 +27,23 @@ from typing import Any
 _WORDS = {
     "en": {
         "take": "take {tiles} from {source}",
+        "aside": "take {tiles} set aside in step {step}",
         "and": ", ",
         "make": "{takes} and make {after}",
         "change": "change {before} into {after}",
         "take_change": "{takes} and change {before} into {after}",
+        "setting_aside": "{step}, setting {tiles} aside",
         "add": "add {tiles} to {before}",
         "new": "new set {after}",
     },
     "es": {
         "take": "toma {tiles} de {source}",
+        "aside": "toma {tiles} que apartaste en el paso {step}",
         "and": ", ",
         "make": "{takes} y forma {after}",
         "change": "convierte {before} en {after}",
         "take_change": "{takes} y convierte {before} en {after}",
+        "setting_aside": "{step}, apartando {tiles}",
         "add": "añade {tiles} a {before}",
         "new": "nueva combinación {after}",
     },
@@ -43,38 +54,128 @@ def _words(tiles: Sequence[Any]) -> str:
     return " ".join(str(t) for t in tiles)
 
 
+def _same_tile(a: str, b: str) -> bool:
+    """Two notations of one physical tile (a joker is a joker, whatever it is declared as)."""
+    return a == b or (a.startswith("J") and b.startswith("J"))
+
+
+def _take(held: list[str], tile: str) -> str | None:
+    """Take ``tile`` out of ``held`` (as it is written there), or None when it is not there."""
+    for i, t in enumerate(held):
+        if _same_tile(t, tile):
+            return held.pop(i)
+    return None
+
+
+def _index(value: Any) -> int:
+    """A change list's before index (-1: none)."""
+    return value if isinstance(value, int) else -1
+
+
+def _order(entries: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The rearranged sets in an order where a set others take tiles from comes after them
+    (the order given among the free ones; where sets take from each other, the first one
+    left goes first)."""
+    takers: dict[int, set[int]] = {}  # before index -> the entries taking tiles from it
+    for i, entry in enumerate(entries):
+        own = entry.get("before")
+        for t in entry.get("tiles") or []:
+            origin = t.get("from")
+            if isinstance(origin, int) and origin != own:
+                takers.setdefault(origin, set()).add(i)
+    left = list(range(len(entries)))
+    ordered: list[Mapping[str, Any]] = []
+    while left:
+        waiting = set(left)
+        ready = [i for i in left if not (takers.get(_index(entries[i].get("before")), set()) & waiting) - {i}]
+        pick = ready[0] if ready else left[0]
+        ordered.append(entries[pick])
+        left.remove(pick)
+    return ordered
+
+
 def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang: str = "en") -> list[str]:
     """The steps of a move: ``before`` is the table before it (each set its tiles in canonical
     notation), ``changes`` the change list of the API's answer."""
     words = _WORDS.get(lang, _WORDS["en"])
-    rearranged: list[str] = []
-    extended: list[str] = []
-    new: list[str] = []
-    for entry in changes.get("sets") or []:
+    table = [list(s) for s in before]  # what each before-set holds as the steps go
+    aside: list[tuple[str, int]] = []  # tiles set aside by a change, with its step's number
+    steps: list[str] = []
+    entries = [e for e in changes.get("sets") or [] if isinstance(e, Mapping)]
+    rearranged = _order([e for e in entries if e.get("kind") == "rearranged"])
+    extended = [e for e in entries if e.get("kind") == "extended"]
+    new = [e for e in entries if e.get("kind") == "new"]
+    for entry in rearranged + extended + new:
         kind = entry.get("kind")
         own = entry.get("before")
+        own = own if isinstance(own, int) and 0 <= own < len(table) else None
         tiles = entry.get("tiles") or []
         after = _words([t.get("tile") for t in tiles])
         rack = [t.get("tile") for t in tiles if t.get("from") == "rack"]
-        foreign: dict[int, list[str]] = {}
-        for t in tiles:
-            origin = t.get("from")
-            if isinstance(origin, int) and origin != own:
-                foreign.setdefault(origin, []).append(t.get("tile"))
-        own_tiles = _words(before[own]) if isinstance(own, int) and own < len(before) else ""
         if kind == "new":
-            new.append(words["new"].format(after=after))
-        elif kind == "extended":
-            extended.append(words["add"].format(tiles=_words(rack), before=own_tiles))
-        elif kind == "rearranged":
-            takes = words["and"].join(
-                words["take"].format(tiles=_words(ts), source=_words(before[b]) if b < len(before) else "?")
-                for b, ts in sorted(foreign.items())
-            )
-            if own is None:
-                rearranged.append(words["make"].format(takes=takes, after=after))
-            elif foreign:
-                rearranged.append(words["take_change"].format(takes=takes, before=own_tiles, after=after))
-            elif rack:
-                rearranged.append(words["change"].format(before=own_tiles, after=after))
-    return rearranged + extended + new
+            steps.append(words["new"].format(after=after))
+            continue
+        if kind == "extended" and own is not None:
+            steps.append(words["add"].format(tiles=_words(rack), before=_words(table[own])))
+            table[own] = [t.get("tile") for t in tiles]
+            continue
+        takes = _takes(entry, own, table, aside, words)
+        if own is None:
+            steps.append(words["make"].format(takes=words["and"].join(takes), after=after))
+            continue
+        current = table[own]
+        kept = list(current)
+        for t in tiles:
+            if t.get("from") == own:
+                _take(kept, t.get("tile"))
+        left_over = kept  # its tiles this set does not keep: a later step takes them
+        if takes:
+            step = words["take_change"].format(takes=words["and"].join(takes), before=_words(current), after=after)
+        elif left_over:
+            step = words["change"].format(before=_words(current), after=after)
+        elif rack:
+            step = words["add"].format(tiles=_words(rack), before=_words(current))
+        else:
+            step = None  # it only gave tiles away, and they are taken
+        if step is not None:
+            if left_over:
+                step = words["setting_aside"].format(step=step, tiles=_words(left_over))
+                aside.extend((t, len(steps) + 1) for t in left_over)
+            steps.append(step)
+        table[own] = [t.get("tile") for t in tiles]
+    return steps
+
+
+def _takes(
+    entry: Mapping[str, Any],
+    own: int | None,
+    table: list[list[str]],
+    aside: list[tuple[str, int]],
+    words: Mapping[str, str],
+) -> list[str]:
+    """The takes an after-set needs from other sets (from what they hold now, or from the tiles
+    a change set aside), taken out of ``table`` and ``aside``."""
+    foreign: dict[int, list[str]] = {}
+    for t in entry.get("tiles") or []:
+        origin = t.get("from")
+        if isinstance(origin, int) and origin != own and 0 <= origin < len(table):
+            foreign.setdefault(origin, []).append(t.get("tile"))
+    takes: list[str] = []
+    for source, wanted in sorted(foreign.items()):
+        shown = _words(table[source])
+        taken: list[str] = []
+        from_aside: dict[int, list[str]] = {}
+        for tile in wanted:
+            held = _take(table[source], tile)
+            if held is not None:
+                taken.append(held)
+                continue
+            for i, (t, step) in enumerate(aside):
+                if _same_tile(t, tile):
+                    from_aside.setdefault(step, []).append(t)
+                    del aside[i]
+                    break
+        if taken:
+            takes.append(words["take"].format(tiles=_words(taken), source=shown))
+        takes.extend(words["aside"].format(tiles=_words(ts), step=step) for step, ts in sorted(from_aside.items()))
+    return takes
