@@ -99,6 +99,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
     notation), ``changes`` the change list of the API's answer."""
     words = _WORDS.get(lang, _WORDS["en"])
     table = [list(s) for s in before]  # what each before-set holds as the steps go
+    done: set[int] = set()  # before-sets now laid as their after-set: nothing more is taken there
     aside: list[tuple[str, int]] = []  # tiles set aside by a change, with its step's number
     steps: list[str] = []
     entries = [e for e in changes.get("sets") or [] if isinstance(e, Mapping)]
@@ -118,8 +119,9 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         if kind == "extended" and own is not None:
             steps.append(words["add"].format(tiles=_words(rack), before=_words(table[own])))
             table[own] = [t.get("tile") for t in tiles]
+            done.add(own)
             continue
-        takes = _takes(entry, own, table, aside, words)
+        takes = _takes(entry, own, table, done, aside, words)
         if own is None:
             steps.append(words["make"].format(takes=words["and"].join(takes), after=after))
             continue
@@ -143,6 +145,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
                 aside.extend((t, len(steps) + 1) for t in left_over)
             steps.append(step)
         table[own] = [t.get("tile") for t in tiles]
+        done.add(own)
     return steps
 
 
@@ -150,11 +153,13 @@ def _takes(
     entry: Mapping[str, Any],
     own: int | None,
     table: list[list[str]],
+    done: set[int],
     aside: list[tuple[str, int]],
     words: Mapping[str, str],
 ) -> list[str]:
-    """The takes an after-set needs from other sets (from what they hold now, or from the tiles
-    a change set aside), taken out of ``table`` and ``aside``."""
+    """The takes an after-set needs from other sets (from what they hold now, or, for a set
+    already laid as its after-set, from the tiles its change set aside), taken out of ``table``
+    and ``aside``."""
     foreign: dict[int, list[str]] = {}
     for t in entry.get("tiles") or []:
         origin = t.get("from")
@@ -166,7 +171,7 @@ def _takes(
         taken: list[str] = []
         from_aside: dict[int, list[str]] = {}
         for tile in wanted:
-            held = _take(table[source], tile)
+            held = None if source in done else _take(table[source], tile)
             if held is not None:
                 taken.append(held)
                 continue

@@ -733,7 +733,8 @@ def followed(before: Sequence[Sequence[str]], rack: Sequence[str], steps: Sequen
             old, laid = rest.split(" into ")[0], rest.split(" into ")[1].split()
             i = named(old)
             left = list(table[i])
-            needed = [t for t in laid]
+            needed = list(laid)
+            out(needed, hand)  # the tiles just taken go into it, then its own, then the rack's
             for t in list(needed):
                 if any(key(x) == key(t) for x in left):
                     out(left, [t])
@@ -741,9 +742,7 @@ def followed(before: Sequence[Sequence[str]], rack: Sequence[str], steps: Sequen
             assert sorted(map(key, left)) == sorted(map(key, said_aside)), (text, left)
             aside[n] = left
             table[i] = laid
-            needed_from_hand = needed
-            out(needed_from_hand, hand)
-            out(hand_rack, needed_from_hand)
+            out(hand_rack, needed)
             continue
         needed = list(laid)
         out(needed, hand)
@@ -808,6 +807,50 @@ def test_steps_set_aside_what_a_later_step_takes() -> None:
     steps = move_steps(before, c)
     assert any("aside" in s for s in steps), steps
     assert same_sets(followed(before, rack.split(), steps), after)
+
+
+def test_two_sets_taking_from_each_other() -> None:
+    """A run's joker goes to a group whose R8 replaces it: the run is changed first, setting
+    the joker aside, and the group takes it back."""
+    from cli.steps import move_steps
+
+    before = [["R5", "R6", "R7", "J"], ["K8", "B8", "O8", "R8"]]
+    after = [T("R5 R6 R7 R8"), T("K8 B8 O8 J")]
+    c = changes([T(" ".join(s)) for s in before], (), after).to_json()
+    steps = move_steps(before, c)
+    assert steps == [
+        "take R8 from K8 B8 O8 R8 and change R5 R6 R7 J into R5 R6 R7 R8, setting J aside",
+        "take J set aside in step 1 and change K8 B8 O8 into K8 B8 O8 J",
+    ]
+    assert same_sets(followed(before, [], steps), after)
+
+
+def test_a_tile_set_aside_is_not_taken_from_the_set_laid_since() -> None:
+    """Two sets swapping R7s (a change list may say so): the first one changed holds an R7
+    again, and the other takes the R7 it set aside, not that one."""
+    from cli.steps import move_steps
+
+    before = [["R5", "R6", "R7"], ["K7", "B7", "O7", "R7"]]
+    c = {
+        "sets": [
+            {
+                "kind": "rearranged",
+                "before": 0,
+                "tiles": [{"tile": t, "from": f} for t, f in (("R5", 0), ("R6", 0), ("R7", 1))],
+            },
+            {
+                "kind": "rearranged",
+                "before": 1,
+                "tiles": [{"tile": t, "from": f} for t, f in (("K7", 1), ("B7", 1), ("O7", 1), ("R7", 0))],
+            },
+        ]
+    }
+    steps = move_steps(before, c)
+    assert steps == [
+        "take R7 from K7 B7 O7 R7 and change R5 R6 R7 into R5 R6 R7, setting R7 aside",
+        "take R7 set aside in step 1 and change K7 B7 O7 into K7 B7 O7 R7",
+    ]
+    assert same_sets(followed(before, [], steps), before)
 
 
 @pytest.mark.parametrize("preset", ["sabra", "free-joker", "strict-joker", "xp"])
