@@ -21,7 +21,7 @@ table comes out the same). Following the steps in order lays exactly the answer'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 _WORDS = {
@@ -34,6 +34,7 @@ _WORDS = {
         "take_change": "{takes} and change {before} into {after}",
         "setting_aside": "{step}, setting {tiles} aside",
         "add": "add {tiles} to {before}",
+        "add_making": "add {tiles} to {before}, making {after}",
         "new": "new set {after}",
     },
     "es": {
@@ -45,6 +46,7 @@ _WORDS = {
         "take_change": "{takes} y convierte {before} en {after}",
         "setting_aside": "{step}, apartando {tiles}",
         "add": "añade {tiles} a {before}",
+        "add_making": "añade {tiles} a {before}, formando {after}",
         "new": "nueva combinación {after}",
     },
 }
@@ -85,13 +87,28 @@ def _order(entries: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
                 takers.setdefault(origin, set()).add(i)
     left = list(range(len(entries)))
     ordered: list[Mapping[str, Any]] = []
+
+    def waited_for(i: int) -> list[int]:
+        return sorted((takers.get(_index(entries[i].get("before")), set()) & set(left)) - {i})
+
     while left:
-        waiting = set(left)
-        ready = [i for i in left if not (takers.get(_index(entries[i].get("before")), set()) & waiting) - {i}]
-        pick = ready[0] if ready else left[0]
+        ready = [i for i in left if not waited_for(i)]
+        pick = ready[0] if ready else _on_a_cycle(left[0], waited_for)
         ordered.append(entries[pick])
         left.remove(pick)
     return ordered
+
+
+def _on_a_cycle(start: int, waited_for: Callable[[int], list[int]]) -> int:
+    """A set on a cycle of sets waiting for each other, reached from ``start`` (every set left
+    waits for one): changed first, it sets aside what the others still take (a set only waiting
+    for a cycle, changed first, would set its tiles aside for nothing)."""
+    seen: list[int] = []
+    node = start
+    while node not in seen:
+        seen.append(node)
+        node = waited_for(node)[0]
+    return node
 
 
 def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang: str = "en") -> list[str]:
@@ -117,7 +134,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
             steps.append(words["new"].format(after=after))
             continue
         if kind == "extended" and own is not None:
-            steps.append(words["add"].format(tiles=_words(rack), before=_words(table[own])))
+            steps.append(_add(words, rack, table[own], after))
             table[own] = [t.get("tile") for t in tiles]
             done.add(own)
             continue
@@ -136,7 +153,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         elif left_over:
             step = words["change"].format(before=_words(current), after=after)
         elif rack:
-            step = words["add"].format(tiles=_words(rack), before=_words(current))
+            step = _add(words, rack, current, after)
         else:
             step = None  # it only gave tiles away, and they are taken
         if step is not None:
@@ -147,6 +164,14 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         table[own] = [t.get("tile") for t in tiles]
         done.add(own)
     return steps
+
+
+def _add(words: Mapping[str, str], rack: Sequence[str], current: Sequence[str], after: str) -> str:
+    """An "add" step; with a joker in the set it says the set made (the joker may move:
+    "add R6 to R5 J R7, making J=R4 R5 R6 R7")."""
+    if any(t.startswith("J") for t in current):
+        return words["add_making"].format(tiles=_words(rack), before=_words(current), after=after)
+    return words["add"].format(tiles=_words(rack), before=_words(current))
 
 
 def _takes(

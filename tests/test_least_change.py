@@ -708,10 +708,13 @@ def followed(before: Sequence[Sequence[str]], rack: Sequence[str], steps: Sequen
             out(hand_rack, m[1].split())
             table.append(m[1].split())
             continue
-        if m := re.fullmatch(r"add (.+?) to (.+)", text):
+        if m := re.fullmatch(r"add (.+?) to (.+?)(?:, making (.+))?", text):
             i = named(m[2])
             out(hand_rack, m[1].split())
             table[i] += m[1].split()
+            if m[3]:  # (the set it makes, a joker perhaps moved)
+                assert sorted(map(key, table[i])) == sorted(map(key, m[3].split())), text
+                table[i] = m[3].split()
             continue
         said_aside: list[str] = []
         if m := re.fullmatch(r"(.+), setting (.+) aside", text):
@@ -794,6 +797,34 @@ def test_steps_name_each_set_by_what_it_holds_then(table: list[str], rack: str, 
     shown = CliRunner().invoke(app, args).stdout
     printed = [line.split(". ", 1)[1] for line in shown.splitlines() if re.match(r"\s+\d+\. ", line)]
     assert printed == steps
+
+
+def test_an_add_to_a_set_holding_a_joker_says_the_set_it_makes() -> None:
+    """R6 takes the joker's place, which moves to R4: "add R6 to R5 J R7" did not say so (the
+    steps' second audit, session 38)."""
+    from cli.steps import move_steps
+
+    before = [["R5", "J", "R7"]]
+    c = changes([T("R5 J R7")], T("R6"), [T("J=R4 R5 R6 R7")]).to_json()
+    assert move_steps(before, c) == ["add R6 to R5 J R7, making J=R4 R5 R6 R7"]
+    assert move_steps(before, c, "es") == ["añade R6 a R5 J R7, formando J=R4 R5 R6 R7"]
+    assert move_steps([["R5", "R6", "R7"]], changes([T("R5 R6 R7")], T("R8"), [T("R5 R6 R7 R8")]).to_json()) == [
+        "add R8 to R5 R6 R7"
+    ]
+
+
+def test_a_cycle_is_broken_at_a_set_on_it() -> None:
+    """Sets waiting for a cycle of sets taking from each other: the first changed is on the
+    cycle, not the first listed (which set its tile aside for nothing)."""
+    from cli.steps import move_steps
+
+    before = [["O11", "B11", "K11"], ["O8", "B8", "K8"], ["O9", "B9", "K9"], ["O10", "B10", "K10"]]
+    after = [T("K11 O11 R11"), T("K8 K9 K10"), T("B8 B9 B10 B11 B12"), T("O8 O9 O10")]
+    c = changes([T(" ".join(s)) for s in before], T("R11 B12"), after).to_json()
+    steps = move_steps(before, c)
+    assert not steps[0].startswith("change O11 B11 K11"), steps
+    assert sum(s.count("aside in step") for s in steps) == 3, steps
+    assert same_sets(followed(before, ["R11", "B12"], steps), after)
 
 
 def test_steps_set_aside_what_a_later_step_takes() -> None:
