@@ -9,14 +9,17 @@ The steps, after-set by after-set (rearrangements first, then extensions, then n
   "add R8 to R7 R9 R10"; one whose tiles still go elsewhere: "change R3 R4 R5 R6 into R2 R3 R4
   R5, setting R6 aside" (a later step takes "R6 set aside in step 1"); one that only lost tiles
   needs no step (other steps took them);
-* a table set plus rack tiles: "add R8 to R5 R6 R7";
+* a table set plus rack tiles: "add R8 to R5 R6 R7" ("add R6 to R5 J R7, making J=R4 R5 R6
+  R7" when the set holds a joker, which may move);
 * rack tiles only: "new set O1 O2 J=O3".
 
 Every step names a table set by the tiles it holds when the step is carried out, the steps
-before it done: a set others take tiles from is changed after they have (where two sets take
-from each other, the first one changed sets the other's tiles aside), so no step names a set
-by tiles it has lost, and of two sets holding the same tiles either may be taken from (the
-table comes out the same). Following the steps in order lays exactly the answer's ``after``.
+before it done: a set others take tiles from is changed after they have (where sets take from
+each other in a cycle, a set on the cycle is changed first and sets aside the tiles the others
+still take), so no step names a set by tiles it has lost, and of two sets holding the same
+tiles either may be taken from (the table comes out the same). Following the steps in order
+lays exactly the answer's ``after`` (the steps audits of session 38, and
+tests/test_least_change.py, follow them literally).
 """
 
 from __future__ import annotations
