@@ -234,16 +234,12 @@ def cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def default_jobs(jobs: int) -> int:
-    return cpus() if jobs == 0 else jobs
-
-
 def workers_for(jobs: int, documents: int, local: bool) -> int:
     """The workers a batch of ``documents`` runs on for ``--jobs jobs`` (0: one per CPU): never
     more than the documents; in-process never more processes than CPUs (the work is CPU-bound,
     and each process holds its own engine: ``-j 64`` on 2 CPUs started 64 of them); with
     ``--server`` at most ``MAX_THREADS`` threads."""
-    wanted = min(default_jobs(jobs), documents)
+    wanted = min(cpus() if jobs == 0 else jobs, documents)
     return max(1, min(wanted, cpus() if local else MAX_THREADS))
 
 
