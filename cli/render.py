@@ -21,6 +21,7 @@ from rich.text import Text
 
 from cli.steps import move_steps
 from engine.rules import PRESET_DESCRIPTIONS, PRESET_DESCRIPTIONS_ES, RulesError, resolve_rules
+from engine.violations import Count
 
 TILE_STYLES: dict[str, str] = {
     "K": "bold bright_black",
@@ -140,7 +141,8 @@ WORDS: dict[str, dict[str, str]] = {
         "returned": " (returned: ",
         "opening_possible": "an opening was possible: ",
         "play_possible": "a play was possible: ",
-        "analysis": "Analysis: {draws} draws checked, {missed} missed plays, {late} late openings",
+        "analysis": "Analysis: {draws:draw/draws} checked, {missed:missed play/missed plays}, "
+        "{late:late opening/late openings}",
         "analysis_undecided": "; {n} undecided (no play found, none proven impossible)",
         "analysis_not_searched": "; {n} not searched (the analysis budget ran out)",
         "the_record": "The record",
@@ -151,7 +153,7 @@ WORDS: dict[str, dict[str, str]] = {
         "table": "Table",
         "col_opened": "opened",
         "players": "Players",
-        "pool_tiles": "Pool  {n} tiles",
+        "pool_tiles": "Pool  {n:tile/tiles}",
         "table_valid": "the table is valid",
         "table_invalid": "the table has invalid sets",
         "col_preset": "preset",
@@ -244,7 +246,8 @@ WORDS: dict[str, dict[str, str]] = {
         "returned": " (devueltas: ",
         "opening_possible": "podía abrir: ",
         "play_possible": "podía jugar: ",
-        "analysis": "Análisis: {draws} robos revisados, {missed} jugadas perdidas, {late} aperturas tardías",
+        "analysis": "Análisis: {draws:robo revisado/robos revisados}, {missed:jugada perdida/jugadas perdidas}, "
+        "{late:apertura tardía/aperturas tardías}",
         "analysis_undecided": "; {n} sin decidir (no se halló jugada ni se probó que no la hubiera)",
         "analysis_not_searched": "; {n} sin revisar (se agotó el tiempo del análisis)",
         "the_record": "El registro",
@@ -256,7 +259,7 @@ WORDS: dict[str, dict[str, str]] = {
         "table": "Mesa",
         "col_opened": "ha abierto",
         "players": "Jugadores",
-        "pool_tiles": "Pozo  {n} fichas",
+        "pool_tiles": "Pozo  {n:ficha/fichas}",
         "table_valid": "la mesa es válida",
         "table_invalid": "la mesa tiene combinaciones no válidas",
         "col_preset": "reglas",
@@ -730,9 +733,9 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
     summary = result.get("analysis")
     if isinstance(summary, Mapping):
         line = w["analysis"].format(
-            draws=summary.get("draws_analyzed", 0),
-            missed=len(summary.get("missed_plays") or []),
-            late=len(summary.get("late_openings") or []),
+            draws=Count(summary.get("draws_analyzed") or 0),
+            missed=Count(len(summary.get("missed_plays") or [])),
+            late=Count(len(summary.get("late_openings") or [])),
         )
         not_searched = summary.get("draws_not_searched") or 0
         undecided = len(summary.get("undecided") or []) - not_searched
@@ -783,9 +786,9 @@ def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[st
     console.print(titled(w["players"], players))
     pool = doc.get("pool")
     if isinstance(pool, list):
-        console.print(Text(w["pool_tiles"].format(n=len(pool)) + "  ", style="bold") + tiles_text(pool))
+        console.print(Text(w["pool_tiles"].format(n=Count(len(pool))) + "  ", style="bold") + tiles_text(pool))
     elif isinstance(pool, int):
-        console.print(Text(w["pool_tiles"].format(n=pool), style="bold"))
+        console.print(Text(w["pool_tiles"].format(n=Count(pool)), style="bold"))
     console.print(verdict_line(bool(result.get("valid")), w["table_valid"], w["table_invalid"]))
 
 

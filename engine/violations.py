@@ -222,7 +222,7 @@ class _Defaults(dict[str, Any]):
         return _Unknown()
 
 
-class _Count(int):
+class Count(int):
     """A number in a message that may carry its noun: ``{count:tile/tiles}`` is "1 tile" or
     "2 tiles" (any other format spec formats the number)."""
 
@@ -243,7 +243,7 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     if templates is None:
         return code
     template = templates.get(lang) or templates["en"]
-    values = _Defaults({key: _Count(v) if type(v) is int else v for key, v in params.items()})
+    values = _Defaults({key: Count(v) if type(v) is int else v for key, v in params.items()})
     if "kind" in params:
         values["kind_es"] = KIND_ES.get(str(params["kind"]), params["kind"])
     if "other" in params:

@@ -351,6 +351,9 @@ def test_show_position(tmp_path: Path) -> None:
     assert bad.exit_code == 1
     assert "GROUP_DUPLICATE_COLOUR" in bad.stdout
     assert "Pool  2 tiles" in bad.stdout
+    one = invoke("show", write(tmp_path / "one.json", {**POSITION, "pool": 1}))
+    assert "Pool  1 tile" in one.stdout and "1 tiles" not in one.stdout  # (the reports audit, session 38)
+    assert "Pozo  1 ficha" in invoke("show", str(tmp_path / "one.json"), "--lang", "es").stdout
 
 
 def test_show_turn_and_errors(tmp_path: Path) -> None:

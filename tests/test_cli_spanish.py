@@ -237,8 +237,8 @@ def test_replay_unnamed_tiles_and_analysis(tmp_path: Path) -> None:
         "turns": [{"player": "A", "table": []}, {"player": "B", "table": []}],
     }
     en, es = both("replay", write(tmp_path / "missed.json", missed), "--analyze")
-    assert "! an opening was possible: R1 R2 R3" in en and "Analysis: 2 draws checked, 1 missed plays" in en
-    assert "! podía abrir: R1 R2 R3" in es and "Análisis: 2 robos revisados, 1 jugadas perdidas" in es
+    assert "! an opening was possible: R1 R2 R3" in en and "Analysis: 2 draws checked, 1 missed play," in en
+    assert "! podía abrir: R1 R2 R3" in es and "Análisis: 2 robos revisados, 1 jugada perdida," in es
 
 
 @pytest.mark.parametrize("columns", ["60", "100"])  # 100: only the (longer) Spanish messages wrap
