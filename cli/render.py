@@ -626,7 +626,7 @@ def round_table(
                 players[p.get("name")] = p
     winners = set(result.get("winners") or [])
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column(w["col_player"])
+    table.add_column(w["col_player"], overflow="fold")  # (a long name whole, not cut)
     table.add_column(w["col_rack"])
     table.add_column(w["col_rack_value"], justify="right")
     table.add_column(w["col_score"], justify="right")
@@ -671,7 +671,7 @@ def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str,
         console.print(Text("  ") + _round_caption(r, lang))
     totals = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     totals.add_column(w["col_place"], justify="right", style="dim")
-    totals.add_column(w["col_player"])
+    totals.add_column(w["col_player"], overflow="fold")
     totals.add_column(w["col_total"], justify="right")
     by_name = {t.get("name"): t.get("total") for t in result.get("totals") or []}
     for place, name in enumerate(result.get("standings") or [], start=1):
@@ -769,7 +769,7 @@ def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[st
     w = words(lang)
     console.print(sets_table(doc.get("table") or [], result.get("sets") or [], title=w["table"], lang=lang))
     players = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    players.add_column(w["col_player"])
+    players.add_column(w["col_player"], overflow="fold")
     players.add_column(w["col_opened"])
     players.add_column(w["col_tiles"], justify="right")
     players.add_column(w["col_rack"])
@@ -832,7 +832,7 @@ def render_rules_one(console: Console, preset: Mapping[str, Any], lang: str = "e
     if description:
         console.print(description)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column(w["col_setting"])
+    table.add_column(w["col_setting"], overflow="fold")
     table.add_column(w["col_value"])
     for key, value in (settings or {}).items():
         if key in ("preset", "name", "description"):
