@@ -26,7 +26,7 @@ from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules, resolve_rules
 from engine.scoring import score_match, score_round
 from engine.sets import TableSet
 from engine.tiles import Tile, format_tiles
-from engine.turns import TurnVerdict, require_rack, verify_turn
+from engine.turns import TurnVerdict, verify_turn
 from engine.validate import check_meld, require_supply, validate_sets
 from engine.violations import LANGUAGES
 from service import schemas
@@ -214,7 +214,6 @@ def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
     table: tuple[TableSet, ...] = data["table"]
     rack: tuple[Tile, ...] = data["rack"]
     rules: Rules = data["rules"]
-    require_rack(rack)
     for i, table_set in enumerate(table):
         if not table_set.read(rules).valid:
             raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")

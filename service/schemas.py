@@ -549,8 +549,9 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
 
 
 def _rack_not_empty(rack: Sequence[Tile]) -> None:
-    """An empty rack (SPEC §4: that player has gone out), told beside the request's other errors
-    (``require_rack`` said it only when there were none: the API audit, session 38)."""
+    """An empty rack (SPEC §4: that player has gone out; moves/suggest the same), told beside
+    the request's other errors (``require_rack`` said it only when there were none: the API
+    audit, session 38)."""
     try:
         require_rack(rack)
     except InputError as exc:
@@ -669,7 +670,7 @@ class SuggestRequest(StrictSchema):
     """SPEC §9 ``POST /v1/moves/suggest``; ``tie_break`` picks among the best moves (#18)."""
 
     table = TableField(required=True)
-    rack = TileListField(required=True)
+    rack = TileListField(required=True, validate=_rack_not_empty)
     opened = StrictBoolean(required=True)
     objective = StrictString(
         load_default="tiles",

@@ -286,6 +286,8 @@ def test_an_empty_rack_is_reported_beside_other_errors(client: FlaskClient) -> N
     assert pointers(result) == ["/after/0/0", "/after/0/1", "/rack", "/opened"]
     alone = problem(client.post("/v1/turns/verify", json={**body, "after": [], "opened": False}), 422)
     assert pointers(alone) == ["/rack"] and "gone out" in alone["errors"][0]["detail"]
+    suggest = problem(client.post("/v1/moves/suggest", json={"table": [], "rack": [], "opened": "x"}), 422)
+    assert pointers(suggest) == ["/rack", "/opened"]
 
 
 def test_errors_are_capped(client: FlaskClient) -> None:
