@@ -120,7 +120,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
     words = _WORDS.get(lang, _WORDS["en"])
     table = [list(s) for s in before]  # what each before-set holds as the steps go
     done: set[int] = set()  # before-sets now laid as their after-set: nothing more is taken there
-    aside: list[tuple[str, int]] = []  # tiles set aside by a change, with its step's number
+    aside: dict[int, list[str]] = {}  # the tiles each change set aside, by its step's number
     steps: list[str] = []
     entries = [e for e in changes.get("sets") or [] if isinstance(e, Mapping)]
     rearranged = _order([e for e in entries if e.get("kind") == "rearranged"])
@@ -162,7 +162,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         if step is not None:
             if left_over:
                 step = words["setting_aside"].format(step=step, tiles=_words(left_over))
-                aside.extend((t, len(steps) + 1) for t in left_over)
+                aside[len(steps) + 1] = left_over
             steps.append(step)
         table[own] = [t.get("tile") for t in tiles]
         done.add(own)
@@ -182,7 +182,7 @@ def _takes(
     own: int | None,
     table: list[list[str]],
     done: set[int],
-    aside: list[tuple[str, int]],
+    aside: dict[int, list[str]],
     words: Mapping[str, str],
 ) -> list[str]:
     """The takes an after-set needs from other sets (from what they hold now, or, for a set
@@ -203,10 +203,10 @@ def _takes(
             if held is not None:
                 taken.append(held)
                 continue
-            for i, (t, step) in enumerate(aside):
-                if _same_tile(t, tile):
-                    from_aside.setdefault(step, []).append(t)
-                    del aside[i]
+            for step, pile in aside.items():
+                found = _take(pile, tile)
+                if found is not None:
+                    from_aside.setdefault(step, []).append(found)
                     break
         if taken:
             takes.append(words["take"].format(tiles=_words(taken), source=shown))
