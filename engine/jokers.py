@@ -847,14 +847,22 @@ class _Search:
 
         def replaced(j: int, used: dict[tuple[int, str], int], hosted: bool) -> bool:
             """Whether freed jokers ``j`` on each find a played copy of one of their tiles in a
-            successor of their set: in a host, a copy it took from the rack; elsewhere, one of
-            the played copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
+            successor of their set: in a host, a copy it took from the rack (a host being a
+            successor only when it took a copy of that set's); elsewhere, one of the played
+            copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
             copy, wherever the hosts take theirs."""
             if j == len(freed):
                 return True
             joker = freed[j]
+            own = self.sources[joker.source].index
             for key in sorted(joker.options):
-                places = [m for m in self.sources[joker.source].successors if self.after[m].numbered_counts.get(key)]
+                # a host is a successor of the joker's set only when it took one of its copies
+                places = [
+                    m
+                    for m in self.sources[joker.source].successors
+                    if self.after[m].numbered_counts.get(key)
+                    and (not hosted or m not in host_set or any(i == own and n for (_, i), n in taken_by[m].items()))
+                ]
                 units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set} if hosted else {}
                 if any(m not in host_set or not hosted for m in places):
                     units[-1] = left.get((key, -1), 0) if hosted else self.played.get(key, 0)

@@ -316,6 +316,20 @@ def test_two_freed_jokers_new_sets_are_judged_with_one_assignment_for_all() -> N
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_a_host_holding_none_of_a_jokers_set_is_no_successor_for_its_replacement() -> None:
+    """pressman-2009 (found by the turn oracle of session 33, seed 39): the run's joker (R5)
+    goes to ``R3 R4 R5 R6 J``, which must then hold the two played tiles, R3 and R5, and the
+    long run's R4 R6 (a new set holds none of the joker's set). The played R5 is then in no
+    successor of the joker's set, so the joker was not replaced by a tile from the rack."""
+    before = ["R4 J R6", "R1 R2 J R4 R5 R6"]
+    after = ["R3 R4 R5 R6 J", "R1 R2 J R4 R5 R6"]
+    v = verify(before, after, "R3 R5 B4", rules=PRESSMAN)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+    # replaced from the table, the long run's R5 may replace it in R1 R2 J R4 R5 R6: legal
+    v = verify(before, after, "R3 R5 B4", rules={"preset": "pressman-2009", "joker_replacement_from": "rack_or_table"})
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def hosts_of_two_freed_jokers(m: int) -> tuple[list[str], list[str], str]:
     """K13 J J with both jokers freed, one into a set of m numbers' B O R (each copy on the
     table twice) and one into J K13 K1 K2; the only K13 either may hold is the played one
