@@ -19,6 +19,11 @@ from engine.tiles import JOKER, JOKER_KEY, Tile, format_tiles, tiles_of_keys, ti
 from engine.validate import labelled, meld_too_low, supply_violations
 from engine.violations import Violation
 
+PLAYED_SETS_STEPS = 10_000
+"""The most steps of the search for the most an opening that manipulated the table has laid
+in new sets of played tiles (``_Turn._played_sets_value``): the search stops at the minimum,
+so it is seldom long, but sets sharing tiles can make it exponential in the new sets."""
+
 
 @dataclass(frozen=True, slots=True)
 class TurnVerdict:
@@ -466,12 +471,11 @@ class _Turn:
             # the exact value matters only when the turn is valid: verdict() asks for it then
             value = self._best_meld_value(self.played_keys, minimum)
         else:
-            unmatched = self._unmatched_after_sets()
-            if unmatched is None:
+            unmatched, manipulated = self._unmatched_after_sets()
+            if manipulated:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
-                manipulated = True
-                # the new sets are worth no more than the best sets of the played tiles
-                value = self._best_meld_value(self.played_keys, minimum)
+                # the new sets count only when made of played tiles ("all from the rack")
+                value = self._played_sets_value(unmatched, minimum)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
         if value < minimum or not self.played_keys:
@@ -479,18 +483,52 @@ class _Turn:
             return None
         return None if manipulated else value
 
-    def _unmatched_after_sets(self) -> list[int] | None:
-        """Indices of the after sets left once every before set is matched to an identical
-        after set (up to tile order); None when some before set has no identical match."""
+    def _unmatched_after_sets(self) -> tuple[list[int], bool]:
+        """Indices of the after sets left once the before sets are matched to identical after
+        sets (up to tile order), and whether some before set has no identical match."""
         free: dict[tuple[str, ...], list[int]] = {}
         for i, s in enumerate(self.after):
             free.setdefault(tuple(sorted(t.key for t in s.tiles)), []).append(i)
+        unmatched = False
         for s in self.before:
             matches = free.get(tuple(sorted(t.key for t in s.tiles)))
-            if not matches:
-                return None
-            matches.pop()
-        return sorted(i for indices in free.values() for i in indices)
+            if matches:
+                matches.pop()
+            else:
+                unmatched = True
+        return sorted(i for indices in free.values() for i in indices), unmatched
+
+    def _played_sets_value(self, indices: list[int], minimum: int) -> int:
+        """The most the valid after sets ``indices`` made only of played tiles are worth
+        together, each played copy in one set (equal tiles being interchangeable, the choice
+        most favourable to the player), or ``minimum`` once they reach it (or when the search
+        runs past ``PLAYED_SETS_STEPS``: no shortfall is claimed then)."""
+        played = self.played_keys
+        sets: list[tuple[int, Counter[str]]] = []
+        for i in indices:
+            value = self.after[i].read(self.rules).value
+            keys = Counter(t.key for t in self.after[i].tiles)
+            if value is not None and all(played.get(key, 0) >= n for key, n in keys.items()):
+                sets.append((value, keys))
+        sets.sort(key=lambda vk: -vk[0])
+        after_j = [sum(v for v, _ in sets[j:]) for j in range(len(sets) + 1)]  # the most the rest adds
+        best, steps = 0, PLAYED_SETS_STEPS
+
+        def search(j: int, value: int, left: Counter[str]) -> bool:
+            """Whether the minimum is reached (or the steps run out), from set ``j`` on."""
+            nonlocal best, steps
+            best = max(best, value)
+            steps -= 1
+            if best >= minimum or steps < 0:
+                return True
+            if j == len(sets) or value + after_j[j] <= best:
+                return False
+            v, keys = sets[j]
+            if all(left[key] >= n for key, n in keys.items()) and search(j + 1, value + v, left - keys):
+                return True
+            return search(j + 1, value, left)
+
+        return minimum if search(0, 0, Counter(played)) else best
 
     # --- jokers -----------------------------------------------------------------------
 

@@ -911,6 +911,29 @@ def test_manipulation_before_opening_also_reports_a_meld_too_low() -> None:
     assert codes(v) == ["MANIPULATION_BEFORE_OPENING"] and v.initial_meld_value is None
 
 
+def test_an_opening_that_manipulated_counts_only_new_sets_of_played_tiles() -> None:
+    """SPEC §4: without manipulation the new sets, all from the rack, must reach the minimum.
+    Tiles joined to a table set are in no new set (found by the turn oracle, seed 39: the
+    played tiles could have made 49 points, but no set of them was laid)."""
+    v = verify(["R1 R2 R3"], ["R1 R2 R3 R4 R5 R6 R7 R8 R9 R10"], "R4 R5 R6 R7 R8 R9 R10", opened=False)
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"]
+    assert v.violations[1].params["value"] == 0
+    # nor is a new set holding a table tile (its joker, here) or an invalid one
+    before = ["O5 J O7"]
+    v = verify(before, ["O5 O6 O7", "B3 B4 B5 J B8"], "O6 B3 B4 B5 B8", opened=False)
+    assert {"MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW", "INVALID_SET"} <= set(codes(v))
+    v = verify(before, ["O5 O6 O7", "B3 B4 B5 B6 B7 B8 J"], "O6 B3 B4 B5 B6 B7 B8", opened=False)
+    assert {"MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"} <= set(codes(v))
+    # each played copy counts in one new set: K11 K12 were played once
+    before = ["R11 B11 K11 O11", "R12 B12 K12 O12"]
+    after = ["R11 B11 O11", "R12 B12 O12", "K10 K11 K12", "K11 K12 K13"]
+    v = verify(before, after, "K10 K11 K12 K13", opened=False)
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING"]  # K11 K12 K13: 36
+    v = verify(before, after, "K10 K11 K12 K13", opened=False, rules="opening-50")
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"]
+    assert v.violations[1].params["value"] == 36  # not 33 + 36
+
+
 def test_equal_successors_are_judged_favourably() -> None:
     # Both R3 R4 R5 and R3 R4 R5 R6 share three tiles with R3 R4 R5 J: the one with R6 is
     # a consistent successor, so the joker was replaced.
@@ -995,9 +1018,15 @@ def test_an_illegal_opening_only_asks_whether_its_tiles_reach_the_minimum(
     before = [] if rules.manipulate_on_opening_turn else ["K1 B1 O1"]
     after = [HARD_OPENING] if rules.manipulate_on_opening_turn else ["K1 B1", HARD_OPENING + " O1"]
     v = verify_turn(_table(before), _table(after), parse_tiles(HARD_OPENING), False, rules)
-    expected = {"INVALID_SET"} if rules.manipulate_on_opening_turn else {"INVALID_SET", "MANIPULATION_BEFORE_OPENING"}
+    # (without manipulation the table was changed, and the new sets hold a table tile or are
+    # invalid: none counts, so the meld is too low, and the programme is not asked at all)
+    expected = (
+        {"INVALID_SET"}
+        if rules.manipulate_on_opening_turn
+        else {"INVALID_SET", "MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"}
+    )
     assert {x.code for x in v.violations} == expected
-    assert len(passes) == 1
+    assert len(passes) == (1 if rules.manipulate_on_opening_turn else 0)
 
 
 def test_a_legal_opening_with_manipulation_reports_its_exact_value() -> None:
