@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from engine.generate import generate_game, walk_record
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet
-from engine.solver import ArrangeResult, Suggestion, arrange, best_move, melds, portfolio, search, suggest
+from engine.solver import ArrangeResult, Suggestion, arrange, best_move, layout, melds, portfolio, search, suggest
 from engine.solver.model import _RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
 from engine.turns import verify_turn
@@ -506,7 +506,7 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
     solver = suggester(rack)
     assert solver.pinned == {0: (numbered("O", 11),)}
     found = solver._relaxed(frozenset({0}), _RELAXED_CALLS)
-    assert found and solver._legal(found[0])
+    assert found and layout._legal(solver, found[0])
     assert shape(found[0].after) == shape(table("O10 J O12", "K13 B13 O13"))
     result = suggest(before, rack, True)
     assert keys(result.played) == keys(T("K13 B13")) and result.optimal_proven
@@ -697,7 +697,7 @@ def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch
             [tuple(s) for s in before], [None, None], tuple(rack), True, SABRA, "tiles", deadline
         )
 
-    def relaxed(solver: best_move._Suggester, floor: int | None) -> best_move._Outcome | None:
+    def relaxed(solver: best_move._Suggester, floor: int | None) -> layout._Outcome | None:
         return solver._pass(solver._problem(dissolve={0, 1}, pins=solver.pinned), floor=floor, candidate=False)
 
     solver = suggester()
@@ -1112,18 +1112,18 @@ def test_suggest_never_worse_than_keeping_the_table() -> None:
 
 
 def test_the_layouts_of_a_relaxed_moves_tiles_are_valid_and_bounded() -> None:
-    """``best_move._arrangements``: every layout lays every tile in valid sets (R9 J=R10 R11 +
+    """``layout._arrangements``: every layout lays every tile in valid sets (R9 J=R10 R11 +
     R10 R11 R12 among those of R9 R10 R11 R11 R12 J), and a big multiset stops at the work
     allowed."""
     tiles = parse_tiles("R9 R10 R11 R11 R12 J")
-    layouts = list(best_move._arrangements(tiles, 2_000))
+    layouts = list(layout._arrangements(tiles, 2_000))
     for sets in layouts:
         assert Counter(t.key for s in sets for t in s) == Counter(t.key for t in tiles)
         assert all(TableSet(s).read(SABRA).valid for s in sets)
     shapes = {tuple(sorted(" ".join(t.code for t in s) for s in sets)) for sets in layouts}
     assert ("R10 R11 R12", "R9 J=R10 R11") in shapes
     big = [t for s in [parse_tiles(f"{c}1 {c}2 {c}3 {c}4 {c}5 {c}6 {c}7 {c}8 J") for c in "KBOR"] for t in s]
-    assert len(list(best_move._arrangements(big[:30], 200))) <= 200  # each layout costs a step at least
+    assert len(list(layout._arrangements(big[:30], 200))) <= 200  # each layout costs a step at least
 
 
 @pytest.mark.parametrize("opened", [False, True])

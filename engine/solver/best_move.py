@@ -9,7 +9,7 @@ import itertools
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,8 +17,9 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, Reading, TableSet, read_set
-from engine.solver import choices, joker_value, portfolio, prepare
-from engine.solver.intact import joker_points, played_value
+from engine.solver import choices, joker_value, layout, portfolio, prepare
+from engine.solver.intact import joker_points
+from engine.solver.layout import _Blocks, _joker_orders, _Outcome
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds, _sets_from
 from engine.solver.model import (
@@ -42,22 +43,6 @@ from engine.solver.reconstruction import _Builder, _Laid, _run_colour
 from engine.solver.search import _Search
 from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.tiles import numbered as numbered_tile
-from engine.turns import verify_turn
-
-
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    """A solved pass of ``suggest``: the table after the move, the tiles played, their value
-    and the lexicographic score of the objective."""
-
-    score: int
-    after: tuple[tuple[Tile, ...], ...]
-    played: tuple[Tile, ...]
-    value: int
-    whole: bool = False  # every table set kept whole (only extended)
-
-
-_Blocks = dict[int, _RunBlock | _GroupBlock]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,20 +88,40 @@ class _Variant:
 
 
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
+
+
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
+
+
 _FATE_PROBLEMS = 128  # relaxed problems of the fates' tree at most (``_solve_fates``); beyond, not proven
+
+
 _JOINT_FATES = 4  # fates from which they are first tried as one programme (``_solve_fates``)
+
+
 _JOINT_FATE_NODES = 16  # relaxations of that programme at most (``_fates_settled_at_once``)
+
+
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
+
+
 _VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
+
+
 _VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
+
+
 _TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
+
+
 _TWO_TILE_WAYS = 5_000  # ways of laying them listed at most (each a pass); beyond, not proven
+
+
 _VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``_variant_combos``); beyond, not proven
+
+
 _AT_ONCE_COMBOS = 5_000  # the same where they can all be solved at once (``_all_choices``)
-_REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
-_REARRANGE_WORK = 20_000  # sets looked at in laying them out (a step costs about 1 µs)
-_REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
+
 
 _VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
@@ -214,6 +219,10 @@ class _Suggester:
         # problems solved (``_pass``): the need, the search's score and the move (None: none)
         self.solved: dict[tuple[object, ...], tuple[int, int, _Outcome | None]] = {}
 
+    # worked out once per position, when first asked for
+    joker_copies = functools.cached_property(layout.joker_copies)
+    run_jokers_stand_for = functools.cached_property(layout.run_jokers_stand_for)
+
     # --- passes -----------------------------------------------------------------------
 
     def run(self) -> Suggestion:
@@ -251,7 +260,7 @@ class _Suggester:
             return
         self.gave_up = False
         better = self._exactly_valued(self._best_score() + 1, _RELAXED_CALLS)
-        settled = better is None or self._took_legal(better)
+        settled = better is None or layout._took_legal(self, better)
         self.value_exact = not (self.exhausted or self.gave_up) and settled
 
     def _opening_value_settled(self) -> bool:
@@ -447,7 +456,7 @@ class _Suggester:
             )
             if move is None:
                 return not self.exhausted
-            legal = self._legal_layout(move, best + 1)
+            legal = layout._legal_layout(self, move, best + 1)
             if legal is None or legal.score <= best:
                 return False
             self.candidates.append(legal)
@@ -666,7 +675,7 @@ class _Suggester:
                 continue  # no move fares so
             self.fate_problems += 1
             move = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
-            if move is None or self._took_legal(move):
+            if move is None or layout._took_legal(self, move):
                 continue
             if len(path) == len(ways):
                 self._settle_freed_as(fate, move)
@@ -693,7 +702,7 @@ class _Suggester:
                 continue
             self.fate_problems += 1
             narrow = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
-            if narrow is not None and not self._took_legal(narrow):
+            if narrow is not None and not layout._took_legal(self, narrow):
                 self.unsettled.append(narrow.score)
 
     def _freed_as_fates(self, fate: _Fate) -> list[_Fate] | None:
@@ -1021,7 +1030,7 @@ class _Suggester:
         if whole is not None and whole.score >= full.score:
             return
         self.candidates.append(full)
-        if whole is None and not self._legal(full):
+        if whole is None and not layout._legal(self, full):
             self._pass(self._problem(dissolve=set()), whole=True)
 
     def _exact_value(self, full: _Outcome) -> _Outcome:
@@ -1095,8 +1104,8 @@ class _Suggester:
         taken; ``laid_as``: its staying jokers, see ``_outcome``), when it is a legal turn
         scoring what the programme says; else None."""
         blocks = {c.block.index: c.block for c in picked if c.block is not None}
-        outcome = self._outcome(laid, blocks, False, False, (), laid_as)
-        return outcome if outcome.score == score and self._legal(outcome) else None
+        outcome = layout._outcome(self, laid, blocks, False, False, (), laid_as)
+        return outcome if outcome.score == score and layout._legal(self, outcome) else None
 
     def _choice(self, index: int, variant: _Variant) -> choices.Choice:
         """A variant of table set ``index`` as a choice of the integer programme."""
@@ -1129,7 +1138,7 @@ class _Suggester:
         the best move (or the time ran out), or its own move is legal (the best of them: kept)."""
         if self.exhausted or found == []:
             return True
-        if found and self._legal(found[0]):
+        if found and layout._legal(self, found[0]):
             self.candidates.append(found[0])
             return True
         return False
@@ -1259,7 +1268,7 @@ class _Suggester:
 
     def _best_legal(self) -> _Outcome | None:
         """The candidate scoring most among those that are legal turns (``_best_score``)."""
-        return max((o for o in self.candidates if self._legal(o)), key=lambda o: o.score, default=None)
+        return max((o for o in self.candidates if layout._legal(self, o)), key=lambda o: o.score, default=None)
 
     def _ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""
@@ -1312,7 +1321,7 @@ class _Suggester:
         bound = self._pass(self._problem(dissolve=dissolve, pins=pins), candidate=False)
         if bound is None or self.exhausted or self._best_score() >= bound.score:
             return
-        if self._legal(bound):
+        if layout._legal(self, bound):
             self.candidates.append(bound)
             return
         for meld in _minimal_melds(self.rack, self.rules.initial_meld_min, self.deadline):
@@ -1376,7 +1385,9 @@ class _Suggester:
                 if not candidate and max_calls is not None:
 
                     def accept(laid: _Laid) -> bool:
-                        return self._legal(self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as))
+                        return layout._legal(
+                            self, layout._outcome(self, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
+                        )
 
                 solved = self.portfolio.solve(p, need, max_calls, accept, programme_soon)
             except _OutOfTime:
@@ -1410,7 +1421,7 @@ class _Suggester:
             score = found
             laid = _Builder(search)
             laid.build()
-        outcome = self._outcome(laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
+        outcome = layout._outcome(self, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
         if not self.exhausted:
             self._remember(key, need, score, outcome)
         if candidate:
@@ -1727,208 +1738,6 @@ class _Suggester:
 
     # --- answers ------------------------------------------------------------------------
 
-    def _outcome(
-        self,
-        builder: _Builder | _Laid,
-        blocks: _Blocks,
-        untouched: bool,
-        whole: bool,
-        fixed: Sequence[tuple[Tile, ...]],
-        laid_as: Sequence[tuple[str, bool]] = (),
-    ) -> _Outcome:
-        """Lay out the table after a solved pass (table sets in their places, unchanged ones
-        as they were given, new sets last) and account for the played tiles. ``laid_as``: the
-        tiles that pinned jokers stood for in the search (``_Problem.jokers_laid_as``), laid
-        back as those jokers."""
-        kept: dict[int, tuple[Tile, ...]] = {}
-        for run in builder.done_runs:
-            if run.block is not None:
-                grown = len(run.tiles) != len(run.block.tiles)
-                kept[run.block.index] = tuple(run.tiles) if grown else run.block.original
-        for index, block in blocks.items():
-            if isinstance(block, _GroupBlock):
-                added = tuple(builder.group_blocks.get(index, ()))
-                kept[index] = block.original + added
-        pending = builder.plain_sets() + list(fixed)
-        after: list[tuple[Tile, ...]] = []
-        for i, tiles in enumerate(self.table):
-            if i in kept:
-                after.append(kept[i])
-            elif untouched:
-                after.append(tiles)
-            else:
-                # a set laid of its tiles again stays as given, unless its jokers are worth
-                # more where the search laid them (``J B11 B12`` read as B10, laid as B13)
-                shape = sorted(t.key for t in tiles)
-                same = next((k for k, s in enumerate(pending) if sorted(t.key for t in s) == shape), None)
-                if same is not None and _jokers_worth(pending[same], self.rules) <= _jokers_worth(tiles, self.rules):
-                    after.append(tiles)
-                    del pending[same]
-        after.extend(pending)
-        if laid_as:
-            after = _jokers_back(after, Counter(laid_as))
-        return self._scored(after, whole)
-
-    def _scored(self, after: Sequence[tuple[Tile, ...]], whole: bool = False) -> _Outcome:
-        """The move laying the table out as ``after``, scored (``intact.played_value``, as
-        ``least_change`` scores moves)."""
-        played_keys, value = played_value(self.table, after, self.rules, self.opened)
-        played = tiles_of_keys(played_keys)
-        score = len(played) * self.tile_weight + value * self.value_weight
-        return _Outcome(score, tuple(after), played, value, whole)
-
-    def _took_legal(self, move: _Outcome) -> bool:
-        """A relaxed problem's move beating the best: it, when it is a legal turn, or the best
-        legal layout of its tiles (``_rearranged``) becomes a candidate. Whether one scores as
-        much as the move (the relaxed problem's optimum): that problem is then settled."""
-        legal = self._legal_layout(move)
-        if legal is not None:
-            self.candidates.append(legal)
-        return legal is not None and legal.score >= move.score
-
-    def _legal_layout(self, move: _Outcome, target: int = 0) -> _Outcome | None:
-        """``move`` when it is a legal turn, else the best legal layout of its tiles
-        (``_rearranged``, looking on for one scoring ``target``), else None."""
-        return move if self._legal(move) else self._rearranged(move, target)
-
-    def _rearranged(self, move: _Outcome, target: int = 0) -> _Outcome | None:
-        """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)
-        otherwise: the sets it changed (not laid as a table set was; at most
-        ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
-        ``_REARRANGE_TRIES`` layouts judged, those keeping the table's run jokers where they
-        stand first, then ``move`` with one joker moved to another set (``_jokers_moved``);
-        the best scoring such turn (the first scoring as much as ``move`` or ``target``), None
-        when none is legal. The relaxed problem's optimum is its tiles, not
-        its layout: ``R9 R10 J J`` with its jokers replaced by R11 and R12 may be laid
-        ``R9 J=R10 R11`` + ``R10 R11 R12``."""
-        table = Counter(tuple(sorted(t.key for t in s)) for s in self.table)
-        kept: list[tuple[Tile, ...]] = []
-        loose: list[Tile] = []
-        for tiles in move.after:
-            shape = tuple(sorted(t.key for t in tiles))
-            if table[shape]:
-                table[shape] -= 1
-                kept.append(tiles)
-            else:
-                loose.extend(t.undeclared() for t in tiles)
-        if len(loose) > _REARRANGE_TILES:
-            return None
-        goal = max(move.score, target)
-        layouts = _arrangements(loose, _REARRANGE_WORK, self.run_jokers_stand_for)
-        laid_out = ([*kept, *sets] for sets in itertools.islice(layouts, _REARRANGE_TRIES))
-        tables = itertools.chain(laid_out, itertools.islice(self._jokers_moved(move.after), _REARRANGE_TRIES))
-        best = self._first_legal(tables, goal, None)
-        if best is None or best.score < goal:
-            best = self._first_legal(self._kept_copies_laid_out(kept, loose), goal, best)
-        return best
-
-    def _first_legal(
-        self, tables: Iterable[list[tuple[Tile, ...]]], goal: int, best: _Outcome | None
-    ) -> _Outcome | None:
-        """The best scoring legal turn among ``tables`` (better than ``best``), the first
-        scoring ``goal``, within the deadline."""
-        for after in tables:
-            if time.perf_counter() > self.deadline:
-                break
-            outcome = self._scored(after)
-            if (best is None or outcome.score > best.score) and self._legal(outcome):
-                best = outcome
-                if best.score >= goal:
-                    break
-        return best
-
-    def _kept_copies_laid_out(
-        self, kept: list[tuple[Tile, ...]], loose: list[Tile]
-    ) -> Iterator[list[tuple[Tile, ...]]]:
-        """The loose tiles laid out with one kept set holding a copy of a tile a table joker
-        stands for: a relaxed move may free a joker by a copy left where it lay (the copy's
-        set unchanged), which only a layout taking the copy from that set makes a legal turn
-        (sabra: K6 J J K9 K10 + O7 K7 B7 R7 with B6 is K7 J K9 K10 + K6 B6 J + O7 B7 R7; the
-        independent replay-analysis oracle, session 37). At most ``_REARRANGE_TRIES`` layouts
-        in all."""
-        stood_for = frozenset().union(*self.joker_copies)
-        tries = 0
-        for k, tiles in enumerate(kept):
-            more = loose + [t.undeclared() for t in tiles]
-            if not any(t.key in stood_for for t in tiles) or len(more) > _REARRANGE_TILES:
-                continue
-            if time.perf_counter() > self.deadline:  # (each set's layouts: at most _REARRANGE_WORK steps)
-                return
-            others = kept[:k] + kept[k + 1 :]
-            for sets in _arrangements(more, _REARRANGE_WORK, self.run_jokers_stand_for):
-                if tries >= _REARRANGE_TRIES:
-                    return
-                tries += 1
-                yield [*others, *sets]
-
-    def _jokers_moved(self, after: Sequence[tuple[Tile, ...]]) -> Iterator[list[tuple[Tile, ...]]]:
-        """The tables ``after`` with one joker taken from its set and laid at an end of
-        another set, both still valid: where a freed joker may not end in a
-        set of its own set's tiles (``freed_joker_use``), ``_arrangements`` lays out only the
-        sets a relaxed move changed, so ``K4 K5 K6 K7 K8 K9 J=K10`` beside the table's
-        ``K7 B7 O7`` (K8 having freed the joker) needs the joker moved: ``K7 B7 O7 J``."""
-        for i, tiles in enumerate(after):
-            for at, joker in enumerate(tiles):
-                if joker.color is not None:
-                    continue
-                rest = (*tiles[:at], *tiles[at + 1 :])
-                if not read_set(rest, self.rules).valid:
-                    continue
-                for k, other in enumerate(after):
-                    if k == i:
-                        continue
-                    for grown in ((*other, JOKER), (JOKER, *other)):
-                        if read_set(grown, self.rules).valid:
-                            yield [rest if n == i else grown if n == k else t for n, t in enumerate(after)]
-
-    @functools.cached_property
-    def joker_copies(self) -> tuple[frozenset[str], ...]:
-        """Per table set, the tiles its jokers may stand for under any of its readings (their
-        keys; none for a set without a joker): the copies that may free them."""
-        return tuple(
-            frozenset(key for read in reading.readings for keys in read.joker_keys for key in keys)
-            for reading in self.readings
-        )
-
-    @functools.cached_property
-    def run_jokers_stand_for(self) -> frozenset[str]:
-        """The tiles the table's run jokers stand for (a run joker stays only standing for its
-        tile: ``_arrangements`` tries the sets laying a joker so first)."""
-        return frozenset(
-            t.declared.key
-            for reading in self.readings
-            if reading.best is not None and reading.best.kind == RUN
-            for t in reading.best.tiles
-            if t.color is None and t.declared is not None
-        )
-
-    def _legal(self, outcome: _Outcome) -> bool:
-        known = self.verdicts.get(id(outcome))
-        if known is not None and known[0] is outcome:
-            return known[1]
-        before = [TableSet(tiles, kind) for tiles, kind in zip(self.table, self.kinds, strict=True)]
-        verdict = verify_turn(before, [TableSet(s) for s in outcome.after], self.rack, self.opened, self.rules)
-        self.verdicts[id(outcome)] = (outcome, verdict.valid)
-        return verdict.valid
-
-    def _jokers_read_higher(self, outcome: _Outcome) -> _Outcome:
-        """``outcome`` with each table set it leaves as given, holding a joker, laid again in
-        the order reading its jokers highest, where that scores more and is still a legal
-        turn: the played jokers are worth the best a joker after the move stands for. On an
-        opening beside ``J=O10 O11 O12`` with ``O9 J O11`` played, the set laid ``O11 O12 J``
-        reads its joker O13 (the played one standing for O10, the table's joker stays): 33
-        points where the set as given leaves 30."""
-        if not any(t.color is None for t in outcome.played):
-            return outcome
-        for i, tiles in enumerate(self.table):
-            if i >= len(outcome.after) or outcome.after[i] != tiles or all(t.color is not None for t in tiles):
-                continue
-            for order in _joker_orders(tiles):
-                trial = self._scored([*outcome.after[:i], order, *outcome.after[i + 1 :]])
-                if trial.score > outcome.score and trial.played == outcome.played and self._legal(trial):
-                    outcome = trial
-        return outcome
-
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
@@ -1938,8 +1747,8 @@ class _Suggester:
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break
-            if self._legal(outcome):
-                outcome = self._jokers_read_higher(outcome)
+            if layout._legal(self, outcome):
+                outcome = layout._jokers_read_higher(self, outcome)
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
@@ -1951,19 +1760,6 @@ def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, .
     a declared joker is declared again, ``J=O10 O11 O12`` laid ``O11 O12 J`` reads it O13)."""
     orders = (tuple(tiles), *_joker_orders(tiles))
     return max((joker_points(order, rules) for order in orders), key=sum)
-
-
-def _joker_orders(tiles: Sequence[Tile]) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
-    """A set laid again: its numbered tiles ascending with its jokers (undeclared) after them,
-    or before them."""
-    numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
-    jokers = [t.undeclared() for t in tiles if t.color is None]
-    return (*numbered, *jokers), (*jokers, *numbered)
-
-
-def _jokers_worth(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
-    """The points of a set's jokers by its best reading, highest first."""
-    return tuple(sorted(joker_points(tiles, rules), reverse=True))
 
 
 def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
@@ -2147,32 +1943,6 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
     return out
 
 
-def _jokers_back(after: Sequence[tuple[Tile, ...]], pinned: Counter[tuple[str, bool]]) -> list[tuple[Tile, ...]]:
-    """The after table with the tiles that pinned jokers stood for laid back as those jokers
-    (``pinned`` counts them by tile and whether their set was a run): first where such a tile
-    lies in a set of its jokers' kind (a run joker stays only in a run, a group joker only in
-    a group), then anywhere (a move ``verify_turn`` then judges)."""
-    left = Counter(pinned)
-    sets = [list(s) for s in after]
-
-    def kind_is_run(tiles: list[Tile]) -> bool | None:
-        numbered = [t for t in tiles if t.color is not None]
-        if len({t.color for t in numbered}) == 1 and len({t.number for t in numbered}) == len(numbered):
-            return True
-        return False if len({t.number for t in numbered}) == 1 else None
-
-    for matching in (True, False):
-        for tiles in sets:
-            shape = kind_is_run(tiles)
-            for i, t in enumerate(tiles):
-                for run in (True, False):
-                    if t.color is not None and left[t.key, run] and (not matching or shape is run):
-                        tiles[i] = joker_as(t)
-                        left[t.key, run] -= 1
-                        break
-    return [tuple(tiles) for tiles in sets]
-
-
 def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> Iterator[tuple[tuple[Tile, ...], ...]]:
     """The ways to lay ``jokers`` freed jokers (one or two) in new sets, each set holding a
     joker and at least two tiles of ``rack``: one set, or for two jokers one set holding both
@@ -2207,53 +1977,6 @@ def _frozen(problem: _Problem) -> tuple[object, ...]:
 
 def _set_key(tiles: tuple[Tile, ...]) -> tuple[str, ...]:
     return tuple(t.code for t in tiles)
-
-
-def _arrangements(
-    tiles: Sequence[Tile], work: int, stood_for: frozenset[str] = frozenset()
-) -> Iterator[list[tuple[Tile, ...]]]:
-    """Every way to lay all of ``tiles`` as valid sets (runs with their jokers declared), as
-    far as ``work`` steps go: each step looks at a set holding the tile left that the fewest
-    sets hold, first those whose jokers stand for more of the tiles ``stood_for`` (the table's
-    run jokers', which stay only standing for them)."""
-    holding: dict[str, list[tuple[tuple[Tile, ...], tuple[tuple[str, int], ...]]]] = {}
-    for tiles_of_set, _ in _sets_from(tiles):
-        keys = tuple(Counter(t.key for t in tiles_of_set).items())
-        for key, _ in keys:
-            holding.setdefault(key, []).append((tiles_of_set, keys))
-    if stood_for:
-        for sets in holding.values():
-            sets.sort(key=lambda entry: -sum(1 for t in entry[0] if t.declared and t.declared.key in stood_for))
-    steps = 0
-    left = Counter(t.key for t in tiles)  # the tiles not laid yet, taken and given back in place
-
-    def lay() -> Iterator[list[tuple[Tile, ...]]]:
-        nonlocal steps
-        numbered_left = [k for k, n in left.items() if n > 0 and k != JOKER.key]
-        if not numbered_left:
-            if not left[JOKER.key]:
-                yield []
-            return  # jokers alone make no set
-        # the tile held by the fewest sets first (Knuth's Algorithm X): the fewest branches
-        first = min(numbered_left, key=lambda key: (len(holding.get(key, ())), key))
-        for tiles_of_set, keys in holding.get(first, []):
-            steps += 1
-            if steps > work:
-                return
-            for k, n in keys:
-                if left[k] < n:
-                    break
-            else:
-                for k, n in keys:
-                    left[k] -= n
-                try:
-                    for rest in lay():
-                        yield [tiles_of_set, *rest]
-                finally:
-                    for k, n in keys:
-                        left[k] += n
-
-    yield from lay()
 
 
 def _stands_for_number(tile: Tile) -> int:
