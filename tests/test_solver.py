@@ -22,7 +22,18 @@ from hypothesis import strategies as st
 from engine.generate import generate_game, walk_record
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet
-from engine.solver import ArrangeResult, Suggestion, arrange, best_move, layout, melds, portfolio, search, suggest
+from engine.solver import (
+    ArrangeResult,
+    Suggestion,
+    arrange,
+    best_move,
+    layout,
+    melds,
+    portfolio,
+    search,
+    set_variants,
+    suggest,
+)
 from engine.solver.model import _RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
 from engine.turns import verify_turn
@@ -1583,7 +1594,7 @@ def test_two_tile_frees_are_a_bounded_list(monkeypatch: pytest.MonkeyPatch) -> N
     rack = parse_tiles("R2 B2 K5 K6 K7 O5 O6 O7 K9 O9 B9 K11 K12")
     full = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
     assert not full.budget_exhausted
-    monkeypatch.setattr(best_move, "_TWO_TILE_WAYS", 3)
+    monkeypatch.setattr(set_variants, "_TWO_TILE_WAYS", 3)
     cut = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
     assert cut.budget_exhausted and not cut.optimal_proven
     assert_legal(table, rack, True, rules, cut)
