@@ -10,7 +10,7 @@ import pytest
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import Suggestion, suggest
+from engine.solver import Suggestion, pass_problems, suggest
 from engine.solver import best_move as suggest_module
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
 from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
@@ -234,11 +234,11 @@ def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyP
     unproven; the group of 13s that fate needs holds O13 (``_groups_needed``)."""
     table, rack = ["B12 O12 J", "B13 R13 J", "K10 B10 O10 R10"], "K13 R12 R12 O11"
     assert the_best(table, rack, PRESSMAN, (3, 36)).optimal_proven
-    needed = suggest_module._Suggester._groups_needed
+    needed = pass_problems._groups_needed
     monkeypatch.setattr(
-        suggest_module._Suggester,
+        pass_problems,
         "_groups_needed",
-        lambda self, dissolve, blocked, pins: needed(self, dissolve, blocked, {}),
+        lambda solver, dissolve, blocked, pins: needed(solver, dissolve, blocked, {}),
     )
     assert not suggested(table, rack, PRESSMAN).optimal_proven
 
@@ -373,7 +373,7 @@ def test_without_set_takes_its_tiles_from_the_table_first() -> None:
     table = [T("K13 B13 R13"), T("J=O11 O12 O13")]
     rack = T("B12 B11 R12 J")
     solver = suggest_module._Suggester(table, [None, None], rack, True, PRESETS["sabra"], "tiles", 1e9)
-    problem, _ = solver._problem(dissolve={0, 1}, pins={1: (parse_tile("O11"),)}, exact_value=True)
+    problem, _ = pass_problems._problem(solver, dissolve={0, 1}, pins={1: (parse_tile("O11"),)}, exact_value=True)
     o = _COLOUR_INDEX["O"]
     assert problem.required[o][11] == 1 and problem.jokers == 1 and problem.jokers_laid_as == (("O11", True),)
     taken = without_set(problem, [(parse_tile("O11"), True)], T("J J O13"), 1)
@@ -393,9 +393,8 @@ def test_others_best_lays_the_rack_jokers_whose_points_are_anothers() -> None:
     outside the search). Played beside the search already: none more. Where every joker laid
     scores (the set beside took more rack jokers than the count), the point ``_pass`` takes
     off each joker it must lay is given back."""
-    problem, _ = suggest_module._Suggester(
-        [T("K9 R9 J")], [None], T("R5 R6 J J"), True, PRESETS["xp"], "tiles", 1e9
-    )._problem(dissolve={0}, exact_value=True)
+    solver = suggest_module._Suggester([T("K9 R9 J")], [None], T("R5 R6 J J"), True, PRESETS["xp"], "tiles", 1e9)
+    problem, _ = pass_problems._problem(solver, dissolve={0}, exact_value=True)
     assert (problem.jokers, problem.jokers_required, problem.table_jokers) == (3, 1, 1)
     one = others_best(problem, 1)
     assert (one.jokers_required, one.table_jokers, one.uncounted) == (2, 2, problem.uncounted + problem.tile_weight)

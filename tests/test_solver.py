@@ -29,6 +29,7 @@ from engine.solver import (
     best_move,
     layout,
     melds,
+    pass_problems,
     portfolio,
     search,
     set_variants,
@@ -516,7 +517,7 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
 
     solver = suggester(rack)
     assert solver.pinned == {0: (numbered("O", 11),)}
-    found = solver._relaxed(frozenset({0}), _RELAXED_CALLS)
+    found = pass_problems._relaxed(solver, frozenset({0}), _RELAXED_CALLS)
     assert found and layout._legal(solver, found[0])
     assert shape(found[0].after) == shape(table("O10 J O12", "K13 B13 O13"))
     result = suggest(before, rack, True)
@@ -628,13 +629,13 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
     rules = PRESETS["xp"]
     after_settled: list[frozenset[int]] = []
     supports: list[frozenset[int]] = []
-    relaxed = best_move._Suggester._relaxed
+    relaxed = pass_problems._relaxed
 
-    def recorded(self: best_move._Suggester, support: frozenset[int], max_calls: int) -> object:
+    def recorded(solver: best_move._Suggester, support: frozenset[int], max_calls: int) -> object:
         supports.append(support)
-        if self.settled:
+        if solver.settled:
             after_settled.append(support)
-        return relaxed(self, support, max_calls)
+        return relaxed(solver, support, max_calls)
 
     all_choices = best_move._Suggester._all_choices
     at_once: list[bool] = []
@@ -643,7 +644,7 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
         at_once.append(all_choices(self))
         return at_once[-1]
 
-    monkeypatch.setattr(best_move._Suggester, "_relaxed", recorded)
+    monkeypatch.setattr(pass_problems, "_relaxed", recorded)
     monkeypatch.setattr(best_move._Suggester, "_all_choices", solved_at_once)
     monkeypatch.setattr(best_move, "_JOINT_FATES", 10**9)  # (the fates' programme would settle it first)
     result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
@@ -709,7 +710,9 @@ def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch
         )
 
     def relaxed(solver: best_move._Suggester, floor: int | None) -> layout._Outcome | None:
-        return solver._pass(solver._problem(dissolve={0, 1}, pins=solver.pinned), floor=floor, candidate=False)
+        return pass_problems._pass(
+            solver, pass_problems._problem(solver, dissolve={0, 1}, pins=solver.pinned), floor=floor, candidate=False
+        )
 
     solver = suggester()
     best = relaxed(solver, None)
@@ -1029,13 +1032,13 @@ def test_free_joker_release_with_nothing_to_play_solves_one_pass(monkeypatch: py
     before = table("R3 R4 J", "K7 B7 O7")
     rack = T("B1 O12")
     passes = []
-    solve = best_move._Suggester._pass
+    solve = pass_problems._pass
 
-    def counted(self: best_move._Suggester, *args: object, **kwargs: object) -> object:
+    def counted(solver: best_move._Suggester, *args: object, **kwargs: object) -> object:
         passes.append(kwargs.get("whole", False))
-        return solve(self, *args, **kwargs)  # type: ignore[arg-type]
+        return solve(solver, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(best_move._Suggester, "_pass", counted)
+    monkeypatch.setattr(pass_problems, "_pass", counted)
     result = suggest(before, rack, True, PRESETS["free-joker"])
     assert passes == [False]
     assert result.played == () and result.after == tuple(tuple(s) for s in before)
@@ -1668,6 +1671,7 @@ def test_no_pass_runs_past_the_deadline_once_an_answer_is_in_hand() -> None:
     table = [parse_tiles("R4 R5 R6"), parse_tiles("K7 B7 O7")]
     rack = tuple(parse_tiles("R7 R8 K9"))
     late = best_move._Suggester(table, [None, None], rack, True, SABRA, "tiles", time.perf_counter() - 1)
-    assert late._pass(late._problem(dissolve=set())) is not None  # the first answer is still sought
+    first = pass_problems._pass(late, pass_problems._problem(late, dissolve=set()))
+    assert first is not None  # the first answer is still sought
     assert late.candidates and not late.exhausted
-    assert late._pass(late._problem(dissolve=set())) is None and late.exhausted
+    assert pass_problems._pass(late, pass_problems._problem(late, dissolve=set())) is None and late.exhausted

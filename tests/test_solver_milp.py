@@ -18,7 +18,7 @@ from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
-from engine.solver import choices, milp, search
+from engine.solver import choices, milp, pass_problems, reconstruction, search
 from engine.solver.model import _OutOfTime
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
@@ -42,7 +42,7 @@ def test_milp_matches_the_search(seed: int, objective: str) -> None:
     for table, rack in _positions(seed, 6):
         deadline = time.perf_counter() + 30
         solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, objective, deadline)
-        problem, _ = solver._problem(dissolve=set(range(len(table))))
+        problem, _ = pass_problems._problem(solver, dissolve=set(range(len(table))))
         exact = search._Search(problem, deadline).solve()
         found = milp.solve_milp(problem, deadline)
         assert (found is None) == (exact is None)
@@ -67,8 +67,8 @@ def _block_problems(seed: int, rules_name: str, objective: str) -> list[object]:
     for table, rack in _positions(seed, 5):
         deadline = time.perf_counter() + 30
         solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, objective, deadline)
-        problems.append(solver._problem(dissolve=set())[0])
-        problems.append(solver._problem(dissolve=solver.plain)[0])
+        problems.append(pass_problems._problem(solver, dissolve=set())[0])
+        problems.append(pass_problems._problem(solver, dissolve=solver.plain)[0])
     return problems
 
 
@@ -117,7 +117,8 @@ def test_milp_writes_nothing_to_stdout() -> None:
         "rack = tuple(parse_tiles('R8 J B10 B11 B12 K1'))\n"
         "d = time.perf_counter() + 30\n"
         "solver = s._Suggester(table, [None] * 2, rack, True, PRESETS['free-joker'], 'tiles', d)\n"
-        "problem, _ = solver._problem(dissolve={0, 1})\n"
+        "p = sys.modules['engine.solver.pass_problems']\n"
+        "problem, _ = p._problem(solver, dissolve={0, 1})\n"
         "assert milp.solve_milp(problem, d) is not None\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -201,7 +202,7 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
 
     monkeypatch.setattr(choices, "solve", counted)
     # no joker pinned: pinned relaxed problems settle these positions before the variants
-    monkeypatch.setattr(suggest_module._Suggester, "_pinned", lambda self: {})
+    monkeypatch.setattr(pass_problems, "_pinned", lambda solver: {})
     # nor do their fates first, alone or as one programme: the variants' passes run
     monkeypatch.setattr(suggest_module, "_FATES_FIRST", 0)
     monkeypatch.setattr(suggest_module, "_JOINT_FATES", 10**9)
@@ -273,7 +274,7 @@ def test_pinned_jokers_keep_the_answers(seed: int, rules_name: str, monkeypatch:
         pinned += bool(solver.pinned)
         found = engine.solver.suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
         with monkeypatch.context() as m:
-            m.setattr(suggest_module._Suggester, "_pinned", lambda self: {})
+            m.setattr(pass_problems, "_pinned", lambda solver: {})
             unpinned = engine.solver.suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
         # never worse; sometimes better: a pinned relaxed move may be legal where the passes'
         # moves (the joker sets kept, trimmed or freed by their tiles) play fewer tiles
@@ -392,7 +393,7 @@ def test_a_programme_stopped_below_the_floor_proves_nothing(monkeypatch: pytest.
     table = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
     rack = tuple(parse_tiles("R8 B10 B11 B12 K1"))
     solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
-    problem, _ = solver._problem(dissolve=set(range(len(table))))
+    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(table))))
     exact = milp.solve_milp(problem, deadline)
     assert exact is not None and exact[2] and exact[0] > 0
     assert milp.solve_milp(problem, deadline, exact[0] + 1) is None
@@ -711,7 +712,10 @@ def test_an_integral_relaxation_is_the_optimum(seed: int, rules_name: str) -> No
     for table, rack in _positions(seed, 8):
         deadline = time.perf_counter() + 30
         solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, "tiles", deadline)
-        for problem in (solver._problem(dissolve=set(range(len(table))))[0], solver._problem(dissolve=solver.plain)[0]):
+        for problem in (
+            pass_problems._problem(solver, dissolve=set(range(len(table))))[0],
+            pass_problems._problem(solver, dissolve=solver.plain)[0],
+        ):
             bound = milp.linear_bound(problem)
             if bound is None or bound.solution is None:
                 continue
@@ -745,7 +749,7 @@ def test_a_capped_bound_right_after_its_bound_starts_from_its_basis(monkeypatch:
     for table, rack in _positions(3, 8):
         deadline = time.perf_counter() + 30
         solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
-        problem = solver._problem(dissolve=set(range(len(table))))[0]
+        problem = pass_problems._problem(solver, dissolve=set(range(len(table))))[0]
         plain = milp.linear_bound(problem)
         if plain is None or plain.played < 2:
             continue
@@ -782,7 +786,7 @@ def test_a_problems_bounds_and_programme_share_one_build(monkeypatch: pytest.Mon
     for table, rack in _positions(2, 8):
         deadline = time.perf_counter() + 30
         solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
-        problem = solver._problem(dissolve=set(range(len(table))))[0]
+        problem = pass_problems._problem(solver, dissolve=set(range(len(table))))[0]
         fresh = []
         for cap in (None, 1):
             milp._last.built = None
@@ -796,7 +800,7 @@ def test_a_problems_bounds_and_programme_share_one_build(monkeypatch: pytest.Mon
             shared = [milp.linear_bound(problem, cap) for cap in (None, 1)]
             exact = milp.solve_milp(problem, deadline)
             assert built == [problem]
-            other = solver._problem(dissolve=set(range(len(table))))[0]
+            other = pass_problems._problem(solver, dissolve=set(range(len(table))))[0]
             milp.linear_bound(other)
             assert built == [problem, other]
         for one, two in zip(fresh, shared, strict=True):
@@ -873,7 +877,7 @@ def test_every_tile_arranged_when_goal_mode_runs_out(table: list[str], rack: str
     tiles = tuple(parse_tiles(rack))
     deadline = time.perf_counter() + 30
     solver = suggest_module._Suggester(sets, [None] * len(sets), tiles, True, RULES, "tiles", deadline)
-    problem, _ = solver._problem(dissolve=set(range(len(sets))))
+    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
     exact = search._Search(problem, deadline).solve()
     assert exact is not None and [w[0] for w in portfolio._laying_all(problem, exact)] == [exact]
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
@@ -909,7 +913,7 @@ def test_two_jokers_among_few_tiles_start_with_the_linear_bound(
     solver = suggest_module._Suggester(
         sets, [None] * len(sets), tuple(parse_tiles(rack)), True, RULES, "tiles", deadline
     )
-    problem, _ = solver._problem(dissolve=set(range(len(sets))))
+    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
     assert portfolio._likely_hard(problem) == bound_first
     exact = search._Search(problem, deadline).solve()
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
@@ -925,7 +929,7 @@ def _taken_apart(table: list[str], rack: str) -> tuple[Any, float]:
     solver = suggest_module._Suggester(
         sets, [None] * len(sets), tuple(parse_tiles(rack)), True, RULES, "tiles", deadline
     )
-    problem, _ = solver._problem(dissolve=set(range(len(sets))))
+    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
     return problem, deadline
 
 
@@ -975,14 +979,14 @@ def test_every_tile_score_needs_jokers_of_no_weight() -> None:
     deadline = time.perf_counter() + 30
     for rack, scored in (("R8 J", False), ("R8 R9", True)):
         solver = suggest_module._Suggester(sets, [None], tuple(parse_tiles(rack)), True, RULES, "tiles", deadline)
-        problem, _ = solver._problem(dissolve={0})
+        problem, _ = pass_problems._problem(solver, dissolve={0})
         assert bool(portfolio._laying_all(problem, 10**9)) == scored
 
 
 def _rack_problem(rack: str, groups_needed: tuple[tuple[int, tuple[int, ...]], ...]) -> Any:
     """The problem of laying tiles of ``rack`` (no table), with ``groups_needed``."""
     solver = suggest_module._Suggester([], [], tuple(parse_tiles(rack)), True, PRESETS["sabra"], "tiles", 1e18)
-    return dataclasses.replace(solver._problem(dissolve=set())[0], groups_needed=groups_needed)
+    return dataclasses.replace(pass_problems._problem(solver, dissolve=set())[0], groups_needed=groups_needed)
 
 
 def _solved_three_ways(problem: Any, tiles: int, value: int) -> list[list[tuple[Tile, ...]]]:
@@ -999,7 +1003,7 @@ def _solved_three_ways(problem: Any, tiles: int, value: int) -> list[list[tuple[
         return []
     assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
     assert bound is not None and bound.value + 1e-6 >= exact
-    builder = suggest_module._Builder(searched)
+    builder = reconstruction._Builder(searched)
     builder.build()
     return [[tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets()) for laid in (found[1], builder)]
 
@@ -1099,8 +1103,8 @@ def test_relaxed_problems_need_a_group_of_each_group_joker_set(
     solver = suggest_module._Suggester(
         table, [None] * 3, tuple(parse_tiles("K11 B7")), True, PRESETS[rules_name], "tiles", 1e18
     )
-    assert solver._problem(dissolve={0, 1, 2}, pins=solver.pinned)[0].groups_needed == needed
-    assert solver._problem(dissolve={0, 1, 2})[0].groups_needed == ()  # not a relaxed problem
+    assert pass_problems._problem(solver, dissolve={0, 1, 2}, pins=solver.pinned)[0].groups_needed == needed
+    assert pass_problems._problem(solver, dissolve={0, 1, 2})[0].groups_needed == ()  # not a relaxed problem
 
 
 def test_a_relaxed_bound_with_blocks_gives_its_goal_search_less_work(monkeypatch: pytest.MonkeyPatch) -> None:

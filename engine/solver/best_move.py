@@ -17,7 +17,7 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, Reading, TableSet, read_set
-from engine.solver import choices, joker_value, layout, portfolio, prepare, set_variants
+from engine.solver import choices, joker_value, layout, pass_problems, portfolio, prepare, set_variants
 from engine.solver.intact import joker_points
 from engine.solver.layout import _Blocks, _joker_orders, _Outcome
 from engine.solver.least_change import with_least_change
@@ -25,20 +25,16 @@ from engine.solver.melds import _minimal_melds
 from engine.solver.model import (
     _COLOUR_INDEX,
     _LAST,
-    _NCOL,
     _PRIMARY,
     _RELAXED_CALLS,
     OBJECTIVES,
     TIE_BREAKS,
     Suggestion,
-    _empty_counts,
-    _GroupBlock,
     _OutOfTime,
     _Problem,
-    _RunBlock,
 )
-from engine.solver.reconstruction import _Builder, _Laid, _run_colour
-from engine.solver.search import _Search
+from engine.solver.pass_problems import _keys
+from engine.solver.reconstruction import _run_colour
 from engine.solver.set_variants import _stands_for_number, _Variant, _VariantPass
 from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.tiles import numbered as numbered_tile
@@ -176,7 +172,7 @@ class _Suggester:
         self.combos_capped = False  # the list of variant combinations was cut short
         self.upper: int | None = None  # a bound of every move's score (None: none known)
         self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
-        self.pinned = self._pinned()
+        self.pinned = pass_problems._pinned(self)
         self.unsettled: list[int] = []  # scores of fates' best moves that are no legal turn (``_solve_fates``)
         self.fate_problems = 0  # relaxed problems of the fates' tree solved (``_solve_fates``)
         self.fates_settled = False  # the fates' programme settled every fate (``_joint_fates_settle``)
@@ -196,7 +192,7 @@ class _Suggester:
     def run(self) -> Suggestion:
         if self.rack:
             if not self.opened and not self.rules.manipulate_on_opening_turn:
-                self._pass(self._opening_problem(), untouched=True)
+                pass_problems._pass(self, pass_problems._opening_problem(self), untouched=True)
             elif not self.opened:
                 self._opening_with_manipulation()
             else:
@@ -248,7 +244,7 @@ class _Suggester:
         table_points = sorted(
             (p for tiles in self.table for p in _reordered_joker_points(tiles, self.rules)), reverse=True
         )
-        problem, blocks = self._opening_problem()
+        problem, blocks = pass_problems._opening_problem(self)
         return all(
             self._none_better(joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
             for i in range(1, min(self.rack_jokers, len(table_points)) + 1)
@@ -419,8 +415,8 @@ class _Suggester:
         while not self.exhausted:
             best = self._best_score()
             floor = best + 1 - lift * self.value_weight
-            move = self._pass(
-                (problem, blocks), untouched, fixed=fixed, floor=floor, candidate=False, programme_soon=True
+            move = pass_problems._pass(
+                self, (problem, blocks), untouched, fixed=fixed, floor=floor, candidate=False, programme_soon=True
             )
             if move is None:
                 return not self.exhausted
@@ -460,8 +456,8 @@ class _Suggester:
     def _joker_set_passes(self) -> list[_VariantPass]:
         """The passes of ``_opened`` keeping the joker sets whole; returns the passes over
         their variants (none: the fates of the jokers bound the rest, ``_check_fates``)."""
-        self._pass(self._problem(dissolve=set()), whole=True)
-        self._pass(self._problem(dissolve=self.plain), floor=self._best_score() + 1)
+        pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
+        pass_problems._pass(self, pass_problems._problem(self, dissolve=self.plain), floor=self._best_score() + 1)
         two_tile = set_variants._two_tile_frees(self)
         self.two_tile = bool(two_tile)
         # without a rack joker every combination can be solved at once, exactly (``_all_choices``):
@@ -489,8 +485,8 @@ class _Suggester:
         # every joker set taken apart bounds every pass: when that cannot beat the best move,
         # none can; when its move is legal, it is the best of them all
         everything = frozenset().union(*by_support)
-        found = self._relaxed(everything, _RELAXED_CALLS)
-        if self._relaxed_settles(found) or self._joint_fates_settle():
+        found = pass_problems._relaxed(self, everything, _RELAXED_CALLS)
+        if pass_problems._relaxed_settles(self, found) or self._joint_fates_settle():
             return
         self.variant_start = self.portfolio.solves  # (the fates' programme is not one of the passes)
         self.upper = found[0].score if found else self.gave_up_bound
@@ -525,7 +521,7 @@ class _Suggester:
         known = self.relaxed_known.get(joker_sets)
         if known is not None and (not known or known[0].score <= self._best_score()):
             return
-        if self._relaxed_settles(known or self._relaxed(joker_sets, _RELAXED_CALLS)):
+        if pass_problems._relaxed_settles(self, known or pass_problems._relaxed(self, joker_sets, _RELAXED_CALLS)):
             return
         self._solve_fates()
 
@@ -602,14 +598,16 @@ class _Suggester:
         try:
             self.portfolio._check()
             best = choices.best_within(
-                self._choices_problem(), options, self.deadline, self._best_score() + 1, _JOINT_FATE_NODES
+                pass_problems._choices_problem(self), options, self.deadline, self._best_score() + 1, _JOINT_FATE_NODES
             )
         except _OutOfTime:
             return False
         if best is None:
             return True
         score, laid, picked = best
-        outcome = self._legal_choices_move(score, laid, picked, [e for c in picked for e in staying.get(c, ())])
+        outcome = pass_problems._legal_choices_move(
+            self, score, laid, picked, [e for c in picked for e in staying.get(c, ())]
+        )
         if outcome is None:
             return False
         self.candidates.append(outcome)
@@ -618,9 +616,9 @@ class _Suggester:
     def _fate_choice(self, index: int, way: _Fate) -> choices.Choice:
         """How joker set ``index`` fares in ``way``, as a choice of the integer programme."""
         if index in way.variants:
-            return self._choice(index, way.variants[index])
+            return pass_problems._choice(self, index, way.variants[index])
         if index in way.whole:
-            return choices.Choice(self._block(index, None))
+            return choices.Choice(pass_problems._block(self, index, None))
         tiles = self.table[index]
         stays = way.pins.get(index, ())
         return choices.Choice(
@@ -642,7 +640,9 @@ class _Suggester:
             if problem is None:
                 continue  # no move fares so
             self.fate_problems += 1
-            move = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
+            move = pass_problems._pass(
+                self, problem, floor=self._best_score() + 1, candidate=False, programme_soon=True
+            )
             if move is None or layout._took_legal(self, move):
                 continue
             if len(path) == len(ways):
@@ -669,7 +669,9 @@ class _Suggester:
             if problem is None:
                 continue
             self.fate_problems += 1
-            narrow = self._pass(problem, floor=self._best_score() + 1, candidate=False, programme_soon=True)
+            narrow = pass_problems._pass(
+                self, problem, floor=self._best_score() + 1, candidate=False, programme_soon=True
+            )
             if narrow is not None and not layout._took_legal(self, narrow):
                 self.unsettled.append(narrow.score)
 
@@ -755,7 +757,8 @@ class _Suggester:
         see ``_problem``); None when a window takes a tile the table or the rack does not hold
         (no move fares so)."""
         dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
-        problem = self._problem(
+        problem = pass_problems._problem(
+            self,
             dissolve=dissolve,
             pins={**undecided, **fate.pins},
             must=(*fate.needs, *must),
@@ -983,23 +986,25 @@ class _Suggester:
         by the bound). The answer is as if the whole pass came first: the whole move wins a
         tie; and when the best move is not legal, the whole pass is redone without a floor
         so that its best move is the fallback."""
-        full = self._pass(self._problem(dissolve=set(range(len(self.table)))), candidate=False)
+        full = pass_problems._pass(
+            self, pass_problems._problem(self, dissolve=set(range(len(self.table)))), candidate=False
+        )
         if full is not None and not self.exhausted and self._played_joker_value_unproven():
             full = self._exact_value(full)
         if full is None:
-            self._pass(self._problem(dissolve=set()), whole=True)
+            pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
             return
         if not full.played and not self.exhausted:
             return  # nothing can be played (proven): the answer is the table as it is
         # cut short by its floor, the whole pass starts with the search even where the full
         # pass needed the linear bound (its own bound cost more than its search: measured)
         self.portfolio.hard = False
-        whole = self._pass(self._problem(dissolve=set()), whole=True, floor=full.score)
+        whole = pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True, floor=full.score)
         if whole is not None and whole.score >= full.score:
             return
         self.candidates.append(full)
         if whole is None and not layout._legal(self, full):
-            self._pass(self._problem(dissolve=set()), whole=True)
+            pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
 
     def _exact_value(self, full: _Outcome) -> _Outcome:
         """Under a free release: the full pass again, its jokers scored exactly (the table's
@@ -1019,8 +1024,10 @@ class _Suggester:
         more than the best move found, which is most often the most there is, where goal mode
         spent 40-60 ms failing before the programme (bench/README.md, session 24)."""
         everything = set(range(len(self.table)))
-        problem = self._problem(dissolve=everything, exact_value=True)
-        return self._pass(problem, floor=floor, candidate=False, max_calls=max_calls, programme_soon=max_calls is None)
+        problem = pass_problems._problem(self, dissolve=everything, exact_value=True)
+        return pass_problems._pass(
+            self, problem, floor=floor, candidate=False, max_calls=max_calls, programme_soon=max_calls is None
+        )
 
     def _variants_settled(self) -> bool:
         """Whether every combination of variants has been solved at once: when the rack
@@ -1038,78 +1045,28 @@ class _Suggester:
         move is not legal (the passes go on one by one). The rack holds no joker: no joker
         is played, so where jokers stand is worth nothing and the programme is pooled."""
         options = [
-            [choices.Choice(self._block(i, None)), *(self._choice(i, v) for v in set_variants._variants(self, i))]
+            [
+                choices.Choice(pass_problems._block(self, i, None)),
+                *(pass_problems._choice(self, i, v) for v in set_variants._variants(self, i)),
+            ]
             for i in range(len(self.table))
             if i not in self.plain
         ]
         try:
             self.portfolio._check()
-            solved = choices.solve(self._choices_problem(), options, self.deadline, self._best_score() + 1)
+            solved = choices.solve(pass_problems._choices_problem(self), options, self.deadline, self._best_score() + 1)
         except _OutOfTime:
             self.exhausted = True
             return True
         if solved is None:
             return True
         score, laid, proven, picked = solved
-        outcome = self._legal_choices_move(score, laid, picked)
+        outcome = pass_problems._legal_choices_move(self, score, laid, picked)
         if outcome is None:
             return False
         self.candidates.append(outcome)
         self.exhausted = self.exhausted or not proven
         return True
-
-    def _choices_problem(self) -> _Problem:
-        """The problem that ``choices`` extends by the joker sets' choices: the plain sets
-        taken apart, no blocks; pooled (the rack holds no joker: where jokers stand is worth
-        nothing)."""
-        problem, _ = self._problem(dissolve=self.plain)
-        return dataclasses.replace(problem, run_blocks=[], group_blocks=[], joker_value_weight=0)
-
-    def _legal_choices_move(
-        self, score: int, laid: _Laid, picked: list[choices.Choice], laid_as: Sequence[tuple[str, bool]] = ()
-    ) -> _Outcome | None:
-        """The move of a solution of ``choices``' programme (its score, sets and the choices
-        taken; ``laid_as``: its staying jokers, see ``_outcome``), when it is a legal turn
-        scoring what the programme says; else None."""
-        blocks = {c.block.index: c.block for c in picked if c.block is not None}
-        outcome = layout._outcome(self, laid, blocks, False, False, (), laid_as)
-        return outcome if outcome.score == score and layout._legal(self, outcome) else None
-
-    def _choice(self, index: int, variant: _Variant) -> choices.Choice:
-        """A variant of table set ``index`` as a choice of the integer programme."""
-        return choices.Choice(
-            self._block(index, variant),
-            _keys(variant.released),
-            _keys(variant.from_rack),
-            _keys(variant.from_pool),
-            variant.freed,
-        )
-
-    def _relaxed(self, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
-        """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
-        anywhere) looking for a move better than the best so far: [] when there is none,
-        [move] when there is, None when its work ran out first."""
-        self.gave_up = False
-        self.gave_up_bound = None
-        relaxed = self._pass(
-            self._problem(dissolve=self.plain | support, pins=self.pinned),
-            floor=self._best_score() + 1,
-            candidate=False,
-            max_calls=max_calls,
-        )
-        if relaxed is None:
-            return None if self.gave_up or self.exhausted else []
-        return [relaxed]
-
-    def _relaxed_settles(self, found: list[_Outcome] | None) -> bool:
-        """Whether a relaxed problem's answer ends the passes it bounds: none of them can beat
-        the best move (or the time ran out), or its own move is legal (the best of them: kept)."""
-        if self.exhausted or found == []:
-            return True
-        if found and layout._legal(self, found[0]):
-            self.candidates.append(found[0])
-            return True
-        return False
 
     def _upper(self) -> int:
         """The best bound known of every move's score: the ceiling, or the relaxed problem of
@@ -1124,15 +1081,16 @@ class _Suggester:
         if support in self.relaxed_known:
             found, self.gave_up_bound = self.relaxed_known[support], self.upper
         else:
-            found = self._relaxed(support, _RELAXED_CALLS)
-        if self._relaxed_settles(found):
+            found = pass_problems._relaxed(self, support, _RELAXED_CALLS)
+        if pass_problems._relaxed_settles(self, found):
             return
         bound = min(found[0].score if found else self.gave_up_bound or self._ceiling(), self._upper())
         for variants, rack, fixed in passes:
             if self.exhausted or self._best_score() >= bound or self._variants_settled():
                 return
-            self._pass(
-                self._problem(dissolve=self.plain, rack=rack, variants=variants),
+            pass_problems._pass(
+                self,
+                pass_problems._problem(self, dissolve=self.plain, rack=rack, variants=variants),
                 fixed=fixed,
                 floor=self._best_score() + 1 - self._most_score([t for s in fixed for t in s]),
             )
@@ -1217,7 +1175,7 @@ class _Suggester:
         as tiles they may stand for, each way of pinning them a relaxed problem
         (``_opening_pins``) whose moves are candidates too, so that when the best of them is
         not a legal turn the answer is not claimed optimal."""
-        self._pass(self._opening_problem(), untouched=True)
+        pass_problems._pass(self, pass_problems._opening_problem(self), untouched=True)
         self._opening_moves(self.plain, pins=None)
         if len(self.plain) < len(self.table):
             for pins in self._opening_pins():
@@ -1252,7 +1210,7 @@ class _Suggester:
         §4: the meld may be laid first, then joined to table sets): the best move ignoring it,
         when that is a legal turn; else, for every minimal meld, the best move playing at
         least its tiles, anywhere."""
-        bound = self._pass(self._problem(dissolve=dissolve, pins=pins), candidate=False)
+        bound = pass_problems._pass(self, pass_problems._problem(self, dissolve=dissolve, pins=pins), candidate=False)
         if bound is None or self.exhausted or self._best_score() >= bound.score:
             return
         if layout._legal(self, bound):
@@ -1265,310 +1223,12 @@ class _Suggester:
             # the search does not score a played joker it must place as the move does (a table
             # joker is no played tile): a lower floor for each, which only costs search
             floor = self._best_score() + 1 - self._most_score([t for t in laid if t.color is None])
-            self._pass(self._problem(dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor)
+            pass_problems._pass(
+                self, pass_problems._problem(self, dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor
+            )
             if self._best_score() >= bound.score:
                 return
         self._past_deadline()  # (the listing may have stopped there)
-
-    def _pass(
-        self,
-        problem: tuple[_Problem, _Blocks],
-        untouched: bool = False,
-        whole: bool = False,
-        fixed: Sequence[tuple[Tile, ...]] = (),
-        floor: int | None = None,
-        candidate: bool = True,
-        max_calls: int | None = None,
-        programme_soon: bool = False,
-    ) -> _Outcome | None:
-        """Solve one problem and lay out its move; None when it has no solution, none scoring
-        at least ``floor`` (a move's score, not the search's), or the time ran out (then
-        ``self.exhausted`` is set) or the pass used up its ``max_calls`` (then ``self.gave_up``
-        is set: a cap on work rather than time keeps answers reproducible). ``untouched``:
-        the table is not part of the problem and stays as it is. The move is recorded as a
-        candidate answer unless ``candidate`` is false. ``programme_soon``: see
-        ``portfolio.Portfolio.solve``."""
-        if self.candidates and self._past_deadline():
-            # past the deadline with an answer in hand: loops of small passes (one per variant
-            # combination, up to 55,000) checked only ``exhausted``, and ran seconds late
-            return None
-        p = problem[0]
-        # the search also scores the jokers that must be placed (the table's): each is a tile
-        # and, unless it scores no points (``_Problem.unscored``), stands for at least 1; the
-        # move's value counts its played jokers' best points only
-        offset = p.jokers_required * (p.tile_weight + (0 if p.unscored else p.joker_weight))
-        # a move scores at most the search's score plus the tiles the search does not count
-        need = 0 if floor is None else floor - p.uncounted + offset
-        laid: _Builder | _Laid
-        # a relaxed problem is solved once: the passes meet the same one again (a fate's node
-        # freeing a joker into the pool is the relaxed problem of every joker set: on the hard
-        # bench 21 problems of 712, 0.34 s of 8 s); a proven optimum answers every later
-        # ``need`` (itself, or None below it), and no move reaching ``need`` every higher one.
-        # (Not the candidates' passes: each comes once, and the key costs 50-150 µs.)
-        key = None if candidate else (_frozen(p), tuple(problem[1].items()), untouched, whole, tuple(fixed))
-        known = None if key is None else self.solved.get(key)
-        if known is not None:
-            known_need, known_score, known_outcome = known
-            if known_outcome is not None and known_score >= need:
-                return known_outcome
-            if known_outcome is not None or need >= known_need:
-                return None
-        if not (p.meld_min or p.feasibility_only):
-            try:  # the search, the linear bound, the search aimed at it, the integer programme
-                accept = None
-                if not candidate and max_calls is not None:
-
-                    def accept(laid: _Laid) -> bool:
-                        return layout._legal(
-                            self, layout._outcome(self, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
-                        )
-
-                solved = self.portfolio.solve(p, need, max_calls, accept, programme_soon)
-            except _OutOfTime:
-                self.exhausted = True
-                return None
-            except portfolio.GaveUp as gave_up:
-                self.gave_up = True
-                if gave_up.bound is not None:
-                    self.gave_up_bound = gave_up.bound + p.uncounted - offset
-                return None
-            if solved is None:
-                self._remember(key, need, 0, None)
-                return None
-            if not solved.proven:
-                self.exhausted = True  # the best move found in time, not proven optimal
-            laid = solved.laid
-            score = solved.score
-        else:
-            search = _Search(p, self.deadline, max_calls)
-            try:
-                found = search.solve(need)
-            except _OutOfTime:
-                if time.perf_counter() > self.deadline:
-                    self.exhausted = True
-                else:
-                    self.gave_up = True
-                return None
-            if found is None:
-                self._remember(key, need, 0, None)
-                return None
-            score = found
-            laid = _Builder(search)
-            laid.build()
-        outcome = layout._outcome(self, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
-        if not self.exhausted:
-            self._remember(key, need, score, outcome)
-        if candidate:
-            self.candidates.append(outcome)
-        return outcome
-
-    def _remember(self, key: tuple[object, ...] | None, need: int, score: int, outcome: _Outcome | None) -> None:
-        """Keep a relaxed problem's answer (``key``: None for the candidates' passes, not kept):
-        its best move scoring ``score`` (the search's), or None: no move reaches ``need``."""
-        if key is not None:
-            self.solved[key] = (need, score, outcome)
-
-    # --- problems -----------------------------------------------------------------------
-
-    def _opening_problem(self) -> tuple[_Problem, _Blocks]:
-        """New sets from the rack only, worth at least the opening minimum."""
-        optional = _empty_counts()
-        for t in self.rack:
-            if t.color is not None:
-                optional[_COLOUR_INDEX[t.color]][t.number] += 1
-        problem = _Problem(
-            _empty_counts(),
-            optional,
-            self.rack_jokers,
-            0,
-            meld_min=max(1, self.rules.initial_meld_min),
-            tile_weight=self.tile_weight,
-            value_weight=self.value_weight,
-        )
-        return problem, {}
-
-    def _problem(
-        self,
-        dissolve: set[int],
-        rack: Sequence[Tile] | None = None,
-        variants: dict[int, _Variant] | None = None,
-        pins: Mapping[int, tuple[Tile, ...]] | None = None,
-        must: Sequence[Tile] = (),
-        exact_value: bool = False,
-    ) -> tuple[_Problem, _Blocks]:
-        """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
-        are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
-        placed. With ``pins`` (by table set, the tiles its jokers are laid as: ``_pinned``, a
-        fate's or an opening's), a dissolved set's jokers go to the pool as those tiles, a run
-        joker's in a run (``runs_needed``), and its others as jokers; a relaxed problem (any
-        ``pins``, even none) also lays the groups of ``_groups_needed``. ``must``: tiles of the
-        rack that the move must play (placed like the table's, scored as played).
-        ``exact_value``: the table's jokers in the pool score no points (``_Problem.unscored``:
-        exact when they are all there, ``_exact_value``)."""
-        rack = tiles_without(self.rack if rack is None else rack, must)
-        variants = variants or {}
-        required, optional = _empty_counts(), _empty_counts()
-        jokers = jokers_required = 0
-        for t in rack:
-            if t.color is None:
-                jokers += 1
-            else:
-                optional[_COLOUR_INDEX[t.color]][t.number] += 1
-        blocks: _Blocks = {}
-        uncounted = 0
-        for t in must:
-            if t.color is None:
-                jokers += 1
-                jokers_required += 1
-            else:
-                required[_COLOUR_INDEX[t.color]][t.number] += 1
-                uncounted += self.tile_weight + t.number * self.value_weight
-        laid_as: list[tuple[str, bool]] = []
-        in_runs: Counter[tuple[int, int]] = Counter()  # (colour, number) of the pinned run jokers
-        table_jokers = 0  # the table's jokers in the pool
-        for i, tiles in enumerate(self.table):
-            if i in dissolve:
-                stands = pins.get(i, ()) if pins is not None else ()
-                run = self.readings[i].best.kind == RUN  # type: ignore[union-attr]
-                for t in tiles:
-                    if t.color is None and stands:
-                        at = (_COLOUR_INDEX[stands[0].color], stands[0].number)  # type: ignore[index]
-                        required[at[0]][at[1]] += 1
-                        laid_as.append((stands[0].key, run))
-                        in_runs[at] += run
-                        stands = stands[1:]
-                    elif t.color is None:
-                        jokers += 1
-                        jokers_required += 1
-                        table_jokers += 1
-                    else:
-                        required[_COLOUR_INDEX[t.color]][t.number] += 1
-                continue
-            variant = variants.get(i)
-            blocks[i] = self._block(i, variant)
-            if variant is None:
-                continue
-            for t in variant.released:
-                required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
-            for counts, taken in ((optional, variant.from_rack), (required, variant.from_pool)):
-                for t in taken:
-                    counts[_COLOUR_INDEX[t.color]][t.number] -= 1  # type: ignore[index]
-            uncounted += sum(self.tile_weight + t.number * self.value_weight for t in variant.from_rack)
-            jokers += variant.freed
-            jokers_required += variant.freed
-            table_jokers += variant.freed
-            for t, run in variant.freed_as:
-                required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
-                laid_as.append((t.key, run))
-        group_blocks = [b for b in blocks.values() if isinstance(b, _GroupBlock)]
-        problem = _Problem(
-            required,
-            optional,
-            jokers,
-            jokers_required,
-            table_jokers if exact_value else 0,
-            run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
-            group_blocks=group_blocks,
-            tile_weight=self.tile_weight,
-            value_weight=self.value_weight,
-            # without a rack joker no joker is played: where the table's jokers stand is worth
-            # nothing to the move's value (it counts played jokers only), so the search need
-            # not maximise it; whether a move is legal is verify_turn's to say either way
-            joker_value_weight=0 if jokers == jokers_required else None,
-            uncounted=uncounted,
-            groups_needed=(
-                self._groups_needed(dissolve, {b.number for b in group_blocks}, pins) if pins is not None else ()
-            ),
-            runs_needed=tuple((c, v, copies) for (c, v), copies in sorted(in_runs.items()) if copies),
-            jokers_laid_as=tuple(laid_as),
-        )
-        return problem, blocks
-
-    def _groups_needed(
-        self, dissolve: set[int], blocked: set[int], pins: Mapping[int, tuple[Tile, ...]]
-    ) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        """The groups every legal move lays for the group joker sets in ``dissolve`` (one
-        reading only): one of the set's number holding a joker or a tile its jokers stand for
-        (SPEC §4: a joker stays in a group holding one of the set's tiles, or the tile that
-        frees it joins one of them; a locked set stays a group), as (number, colours); with
-        jokers of the set laid as ``pins``, a tile they are laid as (a staying joker stays in
-        a group). None of a number in ``blocked`` (a group block of it, which is such a
-        group), nor under a free release of unlocked sets (a freed joker needs no tile
-        there)."""
-        if self.rules.joker_release == "free" and not self.rules.joker_sets_locked:
-            return ()
-        out = set()
-        for i in dissolve:
-            reading = self.readings[i]
-            best = reading.best
-            if i in self.plain or len(reading.readings) != 1 or best is None or best.kind == RUN:
-                continue
-            number = next(t.number for t in best.tiles if t.color is not None)
-            if number in blocked:
-                continue
-            stands = pins.get(i) or tuple(t for options in best.joker_options for t in options)
-            colours = {_COLOUR_INDEX[t.color] for t in stands if t.color}
-            out.add((number, tuple(sorted(colours))))
-        return tuple(sorted(out))
-
-    def _block(self, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
-        """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""
-        reading = self.readings[index].best
-        assert reading is not None
-        tiles = reading.tiles if variant is None else variant.tiles
-        original = self.table[index] if variant is None or variant.whole else tiles
-        run = reading.kind == RUN if variant is None or variant.run is None else variant.run
-        if run:
-            ordered = tuple(sorted(tiles, key=_stands_for_number))
-            colour = _COLOUR_INDEX[_run_colour(ordered)]
-            start, end = _stands_for_number(ordered[0]), _stands_for_number(ordered[-1])
-            return _RunBlock(index, colour, start, end, ordered, original)
-        number = next(t.number for t in tiles if t.color is not None)
-        used = {_COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
-        used |= {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
-        # a joker of a group stands for the same tile after the move (SPEC §4): where the table
-        # set's undeclared jokers filled every colour it lacked (a group of four), they stood
-        # for those colours, which a trimmed group then cannot take (K4 B4 J J trimmed to
-        # B4 J J taking O4 frees the joker that stood for O4); the jokers a variant frees leave
-        lacking = set(COLORS) - {t.color for t in self.table[index] if t.color is not None}
-        freed = variant.freed if variant is not None else 0
-        if sum(1 for t in self.table[index] if t.color is None) - freed == len(lacking):
-            used |= {_COLOUR_INDEX[c] for c in lacking}
-        return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
-
-    def _pinned(self) -> dict[int, tuple[Tile, ...]]:
-        """The jokers that no move may free, by table set: a freed joker must be replaced by a
-        copy of a tile it stands for (SPEC §4), so when none of those has a copy on the table
-        or the rack every legal move keeps the joker standing for one of them (a run's joker
-        in a run, a group's in a group of its number). A relaxed problem places such jokers
-        as those tiles (``_problem``; a group's jokers as distinct missing colours: with no
-        copy of any elsewhere, any will do), and ``_outcome`` lays them back as jokers. Before
-        opening no joker may be freed at all (SPEC §4), so every run joker is pinned then, and
-        a group's jokers when they stand for every colour it lacks. Only sets with one reading."""
-        free = self.rules.joker_release == "free" and not self.rules.joker_sets_locked
-        if free and self.opened:
-            return {}
-        present = Counter(t.key for t in self.rack)
-        present.update(t.key for s in self.table for t in s)
-        out: dict[int, tuple[Tile, ...]] = {}
-        for i, reading in enumerate(self.readings):
-            best = reading.best
-            if i in self.plain or best is None or len(reading.readings) != 1:
-                continue
-            # before opening a joker stays: a run's standing for its tile, a group's for one of
-            # its missing colours (all of them, when its jokers fill every one)
-            never_freed = not self.opened and (
-                best.kind == RUN
-                or len({t.key for options in best.joker_options for t in options}) == len(best.joker_options)
-            )
-            if not never_freed and (free or any(present[t.key] for options in best.joker_options for t in options)):
-                continue
-            stands: list[Tile] = []
-            for options in best.joker_options:
-                stands += [t for t in options if t not in stands][:1]
-            if len(stands) == len(best.joker_options):
-                out[i] = tuple(stands)
-        return out
 
     # --- answers ------------------------------------------------------------------------
 
@@ -1594,11 +1254,6 @@ def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, .
     a declared joker is declared again, ``J=O10 O11 O12`` laid ``O11 O12 J`` reads it O13)."""
     orders = (tuple(tiles), *_joker_orders(tiles))
     return max((joker_points(order, rules) for order in orders), key=sum)
-
-
-def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
-    """The numbered tiles among ``tiles`` as (colour index, number), the jokers left out."""
-    return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
 
 
 _FateWays = list[tuple[tuple[int, ...], list[_Fate]]]
@@ -1740,12 +1395,3 @@ def _merged_windows(
     freed = window.freed - (1 if any(t.color is None for t in other.tiles) else 0)
     variant = _Variant(block, window.released, tuple(taken_rack), tuple(taken_pool), freed, run=True)
     return _Fate(variants={i: variant})
-
-
-def _frozen(problem: _Problem) -> tuple[object, ...]:
-    """``problem``'s fields as a hashable value (its lists as tuples), to know it again."""
-
-    def frozen(value: object) -> object:
-        return tuple(map(frozen, value)) if isinstance(value, list) else value
-
-    return tuple(frozen(getattr(problem, f.name)) for f in dataclasses.fields(problem))
