@@ -10,7 +10,7 @@ import pytest
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import Suggestion, pass_problems, suggest
+from engine.solver import Suggestion, fates, pass_problems, suggest
 from engine.solver import best_move as suggest_module
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
 from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
@@ -107,11 +107,11 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
 ) -> None:
     """``_Suggester.fate_ways`` gives such a joker no fate freeing it: the answer is proven."""
     assert the_best(table, rack, rules, best).optimal_proven
-    monkeypatch.setattr(suggest_module._Suggester, "_rack_can_take_freed_joker", lambda self, index: True)
-    monkeypatch.setattr(suggest_module._Suggester, "_window_frees_legally", lambda self, *args: True)
+    monkeypatch.setattr(fates, "_rack_can_take_freed_joker", lambda solver, index: True)
+    monkeypatch.setattr(fates, "_window_frees_legally", lambda solver, *args: True)
     monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
-    monkeypatch.setattr(suggest_module._Suggester, "_both_missing_colours", lambda self, *args: ())
-    monkeypatch.setattr(suggest_module._Suggester, "_other_missing_colour", lambda self, *args: ())
+    monkeypatch.setattr(fates, "_both_missing_colours", lambda solver, *args: ())
+    monkeypatch.setattr(fates, "_other_missing_colour", lambda solver, *args: ())
     assert not suggested(table, rack, rules).optimal_proven
 
 
@@ -260,7 +260,7 @@ def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyP
 def test_the_tiles_a_freed_joker_may_stand_for_in_a_new_set(table: list[str], rack: str, stands: str) -> None:
     before = [T(s) for s in table]
     solver = suggest_module._Suggester(before, [None] * len(before), T(rack), True, PRESSMAN, "tiles", 1e9)
-    assert {t.key for t, _ in solver._freed_joker_tiles(0)} == set(stands.split())
+    assert {t.key for t, _ in fates._freed_joker_tiles(solver, 0)} == set(stands.split())
 
 
 OTHER_SET = dataclasses.replace(PRESETS["sabra"], freed_joker_use="other_set")
