@@ -10,7 +10,7 @@ import pytest
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import Suggestion, fates, pass_problems, suggest
+from engine.solver import Suggestion, fate_tree, fates, pass_problems, suggest
 from engine.solver import best_move as suggest_module
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
 from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
@@ -109,7 +109,7 @@ def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     assert the_best(table, rack, rules, best).optimal_proven
     monkeypatch.setattr(fates, "_rack_can_take_freed_joker", lambda solver, index: True)
     monkeypatch.setattr(fates, "_window_frees_legally", lambda solver, *args: True)
-    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    monkeypatch.setattr(fate_tree, "_freed_as_fates", lambda solver, fate: None)
     monkeypatch.setattr(fates, "_both_missing_colours", lambda solver, *args: ())
     monkeypatch.setattr(fates, "_other_missing_colour", lambda solver, *args: ())
     assert not suggested(table, rack, rules).optimal_proven
@@ -162,7 +162,7 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_in_a_new_set(
     table: list[str], rack: str, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert the_best(table, rack, PRESSMAN, best).optimal_proven
-    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    monkeypatch.setattr(fate_tree, "_freed_as_fates", lambda solver, fate: None)
     result = suggested(table, rack, PRESSMAN)
     assert (len(result.played), result.value) != best or not result.optimal_proven
 
@@ -187,7 +187,7 @@ def test_a_freed_joker_laid_as_each_tile_it_may_stand_for_beside_a_rack_joker(mo
     (unproven: the played jokers' points are bounded apart)."""
     table, rack = ["K6 K7 K8 K9 K10", "K4 B4 J"], "R4 R7 O6 J"
     the_best(table, rack, PRESSMAN, (3, 20))
-    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    monkeypatch.setattr(fate_tree, "_freed_as_fates", lambda solver, fate: None)
     result = suggested(table, rack, PRESSMAN)
     assert (len(result.played), result.value) == (3, 16), words(result.after)
 
@@ -198,7 +198,7 @@ def test_a_least_change_scoring_more_than_the_search_withdraws_its_proof(monkeyp
     optimal), that move is answered and the search's claim withdrawn (it disturbs the table
     least among the moves scoring 16 or more, not the best of them)."""
     table, rack = ["K6 K7 K8 K9 K10", "K4 B4 J"], "R4 R7 O6 J"
-    monkeypatch.setattr(suggest_module._Suggester, "_freed_as_fates", lambda self, fate: None)
+    monkeypatch.setattr(fate_tree, "_freed_as_fates", lambda solver, fate: None)
     run = suggest_module._Suggester.run
     monkeypatch.setattr(
         suggest_module._Suggester, "run", lambda self: dataclasses.replace(run(self), optimal_proven=True)

@@ -27,6 +27,7 @@ from engine.solver import (
     Suggestion,
     arrange,
     best_move,
+    fate_tree,
     layout,
     melds,
     pass_problems,
@@ -578,23 +579,23 @@ def test_one_programme_settles_the_fates_as_the_tree_does(case: str, monkeypatch
     before, rack = _FATE_HEAVY[case]
     outcomes: list[bool] = []
     problems: list[int] = []
-    settled, solve_fates = best_move._Suggester._fates_settled_at_once, best_move._Suggester._solve_fates
+    settled, solve_fates = fate_tree._fates_settled_at_once, fate_tree._solve_fates
 
-    def recorded(self: best_move._Suggester, *args: object) -> bool:
-        outcomes.append(settled(self, *args))  # type: ignore[arg-type]
+    def recorded(solver: best_move._Suggester, *args: object) -> bool:
+        outcomes.append(settled(solver, *args))  # type: ignore[arg-type]
         return outcomes[-1]
 
-    def counted(self: best_move._Suggester) -> None:
-        solve_fates(self)
-        problems.append(self.fate_problems)
+    def counted(solver: best_move._Suggester) -> None:
+        solve_fates(solver)
+        problems.append(solver.fate_problems)
 
-    monkeypatch.setattr(best_move._Suggester, "_fates_settled_at_once", recorded)
-    monkeypatch.setattr(best_move._Suggester, "_solve_fates", counted)
+    monkeypatch.setattr(fate_tree, "_fates_settled_at_once", recorded)
+    monkeypatch.setattr(fate_tree, "_solve_fates", counted)
     joint = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert outcomes == [case != "its best move is no legal turn"]
     assert joint.optimal_proven
     assert_legal(before, rack, True, SABRA, joint)
-    monkeypatch.setattr(best_move, "_JOINT_FATES", 10**9)
+    monkeypatch.setattr(fate_tree, "_JOINT_FATES", 10**9)
     tree = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert len(outcomes) == 1  # (not tried)
     with_joint, alone = problems
@@ -646,7 +647,7 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
 
     monkeypatch.setattr(pass_problems, "_relaxed", recorded)
     monkeypatch.setattr(best_move._Suggester, "_all_choices", solved_at_once)
-    monkeypatch.setattr(best_move, "_JOINT_FATES", 10**9)  # (the fates' programme would settle it first)
+    monkeypatch.setattr(fate_tree, "_JOINT_FATES", 10**9)  # (the fates' programme would settle it first)
     result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
     assert at_once == [True]
     assert after_settled == []
@@ -674,14 +675,14 @@ def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: 
         "K3 K4 K5",
     )
     rack = T("K6 R12 R10 K4 B3 K6 B12 O2 R7 O1")
-    monkeypatch.setattr(best_move, "_JOINT_FATES", 4 if joint else 10**9)
+    monkeypatch.setattr(fate_tree, "_JOINT_FATES", 4 if joint else 10**9)
     solver = best_move._Suggester(
         [tuple(s) for s in before], [None] * len(before), tuple(rack), True, SABRA, "tiles", time.perf_counter() + 30
     )
     solver._joker_set_passes()
     assert solver._best_score() < 6 * solver.tile_weight
-    solver._solve_fates()
-    assert solver._best_score() >= 6 * solver.tile_weight or solver._fates_unsettled()
+    fate_tree._solve_fates(solver)
+    assert solver._best_score() >= 6 * solver.tile_weight or fate_tree._fates_unsettled(solver)
     result = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert (len(result.played), result.optimal_proven) == (6, True)
     assert_legal(before, rack, True, SABRA, result)

@@ -18,7 +18,7 @@ from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
-from engine.solver import choices, milp, pass_problems, reconstruction, search
+from engine.solver import choices, fate_tree, milp, pass_problems, reconstruction, search
 from engine.solver.model import _OutOfTime
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
@@ -205,7 +205,7 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
     monkeypatch.setattr(pass_problems, "_pinned", lambda solver: {})
     # nor do their fates first, alone or as one programme: the variants' passes run
     monkeypatch.setattr(suggest_module, "_FATES_FIRST", 0)
-    monkeypatch.setattr(suggest_module, "_JOINT_FATES", 10**9)
+    monkeypatch.setattr(fate_tree, "_JOINT_FATES", 10**9)
     proven = 0
     for table, rack in _joker_positions(seed, rules_name)[:14]:
         plain_rack = [t for t in rack if t.color is not None]
@@ -236,18 +236,18 @@ def test_the_fates_as_one_programme_keep_the_answers(
     one), where the programme settles some trees."""
     rules = PRESETS[rules_name]
     settled: list[bool] = []
-    real = suggest_module._Suggester._fates_settled_at_once
+    real = fate_tree._fates_settled_at_once
 
-    def recorded(self: suggest_module._Suggester, *args: Any) -> bool:
-        settled.append(real(self, *args))
+    def recorded(solver: suggest_module._Suggester, *args: Any) -> bool:
+        settled.append(real(solver, *args))
         return settled[-1]
 
-    monkeypatch.setattr(suggest_module._Suggester, "_fates_settled_at_once", recorded)
+    monkeypatch.setattr(fate_tree, "_fates_settled_at_once", recorded)
     for table, rack in _joker_positions(seed, rules_name)[:14]:
         plain_rack = [t for t in rack if t.color is not None]
         joint = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
         with monkeypatch.context() as m:
-            m.setattr(suggest_module, "_JOINT_FATES", 10**9)
+            m.setattr(fate_tree, "_JOINT_FATES", 10**9)
             tree = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
         assert (len(joint.played), joint.value, joint.optimal_proven) == (
             len(tree.played),

@@ -14,7 +14,17 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 
 from engine.rules import SABRA, Rules
 from engine.sets import RUN, TableSet, read_set
-from engine.solver import choices, fates, joker_value, layout, pass_problems, portfolio, prepare, set_variants
+from engine.solver import (
+    choices,
+    fate_tree,
+    fates,
+    joker_value,
+    layout,
+    pass_problems,
+    portfolio,
+    prepare,
+    set_variants,
+)
 from engine.solver.fates import _Fate
 from engine.solver.intact import joker_points
 from engine.solver.layout import _Blocks, _joker_orders, _Outcome
@@ -31,7 +41,6 @@ from engine.solver.model import (
     _OutOfTime,
     _Problem,
 )
-from engine.solver.pass_problems import _keys
 from engine.solver.set_variants import _VariantPass
 from engine.tiles import Tile
 
@@ -39,15 +48,6 @@ _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solve
 
 
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
-
-
-_FATE_PROBLEMS = 128  # relaxed problems of the fates' tree at most (``_solve_fates``); beyond, not proven
-
-
-_JOINT_FATES = 4  # fates from which they are first tried as one programme (``_solve_fates``)
-
-
-_JOINT_FATE_NODES = 16  # relaxations of that programme at most (``_fates_settled_at_once``)
 
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
@@ -245,7 +245,7 @@ class _Suggester:
         melds = self._meld_tiles()
         if melds is None:
             return False
-        sets, ways = self._sorted_fates()
+        sets, ways = fate_tree._sorted_fates(self)
         for must in melds:
             self.value_nodes = 0
             if not self._value_settled_below([], sets, ways, must):
@@ -278,7 +278,7 @@ class _Suggester:
         if self.exhausted or self.value_nodes >= _VALUE_NODES:
             return False
         self.value_nodes += 1
-        if self._fate_value_settled(_Fate.join(chosen), self._undecided_pins(sets, len(chosen)), must):
+        if self._fate_value_settled(_Fate.join(chosen), fate_tree._undecided_pins(self, sets, len(chosen)), must):
             return True
         if self.exhausted or len(chosen) == len(ways):
             return False
@@ -299,7 +299,7 @@ class _Suggester:
         With one joker on the rack those sets are tried only at points where the numbered tiles
         alone may beat the best move (``_risky_points``). Runs lie in order (see
         ``joker_value``). ``must``: rack tiles the moves play (``_meld_tiles``)."""
-        fate_problem = self._fate_problem(fate, undecided, exact_value=True, must=must)
+        fate_problem = fate_tree._fate_problem(self, fate, undecided, exact_value=True, must=must)
         if fate_problem is None:
             return True  # no move fares so
         problem, blocks = fate_problem
@@ -426,8 +426,8 @@ class _Suggester:
         )
         if passes and not fates_first:
             self._variant_stage(passes)
-        self._check_fates()
-        if fates_first and self._fates_unsettled():
+        fate_tree._check_fates(self)
+        if fates_first and fate_tree._fates_unsettled(self):
             self._variant_stage(passes)
 
     def _joker_set_passes(self) -> list[_VariantPass]:
@@ -463,7 +463,7 @@ class _Suggester:
         # none can; when its move is legal, it is the best of them all
         everything = frozenset().union(*by_support)
         found = pass_problems._relaxed(self, everything, _RELAXED_CALLS)
-        if pass_problems._relaxed_settles(self, found) or self._joint_fates_settle():
+        if pass_problems._relaxed_settles(self, found) or fate_tree._joint_fates_settle(self):
             return
         self.variant_start = self.portfolio.solves  # (the fates' programme is not one of the passes)
         self.upper = found[0].score if found else self.gave_up_bound
@@ -477,233 +477,6 @@ class _Suggester:
             if self.at_once and self.settled is None:
                 self.settled = self._all_choices()
             self.exhausted = self.exhausted or not self.settled
-
-    def _check_fates(self) -> None:
-        """Whether a legal move may beat the best move found, which the passes do not model
-        (a set whose jokers were freed taken apart, a joker staying in a set made of other
-        tiles, a freed joker in a new set mixing table tiles...). Every legal move gives each
-        table joker a fate (SPEC §4): it stayed, standing for one of the tiles it may stand for,
-        or it was freed, and a copy of its tile lies in a successor of its set. One relaxed
-        problem per way the jokers fare (``_fates``), every other set taken apart, holds every
-        legal move giving them those fates. None of them beating the best move proves it; a
-        legal move of one that does is taken; an illegal one has its tiles laid out anew
-        (``_rearranged``): a legal layout scoring as much is taken, else the answer is left
-        unproven. The relaxed problem of every joker set taken apart with its jokers anywhere
-        comes first: it bounds them all."""
-        joker_sets = frozenset(range(len(self.table))) - self.plain
-        if not joker_sets or self.exhausted or self.fates_settled or self._best_score() >= self._ceiling():
-            return
-        # a relaxed problem's move is its optimum: one already known that does not beat the
-        # best move settles it as well as a new one would
-        known = self.relaxed_known.get(joker_sets)
-        if known is not None and (not known or known[0].score <= self._best_score()):
-            return
-        if pass_problems._relaxed_settles(self, known or pass_problems._relaxed(self, joker_sets, _RELAXED_CALLS)):
-            return
-        self._solve_fates()
-
-    def _solve_fates(self) -> None:
-        """The relaxed problems of the fates, looking for a move better than the best, as a
-        tree: the joker sets (fewest ways first) are decided one by one, each node's problem
-        giving the sets decided their ways and taking the others apart, their jokers anywhere
-        (those ``_pinned`` laid as their tiles), which holds every fate below it. A node with no
-        better move, or whose move is a legal turn (or has a legal layout scoring as much),
-        settles its subtree; only the others are refined, down to the fates themselves, whose
-        moves that are no legal turn leave the answer unproven (under the pressman rule, after
-        one more split: ``_settle_freed_as``). Each problem is solved to the
-        end (under the deadline): every one is needed for the proof, where a relaxed bound's
-        work is capped (capped, 4 of 8 fates of the hard bench's xp-jokers #19 gave up).
-
-        With ``_JOINT_FATES`` fates or more, all of them are first tried as one programme
-        (``_fates_settled_at_once``), which settles them at once or leaves them to the tree: on
-        the hard bench's three seeds (720 rows) it settled 11 of the 15 trees it was tried on,
-        classic-big-rack sabra seed 2 turn 44 in 190 ms where the tree took 340 ms; on trees
-        that their first few problems settle it costs up to 60 ms more (bench/README.md,
-        session 25). It is not tried again under the same best move (``_variant_stage`` may
-        have tried it)."""
-        self.fate_problems = 0
-        if self._joint_fates_settle():
-            return
-        sets, set_ways = self._sorted_fates()
-        self._refine([], sets, set_ways)
-
-    def _sorted_fates(self) -> tuple[list[tuple[int, ...]], list[list[_Fate]]]:
-        """The joker sets (or pairs, ``fate_ways``), fewest ways first, and their ways."""
-        ways = sorted(self.fate_ways, key=lambda set_ways: len(set_ways[1]))
-        return [i for i, _ in ways], [w for _, w in ways]
-
-    def _joint_fates_settle(self) -> bool:
-        """``_fates_settled_at_once`` where the fates number ``_JOINT_FATES`` or more, unless
-        it already failed with the best move as it is."""
-        sets, set_ways = self._sorted_fates()
-        if math.prod(map(len, set_ways)) < _JOINT_FATES or self._best_score() in self.joint_failed:
-            return False
-        if self._fates_settled_at_once(sets, set_ways):
-            self.fates_settled = True
-            return True
-        self.joint_failed.add(self._best_score())
-        return False
-
-    def _fates_settled_at_once(self, sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> bool:
-        """Whether one integer programme settles the fates giving the joker sets ``sets``
-        one of their ``ways`` each: every way as a choice of ``choices`` (a variant, or the
-        set kept whole as its block; a joker staying: its set taken apart, the joker given as
-        the tile it stands for), one per joker set. Each fate's problem is that programme with
-        its choices taken, less the rows keeping a staying joker's tile in a run or a group:
-        when the programme has no move beating the best move, no fate has; when its best move
-        is a legal turn, that move beats every legal move of those fates. Solved by our own
-        branch and bound for at most ``_JOINT_FATE_NODES`` relaxations (a cap on work); else,
-        or when its move is no legal turn, the tree decides. Only where the rack holds no
-        joker (where jokers stand is then worth nothing: the programme is pooled, as
-        ``_all_choices``'s), no way needs a rack tile played (``_Fate.needs``) and no two
-        sets' ways are joined (``_with_overlapping_windows``: a choice is one set's)."""
-        if self.rack_jokers or any(len(entry) > 1 for entry in sets):
-            return False
-        if any(way.needs for set_ways in ways for way in set_ways):
-            return False
-        options: list[list[choices.Choice]] = []
-        staying: dict[choices.Choice, list[tuple[str, bool]]] = {}  # a choice's staying jokers, as ``laid_as``
-        for (i,), set_ways in zip(sets, ways, strict=True):
-            options.append([])
-            for way in set_ways:
-                choice = self._fate_choice(i, way)
-                options[-1].append(choice)
-                if choice.block is None:
-                    run = self.readings[i].best.kind == RUN  # type: ignore[union-attr]
-                    staying[choice] = [(t.key, run) for t in way.pins.get(i, ())]
-        self.portfolio.solves += 1
-        try:
-            self.portfolio._check()
-            best = choices.best_within(
-                pass_problems._choices_problem(self), options, self.deadline, self._best_score() + 1, _JOINT_FATE_NODES
-            )
-        except _OutOfTime:
-            return False
-        if best is None:
-            return True
-        score, laid, picked = best
-        outcome = pass_problems._legal_choices_move(
-            self, score, laid, picked, [e for c in picked for e in staying.get(c, ())]
-        )
-        if outcome is None:
-            return False
-        self.candidates.append(outcome)
-        return True
-
-    def _fate_choice(self, index: int, way: _Fate) -> choices.Choice:
-        """How joker set ``index`` fares in ``way``, as a choice of the integer programme."""
-        if index in way.variants:
-            return pass_problems._choice(self, index, way.variants[index])
-        if index in way.whole:
-            return choices.Choice(pass_problems._block(self, index, None))
-        tiles = self.table[index]
-        stays = way.pins.get(index, ())
-        return choices.Choice(
-            None, _keys((*tiles, *stays)), freed=sum(1 for t in tiles if t.color is None) - len(stays)
-        )
-
-    def _refine(self, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> None:
-        """The children of the node deciding ``chosen`` (the ways of the first sets of
-        ``sets``), each solved and, unless settled, refined (``_solve_fates``)."""
-        for way in ways[len(chosen)]:
-            if self.exhausted or self._best_score() >= self._ceiling():
-                return  # (a legal move may play the whole rack: none can beat it)
-            if self.fate_problems >= _FATE_PROBLEMS:
-                self.unsettled.append(self._ceiling())  # not all settled: not proven
-                return
-            path = [*chosen, way]
-            fate = _Fate.join(path)
-            problem = self._fate_problem(fate, self._undecided_pins(sets, len(path)))
-            if problem is None:
-                continue  # no move fares so
-            self.fate_problems += 1
-            move = pass_problems._pass(
-                self, problem, floor=self._best_score() + 1, candidate=False, programme_soon=True
-            )
-            if move is None or layout._took_legal(self, move):
-                continue
-            if len(path) == len(ways):
-                self._settle_freed_as(fate, move)
-            else:
-                self._refine(path, sets, ways)
-
-    def _settle_freed_as(self, fate: _Fate, move: _Outcome) -> None:
-        """A fate whose move (``move``) is no legal turn and beats the best: under
-        ``freed_joker_use: new_set_with_two_rack_tiles`` its freed joker is laid as each tile
-        it may stand for in a new set (``_freed_as_fates``), each problem solved like the
-        tree's; the moves no legal turn and beating the best leave the answer unproven."""
-        narrower = self._freed_as_fates(fate)
-        if narrower is None:
-            self.unsettled.append(move.score)
-            return
-        for way in narrower:
-            if self.exhausted or self._best_score() >= self._ceiling():
-                return
-            if self.fate_problems >= _FATE_PROBLEMS:
-                self.unsettled.append(move.score)
-                return
-            problem = self._fate_problem(way, {})
-            if problem is None:
-                continue
-            self.fate_problems += 1
-            narrow = pass_problems._pass(
-                self, problem, floor=self._best_score() + 1, candidate=False, programme_soon=True
-            )
-            if narrow is not None and not layout._took_legal(self, narrow):
-                self.unsettled.append(narrow.score)
-
-    def _freed_as_fates(self, fate: _Fate) -> list[_Fate] | None:
-        """``fate`` with the joker its window frees laid as each tile of ``freed_joker_tiles``,
-        one fate each: together they hold every legal move of ``fate`` (that joker ends in a
-        new set holding two rack tiles, where it stands for one of those tiles). None where
-        those tiles are not worked out, or unless one window frees one joker."""
-        if self.freed_joker_tiles is None:
-            return None
-        freeing = [i for i, variant in fate.variants.items() if variant.freed]
-        if len(freeing) != 1 or fate.variants[freeing[0]].freed != 1:
-            return None
-        i = freeing[0]
-        return [
-            dataclasses.replace(
-                fate, variants={**fate.variants, i: dataclasses.replace(fate.variants[i], freed=0, freed_as=(stand,))}
-            )
-            for stand in self.freed_joker_tiles[i]
-        ]
-
-    def _undecided_pins(self, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
-        """The pinned jokers (``_pinned``) of the joker sets of ``sets`` after the first
-        ``decided``: a node of the fates' tree lays them as their tiles."""
-        return {i: self.pinned[i] for entry in sets[decided:] for i in entry if i in self.pinned}
-
-    def _fate_problem(
-        self,
-        fate: _Fate,
-        undecided: Mapping[int, tuple[Tile, ...]],
-        exact_value: bool = False,
-        must: tuple[Tile, ...] = (),
-    ) -> tuple[_Problem, _Blocks] | None:
-        """The relaxed problem of the moves giving the jokers ``fate``, the jokers of
-        ``undecided`` laid as those tiles, the other undecided ones anywhere (``exact_value``:
-        see ``_problem``); None when a window takes a tile the table or the rack does not hold
-        (no move fares so)."""
-        dissolve = set(range(len(self.table))) - set(fate.variants) - fate.whole
-        problem = pass_problems._problem(
-            self,
-            dissolve=dissolve,
-            pins={**undecided, **fate.pins},
-            must=(*fate.needs, *must),
-            variants=fate.variants,
-            exact_value=exact_value,
-        )
-        if min(map(min, problem[0].required)) < 0 or min(map(min, problem[0].optional)) < 0:
-            return None
-        return problem
-
-    def _fates_unsettled(self) -> bool:
-        """Whether a fate's best move, no legal turn, beats every legal move found: a legal
-        move giving the jokers that fate may then beat the answer (the fate's problem, solved
-        to the end, bounds them)."""
-        return any(score > self._best_score() for score in self.unsettled)
 
     def _free_passes(self) -> None:
         """Under a free joker release: the best move with every set taken apart, then the best
@@ -934,7 +707,7 @@ class _Suggester:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
         value_unproven = self._played_joker_value_unproven() and not self.value_exact
-        proven = not self.exhausted and not self._fates_unsettled() and not value_unproven
+        proven = not self.exhausted and not fate_tree._fates_unsettled(self) and not value_unproven
         proven = proven and not fates._unlocked_sets_unmodelled(self)
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
