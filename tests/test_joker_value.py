@@ -10,7 +10,7 @@ import pytest
 
 from engine.rules import PRESETS, Rules
 from engine.sets import TableSet
-from engine.solver import Suggestion, fate_tree, fates, pass_problems, suggest
+from engine.solver import Suggestion, fate_tree, fates, pass_problems, suggest, value_bound
 from engine.solver import best_move as suggest_module
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
 from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
@@ -70,7 +70,7 @@ def test_the_played_jokers_points_are_proven_over_the_fates(
 
 def test_without_the_fates_those_points_stay_unproven(monkeypatch: pytest.MonkeyPatch) -> None:
     """The relaxation alone (every set taken apart) leaves them unproven: the fates prove them."""
-    monkeypatch.setattr(suggest_module._Suggester, "_fates_value_settled", lambda self: False)
+    monkeypatch.setattr(value_bound, "_fates_value_settled", lambda solver: False)
     for table, rack, rules, _ in PROVEN:
         result = suggest([T(s) for s in table], list(T(rack)), True, PRESETS[rules], "tiles", 30)
         assert not result.optimal_proven, (table, rack)
@@ -303,7 +303,7 @@ def test_an_opening_with_manipulation_bounds_its_played_jokers_by_the_fates(
     assert brute_least_change(before, tiles, False, MANIPULATING, "tiles")[0] == best
     result = suggest(before, tiles, False, MANIPULATING, "tiles", 30)
     assert ((len(result.played), result.value), result.optimal_proven) == (best, True), words(result.after)
-    monkeypatch.setattr(suggest_module._Suggester, "_meld_tiles", lambda self: None)
+    monkeypatch.setattr(value_bound, "_meld_tiles", lambda solver: None)
     assert not suggest(before, tiles, False, MANIPULATING, "tiles", 30).optimal_proven
 
 
@@ -429,7 +429,7 @@ def test_an_openings_played_joker_is_worth_the_tables_best_joker(
 
 
 def test_without_the_tables_best_joker_those_openings_stay_unproven(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suggest_module._Suggester, "_opening_value_settled", lambda self: False)
+    monkeypatch.setattr(value_bound, "_opening_value_settled", lambda solver: False)
     for table, rack, rules, best in OPENINGS:
         result = suggest([T(s) for s in table], list(T(rack)), False, PRESETS[rules], "tiles", 30)
         assert not result.optimal_proven and (len(result.played), result.value) < best, (table, rack)

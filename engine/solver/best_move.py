@@ -13,25 +13,22 @@ from collections.abc import Mapping, Sequence
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
 
 from engine.rules import SABRA, Rules
-from engine.sets import RUN, TableSet, read_set
+from engine.sets import TableSet, read_set
 from engine.solver import (
     choices,
     fate_tree,
     fates,
-    joker_value,
     layout,
     pass_problems,
     portfolio,
     prepare,
     set_variants,
+    value_bound,
 )
-from engine.solver.fates import _Fate
-from engine.solver.intact import joker_points
-from engine.solver.layout import _Blocks, _joker_orders, _Outcome
+from engine.solver.layout import _Outcome
 from engine.solver.least_change import with_least_change
 from engine.solver.melds import _minimal_melds
 from engine.solver.model import (
-    _COLOUR_INDEX,
     _LAST,
     _PRIMARY,
     _RELAXED_CALLS,
@@ -39,7 +36,6 @@ from engine.solver.model import (
     TIE_BREAKS,
     Suggestion,
     _OutOfTime,
-    _Problem,
 )
 from engine.solver.set_variants import _VariantPass
 from engine.tiles import Tile
@@ -51,12 +47,6 @@ _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening wit
 
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
-
-
-_VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
-
-
-_VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
 
 
 _VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``_variant_combos``); beyond, not proven
@@ -174,234 +164,9 @@ class _Suggester:
                 self._opening_with_manipulation()
             else:
                 self._opened()
-            if self._played_joker_value_unproven() and not self.value_exact and not self.exhausted:
-                self._value_bound()
+            if value_bound._played_joker_value_unproven(self) and not self.value_exact and not self.exhausted:
+                value_bound._value_bound(self)
         return self._answer()
-
-    def _value_bound(self) -> None:
-        """Whether a legal move may score more than the best move, its played jokers valued
-        exactly. An opening from the rack alone: ``_opening_value_settled``. An opened
-        player's moves, or an opening's with manipulation: their fates
-        (``_fates_value_settled``; an opening's, one tree per minimal meld), then, where those did not
-        settle it, the problem with every set taken apart and the jokers anywhere, which holds
-        every legal move (an opening's with manipulation too) and whose search, scoring the
-        table's jokers at no points (``_exact_value``), scores each move at least as a legal
-        turn does (it may read its jokers at their best): when it has no move better than the
-        best, the best is proven, its played jokers' value too; when its better move is a
-        legal turn, that move is the best and proven (capped like a relaxed bound). The fates
-        first: on the hard bench's 52 rows with a joker on the rack and the table they prove
-        every one, in 1,244 ms where the relaxation first took 1,353 (max 127 against 168 ms,
-        alternated); of 700 small positions the relaxation after them proves one more
-        (bench/README.md, session 27)."""
-        if not self.opened and not self.rules.manipulate_on_opening_turn:
-            self.value_exact = self._opening_value_settled()
-            return
-        if self._fates_value_settled() or self.exhausted:
-            self.value_exact = not self.exhausted
-            return
-        self.gave_up = False
-        better = self._exactly_valued(self._best_score() + 1, _RELAXED_CALLS)
-        settled = better is None or layout._took_legal(self, better)
-        self.value_exact = not (self.exhausted or self.gave_up) and settled
-
-    def _opening_value_settled(self) -> bool:
-        """Whether no opening from the rack alone scores more than the best move, its played
-        jokers valued exactly. The table stays as it lies, so its jokers' points are fixed, and
-        the ``j`` jokers played are worth the best ``j`` of theirs and the played ones' own
-        readings. The opening's search scores them at their own readings: its optimum, the best
-        move's, bounds the moves whose best ``j`` are all played ones; with ``i`` of the
-        table's among them, the openings laying ``i`` rack jokers or more, their ``i`` lowest
-        scoring nothing, at the table's best ``i`` (``joker_value.others_best``). The
-        relaxation of every set taken apart bounded none of them: it rearranges the table (on
-        200 small sabra openings beside a table joker, 12 were proven)."""
-        if self.exhausted or not self.rack_jokers:
-            return False
-        # (a set laid again in another order is the same set, and may read its jokers higher:
-        # ``J K11 K12`` laid ``K11 K12 J`` makes its joker K13)
-        table_points = sorted(
-            (p for tiles in self.table for p in _reordered_joker_points(tiles, self.rules)), reverse=True
-        )
-        problem, blocks = pass_problems._opening_problem(self)
-        return all(
-            self._none_better(joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
-            for i in range(1, min(self.rack_jokers, len(table_points)) + 1)
-        )
-
-    def _fates_value_settled(self) -> bool:
-        """Whether no legal move scores more than the best move, its played joker valued
-        exactly, by the fates of the table's jokers (``_check_fates``), where the relaxed
-        problem of ``_value_bound`` frees jokers the rules keep. As the fates' tree of
-        ``_solve_fates``: the joker sets (fewest ways first) decided one by one, a node's
-        problem giving the sets decided their ways and taking the others apart, their jokers
-        anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
-        (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
-        the way is taken. At most ``_VALUE_NODES`` nodes a tree.
-
-        An opening with manipulation frees no joker (every fate keeps them, ``fate_ways``) and
-        plays the tiles of a minimal meld at least: one tree per meld, the problems playing its
-        numbered tiles (``_meld_tiles``); with none, nothing can be played."""
-        if (self.opened and self.rules.jokers_move_freely) or not self.rack_jokers:
-            return False
-        melds = self._meld_tiles()
-        if melds is None:
-            return False
-        sets, ways = fate_tree._sorted_fates(self)
-        for must in melds:
-            self.value_nodes = 0
-            if not self._value_settled_below([], sets, ways, must):
-                return False
-        return True
-
-    def _meld_tiles(self) -> list[tuple[Tile, ...]] | None:
-        """The rack tiles a legal move must play, each list of them one way: an opened
-        player's none; an opening's the numbered tiles of one of its minimal melds (SPEC §4: the
-        tiles played make valid sets reaching the minimum, so they hold a minimal meld's; its
-        jokers are left out, as played jokers are scored apart, ``joker_value.others_best``).
-        None beyond ``_VALUE_MELDS`` of them."""
-        if self.opened:
-            return [()]
-        found: set[tuple[Tile, ...]] = set()
-        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min, self.deadline):
-            found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
-            if len(found) > _VALUE_MELDS:
-                return None
-        if self._past_deadline():  # (the listing may have stopped there)
-            return None
-        return sorted(found, key=lambda tiles: [t.key for t in tiles])
-
-    def _value_settled_below(
-        self, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]], must: tuple[Tile, ...]
-    ) -> bool:
-        """Whether the node deciding ``chosen`` (the ways of the first sets of ``sets``) or
-        else each of its children settles (``_fates_value_settled``), its moves playing
-        ``must``."""
-        if self.exhausted or self.value_nodes >= _VALUE_NODES:
-            return False
-        self.value_nodes += 1
-        if self._fate_value_settled(_Fate.join(chosen), fate_tree._undecided_pins(self, sets, len(chosen)), must):
-            return True
-        if self.exhausted or len(chosen) == len(ways):
-            return False
-        return all(self._value_settled_below([*chosen, way], sets, ways, must) for way in ways[len(chosen)])
-
-    def _fate_value_settled(
-        self, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...] = ()
-    ) -> bool:
-        """Whether no move giving the jokers ``fate`` (the jokers of ``undecided`` laid as
-        those tiles, the other undecided ones anywhere) may beat the best move. Its problem
-        scores the ``j`` played jokers at the best ``j`` jokers the search lays, the table's
-        freed ones' too (``exact_value``): a move whose best ``j`` are all those is bounded by
-        it. Else ``i`` of them are jokers that stay, pinned (laid as their tiles) or kept in a
-        block (``joker_value.kept_joker_points``): the problem with the ``i`` lowest jokers it
-        lays scoring nothing, at the best ``i`` of those (``joker_value.others_best``), bounds
-        it, unless a pin's after-set reads a joker higher (``joker_value.ambiguous_sets``):
-        then the problem with that set laid beforehand, at its points (``_set_beside_settled``).
-        With one joker on the rack those sets are tried only at points where the numbered tiles
-        alone may beat the best move (``_risky_points``). Runs lie in order (see
-        ``joker_value``). ``must``: rack tiles the moves play (``_meld_tiles``)."""
-        fate_problem = fate_tree._fate_problem(self, fate, undecided, exact_value=True, must=must)
-        if fate_problem is None:
-            return True  # no move fares so
-        problem, blocks = fate_problem
-        pinned = {**undecided, **fate.pins}
-        kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
-        pins = [(t, self.readings[i].best.kind == RUN) for i, stands in pinned.items() for t in stands]  # type: ignore[union-attr]
-        outside = sorted([t.number for t, _ in pins] + [p for points in kept for p in points], reverse=True)
-        if not self._none_better(problem, blocks):
-            return False
-        for count in range(1, min(self.rack_jokers, len(outside)) + 1):
-            if not self._none_better(joker_value.others_best(problem, count), blocks, sum(outside[:count])):
-                return False
-        risky = self._risky_points(problem, blocks, outside[0]) if pins and self.rack_jokers == 1 else 0
-        if not pins or risky > _LAST:
-            return not self.exhausted
-
-        def available(tile: Tile) -> bool:
-            c, v = _COLOUR_INDEX[tile.color], tile.number  # type: ignore[index]
-            return problem.required[c][v] + problem.optional[c][v] > 0
-
-        for k, (pin, run) in enumerate(pins):
-            others = pins[:k] + pins[k + 1 :]
-            for tiles, points in joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available):
-                if points >= risky and not self._set_beside_settled(
-                    problem, blocks, (pin, run), others, tiles, points, outside
-                ):
-                    return False
-        return not self.exhausted
-
-    def _risky_points(self, problem: _Problem, blocks: _Blocks, highest: int) -> int:
-        """With one joker on the rack: the least points above ``highest`` a pin's after-set may
-        read its jokers at for a move of ``problem`` to beat the best move, by its numbered
-        tiles alone (the joker laid, scoring nothing: ``joker_value.others_best``); above
-        ``_LAST`` when there are none."""
-        numbered = joker_value.others_best(problem, 1)
-        risky = _LAST + 1
-        for points in range(_LAST, highest, -1):
-            if self._none_better(numbered, blocks, points) or self.exhausted:
-                break
-            risky = points
-        return risky
-
-    def _set_beside_settled(
-        self,
-        problem: _Problem,
-        blocks: _Blocks,
-        pin: tuple[Tile, bool],
-        others: list[tuple[Tile, bool]],
-        tiles: tuple[Tile, ...],
-        points: int,
-        outside: list[int],
-    ) -> bool:
-        """Whether no move of ``problem`` laying ``tiles`` beside its search (an ambiguous set
-        holding ``pin``, and maybe some of the ``others`` pins too, its jokers read at
-        ``points`` at most) beats the best move, counting one of that set's jokers or more
-        among the ``count`` best jokers the played ones are worth, the others of those from
-        the set or the rest of ``outside`` (the pins' and the blocks' points,
-        ``joker_value.others_best``)."""
-        in_set_jokers = sum(1 for t in tiles if t.color is None)
-        for held in range(min(in_set_jokers - 1, len(others)) + 1):
-            for also in itertools.combinations(others, held):
-                in_set = [pin, *also]
-                laid = joker_value.without_set(problem, in_set, tiles, self.rack_jokers)
-                if laid is None:
-                    continue  # the problem lacks its tiles
-                beside, from_rack = laid
-                rest = list(outside)
-                for t, _ in in_set:
-                    rest.remove(t.number)
-                best_others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
-                for count in range(1, min(self.rack_jokers, in_set_jokers + len(rest)) + 1):
-                    lift = points + sum(best_others[: count - 1])
-                    problem_count = joker_value.others_best(beside, count, from_rack)
-                    if not self._none_better(problem_count, blocks, lift, (tiles,)):
-                        return False
-        return True
-
-    def _none_better(
-        self,
-        problem: _Problem,
-        blocks: _Blocks,
-        lift: int = 0,
-        fixed: Sequence[tuple[Tile, ...]] = (),
-        untouched: bool = False,
-    ) -> bool:
-        """Whether no move of ``problem`` (with ``fixed`` laid beside it; ``untouched``: the
-        table as it lies) scores, with ``lift`` more points, more than the best legal move.
-        Solved to the end; each legal move found beating the best (or a legal layout of its
-        tiles, ``_rearranged``) becomes a candidate, and the search goes on above it."""
-        while not self.exhausted:
-            best = self._best_score()
-            floor = best + 1 - lift * self.value_weight
-            move = pass_problems._pass(
-                self, (problem, blocks), untouched, fixed=fixed, floor=floor, candidate=False, programme_soon=True
-            )
-            if move is None:
-                return not self.exhausted
-            legal = layout._legal_layout(self, move, best + 1)
-            if legal is None or legal.score <= best:
-                return False
-            self.candidates.append(legal)
-        return False
 
     def _opened(self) -> None:
         """Best over: every table set kept whole (only extended); plain sets taken apart with
@@ -487,8 +252,8 @@ class _Suggester:
         full = pass_problems._pass(
             self, pass_problems._problem(self, dissolve=set(range(len(self.table)))), candidate=False
         )
-        if full is not None and not self.exhausted and self._played_joker_value_unproven():
-            full = self._exact_value(full)
+        if full is not None and not self.exhausted and value_bound._played_joker_value_unproven(self):
+            full = value_bound._exact_value(self, full)
         if full is None:
             pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
             return
@@ -503,29 +268,6 @@ class _Suggester:
         self.candidates.append(full)
         if whole is None and not layout._legal(self, full):
             pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
-
-    def _exact_value(self, full: _Outcome) -> _Outcome:
-        """Under a free release: the full pass again, its jokers scored exactly (the table's
-        jokers laid, every one as all sets are taken apart, score no points, the others, played,
-        theirs: ``_Problem.unscored``), looking for a move scoring more than ``full`` (whose
-        search scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to
-        the end, it proves the better of the two, which it returns."""
-        better = self._exactly_valued(full.score + 1, None)
-        self.value_exact = not self.exhausted
-        return better or full
-
-    def _exactly_valued(self, floor: int, max_calls: int | None) -> _Outcome | None:
-        """The best move scoring at least ``floor`` with every set taken apart and the jokers
-        anywhere, the table's jokers scoring no points (``_Problem.unscored``: the played
-        jokers at their best points); None when there is none (or the work ran out). Solved
-        to the end (no ``max_calls``), it goes to the integer programme soon: it is asked for
-        more than the best move found, which is most often the most there is, where goal mode
-        spent 40-60 ms failing before the programme (bench/README.md, session 24)."""
-        everything = set(range(len(self.table)))
-        problem = pass_problems._problem(self, dissolve=everything, exact_value=True)
-        return pass_problems._pass(
-            self, problem, floor=floor, candidate=False, max_calls=max_calls, programme_soon=max_calls is None
-        )
 
     def _variants_settled(self) -> bool:
         """Whether every combination of variants has been solved at once: when the rack
@@ -605,20 +347,6 @@ class _Suggester:
         search for the rest of a move, beside them, need not find."""
         points = sum(t.number if t.color is not None else _LAST for t in tiles)
         return len(tiles) * self.tile_weight + points * self.value_weight
-
-    def _played_joker_value_unproven(self) -> bool:
-        """Whether the passes' searches may miss the best value of a played joker: it is worth
-        the best joker after the move, possibly a table joker (``_outcome``, as the tests and
-        ``least_change`` score moves), but with a joker on the rack the searches score the
-        numbers of the jokers they lay, table jokers too (under a free release too: ``R7 R8 R9``
-        + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scored both jokers as R11 and R12, 31
-        points, where playing R5 too makes 35), and not a table joker left in a kept or pinned
-        set. Then ``_exact_value`` (free release) or ``_value_bound`` settles it, or the answer
-        is not claimed optimal. Without a rack joker no joker is played and the search scores
-        the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its score is the
-        move's."""
-        has_table_joker = any(t.color is None for s in self.table for t in s)
-        return has_table_joker and bool(self.rack_jokers)
 
     def _best_score(self) -> int:
         """The best score of a candidate that is a legal turn: a relaxed problem's move may
@@ -706,7 +434,7 @@ class _Suggester:
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
-        value_unproven = self._played_joker_value_unproven() and not self.value_exact
+        value_unproven = value_bound._played_joker_value_unproven(self) and not self.value_exact
         proven = not self.exhausted and not fate_tree._fates_unsettled(self) and not value_unproven
         proven = proven and not fates._unlocked_sets_unmodelled(self)
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
@@ -717,11 +445,3 @@ class _Suggester:
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)
-
-
-def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
-    """The points of a set's jokers in the order of its tiles that reads them highest (as
-    given, or its numbered tiles ascending with the jokers after or before them: laid again,
-    a declared joker is declared again, ``J=O10 O11 O12`` laid ``O11 O12 J`` reads it O13)."""
-    orders = (tuple(tiles), *_joker_orders(tiles))
-    return max((joker_points(order, rules) for order in orders), key=sum)

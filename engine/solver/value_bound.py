@@ -1,0 +1,318 @@
+"""A played joker's value settled (see the package docstring: a played joker is worth the best
+joker after the move, which the passes' searches may miss): by the opening's search, by the fates'
+tree, or by the problem with every set taken apart scoring the table's jokers at no points
+(``_value_bound``, ``_exact_value``)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from engine.rules import Rules
+from engine.sets import RUN
+from engine.solver import fate_tree, joker_value, layout, pass_problems
+from engine.solver.fates import _Fate
+from engine.solver.intact import joker_points
+from engine.solver.layout import _Blocks, _joker_orders, _Outcome
+from engine.solver.melds import _minimal_melds
+from engine.solver.model import (
+    _COLOUR_INDEX,
+    _LAST,
+    _RELAXED_CALLS,
+    _Problem,
+)
+from engine.tiles import Tile
+
+if TYPE_CHECKING:
+    from engine.solver.best_move import _Suggester
+
+
+_VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
+_VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
+
+
+def _value_bound(solver: _Suggester) -> None:
+    """Whether a legal move may score more than the best move, its played jokers valued
+    exactly. An opening from the rack alone: ``_opening_value_settled``. An opened
+    player's moves, or an opening's with manipulation: their fates
+    (``_fates_value_settled``; an opening's, one tree per minimal meld), then, where those did not
+    settle it, the problem with every set taken apart and the jokers anywhere, which holds
+    every legal move (an opening's with manipulation too) and whose search, scoring the
+    table's jokers at no points (``_exact_value``), scores each move at least as a legal
+    turn does (it may read its jokers at their best): when it has no move better than the
+    best, the best is proven, its played jokers' value too; when its better move is a
+    legal turn, that move is the best and proven (capped like a relaxed bound). The fates
+    first: on the hard bench's 52 rows with a joker on the rack and the table they prove
+    every one, in 1,244 ms where the relaxation first took 1,353 (max 127 against 168 ms,
+    alternated); of 700 small positions the relaxation after them proves one more
+    (bench/README.md, session 27)."""
+    if not solver.opened and not solver.rules.manipulate_on_opening_turn:
+        solver.value_exact = _opening_value_settled(solver)
+        return
+    if _fates_value_settled(solver) or solver.exhausted:
+        solver.value_exact = not solver.exhausted
+        return
+    solver.gave_up = False
+    better = _exactly_valued(solver, solver._best_score() + 1, _RELAXED_CALLS)
+    settled = better is None or layout._took_legal(solver, better)
+    solver.value_exact = not (solver.exhausted or solver.gave_up) and settled
+
+
+def _opening_value_settled(solver: _Suggester) -> bool:
+    """Whether no opening from the rack alone scores more than the best move, its played
+    jokers valued exactly. The table stays as it lies, so its jokers' points are fixed, and
+    the ``j`` jokers played are worth the best ``j`` of theirs and the played ones' own
+    readings. The opening's search scores them at their own readings: its optimum, the best
+    move's, bounds the moves whose best ``j`` are all played ones; with ``i`` of the
+    table's among them, the openings laying ``i`` rack jokers or more, their ``i`` lowest
+    scoring nothing, at the table's best ``i`` (``joker_value.others_best``). The
+    relaxation of every set taken apart bounded none of them: it rearranges the table (on
+    200 small sabra openings beside a table joker, 12 were proven)."""
+    if solver.exhausted or not solver.rack_jokers:
+        return False
+    # (a set laid again in another order is the same set, and may read its jokers higher:
+    # ``J K11 K12`` laid ``K11 K12 J`` makes its joker K13)
+    table_points = sorted(
+        (p for tiles in solver.table for p in _reordered_joker_points(tiles, solver.rules)), reverse=True
+    )
+    problem, blocks = pass_problems._opening_problem(solver)
+    return all(
+        _none_better(solver, joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
+        for i in range(1, min(solver.rack_jokers, len(table_points)) + 1)
+    )
+
+
+def _fates_value_settled(solver: _Suggester) -> bool:
+    """Whether no legal move scores more than the best move, its played joker valued
+    exactly, by the fates of the table's jokers (``_check_fates``), where the relaxed
+    problem of ``_value_bound`` frees jokers the rules keep. As the fates' tree of
+    ``_solve_fates``: the joker sets (fewest ways first) decided one by one, a node's
+    problem giving the sets decided their ways and taking the others apart, their jokers
+    anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
+    (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
+    the way is taken. At most ``_VALUE_NODES`` nodes a tree.
+
+    An opening with manipulation frees no joker (every fate keeps them, ``fate_ways``) and
+    plays the tiles of a minimal meld at least: one tree per meld, the problems playing its
+    numbered tiles (``_meld_tiles``); with none, nothing can be played."""
+    if (solver.opened and solver.rules.jokers_move_freely) or not solver.rack_jokers:
+        return False
+    melds = _meld_tiles(solver)
+    if melds is None:
+        return False
+    sets, ways = fate_tree._sorted_fates(solver)
+    for must in melds:
+        solver.value_nodes = 0
+        if not _value_settled_below(solver, [], sets, ways, must):
+            return False
+    return True
+
+
+def _meld_tiles(solver: _Suggester) -> list[tuple[Tile, ...]] | None:
+    """The rack tiles a legal move must play, each list of them one way: an opened
+    player's none; an opening's the numbered tiles of one of its minimal melds (SPEC §4: the
+    tiles played make valid sets reaching the minimum, so they hold a minimal meld's; its
+    jokers are left out, as played jokers are scored apart, ``joker_value.others_best``).
+    None beyond ``_VALUE_MELDS`` of them."""
+    if solver.opened:
+        return [()]
+    found: set[tuple[Tile, ...]] = set()
+    for meld in _minimal_melds(solver.rack, solver.rules.initial_meld_min, solver.deadline):
+        found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
+        if len(found) > _VALUE_MELDS:
+            return None
+    if solver._past_deadline():  # (the listing may have stopped there)
+        return None
+    return sorted(found, key=lambda tiles: [t.key for t in tiles])
+
+
+def _value_settled_below(
+    solver: _Suggester,
+    chosen: list[_Fate],
+    sets: list[tuple[int, ...]],
+    ways: list[list[_Fate]],
+    must: tuple[Tile, ...],
+) -> bool:
+    """Whether the node deciding ``chosen`` (the ways of the first sets of ``sets``) or
+    else each of its children settles (``_fates_value_settled``), its moves playing
+    ``must``."""
+    if solver.exhausted or solver.value_nodes >= _VALUE_NODES:
+        return False
+    solver.value_nodes += 1
+    if _fate_value_settled(solver, _Fate.join(chosen), fate_tree._undecided_pins(solver, sets, len(chosen)), must):
+        return True
+    if solver.exhausted or len(chosen) == len(ways):
+        return False
+    return all(_value_settled_below(solver, [*chosen, way], sets, ways, must) for way in ways[len(chosen)])
+
+
+def _fate_value_settled(
+    solver: _Suggester, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...] = ()
+) -> bool:
+    """Whether no move giving the jokers ``fate`` (the jokers of ``undecided`` laid as
+    those tiles, the other undecided ones anywhere) may beat the best move. Its problem
+    scores the ``j`` played jokers at the best ``j`` jokers the search lays, the table's
+    freed ones' too (``exact_value``): a move whose best ``j`` are all those is bounded by
+    it. Else ``i`` of them are jokers that stay, pinned (laid as their tiles) or kept in a
+    block (``joker_value.kept_joker_points``): the problem with the ``i`` lowest jokers it
+    lays scoring nothing, at the best ``i`` of those (``joker_value.others_best``), bounds
+    it, unless a pin's after-set reads a joker higher (``joker_value.ambiguous_sets``):
+    then the problem with that set laid beforehand, at its points (``_set_beside_settled``).
+    With one joker on the rack those sets are tried only at points where the numbered tiles
+    alone may beat the best move (``_risky_points``). Runs lie in order (see
+    ``joker_value``). ``must``: rack tiles the moves play (``_meld_tiles``)."""
+    fate_problem = fate_tree._fate_problem(solver, fate, undecided, exact_value=True, must=must)
+    if fate_problem is None:
+        return True  # no move fares so
+    problem, blocks = fate_problem
+    pinned = {**undecided, **fate.pins}
+    kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
+    pins = [(t, solver.readings[i].best.kind == RUN) for i, stands in pinned.items() for t in stands]  # type: ignore[union-attr]
+    outside = sorted([t.number for t, _ in pins] + [p for points in kept for p in points], reverse=True)
+    if not _none_better(solver, problem, blocks):
+        return False
+    for count in range(1, min(solver.rack_jokers, len(outside)) + 1):
+        if not _none_better(solver, joker_value.others_best(problem, count), blocks, sum(outside[:count])):
+            return False
+    risky = _risky_points(solver, problem, blocks, outside[0]) if pins and solver.rack_jokers == 1 else 0
+    if not pins or risky > _LAST:
+        return not solver.exhausted
+
+    def available(tile: Tile) -> bool:
+        c, v = _COLOUR_INDEX[tile.color], tile.number  # type: ignore[index]
+        return problem.required[c][v] + problem.optional[c][v] > 0
+
+    for k, (pin, run) in enumerate(pins):
+        others = pins[:k] + pins[k + 1 :]
+        for tiles, points in joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available):
+            if points >= risky and not _set_beside_settled(
+                solver, problem, blocks, (pin, run), others, tiles, points, outside
+            ):
+                return False
+    return not solver.exhausted
+
+
+def _risky_points(solver: _Suggester, problem: _Problem, blocks: _Blocks, highest: int) -> int:
+    """With one joker on the rack: the least points above ``highest`` a pin's after-set may
+    read its jokers at for a move of ``problem`` to beat the best move, by its numbered
+    tiles alone (the joker laid, scoring nothing: ``joker_value.others_best``); above
+    ``_LAST`` when there are none."""
+    numbered = joker_value.others_best(problem, 1)
+    risky = _LAST + 1
+    for points in range(_LAST, highest, -1):
+        if _none_better(solver, numbered, blocks, points) or solver.exhausted:
+            break
+        risky = points
+    return risky
+
+
+def _set_beside_settled(
+    solver: _Suggester,
+    problem: _Problem,
+    blocks: _Blocks,
+    pin: tuple[Tile, bool],
+    others: list[tuple[Tile, bool]],
+    tiles: tuple[Tile, ...],
+    points: int,
+    outside: list[int],
+) -> bool:
+    """Whether no move of ``problem`` laying ``tiles`` beside its search (an ambiguous set
+    holding ``pin``, and maybe some of the ``others`` pins too, its jokers read at
+    ``points`` at most) beats the best move, counting one of that set's jokers or more
+    among the ``count`` best jokers the played ones are worth, the others of those from
+    the set or the rest of ``outside`` (the pins' and the blocks' points,
+    ``joker_value.others_best``)."""
+    in_set_jokers = sum(1 for t in tiles if t.color is None)
+    for held in range(min(in_set_jokers - 1, len(others)) + 1):
+        for also in itertools.combinations(others, held):
+            in_set = [pin, *also]
+            laid = joker_value.without_set(problem, in_set, tiles, solver.rack_jokers)
+            if laid is None:
+                continue  # the problem lacks its tiles
+            beside, from_rack = laid
+            rest = list(outside)
+            for t, _ in in_set:
+                rest.remove(t.number)
+            best_others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
+            for count in range(1, min(solver.rack_jokers, in_set_jokers + len(rest)) + 1):
+                lift = points + sum(best_others[: count - 1])
+                problem_count = joker_value.others_best(beside, count, from_rack)
+                if not _none_better(solver, problem_count, blocks, lift, (tiles,)):
+                    return False
+    return True
+
+
+def _none_better(
+    solver: _Suggester,
+    problem: _Problem,
+    blocks: _Blocks,
+    lift: int = 0,
+    fixed: Sequence[tuple[Tile, ...]] = (),
+    untouched: bool = False,
+) -> bool:
+    """Whether no move of ``problem`` (with ``fixed`` laid beside it; ``untouched``: the
+    table as it lies) scores, with ``lift`` more points, more than the best legal move.
+    Solved to the end; each legal move found beating the best (or a legal layout of its
+    tiles, ``_rearranged``) becomes a candidate, and the search goes on above it."""
+    while not solver.exhausted:
+        best = solver._best_score()
+        floor = best + 1 - lift * solver.value_weight
+        move = pass_problems._pass(
+            solver, (problem, blocks), untouched, fixed=fixed, floor=floor, candidate=False, programme_soon=True
+        )
+        if move is None:
+            return not solver.exhausted
+        legal = layout._legal_layout(solver, move, best + 1)
+        if legal is None or legal.score <= best:
+            return False
+        solver.candidates.append(legal)
+    return False
+
+
+def _exact_value(solver: _Suggester, full: _Outcome) -> _Outcome:
+    """Under a free release: the full pass again, its jokers scored exactly (the table's
+    jokers laid, every one as all sets are taken apart, score no points, the others, played,
+    theirs: ``_Problem.unscored``), looking for a move scoring more than ``full`` (whose
+    search scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to
+    the end, it proves the better of the two, which it returns."""
+    better = _exactly_valued(solver, full.score + 1, None)
+    solver.value_exact = not solver.exhausted
+    return better or full
+
+
+def _exactly_valued(solver: _Suggester, floor: int, max_calls: int | None) -> _Outcome | None:
+    """The best move scoring at least ``floor`` with every set taken apart and the jokers
+    anywhere, the table's jokers scoring no points (``_Problem.unscored``: the played
+    jokers at their best points); None when there is none (or the work ran out). Solved
+    to the end (no ``max_calls``), it goes to the integer programme soon: it is asked for
+    more than the best move found, which is most often the most there is, where goal mode
+    spent 40-60 ms failing before the programme (bench/README.md, session 24)."""
+    everything = set(range(len(solver.table)))
+    problem = pass_problems._problem(solver, dissolve=everything, exact_value=True)
+    return pass_problems._pass(
+        solver, problem, floor=floor, candidate=False, max_calls=max_calls, programme_soon=max_calls is None
+    )
+
+
+def _played_joker_value_unproven(solver: _Suggester) -> bool:
+    """Whether the passes' searches may miss the best value of a played joker: it is worth
+    the best joker after the move, possibly a table joker (``_outcome``, as the tests and
+    ``least_change`` score moves), but with a joker on the rack the searches score the
+    numbers of the jokers they lay, table jokers too (under a free release too: ``R7 R8 R9``
+    + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scored both jokers as R11 and R12, 31
+    points, where playing R5 too makes 35), and not a table joker left in a kept or pinned
+    set. Then ``_exact_value`` (free release) or ``_value_bound`` settles it, or the answer
+    is not claimed optimal. Without a rack joker no joker is played and the search scores
+    the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its score is the
+    move's."""
+    has_table_joker = any(t.color is None for s in solver.table for t in s)
+    return has_table_joker and bool(solver.rack_jokers)
+
+
+def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
+    """The points of a set's jokers in the order of its tiles that reads them highest (as
+    given, or its numbered tiles ascending with the jokers after or before them: laid again,
+    a declared joker is declared again, ``J=O10 O11 O12`` laid ``O11 O12 J`` reads it O13)."""
+    orders = (tuple(tiles), *_joker_orders(tiles))
+    return max((joker_points(order, rules) for order in orders), key=sum)
