@@ -35,6 +35,7 @@ from engine.solver import (
     search,
     set_variants,
     suggest,
+    variant_passes,
 )
 from engine.solver.model import _RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
@@ -638,15 +639,15 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
             after_settled.append(support)
         return relaxed(solver, support, max_calls)
 
-    all_choices = best_move._Suggester._all_choices
+    all_choices = variant_passes._all_choices
     at_once: list[bool] = []
 
-    def solved_at_once(self: best_move._Suggester) -> bool:
-        at_once.append(all_choices(self))
+    def solved_at_once(solver: best_move._Suggester) -> bool:
+        at_once.append(all_choices(solver))
         return at_once[-1]
 
     monkeypatch.setattr(pass_problems, "_relaxed", recorded)
-    monkeypatch.setattr(best_move._Suggester, "_all_choices", solved_at_once)
+    monkeypatch.setattr(variant_passes, "_all_choices", solved_at_once)
     monkeypatch.setattr(fate_tree, "_JOINT_FATES", 10**9)  # (the fates' programme would settle it first)
     result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
     assert at_once == [True]
@@ -679,7 +680,7 @@ def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: 
     solver = best_move._Suggester(
         [tuple(s) for s in before], [None] * len(before), tuple(rack), True, SABRA, "tiles", time.perf_counter() + 30
     )
-    solver._joker_set_passes()
+    variant_passes._joker_set_passes(solver)
     assert solver._best_score() < 6 * solver.tile_weight
     fate_tree._solve_fates(solver)
     assert solver._best_score() >= 6 * solver.tile_weight or fate_tree._fates_unsettled(solver)
@@ -1567,7 +1568,7 @@ def test_the_variant_combinations_are_a_bounded_list(monkeypatch: pytest.MonkeyP
     rack.append(JOKER)
     full = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
     assert len(full.played) == 4 and full.optimal_proven and not full.budget_exhausted
-    monkeypatch.setattr(best_move, "_VARIANT_COMBOS", 1000)
+    monkeypatch.setattr(variant_passes, "_VARIANT_COMBOS", 1000)
     cut = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
     assert_legal(table, rack, True, rules, cut)
     assert len(cut.played) == 4 or not cut.optimal_proven
@@ -1584,7 +1585,7 @@ def test_combinations_past_the_list_are_solved_at_once(monkeypatch: pytest.Monke
     assert len(four.played) == 4 and four.optimal_proven and not four.budget_exhausted
     assert_legal(table, rack, True, rules, four)
     table, rack = runs_of_thirteen({"K": 7, "B": 6, "O": 8})
-    monkeypatch.setattr(best_move, "_AT_ONCE_COMBOS", 1000)
+    monkeypatch.setattr(variant_passes, "_AT_ONCE_COMBOS", 1000)
     cut = suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
     assert len(cut.played) == 3 and cut.optimal_proven and not cut.budget_exhausted
     assert_legal(table, rack, True, rules, cut)

@@ -18,7 +18,7 @@ from engine.generate import check_turn, generate_game
 from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
-from engine.solver import choices, fate_tree, milp, pass_problems, reconstruction, search
+from engine.solver import choices, fate_tree, milp, pass_problems, reconstruction, search, variant_passes
 from engine.solver.model import _OutOfTime
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
@@ -210,10 +210,10 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
     for table, rack in _joker_positions(seed, rules_name)[:14]:
         plain_rack = [t for t in rack if t.color is not None]
         with monkeypatch.context() as m:
-            m.setattr(suggest_module, "_ONE_BY_ONE", 0)
+            m.setattr(variant_passes, "_ONE_BY_ONE", 0)
             at_once = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
         with monkeypatch.context() as m:
-            m.setattr(suggest_module._Suggester, "_variants_settled", lambda self: False)
+            m.setattr(variant_passes, "_variants_settled", lambda solver: False)
             passes = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
         assert (len(at_once.played), at_once.value) == (len(passes.played), passes.value), (table, rack)
         # the same best move meets the same fates of the table's jokers (``_check_fates``)

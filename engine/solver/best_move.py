@@ -15,15 +15,14 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 from engine.rules import SABRA, Rules
 from engine.sets import TableSet, read_set
 from engine.solver import (
-    choices,
     fate_tree,
     fates,
     layout,
     pass_problems,
     portfolio,
     prepare,
-    set_variants,
     value_bound,
+    variant_passes,
 )
 from engine.solver.layout import _Outcome
 from engine.solver.least_change import with_least_change
@@ -31,28 +30,16 @@ from engine.solver.melds import _minimal_melds
 from engine.solver.model import (
     _LAST,
     _PRIMARY,
-    _RELAXED_CALLS,
     OBJECTIVES,
     TIE_BREAKS,
     Suggestion,
-    _OutOfTime,
 )
-from engine.solver.set_variants import _VariantPass
 from engine.tiles import Tile
-
-_ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
-
 
 _OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
 
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
-
-
-_VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``_variant_combos``); beyond, not proven
-
-
-_AT_ONCE_COMBOS = 5_000  # the same where they can all be solved at once (``_all_choices``)
 
 
 def suggest(
@@ -185,63 +172,15 @@ class _Suggester:
         if self.rules.jokers_move_freely:
             self._free_passes()
             return
-        passes = self._joker_set_passes()
+        passes = variant_passes._joker_set_passes(self)
         fates_first = (
             bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self.fate_ways) <= _FATES_FIRST
         )
         if passes and not fates_first:
-            self._variant_stage(passes)
+            variant_passes._variant_stage(self, passes)
         fate_tree._check_fates(self)
         if fates_first and fate_tree._fates_unsettled(self):
-            self._variant_stage(passes)
-
-    def _joker_set_passes(self) -> list[_VariantPass]:
-        """The passes of ``_opened`` keeping the joker sets whole; returns the passes over
-        their variants (none: the fates of the jokers bound the rest, ``_check_fates``)."""
-        pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
-        pass_problems._pass(self, pass_problems._problem(self, dissolve=self.plain), floor=self._best_score() + 1)
-        two_tile = set_variants._two_tile_frees(self)
-        self.two_tile = bool(two_tile)
-        # without a rack joker every combination can be solved at once, exactly (``_all_choices``):
-        # then a shorter list will do
-        at_once = not two_tile and not self.rack_jokers
-        combos = set_variants._variant_combos(self, _AT_ONCE_COMBOS if at_once else _VARIANT_COMBOS) or []
-        passes: list[_VariantPass] = [(c, list(self.rack), ()) for c in combos]
-        self.at_once = bool(combos) and at_once
-        return passes + two_tile
-
-    def _variant_stage(self, passes: list[_VariantPass]) -> None:
-        """The passes over the variants of the joker sets, while they may beat the best move.
-        The fates as one programme (``_joint_fates_settle``) come first when every joker set
-        taken apart may beat it: they bound every legal move, so settling them settles these
-        passes too. On the hard bench's sabra/xp rows (360, two runs alternated, minimum of four)
-        the sum went 8,541 -> 7,770 ms and the max 781 -> 585 ms (xp 3301/59); rows where the
-        programme does not settle the fates cost up to 70 ms more (bench/README.md, session
-        26)."""
-        self.variant_start = self.portfolio.solves
-        if self._best_score() >= self._ceiling():
-            return
-        by_support: dict[frozenset[int], list[_VariantPass]] = {}
-        for variant_pass in passes:
-            by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
-        # every joker set taken apart bounds every pass: when that cannot beat the best move,
-        # none can; when its move is legal, it is the best of them all
-        everything = frozenset().union(*by_support)
-        found = pass_problems._relaxed(self, everything, _RELAXED_CALLS)
-        if pass_problems._relaxed_settles(self, found) or fate_tree._joint_fates_settle(self):
-            return
-        self.variant_start = self.portfolio.solves  # (the fates' programme is not one of the passes)
-        self.upper = found[0].score if found else self.gave_up_bound
-        self.relaxed_known[everything] = found
-        for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
-            if self.exhausted or self.settled or self._best_score() >= self._upper():
-                return  # (settled: every combination of variants was solved at once)
-            self._variant_passes(support, by_support[support])
-        if self.combos_capped and not self.settled and self._best_score() < self._upper():
-            # the passes left out combinations: only the programme of them all settles them
-            if self.at_once and self.settled is None:
-                self.settled = self._all_choices()
-            self.exhausted = self.exhausted or not self.settled
+            variant_passes._variant_stage(self, passes)
 
     def _free_passes(self) -> None:
         """Under a free joker release: the best move with every set taken apart, then the best
@@ -268,72 +207,6 @@ class _Suggester:
         self.candidates.append(full)
         if whole is None and not layout._legal(self, full):
             pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
-
-    def _variants_settled(self) -> bool:
-        """Whether every combination of variants has been solved at once: when the rack
-        holds no joker, by one integer programme (``_all_choices``), once the passes one by one
-        have needed ``_ONE_BY_ONE`` bounds or programmes of their own without settling them
-        (most positions settle them with the search alone, far quicker)."""
-        if self.settled is None and self.at_once and self.portfolio.solves - self.variant_start >= _ONE_BY_ONE:
-            self.settled = self._all_choices()
-        return bool(self.settled)
-
-    def _all_choices(self) -> bool:
-        """Every combination of variants of the joker sets in one integer programme
-        (``choices``), its move a candidate: True when that settled them (none beats the
-        best move, or the best of them is a legal turn, or the time ran out), False when its
-        move is not legal (the passes go on one by one). The rack holds no joker: no joker
-        is played, so where jokers stand is worth nothing and the programme is pooled."""
-        options = [
-            [
-                choices.Choice(pass_problems._block(self, i, None)),
-                *(pass_problems._choice(self, i, v) for v in set_variants._variants(self, i)),
-            ]
-            for i in range(len(self.table))
-            if i not in self.plain
-        ]
-        try:
-            self.portfolio._check()
-            solved = choices.solve(pass_problems._choices_problem(self), options, self.deadline, self._best_score() + 1)
-        except _OutOfTime:
-            self.exhausted = True
-            return True
-        if solved is None:
-            return True
-        score, laid, proven, picked = solved
-        outcome = pass_problems._legal_choices_move(self, score, laid, picked)
-        if outcome is None:
-            return False
-        self.candidates.append(outcome)
-        self.exhausted = self.exhausted or not proven
-        return True
-
-    def _upper(self) -> int:
-        """The best bound known of every move's score: the ceiling, or the relaxed problem of
-        every joker set with variants when it has one."""
-        return self._ceiling() if self.upper is None else min(self._ceiling(), self.upper)
-
-    def _variant_passes(self, support: frozenset[int], passes: list[_VariantPass]) -> None:
-        """The passes changing exactly the joker sets in ``support``. Any of them rebuilds the
-        tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
-        them all (its work is capped, it may cost more than it saves). When it cannot beat
-        the best move, none can; when its own move is legal, it is the best of them."""
-        if support in self.relaxed_known:
-            found, self.gave_up_bound = self.relaxed_known[support], self.upper
-        else:
-            found = pass_problems._relaxed(self, support, _RELAXED_CALLS)
-        if pass_problems._relaxed_settles(self, found):
-            return
-        bound = min(found[0].score if found else self.gave_up_bound or self._ceiling(), self._upper())
-        for variants, rack, fixed in passes:
-            if self.exhausted or self._best_score() >= bound or self._variants_settled():
-                return
-            pass_problems._pass(
-                self,
-                pass_problems._problem(self, dissolve=self.plain, rack=rack, variants=variants),
-                fixed=fixed,
-                floor=self._best_score() + 1 - self._most_score([t for s in fixed for t in s]),
-            )
 
     def _past_deadline(self) -> bool:
         """Whether the budget has run out; then the answer is not proven (``exhausted``)."""

@@ -1,0 +1,144 @@
+"""The passes over the variants of the joker sets (an opened player, see the package docstring):
+grouped by the sets they change, each group bounded by its relaxed problem, one pass per
+combination, or all combinations at once (``_all_choices``) (``_variant_stage``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.solver import choices, fate_tree, pass_problems, set_variants
+from engine.solver.model import (
+    _RELAXED_CALLS,
+    _OutOfTime,
+)
+from engine.solver.set_variants import _VariantPass
+
+if TYPE_CHECKING:
+    from engine.solver.best_move import _Suggester
+
+
+_ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
+_VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``_variant_combos``); beyond, not proven
+_AT_ONCE_COMBOS = 5_000  # the same where they can all be solved at once (``_all_choices``)
+
+
+def _joker_set_passes(solver: _Suggester) -> list[_VariantPass]:
+    """The passes of ``_opened`` keeping the joker sets whole; returns the passes over
+    their variants (none: the fates of the jokers bound the rest, ``_check_fates``)."""
+    pass_problems._pass(solver, pass_problems._problem(solver, dissolve=set()), whole=True)
+    pass_problems._pass(solver, pass_problems._problem(solver, dissolve=solver.plain), floor=solver._best_score() + 1)
+    two_tile = set_variants._two_tile_frees(solver)
+    solver.two_tile = bool(two_tile)
+    # without a rack joker every combination can be solved at once, exactly (``_all_choices``):
+    # then a shorter list will do
+    at_once = not two_tile and not solver.rack_jokers
+    combos = set_variants._variant_combos(solver, _AT_ONCE_COMBOS if at_once else _VARIANT_COMBOS) or []
+    passes: list[_VariantPass] = [(c, list(solver.rack), ()) for c in combos]
+    solver.at_once = bool(combos) and at_once
+    return passes + two_tile
+
+
+def _variant_stage(solver: _Suggester, passes: list[_VariantPass]) -> None:
+    """The passes over the variants of the joker sets, while they may beat the best move.
+    The fates as one programme (``_joint_fates_settle``) come first when every joker set
+    taken apart may beat it: they bound every legal move, so settling them settles these
+    passes too. On the hard bench's sabra/xp rows (360, two runs alternated, minimum of four)
+    the sum went 8,541 -> 7,770 ms and the max 781 -> 585 ms (xp 3301/59); rows where the
+    programme does not settle the fates cost up to 70 ms more (bench/README.md, session
+    26)."""
+    solver.variant_start = solver.portfolio.solves
+    if solver._best_score() >= solver._ceiling():
+        return
+    by_support: dict[frozenset[int], list[_VariantPass]] = {}
+    for variant_pass in passes:
+        by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
+    # every joker set taken apart bounds every pass: when that cannot beat the best move,
+    # none can; when its move is legal, it is the best of them all
+    everything = frozenset().union(*by_support)
+    found = pass_problems._relaxed(solver, everything, _RELAXED_CALLS)
+    if pass_problems._relaxed_settles(solver, found) or fate_tree._joint_fates_settle(solver):
+        return
+    solver.variant_start = solver.portfolio.solves  # (the fates' programme is not one of the passes)
+    solver.upper = found[0].score if found else solver.gave_up_bound
+    solver.relaxed_known[everything] = found
+    for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
+        if solver.exhausted or solver.settled or solver._best_score() >= _upper(solver):
+            return  # (settled: every combination of variants was solved at once)
+        _variant_passes(solver, support, by_support[support])
+    if solver.combos_capped and not solver.settled and solver._best_score() < _upper(solver):
+        # the passes left out combinations: only the programme of them all settles them
+        if solver.at_once and solver.settled is None:
+            solver.settled = _all_choices(solver)
+        solver.exhausted = solver.exhausted or not solver.settled
+
+
+def _variants_settled(solver: _Suggester) -> bool:
+    """Whether every combination of variants has been solved at once: when the rack
+    holds no joker, by one integer programme (``_all_choices``), once the passes one by one
+    have needed ``_ONE_BY_ONE`` bounds or programmes of their own without settling them
+    (most positions settle them with the search alone, far quicker)."""
+    if solver.settled is None and solver.at_once and solver.portfolio.solves - solver.variant_start >= _ONE_BY_ONE:
+        solver.settled = _all_choices(solver)
+    return bool(solver.settled)
+
+
+def _all_choices(solver: _Suggester) -> bool:
+    """Every combination of variants of the joker sets in one integer programme
+    (``choices``), its move a candidate: True when that settled them (none beats the
+    best move, or the best of them is a legal turn, or the time ran out), False when its
+    move is not legal (the passes go on one by one). The rack holds no joker: no joker
+    is played, so where jokers stand is worth nothing and the programme is pooled."""
+    options = [
+        [
+            choices.Choice(pass_problems._block(solver, i, None)),
+            *(pass_problems._choice(solver, i, v) for v in set_variants._variants(solver, i)),
+        ]
+        for i in range(len(solver.table))
+        if i not in solver.plain
+    ]
+    try:
+        solver.portfolio._check()
+        solved = choices.solve(
+            pass_problems._choices_problem(solver), options, solver.deadline, solver._best_score() + 1
+        )
+    except _OutOfTime:
+        solver.exhausted = True
+        return True
+    if solved is None:
+        return True
+    score, laid, proven, picked = solved
+    outcome = pass_problems._legal_choices_move(solver, score, laid, picked)
+    if outcome is None:
+        return False
+    solver.candidates.append(outcome)
+    solver.exhausted = solver.exhausted or not proven
+    return True
+
+
+def _upper(solver: _Suggester) -> int:
+    """The best bound known of every move's score: the ceiling, or the relaxed problem of
+    every joker set with variants when it has one."""
+    return solver._ceiling() if solver.upper is None else min(solver._ceiling(), solver.upper)
+
+
+def _variant_passes(solver: _Suggester, support: frozenset[int], passes: list[_VariantPass]) -> None:
+    """The passes changing exactly the joker sets in ``support``. Any of them rebuilds the
+    tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
+    them all (its work is capped, it may cost more than it saves). When it cannot beat
+    the best move, none can; when its own move is legal, it is the best of them."""
+    if support in solver.relaxed_known:
+        found, solver.gave_up_bound = solver.relaxed_known[support], solver.upper
+    else:
+        found = pass_problems._relaxed(solver, support, _RELAXED_CALLS)
+    if pass_problems._relaxed_settles(solver, found):
+        return
+    bound = min(found[0].score if found else solver.gave_up_bound or solver._ceiling(), _upper(solver))
+    for variants, rack, fixed in passes:
+        if solver.exhausted or solver._best_score() >= bound or _variants_settled(solver):
+            return
+        pass_problems._pass(
+            solver,
+            pass_problems._problem(solver, dissolve=solver.plain, rack=rack, variants=variants),
+            fixed=fixed,
+            floor=solver._best_score() + 1 - solver._most_score([t for s in fixed for t in s]),
+        )
