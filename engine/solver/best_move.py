@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
 
@@ -18,6 +17,7 @@ from engine.solver import (
     fate_tree,
     fates,
     layout,
+    openings,
     pass_problems,
     portfolio,
     prepare,
@@ -26,7 +26,6 @@ from engine.solver import (
 )
 from engine.solver.layout import _Outcome
 from engine.solver.least_change import with_least_change
-from engine.solver.melds import _minimal_melds
 from engine.solver.model import (
     _LAST,
     _PRIMARY,
@@ -35,9 +34,6 @@ from engine.solver.model import (
     Suggestion,
 )
 from engine.tiles import Tile
-
-_OPENING_PINS = 16  # ways of pinning the table's jokers tried on an opening with manipulation
-
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
 
@@ -148,7 +144,7 @@ class _Suggester:
             if not self.opened and not self.rules.manipulate_on_opening_turn:
                 pass_problems._pass(self, pass_problems._opening_problem(self), untouched=True)
             elif not self.opened:
-                self._opening_with_manipulation()
+                openings._opening_with_manipulation(self)
             else:
                 self._opened()
             if value_bound._played_joker_value_unproven(self) and not self.value_exact and not self.exhausted:
@@ -237,70 +233,6 @@ class _Suggester:
     def _ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""
         return self._most_score(self.rack)
-
-    def _opening_with_manipulation(self) -> None:
-        """Opening when manipulation is allowed: valid sets made only of played tiles must reach
-        the minimum. Tries the plain opening; then the moves of ``_opening_moves``. Jokers on
-        the table are never freed before opening.
-        The joker sets are kept whole first (growing only); then, as they may also lose tiles
-        or be split while their jokers stay, every set is taken apart with the jokers pinned
-        as tiles they may stand for, each way of pinning them a relaxed problem
-        (``_opening_pins``) whose moves are candidates too, so that when the best of them is
-        not a legal turn the answer is not claimed optimal."""
-        pass_problems._pass(self, pass_problems._opening_problem(self), untouched=True)
-        self._opening_moves(self.plain, pins=None)
-        if len(self.plain) < len(self.table):
-            for pins in self._opening_pins():
-                if self.exhausted:
-                    break
-                self._opening_moves(set(range(len(self.table))), pins=pins)
-
-    def _opening_pins(self) -> list[dict[int, tuple[Tile, ...]]]:
-        """Before opening no joker may be freed (SPEC §4): in every legal move each joker of a
-        set with one reading stands for one of the tiles it may stand for (a run's in a run,
-        a group's for a missing colour in a group of its number). Every way its jokers can do
-        so, all sets together, each a relaxed problem of its own (their union holds every
-        legal move); beyond ``_OPENING_PINS`` ways, only the jokers ``_pinned`` fixes."""
-        per_set = []
-        for i, reading in enumerate(self.readings):
-            best = reading.best
-            if i in self.plain or best is None or len(reading.readings) != 1:
-                continue
-            ways = {
-                tuple(sorted(combo, key=lambda t: t.key))
-                for combo in itertools.product(*best.joker_options)
-                if len({t.key for t in combo}) == len(combo)
-            }
-            per_set.append([(i, way) for way in sorted(ways, key=lambda way: [t.key for t in way])])
-        if math.prod(len(ways) for ways in per_set) > _OPENING_PINS:
-            return [self.pinned]
-        return [dict(combo) for combo in itertools.product(*per_set)]
-
-    def _opening_moves(self, dissolve: set[int], pins: Mapping[int, tuple[Tile, ...]] | None) -> None:
-        """The best opening move with the sets in ``dissolve`` taken apart (the others kept
-        whole). The minimum is a condition on the tiles played, not on where they end (SPEC
-        §4: the meld may be laid first, then joined to table sets): the best move ignoring it,
-        when that is a legal turn; else, for every minimal meld, the best move playing at
-        least its tiles, anywhere."""
-        bound = pass_problems._pass(self, pass_problems._problem(self, dissolve=dissolve, pins=pins), candidate=False)
-        if bound is None or self.exhausted or self._best_score() >= bound.score:
-            return
-        if layout._legal(self, bound):
-            self.candidates.append(bound)
-            return
-        for meld in _minimal_melds(self.rack, self.rules.initial_meld_min, self.deadline):
-            if self._past_deadline():
-                return
-            laid = [t for s in meld for t in s]
-            # the search does not score a played joker it must place as the move does (a table
-            # joker is no played tile): a lower floor for each, which only costs search
-            floor = self._best_score() + 1 - self._most_score([t for t in laid if t.color is None])
-            pass_problems._pass(
-                self, pass_problems._problem(self, dissolve=dissolve, rack=self.rack, must=laid, pins=pins), floor=floor
-            )
-            if self._best_score() >= bound.score:
-                return
-        self._past_deadline()  # (the listing may have stopped there)
 
     # --- answers ------------------------------------------------------------------------
 
