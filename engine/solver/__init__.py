@@ -45,7 +45,7 @@ Suggest: the moves considered
   only growing (no joker may be freed before opening), then with every set taken apart and
   the jokers pinned as tiles they may stand for (a run joker stays in a run standing for its
   tile, a group joker stands for a missing colour of its group, so a joker set may be split
-  or lose tiles): one relaxed problem per way of pinning them (at most ``_OPENING_PINS``;
+  or lose tiles): one relaxed problem per way of pinning them (at most ``openings._OPENING_PINS``;
   beyond, only the jokers with one way are pinned, the others go anywhere), whose moves are
   candidates too; when the best of them is not a legal turn, ``optimal_proven`` is false.
 * Opened: every table set without a joker may be taken apart and rebuilt with rack tiles.
@@ -65,7 +65,7 @@ Suggest: the moves considered
     may end back in its own set's block: such a move is no legal turn, and a move
     ``verify_turn`` rejects never raises the floor of the passes after it); under
     ``new_set_with_two_rack_tiles`` one or two jokers freed into new sets holding two rack
-    tiles each, those sets laid beforehand (``_two_tile_frees``).
+    tiles each, those sets laid beforehand (``set_variants._two_tile_frees``).
 
   Every combination of variants is a pass of its own, simplest first, each looking only for
   a better move than the best so far. The combinations changing the same joker sets are
@@ -91,7 +91,7 @@ Suggest: the moves considered
   its move is kept when legal (a group trimmed below three and refilled, a joker freed into a
   set mixing table tiles: moves no variant models).
   When the rack holds no joker and the passes one by one have needed a few HiGHS runs
-  (``suggest._ONE_BY_ONE``) without settling the variants, every combination is solved at
+  (``variant_passes._ONE_BY_ONE``) without settling the variants, every combination is solved at
   once instead (``choices``: one integer programme with a binary variable per variant,
   gating its block's columns and carrying the tiles it releases or takes and the jokers it
   frees; exact there, since no joker is played); the relaxed problems still follow, as
@@ -113,7 +113,7 @@ Opened, outside a free release: the passes above do not model every legal move (
 tile out of the middle of a joker run, a joker staying in a set of other tiles, a set whose
 jokers were freed taken apart, a freed joker under ``new_set_with_two_rack_tiles`` in a new set
 mixing table tiles, an ambiguous joker set kept whole under its other readings). The *fates*
-of the table's jokers bound them all (``_check_fates``): in every legal move each joker stayed,
+of the table's jokers bound them all (``fate_tree._check_fates``): in every legal move each joker stayed,
 standing for one of the tiles it may stand for, or was freed, a copy of its tile lying in a
 successor of its set (SPEC §4). Every way the jokers may fare is a relaxed problem with
 every other set taken apart: a staying joker laid as its tile (a run joker's in a run:
@@ -125,22 +125,22 @@ joker standing for another tile of the window (a successor may hold it so: ``K10
 K13`` for ``K10 J=K11 K12 K13`` freed by K11 while K12 left; without such windows a shorter
 answer was claimed optimal on generated xp and sabra games); a joker of a set of several
 freed, anywhere, its copy played when only the rack has one. The ways are searched as a tree
-(``_solve_fates``): the joker sets are decided one by one, each node's problem taking the
+(``fate_tree._solve_fates``): the joker sets are decided one by one, each node's problem taking the
 undecided sets apart with their jokers anywhere (it holds every fate below it), and a node
 with no better move, or with a legal move (or a legal layout of its tiles) as good as its
-bound, settles its subtree; at most ``_FATE_PROBLEMS`` problems, beyond which the answer is
+bound, settles its subtree; at most ``fate_tree._FATE_PROBLEMS`` problems, beyond which the answer is
 not claimed. With four fates or more and no joker on the rack, all of them are first tried as
-one integer programme (``_fates_settled_at_once``: each joker set's ways as choices of
+one integer programme (``fate_tree._fates_settled_at_once``: each joker set's ways as choices of
 ``choices``, one each, solved by our own branch and bound for at most 16 relaxations): no
 move beating the best there, or a best move there that is a legal turn, settles every fate
 at once; else the tree decides. When no fate beats the best move, the answer is proven; a
 legal move of one that does is taken; an illegal one has the tiles of the sets it changed laid out anew
-(``_rearranged``, bounded in work), the best legal layout scoring as much taken; failing
+(``layout._rearranged``, bounded in work), the best legal layout scoring as much taken; failing
 that, ``optimal_proven`` is false. The relaxed problem of every joker set taken apart with
 its jokers anywhere comes first and bounds them all. Each fate is solved to the end (under
 the deadline, like every pass), where a relaxed bound's work is capped, and goes to the
 integer programme after a short try of goal mode (``programme_soon``). With at most
-``_FATES_FIRST`` ways (and no freed joker bound for a new set with two rack tiles) the fates
+``best_move._FATES_FIRST`` ways (and no freed joker bound for a new set with two rack tiles) the fates
 come before the variants' passes, which then run only when a fate's best move is no legal
 turn and beats every legal move found.
 ``K9 B9 R9`` + ``O9 O10 J=O11`` with ``O13 O11 O12 R10`` (sabra): 4 tiles, proven (the
@@ -158,7 +158,7 @@ as the move scores (it may place the jokers at their best). Looking only for a m
 the best (capped like a relaxed bound), none proves the best; a legal one (or a legal layout
 of its tiles scoring as much) is the best, proven. That problem frees jokers the rules keep;
 when it finds a better move that is no legal turn, an opened player's fates settle the value
-(``_fates_value_settled``, ``joker_value``): the fates' tree, each node's problem solved to the
+(``value_bound._fates_value_settled``, ``joker_value``): the fates' tree, each node's problem solved to the
 end, the ``j`` jokers played scored at the best ``j`` the search lays (the freed ones' too);
 then, with ``i`` of them worth jokers that stay (pinned as their tiles, or kept in a block),
 the ``i`` lowest jokers laid scoring nothing and the best ``i`` of those added; then, for a
@@ -172,7 +172,7 @@ brute force's best, 8 of them better than before; with two rack jokers (xp), 198
 (bench/README.md, session 27). An opening from the rack alone leaves the table as it lies, so
 its jokers' points are fixed: the opening's search bounds the moves whose best jokers are
 played ones, and the openings laying ``i`` rack jokers or more, their ``i`` lowest scoring
-nothing, at the table's best ``i``, the others (``_opening_value_settled``; 1,195 of 1,195
+nothing, at the table's best ``i``, the others (``value_bound._opening_value_settled``; 1,195 of 1,195
 small openings proven, one or two rack jokers, 209 before). Under a free joker release that
 problem is the full pass itself, so it is solved to the end. Without a rack joker no joker is
 played, the table's jokers score as tiles only and the proof stands.
@@ -213,7 +213,7 @@ alike, and the bound rules most of them out); so does a problem with two jokers 
 among fewer than 80 tiles, whose first search most often runs out
 (``portfolio._likely_hard``). A relaxed problem met again in one position (a fate freeing a
 joker into the pool is the relaxed problem of every joker set) is answered from the first
-solve (``_Suggester._pass``). A problem's bounds and its integer programme share one build
+solve (``pass_problems._pass``). A problem's bounds and its integer programme share one build
 of its programme. The relaxed bounds of the variant passes give up on a small budget and
 keep the bound they reached.
 
@@ -259,8 +259,14 @@ least-change tie break: a second integer programme over the best moves), ``searc
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
 solution), ``milp`` (the integer programme and its linear relaxation), ``highs`` (HiGHS, run
 silently on one thread), ``choices`` (the
-joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrangement`` (``arrange``), ``melds`` (rack-only sets and minimal melds) and ``best_move`` (``suggest``: the
-passes, variants of joker sets and the verified answer).
+joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrangement`` (``arrange``), ``melds`` (rack-only sets and minimal melds) and ``suggest``'s,
+one concern each: ``best_move`` (``suggest``: the state of a position's passes, their order and
+the verified answer), ``pass_problems`` (the problems of the passes and solving one),
+``set_variants`` (the variants of the joker sets and their combinations), ``variant_passes``
+(the passes over them), ``fates`` (the ways the table's jokers fare), ``fate_tree`` (the fates
+bounding every legal move), ``value_bound`` (a played joker's value settled), ``openings`` (an
+opening with manipulation) and ``layout`` (a move laid out, scored and judged; a relaxed move
+laid out anew). The functions of those modules take the state (``best_move._Suggester``) first.
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so

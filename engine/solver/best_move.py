@@ -1,5 +1,7 @@
-"""``suggest``: the passes over the moves considered (see the package docstring), the
-variants of the joker sets, and the assembly of a verified answer."""
+"""``suggest`` and the state of its passes over one position (``_Suggester``): the order of the
+passes over the moves considered (see the package docstring) and the assembly of a verified
+answer. The passes themselves, the problems they solve and the bounds proving their answer are
+the functions of the modules the package docstring names, each taking that state first."""
 
 from __future__ import annotations
 
@@ -79,7 +81,9 @@ def suggest(
 
 
 class _Suggester:
-    """The passes of ``suggest`` and the assembly of their answers."""
+    """The state of ``suggest``'s passes over one position (the position, the moves found and
+    what is known of them), the order of the passes (``run``, ``_opened``, ``_free_passes``) and
+    the assembly of their answers (``_answer``)."""
 
     def __init__(
         self,
