@@ -689,6 +689,112 @@ def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: 
     assert_legal(before, rack, True, SABRA, result)
 
 
+def test_a_fate_node_lays_its_move_out_anew_only_when_its_children_leave_one_unsettled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A node of the fates' tree above the fates themselves whose move is no legal turn is
+    refined at once: its tiles are not laid out anew (``_rearranged``) unless its children
+    leave a better move unsettled. A rack of one tile beside two joker sets (the hard bench's
+    games sabra 3302/17, nothing playable): R6 laid with both jokers (``R6 J J``) is no legal
+    turn; laying out such moves anew found nothing (two calls, 30 of 90 ms), and the children
+    settle the tree without them."""
+    before = table(
+        "B8 B9 B10 B11 B12 B13",
+        "K9 O9 R9",
+        "K1 K2 K3 K4 K5",
+        "B4 O4 R4",
+        "R10 R11 R12 R13",
+        "B7 B8 J",
+        "O1 R1 B1",
+        "O2 K2 R2 B2",
+        "K9 B9 O9 R9",
+        "K12 O12 J B12",
+    )
+    rack = T("R6")
+    laid_out: list[int] = []
+    rearranged = layout._rearranged
+
+    def counted(solver: best_move._Suggester, move: layout._Outcome, target: int = 0) -> object:
+        laid_out.append(move.score)
+        return rearranged(solver, move, target)
+
+    monkeypatch.setattr(layout, "_rearranged", counted)
+    result = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
+    assert (len(result.played), result.optimal_proven) == (0, True)
+    assert laid_out == []
+
+
+def test_with_a_small_rack_the_fates_come_first_in_more_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a rack of at most ``_SMALL_RACK`` tiles the fates come before the variants' passes
+    when the jokers fare in at most ``_FATES_FIRST_SMALL_RACK`` ways (not ``_FATES_FIRST``):
+    each fate's problem is then a small search. The rack of one tile beside two joker sets
+    faring in 42 ways (games sabra 3302/17): the fates settle it, nothing playable, and the
+    variants' stage never runs."""
+    before = table(
+        "B8 B9 B10 B11 B12 B13",
+        "K9 O9 R9",
+        "K1 K2 K3 K4 K5",
+        "B4 O4 R4",
+        "R10 R11 R12 R13",
+        "B7 B8 J",
+        "O1 R1 B1",
+        "O2 K2 R2 B2",
+        "K9 B9 O9 R9",
+        "K12 O12 J B12",
+    )
+    stages: list[int] = []
+    variant_stage = variant_passes._variant_stage
+
+    def recorded(solver: best_move._Suggester, passes: list[object]) -> None:
+        stages.append(len(passes))
+        variant_stage(solver, passes)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(variant_passes, "_variant_stage", recorded)
+    result = suggest(before, T("R6"), True, SABRA, "tiles", 30.0, "any")
+    assert (len(result.played), result.optimal_proven) == (0, True)
+    assert stages == []
+    monkeypatch.setattr(best_move, "_SMALL_RACK", 0)  # (as any rack: 42 ways are too many)
+    again = suggest(before, T("R6"), True, SABRA, "tiles", 30.0, "any")
+    assert (len(again.played), again.optimal_proven) == (0, True)
+    assert len(stages) == 1
+
+
+def test_a_fate_node_whose_children_leave_a_move_unsettled_is_settled_by_its_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the children of a node of the fates' tree leave a move beating the best unsettled,
+    the node's own move (no legal turn) is laid out anew, and a legal layout scoring as much
+    settles the whole subtree: what its children left unsettled no longer counts
+    (pressman-2009, generated game seed 7 turn 20: ``B11 R11 J K11`` and ``B4 B5 B6 B7 J B9``;
+    each child here made to leave the ceiling unsettled)."""
+    before = sets_of(
+        "K1 B1 O1 R1 | B12 R12 K12 | O3 O4 O5 | B13 O13 K13 | B11 R11 J K11 | R3 R4 R5 | K8 B8 O8 | "
+        "R5 R6 R7 | B4 B5 B6 B7 J B9 | R4 B4 O4 | O12 K12 B12"
+    )
+    rack = T("O3 K1 R10 K13 R9")
+    rules = PRESETS["pressman-2009"]
+    events: list[object] = []
+    refine, took_legal = fate_tree._refine, layout._took_legal
+
+    def unsettling(solver: best_move._Suggester, chosen: list[object], *args: object) -> None:
+        if chosen:  # below the root's children: each subtree leaves the ceiling unsettled
+            solver.unsettled.append(solver._ceiling())
+            events.append("unsettled")
+            return
+        refine(solver, chosen, *args)  # type: ignore[arg-type]
+
+    def took(solver: best_move._Suggester, move: layout._Outcome) -> bool:
+        events.append(("laid out", layout._legal(solver, move), took_legal(solver, move)))
+        return events[-1][2]  # type: ignore[index,return-value]
+
+    monkeypatch.setattr(fate_tree, "_refine", unsettling)
+    monkeypatch.setattr(layout, "_took_legal", took)
+    result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
+    assert events == ["unsettled", ("laid out", False, True)]
+    assert (len(result.played), result.value, result.optimal_proven) == (2, 19, True)
+    assert_legal(before, rack, True, rules, result)
+
+
 def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The passes meet the same problem again (a fate freeing a joker into the pool is the
     relaxed problem of every joker set); ``_pass`` solves it once: a proven optimum answers

@@ -38,6 +38,8 @@ from engine.solver.model import (
 from engine.tiles import Tile
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
+_FATES_FIRST_SMALL_RACK = 128  # the same with a rack of at most ``_SMALL_RACK`` tiles (each fate's problem small)
+_SMALL_RACK = 4
 
 
 def suggest(
@@ -173,9 +175,10 @@ class _Suggester:
             self._free_passes()
             return
         passes = variant_passes._joker_set_passes(self)
-        fates_first = (
-            bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self.fate_ways) <= _FATES_FIRST
-        )
+        # with a small rack each fate's problem is a small search, and the fates most often
+        # settle the position without the variants' stage (bench/README.md, session 39)
+        most = _FATES_FIRST_SMALL_RACK if len(self.rack) <= _SMALL_RACK else _FATES_FIRST
+        fates_first = bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self.fate_ways) <= most
         if passes and not fates_first:
             variant_passes._variant_stage(self, passes)
         fate_tree._check_fates(self)
