@@ -1308,7 +1308,7 @@ def _naive_groups(
                     yield keys, wild
 
 
-# --- the third step: the integer programme over every move (engine.solver.least_change) ------
+# --- the third step: the integer programme over every move (engine.solver.least_change_programme) -
 
 
 @pytest.mark.slow
@@ -1343,7 +1343,7 @@ def test_the_programme_alone_matches_brute_force(name: str, monkeypatch: pytest.
 
 def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     """From the set's tiles outwards while the supply has the tile or a joker is left."""
-    from engine.solver.least_change import _reach
+    from engine.solver.least_change_model import _reach
 
     red = COLORS.index("R")
     supply = Counter({(red, v): 1 for v in (3, 4, 5, 6, 9)})
@@ -1356,7 +1356,7 @@ def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
 
 
 def _rows_of(m: Any, first: int = 0) -> list[tuple[dict[int, float], float, float]]:
-    """A ``least_change._Model``'s rows read back from its matrix: (column - ``first`` ->
+    """A ``least_change_model._Model``'s rows read back from its matrix: (column - ``first`` ->
     coefficient, lower bound, upper bound), in order."""
     by_rows = m.matrix().tocsr()
     return [
@@ -1376,7 +1376,7 @@ def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
     closes every run."""
     import numpy as np
 
-    from engine.solver.least_change import _lane_rows, _Model
+    from engine.solver.least_change_model import _lane_rows, _Model
 
     expected = [
         ({6: 1, 0: -1}, 0, 0),
@@ -1400,7 +1400,7 @@ def test_a_continuation_run_is_one_stretch_of_three_numbers_or_more() -> None:
     """A continuation run over four numbers: tile 0-3, joker 4-7, then its stretches (of three
     numbers or more: 1-3, 1-4, 2-4 as indices 0-2, 0-3, 1-3); per number the tile or a joker
     where the chosen stretch holds it, and at most one stretch chosen."""
-    from engine.solver.least_change import _Model, _Run
+    from engine.solver.least_change_model import _Model, _Run
 
     m = _Model()
     m.var(1)  # the run's variables start after another one
@@ -1427,7 +1427,8 @@ def test_hall_rows_name_only_requested_colours() -> None:
     requested only: a subset adding a colour nobody asks for is a weaker row (as many
     requests, more groups), so two requested colours at a number make three rows, not the
     fifteen non-empty subsets of the four colours (rows that cost the relaxation time)."""
-    from engine.solver.least_change import _cross_kind, _free_shapes, _Groups, _Model
+    from engine.solver.least_change_model import _free_shapes, _Groups, _Model
+    from engine.solver.least_change_programme import _cross_kind
 
     red, blue = COLORS.index("R"), COLORS.index("B")
     shapes, most = _free_shapes((1, 1, 1, 1), 0)  # one copy of each colour of 7, no joker

@@ -249,13 +249,16 @@ Least change (``tie_break``)
 Among the moves with the best score, ``tie_break="least_change"`` (the default) answers the
 one disturbing the table least (``engine.changes``: fewest table tiles moved to another set,
 then fewest table sets touched, then fewest new sets), found by a second integer programme
-with the score fixed from below (``least_change``); ``"any"`` the first found. Every answer
-carries its change list; ``least_change_proven`` says whether no best move disturbs less.
+with the score fixed from below (``least_change``, ``least_change_programme``); ``"any"`` the
+first found. Every answer carries its change list; ``least_change_proven`` says whether no best
+move disturbs less.
 
 Modules
 -------
 ``model`` (constants, results, the problem and its decisions), ``least_change`` (the
-least-change tie break: a second integer programme over the best moves), ``search`` (the memoised
+least-change tie break: its steps and entry points), ``least_change_programme`` (its second
+integer programme over the best moves, built and solved), ``least_change_model`` (that
+programme's pieces: the model, lanes, continuation runs, group candidates), ``search`` (the memoised
 branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
 solution), ``milp`` (the integer programme and its linear relaxation), ``highs`` (HiGHS, run
 silently on one thread), ``choices`` (the
