@@ -689,6 +689,22 @@ def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: 
     assert_legal(before, rack, True, SABRA, result)
 
 
+# The hard bench's games sabra 3302/17: with the rack R6 nothing is playable (``R6 J J`` frees
+# both jokers, which no legal turn can), proven only by the fates' tree.
+BESIDE_TWO_JOKER_SETS = table(
+    "B8 B9 B10 B11 B12 B13",
+    "K9 O9 R9",
+    "K1 K2 K3 K4 K5",
+    "B4 O4 R4",
+    "R10 R11 R12 R13",
+    "B7 B8 J",
+    "O1 R1 B1",
+    "O2 K2 R2 B2",
+    "K9 B9 O9 R9",
+    "K12 O12 J B12",
+)
+
+
 def test_a_fate_node_lays_its_move_out_anew_only_when_its_children_leave_one_unsettled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -698,18 +714,7 @@ def test_a_fate_node_lays_its_move_out_anew_only_when_its_children_leave_one_uns
     games sabra 3302/17, nothing playable): R6 laid with both jokers (``R6 J J``) is no legal
     turn; laying out such moves anew found nothing (two calls, 30 of 90 ms), and the children
     settle the tree without them."""
-    before = table(
-        "B8 B9 B10 B11 B12 B13",
-        "K9 O9 R9",
-        "K1 K2 K3 K4 K5",
-        "B4 O4 R4",
-        "R10 R11 R12 R13",
-        "B7 B8 J",
-        "O1 R1 B1",
-        "O2 K2 R2 B2",
-        "K9 B9 O9 R9",
-        "K12 O12 J B12",
-    )
+    before = BESIDE_TWO_JOKER_SETS
     rack = T("R6")
     laid_out: list[int] = []
     rearranged = layout._rearranged
@@ -730,18 +735,7 @@ def test_with_a_small_rack_the_fates_come_first_in_more_ways(monkeypatch: pytest
     each fate's problem is then a small search. The rack of one tile beside two joker sets
     faring in 42 ways (games sabra 3302/17): the fates settle it, nothing playable, and the
     variants' stage never runs."""
-    before = table(
-        "B8 B9 B10 B11 B12 B13",
-        "K9 O9 R9",
-        "K1 K2 K3 K4 K5",
-        "B4 O4 R4",
-        "R10 R11 R12 R13",
-        "B7 B8 J",
-        "O1 R1 B1",
-        "O2 K2 R2 B2",
-        "K9 B9 O9 R9",
-        "K12 O12 J B12",
-    )
+    before = BESIDE_TWO_JOKER_SETS
     stages: list[int] = []
     variant_stage = variant_passes._variant_stage
 
