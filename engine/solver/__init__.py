@@ -255,21 +255,29 @@ move disturbs less.
 
 Modules
 -------
-``model`` (constants, results, the problem and its decisions), ``least_change`` (the
-least-change tie break: its steps and entry points), ``least_change_programme`` (its second
-integer programme over the best moves, built and solved), ``least_change_model`` (that
-programme's pieces: the model, lanes, continuation runs, group candidates), ``search`` (the memoised
-branch and bound and the moves of one stage), ``reconstruction`` (laying out the sets of a
-solution), ``milp`` (the integer programme and its linear relaxation), ``highs`` (HiGHS, run
-silently on one thread), ``choices`` (the
-joker sets' variants in one integer programme), ``portfolio`` (the steps above), ``arrangement`` (``arrange``), ``melds`` (rack-only sets and minimal melds) and ``suggest``'s,
-one concern each: ``best_move`` (``suggest``: the state of a position's passes, their order and
-the verified answer), ``pass_problems`` (the problems of the passes and solving one),
-``set_variants`` (the variants of the joker sets and their combinations), ``variant_passes``
-(the passes over them), ``fates`` (the ways the table's jokers fare), ``fate_tree`` (the fates
-bounding every legal move), ``value_bound`` (a played joker's value settled), ``openings`` (an
-opening with manipulation) and ``layout`` (a move laid out, scored and judged; a relaxed move
-laid out anew). The functions of those modules take the state (``best_move._Suggester``) first.
+One concern each:
+
+* ``model``: constants, results, the problem and its decisions;
+* ``search``: the memoised branch and bound and the moves of one stage;
+* ``reconstruction``: laying out the sets of a solution;
+* ``milp``: the integer programme and its linear relaxation; ``highs``: HiGHS, run silently
+  on one thread; ``choices``: the joker sets' variants in one integer programme;
+* ``portfolio``: the steps above, in turn;
+* ``arrangement``: ``arrange``; ``melds``: rack-only sets and minimal melds;
+* ``suggest``'s: ``best_move`` (the state of a position's passes, their order and the
+  verified answer), ``pass_problems`` (the problems of the passes and solving one),
+  ``set_variants`` (the variants of the joker sets and their combinations),
+  ``variant_passes`` (the passes over them), ``fates`` (the ways the table's jokers fare),
+  ``fate_tree`` (the fates bounding every legal move), ``value_bound`` (a played joker's
+  value settled; ``joker_value``: a played joker's points beside a table joker), ``openings``
+  (an opening with manipulation) and ``layout`` (a move laid out, scored and judged; a
+  relaxed move laid out anew). Their functions take the state (``best_move._Suggester``)
+  first;
+* the least-change tie break: ``least_change`` (its steps and entry points),
+  ``least_change_programme`` (its integer programme over the best moves, built and solved)
+  and ``least_change_model`` (that programme's pieces: the model, lanes, continuation runs,
+  group candidates); ``intact``, ``few_moved``: its first steps (no table tile moved, at most
+  a few).
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so
