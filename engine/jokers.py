@@ -396,16 +396,27 @@ class _Search:
 
     def _replaced_in_place(self, joker: _Joker) -> bool:
         """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
-        the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), a
-        copy played or from a set without a joker (a locked set keeps its tiles)."""
+        the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), or
+        beside the exact tiles of the set's other jokers' places up to one (``O8 O9 O10`` for
+        the jokers of ``J J O10``); a copy played or from a set without a joker (a locked set
+        keeps its tiles)."""
         (tile,) = joker.options
         if not self._free_copies.get(tile):
             return False
         colour, number = tile[0], int(tile[1:])
         source = self.sources[joker.source]
-        beside = [key for key in (f"{colour}{number - 1}", f"{colour}{number + 1}") if key in source.numbered]
+
+        def in_place(held: Mapping[str, int]) -> bool:
+            for step in (-1, 1):
+                key = f"{colour}{number + step}"
+                while held.get(key):
+                    if key in source.numbered:
+                        return True
+                    key = f"{colour}{int(key[len(colour) :]) + step}"
+            return False
+
         return any(
-            self.after[k].numbered_counts.get(tile) and any(self.after[k].numbered_counts.get(key) for key in beside)
+            self.after[k].numbered_counts.get(tile) and in_place(self.after[k].numbered_counts)
             for k in source.successors
         )
 

@@ -316,6 +316,20 @@ def test_two_freed_jokers_new_sets_are_judged_with_one_assignment_for_all() -> N
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_a_locked_sets_jokers_replaced_beside_each_other_unlock_it() -> None:
+    """SPEC §4, ``joker_sets_locked``: a joker set needs one successor holding all its numbered
+    tiles and its joker, *or the exact tile in the joker's place*. ``O8 O9 O10`` holds the
+    exact tiles of both jokers of ``J J O10`` in their places, though the O8 joker's place has
+    no numbered neighbour in its set (found by an independent turn oracle, session 39): the
+    jokers are freed, wherever they go, even to a run where they stand for O8 and O9 again."""
+    for after, rack in ((["O8 O9 O10", "O6 O7 J J"], "O9 O8 O7 O6"), (["O8 O9 O10", "O7 J J"], "O9 O8 O7")):
+        v = verify(["J J O10"], after, rack, rules=STRICT_JOKER)
+        assert v.valid and v.jokers_freed == 2, codes(v)
+    # the exact tiles must reach a numbered tile of the set: O8 O9 beside O10 in another set do not
+    v = verify(["J J O10"], ["O7 O8 O9", "O10 O11 O12", "O4 O5 J J"], "O7 O8 O9 O11 O12 O4 O5", rules=STRICT_JOKER)
+    assert "JOKER_SET_BROKEN" in codes(v), codes(v)
+
+
 def test_a_host_holding_none_of_a_jokers_set_is_no_successor_for_its_replacement() -> None:
     """pressman-2009 (found by the turn oracle of session 33, seed 39): the run's joker (R5)
     goes to ``R3 R4 R5 R6 J``, which must then hold the two played tiles, R3 and R5, and the
