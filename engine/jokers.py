@@ -690,7 +690,7 @@ class _Search:
             return all(
                 len(ks) < 2 or self._may_hold_none_of(n, frozenset(ks), replacing.get(n, []), stayed_in)
                 for n, ks in by_source.items()
-            )
+            ) and (len(by_source) < 2 or self._sources_held_elsewhere(by_source))
 
         def place(
             n: int,
@@ -766,6 +766,25 @@ class _Search:
         return all(
             self.after_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
         )
+
+    def _sources_held_elsewhere(self, avoided: Mapping[int, set[int]]) -> bool:
+        """Whether one assignment of equal copies puts every copy of each source ``n`` outside
+        the after-sets ``avoided[n]``, all sources at once (each alone: ``_may_hold_none_of``).
+        E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``, both jokers freed
+        into the long run under ``other_set``: its one K1 is either set's, so one joker is
+        misused. Per tile, Hall's condition: the copies of every group of sources fit in the
+        after-sets that not all of them avoid."""
+        for key in {key for n in avoided for key in self.sources[n].numbered}:
+            holders = [n for n in avoided if self.sources[n].numbered.get(key)]
+            for size in range(2, len(holders) + 1):
+                for group in itertools.combinations(holders, size):
+                    shut = set.intersection(*(avoided[n] for n in group))
+                    room = self.after_numbered.get(key, 0) - sum(
+                        self.after[k].numbered_counts.get(key, 0) for k in shut
+                    )
+                    if sum(self.sources[n].numbered[key] for n in group) > room:
+                        return False
+        return True
 
     def _numbered_in(self, ks: Iterable[int]) -> dict[str, int]:
         """The numbered tiles of the after-sets ``ks``, counted together."""

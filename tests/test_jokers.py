@@ -330,6 +330,20 @@ def test_a_locked_sets_jokers_replaced_beside_each_other_unlock_it() -> None:
     assert "JOKER_SET_BROKEN" in codes(v), codes(v)
 
 
+def test_freed_jokers_sharing_a_host_need_one_assignment_of_copies() -> None:
+    """``other_set``: the host of two freed jokers must hold no copy of either's set under one
+    assignment of equal copies (SPEC §4, "consistent"). ``K1 K2 K3 J J`` has one K1, and each
+    set had one: it is one set's, and that set's joker is misused (found by an independent turn
+    oracle, session 39; each joker's host was judged with an assignment of its own)."""
+    v = verify(["K1 J K3", "K1 K2 J"], ["K1 K2 K3", "K1 K2 K3 J J"], "K2 K3", rules=OTHER_SET)
+    assert codes(v) == ["FREED_JOKER_MISUSED"] and v.jokers_freed == 2, codes(v)
+    v = verify(["O9 J O11", "O9 O10 J"], ["O9 O10 O11", "J J O9 O10"], "O10", rules=OTHER_SET)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+    # with a K1 of each set's in the hosts, each joker in the host holding the other set's: legal
+    v = verify(["K1 J K3", "K1 K2 J"], ["K1 K2 K3 J", "K1 K2 K3 J"], "K2 K3", rules=OTHER_SET)
+    assert v.valid, codes(v)
+
+
 def test_a_host_holding_none_of_a_jokers_set_is_no_successor_for_its_replacement() -> None:
     """pressman-2009 (found by the turn oracle of session 33, seed 39): the run's joker (R5)
     goes to ``R3 R4 R5 R6 J``, which must then hold the two played tiles, R3 and R5, and the
