@@ -600,11 +600,10 @@ class _Turn:
     def _may_swap(self, outcome: JokerVerdict) -> bool:
         """Whether swapping a misused freed joker with the joker of a set left as it was may
         read better: under ``other_set`` only (a freed joker in a set left as it was is
-        misused under ``new_set_with_two_rack_tiles``, and moves a locked set's joker)."""
-        return (
-            self.rules.freed_joker_use == "other_set"
-            and not self.rules.joker_sets_locked
-            and any(v.code == "FREED_JOKER_MISUSED" for v in outcome.violations)
+        misused under ``new_set_with_two_rack_tiles``). Under locked sets too: the joker of a
+        set left as it was may have been freed by its exact tile, then the set refilled."""
+        return self.rules.freed_joker_use == "other_set" and any(
+            v.code == "FREED_JOKER_MISUSED" for v in outcome.violations
         )
 
     def _read_alike(self, one: TableSet, other: TableSet) -> bool:

@@ -344,6 +344,20 @@ def test_freed_jokers_sharing_a_host_need_one_assignment_of_copies() -> None:
     assert v.valid, codes(v)
 
 
+def test_a_locked_sets_joker_freed_by_its_tile_may_be_swapped_with_a_misused_one() -> None:
+    """strict-joker + ``other_set`` (found by an independent turn oracle, session 39): R11
+    frees the group's joker; the B9 of the plain ``B8 B9 B10`` frees the run's joker, which
+    goes to the group, and the group's to the run's place: both freed into a set of the other
+    kind, each by its exact tile, as under sabra. Without a B9 to free it the run's joker
+    cannot move, and the group's is misused."""
+    rules = {"preset": "strict-joker", "freed_joker_use": "other_set"}
+    after = ["B8 B9 B10", "B11 J K11 R11", "B8 J B10"]
+    v = verify(["B8 B9 B10", "B8 J B10", "J=R11 K11 B11"], after, "R11", rules=rules)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+    v = verify(["B8 J B10", "J=R11 K11 B11"], after[1:], "R11", rules=rules)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+
+
 def test_a_host_holding_none_of_a_jokers_set_is_no_successor_for_its_replacement() -> None:
     """pressman-2009 (found by the turn oracle of session 33, seed 39): the run's joker (R5)
     goes to ``R3 R4 R5 R6 J``, which must then hold the two played tiles, R3 and R5, and the
