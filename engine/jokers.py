@@ -218,6 +218,35 @@ class _Search:
             if not s.jokers:
                 for key, n in s.numbered_counts.items():
                     self._free_copies[key] = self._free_copies.get(key, 0) + n
+        if self.locked:
+            self._unlock_in_turn()
+
+    def _unlock_in_turn(self) -> None:
+        """Under locked sets, the copies of a moved set whose every joker, under one of its
+        readings, such copies replace in its place (``_replaced_in_place``,
+        ``_replaced_in_group``) are such copies too, in turn: a played O12 unlocks
+        ``O9 O10 O11 J``, whose O11 then unlocks ``J O12 O13``. A chain starts from played
+        tiles or sets without a joker: two sets that would unlock each other stay locked."""
+        unlocked: set[int] = set()
+        grown = True
+        while grown:
+            grown = False
+            for n, source in enumerate(self.sources):
+                if n in unlocked or not any(
+                    reading.joker_keys
+                    and all(
+                        self._replaced_in_place(_Joker(n, keys, True))
+                        if reading.kind == RUN
+                        else self._replaced_in_group(_Joker(n, keys, len(keys) == 1))
+                        for keys in reading.joker_keys
+                    )
+                    for reading in source.readings
+                ):
+                    continue
+                unlocked.add(n)
+                grown = True
+                for key, count in source.numbered.items():
+                    self._free_copies[key] = self._free_copies.get(key, 0) + count
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
