@@ -212,6 +212,10 @@ class _Search:
         self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
         self._old_after: dict[int, bool] = {}
         self.after_numbered = self._numbered_in(range(len(after)))  # every numbered tile on the after table
+        # the numbered tiles that may be the moved sets' copies: under locked sets, a joker set
+        # left as it was keeps its own (it is no successor candidate)
+        self.room_sets = frozenset(candidates if self.locked else range(len(after)))
+        self.room_numbered = self._numbered_in(self.room_sets) if self.locked else self.after_numbered
         # The copies a turn may bring anywhere: played ones, and those of sets without a joker.
         self._free_copies = dict(played)
         for s in before:
@@ -677,10 +681,11 @@ class _Search:
             tuple(free.values()),
             tuple(sorted((k, r.kind) for k, r in fixed.items())),
             tuple(sorted(stayed_in)),
+            wholes := self._whole_homes(jokers, stays),
         )
         found = self._placement_memo.get(memo_key)
         if found is None:
-            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free, stayed_in)
+            found = self._placement_memo[memo_key] = self._place_freed(freed, fixed, free, stayed_in, wholes)
         return found
 
     def _place_freed(
@@ -689,7 +694,10 @@ class _Search:
         fixed: dict[int, Reading],
         free: dict[int, int],
         stayed_in: frozenset[tuple[int, int]],
+        wholes: frozenset[tuple[int, int]] = frozenset(),
     ) -> list[Violation]:
+        """The fewest freed jokers misused (see ``_placements``); ``wholes``: the locked sets
+        kept whole, as (source, after-set), whose copies all lie there."""
         rule = self.rules.freed_joker_use
         two_rack_tiles = rule == "new_set_with_two_rack_tiles"
         hosts = [k for k in self.open_after if free[k] > 0]
@@ -719,7 +727,7 @@ class _Search:
             return all(
                 len(ks) < 2 or self._may_hold_none_of(n, frozenset(ks), replacing.get(n, []), stayed_in)
                 for n, ks in by_source.items()
-            ) and (len(by_source) < 2 or self._sources_held_elsewhere(by_source))
+            ) and (not by_source or self._sources_held_elsewhere(by_source, wholes))
 
         def place(
             n: int,
@@ -793,24 +801,30 @@ class _Search:
         if lying_inside and not _each_finds_a_copy(replacing, outside, every):
             return False
         return all(
-            self.after_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
+            self.room_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in self.sources[n].numbered.items()
         )
 
-    def _sources_held_elsewhere(self, avoided: Mapping[int, set[int]]) -> bool:
+    def _sources_held_elsewhere(
+        self, avoided: Mapping[int, set[int]], wholes: frozenset[tuple[int, int]] = frozenset()
+    ) -> bool:
         """Whether one assignment of equal copies puts every copy of each source ``n`` outside
-        the after-sets ``avoided[n]``, all sources at once (each alone: ``_may_hold_none_of``).
-        E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``, both jokers freed
-        into the long run under ``other_set``: its one K1 is either set's, so one joker is
-        misused. Per tile, Hall's condition: the copies of every group of sources fit in the
-        after-sets that not all of them avoid."""
+        the after-sets ``avoided[n]``, all sources at once (each alone: ``_may_hold_none_of``),
+        and every copy of a locked set kept whole in its after-set (``wholes``: (source,
+        after-set)). E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``, both
+        jokers freed into the long run under ``other_set``: its one K1 is either set's, so one
+        joker is misused. Per tile, Hall's condition: the copies of every group of sources fit
+        in the after-sets that not all of them avoid."""
+        avoided = {n: set(ks) for n, ks in avoided.items()}
+        for n, home in wholes:
+            avoided.setdefault(n, set()).update(k for k in self.room_sets if k != home)
+        if len(avoided) < 2:
+            return True
         for key in {key for n in avoided for key in self.sources[n].numbered}:
             holders = [n for n in avoided if self.sources[n].numbered.get(key)]
             for size in range(2, len(holders) + 1):
                 for group in itertools.combinations(holders, size):
-                    shut = set.intersection(*(avoided[n] for n in group))
-                    room = self.after_numbered.get(key, 0) - sum(
-                        self.after[k].numbered_counts.get(key, 0) for k in shut
-                    )
+                    shut = set.intersection(*(avoided[n] for n in group)) & self.room_sets
+                    room = self.room_numbered.get(key, 0) - sum(self.after[k].numbered_counts.get(key, 0) for k in shut)
                     if sum(self.sources[n].numbered[key] for n in group) > room:
                         return False
         return True

@@ -592,7 +592,10 @@ class _Turn:
             if len(every) > len(moved):
                 hosts = [k for k, s in enumerate(after) if s.jokers]
                 swapped = follow_jokers(before, after, every, hosts, self.played_keys, self.rules, self.opened)
-                if (len(swapped.violations), swapped.freed) < (len(outcome.violations), outcome.freed):
+                # (under locked sets only a swap freeing the other set's joker too: where that
+                # joker stays, its set keeps its tiles, which the swapped reading would lend)
+                real = not self.rules.joker_sets_locked or swapped.freed > outcome.freed
+                if real and (len(swapped.violations), swapped.freed) < (len(outcome.violations), outcome.freed):
                     outcome = swapped
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed

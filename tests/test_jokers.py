@@ -365,6 +365,22 @@ def test_a_locked_sets_joker_freed_by_its_tile_may_be_swapped_with_a_misused_one
     assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
 
 
+def test_a_locked_set_whose_joker_stays_lends_no_tile_to_a_freed_jokers_host() -> None:
+    """strict-joker + ``other_set`` (found by an independent turn oracle, session 39): a locked
+    set whose joker stays keeps its own tiles, so the O5 O6 beside the freed joker are its
+    set's: misused. Before, the copies of the set left as it was (``O1 … O6 J``), and of one
+    kept whole where its joker stays (``B12 B13 J``), were lent to the host."""
+    rules = {"preset": "strict-joker", "freed_joker_use": "other_set"}
+    before = ["O3 O4 O6 O1 O5 J", "O5 O6 J O8 O9"]
+    v = verify(before, ["J O5 O6", "O7 O8 O9", "O3 O4 O6 O1 O5 J"], "O7", rules=rules)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+    v = verify(before, ["J O5 O6", "O7 O8 O9", "O3 O4 O6 O1 O5 J"], "O7", rules=OTHER_SET)
+    assert v.valid, codes(v)  # (unlocked, the long run may have lent its O5 O6)
+    before = ["J B12 B13", "B8 B9 B10 B11 J=B12 B13"]
+    v = verify(before, ["B8 B9 B10 B11", "J B12 B13", "B12 B13 J"], "B12", rules=rules)
+    assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
+
+
 def test_a_host_holding_none_of_a_jokers_set_is_no_successor_for_its_replacement() -> None:
     """pressman-2009 (found by the turn oracle of session 33, seed 39): the run's joker (R5)
     goes to ``R3 R4 R5 R6 J``, which must then hold the two played tiles, R3 and R5, and the
