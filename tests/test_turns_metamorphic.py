@@ -336,7 +336,14 @@ def test_scrambles_reach_both_verdicts_and_free_jokers() -> None:
     """The scramble strategy is worth its name: legal and illegal joker moves both occur."""
     seen: Counter[str] = Counter()
 
-    @settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    # (derandomized: a count over random examples must not pass or fail by the draw)
+    @settings(
+        max_examples=400,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(scrambles())
     def collect(turn: tuple[Table, Table, Tiles, bool, Rules]) -> None:
         before, after, rack, opened, rules = turn
