@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine.copy_flows
 import engine.jokers
 from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
@@ -628,7 +629,7 @@ def test_each_need_finds_a_copy_as_a_brute_force_says(needs: list[frozenset[str]
     possible = any(
         all(choice.count(key) <= copies.get(key, 0) for key in set(choice)) for choice in itertools.product(*wanted)
     )
-    assert engine.jokers._each_finds_a_copy(needs, copies, False) is possible
+    assert engine.copy_flows._each_finds_a_copy(needs, copies, False) is possible
 
 
 def test_a_freed_jokers_host_holding_many_before_sets_is_judged_at_once() -> None:
@@ -672,7 +673,7 @@ def test_copies_are_supplied_as_a_brute_force_says(
 
     expected = possible(0, Counter({k: n for k, n in supply.items() if n > 0}))
     demand = [d for d, _ in takers]
-    assert engine.jokers._supplied(demand, [caps for _, caps in takers], supply) is expected
+    assert engine.copy_flows._supplied(demand, [caps for _, caps in takers], supply) is expected
 
 
 def test_four_hosts_of_freed_jokers_are_judged_at_once() -> None:

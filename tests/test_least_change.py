@@ -1558,7 +1558,7 @@ def test_played_jokers_are_scored_exactly(name: str, free: bool, least: int) -> 
         # J=B2 B3 B4 B5 B6 with the rack's B6 and B3 would be the freed joker's new set only
         # if its B4 B5 were B4 B5 B6's and its B6 the rack's, which must replace the joker in
         # a successor of B4 B5 J=B6 (from the rack only): one assignment of copies cannot do
-        # both (jokers.py ``_new_set``), so B3 alone, not claimed (2 tiles, proven, before)
+        # both (joker_use.py ``_new_set``), so B3 alone, not claimed (2 tiles, proven, before)
         ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 1, False),
         # both jokers freed (B6, O4) into one new set with O5 R5 (was 3 tiles: the passes
         # freed one joker at most): 4, not claimed, as the fates do not ask a freed joker's

@@ -1,0 +1,81 @@
+"""The pieces of the joker search (``engine.jokers._Search``): a moved joker under one reading of
+its set (``_Joker``), a joker staying on an after joker (``_Stay``), a moved before-set with its
+successors and readings (``_Source``), a judged assignment (``_Candidate``) and how assignments
+rank (``_rank``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from engine.rules import Rules
+from engine.sets import TableSet
+from engine.violations import Violation
+
+
+class _Joker(NamedTuple):
+    """A moved joker under one reading of its set: ``source`` is its place in ``moved``."""
+
+    source: int
+    options: frozenset[str]  # the tiles it may stand for in that reading
+    declared: bool  # a single option (a run joker, a declared or last-colour group joker)
+
+
+class _Stay(NamedTuple):
+    after: int
+    position: int  # the joker's place among the after-set's jokers
+    tile: str  # the tile both jokers stand for
+
+
+class _Source:
+    """A moved before-set: its index, numbered tiles, successors and readings."""
+
+    __slots__ = ("after", "index", "numbered", "readings", "size", "successors")
+
+    def __init__(self, index: int, s: TableSet, rules: Rules, after: Sequence[TableSet], candidates: Sequence[int]):
+        self.index, self.after = index, after
+        self.numbered = s.numbered_counts
+        self.size = len(s.tiles)
+        self.readings = s.read(rules).readings
+        mine = self.numbered.keys()
+        self.successors = tuple(k for k in candidates if not mine.isdisjoint(after[k].numbered_counts))
+
+    def home(self) -> str:
+        """Where a violation about this set points: the successor sharing the most of its tiles."""
+        best, most = None, 0
+        for k in self.successors:
+            theirs = self.after[k].numbered_counts
+            shared = sum(min(n, theirs.get(key, 0)) for key, n in self.numbered.items())
+            if shared > most:
+                best, most = k, shared
+        return f"/after/{best}" if best is not None else f"/before/{self.index}"
+
+
+class _Candidate(NamedTuple):
+    key: tuple[int, int, tuple[int, ...]]
+    violations: tuple[Violation, ...]
+    freed: int
+    # under locked sets and a replace release, the replace rule's own violations, reported
+    # beside (not ranked: the locked sets' codes already count each joker freed without its tile)
+    unreplaced: tuple[Violation, ...] = ()
+
+
+# Between equally bad assignments, the one whose violations come first here (a joker replaced,
+# though from the table, reads better than one not replaced at all).
+_CODE_ORDER = {
+    code: n
+    for n, code in enumerate(
+        (
+            "JOKER_REPLACED_FROM_TABLE",
+            "FREED_JOKER_MISUSED",
+            "JOKER_SET_BROKEN",
+            "JOKER_NOT_REPLACED",
+            "JOKER_RELEASED_BEFORE_OPENING",
+        )
+    )
+}
+
+
+def _rank(violations: Sequence[Violation], freed: int) -> tuple[int, int, tuple[int, ...]]:
+    """Fewest violations, then fewest jokers freed, then the codes in ``_CODE_ORDER``."""
+    return len(violations), freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))

@@ -1,0 +1,231 @@
+"""Freed jokers replaced by tiles (``joker_release: replace``, ``joker_replacement_from: rack``,
+and under ``joker_sets_locked`` a joker freed by its tile, SPEC §4): what the freed jokers of each
+set need in its successors (``_demands``), the fewest violations with which each gets its own
+replacing copy (``_replacements``, ``_replace``), whether a freed joker's one tile lies in no
+successor (``_unreplaceable``, a bound of the search), whether a joker's exact tile took its
+place (``_replaced_in_place``, ``_replaced_in_group``) and, under locked sets, the copies a turn
+may bring there, growing as sets are unlocked in turn (``_unlock_in_turn``). Functions of the
+joker search's state (``engine.jokers._Search``), taken first."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from engine import joker_stays, locked_joker_sets
+from engine.joker_pieces import _Joker, _rank
+from engine.sets import RUN
+from engine.violations import Violation
+
+if TYPE_CHECKING:
+    from engine.joker_pieces import _Stay
+    from engine.jokers import _Search
+
+
+def _unreplaceable(search: _Search, joker: _Joker) -> bool:
+    """Whether a freed joker that needs one fixed tile finds no copy of it in any successor."""
+    if not search.needs_tile or not joker.declared:
+        return False
+    (tile,) = joker.options
+    return not any(search.after[k].numbered_counts.get(tile) for k in search.sources[joker.source].successors)
+
+
+def _replaced_in_place(search: _Search, joker: _Joker) -> bool:
+    """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
+    the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), or
+    beside the exact tiles of the set's other jokers' places up to one (``O8 O9 O10`` for
+    the jokers of ``J J O10``); a copy played or from a set without a joker (a locked set
+    keeps its tiles)."""
+    (tile,) = joker.options
+    if not search._free_copies.get(tile):
+        return False
+    colour, number = tile[0], int(tile[1:])
+    source = search.sources[joker.source]
+
+    def in_place(held: Mapping[str, int]) -> bool:
+        for step in (-1, 1):
+            key = f"{colour}{number + step}"
+            while held.get(key):
+                if key in source.numbered:
+                    return True
+                key = f"{colour}{int(key[len(colour) :]) + step}"
+        return False
+
+    return any(
+        search.after[k].numbered_counts.get(tile) and in_place(search.after[k].numbered_counts)
+        for k in source.successors
+    )
+
+
+def _replaced_in_group(search: _Search, joker: _Joker) -> bool:
+    """Whether a copy of a tile a group joker stood for lies in a successor: beside a
+    numbered tile of its set, the one place where it can replace a group's joker (``O10`` in
+    ``R10 O10 B10`` for a joker of ``R10 J J K10``). The copy must be one that could be
+    brought there: played, or from a set without a joker (a locked set gives none)."""
+    return any(
+        search._free_copies.get(tile) and search.after[k].numbered_counts.get(tile)
+        for tile in joker.options
+        for k in search.sources[joker.source].successors
+    )
+
+
+def _unlock_in_turn(search: _Search) -> None:
+    """Under locked sets, the copies of a moved set whose every joker, under one of its
+    readings, such copies replace in its place (``_replaced_in_place``,
+    ``_replaced_in_group``) are such copies too, in turn: a played O12 unlocks
+    ``O9 O10 O11 J``, whose O11 then unlocks ``J O12 O13``. A chain starts from played
+    tiles or sets without a joker: two sets that would unlock each other stay locked."""
+    unlocked: set[int] = set()
+    grown = True
+    while grown:
+        grown = False
+        for n, source in enumerate(search.sources):
+            if n in unlocked or not any(
+                reading.joker_keys
+                and all(
+                    _replaced_in_place(search, _Joker(n, keys, True))
+                    if reading.kind == RUN
+                    else _replaced_in_group(search, _Joker(n, keys, len(keys) == 1))
+                    for keys in reading.joker_keys
+                )
+                for reading in source.readings
+            ):
+                continue
+            unlocked.add(n)
+            grown = True
+            for key, count in source.numbered.items():
+                search._free_copies[key] = search._free_copies.get(key, 0) + count
+
+
+def _replacements(
+    search: _Search, jokers: list[_Joker], stays: list[_Stay | None], locked: bool = True
+) -> list[Violation]:
+    """The fewest violations with which every freed joker gets its own replacing copy
+    (memoised by what the freed jokers need and where group jokers stayed). Under locked
+    sets an unmet need is ``JOKER_SET_BROKEN`` and the sets kept whole keep their copies;
+    ``locked`` False judges the replace rule alone (``JOKER_NOT_REPLACED``)."""
+    locked = locked and search.locked
+    demands = tuple(_demands(search, jokers, stays))
+    holders = joker_stays._group_homes(search, jokers, stays)
+    wholes = locked_joker_sets._whole_homes(search, jokers, stays) if locked else frozenset()
+    memo_key = (demands, holders, wholes, locked)
+    found = search._replacement_memo.get(memo_key)
+    if found is None:
+        missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
+        found = search._replacement_memo[memo_key] = _replace(search, demands, holders, wholes, missing_code)
+    return found
+
+
+def _replace(
+    search: _Search,
+    demands: tuple[_Demand, ...],
+    holders: frozenset[tuple[int, int]],
+    wholes: frozenset[tuple[int, int]],
+    missing_code: str,
+) -> list[Violation]:
+    capacity: dict[tuple[int, str], int] = {}
+    for demand in demands:
+        for k in search.sources[demand.source].successors:
+            for bundle in demand.bundles:
+                for key in bundle:
+                    capacity.setdefault((k, key), search.after[k].numbered_counts.get(key, 0))
+    rack_only = search.rules.joker_replacement_from == "rack"
+    best: list[Violation] | None = None
+    used: dict[str, int] = {}
+    chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
+    homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
+
+    def unmet(demand: _Demand) -> list[Violation]:
+        return [Violation(missing_code, search.sources[demand.source].home(), {"tile": demand.label})] * demand.weight
+
+    def place(d: int, found: list[Violation]) -> None:
+        nonlocal best
+        if best is not None and len(found) >= len(best) and _rank(found, 0) >= _rank(best, 0):
+            return
+        if d == len(demands):
+            # every set a replacing tile lies in holds a copy of the joker's set too
+            if joker_stays._can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes):
+                best = list(found)
+            return
+        demand = demands[d]
+        source = search.sources[demand.source]
+        given = chosen.setdefault((demand.source, demand.tag), set())
+        for bundle in demand.bundles:
+            if demand.tag and given.intersection(bundle):
+                continue
+            for spots in _spots(bundle, source.successors, capacity):
+                extra = []
+                for k, key in spots:
+                    capacity[k, key] -= 1
+                    used[key] = used.get(key, 0) + 1
+                    if rack_only and used[key] > search.played.get(key, 0):
+                        extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
+                given.update(bundle)
+                homes.extend((demand.source, k) for k, _ in spots)
+                place(d + 1, found + extra)
+                del homes[len(homes) - len(spots) :]
+                given.difference_update(bundle)
+                for k, key in spots:
+                    capacity[k, key] += 1
+                    used[key] -= 1
+        place(d + 1, found + unmet(demand))
+
+    place(0, [])
+    if best is None:
+        # no way to give the sets kept whole their copies (two locked sets whole in one
+        # after-set holding the copies of one): ``_locked_sets`` says so; here every
+        # demand goes unmet
+        return [v for demand in demands for v in unmet(demand)]
+    return best
+
+
+def _demands(search: _Search, jokers: list[_Joker], stays: list[_Stay | None]) -> Iterator[_Demand]:
+    """What the freed jokers need in their sets' successors, set by set."""
+    both_rule = search.rules.group_joker_needs_both_colours
+    for n, source in enumerate(search.sources):
+        mine = [(joker, stay) for joker, stay in zip(jokers, stays, strict=True) if joker.source == n]
+        freed = [joker for joker, stay in mine if stay is None]
+        if not freed:
+            continue
+        if search._readings_chosen[n].kind == RUN:
+            for joker in freed:
+                (tile,) = joker.options
+                yield _Demand(n, ((tile,),), 1, 0, tile)
+            continue
+        for joker in freed:
+            if joker.declared:
+                (tile,) = joker.options
+                yield _Demand(n, ((tile,),), 1, 0, tile)
+        loose = [joker for joker in freed if not joker.declared]
+        if not loose:
+            continue
+        stood_for = {stay.tile for _, stay in mine if stay is not None}
+        colours = tuple(sorted(loose[0].options - stood_for))
+        if both_rule and source.size == 3:
+            yield _Demand(n, (colours,), len(loose), 0, " and ".join(colours))
+        else:
+            for _ in loose:
+                yield _Demand(n, tuple((c,) for c in colours), 1, 1, " or ".join(colours))
+
+
+class _Demand(NamedTuple):
+    """Copies that freed jokers of one set need in its successors: one ``bundle`` of tiles
+    (every tile in it), ``weight`` violations when none can be had. Demands of one set with the
+    same non-zero ``tag`` must take different tiles (group jokers stood for different colours)."""
+
+    source: int
+    bundles: tuple[tuple[str, ...], ...]
+    weight: int
+    tag: int
+    label: str
+
+
+def _spots(
+    bundle: tuple[str, ...], successors: Sequence[int], capacity: Mapping[tuple[int, str], int]
+) -> Iterator[list[tuple[int, str]]]:
+    """Every way to take one copy of each tile of ``bundle`` (distinct tiles) from the
+    successors' free copies."""
+    choices = [[(k, key) for k in successors if capacity.get((k, key), 0) > 0] for key in bundle]
+    for spots in itertools.product(*choices):
+        yield list(spots)

@@ -1,0 +1,70 @@
+"""Where the table's group jokers stayed (SPEC §4): the after-sets holding them
+(``_group_homes``), each of which must hold its own copy of one of the numbered tiles of the
+joker's set, equal tiles being interchangeable yet each copy lying in one set
+(``_can_hold_copies``). Functions of the joker search's state (``engine.jokers._Search``), taken
+first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.sets import RUN
+
+if TYPE_CHECKING:
+    from engine.joker_pieces import _Joker, _Stay
+    from engine.jokers import _Search
+
+
+def _group_homes(search: _Search, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:
+    """The pairs (source, after-set) where a group joker stayed: each after-set must hold a
+    copy of one of that source's numbered tiles."""
+    return frozenset(
+        (joker.source, stay.after)
+        for joker, stay in zip(jokers, stays, strict=False)
+        if stay is not None and search._readings_chosen[joker.source].kind != RUN
+    )
+
+
+def _can_hold_copies(
+    search: _Search, holders: frozenset[tuple[int, int]], wholes: frozenset[tuple[int, int]] = frozenset()
+) -> bool:
+    """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
+    the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's
+    tiles: equal tiles are interchangeable, yet each copy lies in one set (SPEC §4, the
+    consistent assignment), so ``[J J R13]`` has one successor among two after-sets holding
+    an R13 when one R13 was played. Memoised."""
+    found = search._holding_memo.get((holders, wholes))
+    if found is not None:
+        return found
+    taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
+    for n, k in sorted(wholes):
+        theirs = search.after[k].numbered_counts
+        for key, copies in search.sources[n].numbered.items():
+            taken[key, -1 - n] = copies
+            taken[key, k] = taken.get((key, k), 0) + copies
+            if taken[key, k] > theirs.get(key, 0):
+                search._holding_memo[holders, wholes] = False
+                return False
+    pairs = sorted(holders - wholes)
+
+    def give(m: int) -> bool:
+        if m == len(pairs):
+            return True
+        n, k = pairs[m]
+        if k not in search.sources[n].successors:
+            return False
+        theirs = search.after[k].numbered_counts
+        for key, copies in search.sources[n].numbered.items():
+            room = theirs.get(key, 0)
+            if taken.get((key, -1 - n), 0) < copies and taken.get((key, k), 0) < room:
+                taken[key, -1 - n] = taken.get((key, -1 - n), 0) + 1
+                taken[key, k] = taken.get((key, k), 0) + 1
+                ok = give(m + 1)
+                taken[key, -1 - n] -= 1
+                taken[key, k] -= 1
+                if ok:
+                    return True
+        return False
+
+    found = search._holding_memo[holders, wholes] = give(0)
+    return found

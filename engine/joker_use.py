@@ -1,0 +1,479 @@
+"""Where freed jokers may go (``freed_joker_use``, SPEC §4): the fewest freed jokers misused over
+every way of placing them on the after jokers no staying joker took (``_placements``,
+``_place_freed``): under ``other_set`` in a set that may hold none of its own set's tiles
+(``_may_hold_none_of``, for several sets at once ``_sources_held_elsewhere``), under ``new_set_with_two_rack_tiles`` in a new set (``_new_set``, and
+for all hosts at once ``_new_sets_together``) holding two played tiles (``_two_played_each``);
+and whether jokers judged freed can leave their places at all, or only stayed
+(``_freed_can_leave``). Functions of the joker search's state (``engine.jokers._Search``),
+taken first."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from engine import joker_replacement, joker_stays, locked_joker_sets
+from engine.copy_flows import _each_finds_a_copy, _supplied
+from engine.sets import GROUP, RUN, Reading
+from engine.tiles import JOKER_KEY
+from engine.violations import Violation
+
+if TYPE_CHECKING:
+    from engine.joker_pieces import _Joker, _Stay
+    from engine.jokers import _Search
+
+
+class _OutOfSteps(Exception):
+    """``engine.jokers.JOINT_CHECK_STEPS`` used up."""
+
+
+def _freed_can_leave(
+    search: _Search, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]
+) -> bool:
+    """Whether the freed jokers can each end on an after joker no staying joker took, in a
+    place where none of them would stay, or off the table (as many as the after-sets lack)."""
+    taken = {(s.after, s.position) for s in stays if s is not None}
+    slots = [(k, p) for k in search.open_after for p in range(search.after[k].jokers) if (k, p) not in taken]
+    off_table = max(0, len(jokers) - sum(search.after[k].jokers for k in search.open_after))
+    freed = [j for j, stay in zip(jokers, stays, strict=True) if stay is None]
+    stood_for: dict[tuple[str, int], set[str]] = {("a", s.after): set() for s in stays if s is not None}
+    for joker, s in zip(jokers, stays, strict=True):
+        if s is not None:
+            stood_for[("a", s.after)].add(s.tile)
+            stood_for.setdefault(("b", joker.source), set()).add(s.tile)
+
+    stayed_in = joker_stays._group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
+    replacing = [joker.options for joker in freed] if search.needs_tile else []
+
+    def must_stay(joker: _Joker, k: int, p: int) -> bool:
+        kind = search._readings_chosen[joker.source].kind
+        if (
+            joker_replacement._replaced_in_place(search, joker)
+            if kind == RUN
+            else joker_replacement._replaced_in_group(search, joker)
+        ):
+            return False  # its exact tile took its place: freed, wherever it went
+        mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
+        if kind != RUN and _may_hold_none_of_one(search, joker.source, k, mine, stayed_in):
+            return False  # a group joker stays only in a successor
+        readings = [fixed[k]] if k in fixed else search.after_readings[k]
+        gone = stood_for.get(("a", k), set()) | stood_for.get(("b", joker.source), set())
+        return bool(readings) and all(r.kind == kind and joker.options & r.joker_keys[p] - gone for r in readings)
+
+    # (nor on one where another of them would stay: the joker there would be that one,
+    # stayed, as two run jokers standing for K12 and K13 swapped would both have stayed)
+    open_slots = [(k, p) for k, p in slots if not any(must_stay(joker, k, p) for joker in freed)]
+    return len(freed) <= len(open_slots) + off_table
+
+
+def _placements(
+    search: _Search, jokers: list[_Joker], freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]
+) -> list[Violation]:
+    """The fewest freed jokers misused, over every way of placing them on the after jokers
+    that no staying joker took (memoised: many assignments free the same jokers)."""
+    free: dict[int, int] = {k: search.after[k].jokers for k in search.open_after}
+    for stay in stays:
+        if stay is not None:
+            free[stay.after] -= 1
+    stayed_in = joker_stays._group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
+    # A freed joker did not stand for a tile a staying joker of its set stands for.
+    stood_for: dict[int, set[str]] = {}
+    for joker, stay in zip(jokers, stays, strict=True):
+        if stay is not None:
+            stood_for.setdefault(joker.source, set()).add(stay.tile)
+    freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
+    memo_key = (
+        tuple(sorted((j.source, search._readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
+        tuple(free.values()),
+        tuple(sorted((k, r.kind) for k, r in fixed.items())),
+        tuple(sorted(stayed_in)),
+        wholes := locked_joker_sets._whole_homes(search, jokers, stays),
+    )
+    found = search._placement_memo.get(memo_key)
+    if found is None:
+        found = search._placement_memo[memo_key] = _place_freed(search, freed, fixed, free, stayed_in, wholes)
+    return found
+
+
+def _place_freed(
+    search: _Search,
+    freed: list[_Joker],
+    fixed: dict[int, Reading],
+    free: dict[int, int],
+    stayed_in: frozenset[tuple[int, int]],
+    wholes: frozenset[tuple[int, int]] = frozenset(),
+) -> list[Violation]:
+    """The fewest freed jokers misused (see ``_placements``); ``wholes``: the locked sets
+    kept whole, as (source, after-set), whose copies all lie there."""
+    rule = search.rules.freed_joker_use
+    two_rack_tiles = rule == "new_set_with_two_rack_tiles"
+    hosts = [k for k in search.open_after if free[k] > 0]
+    if two_rack_tiles:  # a set that cannot hold two played tiles hosts no freed joker well
+        hosts = [k for k in hosts if not _holds_a_before_set(search, k) and _played_room(search, k, free[k] - 1) >= 2]
+    best_misused = len(freed) + 1
+    best_at: list[int] = []
+    replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
+    if search.needs_tile:
+        for joker in freed:
+            replacing.setdefault(joker.source, []).append(joker.options)
+
+    def avoids(joker: _Joker, k: int, kind: str | None) -> bool:
+        """Whether joker's place in ``k`` is good only if ``k`` holds none of its set."""
+        return two_rack_tiles or kind == search._readings_chosen[joker.source].kind
+
+    def fits(joker: _Joker, k: int, kind: str | None) -> bool:
+        if not avoids(joker, k, kind):
+            return True
+        return _may_hold_none_of_one(search, joker.source, k, replacing.get(joker.source, []), stayed_in)
+
+    def all_hold_none(avoided: frozenset[tuple[int, int]]) -> bool:
+        """Whether the sets that must hold none of a source's tiles can, all at once."""
+        by_source: dict[int, set[int]] = {}
+        for n, k in avoided:
+            by_source.setdefault(n, set()).add(k)
+        return all(
+            len(ks) < 2 or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in)
+            for n, ks in by_source.items()
+        ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes))
+
+    def place(
+        n: int,
+        left: dict[int, int],
+        kinds: dict[int, str | None],
+        good: dict[int, int],
+        bad: int,
+        avoided: frozenset[tuple[int, int]],
+    ) -> None:
+        nonlocal best_misused, best_at
+        if bad >= best_misused:
+            return
+        if n == len(freed):
+            if good and two_rack_tiles and not _two_played_each(search, good, free):
+                return
+            if two_rack_tiles and not all(_new_set(search, k, avoided, freed) for k in good):
+                return
+            # (the set-by-set checks above first: cheaper, and where most placements fail)
+            if two_rack_tiles and not _new_sets_together(search, sorted(good), avoided, free, good, freed):
+                return
+            if not all_hold_none(avoided):
+                return
+            best_misused = bad
+            best_at = sorted(k for k, room in left.items() if room > 0)
+            return
+        joker = freed[n]
+        for k in hosts:
+            if not left[k]:
+                continue
+            for kind in _kinds(k, kinds, fixed, search.after_readings):
+                if fits(joker, k, kind):
+                    here = avoided | {(joker.source, k)} if avoids(joker, k, kind) else avoided
+                    good_here = {**good, k: good.get(k, 0) + 1}
+                    place(n + 1, {**left, k: left[k] - 1}, {**kinds, k: kind}, good_here, bad, here)
+        place(n + 1, left, kinds, good, bad + 1, avoided)
+
+    place(0, dict(free), {}, {}, 0, frozenset())
+    params = {"rule": rule}
+    return [
+        Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
+        for m in range(best_misused)
+    ]
+
+
+def _may_hold_none_of_one(
+    search: _Search, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+) -> bool:
+    """``_may_hold_none_of`` for one after-set, each freed joker's need judged on its own (the
+    jokers of an undeclared group share their options: which one needs which tile is open)."""
+    return all(
+        _may_hold_none_of(search, n, frozenset((k,)), [options], stayed_in) for options in replacing or [frozenset()]
+    )
+
+
+def _may_hold_none_of(
+    search: _Search, n: int, ks: frozenset[int], replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+) -> bool:
+    """Whether the after-sets ``ks`` can be read, all at once, as holding no numbered tile of
+    source ``n``: equal tiles are interchangeable, so their copies may be other sets' or
+    played ones whenever the rest of the after table has room for every copy of the source's
+    tiles. Not when that reading would contradict the rest of the verdict: a joker of ``n``
+    staying in one of them, or freed jokers of ``n`` whose replacing tiles lie in them and
+    find no copy each in the other successors."""
+    mine = [k for k in ks if k in search.sources[n].successors]
+    if not mine:
+        return True
+    if any((n, k) in stayed_in for k in mine):
+        return False
+    inside = _numbered_in(search, mine)
+    outside = _numbered_in(search, (m for m in search.sources[n].successors if m not in ks))
+    every = search.rules.group_joker_needs_both_colours and search.sources[n].size == 3
+    lying_inside = any(inside.get(key) for options in replacing for key in options)
+    if lying_inside and not _each_finds_a_copy(replacing, outside, every):
+        return False
+    return all(
+        search.room_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in search.sources[n].numbered.items()
+    )
+
+
+def _sources_held_elsewhere(
+    search: _Search, avoided: Mapping[int, set[int]], wholes: frozenset[tuple[int, int]] = frozenset()
+) -> bool:
+    """Whether one assignment of equal copies puts every copy of each source ``n`` outside
+    the after-sets ``avoided[n]``, all sources at once (each alone: ``_may_hold_none_of``),
+    and every copy of a locked set kept whole in its after-set (``wholes``: (source,
+    after-set)). E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``, both
+    jokers freed into the long run under ``other_set``: its one K1 is either set's, so one
+    joker is misused. Per tile, Hall's condition: the copies of every group of sources fit
+    in the after-sets that not all of them avoid."""
+    avoided = {n: set(ks) for n, ks in avoided.items()}
+    for n, home in wholes:
+        avoided.setdefault(n, set()).update(k for k in search.room_sets if k != home)
+    if len(avoided) < 2:
+        return True
+    for key in {key for n in avoided for key in search.sources[n].numbered}:
+        holders = [n for n in avoided if search.sources[n].numbered.get(key)]
+        for size in range(2, len(holders) + 1):
+            for group in itertools.combinations(holders, size):
+                shut = set.intersection(*(avoided[n] for n in group)) & search.room_sets
+                room = search.room_numbered.get(key, 0) - sum(search.after[k].numbered_counts.get(key, 0) for k in shut)
+                if sum(search.sources[n].numbered[key] for n in group) > room:
+                    return False
+    return True
+
+
+def _numbered_in(search: _Search, ks: Iterable[int]) -> dict[str, int]:
+    """The numbered tiles of the after-sets ``ks``, counted together."""
+    found: dict[str, int] = {}
+    for k in ks:
+        for key, n in search.after[k].numbered_counts.items():
+            found[key] = found.get(key, 0) + n
+    return found
+
+
+def _new_set(search: _Search, k: int, avoided: frozenset[tuple[int, int]], freed: list[_Joker]) -> bool:
+    """Whether after-set ``k`` is a *new* set with one assignment of equal copies for both
+    conditions at once: none of its copies comes from the before-sets of the freed jokers
+    it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
+    it is not that set's copy in ``k``. Under ``joker_replacement_from: rack`` the played
+    copies that must replace a freed joker (needing one tile) in a successor of its set that
+    ``k`` is not (by its tiles, or as it holds none of that set's) are not ``k``'s, where
+    another successor holds one. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
+    ``R2 R3 R4`` + ``R2 R3 R4 R5 R6 J``: its R4 is either set's copy, so it holds a tile of
+    the joker's set or all of ``R4 R5 R6``: no new set."""
+    theirs = search.after[k].numbered_counts
+    hosted = {n for n, m in avoided if m == k}  # (holding none of their copies: no successor)
+    excluded = _hosted_before_sets(search, avoided, k)
+    reserved: dict[str, int] = {}
+    if search.rules.joker_replacement_from == "rack":
+        for joker in freed:
+            if joker.declared and (joker.source in hosted or k not in search.sources[joker.source].successors):
+                (tile,) = joker.options
+                elsewhere = (m for m in search.sources[joker.source].successors if m != k)
+                if any(search.after[m].numbered_counts.get(tile) for m in elsewhere):
+                    # (where no other successor holds one the joker goes unreplaced anyway)
+                    reserved[tile] = reserved.get(tile, 0) + 1
+    available = {key: max(0, n - reserved.get(key, 0)) for key, n in search.played.items()}
+    for i, s in enumerate(search.before):
+        if i not in excluded:
+            for key, n in s.numbered_counts.items():
+                available[key] = available.get(key, 0) + n
+    if any(n > available.get(key, 0) for key, n in theirs.items()):
+        return False
+    # each before-set it could hold whole needs a tile of which it holds one copy less
+    # than there are (a spare copy of its own, the set's copy being elsewhere)
+    threatened = [
+        frozenset(s.numbered_counts)
+        for i, s in enumerate(search.before)
+        if i not in excluded
+        and s.numbered_counts
+        and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+    ]
+    spare = {key: available[key] - n for key, n in theirs.items()}
+    return _each_finds_a_copy(threatened, spare, False)
+
+
+def _new_sets_together(
+    search: _Search,
+    hosts: list[int],
+    avoided: frozenset[tuple[int, int]],
+    free: dict[int, int],
+    good: dict[int, int],
+    freed: list[_Joker],
+) -> bool:
+    """Whether the sets hosting freed jokers are new sets holding two played tiles each under
+    one assignment of equal copies for all of them at once (``_new_set`` and
+    ``_two_played_each`` judge the conditions set by set): each copy comes from one place,
+    a before-set or the rack; a host takes none from the before-sets of the jokers it holds,
+    does not take every copy of any before-set, and takes two played tiles (a played joker
+    counting as one). E.g. ``O6 K6 J=B6 R6`` + ``R11 R12 J=R13`` ->
+    ``O6 K6 B6 R6`` + ``J R12 B12 K12`` + ``J R11 R12 R13`` with an R12 played: the run's
+    joker must go to the group, whose R12 is then the played one, so the run holds all of
+    ``R11 R12``; the group's joker cannot go to the run either. Under
+    ``joker_replacement_from: rack`` each freed joker also needs a played copy of a tile it
+    may stand for in a successor of its set, where the hosts leave one (``O6 J K6`` +
+    ``B1 J B3 B4 B5 B6`` -> ``O6 B6 K6`` + ``K11 K12 K13 J`` + ``J B1 … B6``, pressman: the
+    played B6 replaces the group's joker, so the run's B6 is its set's own and the run holds
+    all of it). Necessary only (the other after-sets take what is left; the copies every
+    freed joker may use are pooled). The searches over copies share ``JOINT_CHECK_STEPS`` per
+    turn: beyond them the hosts stand as judged set by set (each host's copies are tried in
+    every way, which grows exponentially with its tiles)."""
+    # the host with the fewest tiles first: its copies are the scarcest choice
+    hosts = sorted(hosts, key=lambda k: (sum(search.after[k].numbered_counts.values()), k))
+    sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(before-set or -1 for the rack, copies)]
+    for i, before_set in enumerate(search.before):
+        for key, n in before_set.numbered_counts.items():
+            sources.setdefault(key, []).append((i, n))
+    for key, n in search.played.items():
+        if key != JOKER_KEY:
+            sources.setdefault(key, []).append((-1, n))
+    left = {(key, i): n for key, found in sources.items() for i, n in found}
+    played_jokers = search.played.get(JOKER_KEY, 0)
+
+    host_set = set(hosts)
+    taken_by: dict[int, dict[tuple[str, int], int]] = {}
+
+    def replaced(j: int, used: dict[tuple[int, str], int], hosted: bool) -> bool:
+        """Whether freed jokers ``j`` on each find a played copy of one of their tiles in a
+        successor of their set: in a host, a copy it took from the rack (a host being a
+        successor only when it took a copy of that set's); elsewhere, one of the played
+        copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
+        copy, wherever the hosts take theirs."""
+        if j == len(freed):
+            return True
+        joker = freed[j]
+        own = search.sources[joker.source].index
+        for key in sorted(joker.options):
+            # a host is a successor of the joker's set only when it took one of its copies
+            places = [
+                m
+                for m in search.sources[joker.source].successors
+                if search.after[m].numbered_counts.get(key)
+                and (not hosted or m not in host_set or any(i == own and n for (_, i), n in taken_by[m].items()))
+            ]
+            units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set} if hosted else {}
+            if any(m not in host_set or not hosted for m in places):
+                units[-1] = left.get((key, -1), 0) if hosted else search.played.get(key, 0)
+            for m, n in units.items():
+                if used.get((m, key), 0) < n:
+                    used[(m, key)] = used.get((m, key), 0) + 1
+                    if replaced(j + 1, used, hosted):
+                        return True
+                    used[(m, key)] -= 1
+        return False
+
+    # under a replacement from the rack, unless the jokers cannot all be replaced by played
+    # copies anyway (that is reported as such: the hosts are not judged by it)
+    rack_replaced = search.needs_tile and search.rules.joker_replacement_from == "rack" and replaced(0, {}, False)
+
+    def assign(h: int, jokers_left: int) -> bool:
+        if h == len(hosts):
+            return not rack_replaced or replaced(0, {}, True)
+        k = hosts[h]
+        banned = _hosted_before_sets(search, avoided, k)
+        # the tiles with the fewest places first: a dead end shows early
+        wanted = sorted(
+            search.after[k].numbered_counts.items(),
+            key=lambda kv: (sum(1 for i, _ in sources.get(kv[0], []) if i not in banned), kv[0]),
+        )
+        taken: dict[tuple[str, int], int] = {}
+        taken_by[k] = taken
+
+        def tile(t: int) -> bool:
+            search.joint_steps -= 1
+            if search.joint_steps < 0:
+                raise _OutOfSteps
+            if t == len(wanted):
+                whole = any(
+                    before_set.numbered_counts
+                    and all(taken.get((key, i), 0) >= n for key, n in before_set.numbered_counts.items())
+                    for i, before_set in enumerate(search.before)
+                )
+                if whole:
+                    return False
+                from_rack = sum(n for (_, i), n in taken.items() if i == -1)
+                jokers = min(free[k] - good[k], jokers_left, max(0, 2 - from_rack))
+                if from_rack + jokers < 2:
+                    return False
+                return assign(h + 1, jokers_left - jokers)
+            key, count = wanted[t]
+            places = [i for i, _ in sources.get(key, []) if i not in banned]
+            return any(tile(t + 1) for _ in _spread(key, count, places, left, taken))
+
+        return tile(0)
+
+    try:
+        return assign(0, played_jokers)
+    except _OutOfSteps:
+        return True
+
+
+def _hosted_before_sets(search: _Search, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:
+    """The before-sets (indices) of the freed jokers after-set ``k`` hosts where it must
+    hold none of their tiles (``avoided``: (source, after-set) pairs)."""
+    return {search.sources[n].index for n, m in avoided if m == k}
+
+
+def _spread(
+    key: str, count: int, places: list[int], left: dict[tuple[str, int], int], taken: dict[tuple[str, int], int]
+) -> Iterator[None]:
+    """Every way of taking ``count`` copies of ``key`` from ``places`` (as many as each has
+    left), applied to ``left`` and ``taken`` while the caller looks further."""
+    if count == 0:
+        yield
+        return
+    if not places:
+        return
+    first, rest = places[0], places[1:]
+    for n in range(min(count, left[(key, first)]), -1, -1):
+        left[(key, first)] -= n
+        taken[(key, first)] = taken.get((key, first), 0) + n
+        yield from _spread(key, count - n, rest, left, taken)
+        left[(key, first)] += n
+        taken[(key, first)] -= n
+
+
+def _holds_a_before_set(search: _Search, k: int) -> bool:
+    """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
+    new set): it holds every copy on the after table of each of that set's tiles."""
+    found = search._old_after.get(k)
+    if found is None:
+        theirs = search.after[k].numbered_counts
+        whole = search.after_numbered
+        found = search._old_after[k] = any(
+            all(whole.get(key, 0) == theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+            for s in search.before
+        )
+    return found
+
+
+def _played_room(search: _Search, k: int, jokers: int) -> int:
+    """How many tiles played this turn after-set ``k`` could hold, ``jokers`` of its jokers
+    being free to count as played ones."""
+    played = search.played
+    room = sum(min(n, played.get(key, 0)) for key, n in search.after[k].numbered_counts.items())
+    return room + min(jokers, played.get(JOKER_KEY, 0))
+
+
+def _two_played_each(search: _Search, good: dict[int, int], free: dict[int, int]) -> bool:
+    """Whether every set hosting a well-placed freed joker can hold two tiles played from the
+    rack, each played copy counted for one set only (played jokers are the after jokers that
+    no staying or freed joker took)."""
+    hosts = sorted(k for k, n in good.items() if n)
+    caps = []
+    for k in hosts:
+        cap = dict(search.after[k].numbered_counts)
+        cap[JOKER_KEY] = free[k] - good[k]
+        caps.append(cap)
+    return _supplied([2] * len(hosts), caps, search.played)
+
+
+def _kinds(
+    k: int, kinds: dict[int, str | None], fixed: dict[int, Reading], readings: Mapping[int, tuple[Reading, ...]]
+) -> list[str | None]:
+    """The kinds after-set ``k`` may be read as, given the choices made so far."""
+    if k in kinds:
+        return [kinds[k]]
+    if k in fixed:
+        return [fixed[k].kind]
+    read_as: list[str | None] = [kind for kind in (RUN, GROUP) if any(r.kind == kind for r in readings[k])]
+    return read_as or [None]
