@@ -77,6 +77,7 @@ def _placements(
         if stay is not None:
             free[stay.after] -= 1
     stayed_in = joker_stays._group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
+    wholes = locked_joker_sets._whole_homes(search, jokers, stays)  # locked sets keeping their copies
     # A freed joker did not stand for a tile a staying joker of its set stands for.
     stood_for: dict[int, set[str]] = {}
     for joker, stay in zip(jokers, stays, strict=True):
@@ -88,7 +89,7 @@ def _placements(
         tuple(free.values()),
         tuple(sorted((k, r.kind) for k, r in fixed.items())),
         tuple(sorted(stayed_in)),
-        wholes := locked_joker_sets._whole_homes(search, jokers, stays),
+        wholes,
     )
     found = search._placement_memo.get(memo_key)
     if found is None:
