@@ -10,6 +10,7 @@ taken first."""
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -136,7 +137,7 @@ def _place_freed(
         return all(
             len(ks) < 2 or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in)
             for n, ks in by_source.items()
-        ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes))
+        ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes, replacing))
 
     def place(
         n: int,
@@ -217,27 +218,74 @@ def _may_hold_none_of(
 
 
 def _sources_held_elsewhere(
-    search: _Search, avoided: Mapping[int, set[int]], wholes: frozenset[tuple[int, int]] = frozenset()
+    search: _Search,
+    avoided: Mapping[int, set[int]],
+    wholes: frozenset[tuple[int, int]] = frozenset(),
+    replacing: Mapping[int, list[frozenset[str]]] | None = None,
 ) -> bool:
     """Whether one assignment of equal copies puts every copy of each source ``n`` outside
     the after-sets ``avoided[n]``, all sources at once (each alone: ``_may_hold_none_of``),
-    and every copy of a locked set kept whole in its after-set (``wholes``: (source,
-    after-set)). E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``, both
-    jokers freed into the long run under ``other_set``: its one K1 is either set's, so one
-    joker is misused. Per tile, Hall's condition: the copies of every group of sources fit
-    in the after-sets that not all of them avoid."""
+    every copy of a locked set kept whole in its after-set (``wholes``: (source,
+    after-set)), and, for each freed joker needing a tile (``replacing``: per source, the
+    tiles each may stand for), a copy of its set beside a copy of its tile, so that the tile
+    lies in a successor. E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
+    both jokers freed into the long run under ``other_set``: its one K1 is either set's, so
+    one joker is misused. Per tile, Hall's condition: the copies of every group of sources fit
+    in the after-sets that not all of them avoid, less those set aside beside a replacing
+    tile (each joker's choice of such a set tried in turn, at most ``REPLACING_CHOICES``)."""
     avoided = {n: set(ks) for n, ks in avoided.items()}
     for n, home in wholes:
         avoided.setdefault(n, set()).update(k for k in search.room_sets if k != home)
+    witnesses: list[list[tuple[int, int, str]]] = []  # per joker: (source, after-set, its copy's tile)
+    for n, needs in (replacing or {}).items():
+        for options in needs:
+            ways = [
+                (n, k, key)
+                for k in search.sources[n].successors
+                if k in search.room_sets
+                and k not in avoided.get(n, ())
+                and any(search.after[k].numbered_counts.get(t) for t in options)
+                for key in search.sources[n].numbered
+                if search.after[k].numbered_counts.get(key)
+            ]
+            if ways:  # (a joker with no way at all is not replaced, whoever holds what: told apart)
+                witnesses.append(ways)
+                avoided.setdefault(n, set())
     if len(avoided) < 2:
         return True
+    for tried, choice in enumerate(itertools.product(*witnesses)):
+        if tried == REPLACING_CHOICES:
+            return True  # (not judged further: as favourable as the player may need)
+        if _copies_fit(
+            search, avoided, Counter((n, key) for n, _, key in choice), Counter((k, key) for _, k, key in choice)
+        ):
+            return True
+    return False
+
+
+REPLACING_CHOICES = 256
+"""The most ways of placing the freed jokers' replacing tiles beside copies of their sets that
+``_sources_held_elsewhere`` tries (a few jokers each with a few successors: seldom more than
+ten); beyond, the placement stands."""
+
+
+def _copies_fit(
+    search: _Search, avoided: Mapping[int, set[int]], given: Counter[tuple[int, str]], taken: Counter[tuple[int, str]]
+) -> bool:
+    """Hall's condition per tile for ``_sources_held_elsewhere``: ``given`` copies of a source's
+    tile are already placed, each in the after-set ``taken`` counts for that tile."""
+    for (k, key), n in taken.items():
+        if search.after[k].numbered_counts.get(key, 0) < n:
+            return False
     for key in {key for n in avoided for key in search.sources[n].numbered}:
-        holders = [n for n in avoided if search.sources[n].numbered.get(key)]
-        for size in range(2, len(holders) + 1):
+        holders = [n for n in avoided if search.sources[n].numbered.get(key, 0) > given[(n, key)]]
+        first = 1 if given else 2  # (each source alone is judged by _may_hold_none_of, but for given copies)
+        for size in range(first, len(holders) + 1):
             for group in itertools.combinations(holders, size):
                 shut = set.intersection(*(avoided[n] for n in group)) & search.room_sets
                 room = search.room_numbered.get(key, 0) - sum(search.after[k].numbered_counts.get(key, 0) for k in shut)
-                if sum(search.sources[n].numbered[key] for n in group) > room:
+                room -= sum(n for (k, tile), n in taken.items() if tile == key and k not in shut)
+                if sum(search.sources[n].numbered[key] - given[(n, key)] for n in group) > room:
                     return False
     return True
 

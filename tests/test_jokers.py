@@ -382,6 +382,20 @@ def test_a_locked_set_whose_joker_stays_lends_no_tile_to_a_freed_jokers_host() -
     assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
 
 
+def test_a_replacing_tile_must_lie_beside_a_copy_the_hosts_leave_its_set() -> None:
+    """sabra + ``other_set`` (found by an independent turn oracle, session 39): the first set's
+    joker, freed into ``K6 K8 J``, needs that set to hold the second set's K6 K8, so the second
+    set's copies all lie there and the played K7 replacing its joker lies in no successor of
+    it. Read otherwise (its joker staying as K7), the first set's joker lands beside its own K9
+    K10. Either way a joker is misused."""
+    before = ["K6 K7 K8 K9 K10 J", "K6 J K8"]
+    after = ["K6 K7 K8", "K6 K8 J", "J K10 K9 K7 K11"]
+    assert codes(verify(before, after, "K11 K7", rules=OTHER_SET)) == ["FREED_JOKER_MISUSED"]
+    # with K6 K8 played too, K6 K7 K8 may hold the second set's copies: legal
+    v = verify(before, [*after, "K6 K7 K8"], "K11 K7 K6 K7 K8", rules={"preset": "xp", "freed_joker_use": "other_set"})
+    assert v.valid, codes(v)
+
+
 def test_a_host_holding_none_of_a_jokers_set_is_no_successor_for_its_replacement() -> None:
     """pressman-2009 (found by the turn oracle of session 33, seed 39): the run's joker (R5)
     goes to ``R3 R4 R5 R6 J``, which must then hold the two played tiles, R3 and R5, and the
