@@ -70,31 +70,34 @@ def _replaced_in_group(search: _Search, joker: _Joker) -> bool:
     )
 
 
+def _replaced_by_its_tile(search: _Search, joker: _Joker, kind: str | None) -> bool:
+    """Whether a copy the turn could bring there took the joker's place: in a run
+    (``_replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
+    return _replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
+
+
 def _unlock_in_turn(search: _Search) -> None:
     """Under locked sets, the copies of a moved set whose every joker, under one of its
-    readings, such copies replace in its place (``_replaced_in_place``,
-    ``_replaced_in_group``) are such copies too, in turn: a played O12 unlocks
-    ``O9 O10 O11 J``, whose O11 then unlocks ``J O12 O13``. A chain starts from played
-    tiles or sets without a joker: two sets that would unlock each other stay locked."""
-    unlocked: set[int] = set()
-    grown = True
-    while grown:
-        grown = False
-        for n, source in enumerate(search.sources):
-            if n in unlocked or not any(
-                reading.joker_keys
-                and all(
-                    _replaced_in_place(search, _Joker(n, keys, True))
-                    if reading.kind == RUN
-                    else _replaced_in_group(search, _Joker(n, keys, len(keys) == 1))
-                    for keys in reading.joker_keys
-                )
-                for reading in source.readings
-            ):
-                continue
-            unlocked.add(n)
-            grown = True
-            for key, count in source.numbered.items():
+    readings, such copies replace in its place (``_replaced_by_its_tile``) are such copies
+    too, in turn: a played O12 unlocks ``O9 O10 O11 J``, whose O11 then unlocks
+    ``J O12 O13``. A chain starts from played tiles or sets without a joker: two sets that
+    would unlock each other stay locked."""
+
+    def unlocked(n: int) -> bool:
+        return any(
+            reading.joker_keys
+            and all(
+                _replaced_by_its_tile(search, _Joker(n, keys, len(keys) == 1), reading.kind)
+                for keys in reading.joker_keys
+            )
+            for reading in search.sources[n].readings
+        )
+
+    locked = set(range(len(search.sources)))
+    while newly := [n for n in sorted(locked) if unlocked(n)]:
+        for n in newly:
+            locked.discard(n)
+            for key, count in search.sources[n].numbered.items():
                 search._free_copies[key] = search._free_copies.get(key, 0) + count
 
 

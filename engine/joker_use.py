@@ -49,11 +49,7 @@ def _freed_can_leave(
 
     def must_stay(joker: _Joker, k: int, p: int) -> bool:
         kind = search._readings_chosen[joker.source].kind
-        if (
-            joker_replacement._replaced_in_place(search, joker)
-            if kind == RUN
-            else joker_replacement._replaced_in_group(search, joker)
-        ):
+        if joker_replacement._replaced_by_its_tile(search, joker, kind):
             return False  # its exact tile took its place: freed, wherever it went
         mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
         if kind != RUN and _may_hold_none_of_one(search, joker.source, k, mine, stayed_in):

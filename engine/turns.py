@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any, NamedTuple
@@ -192,11 +192,16 @@ def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> 
         after_left = [k for k, x in enumerate(after_ids) if x not in before_set]
         return before_left, after_left
     # A set object appears twice in one table (two identical sets): match one by one.
-    free: dict[int, list[int]] = {}
-    for k, x in enumerate(after_ids):
+    return _matched_one_by_one(before_ids, after_ids)
+
+
+def _matched_one_by_one(before: Sequence[Hashable], after: Sequence[Hashable]) -> tuple[list[int], list[int]]:
+    """The indices of ``before`` and of ``after`` left once equal keys are matched in pairs."""
+    free: dict[Hashable, list[int]] = {}
+    for k, x in enumerate(after):
         free.setdefault(x, []).append(k)
     before_left = []
-    for i, x in enumerate(before_ids):
+    for i, x in enumerate(before):
         slots = free.get(x)
         if slots:
             slots.pop()
@@ -486,17 +491,11 @@ class _Turn:
     def _unmatched_after_sets(self) -> tuple[list[int], bool]:
         """Indices of the after sets left once the before sets are matched to identical after
         sets (up to tile order), and whether some before set has no identical match."""
-        free: dict[tuple[str, ...], list[int]] = {}
-        for i, s in enumerate(self.after):
-            free.setdefault(tuple(sorted(t.key for t in s.tiles)), []).append(i)
-        unmatched = False
-        for s in self.before:
-            matches = free.get(tuple(sorted(t.key for t in s.tiles)))
-            if matches:
-                matches.pop()
-            else:
-                unmatched = True
-        return sorted(i for indices in free.values() for i in indices), unmatched
+        before_left, after_left = _matched_one_by_one(
+            [tuple(sorted(t.key for t in s.tiles)) for s in self.before],
+            [tuple(sorted(t.key for t in s.tiles)) for s in self.after],
+        )
+        return after_left, bool(before_left)
 
     def _played_sets_value(self, indices: list[int], minimum: int) -> int:
         """The most the valid after sets ``indices`` made only of played tiles are worth
