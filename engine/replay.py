@@ -132,6 +132,9 @@ class ReplayedTurn:
     verdict: TurnVerdict | None = None
     tile: Tile | None = None
     analysis: Analysis | None = None
+    unnamed_left: int = 0
+    """Tiles the record never names (drawn without a ``pool``) that the player still holds
+    after the turn: ``rack_after`` does not list them, and the player has not gone out."""
 
     @property
     def valid(self) -> bool:
@@ -161,6 +164,7 @@ class ReplayedTurn:
                 "penalty",
             ):
                 out[key] = verdict[key]
+            out["rack_empty"] = verdict["rack_empty"] and not self.unnamed_left
         return out
 
 
@@ -438,7 +442,8 @@ def _check_end(state: _State) -> tuple[Violation, ...]:
         return ()
     params: dict[str, Any] = {"end": state.record.end}
     if state.ended_by == "rack_empty":
-        params.update(case="rack_empty", player=state.names[[len(r) for r in state.racks].index(0)])
+        out = next(i for i, rack in enumerate(state.racks) if not rack and not state.unknown[i])
+        params.update(case="rack_empty", player=state.names[out])
     elif state.pool_left:
         params.update(case="pool_left", count=state.pool_left)
     elif state.final_turns is not None:
@@ -555,6 +560,9 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
         )
     if not rack:  # the stand-in for unnamed tiles is no tile of the player's
         verdict = dataclasses.replace(verdict, rack_after=())
+    elif verdict.violations and verdict.kept is None:
+        # restored: the unnamed draws assumed to be the play's tiles stay unnamed
+        verdict = dataclasses.replace(verdict, rack_after=tuple(state.racks[seat]))
     violations = tuple(_relocate(v, index) for v in verdict.violations)
     if verdict.action == "draw":
         action = "draw" if state.pool_left else "pass"
@@ -563,11 +571,13 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
             tile = state.draw_from_pool()
             _take(state, seat, tile)
         return ReplayedTurn(index, turn.player, action, violations, verdict, tile)
+    # the unnamed draws this play does not account for (those assumed to be its tiles do)
+    unnamed_left = state.unknown[seat] - (len(rack) - len(state.racks[seat]))
     if not violations:
         _commit(state, seat, rack, verdict, after)
     elif state.continue_on_error and verdict.kept is not None:
         _commit(state, seat, rack, verdict, verdict.kept)
-    return ReplayedTurn(index, turn.player, "play", violations, verdict)
+    return ReplayedTurn(index, turn.player, "play", violations, verdict, unnamed_left=unnamed_left)
 
 
 def _commit(

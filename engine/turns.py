@@ -472,15 +472,20 @@ class _Turn:
         return the meld value when the opening succeeds."""
         manipulated = False
         minimum = self.rules.initial_meld_min
+        # only tiles from the player's own rack open: a tile the rack does not hold
+        # (TILE_NOT_IN_RACK) counts for nothing
+        from_rack = _minus(self.played_keys, self.not_in_rack)
         if self.rules.manipulate_on_opening_turn:
             # the exact value matters only when the turn is valid: verdict() asks for it then
-            value = self._best_meld_value(self.played_keys, minimum)
+            value = self._best_meld_value(from_rack, minimum)
         else:
             unmatched, manipulated = self._unmatched_after_sets()
             if manipulated:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
-                # the new sets count only when made of played tiles ("all from the rack")
-                value = self._played_sets_value(unmatched, minimum)
+            if manipulated or self.not_in_rack:
+                # the new sets count only when made of tiles played from the rack ("all from
+                # the rack")
+                value = self._played_sets_value(unmatched, minimum, from_rack)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
         if value < minimum or not self.played_keys:
@@ -497,12 +502,11 @@ class _Turn:
         )
         return after_left, bool(before_left)
 
-    def _played_sets_value(self, indices: list[int], minimum: int) -> int:
-        """The most the valid after sets ``indices`` made only of played tiles are worth
-        together, each played copy in one set (equal tiles being interchangeable, the choice
-        most favourable to the player), or ``minimum`` once they reach it (or when the search
-        runs past ``PLAYED_SETS_STEPS``: no shortfall is claimed then)."""
-        played = self.played_keys
+    def _played_sets_value(self, indices: list[int], minimum: int, played: dict[str, int]) -> int:
+        """The most the valid after sets ``indices`` made only of the tiles ``played`` (tile
+        counts) are worth together, each copy in one set (equal tiles being interchangeable,
+        the choice most favourable to the player), or ``minimum`` once they reach it (or when
+        the search runs past ``PLAYED_SETS_STEPS``: no shortfall is claimed then)."""
         sets: list[tuple[int, Counter[str]]] = []
         for i in indices:
             value = self.after[i].read(self.rules).value
@@ -532,10 +536,17 @@ class _Turn:
     # --- jokers -----------------------------------------------------------------------
 
     def _check_jokers(self) -> None:
-        """Follow the jokers of every joker set that changed (engine.jokers, SPEC §4). Not on a
-        turn beyond the tile set: it is illegal anyway (``TILE_SUPPLY_EXCEEDED``), and copies no
-        game has can make the search of their places grow without bound."""
-        if not self.before_keys.get(JOKER_KEY) or any(v.code == "TILE_SUPPLY_EXCEEDED" for v in self.violations):
+        """Follow the jokers of every joker set that changed (engine.jokers, SPEC §4). Not when
+        the table before or after holds more than the tile set: the turn is illegal anyway
+        (``TILE_SUPPLY_EXCEEDED``), and copies no game has can make the search of their places
+        grow without bound. (Beyond the tile set on ``before`` + ``rack`` only, the tables are
+        a game's, and their jokers are judged.)"""
+        if not self.before_keys.get(JOKER_KEY):
+            return
+        supply = self.rules.supply
+        if any(v.code == "TILE_SUPPLY_EXCEEDED" for v in self.violations) and not (
+            supply.holds(self.before_keys) and supply.holds(self.after_keys)
+        ):
             return
         before, after = self.before, self.after
         # A joker set still on the table exactly as it was keeps its jokers: nothing to judge.

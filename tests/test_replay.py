@@ -531,7 +531,22 @@ def test_a_player_holding_only_unnamed_tiles_may_still_draw_and_play() -> None:
     out = replay({"rules": {"deal": 3, "initial_meld_min": 6}, "players": players, "turns": turns})
     assert out["valid"], out
     assert out["turns"][4]["action"] == "draw" and out["turns"][4]["rack_after"] == []
+    # the play of every named tile leaves the unnamed one: not out, though rack_after is empty
+    assert out["turns"][2]["rack_after"] == [] and out["turns"][2]["rack_empty"] is False
     assert out["turns"][6]["rack_empty"] and out["result"]["winner"] == "A"
+
+
+def test_an_illegal_play_does_not_name_the_unnamed_draw() -> None:
+    """The replay assumes an unnamed draw was a tile the play needs; when the play is illegal
+    and restored, the rack it reports is the named one (nothing in the record names the tile)."""
+    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K5", "B9", "O2"]}]
+    illegal = {"player": "A", "table": [["R1", "R2", "R3"], ["R4", "R5", "R6"]]}  # one unnamed tile, three needed
+    out = replay(
+        {"rules": {"deal": 3, "initial_meld_min": 0}, "players": players, "turns": [*passes("A", "B"), illegal]}
+    )
+    turn = out["turns"][2]
+    assert "TILE_NOT_IN_RACK" in codes(turn) and turn["rack_after"] == ["R1", "R2", "R3"]
+    assert not turn["rack_empty"] and out["result"] is None
 
 
 def test_result_names_the_tiles_it_cannot_score() -> None:

@@ -1066,3 +1066,47 @@ def test_a_sets_id_starts_its_messages_in_a_turn_verdict() -> None:
         [TableSet(s.tiles) for s in before], [TableSet(s.tiles) for s in after], parse_tiles("K4 B4"), True, SABRA
     )
     assert [(v.code, v.at) for v in plain.violations] == [(v.code, v.at) for v in verdict.violations]
+
+
+# --- session 40: an independent audit of the verdict's fields -----------------------------------
+
+
+def test_an_excess_on_the_rack_alone_leaves_the_jokers_judged() -> None:
+    """A third B13 on the rack is TILE_SUPPLY_EXCEEDED, but both tables are a game's: the joker
+    taken without its tile is still reported, and counted freed (SPEC §4: every violation)."""
+    v = verify(["R4 R5 R6 J"], ["R4 R5 R6", "K1 K2 J"], "K1 K2 B13 B13 B13")
+    assert sorted(codes(v)) == ["JOKER_NOT_REPLACED", "TILE_SUPPLY_EXCEEDED"] and v.jokers_freed == 1
+    replaced = verify(["R4 R5 R6 J"], ["R4 R5 R6 R7", "K1 K2 J"], "R7 K1 K2 B13 B13 B13")
+    assert codes(replaced) == ["TILE_SUPPLY_EXCEEDED"] and replaced.jokers_freed == 1
+    early = verify(
+        ["R4 R5 R6 J"],
+        ["R4 R5 R6 R7", "K1 K2 J", "K10 B10 O10"],
+        "R7 K1 K2 K10 B10 O10 K10 K10",
+        opened=False,
+        rules=MANIPULATE_OPENING,
+    )
+    assert "JOKER_RELEASED_BEFORE_OPENING" in codes(early)
+
+
+def test_an_excess_on_the_table_is_not_followed() -> None:
+    """Three jokers on the table before (classic has two): the turn is not followed at all."""
+    v = verify(["R4 R5 R6 J", "K1 K2 J", "O1 O2 J"], ["R4 R5 R6", "K1 K2 J", "O1 O2 J", "B1 B2 J"], "B1 B2")
+    assert "TILE_SUPPLY_EXCEEDED" in codes(v) and not any(c.startswith("JOKER") for c in codes(v))
+
+
+@pytest.mark.parametrize(("rules", "value"), [(SABRA, 0), (MANIPULATE_OPENING, 27)])
+def test_only_tiles_from_the_rack_open(rules: Rules, value: int) -> None:
+    """SPEC §4: the new sets "all from the rack", the value of "tiles played from the rack": a
+    played tile the rack does not hold opens nothing (with manipulation, the rack's O8 O9 O10
+    could make a set of 27; without, the one new set is not all from the rack)."""
+    v = verify([], ["O8 O9 O10 O11"], "O8 O9 O10", opened=False, rules=rules)
+    assert codes(v) == ["TILE_NOT_IN_RACK", "INITIAL_MELD_TOO_LOW"]
+    assert only(v, "INITIAL_MELD_TOO_LOW")["message"].startswith(f"The initial meld is worth {value} points")
+    # another new set, all from the rack, may still reach the minimum by itself
+    enough = verify([], ["O8 O9 O10 O11", "K10 K11 K12"], "O8 O9 O10 K10 K11 K12", opened=False, rules=rules)
+    assert codes(enough) == ["TILE_NOT_IN_RACK"]
+    # equal copies are interchangeable: one R5 on the rack, two sets holding one each
+    one_copy = verify([], ["R3 R4 R5", "R5 R6 R7"], "R3 R4 R5 R6 R7 K10 K11 K12", opened=False, rules=rules)
+    assert codes(one_copy) == ["TILE_NOT_IN_RACK", "INITIAL_MELD_TOO_LOW"]
+    both = verify([], ["R10 R11 R12", "R12 R13 J"], "R10 R11 R12 R13 J", opened=False, rules=rules)
+    assert codes(both) == ["TILE_NOT_IN_RACK"]  # R10 R11 R12 alone is worth 33
