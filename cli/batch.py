@@ -188,7 +188,7 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
 _WORKER_BACKEND: dict[str, LocalBackend] = {}
 
 
-def _process_local(job: Job, lang: str, source: Source) -> Row:
+def process_local(job: Job, lang: str, source: Source) -> Row:
     """Worker-process entry point: one in-process back end per process and language."""
     backend = _WORKER_BACKEND.get(lang)
     if backend is None:
@@ -211,7 +211,7 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
 
         chunksize = max(1, min(64, len(sources) // (jobs * 8)))
         executor = ProcessPoolExecutor(max_workers=jobs)
-        rows = executor.map(partial(_process_local, job, backend.lang), sources, chunksize=chunksize)
+        rows = executor.map(partial(process_local, job, backend.lang), sources, chunksize=chunksize)
     else:
         executor = ThreadPoolExecutor(max_workers=jobs)
         rows = executor.map(partial(process, job, backend), sources)

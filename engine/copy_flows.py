@@ -1,13 +1,13 @@
 """Flows of copies, grown along augmenting paths: whether takers each get their copies of tiles
-in limited supply (``_supplied``), and whether needs each find their own copy of one of their
-tiles (``_each_finds_a_copy``). For where freed jokers may go (``engine.joker_use``)."""
+in limited supply (``copies_supplied``), and whether needs each find their own copy of one of their
+tiles (``each_finds_a_copy``). For where freed jokers may go (``engine.joker_use``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 
-def _supplied(demand: Sequence[int], caps: Sequence[Mapping[str, int]], supply: Mapping[str, int]) -> bool:
+def copies_supplied(demand: Sequence[int], caps: Sequence[Mapping[str, int]], supply: Mapping[str, int]) -> bool:
     """Whether each taker ``t`` can get ``demand[t]`` copies, at most ``caps[t][key]`` of each
     tile and no tile more than ``supply[key]`` in all: a flow, grown one copy at a time along
     augmenting paths (Ford-Fulkerson). Polynomial, where trying every choice took minutes for
@@ -44,11 +44,11 @@ def _supplied(demand: Sequence[int], caps: Sequence[Mapping[str, int]], supply: 
     return not any(wanted)
 
 
-def _each_finds_a_copy(needs: list[frozenset[str]], copies: Mapping[str, int], every: bool) -> bool:
+def each_finds_a_copy(needs: list[frozenset[str]], copies: Mapping[str, int], every: bool) -> bool:
     """Whether each need gets its own copy of one of its tiles from ``copies`` (with ``every``:
-    every tile of each need is there): a flow (``_supplied``), where trying every way to serve
+    every tile of each need is there): a flow (``copies_supplied``), where trying every way to serve
     the needs took minutes for twenty of them competing for the last copies."""
     needs = [options for options in needs if options]
     if every:
         return all(copies.get(key, 0) for options in needs for key in options)
-    return _supplied([1] * len(needs), [dict.fromkeys(sorted(options), 1) for options in needs], copies)
+    return copies_supplied([1] * len(needs), [dict.fromkeys(sorted(options), 1) for options in needs], copies)

@@ -1,7 +1,7 @@
-"""The pieces of the joker search (``engine.jokers._Search``): a moved joker under one reading of
-its set (``_Joker``), a joker staying on an after joker (``_Stay``), a moved before-set with its
-successors and readings (``_Source``), a judged assignment (``_Candidate``) and how assignments
-rank (``_rank``)."""
+"""The pieces of the joker search (``engine.jokers.JokerSearch``): a moved joker under one reading of
+its set (``Joker``), a joker staying on an after joker (``Stay``), a moved before-set with its
+successors and readings (``Source``), a judged assignment (``Candidate``) and how assignments
+rank (``rank``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from engine.sets import TableSet
 from engine.violations import Violation
 
 
-class _Joker(NamedTuple):
+class Joker(NamedTuple):
     """A moved joker under one reading of its set: ``source`` is its place in ``moved``."""
 
     source: int
@@ -21,13 +21,13 @@ class _Joker(NamedTuple):
     declared: bool  # a single option (a run joker, a declared or last-colour group joker)
 
 
-class _Stay(NamedTuple):
+class Stay(NamedTuple):
     after: int
     position: int  # the joker's place among the after-set's jokers
     tile: str  # the tile both jokers stand for
 
 
-class _Source:
+class Source:
     """A moved before-set: its index, numbered tiles, successors and readings."""
 
     __slots__ = ("after", "index", "numbered", "readings", "size", "successors")
@@ -51,7 +51,7 @@ class _Source:
         return f"/after/{best}" if best is not None else f"/before/{self.index}"
 
 
-class _Candidate(NamedTuple):
+class Candidate(NamedTuple):
     key: tuple[int, int, tuple[int, ...]]
     violations: tuple[Violation, ...]
     freed: int
@@ -76,6 +76,6 @@ _CODE_ORDER = {
 }
 
 
-def _rank(violations: Sequence[Violation], freed: int) -> tuple[int, int, tuple[int, ...]]:
+def rank(violations: Sequence[Violation], freed: int) -> tuple[int, int, tuple[int, ...]]:
     """Fewest violations, then fewest jokers freed, then the codes in ``_CODE_ORDER``."""
     return len(violations), freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))

@@ -1,11 +1,11 @@
 """Freed jokers replaced by tiles (``joker_release: replace``, ``joker_replacement_from: rack``,
 and under ``joker_sets_locked`` a joker freed by its tile, SPEC §4): what the freed jokers of each
 set need in its successors (``_demands``), the fewest violations with which each gets its own
-replacing copy (``_replacements``, ``_replace``), whether a freed joker's one tile lies in no
-successor (``_unreplaceable``, a bound of the search), whether a joker's exact tile took its
+replacing copy (``replacements``, ``_replace``), whether a freed joker's one tile lies in no
+successor (``unreplaceable``, a bound of the search), whether a joker's exact tile took its
 place (``_replaced_in_place``, ``_replaced_in_group``) and, under locked sets, the copies a turn
-may bring there, growing as sets are unlocked in turn (``_unlock_in_turn``). Functions of the
-joker search's state (``engine.jokers._Search``), taken first."""
+may bring there, growing as sets are unlocked in turn (``unlock_in_turn``). Functions of the
+joker search's state (``engine.jokers.JokerSearch``), taken first."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine import joker_stays, locked_joker_sets
-from engine.joker_pieces import _Joker, _rank
+from engine.joker_pieces import Joker, rank
 from engine.sets import RUN
 from engine.violations import Violation
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import _Stay
-    from engine.jokers import _Search
+    from engine.joker_pieces import Stay
+    from engine.jokers import JokerSearch
 
 
-def _unreplaceable(search: _Search, joker: _Joker) -> bool:
+def unreplaceable(search: JokerSearch, joker: Joker) -> bool:
     """Whether a freed joker that needs one fixed tile finds no copy of it in any successor."""
     if not search.needs_tile or not joker.declared:
         return False
@@ -31,7 +31,7 @@ def _unreplaceable(search: _Search, joker: _Joker) -> bool:
     return not any(search.after[k].numbered_counts.get(tile) for k in search.sources[joker.source].successors)
 
 
-def _replaced_in_place(search: _Search, joker: _Joker) -> bool:
+def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
     """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
     the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), or
     beside the exact tiles of the set's other jokers' places up to one (``O8 O9 O10`` for
@@ -58,7 +58,7 @@ def _replaced_in_place(search: _Search, joker: _Joker) -> bool:
     )
 
 
-def _replaced_in_group(search: _Search, joker: _Joker) -> bool:
+def _replaced_in_group(search: JokerSearch, joker: Joker) -> bool:
     """Whether a copy of a tile a group joker stood for lies in a successor: beside a
     numbered tile of its set, the one place where it can replace a group's joker (``O10`` in
     ``R10 O10 B10`` for a joker of ``R10 J J K10``). The copy must be one that could be
@@ -70,15 +70,15 @@ def _replaced_in_group(search: _Search, joker: _Joker) -> bool:
     )
 
 
-def _replaced_by_its_tile(search: _Search, joker: _Joker, kind: str | None) -> bool:
+def replaced_by_its_tile(search: JokerSearch, joker: Joker, kind: str | None) -> bool:
     """Whether a copy the turn could bring there took the joker's place: in a run
     (``_replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
     return _replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
 
 
-def _unlock_in_turn(search: _Search) -> None:
+def unlock_in_turn(search: JokerSearch) -> None:
     """Under locked sets, the copies of a moved set whose every joker, under one of its
-    readings, such copies replace in its place (``_replaced_by_its_tile``) are such copies
+    readings, such copies replace in its place (``replaced_by_its_tile``) are such copies
     too, in turn: a played O12 unlocks ``O9 O10 O11 J``, whose O11 then unlocks
     ``J O12 O13``. A chain starts from played tiles or sets without a joker: two sets that
     would unlock each other stay locked."""
@@ -87,7 +87,7 @@ def _unlock_in_turn(search: _Search) -> None:
         return any(
             reading.joker_keys
             and all(
-                _replaced_by_its_tile(search, _Joker(n, keys, len(keys) == 1), reading.kind)
+                replaced_by_its_tile(search, Joker(n, keys, len(keys) == 1), reading.kind)
                 for keys in reading.joker_keys
             )
             for reading in search.sources[n].readings
@@ -101,8 +101,8 @@ def _unlock_in_turn(search: _Search) -> None:
                 search._free_copies[key] = search._free_copies.get(key, 0) + count
 
 
-def _replacements(
-    search: _Search, jokers: list[_Joker], stays: list[_Stay | None], locked: bool = True
+def replacements(
+    search: JokerSearch, jokers: list[Joker], stays: list[Stay | None], locked: bool = True
 ) -> list[Violation]:
     """The fewest violations with which every freed joker gets its own replacing copy
     (memoised by what the freed jokers need and where group jokers stayed). Under locked
@@ -110,8 +110,8 @@ def _replacements(
     ``locked`` False judges the replace rule alone (``JOKER_NOT_REPLACED``)."""
     locked = locked and search.locked
     demands = tuple(_demands(search, jokers, stays))
-    holders = joker_stays._group_homes(search, jokers, stays)
-    wholes = locked_joker_sets._whole_homes(search, jokers, stays) if locked else frozenset()
+    holders = joker_stays.group_homes(search, jokers, stays)
+    wholes = locked_joker_sets.whole_homes(search, jokers, stays) if locked else frozenset()
     memo_key = (demands, holders, wholes, locked)
     found = search._replacement_memo.get(memo_key)
     if found is None:
@@ -121,7 +121,7 @@ def _replacements(
 
 
 def _replace(
-    search: _Search,
+    search: JokerSearch,
     demands: tuple[_Demand, ...],
     holders: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]],
@@ -144,11 +144,11 @@ def _replace(
 
     def place(d: int, found: list[Violation]) -> None:
         nonlocal best
-        if best is not None and len(found) >= len(best) and _rank(found, 0) >= _rank(best, 0):
+        if best is not None and len(found) >= len(best) and rank(found, 0) >= rank(best, 0):
             return
         if d == len(demands):
             # every set a replacing tile lies in holds a copy of the joker's set too
-            if joker_stays._can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes):
+            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes):
                 best = list(found)
             return
         demand = demands[d]
@@ -177,13 +177,13 @@ def _replace(
     place(0, [])
     if best is None:
         # no way to give the sets kept whole their copies (two locked sets whole in one
-        # after-set holding the copies of one): ``_locked_sets`` says so; here every
+        # after-set holding the copies of one): ``locked_sets`` says so; here every
         # demand goes unmet
         return [v for demand in demands for v in unmet(demand)]
     return best
 
 
-def _demands(search: _Search, jokers: list[_Joker], stays: list[_Stay | None]) -> Iterator[_Demand]:
+def _demands(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> Iterator[_Demand]:
     """What the freed jokers need in their sets' successors, set by set."""
     both_rule = search.rules.group_joker_needs_both_colours
     for n, source in enumerate(search.sources):

@@ -1,7 +1,7 @@
 """Where the table's group jokers stayed (SPEC §4): the after-sets holding them
-(``_group_homes``), each of which must hold its own copy of one of the numbered tiles of the
+(``group_homes``), each of which must hold its own copy of one of the numbered tiles of the
 joker's set, equal tiles being interchangeable yet each copy lying in one set
-(``_can_hold_copies``). Functions of the joker search's state (``engine.jokers._Search``), taken
+(``can_hold_copies``). Functions of the joker search's state (``engine.jokers.JokerSearch``), taken
 first."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from engine.sets import RUN
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import _Joker, _Stay
-    from engine.jokers import _Search
+    from engine.joker_pieces import Joker, Stay
+    from engine.jokers import JokerSearch
 
 
-def _group_homes(search: _Search, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:
+def group_homes(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> frozenset[tuple[int, int]]:
     """The pairs (source, after-set) where a group joker stayed: each after-set must hold a
     copy of one of that source's numbered tiles."""
     return frozenset(
@@ -25,8 +25,8 @@ def _group_homes(search: _Search, jokers: list[_Joker], stays: list[_Stay | None
     )
 
 
-def _can_hold_copies(
-    search: _Search, holders: frozenset[tuple[int, int]], wholes: frozenset[tuple[int, int]] = frozenset()
+def can_hold_copies(
+    search: JokerSearch, holders: frozenset[tuple[int, int]], wholes: frozenset[tuple[int, int]] = frozenset()
 ) -> bool:
     """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
     the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's

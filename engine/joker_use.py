@@ -1,10 +1,10 @@
 """Where freed jokers may go (``freed_joker_use``, SPEC §4): the fewest freed jokers misused over
-every way of placing them on the after jokers no staying joker took (``_placements``,
+every way of placing them on the after jokers no staying joker took (``placements``,
 ``_place_freed``): under ``other_set`` in a set that may hold none of its own set's tiles
 (``_may_hold_none_of``, for several sets at once ``_sources_held_elsewhere``), under ``new_set_with_two_rack_tiles`` in a new set (``_new_set``, and
 for all hosts at once ``_new_sets_together``) holding two played tiles (``_two_played_each``);
 and whether jokers judged freed can leave their places at all, or only stayed
-(``_freed_can_leave``). Functions of the joker search's state (``engine.jokers._Search``),
+(``freed_can_leave``). Functions of the joker search's state (``engine.jokers.JokerSearch``),
 taken first."""
 
 from __future__ import annotations
@@ -15,22 +15,22 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from engine import joker_replacement, joker_stays, locked_joker_sets
-from engine.copy_flows import _each_finds_a_copy, _supplied
+from engine.copy_flows import copies_supplied, each_finds_a_copy
 from engine.sets import GROUP, RUN, Reading
 from engine.tiles import JOKER_KEY
 from engine.violations import Violation
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import _Joker, _Stay
-    from engine.jokers import _Search
+    from engine.joker_pieces import Joker, Stay
+    from engine.jokers import JokerSearch
 
 
 class _OutOfSteps(Exception):
     """``engine.jokers.JOINT_CHECK_STEPS`` used up."""
 
 
-def _freed_can_leave(
-    search: _Search, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]
+def freed_can_leave(
+    search: JokerSearch, jokers: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]
 ) -> bool:
     """Whether the freed jokers can each end on an after joker no staying joker took, in a
     place where none of them would stay, or off the table (as many as the after-sets lack)."""
@@ -44,12 +44,12 @@ def _freed_can_leave(
             stood_for[("a", s.after)].add(s.tile)
             stood_for.setdefault(("b", joker.source), set()).add(s.tile)
 
-    stayed_in = joker_stays._group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
+    stayed_in = joker_stays.group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
     replacing = [joker.options for joker in freed] if search.needs_tile else []
 
-    def must_stay(joker: _Joker, k: int, p: int) -> bool:
+    def must_stay(joker: Joker, k: int, p: int) -> bool:
         kind = search._readings_chosen[joker.source].kind
-        if joker_replacement._replaced_by_its_tile(search, joker, kind):
+        if joker_replacement.replaced_by_its_tile(search, joker, kind):
             return False  # its exact tile took its place: freed, wherever it went
         mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
         if kind != RUN and _may_hold_none_of_one(search, joker.source, k, mine, stayed_in):
@@ -64,8 +64,8 @@ def _freed_can_leave(
     return len(freed) <= len(open_slots) + off_table
 
 
-def _placements(
-    search: _Search, jokers: list[_Joker], freed: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]
+def placements(
+    search: JokerSearch, jokers: list[Joker], freed: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]
 ) -> list[Violation]:
     """The fewest freed jokers misused, over every way of placing them on the after jokers
     that no staying joker took (memoised: many assignments free the same jokers)."""
@@ -73,8 +73,8 @@ def _placements(
     for stay in stays:
         if stay is not None:
             free[stay.after] -= 1
-    stayed_in = joker_stays._group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
-    wholes = locked_joker_sets._whole_homes(search, jokers, stays)  # locked sets keeping their copies
+    stayed_in = joker_stays.group_homes(search, jokers, stays)  # a run joker stays without a copy of its set
+    wholes = locked_joker_sets.whole_homes(search, jokers, stays)  # locked sets keeping their copies
     # A freed joker did not stand for a tile a staying joker of its set stands for.
     stood_for: dict[int, set[str]] = {}
     for joker, stay in zip(jokers, stays, strict=True):
@@ -95,14 +95,14 @@ def _placements(
 
 
 def _place_freed(
-    search: _Search,
-    freed: list[_Joker],
+    search: JokerSearch,
+    freed: list[Joker],
     fixed: dict[int, Reading],
     free: dict[int, int],
     stayed_in: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
 ) -> list[Violation]:
-    """The fewest freed jokers misused (see ``_placements``); ``wholes``: the locked sets
+    """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
     kept whole, as (source, after-set), whose copies all lie there."""
     rule = search.rules.freed_joker_use
     two_rack_tiles = rule == "new_set_with_two_rack_tiles"
@@ -116,11 +116,11 @@ def _place_freed(
         for joker in freed:
             replacing.setdefault(joker.source, []).append(joker.options)
 
-    def avoids(joker: _Joker, k: int, kind: str | None) -> bool:
+    def avoids(joker: Joker, k: int, kind: str | None) -> bool:
         """Whether joker's place in ``k`` is good only if ``k`` holds none of its set."""
         return two_rack_tiles or kind == search._readings_chosen[joker.source].kind
 
-    def fits(joker: _Joker, k: int, kind: str | None) -> bool:
+    def fits(joker: Joker, k: int, kind: str | None) -> bool:
         if not avoids(joker, k, kind):
             return True
         return _may_hold_none_of_one(search, joker.source, k, replacing.get(joker.source, []), stayed_in)
@@ -179,7 +179,7 @@ def _place_freed(
 
 
 def _may_hold_none_of_one(
-    search: _Search, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    search: JokerSearch, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
 ) -> bool:
     """``_may_hold_none_of`` for one after-set, each freed joker's need judged on its own (the
     jokers of an undeclared group share their options: which one needs which tile is open)."""
@@ -189,7 +189,11 @@ def _may_hold_none_of_one(
 
 
 def _may_hold_none_of(
-    search: _Search, n: int, ks: frozenset[int], replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    search: JokerSearch,
+    n: int,
+    ks: frozenset[int],
+    replacing: list[frozenset[str]],
+    stayed_in: frozenset[tuple[int, int]],
 ) -> bool:
     """Whether the after-sets ``ks`` can be read, all at once, as holding no numbered tile of
     source ``n``: equal tiles are interchangeable, so their copies may be other sets' or
@@ -202,11 +206,11 @@ def _may_hold_none_of(
         return True
     if any((n, k) in stayed_in for k in mine):
         return False
-    inside = _numbered_in(search, mine)
-    outside = _numbered_in(search, (m for m in search.sources[n].successors if m not in ks))
+    inside = numbered_in(search, mine)
+    outside = numbered_in(search, (m for m in search.sources[n].successors if m not in ks))
     every = search.rules.group_joker_needs_both_colours and search.sources[n].size == 3
     lying_inside = any(inside.get(key) for options in replacing for key in options)
-    if lying_inside and not _each_finds_a_copy(replacing, outside, every):
+    if lying_inside and not each_finds_a_copy(replacing, outside, every):
         return False
     return all(
         search.room_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in search.sources[n].numbered.items()
@@ -214,7 +218,7 @@ def _may_hold_none_of(
 
 
 def _sources_held_elsewhere(
-    search: _Search,
+    search: JokerSearch,
     avoided: Mapping[int, set[int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
     replacing: Mapping[int, list[frozenset[str]]] | None = None,
@@ -266,7 +270,10 @@ ten); beyond, the placement stands."""
 
 
 def _copies_fit(
-    search: _Search, avoided: Mapping[int, set[int]], given: Counter[tuple[int, str]], taken: Counter[tuple[int, str]]
+    search: JokerSearch,
+    avoided: Mapping[int, set[int]],
+    given: Counter[tuple[int, str]],
+    taken: Counter[tuple[int, str]],
 ) -> bool:
     """Hall's condition per tile for ``_sources_held_elsewhere``: ``given`` copies of a source's
     tile are already placed, each in the after-set ``taken`` counts for that tile."""
@@ -286,7 +293,7 @@ def _copies_fit(
     return True
 
 
-def _numbered_in(search: _Search, ks: Iterable[int]) -> dict[str, int]:
+def numbered_in(search: JokerSearch, ks: Iterable[int]) -> dict[str, int]:
     """The numbered tiles of the after-sets ``ks``, counted together."""
     found: dict[str, int] = {}
     for k in ks:
@@ -295,7 +302,7 @@ def _numbered_in(search: _Search, ks: Iterable[int]) -> dict[str, int]:
     return found
 
 
-def _new_set(search: _Search, k: int, avoided: frozenset[tuple[int, int]], freed: list[_Joker]) -> bool:
+def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], freed: list[Joker]) -> bool:
     """Whether after-set ``k`` is a *new* set with one assignment of equal copies for both
     conditions at once: none of its copies comes from the before-sets of the freed jokers
     it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
@@ -334,16 +341,16 @@ def _new_set(search: _Search, k: int, avoided: frozenset[tuple[int, int]], freed
         and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
     ]
     spare = {key: available[key] - n for key, n in theirs.items()}
-    return _each_finds_a_copy(threatened, spare, False)
+    return each_finds_a_copy(threatened, spare, False)
 
 
 def _new_sets_together(
-    search: _Search,
+    search: JokerSearch,
     hosts: list[int],
     avoided: frozenset[tuple[int, int]],
     free: dict[int, int],
     good: dict[int, int],
-    freed: list[_Joker],
+    freed: list[Joker],
 ) -> bool:
     """Whether the sets hosting freed jokers are new sets holding two played tiles each under
     one assignment of equal copies for all of them at once (``_new_set`` and
@@ -452,7 +459,7 @@ def _new_sets_together(
         return True
 
 
-def _hosted_before_sets(search: _Search, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:
+def _hosted_before_sets(search: JokerSearch, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:
     """The before-sets (indices) of the freed jokers after-set ``k`` hosts where it must
     hold none of their tiles (``avoided``: (source, after-set) pairs)."""
     return {search.sources[n].index for n, m in avoided if m == k}
@@ -477,7 +484,7 @@ def _spread(
         taken[(key, first)] -= n
 
 
-def _holds_a_before_set(search: _Search, k: int) -> bool:
+def _holds_a_before_set(search: JokerSearch, k: int) -> bool:
     """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
     new set): it holds every copy on the after table of each of that set's tiles."""
     found = search._old_after.get(k)
@@ -491,7 +498,7 @@ def _holds_a_before_set(search: _Search, k: int) -> bool:
     return found
 
 
-def _played_room(search: _Search, k: int, jokers: int) -> int:
+def _played_room(search: JokerSearch, k: int, jokers: int) -> int:
     """How many tiles played this turn after-set ``k`` could hold, ``jokers`` of its jokers
     being free to count as played ones."""
     played = search.played
@@ -499,7 +506,7 @@ def _played_room(search: _Search, k: int, jokers: int) -> int:
     return room + min(jokers, played.get(JOKER_KEY, 0))
 
 
-def _two_played_each(search: _Search, good: dict[int, int], free: dict[int, int]) -> bool:
+def _two_played_each(search: JokerSearch, good: dict[int, int], free: dict[int, int]) -> bool:
     """Whether every set hosting a well-placed freed joker can hold two tiles played from the
     rack, each played copy counted for one set only (played jokers are the after jokers that
     no staying or freed joker took)."""
@@ -509,7 +516,7 @@ def _two_played_each(search: _Search, good: dict[int, int], free: dict[int, int]
         cap = dict(search.after[k].numbered_counts)
         cap[JOKER_KEY] = free[k] - good[k]
         caps.append(cap)
-    return _supplied([2] * len(hosts), caps, search.played)
+    return copies_supplied([2] * len(hosts), caps, search.played)
 
 
 def _kinds(

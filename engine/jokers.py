@@ -44,7 +44,7 @@ searches of their own. The best assignment has the fewest violations, then the f
 jokers, then the first codes in sorted order, so ties never depend on the listing order. A
 branch is cut once a legal assignment is known and the branch has freed more jokers.
 
-``_Search`` holds the state of that search and its order: the readings, the fates and the
+``JokerSearch`` holds the state of that search and its order: the readings, the fates and the
 judging of each assignment (``_readings``, ``_fates``, ``_judge``). What it judges are the
 functions of modules of one concern each, taking that state first: where group jokers stayed
 (``engine.joker_stays``), the locked sets (``engine.locked_joker_sets``), the replacing copies
@@ -66,7 +66,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine import joker_replacement, joker_stays, joker_use, locked_joker_sets
-from engine.joker_pieces import _Candidate, _Joker, _rank, _Source, _Stay
+from engine.joker_pieces import Candidate, Joker, Source, Stay, rank
 from engine.rules import Rules
 from engine.sets import RUN, Reading, TableSet
 from engine.tiles import JOKER_KEY
@@ -112,10 +112,10 @@ def follow_jokers(
     most = rules.supply.limit(JOKER_KEY)
     if sum(before[i].jokers for i in moved) > most or sum(after[k].jokers for k in open_after) > most:
         return JokerVerdict((), 0)  # more jokers than the tile set: TILE_SUPPLY_EXCEEDED says it
-    return _Search(before, after, moved, open_after, played, rules, opened, successor_candidates).run()
+    return JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates).run()
 
 
-class _Search:
+class JokerSearch:
     def __init__(
         self,
         before: Sequence[TableSet],
@@ -129,26 +129,26 @@ class _Search:
     ) -> None:
         self.before, self.after, self.played, self.rules, self.opened = before, after, played, rules, opened
         candidates = range(len(after)) if successor_candidates is None else successor_candidates
-        self.sources = [_Source(i, before[i], rules, after, candidates) for i in moved]
+        self.sources = [Source(i, before[i], rules, after, candidates) for i in moved]
         self.open_after = tuple(open_after)
         # Each open after-set's readings (none for an invalid set: its jokers host no stay).
         self.after_readings = {k: after[k].read(rules).readings for k in self.open_after}
         self.locked = rules.joker_sets_locked
         self.needs_tile = self.locked or rules.joker_release == "replace"
         self._readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
-        self.best: _Candidate | None = None
-        self.fallback: _Candidate | None = None  # the best assignment freeing a joker that stayed
+        self.best: Candidate | None = None
+        self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self.joint_steps = JOINT_CHECK_STEPS  # shared by every joint check of the turn
         self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
         self._old_after: dict[int, bool] = {}
-        self.after_numbered = joker_use._numbered_in(self, range(len(after)))  # every numbered tile on the after table
+        self.after_numbered = joker_use.numbered_in(self, range(len(after)))  # every numbered tile on the after table
         # the numbered tiles that may be the moved sets' copies: under locked sets, a joker set
         # left as it was keeps its own (it is no successor candidate)
         self.room_sets = frozenset(candidates if self.locked else range(len(after)))
-        self.room_numbered = joker_use._numbered_in(self, self.room_sets) if self.locked else self.after_numbered
+        self.room_numbered = joker_use.numbered_in(self, self.room_sets) if self.locked else self.after_numbered
         # The copies a turn may bring anywhere: played ones, and those of sets without a joker.
         self._free_copies = dict(played)
         for s in before:
@@ -156,7 +156,7 @@ class _Search:
                 for key, n in s.numbered_counts.items():
                     self._free_copies[key] = self._free_copies.get(key, 0) + n
         if self.locked:
-            joker_replacement._unlock_in_turn(self)
+            joker_replacement.unlock_in_turn(self)
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])
@@ -166,13 +166,13 @@ class _Search:
 
     # --- the depth-first search over readings and fates ---------------------------------
 
-    def _readings(self, n: int, jokers: list[_Joker]) -> None:
+    def _readings(self, n: int, jokers: list[Joker]) -> None:
         """Choose a reading for each source in turn, then the fates of all their jokers."""
         if n == len(self.sources):
             self._fates(jokers, 0, {}, {}, [], 0, 0)
             return
         for reading in self.sources[n].readings:
-            own = [_Joker(n, keys, len(keys) == 1) for keys in reading.joker_keys]
+            own = [Joker(n, keys, len(keys) == 1) for keys in reading.joker_keys]
             self._readings_chosen[n] = reading
             self._readings(n + 1, jokers + own)
             if self._done():
@@ -183,11 +183,11 @@ class _Search:
 
     def _fates(
         self,
-        jokers: list[_Joker],
+        jokers: list[Joker],
         j: int,
         fixed: dict[int, Reading],
         taken: dict[tuple[str, int], set[str]],
-        stays: list[_Stay | None],
+        stays: list[Stay | None],
         freed: int,
         bound: int,
     ) -> None:
@@ -203,7 +203,7 @@ class _Search:
         if self._done():
             return
         if j and (j == len(jokers) or jokers[j].source != jokers[j - 1].source):
-            bound += locked_joker_sets._settled(self, jokers, j, stays)
+            bound += locked_joker_sets.settled(self, jokers, j, stays)
         if j == len(jokers):
             self.assignments += 1
             self._judge(jokers, fixed, stays)
@@ -212,14 +212,14 @@ class _Search:
         kind = self._readings_chosen[joker.source].kind
         mine = taken.get(("b", joker.source), set())
         used = {(s.after, s.position) for s in stays if s is not None}
-        holders = joker_stays._group_homes(self, jokers, stays)
-        stays_here: list[tuple[_Stay, Reading]] = []
+        holders = joker_stays.group_homes(self, jokers, stays)
+        stays_here: list[tuple[Stay, Reading]] = []
         for k in self.open_after:
             readings = [fixed[k]] if k in fixed else self.after_readings[k]
             for reading in readings:
                 if reading.kind != kind:
                     continue
-                if kind != RUN and not joker_stays._can_hold_copies(self, holders | {(joker.source, k)}):
+                if kind != RUN and not joker_stays.can_hold_copies(self, holders | {(joker.source, k)}):
                     continue
                 theirs = taken.get(("a", k), set())
                 tried: set[frozenset[str]] = set()
@@ -228,15 +228,17 @@ class _Search:
                         continue
                     tried.add(keys)  # jokers of one group with the same options are interchangeable
                     for tile in sorted(joker.options & keys - mine - theirs):
-                        stays_here.append((_Stay(k, position, tile), reading))
+                        stays_here.append((Stay(k, position, tile), reading))
         # Fates in the order most likely to be best first (the search is cut by the best so far).
-        options: list[tuple[_Stay, Reading] | None] = [*stays_here, None]
+        options: list[tuple[Stay, Reading] | None] = [*stays_here, None]
         if self.locked:  # staying outside a whole successor breaks the set: try freeing before that
-            whole = [o for o in stays_here if locked_joker_sets._broken(self, joker.source, {o[0].after}) is None]
+            whole = [
+                o for o in stays_here if locked_joker_sets.joker_set_broken(self, joker.source, {o[0].after}) is None
+            ]
             options = [*whole, None, *(o for o in stays_here if o not in whole)]
         for option in options:
             if option is None:
-                certain = int(not freed and not self.opened) + int(joker_replacement._unreplaceable(self, joker))
+                certain = int(not freed and not self.opened) + int(joker_replacement.unreplaceable(self, joker))
                 self._fates(jokers, j + 1, fixed, taken, [*stays, None], freed + 1, bound + certain)
                 continue
             stay, reading = option
@@ -253,21 +255,21 @@ class _Search:
 
     # --- judging one complete assignment ------------------------------------------------
 
-    def _judge(self, jokers: list[_Joker], fixed: dict[int, Reading], stays: list[_Stay | None]) -> None:
+    def _judge(self, jokers: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]) -> None:
         freed = [joker for joker, stay in zip(jokers, stays, strict=True) if stay is None]
         if not freed and not self.locked:  # every joker stayed: nothing can be wrong
-            self.best = _Candidate((0, 0, ()), (), 0)
+            self.best = Candidate((0, 0, ()), (), 0)
             return
         violations: list[Violation] = []
         if freed and self.needs_tile:
-            violations += joker_replacement._replacements(self, jokers, stays)
+            violations += joker_replacement.replacements(self, jokers, stays)
         if self.locked:
-            violations += locked_joker_sets._locked_sets(self, jokers, stays)
+            violations += locked_joker_sets.locked_sets(self, jokers, stays)
         if freed and self.rules.freed_joker_use != "any_set":
-            violations += joker_use._placements(self, jokers, freed, fixed, stays)
+            violations += joker_use.placements(self, jokers, freed, fixed, stays)
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
-        key = _rank(violations, len(freed))
+        key = rank(violations, len(freed))
         unreplaced: tuple[Violation, ...] = ()
         if freed and self.locked and self.rules.joker_release == "replace":
             # SPEC §4: all violations are reported. A joker freed without its tile broke its
@@ -275,14 +277,14 @@ class _Search:
             # replaced either (the replace rule alone, without the locked sets' claims on copies)
             unreplaced = tuple(
                 v
-                for v in joker_replacement._replacements(self, jokers, stays, locked=False)
+                for v in joker_replacement.replacements(self, jokers, stays, locked=False)
                 if v.code == "JOKER_NOT_REPLACED"
             )
-        if self.locked and freed and not joker_use._freed_can_leave(self, jokers, fixed, stays):
+        if self.locked and freed and not joker_use.freed_can_leave(self, jokers, fixed, stays):
             # A joker "freed" where it can only stay did stay (SPEC §4): under locked sets its
             # exact tile elsewhere would otherwise unlock a set that lost a tile.
             if self.fallback is None or key < self.fallback.key:
-                self.fallback = _Candidate(key, tuple(violations), len(freed), unreplaced)
+                self.fallback = Candidate(key, tuple(violations), len(freed), unreplaced)
             return
         if self.best is None or key < self.best.key:
-            self.best = _Candidate(key, tuple(violations), len(freed), unreplaced)
+            self.best = Candidate(key, tuple(violations), len(freed), unreplaced)

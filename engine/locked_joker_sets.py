@@ -1,7 +1,7 @@
 """Locked joker sets (``joker_sets_locked``, SPEC §4): a set whose jokers stayed keeps them in one
-successor holding all its numbered tiles (``_broken``, ``_locked_sets``), the sets so kept whole
-(``_whole_homes``), and the violation certain once a set's jokers all have a fate (``_settled``,
-a bound of the search). Functions of the joker search's state (``engine.jokers._Search``),
+successor holding all its numbered tiles (``joker_set_broken``, ``locked_sets``), the sets so kept whole
+(``whole_homes``), and the violation certain once a set's jokers all have a fate (``settled``,
+a bound of the search). Functions of the joker search's state (``engine.jokers.JokerSearch``),
 taken first."""
 
 from __future__ import annotations
@@ -12,21 +12,21 @@ from engine import joker_stays
 from engine.violations import Violation
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import _Joker, _Stay
-    from engine.jokers import _Search
+    from engine.joker_pieces import Joker, Stay
+    from engine.jokers import JokerSearch
 
 
-def _settled(search: _Search, jokers: list[_Joker], j: int, stays: list[_Stay | None]) -> int:
+def settled(search: JokerSearch, jokers: list[Joker], j: int, stays: list[Stay | None]) -> int:
     """Violations certain once every joker of the source of joker ``j - 1`` has its fate:
     that set broken under ``joker_sets_locked``."""
     if not search.locked:
         return 0
     n = jokers[j - 1].source
     homes = {stay.after for joker, stay in zip(jokers, stays, strict=False) if joker.source == n and stay}
-    return int(_broken(search, n, homes) is not None)
+    return int(joker_set_broken(search, n, homes) is not None)
 
 
-def _whole_homes(search: _Search, jokers: list[_Joker], stays: list[_Stay | None]) -> frozenset[tuple[int, int]]:
+def whole_homes(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> frozenset[tuple[int, int]]:
     """Under ``joker_sets_locked``, the pairs (source, after-set) where a set's staying jokers
     all lie in one after-set holding every numbered tile of the set: it holds all its copies."""
     if not search.locked:
@@ -35,26 +35,26 @@ def _whole_homes(search: _Search, jokers: list[_Joker], stays: list[_Stay | None
     for joker, stay in zip(jokers, stays, strict=False):
         if stay is not None:
             homes.setdefault(joker.source, set()).add(stay.after)
-    return frozenset((n, min(ks)) for n, ks in homes.items() if _broken(search, n, ks) is None)
+    return frozenset((n, min(ks)) for n, ks in homes.items() if joker_set_broken(search, n, ks) is None)
 
 
-def _locked_sets(search: _Search, jokers: list[_Joker], stays: list[_Stay | None]) -> list[Violation]:
+def locked_sets(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> list[Violation]:
     """Under ``joker_sets_locked``: a set whose jokers (some of them) stayed must keep them
     in one successor that holds all its numbered tiles."""
     found = []
     for n in range(len(search.sources)):
         homes = {stay.after for joker, stay in zip(jokers, stays, strict=True) if joker.source == n and stay}
-        broken = _broken(search, n, homes)
+        broken = joker_set_broken(search, n, homes)
         if broken is not None:
             found.append(broken)
-    wholes = _whole_homes(search, jokers, stays)
-    if wholes and not joker_stays._can_hold_copies(search, joker_stays._group_homes(search, jokers, stays), wholes):
+    wholes = whole_homes(search, jokers, stays)
+    if wholes and not joker_stays.can_hold_copies(search, joker_stays.group_homes(search, jokers, stays), wholes):
         # two locked sets kept whole in one after-set that holds the copies of only one
         found.append(Violation("JOKER_SET_BROKEN", f"/after/{min(k for _, k in wholes)}", {}))
     return found
 
 
-def _broken(search: _Search, n: int, homes: set[int]) -> Violation | None:
+def joker_set_broken(search: JokerSearch, n: int, homes: set[int]) -> Violation | None:
     """``JOKER_SET_BROKEN`` for source ``n`` whose staying jokers are in the after-sets
     ``homes``, unless they are all in one that holds every numbered tile of the set."""
     if not homes:

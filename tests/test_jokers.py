@@ -643,7 +643,7 @@ def test_each_need_finds_a_copy_as_a_brute_force_says(needs: list[frozenset[str]
     possible = any(
         all(choice.count(key) <= copies.get(key, 0) for key in set(choice)) for choice in itertools.product(*wanted)
     )
-    assert engine.copy_flows._each_finds_a_copy(needs, copies, False) is possible
+    assert engine.copy_flows.each_finds_a_copy(needs, copies, False) is possible
 
 
 def test_a_freed_jokers_host_holding_many_before_sets_is_judged_at_once() -> None:
@@ -687,7 +687,7 @@ def test_copies_are_supplied_as_a_brute_force_says(
 
     expected = possible(0, Counter({k: n for k, n in supply.items() if n > 0}))
     demand = [d for d, _ in takers]
-    assert engine.copy_flows._supplied(demand, [caps for _, caps in takers], supply) is expected
+    assert engine.copy_flows.copies_supplied(demand, [caps for _, caps in takers], supply) is expected
 
 
 def test_four_hosts_of_freed_jokers_are_judged_at_once() -> None:
