@@ -13,7 +13,7 @@ from engine.sets import TableSet
 from engine.solver import Suggestion, fate_tree, fates, pass_problems, suggest, value_bound
 from engine.solver import best_move as suggest_module
 from engine.solver.joker_value import ambiguous_sets, highest_run_place, kept_joker_points, others_best, without_set
-from engine.solver.model import _COLOUR_INDEX, _GroupBlock, _RunBlock
+from engine.solver.model import COLOUR_INDEX, GroupBlock, RunBlock
 from engine.tiles import JOKER, Tile, parse_tile
 from engine.turns import verify_turn
 from tests.test_least_change import brute_least_change, playable, words
@@ -361,10 +361,10 @@ def test_highest_run_place() -> None:
 
 
 def test_kept_joker_points() -> None:
-    run = _RunBlock(0, _COLOUR_INDEX["R"], 3, 6, T("J=R3 R4 J=R5 R6"), T("J R4 J R6"))
+    run = RunBlock(0, COLOUR_INDEX["R"], 3, 6, T("J=R3 R4 J=R5 R6"), T("J R4 J R6"))
     assert kept_joker_points(run) == (3, 5)
-    assert kept_joker_points(_GroupBlock(0, 7, 3, frozenset({0}), T("K7 B7 J"), T("K7 B7 J"))) == (7,)
-    assert kept_joker_points(_GroupBlock(0, 9, 3, frozenset({0}), T("B9 J J"), T("B9 J J"))) == (12, 12)
+    assert kept_joker_points(GroupBlock(0, 7, 3, frozenset({0}), T("K7 B7 J"), T("K7 B7 J"))) == (7,)
+    assert kept_joker_points(GroupBlock(0, 9, 3, frozenset({0}), T("B9 J J"), T("B9 J J"))) == (12, 12)
 
 
 def test_without_set_takes_its_tiles_from_the_table_first() -> None:
@@ -374,7 +374,7 @@ def test_without_set_takes_its_tiles_from_the_table_first() -> None:
     rack = T("B12 B11 R12 J")
     solver = suggest_module._Suggester(table, [None, None], rack, True, PRESETS["sabra"], "tiles", 1e9)
     problem, _ = pass_problems._problem(solver, dissolve={0, 1}, pins={1: (parse_tile("O11"),)}, exact_value=True)
-    o = _COLOUR_INDEX["O"]
+    o = COLOUR_INDEX["O"]
     assert problem.required[o][11] == 1 and problem.jokers == 1 and problem.jokers_laid_as == (("O11", True),)
     taken = without_set(problem, [(parse_tile("O11"), True)], T("J J O13"), 1)
     assert taken is not None

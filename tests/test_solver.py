@@ -37,7 +37,7 @@ from engine.solver import (
     suggest,
     variant_passes,
 )
-from engine.solver.model import _RELAXED_CALLS
+from engine.solver.model import RELAXED_CALLS
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, numbered, parse_tiles
 from engine.turns import verify_turn
 from tests.test_turns_metamorphic import _mirrored, _renamer
@@ -519,7 +519,7 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
 
     solver = suggester(rack)
     assert solver.pinned == {0: (numbered("O", 11),)}
-    found = pass_problems._relaxed(solver, frozenset({0}), _RELAXED_CALLS)
+    found = pass_problems._relaxed(solver, frozenset({0}), RELAXED_CALLS)
     assert found and layout._legal(solver, found[0])
     assert shape(found[0].after) == shape(table("O10 J O12", "K13 B13 O13"))
     result = suggest(before, rack, True)
@@ -1109,8 +1109,8 @@ def test_free_joker_release_whole_pass_starts_with_the_search(monkeypatch: pytes
     """Under ``joker_release: free`` the pass keeping every set whole, cut short by the full
     pass's score, starts with the search even when the full pass needed the linear bound
     (here its first search gets one call), and the table is still kept whole on a tie."""
-    monkeypatch.setattr(portfolio, "_PORTFOLIO_CALLS", 1)
-    monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work cap checked at every call
+    monkeypatch.setattr(portfolio, "PORTFOLIO_CALLS", 1)
+    monkeypatch.setattr(search, "CHECK_EVERY", 0)  # the work cap checked at every call
     hard_at_start = []
     solve = portfolio.Portfolio.solve
 
@@ -1505,16 +1505,16 @@ def test_pressman_freed_jokers_beside_the_rest_of_the_move(before: list[str], ra
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from([*(f"{c}{n}" for c in "KBOR" for n in range(1, 14)), "J"]), max_size=24))
 def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
-    """``melds._sets_from``: every set it lists is valid, made of the tiles given and valued
+    """``melds.sets_from``: every set it lists is valid, made of the tiles given and valued
     at the numbers its tiles stand for, none twice; every run of three or more of the tiles
     given (no joker) is listed, and so is every group of three or four colours."""
-    from engine.solver.melds import _sets_from
+    from engine.solver.melds import sets_from
 
     tiles = parse_tiles(" ".join(codes))
     have = Counter(t.key for t in tiles)
-    listed = [tuple(t.code for t in s) for s, _ in _sets_from(tiles)]
+    listed = [tuple(t.code for t in s) for s, _ in sets_from(tiles)]
     assert len(listed) == len(set(listed))
-    for (tiles_of_set, value), codes_of_set in zip(_sets_from(tiles), listed, strict=True):
+    for (tiles_of_set, value), codes_of_set in zip(sets_from(tiles), listed, strict=True):
         assert not Counter(t.key for t in tiles_of_set) - have, codes_of_set
         reading = TableSet(tiles_of_set).read(SABRA)
         assert reading.valid, codes_of_set
@@ -1536,14 +1536,14 @@ def test_the_sets_a_multiset_makes(codes: list[str]) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from([*(f"{c}{n}" for c in "KBOR" for n in range(4, 11)), "J"]), max_size=9))
 def test_the_minimal_melds_of_a_rack(codes: list[str]) -> None:
-    """``melds._minimal_melds``: every collection of the rack's sets (``_sets_from``, a set
+    """``melds.minimal_melds``: every collection of the rack's sets (``sets_from``, a set
     taken twice too: R5 R6 R7 twice is worth 36) reaching 30 in which every set is needed,
     each once, and nothing else."""
-    from engine.solver.melds import _minimal_melds, _sets_from
+    from engine.solver.melds import minimal_melds, sets_from
 
     tiles = parse_tiles(" ".join(codes))
     have = Counter(t.key for t in tiles)
-    candidates = [(tuple(t.code for t in s), value) for s, value in _sets_from(tiles)]
+    candidates = [(tuple(t.code for t in s), value) for s, value in sets_from(tiles)]
     expected: set[tuple[tuple[str, ...], ...]] = set()
 
     def collect(first: int, left: Counter[str], chosen: list[tuple[tuple[str, ...], int]]) -> None:
@@ -1558,7 +1558,7 @@ def test_the_minimal_melds_of_a_rack(codes: list[str]) -> None:
                 collect(k, left - need, [*chosen, candidates[k]])
 
     collect(0, have, [])
-    listed = [tuple(sorted(tuple(t.code for t in s) for s in meld)) for meld in _minimal_melds(tiles, 30)]
+    listed = [tuple(sorted(tuple(t.code for t in s) for s in meld)) for meld in minimal_melds(tiles, 30)]
     assert len(listed) == len(set(listed))
     assert set(listed) == expected
 
@@ -1568,9 +1568,9 @@ def parse_tiles_keys(codes: Sequence[str]) -> list[str]:
 
 
 def test_a_minimal_meld_may_take_one_set_twice() -> None:
-    from engine.solver.melds import _minimal_melds
+    from engine.solver.melds import minimal_melds
 
-    melds = [[tuple(t.code for t in s) for s in meld] for meld in _minimal_melds(T("R5 R6 R7 R5 R6 R7"), 30)]
+    melds = [[tuple(t.code for t in s) for s in meld] for meld in minimal_melds(T("R5 R6 R7 R5 R6 R7"), 30)]
     assert melds == [[("R5", "R6", "R7"), ("R5", "R6", "R7")]]
 
 
@@ -1726,8 +1726,8 @@ def test_a_locked_joker_freed_by_a_copy_in_another_joker_set_is_not_claimed() ->
 
 
 def _minimal_melds_unpruned(rack: Sequence[Tile], minimum: int) -> list[list[tuple[Tile, ...]]]:
-    """engine.solver.melds._minimal_melds as it was before session 35 (every packing walked)."""
-    candidates = sorted(melds._sets_from(rack), key=lambda x: -x[1])
+    """engine.solver.melds.minimal_melds as it was before session 35 (every packing walked)."""
+    candidates = sorted(melds.sets_from(rack), key=lambda x: -x[1])
     out: list[list[tuple[Tile, ...]]] = []
 
     def grow(i: int, left: Counter[str], chosen: list[tuple[Tile, ...]], values: list[int]) -> None:
@@ -1755,16 +1755,16 @@ def test_minimal_melds_prune_nothing_they_list(seed: int, size: int, jokers: int
     low = rng.randint(1, 9)
     pool = [numbered(c, n) for c in COLORS for n in range(low, low + 5) for _ in range(2)]
     rack = rng.sample(pool, size) + [JOKER] * jokers
-    assert list(melds._minimal_melds(rack, minimum)) == _minimal_melds_unpruned(rack, minimum)
+    assert list(melds.minimal_melds(rack, minimum)) == _minimal_melds_unpruned(rack, minimum)
 
 
 def test_minimal_melds_stop_at_their_deadline() -> None:
     rack = parse_tiles("R10 R11 R12 B10 B11 B12 K10 K11 K12")
-    assert list(melds._minimal_melds(rack, 30))
-    assert list(melds._minimal_melds(rack, 30, deadline=time.perf_counter() - 1)) == []
+    assert list(melds.minimal_melds(rack, 30))
+    assert list(melds.minimal_melds(rack, 30, deadline=time.perf_counter() - 1)) == []
     # 20 low tiles that cannot reach 67: nothing to walk (the hunt's h05: 68 s, packing by packing)
     low = parse_tiles("K1 K2 K3 B1 B2 B3 O1 O2 O3 R1 R2 R3 K4 B4 O4 R4 K1 B1 O1 R1")
-    assert list(melds._minimal_melds(low, 67)) == []
+    assert list(melds.minimal_melds(low, 67)) == []
 
 
 def test_no_pass_runs_past_the_deadline_once_an_answer_is_in_hand() -> None:

@@ -19,7 +19,7 @@ from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
 from engine.solver import choices, fate_tree, milp, pass_problems, reconstruction, search, variant_passes
-from engine.solver.model import _OutOfTime
+from engine.solver.model import OutOfTime
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
 
@@ -43,7 +43,7 @@ def test_milp_matches_the_search(seed: int, objective: str) -> None:
         deadline = time.perf_counter() + 30
         solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, objective, deadline)
         problem, _ = pass_problems._problem(solver, dissolve=set(range(len(table))))
-        exact = search._Search(problem, deadline).solve()
+        exact = search.Search(problem, deadline).solve()
         found = milp.solve_milp(problem, deadline)
         assert (found is None) == (exact is None)
         if found is None:
@@ -81,7 +81,7 @@ def test_milp_with_blocks_matches_the_search(seed: int, rules_name: str, objecti
     checked = 0
     for problem in _block_problems(seed, rules_name, objective):
         deadline = time.perf_counter() + 30
-        exact = search._Search(problem, deadline).solve()
+        exact = search.Search(problem, deadline).solve()
         found = milp.solve_milp(problem, deadline)
         bound = milp.linear_bound(problem)
         assert (found is None) == (exact is None)
@@ -140,20 +140,20 @@ def test_goal_mode_and_portfolio_match_the_search(
     the integer programme answers; ``no small programme``: every programme is treated as a
     big one (goal mode's full rounds before the integer programme)."""
     if mode == "tiny":
-        for name in ("_PORTFOLIO_CALLS", "_GOAL_CALLS", "_CLOSING_CALLS", "_SMALL_GOAL_CALLS", "_SOON_GOAL_CALLS"):
+        for name in ("PORTFOLIO_CALLS", "GOAL_CALLS", "CLOSING_CALLS", "_SMALL_GOAL_CALLS", "_SOON_GOAL_CALLS"):
             monkeypatch.setattr(portfolio, name, 1)
-        monkeypatch.setattr(search, "_CHECK_EVERY", 0)  # the work caps checked at every call
+        monkeypatch.setattr(search, "CHECK_EVERY", 0)  # the work caps checked at every call
     if mode == "no small programme":
         monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
     checked = 0
     for problem in _block_problems(seed, rules_name, "tiles"):
         deadline = time.perf_counter() + 30
-        exact = search._Search(problem, deadline).solve()
+        exact = search.Search(problem, deadline).solve()
         if exact is None:
             continue
         checked += 1
-        assert search._Search(problem, deadline).solve(exact, goal=True) == exact
-        assert search._Search(problem, deadline).solve(exact + 1, goal=True) is None
+        assert search.Search(problem, deadline).solve(exact, goal=True) == exact
+        assert search.Search(problem, deadline).solve(exact + 1, goal=True) is None
         for hard in (False, True):  # the search first, or the linear bound first
             runner = portfolio.Portfolio(deadline)
             runner.hard = hard
@@ -386,7 +386,7 @@ def test_solve_integer_restarts_with_the_next_seed_and_twice_the_cpu_limit(monke
 
 
 def test_a_programme_stopped_below_the_floor_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``solve_milp`` stopped by the deadline with a move below the floor raises _OutOfTime (the
+    """``solve_milp`` stopped by the deadline with a move below the floor raises OutOfTime (the
     budget ran out): it must not answer None, "no move reaches the floor", which a pass reads
     as proven (and ``_pass`` remembers). Solved to the end below the floor, it answers None."""
     deadline = time.perf_counter() + 30
@@ -405,7 +405,7 @@ def test_a_programme_stopped_below_the_floor_proves_nothing(monkeypatch: pytest.
 
     monkeypatch.setattr(milp, "solve_integer", stopped)
     assert milp.solve_milp(problem, deadline, exact[0])[0] == exact[0]  # type: ignore[index]
-    with pytest.raises(_OutOfTime):
+    with pytest.raises(OutOfTime):
         milp.solve_milp(problem, deadline, exact[0] + 1)
 
 
@@ -721,7 +721,7 @@ def test_an_integral_relaxation_is_the_optimum(seed: int, rules_name: str) -> No
                 continue
             checked += 1
             score, laid = bound.solution
-            assert score == search._Search(problem, deadline).solve()
+            assert score == search.Search(problem, deadline).solve()
             sets = [*laid.plain_sets(), *(run.tiles for run in laid.done_runs if run.block is not None)]
             assert all(read_set(s, rules).valid for s in sets)
             laid_keys = Counter(t.undeclared().key for s in sets for t in s)
@@ -838,10 +838,10 @@ def goal_mode_runs_out(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     gets ``_ARRANGING_CALLS`` (the work caps checked at every call); the integer programme fails
     the test if it runs. Yields, per search for an arrangement, whether it laid the tiles;
     one must have."""
-    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
+    for name in ("PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
         monkeypatch.setattr(portfolio, name, 1)
     monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
-    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
+    monkeypatch.setattr(search, "CHECK_EVERY", 0)
 
     def no_programme(*args: Any) -> Any:
         raise AssertionError("the integer programme ran")
@@ -878,7 +878,7 @@ def test_every_tile_arranged_when_goal_mode_runs_out(table: list[str], rack: str
     deadline = time.perf_counter() + 30
     solver = suggest_module._Suggester(sets, [None] * len(sets), tiles, True, RULES, "tiles", deadline)
     problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
-    exact = search._Search(problem, deadline).solve()
+    exact = search.Search(problem, deadline).solve()
     assert exact is not None and [w[0] for w in portfolio._laying_all(problem, exact)] == [exact]
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
@@ -915,7 +915,7 @@ def test_two_jokers_among_few_tiles_start_with_the_linear_bound(
     )
     problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
     assert portfolio._likely_hard(problem) == bound_first
-    exact = search._Search(problem, deadline).solve()
+    exact = search.Search(problem, deadline).solve()
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
     assert bool(bounds) == bound_first
@@ -937,11 +937,11 @@ def test_search_for_an_arrangement_is_capped(monkeypatch: pytest.MonkeyPatch) ->
     """The search for an arrangement of every tile gets at most ``_ARRANGING_CALLS`` calls
     in all, whatever goal mode has left; then the integer programme decides, the same optimum,
     proven."""
-    for name in ("_PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
+    for name in ("PORTFOLIO_CALLS", "_SMALL_GOAL_CALLS", "_LAYING_ALL_GOAL_CALLS"):
         monkeypatch.setattr(portfolio, name, 1)
     monkeypatch.setattr(portfolio, "_SMALL_PROGRAMME", 0)
     monkeypatch.setattr(portfolio, "_ARRANGING_CALLS", 3)
-    monkeypatch.setattr(search, "_CHECK_EVERY", 0)
+    monkeypatch.setattr(search, "CHECK_EVERY", 0)
     allowed: list[int | None] = []
 
     def refusing(counts: Any, jokers: int, deadline: float, max_calls: int | None = None) -> Any:
@@ -950,7 +950,7 @@ def test_search_for_an_arrangement_is_capped(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(portfolio, "arranged", refusing)
     problem, deadline = _taken_apart(["R5 R6 R7", "K9 B9 O9 J"], "R8 B10 B11 B12")
-    exact = search._Search(problem, deadline).solve()
+    exact = search.Search(problem, deadline).solve()
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
     assert allowed == [3]
@@ -963,7 +963,7 @@ def test_every_tile_but_one_arranged_when_goal_mode_runs_out() -> None:
     sets = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
     tiles = tuple(parse_tiles("R8 K1 B10 B11 B12"))
     problem, deadline = _taken_apart(["R5 R6 R7", "K9 B9 O9 J"], "R8 K1 B10 B11 B12")
-    exact = search._Search(problem, deadline).solve()
+    exact = search.Search(problem, deadline).solve()
     assert exact is not None and len(portfolio._laying_all(problem, exact)) == 1
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
     assert solved is not None and solved.score == exact and solved.proven
@@ -994,7 +994,7 @@ def _solved_three_ways(problem: Any, tiles: int, value: int) -> list[list[tuple[
     they agree on ``tiles`` tiles worth ``value`` (0 tiles: no solution at all), and return the
     sets the search and the programme lay."""
     deadline = time.perf_counter() + 30
-    searched = search._Search(problem, deadline)
+    searched = search.Search(problem, deadline)
     exact = searched.solve()
     found = milp.solve_milp(problem, deadline)
     bound = milp.linear_bound(problem)
@@ -1003,7 +1003,7 @@ def _solved_three_ways(problem: Any, tiles: int, value: int) -> list[list[tuple[
         return []
     assert found is not None and found[0] == exact == tiles * problem.tile_weight + value
     assert bound is not None and bound.value + 1e-6 >= exact
-    builder = reconstruction._Builder(searched)
+    builder = reconstruction.Builder(searched)
     builder.build()
     return [[tuple(r.tiles) for r in laid.done_runs] + list(laid.plain_sets()) for laid in (found[1], builder)]
 

@@ -21,7 +21,7 @@ are decided colour by colour, then the groups of that number are formed:
 
 The state (number, colour, run counts, group tiles so far, jokers left, one extra counter) is
 memoised, so the search is exact and polynomial in the tile counts (the run counts of every
-colour packed in one integer, ``model._State``: a key hashes at every step). On top of it runs a
+colour packed in one integer, ``model.State``: a key hashes at every step). On top of it runs a
 branch and bound: a stage is abandoned when even placing every optional tile left (and every
 joker at 13) cannot beat the best score found; memo entries are exact results or upper
 bounds. ``arrange`` stops at the first complete arrangement (moves without jokers first);
@@ -151,7 +151,7 @@ joker on the rack and one on the table the passes' searches may miss it (they sc
 they lay, table jokers too, and not a table joker left in a kept or pinned set), so the value
 is settled by the problem with every set taken apart and the jokers anywhere, which holds every
 legal move (an opening's too), solved with the lowest ``table_jokers`` jokers laid scoring no
-points and the others, the played jokers, their best points (``_Problem.unscored``: in the
+points and the others, the played jokers, their best points (``Problem.unscored``: in the
 search a count of them left in its state, in the integer programme a column per number taking
 its jokers out of the score, exactly that many in all): it scores each move at least as much
 as the move scores (it may place the jokers at their best). Looking only for a move better than
@@ -188,7 +188,7 @@ The search is fast on most positions but exponential in the worst case (large ra
 three copies and four jokers). Every problem without an opening minimum (every pass of an
 opened player) goes through ``portfolio.Portfolio``:
 
-1. the search on a small budget of work (``_PORTFOLIO_CALLS`` search calls, not time, so
+1. the search on a small budget of work (``PORTFOLIO_CALLS`` search calls, not time, so
    answers stay reproducible) — most positions end here in a few milliseconds;
 2. the linear relaxation of the integer programme below (HiGHS, about a millisecond) bounds
    the optimum. A floor the bound cannot reach rules the pass out at once; a relaxation whose

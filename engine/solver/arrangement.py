@@ -7,14 +7,14 @@ from collections.abc import Sequence
 
 from engine.rules import SABRA, Rules
 from engine.solver.model import (
-    _COLOUR_INDEX,
+    COLOUR_INDEX,
     ArrangeResult,
-    _empty_counts,
-    _OutOfTime,
-    _Problem,
+    OutOfTime,
+    Problem,
+    empty_counts,
 )
-from engine.solver.reconstruction import _Builder
-from engine.solver.search import _Search
+from engine.solver.reconstruction import Builder
+from engine.solver.search import Search
 from engine.tiles import Tile
 
 
@@ -24,18 +24,18 @@ def arrange(tiles: Sequence[Tile], rules: Rules = SABRA, budget_seconds: float =
     runs ascending with every joker declared, groups in colour order with jokers last."""
     del rules  # set validity does not depend on the settings; output runs are laid ascending
     deadline = time.perf_counter() + budget_seconds
-    required = _empty_counts()
+    required = empty_counts()
     jokers = 0
     for t in tiles:
         if t.color is None:
             jokers += 1
         else:
-            required[_COLOUR_INDEX[t.color]][t.number] += 1
+            required[COLOUR_INDEX[t.color]][t.number] += 1
     if not tiles:
         return ArrangeResult(True, (), True, False)
     try:
         sets, _ = arranged(required, jokers, deadline)
-    except _OutOfTime:
+    except OutOfTime:
         return ArrangeResult(None, None, False, True)
     if sets is None:
         return ArrangeResult(False, None, True, False)
@@ -46,12 +46,12 @@ def arranged(
     counts: list[list[int]], jokers: int, deadline: float, max_calls: int | None = None
 ) -> tuple[list[tuple[Tile, ...]] | None, int]:
     """The sets of an arrangement of the tiles ``counts[c][v]`` and ``jokers`` jokers, every
-    one laid (None when there is none), and the search calls it took. Raises _OutOfTime at
+    one laid (None when there is none), and the search calls it took. Raises OutOfTime at
     the deadline or past ``max_calls`` search calls."""
-    search = _Search(_Problem(counts, _empty_counts(), jokers, jokers, feasibility_only=True), deadline, max_calls)
+    search = Search(Problem(counts, empty_counts(), jokers, jokers, feasibility_only=True), deadline, max_calls)
     if search.solve() is None:
         return None, search.calls
-    builder = _Builder(search)
+    builder = Builder(search)
     builder.build()
     builder.place_spare_jokers(search.leftover_jokers())
     return builder.plain_sets(), search.calls

@@ -29,9 +29,9 @@ from engine.solver import (
 from engine.solver.layout import _Outcome
 from engine.solver.least_change import with_least_change
 from engine.solver.model import (
-    _LAST,
-    _PRIMARY,
+    LAST,
     OBJECTIVES,
+    PRIMARY,
     TIE_BREAKS,
     Suggestion,
 )
@@ -104,7 +104,7 @@ class _Suggester:
         self.rules = rules
         self.deadline = deadline
         self.by_tiles = objective == "tiles"
-        self.tile_weight, self.value_weight = (_PRIMARY, 1) if self.by_tiles else (1, _PRIMARY)
+        self.tile_weight, self.value_weight = (PRIMARY, 1) if self.by_tiles else (1, PRIMARY)
         self.readings = []
         for i, (tiles, kind) in enumerate(zip(table, kinds, strict=True)):
             reading = read_set(tiles, rules, kind)
@@ -221,7 +221,7 @@ class _Suggester:
     def _most_score(self, tiles: Sequence[Tile]) -> int:
         """The most these tiles can add to a move's score, played (a joker worth 13): what a
         search for the rest of a move, beside them, need not find."""
-        points = sum(t.number if t.color is not None else _LAST for t in tiles)
+        points = sum(t.number if t.color is not None else LAST for t in tiles)
         return len(tiles) * self.tile_weight + points * self.value_weight
 
     def _best_score(self) -> int:

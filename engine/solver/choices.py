@@ -39,8 +39,8 @@ from scipy.sparse import csc_array, hstack, vstack
 
 from engine.solver import highs
 from engine.solver import milp as programme
-from engine.solver.model import _LAST, _GroupBlock, _OutOfTime, _Problem, _RunBlock
-from engine.solver.reconstruction import _Laid
+from engine.solver.model import LAST, GroupBlock, OutOfTime, Problem, RunBlock
+from engine.solver.reconstruction import Laid
 from engine.tiles import MIN_NUMBER
 
 _TileKey = tuple[int, int]  # (colour index, number)
@@ -52,7 +52,7 @@ class Choice(NamedTuple):
     ``from_rack`` and ``from_pool`` tiles into it in place of ``freed`` jokers, which go to the
     pool."""
 
-    block: _RunBlock | _GroupBlock | None
+    block: RunBlock | GroupBlock | None
     released: tuple[_TileKey, ...] = ()
     from_rack: tuple[_TileKey, ...] = ()
     from_pool: tuple[_TileKey, ...] = ()
@@ -63,8 +63,8 @@ class _Gated(NamedTuple):
     """The programme of a problem with choices: the plain programme with every choice's block
     (``full``), then one column per choice (in ``order``) and the rows that tie them."""
 
-    full: programme._Full
-    problem: _Problem  # the problem with every choice's block
+    full: programme.FullProgramme
+    problem: Problem  # the problem with every choice's block
     order: list[Choice]
     matrix: csc_array
     cost: np.ndarray
@@ -73,13 +73,13 @@ class _Gated(NamedTuple):
     upper_rows: np.ndarray
 
 
-def _gated(problem: _Problem, choices: list[list[Choice]]) -> _Gated | None:
+def _gated(problem: Problem, choices: list[list[Choice]]) -> _Gated | None:
     """The programme of ``problem`` (no blocks of its own) with one of ``choices[k]`` taken for
     every joker set ``k``; None when nothing can be laid."""
     flat = [(k, c) for k, options in enumerate(choices) for c in options]
     ordered = (
-        [x for x in flat if isinstance(x[1].block, _RunBlock)]
-        + [x for x in flat if isinstance(x[1].block, _GroupBlock)]
+        [x for x in flat if isinstance(x[1].block, RunBlock)]
+        + [x for x in flat if isinstance(x[1].block, GroupBlock)]
         + [x for x in flat if x[1].block is None]
     )  # the order of ``_block_columns``: run blocks, then group blocks (then no block)
     order = [c for _, c in ordered]
@@ -92,11 +92,11 @@ def _gated(problem: _Problem, choices: list[list[Choice]]) -> _Gated | None:
         problem,
         optional=optional,
         jokers=problem.jokers + sum(max(c.freed for c in options) for options in choices),
-        run_blocks=[c.block for c in order if isinstance(c.block, _RunBlock)],
-        group_blocks=[c.block for c in order if isinstance(c.block, _GroupBlock)],
+        run_blocks=[c.block for c in order if isinstance(c.block, RunBlock)],
+        group_blocks=[c.block for c in order if isinstance(c.block, GroupBlock)],
     )
     owners: list[int] = []
-    full = programme._full(widened, None, owners)
+    full = programme.full_programme(widened, None, owners)
     if full is None:
         return None
     rows, columns = full.matrix.shape
@@ -105,10 +105,10 @@ def _gated(problem: _Problem, choices: list[list[Choice]]) -> _Gated | None:
     from_rack: list[tuple[int, int, float]] = []
     lower_rows, upper_rows = full.lower_rows.copy(), full.upper_rows.copy()
     for colour, counts in enumerate(problem.optional):  # the rows as they are without choices
-        for number in range(MIN_NUMBER, _LAST + 1):
-            upper_rows[programme._row(colour, number)] = problem.required[colour][number] + counts[number]
-    lower_rows[programme._TYPES] = problem.jokers_required
-    upper_rows[programme._TYPES] = problem.jokers  # the freed jokers come with their choices
+        for number in range(MIN_NUMBER, LAST + 1):
+            upper_rows[programme.type_row(colour, number)] = problem.required[colour][number] + counts[number]
+    lower_rows[programme.TILE_TYPES] = problem.jokers_required
+    upper_rows[programme.TILE_TYPES] = problem.jokers  # the freed jokers come with their choices
     for k, owner in enumerate(owners):  # the blocks' rows, bounded by their choice's variable
         row = rows - len(owners) + k
         if upper_rows[row] > 0:  # the others are bounded by the row before them in a chain
@@ -119,11 +119,11 @@ def _gated(problem: _Problem, choices: list[list[Choice]]) -> _Gated | None:
         gate.append((rows + k, j, 1.0))  # one choice per joker set
         for keys, sign in ((c.from_rack, 1.0), (c.from_pool, 1.0), (c.released, -1.0)):
             for colour, number in keys:
-                gate.append((programme._row(colour, number), j, sign))
+                gate.append((programme.type_row(colour, number), j, sign))
                 cost[j] += sign * (tw + vw * number)
-        from_rack += [(programme._row(colour, number), j, 1.0) for colour, number in c.from_rack]
+        from_rack += [(programme.type_row(colour, number), j, 1.0) for colour, number in c.from_rack]
         if c.freed:
-            gate.append((programme._TYPES, j, -float(c.freed)))
+            gate.append((programme.TILE_TYPES, j, -float(c.freed)))
             cost[j] -= tw * c.freed
     gates = _sparse(gate, (rows + len(choices), len(order)))
     matrix = hstack([vstack([full.matrix, csc_array((len(choices), columns))]), gates], format="csc")
@@ -167,11 +167,11 @@ def _sparse(entries: list[tuple[int, int, float]], shape: tuple[int, int]) -> cs
 
 
 def solve(
-    problem: _Problem, choices: list[list[Choice]], deadline: float, floor: int = 0
-) -> tuple[int, _Laid, bool, list[Choice]] | None:
+    problem: Problem, choices: list[list[Choice]], deadline: float, floor: int = 0
+) -> tuple[int, Laid, bool, list[Choice]] | None:
     """The best move over every combination of ``choices`` if it scores at least ``floor``:
     (its score, its sets laid, whether it is proven optimal, the choices taken, one per joker
-    set); None when there is none. Raises _OutOfTime when the deadline passes with none."""
+    set); None when there is none. Raises OutOfTime when the deadline passes with none."""
     assert not problem.unscored  # its columns and rows would follow the blocks' (see ``_gated``)
     gated = _gated(problem, choices)
     if gated is None:
@@ -190,32 +190,32 @@ def solve(
     if result.status == highs.INFEASIBLE:
         return None
     if result.x is None:
-        raise _OutOfTime
+        raise OutOfTime
     decoded = _decoded(gated, result.x)
     if decoded[0] < floor:
         return None
     return decoded[0], decoded[1], result.status == highs.OPTIMAL, decoded[2]
 
 
-def _decoded(gated: _Gated, x: np.ndarray) -> tuple[int, _Laid, list[Choice]]:
+def _decoded(gated: _Gated, x: np.ndarray) -> tuple[int, Laid, list[Choice]]:
     """A solution of ``gated``'s programme: its score, its sets laid and the choices taken."""
     copies = [round(float(n)) for n in x]
     score = round(float(np.dot(gated.cost, copies)) - gated.full.programme.constant)
     picked = [c for c, n in zip(gated.order, copies[len(gated.full.cost) :], strict=True) if n]
     chosen = dataclasses.replace(
         gated.problem,
-        run_blocks=[c.block for c in picked if isinstance(c.block, _RunBlock)],
-        group_blocks=[c.block for c in picked if isinstance(c.block, _GroupBlock)],
+        run_blocks=[c.block for c in picked if isinstance(c.block, RunBlock)],
+        group_blocks=[c.block for c in picked if isinstance(c.block, GroupBlock)],
     )
     return score, programme.laid_from(chosen, gated.full, copies), picked
 
 
 def best_within(
-    problem: _Problem, choices: list[list[Choice]], deadline: float, floor: int, max_nodes: int
-) -> tuple[int, _Laid, list[Choice]] | None:
+    problem: Problem, choices: list[list[Choice]], deadline: float, floor: int, max_nodes: int
+) -> tuple[int, Laid, list[Choice]] | None:
     """``solve``'s programme by our own branch and bound alone (``highs.branch_and_bound``), at
     most ``max_nodes`` relaxations: its best move (score, sets, choices taken) when it is proven
-    the best scoring at least ``floor``, None when proven that none does. Raises _OutOfTime
+    the best scoring at least ``floor``, None when proven that none does. Raises OutOfTime
     when neither is known by then (the relaxations or the deadline ran out): a cap on work, so
     that the caller may take another way, and the same outcome on every machine unless the
     deadline comes first."""
@@ -232,11 +232,11 @@ def best_within(
         gated.upper_rows,
         deadline - time.perf_counter(),
         cutoff=at_least - 1,
-        rows=range(programme._TYPES + 1),
+        rows=range(programme.TILE_TYPES + 1),
         max_nodes=max_nodes,
     )
     if result.status in (highs.INFEASIBLE, highs.NOT_BETTER):
         return None
     if result.status != highs.OPTIMAL or result.x is None:
-        raise _OutOfTime
+        raise OutOfTime
     return _decoded(gated, result.x)

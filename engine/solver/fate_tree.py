@@ -14,9 +14,9 @@ from engine.solver import choices, layout, pass_problems
 from engine.solver.fates import _Fate
 from engine.solver.layout import _Blocks, _Outcome
 from engine.solver.model import (
-    _RELAXED_CALLS,
-    _OutOfTime,
-    _Problem,
+    RELAXED_CALLS,
+    OutOfTime,
+    Problem,
 )
 from engine.solver.pass_problems import _keys
 from engine.tiles import Tile
@@ -50,7 +50,7 @@ def _check_fates(solver: _Suggester) -> None:
     known = solver.relaxed_known.get(joker_sets)
     if known is not None and (not known or known[0].score <= solver._best_score()):
         return
-    if pass_problems._relaxed_settles(solver, known or pass_problems._relaxed(solver, joker_sets, _RELAXED_CALLS)):
+    if pass_problems._relaxed_settles(solver, known or pass_problems._relaxed(solver, joker_sets, RELAXED_CALLS)):
         return
     _solve_fates(solver)
 
@@ -137,7 +137,7 @@ def _fates_settled_at_once(solver: _Suggester, sets: list[tuple[int, ...]], ways
             solver._best_score() + 1,
             _JOINT_FATE_NODES,
         )
-    except _OutOfTime:
+    except OutOfTime:
         return False
     if best is None:
         return True
@@ -264,7 +264,7 @@ def _fate_problem(
     undecided: Mapping[int, tuple[Tile, ...]],
     exact_value: bool = False,
     must: tuple[Tile, ...] = (),
-) -> tuple[_Problem, _Blocks] | None:
+) -> tuple[Problem, _Blocks] | None:
     """The relaxed problem of the moves giving the jokers ``fate``, the jokers of
     ``undecided`` laid as those tiles, the other undecided ones anywhere (``exact_value``:
     see ``_problem``); None when a window takes a tile the table or the rack does not hold

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Literal
 
 from engine.sets import RUN, Reading, read_set
 from engine.solver.model import (
-    _LAST,
+    LAST,
 )
-from engine.solver.reconstruction import _run_colour
+from engine.solver.reconstruction import run_colour
 from engine.solver.set_variants import _stands_for_number, _Variant
 from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.tiles import numbered as numbered_tile
@@ -203,7 +203,7 @@ def _freed_joker_tiles(solver: _Suggester, index: int) -> tuple[tuple[Tile, bool
         if len(colours) == 1:
             line = held[0].color
             assert line is not None
-            for n in range(1, _LAST + 1):
+            for n in range(1, LAST + 1):
                 if n in numbers:
                     continue
                 span = range(min(*numbers, n), max(*numbers, n) + 1)
@@ -259,10 +259,10 @@ def _windows(
     for copy in reading.joker_options[0]:
         if run:
             numbers = {t.number: t for t in numbered}
-            v, colour = copy.number, _run_colour(reading.tiles)
+            v, colour = copy.number, run_colour(reading.tiles)
             for a in range(v - 2, v + 1):
                 window = range(a, a + 3)
-                if a < 1 or a + 2 > _LAST:
+                if a < 1 or a + 2 > LAST:
                     continue
                 for joker_at in (None, *(n for n in window if n != v)):
                     held = set(numbers) & set(window) - {joker_at}

@@ -47,7 +47,7 @@ from engine.rules import Rules
 from engine.sets import read_set
 from engine.solver import highs
 from engine.solver.intact import INFEASIBLE
-from engine.solver.model import _COLOUR_INDEX
+from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 _Key = tuple[int, int]  # (colour index, number)
@@ -85,7 +85,7 @@ _NOTHING = _Before(frozenset(), 0)
 
 
 def _before(tiles: Sequence[Tile]) -> _Before | None:
-    keys = [(_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None]
+    keys = [(COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None]
     if len(set(keys)) != len(keys):
         return None  # not a run or a group
     return _Before(frozenset(keys), len(tiles) - len(keys))
@@ -280,7 +280,7 @@ def least_few_moved(
     if any(b is None for b in befores):
         return None
     bs = [b for b in befores if b is not None]
-    counts: Counter[_Key] = Counter((_COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
+    counts: Counter[_Key] = Counter((COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
     cols = _columns(table, bs, counts, rules, most)
     # a quick bound: only rack tiles some column holds can be played
     tw, vw = weights

@@ -37,7 +37,7 @@ from scipy.sparse import coo_array
 from engine.rules import Rules
 from engine.sets import RUN, read_set
 from engine.solver import highs
-from engine.solver.model import _COLOUR_INDEX
+from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
 INFEASIBLE = "infeasible"
@@ -134,7 +134,7 @@ def _run_options(tiles: tuple[Tile, ...], rack: Counter[_Key], rack_jokers: int)
     if len(colours) != 1 or len(set(numbers)) != len(numbers):
         return
     colour = next(iter(colours))
-    c = _COLOUR_INDEX[colour]
+    c = COLOUR_INDEX[colour]
     own_jokers = len(tiles) - len(numbers)
     own = set(numbers)
     for low in range(MIN_NUMBER, min(own) + 1):
@@ -220,7 +220,7 @@ def least_intact(
     before-sets, then forming the fewest new sets; ``INFEASIBLE`` when there is none; None when
     not answered (more than ``MOST_COLUMNS`` sets to list, or the programme did not finish: in
     time, or within ``JOKER_CPU`` when the rack holds a joker)."""
-    counts: Counter[_Key] = Counter((_COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
+    counts: Counter[_Key] = Counter((COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
     rack_jokers = len(rack) - sum(counts.values())
     tw, vw = weights
 

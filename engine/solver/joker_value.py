@@ -26,7 +26,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from engine.solver.model import _COLOUR_INDEX, _LAST, _MAX_GROUP, _GroupBlock, _Problem, _RunBlock
+from engine.solver.model import COLOUR_INDEX, LAST, MAX_GROUP, GroupBlock, Problem, RunBlock
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile
 from engine.tiles import numbered as numbered_tile
 
@@ -44,11 +44,11 @@ def ambiguous_sets(
     colour, its jokers at their places (``B9 J J``: B11 where the pin stood for K9). Each
     set with the most its jokers read as there."""
     found: list[tuple[tuple[Tile, ...], int]] = []
-    for more in range(1, min(extra, _MAX_GROUP - 2) + 1):
+    for more in range(1, min(extra, MAX_GROUP - 2) + 1):
         if run:
             assert pin.color is not None
             partners = [
-                numbered_tile(pin.color, v) for v in range(MIN_NUMBER, _LAST + 1) if 0 < abs(v - pin.number) <= more + 1
+                numbered_tile(pin.color, v) for v in range(MIN_NUMBER, LAST + 1) if 0 < abs(v - pin.number) <= more + 1
             ]
         else:
             partners = [numbered_tile(c, pin.number) for c in COLORS]
@@ -63,12 +63,12 @@ def ambiguous_sets(
 def highest_run_place(number: int, size: int) -> int:
     """The highest place of a run of ``size`` tiles holding ``number`` that is not ``number``'s
     (where one numbered tile's jokers stand at most)."""
-    return min(_LAST, number + size - 1) if number < _LAST else _LAST - 1
+    return min(LAST, number + size - 1) if number < LAST else LAST - 1
 
 
 def without_set(
-    problem: _Problem, pins: Sequence[tuple[Tile, bool]], tiles: tuple[Tile, ...], rack_jokers: int
-) -> tuple[_Problem, int] | None:
+    problem: Problem, pins: Sequence[tuple[Tile, bool]], tiles: tuple[Tile, ...], rack_jokers: int
+) -> tuple[Problem, int] | None:
     """``problem`` (a fate's, its pins laid as their tiles) with the set ``tiles`` laid
     beforehand, holding the jokers pinned as ``pins`` (tile, whether in a run), and the rack
     jokers the set takes (played, their tiles counted outside the search: ``uncounted``);
@@ -80,7 +80,7 @@ def without_set(
     runs_needed = Counter({(c, v): n for c, v, n in problem.runs_needed})
     groups_needed = problem.groups_needed
     for pin, run in pins:
-        colour, number = _COLOUR_INDEX[pin.color], pin.number  # type: ignore[index]
+        colour, number = COLOUR_INDEX[pin.color], pin.number  # type: ignore[index]
         required[colour][number] -= 1  # the pin's place: the set lays the joker itself
         laid_as.remove((pin.key, run))
         if run:
@@ -91,7 +91,7 @@ def without_set(
     for t in tiles:
         if t.color is None:
             continue
-        c = _COLOUR_INDEX[t.color]
+        c = COLOUR_INDEX[t.color]
         if required[c][t.number] > 0:
             required[c][t.number] -= 1
         elif optional[c][t.number] > 0:
@@ -119,8 +119,8 @@ def without_set(
     return laid, from_rack
 
 
-def others_best(problem: _Problem, count: int, played_beside: int = 0) -> _Problem:
-    """``problem`` (the table's jokers in it scoring no points, ``_Problem.unscored``) where
+def others_best(problem: Problem, count: int, played_beside: int = 0) -> Problem:
+    """``problem`` (the table's jokers in it scoring no points, ``Problem.unscored``) where
     ``count`` of the played jokers take the points of jokers its search does not lay (counted
     outside it: the table's that stay, a set laid beforehand) and the others their own: with
     ``played_beside`` rack jokers played beside the search (in that set), at least ``count -
@@ -142,13 +142,13 @@ def others_best(problem: _Problem, count: int, played_beside: int = 0) -> _Probl
     return out
 
 
-def kept_joker_points(block: _RunBlock | _GroupBlock) -> tuple[int, ...]:
+def kept_joker_points(block: RunBlock | GroupBlock) -> tuple[int, ...]:
     """The most the jokers of a block (a table set kept, growing) read as after any move: a
     run's their places (it grows at its ends, in order), a group's its number, or, where it
     holds one numbered tile, the best of a run of four tiles too (``B9 J J``, taking a joker:
     B12; a numbered tile it takes makes it a group only)."""
     jokers = sum(1 for t in block.tiles if t.color is None)
-    if isinstance(block, _RunBlock):
+    if isinstance(block, RunBlock):
         return tuple(block.start + place for place, t in enumerate(block.tiles) if t.color is None)
     one = len(block.tiles) - jokers == 1
-    return (max(block.number, highest_run_place(block.number, _MAX_GROUP)) if one else block.number,) * jokers
+    return (max(block.number, highest_run_place(block.number, MAX_GROUP)) if one else block.number,) * jokers

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from engine.rules import Rules
 from engine.sets import RUN, TableSet, read_set
 from engine.solver.intact import joker_points, played_value
-from engine.solver.melds import _sets_from
+from engine.solver.melds import sets_from
 from engine.solver.model import (
-    _GroupBlock,
-    _RunBlock,
+    GroupBlock,
+    RunBlock,
 )
-from engine.solver.reconstruction import _Builder, _Laid
+from engine.solver.reconstruction import Builder, Laid
 from engine.tiles import JOKER, Tile, joker_as, tiles_of_keys
 from engine.turns import verify_turn
 
@@ -45,12 +45,12 @@ class _Outcome:
     whole: bool = False  # every table set kept whole (only extended)
 
 
-_Blocks = dict[int, _RunBlock | _GroupBlock]
+_Blocks = dict[int, RunBlock | GroupBlock]
 
 
 def _outcome(
     solver: _Suggester,
-    builder: _Builder | _Laid,
+    builder: Builder | Laid,
     blocks: _Blocks,
     untouched: bool,
     whole: bool,
@@ -59,7 +59,7 @@ def _outcome(
 ) -> _Outcome:
     """Lay out the table after a solved pass (table sets in their places, unchanged ones
     as they were given, new sets last) and account for the played tiles. ``laid_as``: the
-    tiles that pinned jokers stood for in the search (``_Problem.jokers_laid_as``), laid
+    tiles that pinned jokers stood for in the search (``Problem.jokers_laid_as``), laid
     back as those jokers."""
     kept: dict[int, tuple[Tile, ...]] = {}
     for run in builder.done_runs:
@@ -67,7 +67,7 @@ def _outcome(
             grown = len(run.tiles) != len(run.block.tiles)
             kept[run.block.index] = tuple(run.tiles) if grown else run.block.original
     for index, block in blocks.items():
-        if isinstance(block, _GroupBlock):
+        if isinstance(block, GroupBlock):
             added = tuple(builder.group_blocks.get(index, ()))
             kept[index] = block.original + added
     pending = builder.plain_sets() + list(fixed)
@@ -307,7 +307,7 @@ def _arrangements(
     sets hold, first those whose jokers stand for more of the tiles ``stood_for`` (the table's
     run jokers', which stay only standing for them)."""
     holding: dict[str, list[tuple[tuple[Tile, ...], tuple[tuple[str, int], ...]]]] = {}
-    for tiles_of_set, _ in _sets_from(tiles):
+    for tiles_of_set, _ in sets_from(tiles):
         keys = tuple(Counter(t.key for t in tiles_of_set).items())
         for key, _ in keys:
             holding.setdefault(key, []).append((tiles_of_set, keys))

@@ -58,7 +58,7 @@ from engine.sets import SetReading, TableSet
 from engine.solver.few_moved import least_few_moved
 from engine.solver.intact import INFEASIBLE, least_intact, played_value
 from engine.solver.least_change_programme import _attempt, _Solved
-from engine.solver.model import _COLOUR_INDEX, Suggestion
+from engine.solver.model import COLOUR_INDEX, Suggestion
 from engine.tiles import Tile, tiles_of_keys
 from engine.turns import verify_turn
 
@@ -167,12 +167,12 @@ def least_change(
             if t.color is None:
                 table_jokers += 1
             else:
-                table_counts[(_COLOUR_INDEX[t.color], t.number)] += 1
+                table_counts[(COLOUR_INDEX[t.color], t.number)] += 1
     for t in rack:
         if t.color is None:
             rack_jokers += 1
         else:
-            rack_counts[(_COLOUR_INDEX[t.color], t.number)] += 1
+            rack_counts[(COLOUR_INDEX[t.color], t.number)] += 1
     opening = not opened
     supply = rack_counts if opening else table_counts + rack_counts
     base = Counter[tuple[int, int]]() if opening else table_counts

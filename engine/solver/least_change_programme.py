@@ -83,7 +83,7 @@ from engine.solver.least_change_model import (
     _Shapes,
     _shapes_sharing,
 )
-from engine.solver.model import _COLOUR_INDEX
+from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, MAX_NUMBER, Tile
 
 _KEYS = tuple((c, v) for c in range(len(COLORS)) for v in _NUMBERS)
@@ -322,7 +322,7 @@ def _table_jokers(
             continue
         best = reading.readings[0]
         for options in best.joker_options:
-            keys = [(_COLOUR_INDEX[t.color], t.number) for t in options if t.color is not None]
+            keys = [(COLOUR_INDEX[t.color], t.number) for t in options if t.color is not None]
             if best.kind == RUN and len(keys) == 1:
                 run_jokers[keys[0]] += 1
             elif best.kind != RUN and keys:
@@ -471,7 +471,7 @@ def _continuation(
 ) -> _Continuation:
     """The continuation of a before-set: its run and groups, kept tiles and the
     unchanged indicator, with their objective weights (``moved`` counts tiles not kept)."""
-    mine = Counter((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
+    mine = Counter((COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
     own_jokers = sum(1 for t in tiles if t.color is None)
     best = reading.best
     assert best is not None
@@ -651,7 +651,7 @@ def _frees_group_jokers(
     if not releases:
         return False
     added = {c for c in colours if not mine[(c, next(v for _, v in mine))]}
-    declared = {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+    declared = {COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
     if not declared <= added:
         return False
     freed = sum(1 for t in tiles if t.color is None) - jokers

@@ -15,16 +15,16 @@ from scipy.sparse import csc_array
 from engine.meld_value import best_meld_value
 from engine.solver import highs
 from engine.solver.model import (
-    _LAST,
-    _MAX_GROUP,
+    LAST,
+    MAX_GROUP,
 )
-from engine.solver.reconstruction import _joker_as
+from engine.solver.reconstruction import joker_as
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, numbered
 
 # --- minimal melds (opening with manipulation) ------------------------------------------
 
 
-def _sets_from(tiles: Sequence[Tile], long_runs: bool = True) -> list[tuple[tuple[Tile, ...], int]]:
+def sets_from(tiles: Sequence[Tile], long_runs: bool = True) -> list[tuple[tuple[Tile, ...], int]]:
     """Every distinct valid set (as laid by the solver) that ``tiles`` can make, with its
     value. Without ``long_runs``, a run of 6+ numbers that two runs of 3+ numbers, each
     holding a numbered tile, can replace (the same tiles, the same value) is left out."""
@@ -32,12 +32,12 @@ def _sets_from(tiles: Sequence[Tile], long_runs: bool = True) -> list[tuple[tupl
     jokers = keys["J"]
     out: list[tuple[tuple[Tile, ...], int]] = []
     for ci, colour in enumerate(COLORS):
-        held = [keys[f"{colour}{n}"] > 0 for n in range(_LAST + 2)]
-        for start in range(MIN_NUMBER, _LAST + 1):
+        held = [keys[f"{colour}{n}"] > 0 for n in range(LAST + 2)]
+        for start in range(MIN_NUMBER, LAST + 1):
             # the numbers from ``start`` the tiles hold or miss, one more per longer run
             missing = [n for n in (start, start + 1) if not held[n]]
             present = [n for n in (start, start + 1) if held[n]]
-            for end in range(start + 2, _LAST + 1):
+            for end in range(start + 2, LAST + 1):
                 (present if held[end] else missing).append(end)
                 if len(missing) > jokers or (not long_runs and end - start >= 5 and end - start - 2 > jokers):
                     break  # a longer run misses as many at least (a long run that does not split: 3 tiles at most)
@@ -50,13 +50,13 @@ def _sets_from(tiles: Sequence[Tile], long_runs: bool = True) -> list[tuple[tupl
                         holes = set(missing) | set(as_joker)
                         if not long_runs and end - start >= 5 and _splits(start, end, holes):
                             continue
-                        run = tuple(_joker_as(ci, n) if n in holes else numbered(colour, n) for n in numbers)
+                        run = tuple(joker_as(ci, n) if n in holes else numbered(colour, n) for n in numbers)
                         out.append((run, sum(numbers)))
-    for number in range(MIN_NUMBER, _LAST + 1):
+    for number in range(MIN_NUMBER, LAST + 1):
         colours = [c for c in COLORS if keys[f"{c}{number}"]]
         for k in range(1, len(colours) + 1):
             for chosen in itertools.combinations(colours, k):
-                for j in range(max(0, 3 - k), min(jokers, _MAX_GROUP - k) + 1):
+                for j in range(max(0, 3 - k), min(jokers, MAX_GROUP - k) + 1):
                     group = tuple(numbered(c, number) for c in chosen) + (JOKER,) * j
                     out.append((group, number * (k + j)))
     return out
@@ -72,7 +72,7 @@ def _splits(start: int, end: int, holes: set[int]) -> bool:
 
 class MeldProgramme:
     """``engine.meld_value.best_meld_value(counts)`` as an integer programme (HiGHS): one
-    column per distinct set ``counts`` can make (``_sets_from`` without the long runs that
+    column per distinct set ``counts`` can make (``sets_from`` without the long runs that
     split), one row per tile's copies and one for the jokers, the sets' values maximised: ~2,500
     columns and 53 rows for 100 XP tiles with 4 jokers. Its linear relaxation is usually within
     a point or two of the answer, often on it, where the dynamic programme of
@@ -81,7 +81,7 @@ class MeldProgramme:
     def __init__(self, counts: Mapping[str, int]) -> None:
         self.counts = counts
         tiles = [numbered(key[0], int(key[1:])) for key, n in counts.items() if n > 0 and key != "J"]
-        sets = _sets_from([*tiles, *[JOKER] * max(0, counts.get("J", 0))], long_runs=False)
+        sets = sets_from([*tiles, *[JOKER] * max(0, counts.get("J", 0))], long_runs=False)
         self.values = [value for _, value in sets]
         self.uses = [Counter(t.key for t in tiles_of_set) for tiles_of_set, _ in sets]
         rows = {key: i for i, key in enumerate(sorted({t.key for t in tiles} | {"J"}))}
@@ -144,7 +144,7 @@ class MeldProgramme:
         return sum(times * self.values[j] for j, times in enumerate(whole))
 
 
-def _minimal_melds(
+def minimal_melds(
     rack: Sequence[Tile], minimum: int, deadline: float | None = None
 ) -> Iterator[list[tuple[Tile, ...]]]:
     """Collections of rack-only sets worth at least ``minimum`` in which every set is needed,
@@ -158,8 +158,8 @@ def _minimal_melds(
     have = Counter(t.key for t in rack)
     if best_meld_value(have, minimum) < minimum:
         return
-    candidates = sorted(_sets_from(rack), key=lambda x: -x[1])
-    worth = {t.key: t.number if t.color is not None else _LAST for t in rack}
+    candidates = sorted(sets_from(rack), key=lambda x: -x[1])
+    worth = {t.key: t.number if t.color is not None else LAST for t in rack}
 
     def grow(
         i: int, left: Counter[str], rest: int, chosen: list[tuple[Tile, ...]], values: list[int]
@@ -189,4 +189,4 @@ def _minimal_melds(
 
 
 class _PastDeadline(Exception):
-    """``_minimal_melds`` went past its deadline."""
+    """``minimal_melds`` went past its deadline."""

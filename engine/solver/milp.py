@@ -37,16 +37,16 @@ from scipy.sparse import csc_array, vstack
 
 from engine.solver import highs
 from engine.solver.model import (
-    _COLOUR_INDEX,
-    _LAST,
-    _MAX_GROUP,
-    _NCOL,
-    _GroupBlock,
-    _OutOfTime,
-    _Problem,
-    _RunBlock,
+    COLOUR_INDEX,
+    LAST,
+    MAX_GROUP,
+    NCOL,
+    GroupBlock,
+    OutOfTime,
+    Problem,
+    RunBlock,
 )
-from engine.solver.reconstruction import _joker_as, _Laid, _Run, _run_colour, stands_for
+from engine.solver.reconstruction import BuildingRun, Laid, joker_as, run_colour, stands_for
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, numbered
 
 _TileKey = tuple[int, int]  # (colour, number)
@@ -79,22 +79,22 @@ def _candidates(max_jokers: int) -> tuple[_Candidate, ...]:
         if key not in best or points > best[key][0]:
             best[key] = (points, tiles)
 
-    for c in range(_NCOL):
+    for c in range(NCOL):
         for length in range(3, max(5, 3 + max_jokers) + 1):
-            for start in range(MIN_NUMBER, _LAST - length + 2):
+            for start in range(MIN_NUMBER, LAST - length + 2):
                 numbers = range(start, start + length)
                 for k in range(min(max_jokers, length - 1) + 1):
                     for holes in itertools.combinations(numbers, k):
                         if length > 5 and _splits(tuple(n not in holes for n in numbers)):
                             continue  # laid as shorter runs, its jokers where they are
-                        tiles = tuple(_joker_as(c, n) if n in holes else numbered(COLORS[c], n) for n in numbers)
+                        tiles = tuple(joker_as(c, n) if n in holes else numbered(COLORS[c], n) for n in numbers)
                         keys = tuple((c, n) for n in numbers if n not in holes)
                         offer(keys, k, sum(holes), tiles)
                         runs.setdefault((keys, k), tiles)
-    for v in range(MIN_NUMBER, _LAST + 1):
-        for size in (3, _MAX_GROUP):
+    for v in range(MIN_NUMBER, LAST + 1):
+        for size in (3, MAX_GROUP):
             for k in range(max(1, size - max_jokers), size + 1):
-                for cs in itertools.combinations(range(_NCOL), k):
+                for cs in itertools.combinations(range(NCOL), k):
                     tiles = tuple(numbered(COLORS[c], v) for c in cs) + (JOKER,) * (size - k)
                     offer(tuple((c, v) for c in cs), size - k, (size - k) * v, tiles)
     out = []
@@ -168,14 +168,14 @@ class _Model(NamedTuple):
     joker_numbers: _Sparse  # (number - 1, column): its jokers standing for that number
 
 
-_TYPES = _NCOL * _LAST  # tile types; row ``_TYPES`` counts the jokers
+TILE_TYPES = NCOL * LAST  # tile types; row ``TILE_TYPES`` counts the jokers
 
 
-def _row(c: int, v: int) -> int:
-    return c * _LAST + v - MIN_NUMBER
+def type_row(c: int, v: int) -> int:
+    return c * LAST + v - MIN_NUMBER
 
 
-_NUMBERS = np.tile(np.arange(MIN_NUMBER, _LAST + 1), _NCOL)  # the number of each tile type (its row)
+_NUMBERS = np.tile(np.arange(MIN_NUMBER, LAST + 1), NCOL)  # the number of each tile type (its row)
 
 
 @functools.lru_cache(maxsize=16)
@@ -186,26 +186,26 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
     cols: list[int] = []
     vals: list[float] = []
     width = n + 1 if pooled else n  # the columns
-    keys = np.full((5, width), _TYPES, dtype=np.intp)
+    keys = np.full((5, width), TILE_TYPES, dtype=np.intp)
     for j, candidate in enumerate(chosen):
         for m, (c, v) in enumerate(candidate.keys):
-            keys[m, j] = _row(c, v)
-            rows.append(_row(c, v))
+            keys[m, j] = type_row(c, v)
+            rows.append(type_row(c, v))
             cols.append(j)
             vals.append(1.0)
         if candidate.jokers:
-            rows.append(_TYPES)
+            rows.append(TILE_TYPES)
             cols.append(j)
             vals.append(float(candidate.jokers))
         if pooled and candidate.room:
-            rows.append(_TYPES + 1)
+            rows.append(TILE_TYPES + 1)
             cols.append(j)
             vals.append(-float(candidate.room))
     if pooled:  # the pooled jokers: one column in the joker row and the room row
-        rows += [_TYPES, _TYPES + 1]
+        rows += [TILE_TYPES, TILE_TYPES + 1]
         cols += [n, n]
         vals += [1.0, 1.0]
-    shape = (_TYPES + (2 if pooled else 1), width)
+    shape = (TILE_TYPES + (2 if pooled else 1), width)
     matrix = csc_array((vals, (rows, cols)), shape=shape)
     matrix.sum_duplicates()
     stands: Counter[tuple[int, int]] = Counter()
@@ -214,7 +214,7 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
             if t.color is None:
                 stands[(stands_for(t, candidate.tiles) - 1, j)] += 1
     joker_numbers = csc_array(
-        (list(stands.values()), ([r for r, _ in stands], [j for _, j in stands])), shape=(_LAST, shape[1])
+        (list(stands.values()), ([r for r, _ in stands], [j for _, j in stands])), shape=(LAST, shape[1])
     )
     columns = [(len(c.keys) + c.jokers, sum(v for _, v in c.keys), c.points, c.jokers) for c in chosen]
     if pooled:
@@ -231,8 +231,8 @@ def _model(max_jokers: int, pooled: bool) -> _Model:
         joker_copies,
         pooled,
         np.array([c.keys[0][1] if len({v for _, v in c.keys}) == 1 else 0 for c in chosen], dtype=np.intp),
-        np.array([[any(k == c for k, _ in cand.keys) for c in range(_NCOL)] for cand in chosen], dtype=bool).reshape(
-            n, _NCOL
+        np.array([[any(k == c for k, _ in cand.keys) for c in range(NCOL)] for cand in chosen], dtype=bool).reshape(
+            n, NCOL
         ),
         np.array([c.room for c in chosen], dtype=float),
         _Sparse.of(joker_numbers),
@@ -266,11 +266,11 @@ class _Programme(NamedTuple):
 
 
 def _by_type(counts: list[list[int]]) -> np.ndarray:
-    """``counts[c][v]`` of every tile type, at its row (``_row(c, v)``)."""
-    return np.array([n for row in counts for n in row[MIN_NUMBER : _LAST + 1]], dtype=float)
+    """``counts[c][v]`` of every tile type, at its row (``type_row(c, v)``)."""
+    return np.array([n for row in counts for n in row[MIN_NUMBER : LAST + 1]], dtype=float)
 
 
-def _rows(problem: _Problem, pooled: bool) -> tuple[np.ndarray, np.ndarray, float]:
+def _rows(problem: Problem, pooled: bool) -> tuple[np.ndarray, np.ndarray, float]:
     """The bounds of the programme's rows (the tile types, the jokers and, when ``pooled``,
     the room for pooled jokers) and the constant of its score."""
     required = _by_type(problem.required)
@@ -283,13 +283,13 @@ def _rows(problem: _Problem, pooled: bool) -> tuple[np.ndarray, np.ndarray, floa
     return lower_rows, upper_rows, constant
 
 
-def _programme(problem: _Problem) -> _Programme | None:
+def _programme(problem: Problem) -> _Programme | None:
     """The programme of ``problem``; None when no candidate set can be laid."""
     tw, vw, jw = problem.tile_weight, problem.value_weight, problem.joker_weight
     pooled = jw == 0 and problem.jokers > 0
     model = _model(problem.jokers, pooled)
     lower_rows, upper_rows, constant = _rows(problem, pooled)
-    limit = np.append(upper_rows[:_TYPES], np.inf)  # (the padding row of ``keys``: no limit)
+    limit = np.append(upper_rows[:TILE_TYPES], np.inf)  # (the padding row of ``keys``: no limit)
     upper = np.minimum(limit[model.keys].min(axis=0), model.joker_copies)
     keep = np.flatnonzero(upper > 0)
     if not len(keep) or (pooled and len(keep) == 1):
@@ -302,13 +302,13 @@ def _programme(problem: _Problem) -> _Programme | None:
 class _BlockColumn(NamedTuple):
     """What a block column lays: a tile of ``colour`` (None: a joker) at ``number``."""
 
-    block: _RunBlock | _GroupBlock
+    block: RunBlock | GroupBlock
     number: int
     colour: int | None
 
 
 def _block_columns(
-    problem: _Problem, avail: Sequence[float], base_rows: int, owners: list[int] | None = None
+    problem: Problem, avail: Sequence[float], base_rows: int, owners: list[int] | None = None
 ) -> tuple[
     tuple[list[int], list[int], list[float]], np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[_BlockColumn]
 ]:
@@ -341,10 +341,10 @@ def _block_columns(
         laid.append(what)
 
     for position, b in enumerate(problem.run_blocks):
-        for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, _LAST + 1)):
+        for side in (range(b.start - 1, MIN_NUMBER - 1, -1), range(b.end + 1, LAST + 1)):
             nearer: list[int] = []  # the columns covering the number nearer the block
             for n in side:
-                tile = avail[_row(b.colour, n)] > 0
+                tile = avail[type_row(b.colour, n)] > 0
                 if not tile and not jokers:
                     break
                 chain = base_rows + len(row_upper)
@@ -359,12 +359,12 @@ def _block_columns(
                 nearer = []
                 if tile:
                     nearer.append(len(cost))
-                    column(_row(b.colour, n), chain, tw + vw * n, 1.0, _BlockColumn(b, n, b.colour))
+                    column(type_row(b.colour, n), chain, tw + vw * n, 1.0, _BlockColumn(b, n, b.colour))
                 if jokers:
                     nearer.append(len(cost))
-                    column(_TYPES, chain, tw + jw * n, 1.0, _BlockColumn(b, n, None))
+                    column(TILE_TYPES, chain, tw + jw * n, 1.0, _BlockColumn(b, n, None))
     for position, g in enumerate(problem.group_blocks, len(problem.run_blocks)):
-        room = float(_MAX_GROUP - g.size)
+        room = float(MAX_GROUP - g.size)
         if room <= 0:
             continue
         size_row = base_rows + len(row_upper)
@@ -372,10 +372,10 @@ def _block_columns(
         if owners is not None:
             owners.append(position)
         for c in sorted(g.allowed):
-            if avail[_row(c, g.number)] > 0:
-                column(_row(c, g.number), size_row, tw + vw * g.number, 1.0, _BlockColumn(g, g.number, c))
+            if avail[type_row(c, g.number)] > 0:
+                column(type_row(c, g.number), size_row, tw + vw * g.number, 1.0, _BlockColumn(g, g.number, c))
         if jokers:
-            column(_TYPES, size_row, tw + jw * g.number, room, _BlockColumn(g, g.number, None))
+            column(TILE_TYPES, size_row, tw + jw * g.number, room, _BlockColumn(g, g.number, None))
     return (
         (rows, cols, vals),
         np.array(cost),
@@ -386,7 +386,7 @@ def _block_columns(
     )
 
 
-class _Full(NamedTuple):
+class FullProgramme(NamedTuple):
     """A problem's whole programme: the candidate sets' columns, then the blocks'."""
 
     programme: _Programme
@@ -399,7 +399,7 @@ class _Full(NamedTuple):
     blocks: list[_BlockColumn]  # what the columns after the candidate sets' lay
 
 
-def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None = None) -> _Full | None:
+def full_programme(problem: Problem, primary_most: int | None, owners: list[int] | None = None) -> FullProgramme | None:
     """The programme with its blocks (None: nothing can be laid) and, with ``primary_most``,
     a row capping the tiles played (the table's numbered tiles plus that many). ``owners``:
     see ``_block_columns`` (the blocks' rows are the last ones without ``primary_most`` and
@@ -429,8 +429,8 @@ def _full(problem: _Problem, primary_most: int | None, owners: list[int] | None 
 _last = threading.local()  # ``built``: the last problem solved in this thread and its programme
 
 
-def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
-    """The programme of ``problem`` with its blocks (see ``_full``). The entries of the rows
+def _built(problem: Problem, owners: list[int] | None) -> FullProgramme | None:
+    """The programme of ``problem`` with its blocks (see ``full_programme``). The entries of the rows
     and columns added to the candidate sets' are gathered and the matrix made once (stacking
     sparse matrices piece by piece cost about as much as HiGHS's run of a small relaxation)."""
     programme = _programme(problem)
@@ -448,7 +448,7 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
     laid: list[_BlockColumn] = []
     if has_blocks:
         (rows, cols, vals), extra_cost, extra_upper, extra_lower_rows, extra_upper_rows, laid = _block_columns(
-            problem, programme.upper_rows[:_TYPES].tolist(), entries.rows, owners
+            problem, programme.upper_rows[:TILE_TYPES].tolist(), entries.rows, owners
         )
         entries.add(
             rows, np.asarray(cols, dtype=np.intp) + entries.columns, vals, len(extra_lower_rows), len(extra_cost)
@@ -476,11 +476,11 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         first_block = entries.columns - len(laid)
         for c, v, _ in problem.runs_needed:
             # a candidate set holds a tile type at most once: its entry in the type's row is 1
-            lays = (keys == _row(c, v)).any(axis=0) & run
+            lays = (keys == type_row(c, v)).any(axis=0) & run
             blocks = [
                 first_block + k
                 for k, column in enumerate(laid)
-                if isinstance(column.block, _RunBlock) and (column.number, column.colour) == (v, c)
+                if isinstance(column.block, RunBlock) and (column.number, column.colour) == (v, c)
             ]
             entries.add_row(np.append(np.flatnonzero(lays), np.array(blocks, dtype=np.intp)))
         lower_rows.append(np.array([float(copies) for _, _, copies in problem.runs_needed]))
@@ -489,8 +489,8 @@ def _built(problem: _Problem, owners: list[int] | None) -> _Full | None:
         parts = _unscored(problem, programme, laid, entries)
         for whole, part in zip((cost, upper, lower_rows, upper_rows), parts, strict=True):
             whole.append(part)
-        counts.append(np.zeros(_LAST))
-    return _Full(
+        counts.append(np.zeros(LAST))
+    return FullProgramme(
         programme,
         entries.matrix(),
         np.concatenate(cost),
@@ -539,12 +539,12 @@ class _Entries:
 
 
 def _unscored(
-    problem: _Problem,
+    problem: Problem,
     programme: _Programme,
     laid: list[_BlockColumn],
     entries: _Entries,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The jokers laid that score no points (``_Problem.unscored``, the table's): a column
+    """The jokers laid that score no points (``Problem.unscored``, the table's): a column
     per number, the jokers standing for it taken out of the score, each at most the jokers of
     the columns laying one there (a row per number), together exactly ``unscored`` (a row).
     Maximising, the programme takes the lowest: the others are the played jokers at their
@@ -554,19 +554,19 @@ def _unscored(
     kept = programme.keep[programme.keep < len(programme.model.chosen)]
     stands = programme.model.joker_numbers.taking(kept)  # (number - 1, column): jokers standing there
     block_jokers = [(what.number - 1, columns - len(laid) + k) for k, what in enumerate(laid) if what.colour is None]
-    numbers = np.arange(_LAST)
+    numbers = np.arange(LAST)
     block_rows = np.array([r for r, _ in block_jokers], dtype=np.intp)
     block_cols = np.array([c for _, c in block_jokers], dtype=np.intp)
-    rows = np.concatenate([stands.rows, block_rows, numbers, np.full(_LAST, _LAST)])
+    rows = np.concatenate([stands.rows, block_rows, numbers, np.full(LAST, LAST)])
     cols = np.concatenate([stands.columns, block_cols, columns + numbers, columns + numbers])
-    vals = np.concatenate([-stands.values, -np.ones(len(block_jokers)), np.ones(2 * _LAST)])
-    entries.add(first_row + rows, cols, vals, _LAST + 1, _LAST)
+    vals = np.concatenate([-stands.values, -np.ones(len(block_jokers)), np.ones(2 * LAST)])
+    entries.add(first_row + rows, cols, vals, LAST + 1, LAST)
     unscored = float(problem.unscored)
     return (
-        -problem.joker_weight * np.arange(MIN_NUMBER, _LAST + 1, dtype=float),
-        np.full(_LAST, unscored),
-        np.append(np.full(_LAST, -np.inf), unscored),
-        np.append(np.zeros(_LAST), unscored),
+        -problem.joker_weight * np.arange(MIN_NUMBER, LAST + 1, dtype=float),
+        np.full(LAST, unscored),
+        np.append(np.full(LAST, -np.inf), unscored),
+        np.append(np.zeros(LAST), unscored),
     )
 
 
@@ -577,11 +577,11 @@ class Bound(NamedTuple):
 
     value: float
     played: float
-    solution: tuple[int, _Laid] | None = None
+    solution: tuple[int, Laid] | None = None
     columns: int = 0  # the programme's columns (its size)
 
 
-def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | None:
+def linear_bound(problem: Problem, primary_most: int | None = None) -> Bound | None:
     """An upper bound of the best score of a problem without opening minimum: the optimum of
     the programme's linear relaxation (a few milliseconds); None when even that is
     infeasible (the table's tiles cannot all be laid). Blocks take part as columns of their
@@ -592,7 +592,7 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
     too: no search is needed then (on the hard bench, two problems in five that reach the
     bound)."""
     assert not problem.meld_min and not problem.feasibility_only
-    full = _full(problem, primary_most)
+    full = full_programme(problem, primary_most)
     if full is None:
         return Bound(0.0, 0.0) if _empty_ok(problem) else None
     last = getattr(_last, "relaxed", None)
@@ -620,16 +620,16 @@ def linear_bound(problem: _Problem, primary_most: int | None = None) -> Bound | 
     return Bound(value, tiles_played, _integral(problem, full, result.x), len(full.cost))
 
 
-def _trivial_bound(problem: _Problem) -> Bound:
+def _trivial_bound(problem: Problem) -> Bound:
     """Every rack tile played, every joker laid as a 13 (the search's score counts the jokers
     it lays, the table's too): no move scores more."""
     tw, vw = problem.tile_weight, problem.value_weight
     numbered = sum(n * (tw + vw * v) for row in problem.optional for v, n in enumerate(row))
     tiles = sum(map(sum, problem.optional)) + problem.jokers
-    return Bound(float(numbered + problem.jokers * (tw + problem.joker_weight * _LAST)), float(tiles))
+    return Bound(float(numbered + problem.jokers * (tw + problem.joker_weight * LAST)), float(tiles))
 
 
-def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid] | None:
+def _integral(problem: Problem, full: FullProgramme, x: np.ndarray) -> tuple[int, Laid] | None:
     """The score and sets of a solution of the relaxation that is integral (within HiGHS's
     tolerances: the matrix and bounds are integers, so rounding keeps every row); None
     when it is not."""
@@ -639,12 +639,12 @@ def _integral(problem: _Problem, full: _Full, x: np.ndarray) -> tuple[int, _Laid
     return _score(full, copies), laid_from(problem, full, copies)
 
 
-def _score(full: _Full, copies: list[int]) -> int:
+def _score(full: FullProgramme, copies: list[int]) -> int:
     """The score (the search's) of laying each column ``copies`` times."""
     return round(float(full.cost @ copies) - full.programme.constant)
 
 
-def _empty_programme(problem: _Problem) -> _Programme:
+def _empty_programme(problem: Problem) -> _Programme:
     """The programme without candidate sets (its rows only), for blocks to extend."""
     pooled = problem.joker_weight == 0 and problem.jokers > 0
     model = _model(problem.jokers, pooled)
@@ -739,16 +739,16 @@ def solve_integer(
         seed, limit = seed + 1, 2 * limit
 
 
-def _empty_ok(problem: _Problem) -> bool:
+def _empty_ok(problem: Problem) -> bool:
     """Whether laying nothing is a solution: nothing must be laid."""
     return not sum(map(sum, problem.required)) and not problem.jokers_required
 
 
-def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int, _Laid, bool] | None:
+def solve_milp(problem: Problem, deadline: float, floor: int = 0) -> tuple[int, Laid, bool] | None:
     """The best move of a problem without opening minimum, if it scores at least ``floor``
     (the search's score): (score, how its sets are laid, whether it is proven optimal: false
     when the deadline passed with a move found, the best found); None when there is none.
-    Raises _OutOfTime when the deadline passes with none reaching ``floor`` (a move found
+    Raises OutOfTime when the deadline passes with none reaching ``floor`` (a move found
     below it proves nothing above it).
 
     When where the jokers stand is worth nothing (no joker weight) the *pooled* model is
@@ -758,30 +758,30 @@ def solve_milp(problem: _Problem, deadline: float, floor: int = 0) -> tuple[int,
     jokers of a run of 4–5 with a joker at an end, one joker of a group of 4 with jokers), so
     the optimum is the same, and the programme is much smaller and far less symmetric."""
     assert not problem.meld_min and not problem.feasibility_only
-    full = _full(problem, None)
+    full = full_programme(problem, None)
     if full is None:
-        return (0, _Laid([]), True) if _empty_ok(problem) and floor <= 0 else None
+        return (0, Laid([]), True) if _empty_ok(problem) and floor <= 0 else None
     # scores are whole numbers: HiGHS prunes what cannot reach ``floor`` (on the hard bench's
     # programmes with a floor, up to 2.7x less time)
     at_least = floor + full.programme.constant
     # (the rows of the tile types and the jokers: how many of each are laid, whole at every solution)
     result = solve_integer(
-        full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline, at_least, range(_TYPES + 1)
+        full.cost, full.upper, full.matrix, full.lower_rows, full.upper_rows, deadline, at_least, range(TILE_TYPES + 1)
     )
     if result.status == highs.INFEASIBLE:  # the table's tiles cannot all be laid, or no move reaches floor
         return None
     if result.x is None:  # no move found in time
-        raise _OutOfTime
+        raise OutOfTime
     copies = [round(float(n)) for n in result.x]
     score = _score(full, copies)
     if score < floor:
         if result.status != highs.OPTIMAL:
-            raise _OutOfTime  # stopped by the deadline below the floor: not proven that none reaches it
+            raise OutOfTime  # stopped by the deadline below the floor: not proven that none reaches it
         return None
     return score, laid_from(problem, full, copies), result.status == highs.OPTIMAL
 
 
-def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
+def laid_from(problem: Problem, full: FullProgramme, copies: list[int]) -> Laid:
     """The sets a solution of ``full`` lays (``copies``: its columns' values; columns after
     the blocks' are ignored): the candidate sets, then ``problem``'s blocks as it grows them."""
     model = full.programme.model
@@ -789,12 +789,12 @@ def laid_from(problem: _Problem, full: _Full, copies: list[int]) -> _Laid:
     candidates = [model.chosen[int(k)] for k in full.programme.keep if k < len(model.chosen)]
     pooled = copies[base - 1] if model.pooled else 0
     sets = _lay(candidates, copies[: len(candidates)], pooled)
-    laid = _Laid(sets)
+    laid = Laid(sets)
     _lay_blocks(problem, full.blocks, copies[base : base + len(full.blocks)], laid)
     return laid
 
 
-def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int], laid: _Laid) -> None:
+def _lay_blocks(problem: Problem, columns: list[_BlockColumn], copies: list[int], laid: Laid) -> None:
     """The blocks as the solution grows them: runs with the numbers covered at their ends
     (tiles, or jokers standing for them), groups with the colours and jokers they take."""
     added: dict[int, list[_BlockColumn]] = {}
@@ -803,8 +803,8 @@ def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int
     for b in problem.run_blocks:
         cover = {w.number: w.colour for w in added.get(b.index, [])}
         below = [n for n in range(b.start - 1, MIN_NUMBER - 1, -1) if n in cover][::-1]
-        above = [n for n in range(b.end + 1, _LAST + 1) if n in cover]
-        run = _Run(below[0] if below else b.start)
+        above = [n for n in range(b.end + 1, LAST + 1) if n in cover]
+        run = BuildingRun(below[0] if below else b.start)
         for n in below:
             run.tiles.append(_cover_tile(b.colour, n, cover[n]))
         run.tiles.extend(b.tiles)
@@ -820,7 +820,7 @@ def _lay_blocks(problem: _Problem, columns: list[_BlockColumn], copies: list[int
 
 
 def _cover_tile(colour: int, number: int, tile_colour: int | None) -> Tile:
-    return _joker_as(colour, number) if tile_colour is None else numbered(COLORS[colour], number)
+    return joker_as(colour, number) if tile_colour is None else numbered(COLORS[colour], number)
 
 
 def _lay(chosen: list[_Candidate], copies: list[int], pooled: int) -> list[tuple[Tile, ...]]:
@@ -843,14 +843,14 @@ def _lay(chosen: list[_Candidate], copies: list[int], pooled: int) -> list[tuple
 
 def _grow_run(tiles: tuple[Tile, ...], add: int) -> tuple[Tile, ...]:
     """A run of tiles (jokers declared) with ``add`` jokers more at its ends."""
-    colour = _COLOUR_INDEX[_run_colour(tiles)]
+    colour = COLOUR_INDEX[run_colour(tiles)]
     first = stands_for(tiles[0], tiles) if tiles[0].color is None else tiles[0].number
     last = first + len(tiles) - 1
     for _ in range(add):
-        if last < _LAST:
+        if last < LAST:
             last += 1
-            tiles = (*tiles, _joker_as(colour, last))
+            tiles = (*tiles, joker_as(colour, last))
         else:
             first -= 1
-            tiles = (_joker_as(colour, first), *tiles)
+            tiles = (joker_as(colour, first), *tiles)
     return tiles

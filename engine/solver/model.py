@@ -16,21 +16,21 @@ TIE_BREAKS: tuple[str, ...] = ("least_change", "any")
 """Which of the best moves ``suggest`` answers: the one disturbing the table least, or the
 first found."""
 
-_NCOL = len(COLORS)
-_LAST = MAX_NUMBER
-_END = MAX_NUMBER + 1  # the number after the last: the terminal stage
-_GROUP_STAGE = _NCOL  # stage index of "form the groups" after the colours of a number
-_MAX_GROUP = _NCOL
-_MAX_RUN = MAX_NUMBER - MIN_NUMBER + 1
-_PRIMARY = 100_000  # weight of the primary objective in the lexicographic score
-_CHECK_EVERY = 255  # search calls between two clock readings and work-cap checks (a power of two minus one)
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
-_NO_JOKERS, _SOME_JOKERS, _ANY_JOKERS = 0, 1, 2  # tiers of colour moves by jokers spent
-_FAIL = -(10**15)  # score of "no solution"; far below any sum of real scores
-_PORTFOLIO_CALLS = 1_000  # work allowed to the first search of a problem (portfolio step 1)
-_GOAL_CALLS = 5_000  # work allowed to the search for a solution reaching the linear bound
-_CLOSING_CALLS = 5_000  # work allowed to the plain search after the bounds, before the integer programme
-_RELAXED_CALLS = 3_000  # work allowed to each search of the relaxed bound of suggest (search calls)
+NCOL = len(COLORS)
+LAST = MAX_NUMBER
+END = MAX_NUMBER + 1  # the number after the last: the terminal stage
+GROUP_STAGE = NCOL  # stage index of "form the groups" after the colours of a number
+MAX_GROUP = NCOL
+MAX_RUN = MAX_NUMBER - MIN_NUMBER + 1
+PRIMARY = 100_000  # weight of the primary objective in the lexicographic score
+CHECK_EVERY = 255  # search calls between two clock readings and work-cap checks (a power of two minus one)
+COLOUR_INDEX = {c: i for i, c in enumerate(COLORS)}
+NO_JOKERS, SOME_JOKERS, ANY_JOKERS = 0, 1, 2  # tiers of colour moves by jokers spent
+FAIL = -(10**15)  # score of "no solution"; far below any sum of real scores
+PORTFOLIO_CALLS = 1_000  # work allowed to the first search of a problem (portfolio step 1)
+GOAL_CALLS = 5_000  # work allowed to the search for a solution reaching the linear bound
+CLOSING_CALLS = 5_000  # work allowed to the plain search after the bounds, before the integer programme
+RELAXED_CALLS = 3_000  # work allowed to each search of the relaxed bound of suggest (search calls)
 
 
 # --- public results ------------------------------------------------------------------
@@ -69,7 +69,7 @@ class Suggestion:
     least_change_proven: bool = False  # no move scoring as much disturbs the table less
 
 
-class _OutOfTime(Exception):
+class OutOfTime(Exception):
     """Raised inside a search when its time budget is spent."""
 
 
@@ -77,7 +77,7 @@ class _OutOfTime(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class _RunBlock:
+class RunBlock:
     """A table run kept as a block: ``tiles`` ascending from ``start`` to ``end`` (jokers
     declared); ``original`` is how it is laid when nothing is added to it."""
 
@@ -90,7 +90,7 @@ class _RunBlock:
 
 
 @dataclass(frozen=True, slots=True)
-class _GroupBlock:
+class GroupBlock:
     """A table group kept whole: it may take tiles of the colours in ``allowed`` and jokers,
     up to four tiles in all."""
 
@@ -103,7 +103,7 @@ class _GroupBlock:
 
 
 @dataclass(slots=True)
-class _Problem:
+class Problem:
     """What one search solves.
 
     ``required[c][v]`` tiles of colour ``c`` and number ``v`` must be placed (table tiles, or
@@ -122,12 +122,12 @@ class _Problem:
     jokers: int
     jokers_required: int
     table_jokers: int = 0
-    run_blocks: list[_RunBlock] = field(default_factory=list)
-    group_blocks: list[_GroupBlock] = field(default_factory=list)
+    run_blocks: list[RunBlock] = field(default_factory=list)
+    group_blocks: list[GroupBlock] = field(default_factory=list)
     meld_min: int = 0
     feasibility_only: bool = False
     uncounted: int = 0  # score of played tiles placed outside the search (joker replacements)
-    tile_weight: int = _PRIMARY
+    tile_weight: int = PRIMARY
     value_weight: int = 1
     joker_value_weight: int | None = None  # weight of a joker's point; None: ``value_weight``
     # groups that must be laid: (number, colours) asks for a group of that number holding a
@@ -151,13 +151,13 @@ class _Problem:
         return self.table_jokers if self.joker_weight else 0
 
 
-def _empty_counts() -> list[list[int]]:
-    return [[0] * (_END + 1) for _ in range(_NCOL)]
+def empty_counts() -> list[list[int]]:
+    return [[0] * (END + 1) for _ in range(NCOL)]
 
 
-class _ColourMove(NamedTuple):
-    """The decision for one colour at one number (see ``_colour_moves``), as ``_Search.path``
-    gives it (the search itself keeps its fields as a plain tuple, ``_ColourMoveFields``)."""
+class ColourMove(NamedTuple):
+    """The decision for one colour at one number (see ``_colour_moves``), as ``Search.path``
+    gives it (the search itself keeps its fields as a plain tuple, ``ColourMoveFields``)."""
 
     attach: tuple[tuple[str, int], ...]  # per block starting here: ("new", leading jokers) or ("join", class)
     used: int  # numbered tiles of (colour, number) placed
@@ -168,16 +168,16 @@ class _ColourMove(NamedTuple):
     to_groups: int  # numbered tiles sent to the groups of this number
 
 
-class _GroupMove(NamedTuple):
-    """The decision for the groups of one number, as ``_Search.path`` gives it (the search
-    keeps its fields as a plain tuple, ``_GroupMoveFields``)."""
+class GroupMove(NamedTuple):
+    """The decision for the groups of one number, as ``Search.path`` gives it (the search
+    keeps its fields as a plain tuple, ``GroupMoveFields``)."""
 
     absorb: tuple[tuple[tuple[int, ...], int], ...]  # per group block: colours added, jokers added
     jokers: int  # jokers in new groups
     groups: int  # number of new groups
 
 
-_DONE = _GroupMove((), 0, 0)
+DONE = GroupMove((), 0, 0)
 """Decision stored for terminal and hopeless stages: nothing follows."""
 
 # The moves of one stage, as the search's caches hold them, are plain tuples, not NamedTuples:
@@ -187,29 +187,29 @@ _DONE = _GroupMove((), 0, 0)
 # (265,000 objects), a pause that fell on whatever suggestion was running (bench/README.md,
 # session 24). The fields, in order, are the NamedTuples' above and below.
 
-_ColourMoveFields = tuple[tuple[tuple[str, int], ...], int, int, int, int, tuple[int, ...], int]
-"""A ``_ColourMove``'s fields: attach, used, extend3, extend_block, joker_extend, starts,
+ColourMoveFields = tuple[tuple[tuple[str, int], ...], int, int, int, int, tuple[int, ...], int]
+"""A ``ColourMove``'s fields: attach, used, extend3, extend_block, joker_extend, starts,
 to_groups."""
-_GroupMoveFields = tuple[tuple[tuple[tuple[int, ...], int], ...], int, int]
-"""A ``_GroupMove``'s fields: absorb, jokers, groups."""
-_USED: Final = 1  # ``_ColourMoveFields``: numbered tiles of (colour, number) placed
-_NEW_GROUP_JOKERS: Final = 1  # ``_GroupMoveFields``: jokers in new groups
+GroupMoveFields = tuple[tuple[tuple[tuple[int, ...], int], ...], int, int]
+"""A ``GroupMove``'s fields: absorb, jokers, groups."""
+USED: Final = 1  # ``ColourMoveFields``: numbered tiles of (colour, number) placed
+NEW_GROUP_JOKERS: Final = 1  # ``GroupMoveFields``: jokers in new groups
 
-_Option = tuple[int, int, int, int, int, _ColourMoveFields, int]
-"""A colour move with its effect: (the colour's new run counts, packed as in ``_State``; jokers
+Option = tuple[int, int, int, int, int, ColourMoveFields, int]
+"""A colour move with its effect: (the colour's new run counts, packed as in ``State``; jokers
 spent; tiles sent to the groups; score; the change of the extra counter, room or meld value;
-the move; how many of its jokers score no points, ``_Problem.unscored``: the lowest, already
+the move; how many of its jokers score no points, ``Problem.unscored``: the lowest, already
 left out of the score)."""
 
-_GroupOption = tuple[int, int, int, _GroupMoveFields, int]
+GroupOption = tuple[int, int, int, GroupMoveFields, int]
 """A group move with its effect: (jokers spent, score, change of the extra counter, the move,
-jokers scoring no points; see ``_Option``)."""
+jokers scoring no points; see ``Option``)."""
 
 
-_State = int
+State = int
 """The runs in progress, every colour's four counts (runs of length 1, 2, ≥3, runs holding a
 block) packed in one integer: colour c's in bits 32c to 32c+31, a byte per count (at most the
 copies of a tile and the jokers: 7, in every tile supply; a search over a bigger multiset gives
 each count the bits it needs, ``search._layout``). One integer hashes and compares faster than
 a tuple of 16: the search's memo is looked up at every step."""
-_Key = tuple[int, int, _State, tuple[int, ...], int, int, int]  # (v, c, runs, groups, jokers, extra, unscored)
+Key = tuple[int, int, State, tuple[int, ...], int, int, int]  # (v, c, runs, groups, jokers, extra, unscored)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine.solver import layout, pass_problems
-from engine.solver.melds import _minimal_melds
+from engine.solver.melds import minimal_melds
 from engine.tiles import Tile
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _opening_moves(solver: _Suggester, dissolve: set[int], pins: Mapping[int, tu
     if layout._legal(solver, bound):
         solver.candidates.append(bound)
         return
-    for meld in _minimal_melds(solver.rack, solver.rules.initial_meld_min, solver.deadline):
+    for meld in minimal_melds(solver.rack, solver.rules.initial_meld_min, solver.deadline):
         if solver._past_deadline():
             return
         laid = [t for s in meld for t in s]

@@ -15,16 +15,16 @@ from engine.sets import RUN
 from engine.solver import choices, layout, portfolio
 from engine.solver.layout import _Blocks, _Outcome
 from engine.solver.model import (
-    _COLOUR_INDEX,
-    _NCOL,
-    _empty_counts,
-    _GroupBlock,
-    _OutOfTime,
-    _Problem,
-    _RunBlock,
+    COLOUR_INDEX,
+    NCOL,
+    GroupBlock,
+    OutOfTime,
+    Problem,
+    RunBlock,
+    empty_counts,
 )
-from engine.solver.reconstruction import _Builder, _Laid, _run_colour
-from engine.solver.search import _Search
+from engine.solver.reconstruction import Builder, Laid, run_colour
+from engine.solver.search import Search
 from engine.solver.set_variants import _stands_for_number, _Variant
 from engine.tiles import COLORS, Tile, tiles_without
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from engine.solver.best_move import _Suggester
 
 
-def _choices_problem(solver: _Suggester) -> _Problem:
+def _choices_problem(solver: _Suggester) -> Problem:
     """The problem that ``choices`` extends by the joker sets' choices: the plain sets
     taken apart, no blocks; pooled (the rack holds no joker: where jokers stand is worth
     nothing)."""
@@ -41,7 +41,7 @@ def _choices_problem(solver: _Suggester) -> _Problem:
 
 
 def _legal_choices_move(
-    solver: _Suggester, score: int, laid: _Laid, picked: list[choices.Choice], laid_as: Sequence[tuple[str, bool]] = ()
+    solver: _Suggester, score: int, laid: Laid, picked: list[choices.Choice], laid_as: Sequence[tuple[str, bool]] = ()
 ) -> _Outcome | None:
     """The move of a solution of ``choices``' programme (its score, sets and the choices
     taken; ``laid_as``: its staying jokers, see ``_outcome``), when it is a legal turn
@@ -93,7 +93,7 @@ def _relaxed_settles(solver: _Suggester, found: list[_Outcome] | None) -> bool:
 
 def _pass(
     solver: _Suggester,
-    problem: tuple[_Problem, _Blocks],
+    problem: tuple[Problem, _Blocks],
     untouched: bool = False,
     whole: bool = False,
     fixed: Sequence[tuple[Tile, ...]] = (),
@@ -115,12 +115,12 @@ def _pass(
         return None
     p = problem[0]
     # the search also scores the jokers that must be placed (the table's): each is a tile
-    # and, unless it scores no points (``_Problem.unscored``), stands for at least 1; the
+    # and, unless it scores no points (``Problem.unscored``), stands for at least 1; the
     # move's value counts its played jokers' best points only
     offset = p.jokers_required * (p.tile_weight + (0 if p.unscored else p.joker_weight))
     # a move scores at most the search's score plus the tiles the search does not count
     need = 0 if floor is None else floor - p.uncounted + offset
-    laid: _Builder | _Laid
+    laid: Builder | Laid
     # a relaxed problem is solved once: the passes meet the same one again (a fate's node
     # freeing a joker into the pool is the relaxed problem of every joker set: on the hard
     # bench 21 problems of 712, 0.34 s of 8 s); a proven optimum answers every later
@@ -139,13 +139,13 @@ def _pass(
             accept = None
             if not candidate and max_calls is not None:
 
-                def accept(laid: _Laid) -> bool:
+                def accept(laid: Laid) -> bool:
                     return layout._legal(
                         solver, layout._outcome(solver, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
                     )
 
             solved = solver.portfolio.solve(p, need, max_calls, accept, programme_soon)
-        except _OutOfTime:
+        except OutOfTime:
             solver.exhausted = True
             return None
         except portfolio.GaveUp as gave_up:
@@ -161,10 +161,10 @@ def _pass(
         laid = solved.laid
         score = solved.score
     else:
-        search = _Search(p, solver.deadline, max_calls)
+        search = Search(p, solver.deadline, max_calls)
         try:
             found = search.solve(need)
-        except _OutOfTime:
+        except OutOfTime:
             if time.perf_counter() > solver.deadline:
                 solver.exhausted = True
             else:
@@ -174,7 +174,7 @@ def _pass(
             _remember(solver, key, need, 0, None)
             return None
         score = found
-        laid = _Builder(search)
+        laid = Builder(search)
         laid.build()
     outcome = layout._outcome(solver, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
     if not solver.exhausted:
@@ -193,14 +193,14 @@ def _remember(
         solver.solved[key] = (need, score, outcome)
 
 
-def _opening_problem(solver: _Suggester) -> tuple[_Problem, _Blocks]:
+def _opening_problem(solver: _Suggester) -> tuple[Problem, _Blocks]:
     """New sets from the rack only, worth at least the opening minimum."""
-    optional = _empty_counts()
+    optional = empty_counts()
     for t in solver.rack:
         if t.color is not None:
-            optional[_COLOUR_INDEX[t.color]][t.number] += 1
-    problem = _Problem(
-        _empty_counts(),
+            optional[COLOUR_INDEX[t.color]][t.number] += 1
+    problem = Problem(
+        empty_counts(),
         optional,
         solver.rack_jokers,
         0,
@@ -219,7 +219,7 @@ def _problem(
     pins: Mapping[int, tuple[Tile, ...]] | None = None,
     must: Sequence[Tile] = (),
     exact_value: bool = False,
-) -> tuple[_Problem, _Blocks]:
+) -> tuple[Problem, _Blocks]:
     """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
     are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
     placed. With ``pins`` (by table set, the tiles its jokers are laid as: ``_pinned``, a
@@ -227,17 +227,17 @@ def _problem(
     joker's in a run (``runs_needed``), and its others as jokers; a relaxed problem (any
     ``pins``, even none) also lays the groups of ``_groups_needed``. ``must``: tiles of the
     rack that the move must play (placed like the table's, scored as played).
-    ``exact_value``: the table's jokers in the pool score no points (``_Problem.unscored``:
+    ``exact_value``: the table's jokers in the pool score no points (``Problem.unscored``:
     exact when they are all there, ``_exact_value``)."""
     rack = tiles_without(solver.rack if rack is None else rack, must)
     variants = variants or {}
-    required, optional = _empty_counts(), _empty_counts()
+    required, optional = empty_counts(), empty_counts()
     jokers = jokers_required = 0
     for t in rack:
         if t.color is None:
             jokers += 1
         else:
-            optional[_COLOUR_INDEX[t.color]][t.number] += 1
+            optional[COLOUR_INDEX[t.color]][t.number] += 1
     blocks: _Blocks = {}
     uncounted = 0
     for t in must:
@@ -245,7 +245,7 @@ def _problem(
             jokers += 1
             jokers_required += 1
         else:
-            required[_COLOUR_INDEX[t.color]][t.number] += 1
+            required[COLOUR_INDEX[t.color]][t.number] += 1
             uncounted += solver.tile_weight + t.number * solver.value_weight
     laid_as: list[tuple[str, bool]] = []
     in_runs: Counter[tuple[int, int]] = Counter()  # (colour, number) of the pinned run jokers
@@ -256,7 +256,7 @@ def _problem(
             run = solver.readings[i].best.kind == RUN  # type: ignore[union-attr]
             for t in tiles:
                 if t.color is None and stands:
-                    at = (_COLOUR_INDEX[stands[0].color], stands[0].number)  # type: ignore[index]
+                    at = (COLOUR_INDEX[stands[0].color], stands[0].number)  # type: ignore[index]
                     required[at[0]][at[1]] += 1
                     laid_as.append((stands[0].key, run))
                     in_runs[at] += run
@@ -266,32 +266,32 @@ def _problem(
                     jokers_required += 1
                     table_jokers += 1
                 else:
-                    required[_COLOUR_INDEX[t.color]][t.number] += 1
+                    required[COLOUR_INDEX[t.color]][t.number] += 1
             continue
         variant = variants.get(i)
         blocks[i] = _block(solver, i, variant)
         if variant is None:
             continue
         for t in variant.released:
-            required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
+            required[COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
         for counts, taken in ((optional, variant.from_rack), (required, variant.from_pool)):
             for t in taken:
-                counts[_COLOUR_INDEX[t.color]][t.number] -= 1  # type: ignore[index]
+                counts[COLOUR_INDEX[t.color]][t.number] -= 1  # type: ignore[index]
         uncounted += sum(solver.tile_weight + t.number * solver.value_weight for t in variant.from_rack)
         jokers += variant.freed
         jokers_required += variant.freed
         table_jokers += variant.freed
         for t, run in variant.freed_as:
-            required[_COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
+            required[COLOUR_INDEX[t.color]][t.number] += 1  # type: ignore[index]
             laid_as.append((t.key, run))
-    group_blocks = [b for b in blocks.values() if isinstance(b, _GroupBlock)]
-    problem = _Problem(
+    group_blocks = [b for b in blocks.values() if isinstance(b, GroupBlock)]
+    problem = Problem(
         required,
         optional,
         jokers,
         jokers_required,
         table_jokers if exact_value else 0,
-        run_blocks=[b for b in blocks.values() if isinstance(b, _RunBlock)],
+        run_blocks=[b for b in blocks.values() if isinstance(b, RunBlock)],
         group_blocks=group_blocks,
         tile_weight=solver.tile_weight,
         value_weight=solver.value_weight,
@@ -332,12 +332,12 @@ def _groups_needed(
         if number in blocked:
             continue
         stands = pins.get(i) or tuple(t for options in best.joker_options for t in options)
-        colours = {_COLOUR_INDEX[t.color] for t in stands if t.color}
+        colours = {COLOUR_INDEX[t.color] for t in stands if t.color}
         out.add((number, tuple(sorted(colours))))
     return tuple(sorted(out))
 
 
-def _block(solver: _Suggester, index: int, variant: _Variant | None) -> _RunBlock | _GroupBlock:
+def _block(solver: _Suggester, index: int, variant: _Variant | None) -> RunBlock | GroupBlock:
     """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""
     reading = solver.readings[index].best
     assert reading is not None
@@ -346,12 +346,12 @@ def _block(solver: _Suggester, index: int, variant: _Variant | None) -> _RunBloc
     run = reading.kind == RUN if variant is None or variant.run is None else variant.run
     if run:
         ordered = tuple(sorted(tiles, key=_stands_for_number))
-        colour = _COLOUR_INDEX[_run_colour(ordered)]
+        colour = COLOUR_INDEX[run_colour(ordered)]
         start, end = _stands_for_number(ordered[0]), _stands_for_number(ordered[-1])
-        return _RunBlock(index, colour, start, end, ordered, original)
+        return RunBlock(index, colour, start, end, ordered, original)
     number = next(t.number for t in tiles if t.color is not None)
-    used = {_COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
-    used |= {_COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
+    used = {COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
+    used |= {COLOUR_INDEX[t.declared.color] for t in tiles if t.declared is not None and t.declared.color}
     # a joker of a group stands for the same tile after the move (SPEC §4): where the table
     # set's undeclared jokers filled every colour it lacked (a group of four), they stood
     # for those colours, which a trimmed group then cannot take (K4 B4 J J trimmed to
@@ -359,8 +359,8 @@ def _block(solver: _Suggester, index: int, variant: _Variant | None) -> _RunBloc
     lacking = set(COLORS) - {t.color for t in solver.table[index] if t.color is not None}
     freed = variant.freed if variant is not None else 0
     if sum(1 for t in solver.table[index] if t.color is None) - freed == len(lacking):
-        used |= {_COLOUR_INDEX[c] for c in lacking}
-    return _GroupBlock(index, number, len(tiles), frozenset(range(_NCOL)) - used, tiles, original)
+        used |= {COLOUR_INDEX[c] for c in lacking}
+    return GroupBlock(index, number, len(tiles), frozenset(range(NCOL)) - used, tiles, original)
 
 
 def _pinned(solver: _Suggester) -> dict[int, tuple[Tile, ...]]:
@@ -400,10 +400,10 @@ def _pinned(solver: _Suggester) -> dict[int, tuple[Tile, ...]]:
 
 def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
     """The numbered tiles among ``tiles`` as (colour index, number), the jokers left out."""
-    return tuple((_COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
+    return tuple((COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
 
 
-def _frozen(problem: _Problem) -> tuple[object, ...]:
+def _frozen(problem: Problem) -> tuple[object, ...]:
     """``problem``'s fields as a hashable value (its lists as tuples), to know it again."""
 
     def frozen(value: object) -> object:

@@ -2,7 +2,7 @@
 blocks or not): the search, the bound of the linear relaxation, the search aimed at that
 bound, and the integer programme when nothing else closes the problem.
 
-1. The search on a small budget of work (``_PORTFOLIO_CALLS`` calls): most positions are
+1. The search on a small budget of work (``PORTFOLIO_CALLS`` calls): most positions are
    solved here in a few milliseconds. Once a problem of a ``suggest`` needed more, the next
    ones skip this step (``Portfolio.hard``); so does a problem with two jokers or more among
    few tiles, which most often needs more (``_likely_hard``).
@@ -13,7 +13,7 @@ bound, and the integer programme when nothing else closes the problem.
    the bound is the optimum on more than 80% of the problems; when the relaxation's
    solution is integral it is the optimum itself (~45% of the problems reaching this step
    on the hard bench), laid as the integer programme's.
-3. The search looks for a solution reaching the bound (goal mode, ``_GOAL_CALLS``): the
+3. The search looks for a solution reaching the bound (goal mode, ``GOAL_CALLS``): the
    first it finds is optimal, proven by the bound. A *small* programme (at most
    ``_SMALL_PROGRAMME`` columns, which HiGHS solves in a few milliseconds) gets one short try
    (``_SMALL_GOAL_CALLS``) and then goes to the integer programme (step 4). When the bound
@@ -28,7 +28,7 @@ bound, and the integer programme when nothing else closes the problem.
    the best move playing its tiles is searched for (the bound allows no more tiles); when
    there is none, the relaxation is capped at one tile fewer and aimed at again (``_GOALS``
    rounds).
-4. The plain search goes on from what it has memoised (``_CLOSING_CALLS``), then the
+4. The plain search goes on from what it has memoised (``CLOSING_CALLS``), then the
    integer programme (``milp.solve_milp``, blocks included) solves what is left, under the
    deadline, if enough time is left (``_MILP_LEAST``, ``_MILP_BLOCKS_SHARE``); else the
    search goes on until the deadline. The relaxed bounds of ``suggest`` (``max_calls``) give
@@ -38,7 +38,7 @@ A relaxed bound's move counts only when it is a legal turn (``accept``, asked of
 relaxations: the search's move is legal more often, but the relaxation's is free).
 
 The steps 1–3 are bounded by work, not time, so their answers are reproducible; only the
-integer programme runs against the clock. The same ``_Search`` object serves every step: what
+integer programme runs against the clock. The same ``Search`` object serves every step: what
 one step memoised (exact values, upper bounds) the next reuses.
 """
 
@@ -51,14 +51,14 @@ from collections.abc import Callable
 from engine.solver import milp
 from engine.solver.arrangement import arranged
 from engine.solver.model import (
-    _CLOSING_CALLS,
-    _GOAL_CALLS,
-    _PORTFOLIO_CALLS,
-    _OutOfTime,
-    _Problem,
+    CLOSING_CALLS,
+    GOAL_CALLS,
+    PORTFOLIO_CALLS,
+    OutOfTime,
+    Problem,
 )
-from engine.solver.reconstruction import _Builder, _Laid
-from engine.solver.search import _Search
+from engine.solver.reconstruction import Builder, Laid
+from engine.solver.search import Search
 
 _GOALS = 3  # linear bounds aimed at, at most
 _SMALL_PROGRAMME = 400  # columns up to which goal mode gets one short try before the integer programme
@@ -86,7 +86,7 @@ class Solved:
     """A solved problem: its score (the search's), how its sets are laid, and whether the
     score is proven optimal (false only when the integer programme ran out of time)."""
 
-    def __init__(self, score: int, laid: _Builder | _Laid, proven: bool) -> None:
+    def __init__(self, score: int, laid: Builder | Laid, proven: bool) -> None:
         self.score = score
         self.laid = laid
         self.proven = proven
@@ -105,10 +105,10 @@ class Portfolio:
 
     def solve(
         self,
-        problem: _Problem,
+        problem: Problem,
         need: int,
         max_calls: int | None = None,
-        accept: Callable[[_Laid], bool] | None = None,
+        accept: Callable[[Laid], bool] | None = None,
         programme_soon: bool = False,
     ) -> Solved | None:
         """The best solution of ``problem`` (no opening minimum) scoring at least ``need``;
@@ -118,16 +118,16 @@ class Portfolio:
         try only (``_SOON_GOAL_CALLS``; a small programme ``_SMALL_GOAL_CALLS``; each round)
         and the plain search none before the integer programme: for problems solved to the
         end whose programmes are quick (the fates of ``suggest``: on the hard bench their
-        programmes took 5-10 ms where goal mode spent 40-60 ms failing). Raises _OutOfTime
+        programmes took 5-10 ms where goal mode spent 40-60 ms failing). Raises OutOfTime
         when the deadline passes before an answer, GaveUp when a problem with blocks used up
         its ``max_calls``."""
         blocks = bool(problem.run_blocks or problem.group_blocks)
-        first = _PORTFOLIO_CALLS if max_calls is None else min(max_calls, _PORTFOLIO_CALLS)
-        search = _Search(problem, self.deadline, first)
+        first = PORTFOLIO_CALLS if max_calls is None else min(max_calls, PORTFOLIO_CALLS)
+        search = Search(problem, self.deadline, first)
         if not self.hard and not _likely_hard(problem):
             try:
                 return _searched(search, search.solve(need))
-            except _OutOfTime:
+            except OutOfTime:
                 self._check()
             self.hard = True
         self._check()
@@ -140,7 +140,7 @@ class Portfolio:
         # says its move is legal
         integral = max_calls is None
 
-        def usable(solution: tuple[int, _Laid]) -> bool:
+        def usable(solution: tuple[int, Laid]) -> bool:
             return integral or (accept is not None and accept(solution[1]))
 
         if bound.solution is not None and usable(bound.solution):
@@ -155,7 +155,7 @@ class Portfolio:
         # the bound may take 5-50 ms and fail; it gets one short try first
         small = bound.columns <= _SMALL_PROGRAMME
         short = small or (programme_soon and max_calls is None)
-        goal_calls = _SMALL_GOAL_CALLS if small else _SOON_GOAL_CALLS if short else _GOAL_CALLS
+        goal_calls = _SMALL_GOAL_CALLS if small else _SOON_GOAL_CALLS if short else GOAL_CALLS
         if blocks and max_calls is not None and not small:
             # a relaxed bound with blocks gives up with the linear bound when goal mode runs
             # out, which it may take 30-50 ms to do; where it succeeds (hard bench) it needs
@@ -205,7 +205,7 @@ class Portfolio:
             # the bound is out of reach, but its tiles may not be: the best move playing
             # them is the optimum (the bound allows no more tiles)
             least = max(need, goal // problem.tile_weight * problem.tile_weight)
-            found, out_of_time = self._step(search, _GOAL_CALLS, max_calls, least)
+            found, out_of_time = self._step(search, GOAL_CALLS, max_calls, least)
             if out_of_time:
                 closing = False
                 break
@@ -223,10 +223,10 @@ class Portfolio:
             goal, played = _floor(capped.value), capped.played
             upper = goal
         if closing and not short:
-            search.max_calls = search.calls + _capped(_CLOSING_CALLS, max_calls)
+            search.max_calls = search.calls + _capped(CLOSING_CALLS, max_calls)
             try:
                 return _searched(search, search.solve(need))
-            except _OutOfTime:
+            except OutOfTime:
                 self._check()
         if blocks and max_calls is not None and not small:
             raise GaveUp(upper)
@@ -235,7 +235,7 @@ class Portfolio:
         margin = _MILP_BLOCKS_SHARE * self.budget if blocks else _MILP_LEAST
         if time.perf_counter() > self.deadline - margin:
             if not blocks:
-                raise _OutOfTime
+                raise OutOfTime
             if max_calls is not None:
                 raise GaveUp(upper)
             search.max_calls = None  # the search has the time left
@@ -247,41 +247,41 @@ class Portfolio:
         return Solved(exact[0], exact[1], exact[2])
 
     def _step(
-        self, search: _Search, calls: int, max_calls: int | None, need: int, goal: bool = False
+        self, search: Search, calls: int, max_calls: int | None, need: int, goal: bool = False
     ) -> tuple[int | None, bool]:
         """One search step with ``calls`` more work (at most ``max_calls``): its score (None: no
-        move reaches ``need``) and whether it ran out of work first. Raises _OutOfTime when the
+        move reaches ``need``) and whether it ran out of work first. Raises OutOfTime when the
         deadline has passed."""
         search.max_calls = search.calls + _capped(calls, max_calls)
         try:
             return search.solve(need, goal=goal), False
-        except _OutOfTime:
+        except OutOfTime:
             self._check()
             return None, True
 
-    def _arranged(self, counts: list[list[int]], jokers: int, calls: int) -> tuple[_Laid | None, int]:
+    def _arranged(self, counts: list[list[int]], jokers: int, calls: int) -> tuple[Laid | None, int]:
         """The tiles ``counts[c][v]`` and ``jokers`` jokers all laid, found within ``calls``
         search calls (None: they cannot be, or the calls ran out first), and the calls it
-        took. Raises _OutOfTime when the deadline has passed."""
+        took. Raises OutOfTime when the deadline has passed."""
         try:
             sets, used = arranged(counts, jokers, self.deadline, calls)
-        except _OutOfTime:
+        except OutOfTime:
             self._check()
             return None, calls
         if sets is None:
             return None, used
-        return _Laid(sets), used
+        return Laid(sets), used
 
-    def _bound(self, problem: _Problem, primary_most: int | None = None) -> milp.Bound | None:
+    def _bound(self, problem: Problem, primary_most: int | None = None) -> milp.Bound | None:
         self.solves += 1
         return milp.linear_bound(problem, primary_most)
 
     def _check(self) -> None:
         if time.perf_counter() > self.deadline:
-            raise _OutOfTime
+            raise OutOfTime
 
 
-def _likely_hard(problem: _Problem) -> bool:
+def _likely_hard(problem: Problem) -> bool:
     """Whether step 1 would most likely run out of work, so that the problem starts with the
     linear bound: two jokers or more among fewer than ``_HARD_TILES`` tiles (rack and pool).
     Jokers that may stand anywhere weaken the search's bound: step 1 ran out of work on 63 of
@@ -298,21 +298,21 @@ def _capped(calls: int, max_calls: int | None) -> int:
     return calls if max_calls is None else min(calls, max_calls)
 
 
-def _searched(search: _Search, score: int | None) -> Solved | None:
+def _searched(search: Search, score: int | None) -> Solved | None:
     if score is None:
         return None
-    builder = _Builder(search)
+    builder = Builder(search)
     builder.build()
     return Solved(score, builder, True)
 
 
-def _exact(solution: tuple[int, _Laid], need: int) -> Solved | None:
+def _exact(solution: tuple[int, Laid], need: int) -> Solved | None:
     """The relaxation's integral solution, the optimum: solved if it reaches ``need``."""
     score, laid = solution
     return Solved(score, laid, True) if score >= need else None
 
 
-def _laying_all(problem: _Problem, goal: int) -> list[tuple[int, list[list[int]], int]]:
+def _laying_all(problem: Problem, goal: int) -> list[tuple[int, list[list[int]], int]]:
     """The moves of ``problem`` laying every tile, or every tile but one, that reach the bound
     ``goal`` (each as its score, the numbered tiles it lays per colour and number, and its
     jokers), when a move's score does not depend on where its jokers stand (none, or their

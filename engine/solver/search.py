@@ -10,31 +10,31 @@ from collections import Counter
 from collections.abc import Iterator
 
 from engine.solver.model import (
-    _ANY_JOKERS,
-    _CHECK_EVERY,
-    _DONE,
-    _END,
-    _FAIL,
-    _GROUP_STAGE,
-    _LAST,
-    _MAX_GROUP,
-    _NCOL,
-    _NEW_GROUP_JOKERS,
-    _NO_JOKERS,
-    _SOME_JOKERS,
-    _USED,
-    _ColourMove,
-    _ColourMoveFields,
-    _GroupBlock,
-    _GroupMove,
-    _GroupMoveFields,
-    _GroupOption,
-    _Key,
-    _Option,
-    _OutOfTime,
-    _Problem,
-    _RunBlock,
-    _State,
+    ANY_JOKERS,
+    CHECK_EVERY,
+    DONE,
+    END,
+    FAIL,
+    GROUP_STAGE,
+    LAST,
+    MAX_GROUP,
+    NCOL,
+    NEW_GROUP_JOKERS,
+    NO_JOKERS,
+    SOME_JOKERS,
+    USED,
+    ColourMove,
+    ColourMoveFields,
+    GroupBlock,
+    GroupMove,
+    GroupMoveFields,
+    GroupOption,
+    Key,
+    Option,
+    OutOfTime,
+    Problem,
+    RunBlock,
+    State,
 )
 from engine.tiles import MIN_NUMBER
 
@@ -62,20 +62,20 @@ def _group_jokers(counts: tuple[int, ...]) -> dict[int, int]:
         out[0] = 0
     for groups in range(max(max(key), 1), total + 1):
         low, extra = divmod(total, groups)
-        if low > _MAX_GROUP or (low == _MAX_GROUP and extra):
+        if low > MAX_GROUP or (low == MAX_GROUP and extra):
             continue
         need = (groups - extra) * max(0, 3 - low) + extra * max(0, 2 - low)
-        for jokers in range(need, _MAX_GROUP * groups - total + 1):
+        for jokers in range(need, MAX_GROUP * groups - total + 1):
             out[jokers] = groups
     _GROUP_TABLE[key] = out
     return out
 
 
-_COUNT_BITS = 8  # the bits of one run count in a ``_State``, unless a problem's counts need more
+_COUNT_BITS = 8  # the bits of one run count in a ``State``, unless a problem's counts need more
 
 
 def _pack(n1: int, n2: int, n3: int, nb: int, width: int = _COUNT_BITS) -> int:
-    """One colour's run counts as the bits of its part of a ``_State`` (``width`` bits each)."""
+    """One colour's run counts as the bits of its part of a ``State`` (``width`` bits each)."""
     return n1 | n2 << width | n3 << 2 * width | nb << 3 * width
 
 
@@ -86,11 +86,11 @@ def _unpack(runs: int, width: int = _COUNT_BITS) -> tuple[int, int, int, int]:
 
 
 def _layout(width: int) -> tuple[int, int, int]:
-    """A ``_State`` of ``width`` bits per count: the bits of one colour, their mask, and the
+    """A ``State`` of ``width`` bits per count: the bits of one colour, their mask, and the
     mask of every colour's counts of runs of one and two tiles."""
     colour_bits = 4 * width
     short = (1 << 2 * width) - 1
-    return colour_bits, (1 << colour_bits) - 1, sum(short << (colour_bits * c) for c in range(_NCOL))
+    return colour_bits, (1 << colour_bits) - 1, sum(short << (colour_bits * c) for c in range(NCOL))
 
 
 def _lead_points(jokers: int, v: int) -> int:
@@ -101,10 +101,10 @@ def _lead_points(jokers: int, v: int) -> int:
 # --- the search -----------------------------------------------------------------------
 
 
-class _Search:
-    """Exact memoised search over (number, colour) stages for one ``_Problem``."""
+class Search:
+    """Exact memoised search over (number, colour) stages for one ``Problem``."""
 
-    def __init__(self, problem: _Problem, deadline: float, max_calls: int | None = None) -> None:
+    def __init__(self, problem: Problem, deadline: float, max_calls: int | None = None) -> None:
         self.p = problem
         self.deadline = deadline
         self.calls = 0
@@ -113,23 +113,22 @@ class _Search:
         # (from the linear relaxation), so the first solution reaching it is optimal
         self.goal = False
         # key -> (score, decision, next key): an exact best with its decision; (bound, None,
-        # key) an upper bound only; (_FAIL, _DONE, key) no solution (or the terminal's value)
-        self.memo: dict[_Key, tuple[int, _ColourMoveFields | _GroupMoveFields | None, _Key]] = {}
-        self.colour_cache: dict[tuple[int, ...], tuple[_Option, ...]] = {}
-        self.group_cache: dict[tuple[int, tuple[int, ...], int, int], tuple[_GroupOption, ...]] = {}
-        self.starts_at: dict[tuple[int, int], tuple[_RunBlock, ...]] = {}
+        # key) an upper bound only; (FAIL, DONE, key) no solution (or the terminal's value)
+        self.memo: dict[Key, tuple[int, ColourMoveFields | GroupMoveFields | None, Key]] = {}
+        self.colour_cache: dict[tuple[int, ...], tuple[Option, ...]] = {}
+        self.group_cache: dict[tuple[int, tuple[int, ...], int, int], tuple[GroupOption, ...]] = {}
+        self.starts_at: dict[tuple[int, int], tuple[RunBlock, ...]] = {}
         self.ends_at: Counter[tuple[int, int]] = Counter()
         for b in problem.run_blocks:
             self.starts_at[(b.colour, b.start)] = (*self.starts_at.get((b.colour, b.start), ()), b)
             self.ends_at[(b.colour, b.end)] += 1
         # tiles of (colour, number) that may be placed; 0 beyond 13 so runs cannot pass it
         self.available = [
-            [r + o for r, o in zip(problem.required[c], problem.optional[c], strict=True)] + [0, 0]
-            for c in range(_NCOL)
+            [r + o for r, o in zip(problem.required[c], problem.optional[c], strict=True)] + [0, 0] for c in range(NCOL)
         ]
-        for c in range(_NCOL):
-            self.available[c][_END] = 0
-        self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(_END + 2)] for c in range(_NCOL)]
+        for c in range(NCOL):
+            self.available[c][END] = 0
+        self.block_starts = [[len(self.starts_at.get((c, v), ())) for v in range(END + 2)] for c in range(NCOL)]
         # a run in progress holds a tile or a joker at the number reached, or a block: a byte
         # per count holds every tile supply's, more bits a bigger multiset's (``arrange``)
         most = max(max(a) for a in self.available) + len(problem.run_blocks) + problem.jokers
@@ -137,9 +136,9 @@ class _Search:
         self.colour_bits, self.colour_mask, self.short_runs = _layout(self.count_bits)
         # tiles of the number that colours c.. may still send to its groups
         self.group_supply = [
-            [sum(self.available[k][v] for k in range(c, _NCOL)) for c in range(_NCOL + 1)] for v in range(_END + 1)
+            [sum(self.available[k][v] for k in range(c, NCOL)) for c in range(NCOL + 1)] for v in range(END + 1)
         ]
-        self.groups_at: dict[int, tuple[_GroupBlock, ...]] = {}
+        self.groups_at: dict[int, tuple[GroupBlock, ...]] = {}
         for g in problem.group_blocks:
             self.groups_at[g.number] = (*self.groups_at.get(g.number, ()), g)
         # the groups that must be laid, by number: each holds a joker or a tile of one of the
@@ -152,22 +151,22 @@ class _Search:
         self.extra_cap = problem.jokers if problem.feasibility_only else problem.meld_min
         # optimistic bounds: the score of every optional tile from stage (v, c) on, and of a joker
         tw, vw = problem.tile_weight, problem.value_weight
-        self.joker_bound = 0 if problem.feasibility_only else tw + problem.joker_weight * _LAST
-        self.rack_left = [[0] * (_NCOL + 1) for _ in range(_END + 1)]
+        self.joker_bound = 0 if problem.feasibility_only else tw + problem.joker_weight * LAST
+        self.rack_left = [[0] * (NCOL + 1) for _ in range(END + 1)]
         running = 0
-        for v in range(_LAST, MIN_NUMBER - 1, -1):
-            self.rack_left[v][_GROUP_STAGE] = running
-            for c in range(_NCOL - 1, -1, -1):
+        for v in range(LAST, MIN_NUMBER - 1, -1):
+            self.rack_left[v][GROUP_STAGE] = running
+            for c in range(NCOL - 1, -1, -1):
                 if not problem.feasibility_only:
                     running += problem.optional[c][v] * (tw + vw * v)
                 self.rack_left[v][c] = running
 
-    def root(self) -> _Key:
+    def root(self) -> Key:
         return (MIN_NUMBER, 0, 0, (), self.p.jokers, 0, self.p.unscored)
 
     def solve(self, floor: int = 0, goal: bool = False) -> int | None:
         """The best score from the start if it is at least ``floor``, else None (also when
-        nothing works). Raises _OutOfTime.
+        nothing works). Raises OutOfTime.
 
         With ``goal`` the caller knows that no solution scores more than ``floor`` (an upper
         bound of the optimum): the search stops at the first solution reaching it. Every
@@ -181,36 +180,36 @@ class _Search:
             self.goal = False
         return value if value >= floor else None
 
-    def best(self, key: _Key, need: int) -> int:
+    def best(self, key: Key, need: int) -> int:
         """Branch and bound over the memoised stages. Returns the exact best score from
         ``key`` when it is at least ``need``; otherwise an upper bound below ``need``
-        (``_FAIL`` when nothing works). Exact results are memoised with their decision,
+        (``FAIL`` when nothing works). Exact results are memoised with their decision,
         bounds without."""
         memo = self.memo
         hit = memo.get(key)
         if hit is not None and (hit[1] is not None or hit[0] < need):
             return hit[0]
         v, c, state, groups, jokers, extra, unscored = key
-        if v == _END:
-            value = self._terminal(state, jokers, extra) if not unscored else _FAIL
-            memo[key] = (value, _DONE, key)
+        if v == END:
+            value = self._terminal(state, jokers, extra) if not unscored else FAIL
+            memo[key] = (value, DONE, key)
             return value
         bound = self.rack_left[v][c] + jokers * self.joker_bound
         if bound < need:
             return bound
         self.calls += 1
-        if not self.calls & _CHECK_EVERY and (
+        if not self.calls & CHECK_EVERY and (
             time.perf_counter() > self.deadline or (self.max_calls is not None and self.calls > self.max_calls)
         ):
-            raise _OutOfTime
-        best = upper = _FAIL
+            raise OutOfTime
+        best = upper = FAIL
         bar = need  # a move must reach this: ``need``, then one more than the best so far
-        choice: _ColourMoveFields | _GroupMoveFields | None = None
+        choice: ColourMoveFields | GroupMoveFields | None = None
         after = key
         first = self.p.feasibility_only
         stop = first or self.goal
         cap = self.extra_cap
-        if c < _GROUP_STAGE:
+        if c < GROUP_STAGE:
             shift = self.colour_bits * c
             runs = state >> shift & self.colour_mask
             others = state ^ runs << shift
@@ -220,10 +219,10 @@ class _Search:
             later = self.group_supply[v][c + 1] + jokers
             in_runs = self.runs_needed.get((c, v), 0)
             # arrange tries the moves without jokers first and builds the others only if needed
-            for tier in (_NO_JOKERS, _SOME_JOKERS) if first and jokers else (_ANY_JOKERS,):
+            for tier in (NO_JOKERS, SOME_JOKERS) if first and jokers else (ANY_JOKERS,):
                 options = self._colour_options(v, c, runs, jokers, tier, unscored)
                 for new, spent, to_groups, score, more, move, x in options:
-                    if move[_USED] - to_groups < in_runs:
+                    if move[USED] - to_groups < in_runs:
                         continue
                     grouped = sent + to_groups
                     if (
@@ -256,7 +255,7 @@ class _Search:
         else:
             needed = self.groups_needed.get(v, ())
             for spent, score, more, group_move, x in self._group_options(v, groups, jokers, unscored):
-                if not group_move[_NEW_GROUP_JOKERS] and not all(any(groups[c] for c in cs) for cs in needed):
+                if not group_move[NEW_GROUP_JOKERS] and not all(any(groups[c] for c in cs) for cs in needed):
                     continue
                 more += extra
                 nxt = (v + 1, 0, state, (), jokers - spent, more if more < cap else cap, unscored - x)
@@ -272,44 +271,44 @@ class _Search:
         if choice is not None:
             memo[key] = (best, choice, after)
             return best
-        memo[key] = (upper, None if upper > _FAIL else _DONE, key)
+        memo[key] = (upper, None if upper > FAIL else DONE, key)
         return upper
 
-    def _terminal(self, state: _State, jokers: int, extra: int) -> int:
+    def _terminal(self, state: State, jokers: int, extra: int) -> int:
         """After 13: no short run may be left open; the joker and meld demands must be met."""
         if state & self.short_runs:
-            return _FAIL
+            return FAIL
         p = self.p
         if p.feasibility_only:
-            return 0 if jokers <= extra else _FAIL
+            return 0 if jokers <= extra else FAIL
         if p.jokers - jokers < p.jokers_required or extra < p.meld_min:
-            return _FAIL
+            return FAIL
         return 0
 
-    def path(self) -> list[tuple[_Key, _ColourMove | _GroupMove]]:
+    def path(self) -> list[tuple[Key, ColourMove | GroupMove]]:
         """The decisions of the best solution, stage by stage (after a successful solve)."""
-        out: list[tuple[_Key, _ColourMove | _GroupMove]] = []
+        out: list[tuple[Key, ColourMove | GroupMove]] = []
         key = self.root()
-        while key[0] != _END:
+        while key[0] != END:
             _, move, key_next = self.memo[key]
-            assert move is not None and move is not _DONE
-            if key[1] < _GROUP_STAGE:
-                out.append((key, _ColourMove(*move)))
+            assert move is not None and move is not DONE
+            if key[1] < GROUP_STAGE:
+                out.append((key, ColourMove(*move)))
             else:
-                out.append((key, _GroupMove(*move)))
+                out.append((key, GroupMove(*move)))
             key = key_next
         return out
 
     def leftover_jokers(self) -> int:
         """Jokers not placed by the best solution (arrange places them in the sets' room)."""
         key = self.root()
-        while key[0] != _END:
+        while key[0] != END:
             key = self.memo[key][2]
         return key[4]
 
     # --- the moves of one stage (shared, pure, cached) ---------------------------------
 
-    def _colour_options(self, v: int, c: int, runs: int, jokers: int, tier: int, unscored: int) -> tuple[_Option, ...]:
+    def _colour_options(self, v: int, c: int, runs: int, jokers: int, tier: int, unscored: int) -> tuple[Option, ...]:
         unscored = min(unscored, jokers)
         key = (v, c, runs, jokers, tier, unscored)
         cached = self.colour_cache.get(key)
@@ -338,7 +337,7 @@ class _Search:
             self.colour_cache[key] = cached
         return cached
 
-    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int, unscored: int) -> tuple[_GroupOption, ...]:
+    def _group_options(self, v: int, counts: tuple[int, ...], jokers: int, unscored: int) -> tuple[GroupOption, ...]:
         unscored = min(unscored, jokers)
         key = (v, counts, jokers, unscored)
         cached = self.group_cache.get(key)
@@ -383,7 +382,7 @@ def _colour_moves(
     jw: int,
     unscored: int,
     width: int = _COUNT_BITS,
-) -> tuple[_Option, ...]:
+) -> tuple[Option, ...]:
     """Every way to place the tiles of one colour at number ``v``: ``required`` of them must
     be placed and up to ``optional`` more may be, given ``n1``/``n2``/``n3`` runs of length
     1/2/≥3 and ``nb`` runs holding a block in progress, ``jokers`` jokers left, ``blocks``
@@ -391,14 +390,14 @@ def _colour_moves(
     could extend runs at v+1 and v+2. ``tier`` keeps only the ways that spend no joker, some,
     or any. Scores weigh a tile ``tw``, a point ``vw`` and a joker's point ``jw``; ``arrange`` counts room for spare
     jokers in ``extra``, ``meld`` counts points. Each way comes once per number of its jokers,
-    up to ``unscored``, that score no points (its lowest: ``_Problem.unscored``). The new run
+    up to ``unscored``, that score no points (its lowest: ``Problem.unscored``). The new run
     counts come packed, ``width`` bits each (``_pack``).
 
     Runs of length 1–2 must all be extended; runs of ≥3 may be; a joker may take the place
     of a tile in any extension. New runs start with a numbered tile, optionally preceded by
     jokers. Blocks starting here start a run or join a run in progress."""
-    found: dict[tuple[object, ...], _Option] = {}
-    budget = 0 if tier == _NO_JOKERS else jokers  # jokers these ways may spend
+    found: dict[tuple[object, ...], Option] = {}
+    budget = 0 if tier == NO_JOKERS else jokers  # jokers these ways may spend
     for attach, (a1, a2, a3), block_jokers, block_value in _attach_modes(blocks, v, n1, n2, n3, budget):
         m1, m2, m3 = n1 - a1, n2 - a2, n3 - a3
         left = budget - block_jokers
@@ -407,7 +406,7 @@ def _colour_moves(
                 for eb in range(nb + 1):
                     extended = m1 + m2 + e3 + eb
                     ending_now = m3 - e3 + nb - eb
-                    room = ending_now * (_END - v) if arrange else 0
+                    room = ending_now * (END - v) if arrange else 0
                     for jx in range(max(0, extended - used), min(extended, left) + 1):
                         rest = used - (extended - jx)
                         for s in range(rest + 1):
@@ -419,10 +418,10 @@ def _colour_moves(
                                 ones = m1 + k1
                                 new = _pack(k0, ones, m2 + e3 + s - k0 - k1, eb + ending, width)
                                 spent = block_jokers + jx + start_jokers
-                                if tier == _SOME_JOKERS and not spent:
+                                if tier == SOME_JOKERS and not spent:
                                     continue
                                 spare = jokers - spent
-                                if k0 + ones > next1 + spare * (v < _LAST) or k0 > next2 + spare * (v < _LAST - 1):
+                                if k0 + ones > next1 + spare * (v < LAST) or k0 > next2 + spare * (v < LAST - 1):
                                     continue  # short runs that cannot be completed
                                 tiles = used - required + spent
                                 joker_value = jx * v + start_value + block_value
@@ -505,20 +504,20 @@ def _group_moves(
     vw: int,
     jw: int,
     unscored: int,
-) -> tuple[_GroupOption, ...]:
+) -> tuple[GroupOption, ...]:
     """Every way to form the groups of ``v`` from ``counts[c]`` numbered tiles per colour
     and up to ``jokers`` jokers (a joker's point weighs ``jw``), including tiles added to the group ``blocks`` of ``v``
     (their sizes and the colours they may take); each once per number of its jokers, up to
     ``unscored``, that score no points."""
     per_joker = tw + jw * v
-    found: dict[tuple[int, int, int], _GroupOption] = {}
+    found: dict[tuple[int, int, int], GroupOption] = {}
     for absorb, rest, block_jokers in _absorb_modes(blocks, counts, jokers):
         for gj, groups in _group_jokers(rest).items():
             spent = gj + block_jokers
             if spent > jokers:
                 continue
             score = spent * per_joker
-            room = _MAX_GROUP * groups - sum(rest) - gj
+            room = MAX_GROUP * groups - sum(rest) - gj
             extra = room if arrange else (spent * v if meld else 0)
             move = (absorb, gj, groups)
             for x in range(min(unscored, spent) + 1):
@@ -539,7 +538,7 @@ def _absorb_modes(
         yield (), counts, 0
         return
     size, allowed_colours = blocks[0]
-    space = _MAX_GROUP - size
+    space = MAX_GROUP - size
     allowed = [c for c in allowed_colours if counts[c] > 0]
     for k in range(min(space, len(allowed)) + 1):
         for colours in itertools.combinations(allowed, k):

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.sets import RUN
-from engine.solver.melds import _sets_from
+from engine.solver.melds import sets_from
 from engine.solver.model import (
-    _MAX_GROUP,
-    _MAX_RUN,
+    MAX_GROUP,
+    MAX_RUN,
 )
 from engine.tiles import JOKER, Tile, tiles_without
 
@@ -34,7 +34,7 @@ class _Variant:
     or with jokers replaced by their exact tiles), giving ``released`` numbered tiles to the
     pool, taking replacing tiles from the rack or from the pool, and freeing ``freed`` jokers
     into the pool (where they must be used), or ``freed_as`` jokers laid as those tiles (each
-    with whether its set is a run, as ``_Problem.jokers_laid_as``)."""
+    with whether its set is a run, as ``Problem.jokers_laid_as``)."""
 
     tiles: tuple[Tile, ...]
     released: tuple[Tile, ...] = ()
@@ -156,7 +156,7 @@ def _replacements(
     tiles: tuple[Tile, ...],
     options: tuple[tuple[Tile, ...], ...],
     run: bool,
-    most: int = _MAX_GROUP,
+    most: int = MAX_GROUP,
 ) -> list[_Variant]:
     """Jokers freed by the exact tile they stand for (in a group of three under
     ``group_joker_needs_both_colours``, both missing colours), from the rack or, when the
@@ -181,7 +181,7 @@ def _replacements(
             continue
         filled = dict(picked)
         laid = tuple(x for i, t in enumerate(tiles) for x in filled.get(i, (t,)))  # in the jokers' places
-        if len(laid) > (_MAX_RUN if run else _MAX_GROUP):
+        if len(laid) > (MAX_RUN if run else MAX_GROUP):
             continue
         for from_rack in itertools.product(sources, repeat=len(put)):
             out.append(
@@ -237,7 +237,7 @@ def _new_sets_with_jokers(rack: Sequence[Tile], jokers: int) -> Iterator[tuple[t
 
     def holding(tiles: Sequence[Tile], with_jokers: int) -> list[tuple[Tile, ...]]:
         out = []
-        for new_set, _ in _sets_from([*tiles, *[JOKER] * with_jokers]):
+        for new_set, _ in sets_from([*tiles, *[JOKER] * with_jokers]):
             numbered_count = sum(1 for t in new_set if t.color is not None)
             if len(new_set) - numbered_count == with_jokers and numbered_count >= 2:
                 out.append(new_set)

@@ -15,12 +15,12 @@ from engine.solver import fate_tree, joker_value, layout, pass_problems
 from engine.solver.fates import _Fate
 from engine.solver.intact import joker_points
 from engine.solver.layout import _Blocks, _joker_orders, _Outcome
-from engine.solver.melds import _minimal_melds
+from engine.solver.melds import minimal_melds
 from engine.solver.model import (
-    _COLOUR_INDEX,
-    _LAST,
-    _RELAXED_CALLS,
-    _Problem,
+    COLOUR_INDEX,
+    LAST,
+    RELAXED_CALLS,
+    Problem,
 )
 from engine.tiles import Tile
 
@@ -54,7 +54,7 @@ def _value_bound(solver: _Suggester) -> None:
         solver.value_exact = not solver.exhausted
         return
     solver.gave_up = False
-    better = _exactly_valued(solver, solver._best_score() + 1, _RELAXED_CALLS)
+    better = _exactly_valued(solver, solver._best_score() + 1, RELAXED_CALLS)
     settled = better is None or layout._took_legal(solver, better)
     solver.value_exact = not (solver.exhausted or solver.gave_up) and settled
 
@@ -118,7 +118,7 @@ def _meld_tiles(solver: _Suggester) -> list[tuple[Tile, ...]] | None:
     if solver.opened:
         return [()]
     found: set[tuple[Tile, ...]] = set()
-    for meld in _minimal_melds(solver.rack, solver.rules.initial_meld_min, solver.deadline):
+    for meld in minimal_melds(solver.rack, solver.rules.initial_meld_min, solver.deadline):
         found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
         if len(found) > _VALUE_MELDS:
             return None
@@ -176,11 +176,11 @@ def _fate_value_settled(
         if not _none_better(solver, joker_value.others_best(problem, count), blocks, sum(outside[:count])):
             return False
     risky = _risky_points(solver, problem, blocks, outside[0]) if pins and solver.rack_jokers == 1 else 0
-    if not pins or risky > _LAST:
+    if not pins or risky > LAST:
         return not solver.exhausted
 
     def available(tile: Tile) -> bool:
-        c, v = _COLOUR_INDEX[tile.color], tile.number  # type: ignore[index]
+        c, v = COLOUR_INDEX[tile.color], tile.number  # type: ignore[index]
         return problem.required[c][v] + problem.optional[c][v] > 0
 
     for k, (pin, run) in enumerate(pins):
@@ -193,14 +193,14 @@ def _fate_value_settled(
     return not solver.exhausted
 
 
-def _risky_points(solver: _Suggester, problem: _Problem, blocks: _Blocks, highest: int) -> int:
+def _risky_points(solver: _Suggester, problem: Problem, blocks: _Blocks, highest: int) -> int:
     """With one joker on the rack: the least points above ``highest`` a pin's after-set may
     read its jokers at for a move of ``problem`` to beat the best move, by its numbered
     tiles alone (the joker laid, scoring nothing: ``joker_value.others_best``); above
-    ``_LAST`` when there are none."""
+    ``LAST`` when there are none."""
     numbered = joker_value.others_best(problem, 1)
-    risky = _LAST + 1
-    for points in range(_LAST, highest, -1):
+    risky = LAST + 1
+    for points in range(LAST, highest, -1):
         if _none_better(solver, numbered, blocks, points) or solver.exhausted:
             break
         risky = points
@@ -209,7 +209,7 @@ def _risky_points(solver: _Suggester, problem: _Problem, blocks: _Blocks, highes
 
 def _set_beside_settled(
     solver: _Suggester,
-    problem: _Problem,
+    problem: Problem,
     blocks: _Blocks,
     pin: tuple[Tile, bool],
     others: list[tuple[Tile, bool]],
@@ -245,7 +245,7 @@ def _set_beside_settled(
 
 def _none_better(
     solver: _Suggester,
-    problem: _Problem,
+    problem: Problem,
     blocks: _Blocks,
     lift: int = 0,
     fixed: Sequence[tuple[Tile, ...]] = (),
@@ -273,7 +273,7 @@ def _none_better(
 def _exact_value(solver: _Suggester, full: _Outcome) -> _Outcome:
     """Under a free release: the full pass again, its jokers scored exactly (the table's
     jokers laid, every one as all sets are taken apart, score no points, the others, played,
-    theirs: ``_Problem.unscored``), looking for a move scoring more than ``full`` (whose
+    theirs: ``Problem.unscored``), looking for a move scoring more than ``full`` (whose
     search scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to
     the end, it proves the better of the two, which it returns."""
     better = _exactly_valued(solver, full.score + 1, None)
@@ -283,7 +283,7 @@ def _exact_value(solver: _Suggester, full: _Outcome) -> _Outcome:
 
 def _exactly_valued(solver: _Suggester, floor: int, max_calls: int | None) -> _Outcome | None:
     """The best move scoring at least ``floor`` with every set taken apart and the jokers
-    anywhere, the table's jokers scoring no points (``_Problem.unscored``: the played
+    anywhere, the table's jokers scoring no points (``Problem.unscored``: the played
     jokers at their best points); None when there is none (or the work ran out). Solved
     to the end (no ``max_calls``), it goes to the integer programme soon: it is asked for
     more than the best move found, which is most often the most there is, where goal mode
@@ -304,7 +304,7 @@ def _played_joker_value_unproven(solver: _Suggester) -> bool:
     points, where playing R5 too makes 35), and not a table joker left in a kept or pinned
     set. Then ``_exact_value`` (free release) or ``_value_bound`` settles it, or the answer
     is not claimed optimal. Without a rack joker no joker is played and the search scores
-    the table's jokers as tiles only (``_Problem.joker_value_weight`` 0): its score is the
+    the table's jokers as tiles only (``Problem.joker_value_weight`` 0): its score is the
     move's."""
     has_table_joker = any(t.color is None for s in solver.table for t in s)
     return has_table_joker and bool(solver.rack_jokers)

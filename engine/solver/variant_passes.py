@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from engine.solver import choices, fate_tree, pass_problems, set_variants
 from engine.solver.model import (
-    _RELAXED_CALLS,
-    _OutOfTime,
+    RELAXED_CALLS,
+    OutOfTime,
 )
 from engine.solver.set_variants import _VariantPass
 
@@ -55,7 +55,7 @@ def _variant_stage(solver: _Suggester, passes: list[_VariantPass]) -> None:
     # every joker set taken apart bounds every pass: when that cannot beat the best move,
     # none can; when its move is legal, it is the best of them all
     everything = frozenset().union(*by_support)
-    found = pass_problems._relaxed(solver, everything, _RELAXED_CALLS)
+    found = pass_problems._relaxed(solver, everything, RELAXED_CALLS)
     if pass_problems._relaxed_settles(solver, found) or fate_tree._joint_fates_settle(solver):
         return
     solver.variant_start = solver.portfolio.solves  # (the fates' programme is not one of the passes)
@@ -101,7 +101,7 @@ def _all_choices(solver: _Suggester) -> bool:
         solved = choices.solve(
             pass_problems._choices_problem(solver), options, solver.deadline, solver._best_score() + 1
         )
-    except _OutOfTime:
+    except OutOfTime:
         solver.exhausted = True
         return True
     if solved is None:
@@ -129,7 +129,7 @@ def _variant_passes(solver: _Suggester, support: frozenset[int], passes: list[_V
     if support in solver.relaxed_known:
         found, solver.gave_up_bound = solver.relaxed_known[support], solver.upper
     else:
-        found = pass_problems._relaxed(solver, support, _RELAXED_CALLS)
+        found = pass_problems._relaxed(solver, support, RELAXED_CALLS)
     if pass_problems._relaxed_settles(solver, found):
         return
     bound = min(found[0].score if found else solver.gave_up_bound or solver._ceiling(), _upper(solver))
