@@ -105,7 +105,7 @@ KEPT_BY_THE_RULES = [
 def test_a_joker_the_rules_keep_has_no_fate_freeing_it(
     table: list[str], rack: str, rules: Rules, best: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``_Suggester.fate_ways`` gives such a joker no fate freeing it: the answer is proven."""
+    """``Suggester.fate_ways`` gives such a joker no fate freeing it: the answer is proven."""
     assert the_best(table, rack, rules, best).optimal_proven
     monkeypatch.setattr(fates, "_rack_can_take_freed_joker", lambda solver, index: True)
     monkeypatch.setattr(fates, "_window_frees_legally", lambda solver, *args: True)
@@ -199,9 +199,9 @@ def test_a_least_change_scoring_more_than_the_search_withdraws_its_proof(monkeyp
     least among the moves scoring 16 or more, not the best of them)."""
     table, rack = ["K6 K7 K8 K9 K10", "K4 B4 J"], "R4 R7 O6 J"
     monkeypatch.setattr(fate_tree, "_freed_as_fates", lambda solver, fate: None)
-    run = suggest_module._Suggester.run
+    run = suggest_module.Suggester.run
     monkeypatch.setattr(
-        suggest_module._Suggester, "run", lambda self: dataclasses.replace(run(self), optimal_proven=True)
+        suggest_module.Suggester, "run", lambda self: dataclasses.replace(run(self), optimal_proven=True)
     )
     assert suggested(table, rack, PRESSMAN).optimal_proven
     result = suggest([T(s) for s in table], list(T(rack)), True, PRESSMAN, "tiles", 30)
@@ -259,7 +259,7 @@ def test_a_staying_group_jokers_tile_lies_in_a_group(monkeypatch: pytest.MonkeyP
 )
 def test_the_tiles_a_freed_joker_may_stand_for_in_a_new_set(table: list[str], rack: str, stands: str) -> None:
     before = [T(s) for s in table]
-    solver = suggest_module._Suggester(before, [None] * len(before), T(rack), True, PRESSMAN, "tiles", 1e9)
+    solver = suggest_module.Suggester(before, [None] * len(before), T(rack), True, PRESSMAN, "tiles", 1e9)
     assert {t.key for t, _ in fates._freed_joker_tiles(solver, 0)} == set(stands.split())
 
 
@@ -372,8 +372,8 @@ def test_without_set_takes_its_tiles_from_the_table_first() -> None:
     from the rack (played: one tile's weight, counted outside the search)."""
     table = [T("K13 B13 R13"), T("J=O11 O12 O13")]
     rack = T("B12 B11 R12 J")
-    solver = suggest_module._Suggester(table, [None, None], rack, True, PRESETS["sabra"], "tiles", 1e9)
-    problem, _ = pass_problems._problem(solver, dissolve={0, 1}, pins={1: (parse_tile("O11"),)}, exact_value=True)
+    solver = suggest_module.Suggester(table, [None, None], rack, True, PRESETS["sabra"], "tiles", 1e9)
+    problem, _ = pass_problems.pass_problem(solver, dissolve={0, 1}, pins={1: (parse_tile("O11"),)}, exact_value=True)
     o = COLOUR_INDEX["O"]
     assert problem.required[o][11] == 1 and problem.jokers == 1 and problem.jokers_laid_as == (("O11", True),)
     taken = without_set(problem, [(parse_tile("O11"), True)], T("J J O13"), 1)
@@ -391,10 +391,10 @@ def test_without_set_takes_its_tiles_from_the_table_first() -> None:
 def test_others_best_lays_the_rack_jokers_whose_points_are_anothers() -> None:
     """One joker worth another's points: one more laid, scoring nothing (its tile counted
     outside the search). Played beside the search already: none more. Where every joker laid
-    scores (the set beside took more rack jokers than the count), the point ``_pass`` takes
+    scores (the set beside took more rack jokers than the count), the point ``solve_pass`` takes
     off each joker it must lay is given back."""
-    solver = suggest_module._Suggester([T("K9 R9 J")], [None], T("R5 R6 J J"), True, PRESETS["xp"], "tiles", 1e9)
-    problem, _ = pass_problems._problem(solver, dissolve={0}, exact_value=True)
+    solver = suggest_module.Suggester([T("K9 R9 J")], [None], T("R5 R6 J J"), True, PRESETS["xp"], "tiles", 1e9)
+    problem, _ = pass_problems.pass_problem(solver, dissolve={0}, exact_value=True)
     assert (problem.jokers, problem.jokers_required, problem.table_jokers) == (3, 1, 1)
     one = others_best(problem, 1)
     assert (one.jokers_required, one.table_jokers, one.uncounted) == (2, 2, problem.uncounted + problem.tile_weight)

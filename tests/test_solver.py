@@ -513,14 +513,14 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
     before = table("O10 J O12 O13")
     rack = T("O7 O8 K12 B12 K13 B13")
 
-    def suggester(rack: list[Tile]) -> best_move._Suggester:
+    def suggester(rack: list[Tile]) -> best_move.Suggester:
         deadline = time.perf_counter() + 30
-        return best_move._Suggester([tuple(s) for s in before], [None], tuple(rack), True, SABRA, "tiles", deadline)
+        return best_move.Suggester([tuple(s) for s in before], [None], tuple(rack), True, SABRA, "tiles", deadline)
 
     solver = suggester(rack)
     assert solver.pinned == {0: (numbered("O", 11),)}
-    found = pass_problems._relaxed(solver, frozenset({0}), RELAXED_CALLS)
-    assert found and layout._legal(solver, found[0])
+    found = pass_problems.solve_relaxed(solver, frozenset({0}), RELAXED_CALLS)
+    assert found and layout.is_legal_turn(solver, found[0])
     assert shape(found[0].after) == shape(table("O10 J O12", "K13 B13 O13"))
     result = suggest(before, rack, True)
     assert keys(result.played) == keys(T("K13 B13")) and result.optimal_proven
@@ -529,7 +529,7 @@ def test_a_joker_whose_tile_is_nowhere_stays_in_the_relaxed_problem() -> None:
 
     def pinned(*sets: str) -> dict[int, tuple[Tile, ...]]:
         deadline = time.perf_counter() + 30
-        return best_move._Suggester(table(*sets), [None] * len(sets), (), True, SABRA, "tiles", deadline).pinned
+        return best_move.Suggester(table(*sets), [None] * len(sets), (), True, SABRA, "tiles", deadline).pinned
 
     assert pinned("B11 R11 J K11", "R1 R2 R3") == {0: (numbered("O", 11),)}  # a group's joker: its one colour
     assert pinned("B11 R11 J", "R1 R2 R3") == {0: (numbered("K", 11),)}  # K11 or O11, neither elsewhere
@@ -582,11 +582,11 @@ def test_one_programme_settles_the_fates_as_the_tree_does(case: str, monkeypatch
     problems: list[int] = []
     settled, solve_fates = fate_tree._fates_settled_at_once, fate_tree._solve_fates
 
-    def recorded(solver: best_move._Suggester, *args: object) -> bool:
+    def recorded(solver: best_move.Suggester, *args: object) -> bool:
         outcomes.append(settled(solver, *args))  # type: ignore[arg-type]
         return outcomes[-1]
 
-    def counted(solver: best_move._Suggester) -> None:
+    def counted(solver: best_move.Suggester) -> None:
         solve_fates(solver)
         problems.append(solver.fate_problems)
 
@@ -631,9 +631,9 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
     rules = PRESETS["xp"]
     after_settled: list[frozenset[int]] = []
     supports: list[frozenset[int]] = []
-    relaxed = pass_problems._relaxed
+    relaxed = pass_problems.solve_relaxed
 
-    def recorded(solver: best_move._Suggester, support: frozenset[int], max_calls: int) -> object:
+    def recorded(solver: best_move.Suggester, support: frozenset[int], max_calls: int) -> object:
         supports.append(support)
         if solver.settled:
             after_settled.append(support)
@@ -642,11 +642,11 @@ def test_no_variant_pass_after_every_combination_was_solved_at_once(monkeypatch:
     all_choices = variant_passes._all_choices
     at_once: list[bool] = []
 
-    def solved_at_once(solver: best_move._Suggester) -> bool:
+    def solved_at_once(solver: best_move.Suggester) -> bool:
         at_once.append(all_choices(solver))
         return at_once[-1]
 
-    monkeypatch.setattr(pass_problems, "_relaxed", recorded)
+    monkeypatch.setattr(pass_problems, "solve_relaxed", recorded)
     monkeypatch.setattr(variant_passes, "_all_choices", solved_at_once)
     monkeypatch.setattr(fate_tree, "_JOINT_FATES", 10**9)  # (the fates' programme would settle it first)
     result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
@@ -677,13 +677,13 @@ def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: 
     )
     rack = T("K6 R12 R10 K4 B3 K6 B12 O2 R7 O1")
     monkeypatch.setattr(fate_tree, "_JOINT_FATES", 4 if joint else 10**9)
-    solver = best_move._Suggester(
+    solver = best_move.Suggester(
         [tuple(s) for s in before], [None] * len(before), tuple(rack), True, SABRA, "tiles", time.perf_counter() + 30
     )
-    variant_passes._joker_set_passes(solver)
+    variant_passes.joker_set_passes(solver)
     assert solver._best_score() < 6 * solver.tile_weight
     fate_tree._solve_fates(solver)
-    assert solver._best_score() >= 6 * solver.tile_weight or fate_tree._fates_unsettled(solver)
+    assert solver._best_score() >= 6 * solver.tile_weight or fate_tree.fates_unsettled(solver)
     result = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert (len(result.played), result.optimal_proven) == (6, True)
     assert_legal(before, rack, True, SABRA, result)
@@ -719,7 +719,7 @@ def test_a_fate_node_lays_its_move_out_anew_only_when_its_children_leave_one_uns
     laid_out: list[int] = []
     rearranged = layout._rearranged
 
-    def counted(solver: best_move._Suggester, move: layout._Outcome, target: int = 0) -> object:
+    def counted(solver: best_move.Suggester, move: layout.Outcome, target: int = 0) -> object:
         laid_out.append(move.score)
         return rearranged(solver, move, target)
 
@@ -737,13 +737,13 @@ def test_with_a_small_rack_the_fates_come_first_in_more_ways(monkeypatch: pytest
     variants' stage never runs."""
     before = BESIDE_TWO_JOKER_SETS
     stages: list[int] = []
-    variant_stage = variant_passes._variant_stage
+    variant_stage = variant_passes.variant_stage
 
-    def recorded(solver: best_move._Suggester, passes: list[object]) -> None:
+    def recorded(solver: best_move.Suggester, passes: list[object]) -> None:
         stages.append(len(passes))
         variant_stage(solver, passes)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(variant_passes, "_variant_stage", recorded)
+    monkeypatch.setattr(variant_passes, "variant_stage", recorded)
     result = suggest(before, T("R6"), True, SABRA, "tiles", 30.0, "any")
     assert (len(result.played), result.optimal_proven) == (0, True)
     assert stages == []
@@ -768,21 +768,21 @@ def test_a_fate_node_whose_children_leave_a_move_unsettled_is_settled_by_its_lay
     rack = T("O3 K1 R10 K13 R9")
     rules = PRESETS["pressman-2009"]
     events: list[object] = []
-    refine, took_legal = fate_tree._refine, layout._took_legal
+    refine, took_legal = fate_tree._refine, layout.took_legal
 
-    def unsettling(solver: best_move._Suggester, chosen: list[object], *args: object) -> None:
+    def unsettling(solver: best_move.Suggester, chosen: list[object], *args: object) -> None:
         if chosen:  # below the root's children: each subtree leaves the ceiling unsettled
             solver.unsettled.append(solver._ceiling())
             events.append("unsettled")
             return
         refine(solver, chosen, *args)  # type: ignore[arg-type]
 
-    def took(solver: best_move._Suggester, move: layout._Outcome) -> bool:
-        events.append(("laid out", layout._legal(solver, move), took_legal(solver, move)))
+    def took(solver: best_move.Suggester, move: layout.Outcome) -> bool:
+        events.append(("laid out", layout.is_legal_turn(solver, move), took_legal(solver, move)))
         return events[-1][2]  # type: ignore[index,return-value]
 
     monkeypatch.setattr(fate_tree, "_refine", unsettling)
-    monkeypatch.setattr(layout, "_took_legal", took)
+    monkeypatch.setattr(layout, "took_legal", took)
     result = suggest(before, rack, True, rules, "tiles", 30.0, "any")
     assert events == ["unsettled", ("laid out", False, True)]
     assert (len(result.played), result.value, result.optimal_proven) == (2, 19, True)
@@ -791,7 +791,7 @@ def test_a_fate_node_whose_children_leave_a_move_unsettled_is_settled_by_its_lay
 
 def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The passes meet the same problem again (a fate freeing a joker into the pool is the
-    relaxed problem of every joker set); ``_pass`` solves it once: a proven optimum answers
+    relaxed problem of every joker set); ``solve_pass`` solves it once: a proven optimum answers
     every later floor (itself, or None above it), and a floor with no move every higher one,
     but not a lower one. Each answer is a fresh suggester's."""
     before = table("R3 R4 J R6", "K7 B7 O7")
@@ -805,15 +805,18 @@ def test_a_problem_met_again_is_not_solved_again(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(portfolio.Portfolio, "solve", counted)
 
-    def suggester() -> best_move._Suggester:
+    def suggester() -> best_move.Suggester:
         deadline = time.perf_counter() + 30
-        return best_move._Suggester(
+        return best_move.Suggester(
             [tuple(s) for s in before], [None, None], tuple(rack), True, SABRA, "tiles", deadline
         )
 
-    def relaxed(solver: best_move._Suggester, floor: int | None) -> layout._Outcome | None:
-        return pass_problems._pass(
-            solver, pass_problems._problem(solver, dissolve={0, 1}, pins=solver.pinned), floor=floor, candidate=False
+    def relaxed(solver: best_move.Suggester, floor: int | None) -> layout.Outcome | None:
+        return pass_problems.solve_pass(
+            solver,
+            pass_problems.pass_problem(solver, dissolve={0, 1}, pins=solver.pinned),
+            floor=floor,
+            candidate=False,
         )
 
     solver = suggester()
@@ -1017,13 +1020,13 @@ def test_suggest_prepares_the_solver_before_its_clock_starts(monkeypatch: pytest
     ahead) had it all (session 38)."""
     events: list[str] = []
     monkeypatch.setattr(best_move, "prepare", lambda: events.append("prepared"))
-    real = best_move._Suggester.__init__
+    real = best_move.Suggester.__init__
 
     def clocked(self: Any, *args: Any) -> None:
         events.append("clock")
         real(self, *args)
 
-    monkeypatch.setattr(best_move._Suggester, "__init__", clocked)
+    monkeypatch.setattr(best_move.Suggester, "__init__", clocked)
     suggest(table("R3 R4 R5"), T("R6 K1"), True)
     assert events[:2] == ["prepared", "clock"]
 
@@ -1134,13 +1137,13 @@ def test_free_joker_release_with_nothing_to_play_solves_one_pass(monkeypatch: py
     before = table("R3 R4 J", "K7 B7 O7")
     rack = T("B1 O12")
     passes = []
-    solve = pass_problems._pass
+    solve = pass_problems.solve_pass
 
-    def counted(solver: best_move._Suggester, *args: object, **kwargs: object) -> object:
+    def counted(solver: best_move.Suggester, *args: object, **kwargs: object) -> object:
         passes.append(kwargs.get("whole", False))
         return solve(solver, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pass_problems, "_pass", counted)
+    monkeypatch.setattr(pass_problems, "solve_pass", counted)
     result = suggest(before, rack, True, PRESETS["free-joker"])
     assert passes == [False]
     assert result.played == () and result.after == tuple(tuple(s) for s in before)
@@ -1772,8 +1775,8 @@ def test_no_pass_runs_past_the_deadline_once_an_answer_is_in_hand() -> None:
     seconds past the budget (the hunt's fourth round: a loose verify 5 s against 1 s)."""
     table = [parse_tiles("R4 R5 R6"), parse_tiles("K7 B7 O7")]
     rack = tuple(parse_tiles("R7 R8 K9"))
-    late = best_move._Suggester(table, [None, None], rack, True, SABRA, "tiles", time.perf_counter() - 1)
-    first = pass_problems._pass(late, pass_problems._problem(late, dissolve=set()))
+    late = best_move.Suggester(table, [None, None], rack, True, SABRA, "tiles", time.perf_counter() - 1)
+    first = pass_problems.solve_pass(late, pass_problems.pass_problem(late, dissolve=set()))
     assert first is not None  # the first answer is still sought
     assert late.candidates and not late.exhausted
-    assert pass_problems._pass(late, pass_problems._problem(late, dissolve=set())) is None and late.exhausted
+    assert pass_problems.solve_pass(late, pass_problems.pass_problem(late, dissolve=set())) is None and late.exhausted

@@ -41,8 +41,8 @@ def _positions(seed: int, count: int) -> list[tuple[list[tuple[object, ...]], tu
 def test_milp_matches_the_search(seed: int, objective: str) -> None:
     for table, rack in _positions(seed, 6):
         deadline = time.perf_counter() + 30
-        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, objective, deadline)
-        problem, _ = pass_problems._problem(solver, dissolve=set(range(len(table))))
+        solver = suggest_module.Suggester(table, [None] * len(table), rack, True, RULES, objective, deadline)
+        problem, _ = pass_problems.pass_problem(solver, dissolve=set(range(len(table))))
         exact = search.Search(problem, deadline).solve()
         found = milp.solve_milp(problem, deadline)
         assert (found is None) == (exact is None)
@@ -66,9 +66,9 @@ def _block_problems(seed: int, rules_name: str, objective: str) -> list[object]:
     problems = []
     for table, rack in _positions(seed, 5):
         deadline = time.perf_counter() + 30
-        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, objective, deadline)
-        problems.append(pass_problems._problem(solver, dissolve=set())[0])
-        problems.append(pass_problems._problem(solver, dissolve=solver.plain)[0])
+        solver = suggest_module.Suggester(table, [None] * len(table), rack, True, rules, objective, deadline)
+        problems.append(pass_problems.pass_problem(solver, dissolve=set())[0])
+        problems.append(pass_problems.pass_problem(solver, dissolve=solver.plain)[0])
     return problems
 
 
@@ -116,9 +116,9 @@ def test_milp_writes_nothing_to_stdout() -> None:
         "table = [tuple(parse_tiles('R5 R6 R7')), tuple(parse_tiles('K9 B9 O9 J'))]\n"
         "rack = tuple(parse_tiles('R8 J B10 B11 B12 K1'))\n"
         "d = time.perf_counter() + 30\n"
-        "solver = s._Suggester(table, [None] * 2, rack, True, PRESETS['free-joker'], 'tiles', d)\n"
+        "solver = s.Suggester(table, [None] * 2, rack, True, PRESETS['free-joker'], 'tiles', d)\n"
         "p = sys.modules['engine.solver.pass_problems']\n"
-        "problem, _ = p._problem(solver, dissolve={0, 1})\n"
+        "problem, _ = p.pass_problem(solver, dissolve={0, 1})\n"
         "assert milp.solve_milp(problem, d) is not None\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -202,7 +202,7 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
 
     monkeypatch.setattr(choices, "solve", counted)
     # no joker pinned: pinned relaxed problems settle these positions before the variants
-    monkeypatch.setattr(pass_problems, "_pinned", lambda solver: {})
+    monkeypatch.setattr(pass_problems, "pinned", lambda solver: {})
     # nor do their fates first, alone or as one programme: the variants' passes run
     monkeypatch.setattr(suggest_module, "_FATES_FIRST", 0)
     monkeypatch.setattr(fate_tree, "_JOINT_FATES", 10**9)
@@ -216,7 +216,7 @@ def test_variants_at_once_match_the_passes(seed: int, rules_name: str, monkeypat
             m.setattr(variant_passes, "_variants_settled", lambda solver: False)
             passes = engine.solver.suggest(table, plain_rack, True, rules, budget_seconds=60, tie_break="any")
         assert (len(at_once.played), at_once.value) == (len(passes.played), passes.value), (table, rack)
-        # the same best move meets the same fates of the table's jokers (``_check_fates``)
+        # the same best move meets the same fates of the table's jokers (``check_fates``)
         assert at_once.optimal_proven == passes.optimal_proven, (table, rack)
         proven += at_once.optimal_proven
         before = [TableSet(tuple(s)) for s in table]
@@ -238,7 +238,7 @@ def test_the_fates_as_one_programme_keep_the_answers(
     settled: list[bool] = []
     real = fate_tree._fates_settled_at_once
 
-    def recorded(solver: suggest_module._Suggester, *args: Any) -> bool:
+    def recorded(solver: suggest_module.Suggester, *args: Any) -> bool:
         settled.append(real(solver, *args))
         return settled[-1]
 
@@ -263,18 +263,18 @@ def test_the_fates_as_one_programme_keep_the_answers(
 @pytest.mark.parametrize(("seed", "rules_name"), [(7, "sabra"), (8, "sabra"), (4, "xp"), (5, "strict-joker")])
 def test_pinned_jokers_keep_the_answers(seed: int, rules_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A joker whose tile has no copy on the table or the rack is placed as that tile in the
-    relaxed problems (``_pinned``): the answers are at least those found without pins (tiles,
+    relaxed problems (``pinned``): the answers are at least those found without pins (tiles,
     then value; equal when the unpinned answer is proven) and legal, on positions of generated games, some with a joker pinned."""
     rules = PRESETS[rules_name]
     pinned = proven = 0
     for table, rack in _joker_positions(seed, rules_name)[:14]:
-        solver = suggest_module._Suggester(
+        solver = suggest_module.Suggester(
             [tuple(s) for s in table], [None] * len(table), tuple(rack), True, rules, "tiles", time.perf_counter() + 60
         )
         pinned += bool(solver.pinned)
         found = engine.solver.suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
         with monkeypatch.context() as m:
-            m.setattr(pass_problems, "_pinned", lambda solver: {})
+            m.setattr(pass_problems, "pinned", lambda solver: {})
             unpinned = engine.solver.suggest(table, rack, True, rules, budget_seconds=60, tie_break="any")
         # never worse; sometimes better: a pinned relaxed move may be legal where the passes'
         # moves (the joker sets kept, trimmed or freed by their tiles) play fewer tiles
@@ -388,12 +388,12 @@ def test_solve_integer_restarts_with_the_next_seed_and_twice_the_cpu_limit(monke
 def test_a_programme_stopped_below_the_floor_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """``solve_milp`` stopped by the deadline with a move below the floor raises OutOfTime (the
     budget ran out): it must not answer None, "no move reaches the floor", which a pass reads
-    as proven (and ``_pass`` remembers). Solved to the end below the floor, it answers None."""
+    as proven (and ``solve_pass`` remembers). Solved to the end below the floor, it answers None."""
     deadline = time.perf_counter() + 30
     table = [tuple(parse_tiles("R5 R6 R7")), tuple(parse_tiles("K9 B9 O9 J"))]
     rack = tuple(parse_tiles("R8 B10 B11 B12 K1"))
-    solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
-    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(table))))
+    solver = suggest_module.Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+    problem, _ = pass_problems.pass_problem(solver, dissolve=set(range(len(table))))
     exact = milp.solve_milp(problem, deadline)
     assert exact is not None and exact[2] and exact[0] > 0
     assert milp.solve_milp(problem, deadline, exact[0] + 1) is None
@@ -711,10 +711,10 @@ def test_an_integral_relaxation_is_the_optimum(seed: int, rules_name: str) -> No
     checked = 0
     for table, rack in _positions(seed, 8):
         deadline = time.perf_counter() + 30
-        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, rules, "tiles", deadline)
+        solver = suggest_module.Suggester(table, [None] * len(table), rack, True, rules, "tiles", deadline)
         for problem in (
-            pass_problems._problem(solver, dissolve=set(range(len(table))))[0],
-            pass_problems._problem(solver, dissolve=solver.plain)[0],
+            pass_problems.pass_problem(solver, dissolve=set(range(len(table))))[0],
+            pass_problems.pass_problem(solver, dissolve=solver.plain)[0],
         ):
             bound = milp.linear_bound(problem)
             if bound is None or bound.solution is None:
@@ -748,8 +748,8 @@ def test_a_capped_bound_right_after_its_bound_starts_from_its_basis(monkeypatch:
     checked = 0
     for table, rack in _positions(3, 8):
         deadline = time.perf_counter() + 30
-        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
-        problem = pass_problems._problem(solver, dissolve=set(range(len(table))))[0]
+        solver = suggest_module.Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+        problem = pass_problems.pass_problem(solver, dissolve=set(range(len(table))))[0]
         plain = milp.linear_bound(problem)
         if plain is None or plain.played < 2:
             continue
@@ -785,8 +785,8 @@ def test_a_problems_bounds_and_programme_share_one_build(monkeypatch: pytest.Mon
     checked = 0
     for table, rack in _positions(2, 8):
         deadline = time.perf_counter() + 30
-        solver = suggest_module._Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
-        problem = pass_problems._problem(solver, dissolve=set(range(len(table))))[0]
+        solver = suggest_module.Suggester(table, [None] * len(table), rack, True, RULES, "tiles", deadline)
+        problem = pass_problems.pass_problem(solver, dissolve=set(range(len(table))))[0]
         fresh = []
         for cap in (None, 1):
             milp._last.built = None
@@ -800,7 +800,7 @@ def test_a_problems_bounds_and_programme_share_one_build(monkeypatch: pytest.Mon
             shared = [milp.linear_bound(problem, cap) for cap in (None, 1)]
             exact = milp.solve_milp(problem, deadline)
             assert built == [problem]
-            other = pass_problems._problem(solver, dissolve=set(range(len(table))))[0]
+            other = pass_problems.pass_problem(solver, dissolve=set(range(len(table))))[0]
             milp.linear_bound(other)
             assert built == [problem, other]
         for one, two in zip(fresh, shared, strict=True):
@@ -876,8 +876,8 @@ def test_every_tile_arranged_when_goal_mode_runs_out(table: list[str], rack: str
     sets = [tuple(parse_tiles(s)) for s in table]
     tiles = tuple(parse_tiles(rack))
     deadline = time.perf_counter() + 30
-    solver = suggest_module._Suggester(sets, [None] * len(sets), tiles, True, RULES, "tiles", deadline)
-    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
+    solver = suggest_module.Suggester(sets, [None] * len(sets), tiles, True, RULES, "tiles", deadline)
+    problem, _ = pass_problems.pass_problem(solver, dissolve=set(range(len(sets))))
     exact = search.Search(problem, deadline).solve()
     assert exact is not None and [w[0] for w in portfolio._laying_all(problem, exact)] == [exact]
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
@@ -910,10 +910,10 @@ def test_two_jokers_among_few_tiles_start_with_the_linear_bound(
     monkeypatch.setattr(portfolio.Portfolio, "_bound", recorded)
     sets = [tuple(parse_tiles(s)) for s in table]
     deadline = time.perf_counter() + 30
-    solver = suggest_module._Suggester(
+    solver = suggest_module.Suggester(
         sets, [None] * len(sets), tuple(parse_tiles(rack)), True, RULES, "tiles", deadline
     )
-    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
+    problem, _ = pass_problems.pass_problem(solver, dissolve=set(range(len(sets))))
     assert portfolio._likely_hard(problem) == bound_first
     exact = search.Search(problem, deadline).solve()
     solved = portfolio.Portfolio(deadline).solve(problem, 0)
@@ -926,10 +926,10 @@ def _taken_apart(table: list[str], rack: str) -> tuple[Any, float]:
     (free-joker rules, opened), and a deadline 30 s away."""
     sets = [tuple(parse_tiles(s)) for s in table]
     deadline = time.perf_counter() + 30
-    solver = suggest_module._Suggester(
+    solver = suggest_module.Suggester(
         sets, [None] * len(sets), tuple(parse_tiles(rack)), True, RULES, "tiles", deadline
     )
-    problem, _ = pass_problems._problem(solver, dissolve=set(range(len(sets))))
+    problem, _ = pass_problems.pass_problem(solver, dissolve=set(range(len(sets))))
     return problem, deadline
 
 
@@ -978,15 +978,15 @@ def test_every_tile_score_needs_jokers_of_no_weight() -> None:
     sets = [tuple(parse_tiles("R5 R6 R7"))]
     deadline = time.perf_counter() + 30
     for rack, scored in (("R8 J", False), ("R8 R9", True)):
-        solver = suggest_module._Suggester(sets, [None], tuple(parse_tiles(rack)), True, RULES, "tiles", deadline)
-        problem, _ = pass_problems._problem(solver, dissolve={0})
+        solver = suggest_module.Suggester(sets, [None], tuple(parse_tiles(rack)), True, RULES, "tiles", deadline)
+        problem, _ = pass_problems.pass_problem(solver, dissolve={0})
         assert bool(portfolio._laying_all(problem, 10**9)) == scored
 
 
 def _rack_problem(rack: str, groups_needed: tuple[tuple[int, tuple[int, ...]], ...]) -> Any:
     """The problem of laying tiles of ``rack`` (no table), with ``groups_needed``."""
-    solver = suggest_module._Suggester([], [], tuple(parse_tiles(rack)), True, PRESETS["sabra"], "tiles", 1e18)
-    return dataclasses.replace(pass_problems._problem(solver, dissolve=set())[0], groups_needed=groups_needed)
+    solver = suggest_module.Suggester([], [], tuple(parse_tiles(rack)), True, PRESETS["sabra"], "tiles", 1e18)
+    return dataclasses.replace(pass_problems.pass_problem(solver, dissolve=set())[0], groups_needed=groups_needed)
 
 
 def _solved_three_ways(problem: Any, tiles: int, value: int) -> list[list[tuple[Tile, ...]]]:
@@ -1100,11 +1100,11 @@ def test_relaxed_problems_need_a_group_of_each_group_joker_set(
     in such a group, or its tile frees it there); a run holding a joker does not, nor does
     anything under a free release (the joker may go anywhere)."""
     table = [tuple(parse_tiles(s)) for s in ("B11 R11 J", "K3 K4 J", "O1 O2 O3")]
-    solver = suggest_module._Suggester(
+    solver = suggest_module.Suggester(
         table, [None] * 3, tuple(parse_tiles("K11 B7")), True, PRESETS[rules_name], "tiles", 1e18
     )
-    assert pass_problems._problem(solver, dissolve={0, 1, 2}, pins=solver.pinned)[0].groups_needed == needed
-    assert pass_problems._problem(solver, dissolve={0, 1, 2})[0].groups_needed == ()  # not a relaxed problem
+    assert pass_problems.pass_problem(solver, dissolve={0, 1, 2}, pins=solver.pinned)[0].groups_needed == needed
+    assert pass_problems.pass_problem(solver, dissolve={0, 1, 2})[0].groups_needed == ()  # not a relaxed problem
 
 
 def test_a_relaxed_bound_with_blocks_gives_its_goal_search_less_work(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -65,7 +65,7 @@ Suggest: the moves considered
     may end back in its own set's block: such a move is no legal turn, and a move
     ``verify_turn`` rejects never raises the floor of the passes after it); under
     ``new_set_with_two_rack_tiles`` one or two jokers freed into new sets holding two rack
-    tiles each, those sets laid beforehand (``set_variants._two_tile_frees``).
+    tiles each, those sets laid beforehand (``set_variants.two_tile_frees``).
 
   Every combination of variants is a pass of its own, simplest first, each looking only for
   a better move than the best so far. The combinations changing the same joker sets are
@@ -113,7 +113,7 @@ Opened, outside a free release: the passes above do not model every legal move (
 tile out of the middle of a joker run, a joker staying in a set of other tiles, a set whose
 jokers were freed taken apart, a freed joker under ``new_set_with_two_rack_tiles`` in a new set
 mixing table tiles, an ambiguous joker set kept whole under its other readings). The *fates*
-of the table's jokers bound them all (``fate_tree._check_fates``): in every legal move each joker stayed,
+of the table's jokers bound them all (``fate_tree.check_fates``): in every legal move each joker stayed,
 standing for one of the tiles it may stand for, or was freed, a copy of its tile lying in a
 successor of its set (SPEC §4). Every way the jokers may fare is a relaxed problem with
 every other set taken apart: a staying joker laid as its tile (a run joker's in a run:
@@ -213,7 +213,7 @@ alike, and the bound rules most of them out); so does a problem with two jokers 
 among fewer than 80 tiles, whose first search most often runs out
 (``portfolio._likely_hard``). A relaxed problem met again in one position (a fate freeing a
 joker into the pool is the relaxed problem of every joker set) is answered from the first
-solve (``pass_problems._pass``). A problem's bounds and its integer programme share one build
+solve (``pass_problems.solve_pass``). A problem's bounds and its integer programme share one build
 of its programme. The relaxed bounds of the variant passes give up on a small budget and
 keep the bound they reached.
 
@@ -271,7 +271,7 @@ One concern each:
   ``fate_tree`` (the fates bounding every legal move), ``value_bound`` (a played joker's
   value settled; ``joker_value``: a played joker's points beside a table joker), ``openings``
   (an opening with manipulation) and ``layout`` (a move laid out, scored and judged; a
-  relaxed move laid out anew). Their functions take the state (``best_move._Suggester``)
+  relaxed move laid out anew). Their functions take the state (``best_move.Suggester``)
   first;
 * the least-change tie break: ``least_change`` (its steps and entry points),
   ``least_change_programme`` (its integer programme over the best moves, built and solved)

@@ -1,4 +1,4 @@
-"""``suggest`` and the state of its passes over one position (``_Suggester``): the order of the
+"""``suggest`` and the state of its passes over one position (``Suggester``): the order of the
 passes over the moves considered (see the package docstring) and the assembly of a verified
 answer. The passes themselves, the problems they solve and the bounds proving their answer are
 the functions of the modules the package docstring names, each taking that state first."""
@@ -26,7 +26,7 @@ from engine.solver import (
     value_bound,
     variant_passes,
 )
-from engine.solver.layout import _Outcome
+from engine.solver.layout import Outcome
 from engine.solver.least_change import with_least_change
 from engine.solver.model import (
     LAST,
@@ -68,21 +68,21 @@ def suggest(
     deadline = time.perf_counter() + budget_seconds
     sets = [s.tiles if isinstance(s, TableSet) else tuple(s) for s in table]
     kinds = [s.kind if isinstance(s, TableSet) else None for s in table]
-    suggester = _Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline)
+    suggester = Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline)
     move = suggester.run()
     if objective == "value" and not move.optimal_proven and time.perf_counter() < deadline:
         # The most tiles' move is a legal move too, and its passes lay freed jokers the value
         # passes may not reach (free-joker + other_set, K1 K2 J=K3 K4 K5 + B2 R2 O2 with
         # O2 K7 O1 K3 K3: 6 points by value, 9 by tiles; the independent suggest oracle,
         # session 37). Not proven: the better of the two is the best found.
-        by_tiles = _Suggester(sets, kinds, tuple(rack), opened, rules, "tiles", deadline).run()
+        by_tiles = Suggester(sets, kinds, tuple(rack), opened, rules, "tiles", deadline).run()
         if by_tiles.value > move.value:
             exhausted = move.budget_exhausted or by_tiles.budget_exhausted
             move = dataclasses.replace(by_tiles, optimal_proven=False, budget_exhausted=exhausted)
     return with_least_change(move, suggester, tie_break)
 
 
-class _Suggester:
+class Suggester:
     """The state of ``suggest``'s passes over one position (the position, the moves found and
     what is known of them), the order of the passes (``run``, ``_opened``, ``_free_passes``) and
     the assembly of their answers (``_answer``)."""
@@ -116,25 +116,25 @@ class _Suggester:
         self.exhausted = False  # the time budget ran out: the answer is not proven optimal
         self.gave_up = False  # a pass used up the work it was allowed
         self.gave_up_bound: int | None = None  # then the best bound of its move's score known
-        self.candidates: list[_Outcome] = []  # every move found by a pass
-        self.verdicts: dict[int, tuple[_Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
+        self.candidates: list[Outcome] = []  # every move found by a pass
+        self.verdicts: dict[int, tuple[Outcome, bool]] = {}  # id of a move -> it, whether it is a legal turn
         self.portfolio = portfolio.Portfolio(deadline)
         self.at_once = False  # the variants of the joker sets may be solved at once
         self.variant_start = 0  # HiGHS runs of the portfolio before the variants' passes
         self.settled: bool | None = None  # every variant solved at once (None: not tried)
         self.combos_capped = False  # the list of variant combinations was cut short
         self.upper: int | None = None  # a bound of every move's score (None: none known)
-        self.relaxed_known: dict[frozenset[int], list[_Outcome] | None] = {}  # relaxed problems solved
-        self.pinned = pass_problems._pinned(self)
+        self.relaxed_known: dict[frozenset[int], list[Outcome] | None] = {}  # relaxed problems solved
+        self.pinned = pass_problems.pinned(self)
         self.unsettled: list[int] = []  # scores of fates' best moves that are no legal turn (``_solve_fates``)
         self.fate_problems = 0  # relaxed problems of the fates' tree solved (``_solve_fates``)
-        self.fates_settled = False  # the fates' programme settled every fate (``_joint_fates_settle``)
+        self.fates_settled = False  # the fates' programme settled every fate (``joint_fates_settle``)
         self.joint_failed: set[int] = set()  # best scores under which the fates' programme did not settle them
-        self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``_two_tile_frees``)
-        self.value_exact = False  # the played jokers' value was searched for exactly (``_exact_value``)
+        self.two_tile = False  # a freed joker may go to a new set with two rack tiles (``two_tile_frees``)
+        self.value_exact = False  # the played jokers' value was searched for exactly (``exact_value_pass``)
         self.value_nodes = 0  # nodes of the fates' tree bounding a played joker's points (``_fates_value_settled``)
-        # problems solved (``_pass``): the need, the search's score and the move (None: none)
-        self.solved: dict[tuple[object, ...], tuple[int, int, _Outcome | None]] = {}
+        # problems solved (``solve_pass``): the need, the search's score and the move (None: none)
+        self.solved: dict[tuple[object, ...], tuple[int, int, Outcome | None]] = {}
 
     # worked out once per position, when first asked for
     freed_joker_tiles = functools.cached_property(fates.freed_joker_tiles)
@@ -148,13 +148,13 @@ class _Suggester:
     def run(self) -> Suggestion:
         if self.rack:
             if not self.opened and not self.rules.manipulate_on_opening_turn:
-                pass_problems._pass(self, pass_problems._opening_problem(self), untouched=True)
+                pass_problems.solve_pass(self, pass_problems.opening_problem(self), untouched=True)
             elif not self.opened:
-                openings._opening_with_manipulation(self)
+                openings.opening_with_manipulation(self)
             else:
                 self._opened()
-            if value_bound._played_joker_value_unproven(self) and not self.value_exact and not self.exhausted:
-                value_bound._value_bound(self)
+            if value_bound.played_joker_value_unproven(self) and not self.value_exact and not self.exhausted:
+                value_bound.check_value_bound(self)
         return self._answer()
 
     def _opened(self) -> None:
@@ -162,7 +162,7 @@ class _Suggester:
         joker sets kept whole; then, while the bound allows better, every variant of the joker
         sets (trimmed, or jokers freed by their exact tile). Each pass only looks for moves
         better than the best so far (ties keep the table whole). Then the fates of the table's
-        jokers bound every legal move (``_check_fates``). Under a free joker release all sets
+        jokers bound every legal move (``check_fates``). Under a free joker release all sets
         are taken apart.
 
         When the jokers fare in few ways (at most ``_FATES_FIRST``) and no freed joker must
@@ -170,20 +170,20 @@ class _Suggester:
         problems, solved to the end for the proof anyway, most often find the best move
         themselves, and the variants' passes run only when a fate's best move is no legal
         turn and beats every legal move found. Otherwise the fates as one programme come before
-        the variants' passes one by one (``_variant_stage``)."""
+        the variants' passes one by one (``variant_stage``)."""
         if self.rules.jokers_move_freely:
             self._free_passes()
             return
-        passes = variant_passes._joker_set_passes(self)
+        passes = variant_passes.joker_set_passes(self)
         # with a small rack each fate's problem is a small search, and the fates most often
         # settle the position without the variants' stage (bench/README.md, session 39)
         most = _FATES_FIRST_SMALL_RACK if len(self.rack) <= _SMALL_RACK else _FATES_FIRST
         fates_first = bool(passes) and not self.two_tile and math.prod(len(ways) for _, ways in self.fate_ways) <= most
         if passes and not fates_first:
-            variant_passes._variant_stage(self, passes)
-        fate_tree._check_fates(self)
-        if fates_first and fate_tree._fates_unsettled(self):
-            variant_passes._variant_stage(self, passes)
+            variant_passes.variant_stage(self, passes)
+        fate_tree.check_fates(self)
+        if fates_first and fate_tree.fates_unsettled(self):
+            variant_passes.variant_stage(self, passes)
 
     def _free_passes(self) -> None:
         """Under a free joker release: the best move with every set taken apart, then the best
@@ -191,25 +191,27 @@ class _Suggester:
         by the bound). The answer is as if the whole pass came first: the whole move wins a
         tie; and when the best move is not legal, the whole pass is redone without a floor
         so that its best move is the fallback."""
-        full = pass_problems._pass(
-            self, pass_problems._problem(self, dissolve=set(range(len(self.table)))), candidate=False
+        full = pass_problems.solve_pass(
+            self, pass_problems.pass_problem(self, dissolve=set(range(len(self.table)))), candidate=False
         )
-        if full is not None and not self.exhausted and value_bound._played_joker_value_unproven(self):
-            full = value_bound._exact_value(self, full)
+        if full is not None and not self.exhausted and value_bound.played_joker_value_unproven(self):
+            full = value_bound.exact_value_pass(self, full)
         if full is None:
-            pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
+            pass_problems.solve_pass(self, pass_problems.pass_problem(self, dissolve=set()), whole=True)
             return
         if not full.played and not self.exhausted:
             return  # nothing can be played (proven): the answer is the table as it is
         # cut short by its floor, the whole pass starts with the search even where the full
         # pass needed the linear bound (its own bound cost more than its search: measured)
         self.portfolio.hard = False
-        whole = pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True, floor=full.score)
+        whole = pass_problems.solve_pass(
+            self, pass_problems.pass_problem(self, dissolve=set()), whole=True, floor=full.score
+        )
         if whole is not None and whole.score >= full.score:
             return
         self.candidates.append(full)
-        if whole is None and not layout._legal(self, full):
-            pass_problems._pass(self, pass_problems._problem(self, dissolve=set()), whole=True)
+        if whole is None and not layout.is_legal_turn(self, full):
+            pass_problems.solve_pass(self, pass_problems.pass_problem(self, dissolve=set()), whole=True)
 
     def _past_deadline(self) -> bool:
         """Whether the budget has run out; then the answer is not proven (``exhausted``)."""
@@ -233,9 +235,9 @@ class _Suggester:
         best = self._best_legal()
         return 0 if best is None else best.score
 
-    def _best_legal(self) -> _Outcome | None:
+    def _best_legal(self) -> Outcome | None:
         """The candidate scoring most among those that are legal turns (``_best_score``)."""
-        return max((o for o in self.candidates if layout._legal(self, o)), key=lambda o: o.score, default=None)
+        return max((o for o in self.candidates if layout.is_legal_turn(self, o)), key=lambda o: o.score, default=None)
 
     def _ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""
@@ -246,14 +248,14 @@ class _Suggester:
     def _answer(self) -> Suggestion:
         """The best move found that verifies as a legal turn (SPEC §4); every candidate is
         checked by ``verify_turn`` as a safety net, and playing nothing is always legal."""
-        value_unproven = value_bound._played_joker_value_unproven(self) and not self.value_exact
-        proven = not self.exhausted and not fate_tree._fates_unsettled(self) and not value_unproven
-        proven = proven and not fates._unlocked_sets_unmodelled(self)
+        value_unproven = value_bound.played_joker_value_unproven(self) and not self.value_exact
+        proven = not self.exhausted and not fate_tree.fates_unsettled(self) and not value_unproven
+        proven = proven and not fates.unlocked_sets_unmodelled(self)
         for outcome in sorted(self.candidates, key=lambda o: (o.score, o.whole), reverse=True):
             if not outcome.played:
                 break
-            if layout._legal(self, outcome):
-                outcome = layout._jokers_read_higher(self, outcome)
+            if layout.is_legal_turn(self, outcome):
+                outcome = layout.jokers_read_higher(self, outcome)
                 return Suggestion(outcome.after, outcome.played, outcome.value, proven, self.exhausted)
             proven = False  # a move the solver thought legal is not: its model needs fixing
         return Suggestion(self.table, (), 0, proven, self.exhausted)

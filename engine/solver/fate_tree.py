@@ -1,4 +1,4 @@
-"""The fates of the table's jokers bounding every legal move (``_check_fates``, see the package
+"""The fates of the table's jokers bounding every legal move (``check_fates``, see the package
 docstring): their relaxed problems searched as a tree, the joker sets decided one by one
 (``_solve_fates``), or first all of them as one integer programme (``_fates_settled_at_once``)."""
 
@@ -11,18 +11,18 @@ from typing import TYPE_CHECKING
 
 from engine.sets import RUN
 from engine.solver import choices, layout, pass_problems
-from engine.solver.fates import _Fate
-from engine.solver.layout import _Blocks, _Outcome
+from engine.solver.fates import Fate
+from engine.solver.layout import Blocks, Outcome
 from engine.solver.model import (
     RELAXED_CALLS,
     OutOfTime,
     Problem,
 )
-from engine.solver.pass_problems import _keys
+from engine.solver.pass_problems import tile_keys
 from engine.tiles import Tile
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
 _FATE_PROBLEMS = 128  # relaxed problems of the fates' tree at most (``_solve_fates``); beyond, not proven
@@ -30,7 +30,7 @@ _JOINT_FATES = 4  # fates from which they are first tried as one programme (``_s
 _JOINT_FATE_NODES = 16  # relaxations of that programme at most (``_fates_settled_at_once``)
 
 
-def _check_fates(solver: _Suggester) -> None:
+def check_fates(solver: Suggester) -> None:
     """Whether a legal move may beat the best move found, which the passes do not model
     (a set whose jokers were freed taken apart, a joker staying in a set made of other
     tiles, a freed joker in a new set mixing table tiles...). Every legal move gives each
@@ -50,16 +50,16 @@ def _check_fates(solver: _Suggester) -> None:
     known = solver.relaxed_known.get(joker_sets)
     if known is not None and (not known or known[0].score <= solver._best_score()):
         return
-    if pass_problems._relaxed_settles(solver, known or pass_problems._relaxed(solver, joker_sets, RELAXED_CALLS)):
+    if pass_problems.relaxed_settles(solver, known or pass_problems.solve_relaxed(solver, joker_sets, RELAXED_CALLS)):
         return
     _solve_fates(solver)
 
 
-def _solve_fates(solver: _Suggester) -> None:
+def _solve_fates(solver: Suggester) -> None:
     """The relaxed problems of the fates, looking for a move better than the best, as a
     tree: the joker sets (fewest ways first) are decided one by one, each node's problem
     giving the sets decided their ways and taking the others apart, their jokers anywhere
-    (those ``_pinned`` laid as their tiles), which holds every fate below it. A node with no
+    (those ``pinned`` laid as their tiles), which holds every fate below it. A node with no
     better move, or whose move is a legal turn (or has a legal layout scoring as much),
     settles its subtree; only the others are refined, down to the fates themselves, whose
     moves that are no legal turn leave the answer unproven (under the pressman rule, after
@@ -72,25 +72,25 @@ def _solve_fates(solver: _Suggester) -> None:
     the hard bench's three seeds (720 rows) it settled 11 of the 15 trees it was tried on,
     classic-big-rack sabra seed 2 turn 44 in 190 ms where the tree took 340 ms; on trees
     that their first few problems settle it costs up to 60 ms more (bench/README.md,
-    session 25). It is not tried again under the same best move (``_variant_stage`` may
+    session 25). It is not tried again under the same best move (``variant_stage`` may
     have tried it)."""
     solver.fate_problems = 0
-    if _joint_fates_settle(solver):
+    if joint_fates_settle(solver):
         return
-    sets, set_ways = _sorted_fates(solver)
+    sets, set_ways = sorted_fates(solver)
     _refine(solver, [], sets, set_ways)
 
 
-def _sorted_fates(solver: _Suggester) -> tuple[list[tuple[int, ...]], list[list[_Fate]]]:
+def sorted_fates(solver: Suggester) -> tuple[list[tuple[int, ...]], list[list[Fate]]]:
     """The joker sets (or pairs, ``fate_ways``), fewest ways first, and their ways."""
     ways = sorted(solver.fate_ways, key=lambda set_ways: len(set_ways[1]))
     return [i for i, _ in ways], [w for _, w in ways]
 
 
-def _joint_fates_settle(solver: _Suggester) -> bool:
+def joint_fates_settle(solver: Suggester) -> bool:
     """``_fates_settled_at_once`` where the fates number ``_JOINT_FATES`` or more, unless
     it already failed with the best move as it is."""
-    sets, set_ways = _sorted_fates(solver)
+    sets, set_ways = sorted_fates(solver)
     if math.prod(map(len, set_ways)) < _JOINT_FATES or solver._best_score() in solver.joint_failed:
         return False
     if _fates_settled_at_once(solver, sets, set_ways):
@@ -100,7 +100,7 @@ def _joint_fates_settle(solver: _Suggester) -> bool:
     return False
 
 
-def _fates_settled_at_once(solver: _Suggester, sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> bool:
+def _fates_settled_at_once(solver: Suggester, sets: list[tuple[int, ...]], ways: list[list[Fate]]) -> bool:
     """Whether one integer programme settles the fates giving the joker sets ``sets``
     one of their ``ways`` each: every way as a choice of ``choices`` (a variant, or the
     set kept whole as its block; a joker staying: its set taken apart, the joker given as
@@ -111,7 +111,7 @@ def _fates_settled_at_once(solver: _Suggester, sets: list[tuple[int, ...]], ways
     branch and bound for at most ``_JOINT_FATE_NODES`` relaxations (a cap on work); else,
     or when its move is no legal turn, the tree decides. Only where the rack holds no
     joker (where jokers stand is then worth nothing: the programme is pooled, as
-    ``_all_choices``'s), no way needs a rack tile played (``_Fate.needs``) and no two
+    ``_all_choices``'s), no way needs a rack tile played (``Fate.needs``) and no two
     sets' ways are joined (``_with_overlapping_windows``: a choice is one set's)."""
     if solver.rack_jokers or any(len(entry) > 1 for entry in sets):
         return False
@@ -131,7 +131,7 @@ def _fates_settled_at_once(solver: _Suggester, sets: list[tuple[int, ...]], ways
     try:
         solver.portfolio._check()
         best = choices.best_within(
-            pass_problems._choices_problem(solver),
+            pass_problems.choices_problem(solver),
             options,
             solver.deadline,
             solver._best_score() + 1,
@@ -142,7 +142,7 @@ def _fates_settled_at_once(solver: _Suggester, sets: list[tuple[int, ...]], ways
     if best is None:
         return True
     score, laid, picked = best
-    outcome = pass_problems._legal_choices_move(
+    outcome = pass_problems.legal_choices_move(
         solver, score, laid, picked, [e for c in picked for e in staying.get(c, ())]
     )
     if outcome is None:
@@ -151,18 +151,20 @@ def _fates_settled_at_once(solver: _Suggester, sets: list[tuple[int, ...]], ways
     return True
 
 
-def _fate_choice(solver: _Suggester, index: int, way: _Fate) -> choices.Choice:
+def _fate_choice(solver: Suggester, index: int, way: Fate) -> choices.Choice:
     """How joker set ``index`` fares in ``way``, as a choice of the integer programme."""
     if index in way.variants:
-        return pass_problems._choice(solver, index, way.variants[index])
+        return pass_problems.variant_choice(solver, index, way.variants[index])
     if index in way.whole:
-        return choices.Choice(pass_problems._block(solver, index, None))
+        return choices.Choice(pass_problems.table_block(solver, index, None))
     tiles = solver.table[index]
     stays = way.pins.get(index, ())
-    return choices.Choice(None, _keys((*tiles, *stays)), freed=sum(1 for t in tiles if t.color is None) - len(stays))
+    return choices.Choice(
+        None, tile_keys((*tiles, *stays)), freed=sum(1 for t in tiles if t.color is None) - len(stays)
+    )
 
 
-def _refine(solver: _Suggester, chosen: list[_Fate], sets: list[tuple[int, ...]], ways: list[list[_Fate]]) -> None:
+def _refine(solver: Suggester, chosen: list[Fate], sets: list[tuple[int, ...]], ways: list[list[Fate]]) -> None:
     """The children of the node deciding ``chosen`` (the ways of the first sets of
     ``sets``), each solved and, unless settled, refined (``_solve_fates``)."""
     for way in ways[len(chosen)]:
@@ -172,42 +174,42 @@ def _refine(solver: _Suggester, chosen: list[_Fate], sets: list[tuple[int, ...]]
             solver.unsettled.append(solver._ceiling())  # not all settled: not proven
             return
         path = [*chosen, way]
-        fate = _Fate.join(path)
-        problem = _fate_problem(solver, fate, _undecided_pins(solver, sets, len(path)))
+        fate = Fate.join(path)
+        problem = problem_of_fate(solver, fate, undecided_pins(solver, sets, len(path)))
         if problem is None:
             continue  # no move fares so
         solver.fate_problems += 1
-        move = pass_problems._pass(
+        move = pass_problems.solve_pass(
             solver, problem, floor=solver._best_score() + 1, candidate=False, programme_soon=True
         )
         if move is None:
             continue
         if len(path) == len(ways):
-            if not layout._took_legal(solver, move):
+            if not layout.took_legal(solver, move):
                 _settle_freed_as(solver, fate, move)
             continue
         # a node above the fates: its move, when legal, settles its subtree; a legal layout of
         # its tiles (``layout._rearranged``) is looked for only when its children leave a better
         # move unsettled (generated games, 3,324 positions: of 286 such layouts looked for
         # first, 8 settled their subtree, at 4.2 s in all; bench/README.md, session 39)
-        if layout._legal(solver, move):
+        if layout.is_legal_turn(solver, move):
             solver.candidates.append(move)
             continue
         problems, left = solver.fate_problems, len(solver.unsettled)
         _refine(solver, path, sets, ways)
-        if (_unsettled_since(solver, left) or solver.exhausted) and layout._took_legal(solver, move):
+        if (_unsettled_since(solver, left) or solver.exhausted) and layout.took_legal(solver, move):
             del solver.unsettled[left:]  # (the layout scores as much as every move below)
             solver.fate_problems = problems  # (as when it settled the subtree first)
 
 
-def _unsettled_since(solver: _Suggester, left: int) -> bool:
+def _unsettled_since(solver: Suggester, left: int) -> bool:
     """Whether a fate's move that is no legal turn, left unsettled after the first ``left``
     (``unsettled``), beats every legal move found."""
     best = solver._best_score()
     return any(score > best for score in solver.unsettled[left:])
 
 
-def _settle_freed_as(solver: _Suggester, fate: _Fate, move: _Outcome) -> None:
+def _settle_freed_as(solver: Suggester, fate: Fate, move: Outcome) -> None:
     """A fate whose move (``move``) is no legal turn and beats the best: under
     ``freed_joker_use: new_set_with_two_rack_tiles`` its freed joker is laid as each tile
     it may stand for in a new set (``_freed_as_fates``), each problem solved like the
@@ -222,18 +224,18 @@ def _settle_freed_as(solver: _Suggester, fate: _Fate, move: _Outcome) -> None:
         if solver.fate_problems >= _FATE_PROBLEMS:
             solver.unsettled.append(move.score)
             return
-        problem = _fate_problem(solver, way, {})
+        problem = problem_of_fate(solver, way, {})
         if problem is None:
             continue
         solver.fate_problems += 1
-        narrow = pass_problems._pass(
+        narrow = pass_problems.solve_pass(
             solver, problem, floor=solver._best_score() + 1, candidate=False, programme_soon=True
         )
-        if narrow is not None and not layout._took_legal(solver, narrow):
+        if narrow is not None and not layout.took_legal(solver, narrow):
             solver.unsettled.append(narrow.score)
 
 
-def _freed_as_fates(solver: _Suggester, fate: _Fate) -> list[_Fate] | None:
+def _freed_as_fates(solver: Suggester, fate: Fate) -> list[Fate] | None:
     """``fate`` with the joker its window frees laid as each tile of ``freed_joker_tiles``,
     one fate each: together they hold every legal move of ``fate`` (that joker ends in a
     new set holding two rack tiles, where it stands for one of those tiles). None where
@@ -252,25 +254,25 @@ def _freed_as_fates(solver: _Suggester, fate: _Fate) -> list[_Fate] | None:
     ]
 
 
-def _undecided_pins(solver: _Suggester, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
-    """The pinned jokers (``_pinned``) of the joker sets of ``sets`` after the first
+def undecided_pins(solver: Suggester, sets: list[tuple[int, ...]], decided: int) -> dict[int, tuple[Tile, ...]]:
+    """The pinned jokers (``pinned``) of the joker sets of ``sets`` after the first
     ``decided``: a node of the fates' tree lays them as their tiles."""
     return {i: solver.pinned[i] for entry in sets[decided:] for i in entry if i in solver.pinned}
 
 
-def _fate_problem(
-    solver: _Suggester,
-    fate: _Fate,
+def problem_of_fate(
+    solver: Suggester,
+    fate: Fate,
     undecided: Mapping[int, tuple[Tile, ...]],
     exact_value: bool = False,
     must: tuple[Tile, ...] = (),
-) -> tuple[Problem, _Blocks] | None:
+) -> tuple[Problem, Blocks] | None:
     """The relaxed problem of the moves giving the jokers ``fate``, the jokers of
     ``undecided`` laid as those tiles, the other undecided ones anywhere (``exact_value``:
-    see ``_problem``); None when a window takes a tile the table or the rack does not hold
+    see ``pass_problem``); None when a window takes a tile the table or the rack does not hold
     (no move fares so)."""
     dissolve = set(range(len(solver.table))) - set(fate.variants) - fate.whole
-    problem = pass_problems._problem(
+    problem = pass_problems.pass_problem(
         solver,
         dissolve=dissolve,
         pins={**undecided, **fate.pins},
@@ -283,7 +285,7 @@ def _fate_problem(
     return problem
 
 
-def _fates_unsettled(solver: _Suggester) -> bool:
+def fates_unsettled(solver: Suggester) -> bool:
     """Whether a fate's best move, no legal turn, beats every legal move found: a legal
     move giving the jokers that fate may then beat the answer (the fate's problem, solved
     to the end, bounds them)."""

@@ -1,7 +1,7 @@
 """The ways the table's jokers can fare in a legal move (the *fates*, see the package docstring):
 a joker staying as one of the tiles it may stand for, or freed by a copy of its tile lying in a
 *window*, two sets' windows joined (``fate_ways``); and the legal moves they leave out
-(``_unlocked_sets_unmodelled``)."""
+(``unlocked_sets_unmodelled``)."""
 
 from __future__ import annotations
 
@@ -17,28 +17,28 @@ from engine.solver.model import (
     LAST,
 )
 from engine.solver.reconstruction import run_colour
-from engine.solver.set_variants import _stands_for_number, _Variant
+from engine.solver.set_variants import Variant, stands_for_number
 from engine.tiles import COLORS, JOKER, Tile, joker_as, tiles_of_keys, tiles_without
 from engine.tiles import numbered as numbered_tile
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
 @dataclass(frozen=True, slots=True)
-class _Fate:
-    """How table jokers fare in a relaxed problem of ``_check_fates``: the tiles staying
+class Fate:
+    """How table jokers fare in a relaxed problem of ``check_fates``: the tiles staying
     jokers are laid as (by set, their sets taken apart), the tiles the move must play (a freed
     joker's copy), the variants (a freed joker's window) and the sets kept whole."""
 
     pins: dict[int, tuple[Tile, ...]] = dataclasses.field(default_factory=dict)
     needs: tuple[Tile, ...] = ()
-    variants: dict[int, _Variant] = dataclasses.field(default_factory=dict)
+    variants: dict[int, Variant] = dataclasses.field(default_factory=dict)
     whole: frozenset[int] = frozenset()
 
     @staticmethod
-    def join(fates: Sequence[_Fate]) -> _Fate:
-        return _Fate(
+    def join(fates: Sequence[Fate]) -> Fate:
+        return Fate(
             {i: pins for f in fates for i, pins in f.pins.items()},
             tuple(t for f in fates for t in f.needs),
             {i: v for f in fates for i, v in f.variants.items()},
@@ -46,11 +46,11 @@ class _Fate:
         )
 
 
-_FateWays = list[tuple[tuple[int, ...], list[_Fate]]]
+_FateWays = list[tuple[tuple[int, ...], list[Fate]]]
 """The ways the table's jokers fare (``fate_ways``): by joker set (or pair of sets), its ways."""
 
 
-def fate_ways(solver: _Suggester) -> _FateWays:
+def fate_ways(solver: Suggester) -> _FateWays:
     """The ways the table's jokers can fare in a legal move, per table set holding jokers
     (its index, its ways; worked out once per position). Under each of the set's readings:
 
@@ -85,12 +85,12 @@ def fate_ways(solver: _Suggester) -> _FateWays:
     on_rack = Counter(t.key for t in solver.rack)
     on_table = Counter(t.key for s in solver.table for t in s)
     supply = on_rack + on_table
-    per_set: list[tuple[int, list[_Fate]]] = []
+    per_set: list[tuple[int, list[Fate]]] = []
     for i, reading in enumerate(solver.readings):
         if i in solver.plain:
             continue
         can_free = solver.opened and _rack_can_take_freed_joker(solver, i)
-        ways: dict[tuple[object, ...], _Fate] = {}
+        ways: dict[tuple[object, ...], Fate] = {}
         for read in reading.readings:
             run = read.kind == RUN
             single = len(read.joker_options) == 1 and not free
@@ -111,23 +111,23 @@ def fate_ways(solver: _Suggester) -> _FateWays:
                 if Counter(t.key for t in needs) - on_rack:
                     continue
                 if locked and len(pins) == len(combo):
-                    ways[("whole",)] = _Fate(whole=frozenset({i}))
+                    ways[("whole",)] = Fate(whole=frozenset({i}))
                 elif locked and pins and (kept := _locked_block(solver, read, pins)) is not None:
-                    variant = _Variant(kept, freed=len(combo) - len(pins), run=run)
-                    ways[("kept", variant, tuple(t.key for t in needs))] = _Fate(variants={i: variant}, needs=needs)
+                    variant = Variant(kept, freed=len(combo) - len(pins), run=run)
+                    ways[("kept", variant, tuple(t.key for t in needs))] = Fate(variants={i: variant}, needs=needs)
                 else:
                     key = ("pins", tuple(t.key for t in pins), tuple(t.key for t in needs))
-                    ways[key] = _Fate(pins={i: pins} if pins else {}, needs=needs)
+                    ways[key] = Fate(pins={i: pins} if pins else {}, needs=needs)
             both = _both_missing_colours(solver, read, run)
             if single and can_free and all(supply[t.key] for t in both):
                 for variant in _windows(solver, read, run, on_rack, on_table, rack_only):
                     if _window_frees_legally(solver, i, variant, supply):
-                        ways[("window", variant)] = _Fate(variants={i: variant})
+                        ways[("window", variant)] = Fate(variants={i: variant})
         per_set.append((i, list(ways.values())))
     return _with_overlapping_windows(per_set, solver.table, solver.joker_copies)
 
 
-def _locked_block(solver: _Suggester, reading: Reading, pins: tuple[Tile, ...]) -> tuple[Tile, ...] | None:
+def _locked_block(solver: Suggester, reading: Reading, pins: tuple[Tile, ...]) -> tuple[Tile, ...] | None:
     """Under ``joker_sets_locked``, a set whose jokers do not all leave keeps the others
     and all its numbered tiles in one successor (SPEC §4): those tiles, the staying jokers
     standing for ``pins``, as a block (it may grow), when they are a valid set. None when
@@ -137,7 +137,7 @@ def _locked_block(solver: _Suggester, reading: Reading, pins: tuple[Tile, ...]) 
     return block if read_set(block, solver.rules).valid else None
 
 
-def _window_frees_legally(solver: _Suggester, index: int, variant: _Variant, supply: Counter[str]) -> bool:
+def _window_frees_legally(solver: Suggester, index: int, variant: Variant, supply: Counter[str]) -> bool:
     """Whether a window (``_windows``) of table set ``index`` holding the set's joker freed
     may be a legal turn's: not under ``freed_joker_use: new_set_with_two_rack_tiles`` when
     it is the one joker in play and every tile of the set in the window is the last copy
@@ -149,12 +149,12 @@ def _window_frees_legally(solver: _Suggester, index: int, variant: _Variant, sup
     return any(supply[t.key] > 1 for t in variant.tiles if t.key in own)
 
 
-def jokers_in_play(solver: _Suggester) -> int:
+def jokers_in_play(solver: Suggester) -> int:
     """The jokers of the table and the rack."""
     return solver.rack_jokers + sum(1 for s in solver.table for t in s if t.color is None)
 
 
-def _rack_can_take_freed_joker(solver: _Suggester, index: int) -> bool:
+def _rack_can_take_freed_joker(solver: Suggester, index: int) -> bool:
     """Whether a joker freed from table set ``index`` may find a set: under
     ``freed_joker_use: new_set_with_two_rack_tiles`` it needs a new set holding two tiles
     played from the rack, so a tile it may stand for there (``freed_joker_tiles``); with
@@ -166,7 +166,7 @@ def _rack_can_take_freed_joker(solver: _Suggester, index: int) -> bool:
     return solver.freed_joker_tiles is None or bool(solver.freed_joker_tiles[index])
 
 
-def freed_joker_tiles(solver: _Suggester) -> dict[int, tuple[tuple[Tile, bool], ...]] | None:
+def freed_joker_tiles(solver: Suggester) -> dict[int, tuple[tuple[Tile, bool], ...]] | None:
     """By table set holding jokers, the tiles a joker freed from it may stand for under
     ``freed_joker_use: new_set_with_two_rack_tiles`` (``_freed_joker_tiles``); None under
     the other rules, or with two jokers on the rack (the tiles would be all)."""
@@ -175,7 +175,7 @@ def freed_joker_tiles(solver: _Suggester) -> dict[int, tuple[tuple[Tile, bool], 
     return {i: _freed_joker_tiles(solver, i) for i in range(len(solver.table)) if i not in solver.plain}
 
 
-def _freed_joker_tiles(solver: _Suggester, index: int) -> tuple[tuple[Tile, bool], ...]:
+def _freed_joker_tiles(solver: Suggester, index: int) -> tuple[tuple[Tile, bool], ...]:
     """The tiles a joker freed from table set ``index`` may stand for in a new set holding
     two tiles of the rack (two numbered tiles, or the rack's one joker and a numbered
     tile), with whether that set is a run: in a group, the colours missing beside the
@@ -214,7 +214,7 @@ def _freed_joker_tiles(solver: _Suggester, index: int) -> tuple[tuple[Tile, bool
     return tuple(stands.values())
 
 
-def _both_missing_colours(solver: _Suggester, reading: Reading, run: bool) -> tuple[Tile, ...]:
+def _both_missing_colours(solver: Suggester, reading: Reading, run: bool) -> tuple[Tile, ...]:
     """Under ``group_joker_needs_both_colours``, the tiles of the two colours a group of
     three (``reading``) lacks when its one joker is undeclared: freeing it needs a copy of
     each in its successors (SPEC §4; a declared joker needs only its tile). Else none."""
@@ -225,7 +225,7 @@ def _both_missing_colours(solver: _Suggester, reading: Reading, run: bool) -> tu
     return options if len(options) == 2 else ()
 
 
-def _other_missing_colour(solver: _Suggester, reading: Reading, copy: Tile, supply: Counter[str]) -> tuple[Tile, ...]:
+def _other_missing_colour(solver: Suggester, reading: Reading, copy: Tile, supply: Counter[str]) -> tuple[Tile, ...]:
     """For the one joker of a group of three freed by ``copy`` under
     ``group_joker_needs_both_colours``: the copy of the other missing colour when the set's
     two numbered tiles have no other copy on the table or the rack (``supply``), so that a
@@ -237,8 +237,8 @@ def _other_missing_colour(solver: _Suggester, reading: Reading, copy: Tile, supp
 
 
 def _windows(
-    solver: _Suggester, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
-) -> list[_Variant]:
+    solver: Suggester, reading: Reading, run: bool, on_rack: Counter[str], on_table: Counter[str], rack_only: bool
+) -> list[Variant]:
     """The one joker of a set (under ``reading``) freed by a copy of its tile: for every
     three tiles forming a valid set with that copy and a numbered tile of the set, a
     variant keeping them as a block. A successor holding the copy and a tile of the set
@@ -297,7 +297,7 @@ def _windows(
         copy_from = sources(copy, not rack_only and on_table[copy.key] > 0)
         for from_rack in itertools.product(copy_from, *(sources(t, True) for t in others)):
             out.append(
-                _Variant(
+                Variant(
                     (*kept, *extra, *(() if joker is None else (joker,))),
                     released=tuple(tiles_without(numbered, kept)),
                     from_rack=tuple(t for t, r in zip(extra, from_rack, strict=True) if r),
@@ -309,7 +309,7 @@ def _windows(
     return out
 
 
-def _unlocked_sets_unmodelled(solver: _Suggester) -> bool:
+def unlocked_sets_unmodelled(solver: Suggester) -> bool:
     """Under ``joker_sets_locked``: whether a joker set, unlocked by its joker's exact tile
     (a copy from the rack or from a set without a joker), may give one of its tiles to free
     another joker set's joker. Such a move is legal (``B10 B11 B12 J`` + ``B9 B10 B11 J``
@@ -338,7 +338,7 @@ def _unlocked_sets_unmodelled(solver: _Suggester) -> bool:
 
 
 def _with_overlapping_windows(
-    per_set: list[tuple[int, list[_Fate]]], table: Sequence[Sequence[Tile]], copies: Sequence[frozenset[str]]
+    per_set: list[tuple[int, list[Fate]]], table: Sequence[Sequence[Tile]], copies: Sequence[frozenset[str]]
 ) -> _FateWays:
     """The ways of ``fate_ways``, those of two joker sets whose windows may share a tile joined
     (every way of one with every way of the other, and the two windows laid as one block).
@@ -368,12 +368,12 @@ def _with_overlapping_windows(
                 done |= {n, pair}
                 continue
         anywhere = any(not (way.pins or way.needs or way.variants or way.whole) for way in ways)
-        out.append(((i,), ways if anywhere else [*ways, _Fate()]))
+        out.append(((i,), ways if anywhere else [*ways, Fate()]))
         done.add(n)
     return out
 
 
-def _window_lines(ways: list[_Fate]) -> set[tuple[tuple[str, object], str]]:
+def _window_lines(ways: list[Fate]) -> set[tuple[tuple[str, object], str]]:
     """The numbered tiles of the windows among ``ways``, by the line they lie on (a run's
     colour, a group's number). A window's joker is its own set's: two windows never share it."""
     out: set[tuple[tuple[str, object], str]] = set()
@@ -393,16 +393,16 @@ def _line(numbered: Sequence[Tile]) -> tuple[str, object]:
 
 def _joined_ways(
     i: int,
-    ways: list[_Fate],
+    ways: list[Fate],
     j: int,
-    other_ways: list[_Fate],
+    other_ways: list[Fate],
     table: Sequence[Sequence[Tile]],
     copies: Sequence[frozenset[str]],
-) -> list[_Fate] | None:
+) -> list[Fate] | None:
     """The ways joker sets ``i`` and ``j`` fare together: every way of one with every way of
     the other, and each pair of their windows sharing a tile laid as one block
     (``_merged_windows``); None where such a pair cannot be laid so."""
-    joined = [_Fate.join([a, b]) for a in ways for b in other_ways]
+    joined = [Fate.join([a, b]) for a in ways for b in other_ways]
     for a in ways:
         for b in other_ways:
             if i not in a.variants or j not in b.variants:
@@ -418,12 +418,12 @@ def _joined_ways(
 
 def _merged_windows(
     i: int,
-    window: _Variant,
+    window: Variant,
     tiles: Sequence[Tile],
-    other: _Variant,
+    other: Variant,
     other_tiles: Sequence[Tile],
     copies: frozenset[str],
-) -> _Fate | Literal[False] | None:
+) -> Fate | Literal[False] | None:
     """Windows of joker set ``i`` (``tiles``) and another (``other_tiles``) sharing tiles in
     one run, as one block, a way of both: the block is set ``i``'s variant, the other set is
     taken apart (its tiles in the block taken from the pool, its joker anywhere unless its
@@ -439,10 +439,10 @@ def _merged_windows(
     kept = Counter(t.key for t in tiles if t.color is not None) - Counter(t.key for t in window.released)
     other_kept = Counter(t.key for t in other_tiles if t.color is not None) - Counter(t.key for t in other.released)
     other_rack = Counter(t.key for t in other.from_rack)
-    places: dict[int, Tile] = {_stands_for_number(t): t for t in window.tiles}
+    places: dict[int, Tile] = {stands_for_number(t): t for t in window.tiles}
     taken_rack, taken_pool = list(window.from_rack), list(window.from_pool)
     for t in other.tiles:
-        at = _stands_for_number(t)
+        at = stands_for_number(t)
         mine = places.get(at)
         if mine is None:
             places[at] = t
@@ -467,8 +467,8 @@ def _merged_windows(
             return None  # one tile replacing both jokers (SPEC §4: one per joker)
         # else: this set's tile (or one tile from the rack or the table) serves both windows
     block = tuple(places[n] for n in sorted(places))
-    # the other set's joker goes to the pool with its set (``_problem``), unless its window
+    # the other set's joker goes to the pool with its set (``pass_problem``), unless its window
     # holds it: then it is the block's, taken from there
     freed = window.freed - (1 if any(t.color is None for t in other.tiles) else 0)
-    variant = _Variant(block, window.released, tuple(taken_rack), tuple(taken_pool), freed, run=True)
-    return _Fate(variants={i: variant})
+    variant = Variant(block, window.released, tuple(taken_rack), tuple(taken_pool), freed, run=True)
+    return Fate(variants={i: variant})

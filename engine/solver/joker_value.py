@@ -3,7 +3,7 @@ the fates of the table's jokers, ``value_bound._fates_value_settled``).
 
 A played joker is worth the best joker after the move, a table joker's too, each set read at its
 best (``intact.played_value``). A fate's problem lays a joker that stays as the tile it stands
-for (a *pin*, ``pass_problems._problem``), so its search cannot see that joker's points.
+for (a *pin*, ``pass_problems.pass_problem``), so its search cannot see that joker's points.
 In a run laid in order, as ``suggest`` lays every run, a joker stands for its place (SPEC §2):
 the pin's points are its number, and the search sees where its set's other jokers stand. A set
 of one numbered tile and jokers may read two ways, though, and counts at its best reading:
@@ -128,7 +128,7 @@ def others_best(problem: Problem, count: int, played_beside: int = 0) -> Problem
     points (when ``played_beside`` is more, fewer than the table's: some of the table's freed
     jokers score too). The tiles of the rack jokers it must lay count outside the search
     (``uncounted``), as the search takes every joker it must lay for the table's, at a point
-    each unless some score none (``pass_problems._pass``)."""
+    each unless some score none (``pass_problems.solve_pass``)."""
     more = max(0, count - played_beside)
     unscored = problem.table_jokers + count - played_beside
     out = dataclasses.replace(

@@ -1,7 +1,7 @@
 """A pass's move laid out and judged (``suggest``): the table after it (table sets in their
 places, unchanged ones as given, pinned jokers laid back), scored as ``least_change`` scores moves,
 judged by ``verify_turn``; a relaxed move that is no legal turn laid out anew (``_rearranged``),
-and the answer's sets laid again to read their jokers highest (``_jokers_read_higher``)."""
+and the answer's sets laid again to read their jokers highest (``jokers_read_higher``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from engine.tiles import JOKER, Tile, joker_as, tiles_of_keys
 from engine.turns import verify_turn
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
 _REARRANGE_TILES = 30  # tiles laid out anew at most (``_rearranged``)
@@ -34,7 +34,7 @@ _REARRANGE_TRIES = 64  # of those layouts, judged by verify_turn at most
 
 
 @dataclass(frozen=True, slots=True)
-class _Outcome:
+class Outcome:
     """A solved pass of ``suggest``: the table after the move, the tiles played, their value
     and the lexicographic score of the objective."""
 
@@ -45,18 +45,18 @@ class _Outcome:
     whole: bool = False  # every table set kept whole (only extended)
 
 
-_Blocks = dict[int, RunBlock | GroupBlock]
+Blocks = dict[int, RunBlock | GroupBlock]
 
 
-def _outcome(
-    solver: _Suggester,
+def lay_out(
+    solver: Suggester,
     builder: Builder | Laid,
-    blocks: _Blocks,
+    blocks: Blocks,
     untouched: bool,
     whole: bool,
     fixed: Sequence[tuple[Tile, ...]],
     laid_as: Sequence[tuple[str, bool]] = (),
-) -> _Outcome:
+) -> Outcome:
     """Lay out the table after a solved pass (table sets in their places, unchanged ones
     as they were given, new sets last) and account for the played tiles. ``laid_as``: the
     tiles that pinned jokers stood for in the search (``Problem.jokers_laid_as``), laid
@@ -91,32 +91,32 @@ def _outcome(
     return _scored(solver, after, whole)
 
 
-def _scored(solver: _Suggester, after: Sequence[tuple[Tile, ...]], whole: bool = False) -> _Outcome:
+def _scored(solver: Suggester, after: Sequence[tuple[Tile, ...]], whole: bool = False) -> Outcome:
     """The move laying the table out as ``after``, scored (``intact.played_value``, as
     ``least_change`` scores moves)."""
     played_keys, value = played_value(solver.table, after, solver.rules, solver.opened)
     played = tiles_of_keys(played_keys)
     score = len(played) * solver.tile_weight + value * solver.value_weight
-    return _Outcome(score, tuple(after), played, value, whole)
+    return Outcome(score, tuple(after), played, value, whole)
 
 
-def _took_legal(solver: _Suggester, move: _Outcome) -> bool:
+def took_legal(solver: Suggester, move: Outcome) -> bool:
     """A relaxed problem's move beating the best: it, when it is a legal turn, or the best
     legal layout of its tiles (``_rearranged``) becomes a candidate. Whether one scores as
     much as the move (the relaxed problem's optimum): that problem is then settled."""
-    legal = _legal_layout(solver, move)
+    legal = legal_layout(solver, move)
     if legal is not None:
         solver.candidates.append(legal)
     return legal is not None and legal.score >= move.score
 
 
-def _legal_layout(solver: _Suggester, move: _Outcome, target: int = 0) -> _Outcome | None:
+def legal_layout(solver: Suggester, move: Outcome, target: int = 0) -> Outcome | None:
     """``move`` when it is a legal turn, else the best legal layout of its tiles
     (``_rearranged``, looking on for one scoring ``target``), else None."""
-    return move if _legal(solver, move) else _rearranged(solver, move, target)
+    return move if is_legal_turn(solver, move) else _rearranged(solver, move, target)
 
 
-def _rearranged(solver: _Suggester, move: _Outcome, target: int = 0) -> _Outcome | None:
+def _rearranged(solver: Suggester, move: Outcome, target: int = 0) -> Outcome | None:
     """A legal turn laying the tiles of ``move`` (a relaxed problem's, not a legal turn)
     otherwise: the sets it changed (not laid as a table set was; at most
     ``_REARRANGE_TILES`` tiles) laid out every way, up to ``_REARRANGE_WORK`` steps and
@@ -149,15 +149,15 @@ def _rearranged(solver: _Suggester, move: _Outcome, target: int = 0) -> _Outcome
 
 
 def _first_legal(
-    solver: _Suggester, tables: Iterable[list[tuple[Tile, ...]]], goal: int, best: _Outcome | None
-) -> _Outcome | None:
+    solver: Suggester, tables: Iterable[list[tuple[Tile, ...]]], goal: int, best: Outcome | None
+) -> Outcome | None:
     """The best scoring legal turn among ``tables`` (better than ``best``), the first
     scoring ``goal``, within the deadline."""
     for after in tables:
         if time.perf_counter() > solver.deadline:
             break
         outcome = _scored(solver, after)
-        if (best is None or outcome.score > best.score) and _legal(solver, outcome):
+        if (best is None or outcome.score > best.score) and is_legal_turn(solver, outcome):
             best = outcome
             if best.score >= goal:
                 break
@@ -165,7 +165,7 @@ def _first_legal(
 
 
 def _kept_copies_laid_out(
-    solver: _Suggester, kept: list[tuple[Tile, ...]], loose: list[Tile]
+    solver: Suggester, kept: list[tuple[Tile, ...]], loose: list[Tile]
 ) -> Iterator[list[tuple[Tile, ...]]]:
     """The loose tiles laid out with one kept set holding a copy of a tile a table joker
     stands for: a relaxed move may free a joker by a copy left where it lay (the copy's
@@ -189,7 +189,7 @@ def _kept_copies_laid_out(
             yield [*others, *sets]
 
 
-def _jokers_moved(solver: _Suggester, after: Sequence[tuple[Tile, ...]]) -> Iterator[list[tuple[Tile, ...]]]:
+def _jokers_moved(solver: Suggester, after: Sequence[tuple[Tile, ...]]) -> Iterator[list[tuple[Tile, ...]]]:
     """The tables ``after`` with one joker taken from its set and laid at an end of
     another set, both still valid: where a freed joker may not end in a
     set of its own set's tiles (``freed_joker_use``), ``_arrangements`` lays out only the
@@ -210,7 +210,7 @@ def _jokers_moved(solver: _Suggester, after: Sequence[tuple[Tile, ...]]) -> Iter
                         yield [rest if n == i else grown if n == k else t for n, t in enumerate(after)]
 
 
-def joker_copies(solver: _Suggester) -> tuple[frozenset[str], ...]:
+def joker_copies(solver: Suggester) -> tuple[frozenset[str], ...]:
     """Per table set, the tiles its jokers may stand for under any of its readings (their
     keys; none for a set without a joker): the copies that may free them."""
     return tuple(
@@ -219,7 +219,7 @@ def joker_copies(solver: _Suggester) -> tuple[frozenset[str], ...]:
     )
 
 
-def run_jokers_stand_for(solver: _Suggester) -> frozenset[str]:
+def run_jokers_stand_for(solver: Suggester) -> frozenset[str]:
     """The tiles the table's run jokers stand for (a run joker stays only standing for its
     tile: ``_arrangements`` tries the sets laying a joker so first)."""
     return frozenset(
@@ -231,7 +231,7 @@ def run_jokers_stand_for(solver: _Suggester) -> frozenset[str]:
     )
 
 
-def _legal(solver: _Suggester, outcome: _Outcome) -> bool:
+def is_legal_turn(solver: Suggester, outcome: Outcome) -> bool:
     known = solver.verdicts.get(id(outcome))
     if known is not None and known[0] is outcome:
         return known[1]
@@ -241,7 +241,7 @@ def _legal(solver: _Suggester, outcome: _Outcome) -> bool:
     return verdict.valid
 
 
-def _jokers_read_higher(solver: _Suggester, outcome: _Outcome) -> _Outcome:
+def jokers_read_higher(solver: Suggester, outcome: Outcome) -> Outcome:
     """``outcome`` with each table set it leaves as given, holding a joker, laid again in
     the order reading its jokers highest, where that scores more and is still a legal
     turn: the played jokers are worth the best a joker after the move stands for. On an
@@ -253,14 +253,14 @@ def _jokers_read_higher(solver: _Suggester, outcome: _Outcome) -> _Outcome:
     for i, tiles in enumerate(solver.table):
         if i >= len(outcome.after) or outcome.after[i] != tiles or all(t.color is not None for t in tiles):
             continue
-        for order in _joker_orders(tiles):
+        for order in joker_orders(tiles):
             trial = _scored(solver, [*outcome.after[:i], order, *outcome.after[i + 1 :]])
-            if trial.score > outcome.score and trial.played == outcome.played and _legal(solver, trial):
+            if trial.score > outcome.score and trial.played == outcome.played and is_legal_turn(solver, trial):
                 outcome = trial
     return outcome
 
 
-def _joker_orders(tiles: Sequence[Tile]) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
+def joker_orders(tiles: Sequence[Tile]) -> tuple[tuple[Tile, ...], tuple[Tile, ...]]:
     """A set laid again: its numbered tiles ascending with its jokers (undeclared) after them,
     or before them."""
     numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)

@@ -63,7 +63,7 @@ from engine.tiles import Tile, tiles_of_keys
 from engine.turns import verify_turn
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 FEW_MOVED = 2
 """The most table tiles moved that the explicit second step (``engine.solver.few_moved``)
@@ -87,7 +87,7 @@ RELEASING_SECONDS = 0.1
 and only where the free programme gave a bound, 716 -> 756 ms (bench/README.md, session 32)."""
 
 
-def with_least_change(move: Suggestion, solved: _Suggester, tie_break: str) -> Suggestion:
+def with_least_change(move: Suggestion, solved: Suggester, tie_break: str) -> Suggestion:
     """``move`` (the best move ``solved`` found) with its change list; under the
     ``least_change`` tie break replaced by the least disturbing move scoring as much, when one
     is found that verifies and disturbs no more."""

@@ -1,6 +1,6 @@
 """The problems of ``suggest``'s passes and solving one: table sets taken apart, kept whole as
-blocks or as variants, jokers pinned as tiles (``_problem``, ``_pinned``); one pass solved and its
-move laid out (``_pass``, through ``portfolio``), a relaxed problem solved once per position; the
+blocks or as variants, jokers pinned as tiles (``pass_problem``, ``pinned``); one pass solved and its
+move laid out (``solve_pass``, through ``portfolio``), a relaxed problem solved once per position; the
 problem and the choices of ``choices``' programme of the joker sets."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from engine.sets import RUN
 from engine.solver import choices, layout, portfolio
-from engine.solver.layout import _Blocks, _Outcome
+from engine.solver.layout import Blocks, Outcome
 from engine.solver.model import (
     COLOUR_INDEX,
     NCOL,
@@ -25,52 +25,52 @@ from engine.solver.model import (
 )
 from engine.solver.reconstruction import Builder, Laid, run_colour
 from engine.solver.search import Search
-from engine.solver.set_variants import _stands_for_number, _Variant
+from engine.solver.set_variants import Variant, stands_for_number
 from engine.tiles import COLORS, Tile, tiles_without
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
-def _choices_problem(solver: _Suggester) -> Problem:
+def choices_problem(solver: Suggester) -> Problem:
     """The problem that ``choices`` extends by the joker sets' choices: the plain sets
     taken apart, no blocks; pooled (the rack holds no joker: where jokers stand is worth
     nothing)."""
-    problem, _ = _problem(solver, dissolve=solver.plain)
+    problem, _ = pass_problem(solver, dissolve=solver.plain)
     return dataclasses.replace(problem, run_blocks=[], group_blocks=[], joker_value_weight=0)
 
 
-def _legal_choices_move(
-    solver: _Suggester, score: int, laid: Laid, picked: list[choices.Choice], laid_as: Sequence[tuple[str, bool]] = ()
-) -> _Outcome | None:
+def legal_choices_move(
+    solver: Suggester, score: int, laid: Laid, picked: list[choices.Choice], laid_as: Sequence[tuple[str, bool]] = ()
+) -> Outcome | None:
     """The move of a solution of ``choices``' programme (its score, sets and the choices
-    taken; ``laid_as``: its staying jokers, see ``_outcome``), when it is a legal turn
+    taken; ``laid_as``: its staying jokers, see ``lay_out``), when it is a legal turn
     scoring what the programme says; else None."""
     blocks = {c.block.index: c.block for c in picked if c.block is not None}
-    outcome = layout._outcome(solver, laid, blocks, False, False, (), laid_as)
-    return outcome if outcome.score == score and layout._legal(solver, outcome) else None
+    outcome = layout.lay_out(solver, laid, blocks, False, False, (), laid_as)
+    return outcome if outcome.score == score and layout.is_legal_turn(solver, outcome) else None
 
 
-def _choice(solver: _Suggester, index: int, variant: _Variant) -> choices.Choice:
+def variant_choice(solver: Suggester, index: int, variant: Variant) -> choices.Choice:
     """A variant of table set ``index`` as a choice of the integer programme."""
     return choices.Choice(
-        _block(solver, index, variant),
-        _keys(variant.released),
-        _keys(variant.from_rack),
-        _keys(variant.from_pool),
+        table_block(solver, index, variant),
+        tile_keys(variant.released),
+        tile_keys(variant.from_rack),
+        tile_keys(variant.from_pool),
         variant.freed,
     )
 
 
-def _relaxed(solver: _Suggester, support: frozenset[int], max_calls: int) -> list[_Outcome] | None:
+def solve_relaxed(solver: Suggester, support: frozenset[int], max_calls: int) -> list[Outcome] | None:
     """The relaxed problem of the joker sets in ``support`` (taken apart, their jokers
     anywhere) looking for a move better than the best so far: [] when there is none,
     [move] when there is, None when its work ran out first."""
     solver.gave_up = False
     solver.gave_up_bound = None
-    relaxed = _pass(
+    relaxed = solve_pass(
         solver,
-        _problem(solver, dissolve=solver.plain | support, pins=solver.pinned),
+        pass_problem(solver, dissolve=solver.plain | support, pins=solver.pinned),
         floor=solver._best_score() + 1,
         candidate=False,
         max_calls=max_calls,
@@ -80,20 +80,20 @@ def _relaxed(solver: _Suggester, support: frozenset[int], max_calls: int) -> lis
     return [relaxed]
 
 
-def _relaxed_settles(solver: _Suggester, found: list[_Outcome] | None) -> bool:
+def relaxed_settles(solver: Suggester, found: list[Outcome] | None) -> bool:
     """Whether a relaxed problem's answer ends the passes it bounds: none of them can beat
     the best move (or the time ran out), or its own move is legal (the best of them: kept)."""
     if solver.exhausted or found == []:
         return True
-    if found and layout._legal(solver, found[0]):
+    if found and layout.is_legal_turn(solver, found[0]):
         solver.candidates.append(found[0])
         return True
     return False
 
 
-def _pass(
-    solver: _Suggester,
-    problem: tuple[Problem, _Blocks],
+def solve_pass(
+    solver: Suggester,
+    problem: tuple[Problem, Blocks],
     untouched: bool = False,
     whole: bool = False,
     fixed: Sequence[tuple[Tile, ...]] = (),
@@ -101,7 +101,7 @@ def _pass(
     candidate: bool = True,
     max_calls: int | None = None,
     programme_soon: bool = False,
-) -> _Outcome | None:
+) -> Outcome | None:
     """Solve one problem and lay out its move; None when it has no solution, none scoring
     at least ``floor`` (a move's score, not the search's), or the time ran out (then
     ``solver.exhausted`` is set) or the pass used up its ``max_calls`` (then ``solver.gave_up``
@@ -140,8 +140,8 @@ def _pass(
             if not candidate and max_calls is not None:
 
                 def accept(laid: Laid) -> bool:
-                    return layout._legal(
-                        solver, layout._outcome(solver, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
+                    return layout.is_legal_turn(
+                        solver, layout.lay_out(solver, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
                     )
 
             solved = solver.portfolio.solve(p, need, max_calls, accept, programme_soon)
@@ -176,7 +176,7 @@ def _pass(
         score = found
         laid = Builder(search)
         laid.build()
-    outcome = layout._outcome(solver, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
+    outcome = layout.lay_out(solver, laid, problem[1], untouched, whole, fixed, p.jokers_laid_as)
     if not solver.exhausted:
         _remember(solver, key, need, score, outcome)
     if candidate:
@@ -185,7 +185,7 @@ def _pass(
 
 
 def _remember(
-    solver: _Suggester, key: tuple[object, ...] | None, need: int, score: int, outcome: _Outcome | None
+    solver: Suggester, key: tuple[object, ...] | None, need: int, score: int, outcome: Outcome | None
 ) -> None:
     """Keep a relaxed problem's answer (``key``: None for the candidates' passes, not kept):
     its best move scoring ``score`` (the search's), or None: no move reaches ``need``."""
@@ -193,7 +193,7 @@ def _remember(
         solver.solved[key] = (need, score, outcome)
 
 
-def _opening_problem(solver: _Suggester) -> tuple[Problem, _Blocks]:
+def opening_problem(solver: Suggester) -> tuple[Problem, Blocks]:
     """New sets from the rack only, worth at least the opening minimum."""
     optional = empty_counts()
     for t in solver.rack:
@@ -211,24 +211,24 @@ def _opening_problem(solver: _Suggester) -> tuple[Problem, _Blocks]:
     return problem, {}
 
 
-def _problem(
-    solver: _Suggester,
+def pass_problem(
+    solver: Suggester,
     dissolve: set[int],
     rack: Sequence[Tile] | None = None,
-    variants: dict[int, _Variant] | None = None,
+    variants: dict[int, Variant] | None = None,
     pins: Mapping[int, tuple[Tile, ...]] | None = None,
     must: Sequence[Tile] = (),
     exact_value: bool = False,
-) -> tuple[Problem, _Blocks]:
+) -> tuple[Problem, Blocks]:
     """Table sets in ``dissolve`` give their tiles to the pool (to be placed); the others
     are blocks, kept whole unless ``variants`` says otherwise. The rack's tiles may be
-    placed. With ``pins`` (by table set, the tiles its jokers are laid as: ``_pinned``, a
+    placed. With ``pins`` (by table set, the tiles its jokers are laid as: ``pinned``, a
     fate's or an opening's), a dissolved set's jokers go to the pool as those tiles, a run
     joker's in a run (``runs_needed``), and its others as jokers; a relaxed problem (any
     ``pins``, even none) also lays the groups of ``_groups_needed``. ``must``: tiles of the
     rack that the move must play (placed like the table's, scored as played).
     ``exact_value``: the table's jokers in the pool score no points (``Problem.unscored``:
-    exact when they are all there, ``_exact_value``)."""
+    exact when they are all there, ``exact_value_pass``)."""
     rack = tiles_without(solver.rack if rack is None else rack, must)
     variants = variants or {}
     required, optional = empty_counts(), empty_counts()
@@ -238,7 +238,7 @@ def _problem(
             jokers += 1
         else:
             optional[COLOUR_INDEX[t.color]][t.number] += 1
-    blocks: _Blocks = {}
+    blocks: Blocks = {}
     uncounted = 0
     for t in must:
         if t.color is None:
@@ -269,7 +269,7 @@ def _problem(
                     required[COLOUR_INDEX[t.color]][t.number] += 1
             continue
         variant = variants.get(i)
-        blocks[i] = _block(solver, i, variant)
+        blocks[i] = table_block(solver, i, variant)
         if variant is None:
             continue
         for t in variant.released:
@@ -310,7 +310,7 @@ def _problem(
 
 
 def _groups_needed(
-    solver: _Suggester, dissolve: set[int], blocked: set[int], pins: Mapping[int, tuple[Tile, ...]]
+    solver: Suggester, dissolve: set[int], blocked: set[int], pins: Mapping[int, tuple[Tile, ...]]
 ) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """The groups every legal move lays for the group joker sets in ``dissolve`` (one
     reading only): one of the set's number holding a joker or a tile its jokers stand for
@@ -337,7 +337,7 @@ def _groups_needed(
     return tuple(sorted(out))
 
 
-def _block(solver: _Suggester, index: int, variant: _Variant | None) -> RunBlock | GroupBlock:
+def table_block(solver: Suggester, index: int, variant: Variant | None) -> RunBlock | GroupBlock:
     """Table set ``index`` as a block: its tiles by its best reading, or the variant's."""
     reading = solver.readings[index].best
     assert reading is not None
@@ -345,9 +345,9 @@ def _block(solver: _Suggester, index: int, variant: _Variant | None) -> RunBlock
     original = solver.table[index] if variant is None or variant.whole else tiles
     run = reading.kind == RUN if variant is None or variant.run is None else variant.run
     if run:
-        ordered = tuple(sorted(tiles, key=_stands_for_number))
+        ordered = tuple(sorted(tiles, key=stands_for_number))
         colour = COLOUR_INDEX[run_colour(ordered)]
-        start, end = _stands_for_number(ordered[0]), _stands_for_number(ordered[-1])
+        start, end = stands_for_number(ordered[0]), stands_for_number(ordered[-1])
         return RunBlock(index, colour, start, end, ordered, original)
     number = next(t.number for t in tiles if t.color is not None)
     used = {COLOUR_INDEX[t.color] for t in tiles if t.color is not None}
@@ -363,13 +363,13 @@ def _block(solver: _Suggester, index: int, variant: _Variant | None) -> RunBlock
     return GroupBlock(index, number, len(tiles), frozenset(range(NCOL)) - used, tiles, original)
 
 
-def _pinned(solver: _Suggester) -> dict[int, tuple[Tile, ...]]:
+def pinned(solver: Suggester) -> dict[int, tuple[Tile, ...]]:
     """The jokers that no move may free, by table set: a freed joker must be replaced by a
     copy of a tile it stands for (SPEC §4), so when none of those has a copy on the table
     or the rack every legal move keeps the joker standing for one of them (a run's joker
     in a run, a group's in a group of its number). A relaxed problem places such jokers
-    as those tiles (``_problem``; a group's jokers as distinct missing colours: with no
-    copy of any elsewhere, any will do), and ``_outcome`` lays them back as jokers. Before
+    as those tiles (``pass_problem``; a group's jokers as distinct missing colours: with no
+    copy of any elsewhere, any will do), and ``lay_out`` lays them back as jokers. Before
     opening no joker may be freed at all (SPEC §4), so every run joker is pinned then, and
     a group's jokers when they stand for every colour it lacks. Only sets with one reading."""
     free = solver.rules.joker_release == "free" and not solver.rules.joker_sets_locked
@@ -398,7 +398,7 @@ def _pinned(solver: _Suggester) -> dict[int, tuple[Tile, ...]]:
     return out
 
 
-def _keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
+def tile_keys(tiles: Sequence[Tile]) -> tuple[tuple[int, int], ...]:
     """The numbered tiles among ``tiles`` as (colour index, number), the jokers left out."""
     return tuple((COLOUR_INDEX[t.color], t.number) for t in tiles if t.color is not None)
 

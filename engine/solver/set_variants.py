@@ -1,7 +1,7 @@
 """The variants of the table's joker sets (see the package docstring): the ways a set holding a
 joker may change besides growing (trimmed, jokers freed by their exact tile, read the other way),
-their combinations (``_variant_combos``), and jokers freed into new sets with two rack tiles
-(``_two_tile_frees``)."""
+their combinations (``variant_combos``), and jokers freed into new sets with two rack tiles
+(``two_tile_frees``)."""
 
 from __future__ import annotations
 
@@ -21,15 +21,15 @@ from engine.solver.model import (
 from engine.tiles import JOKER, Tile, tiles_without
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
-_TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``_two_tile_frees``)
+_TWO_TILE_JOKERS = 2  # jokers freed at once into new sets with two rack tiles, at most (``two_tile_frees``)
 _TWO_TILE_WAYS = 5_000  # ways of laying them listed at most (each a pass); beyond, not proven
 
 
 @dataclass(frozen=True, slots=True)
-class _Variant:
+class Variant:
     """How a table set holding a joker takes part in a move: kept as ``tiles`` (whole, trimmed,
     or with jokers replaced by their exact tiles), giving ``released`` numbered tiles to the
     pool, taking replacing tiles from the rack or from the pool, and freeing ``freed`` jokers
@@ -49,20 +49,20 @@ class _Variant:
         return not (self.released or self.from_rack or self.from_pool or self.freed or self.freed_as)
 
 
-_VariantPass = tuple[dict[int, _Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
+VariantPass = tuple[dict[int, Variant], list[Tile], tuple[tuple[Tile, ...], ...]]
 """A pass over joker-set variants: the variants, the rack to play from, sets laid beforehand."""
 
 
-def _two_tile_frees(solver: _Suggester) -> list[_VariantPass]:
+def two_tile_frees(solver: Suggester) -> list[VariantPass]:
     """Under ``freed_joker_use: new_set_with_two_rack_tiles``: jokers freed by their exact
     tiles from the rack (one, or two of one set or of two sets) and laid in new sets, each
     with at least two rack tiles (both jokers in one such set, or each in its own). Yields
     the variants, the rack left for the rest of the move, and those new sets, for every
-    way. More jokers freed at once are left to the fates (``_check_fates``)."""
-    out: list[_VariantPass] = []
+    way. More jokers freed at once are left to the fates (``check_fates``)."""
+    out: list[VariantPass] = []
     if solver.rules.freed_joker_use != "new_set_with_two_rack_tiles" or solver.rules.joker_release != "replace":
         return out
-    per_set: list[list[tuple[int, _Variant] | None]] = []
+    per_set: list[list[tuple[int, Variant] | None]] = []
     for i in range(len(solver.table)):
         reading = solver.readings[i].best
         if i in solver.plain or reading is None:
@@ -88,25 +88,25 @@ def _two_tile_frees(solver: _Suggester) -> list[_VariantPass]:
     return out
 
 
-def _variant_combos(solver: _Suggester, most: int) -> list[dict[int, _Variant]] | None:
+def variant_combos(solver: Suggester, most: int) -> list[dict[int, Variant]] | None:
     """Every combination of variants of the joker sets other than "all whole" (None when
     there is none), each feasible with the tiles of the rack and of the plain sets, simplest
     first. Listed within the deadline and about ``most`` (four runs of 13 with a joker each
     make more than 500,000: 5.8 s and 290 MB, whatever the budget); past the deadline,
     those found so far, and the answer is not proven; past ``most``, those found so far and
-    ``combos_capped`` (``_variant_stage`` then solves them all at once or leaves the answer
+    ``combos_capped`` (``variant_stage`` then solves them all at once or leaves the answer
     unproven)."""
-    per_set: list[list[tuple[int, _Variant | None]]] = []
+    per_set: list[list[tuple[int, Variant | None]]] = []
     for i in range(len(solver.table)):
         if i not in solver.plain:
-            options = _variants(solver, i)
+            options = variants_of(solver, i)
             if options:
                 per_set.append([(i, None), *((i, v) for v in options)])
     if not per_set:
         return None
     rack_keys = Counter(t.key for t in solver.rack)
     pool_keys = Counter(t.key for i in solver.plain for t in solver.table[i])
-    out: list[dict[int, _Variant]] = []
+    out: list[dict[int, Variant]] = []
     for n, combo in enumerate(itertools.product(*per_set)):
         if n % 1024 == 1023 and (solver._past_deadline() or len(out) >= most):
             solver.combos_capped = True
@@ -122,7 +122,7 @@ def _variant_combos(solver: _Suggester, most: int) -> list[dict[int, _Variant]] 
     return out or None
 
 
-def _variants(solver: _Suggester, index: int) -> list[_Variant]:
+def variants_of(solver: Suggester, index: int) -> list[Variant]:
     """The ways a table set holding a joker may change besides growing: trimmed (tiles
     taken out while its jokers stay, unless the rules lock joker sets), or with jokers
     freed by their exact tile (only when freed jokers may go to any set). Under every
@@ -130,16 +130,16 @@ def _variants(solver: _Suggester, index: int) -> list[_Variant]:
     (SPEC §4), so K1 J J, best read as the run K1 K2 K3, may give a group joker to B1."""
     others = Counter(t.key for t in solver.rack)
     others.update(t.key for k, tiles in enumerate(solver.table) if k != index for t in tiles)
-    out: list[_Variant] = []
+    out: list[Variant] = []
     best = solver.readings[index].best
     for reading in solver.readings[index].readings:
         run = reading.kind == RUN
-        found: list[_Variant] = []
+        found: list[Variant] = []
         if best is not None and reading.kind != best.kind:
             # kept whole but read the other way, to grow as that kind: J J K1 (best the
             # run K3 K2 K1) takes B1 as a group (pressman-2009: the independent suggest
             # oracle, session 37)
-            found.append(_Variant(reading.tiles))
+            found.append(Variant(reading.tiles))
         if not solver.rules.joker_sets_locked:
             found += _trims(reading.tiles, run, others)
         if solver.rules.freed_joker_use in ("any_set", "other_set"):
@@ -152,12 +152,12 @@ def _variants(solver: _Suggester, index: int) -> list[_Variant]:
 
 
 def _replacements(
-    solver: _Suggester,
+    solver: Suggester,
     tiles: tuple[Tile, ...],
     options: tuple[tuple[Tile, ...], ...],
     run: bool,
     most: int = MAX_GROUP,
-) -> list[_Variant]:
+) -> list[Variant]:
     """Jokers freed by the exact tile they stand for (in a group of three under
     ``group_joker_needs_both_colours``, both missing colours), from the rack or, when the
     rules allow, from a table set being taken apart; at most ``most`` jokers at once."""
@@ -185,7 +185,7 @@ def _replacements(
             continue
         for from_rack in itertools.product(sources, repeat=len(put)):
             out.append(
-                _Variant(
+                Variant(
                     laid,
                     from_rack=tuple(t for t, r in zip(put, from_rack, strict=True) if r),
                     from_pool=tuple(t for t, r in zip(put, from_rack, strict=True) if not r),
@@ -195,7 +195,7 @@ def _replacements(
     return out
 
 
-def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Variant]:
+def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[Variant]:
     """Ways to take numbered tiles out of a set holding a joker so that the jokers stay as
     they are: a run keeps a stretch of at least 3 tiles around its jokers, a group at least 3
     tiles.
@@ -206,7 +206,7 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
     at least that many numbered tiles, and at least one."""
     splits: list[tuple[tuple[Tile, ...], tuple[Tile, ...]]] = []
     if run:
-        ordered = tuple(sorted(tiles, key=_stands_for_number))
+        ordered = tuple(sorted(tiles, key=stands_for_number))
         jokers = [i for i, t in enumerate(ordered) if t.color is None]
         for first in range(jokers[0] + 1):
             for last in range(max(jokers[-1], first + 2), len(ordered)):
@@ -226,7 +226,7 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[_Va
         kept_keys = {t.key for t in kept_tiles if t.color is not None}
         rivals = len(given_tiles) + sum(1 for key in kept_keys if others[key])
         if len(kept_keys) >= max(1, rivals):
-            out.append(_Variant(kept_tiles, released=given_tiles))
+            out.append(Variant(kept_tiles, released=given_tiles))
     return out
 
 
@@ -257,7 +257,7 @@ def _set_key(tiles: tuple[Tile, ...]) -> tuple[str, ...]:
     return tuple(t.code for t in tiles)
 
 
-def _stands_for_number(tile: Tile) -> int:
+def stands_for_number(tile: Tile) -> int:
     if tile.color is not None:
         return tile.number
     assert tile.declared is not None

@@ -1,7 +1,7 @@
 """A played joker's value settled (see the package docstring: a played joker is worth the best
 joker after the move, which the passes' searches may miss): by the opening's search, by the fates'
 tree, or by the problem with every set taken apart scoring the table's jokers at no points
-(``_value_bound``, ``_exact_value``)."""
+(``check_value_bound``, ``exact_value_pass``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from engine.rules import Rules
 from engine.sets import RUN
 from engine.solver import fate_tree, joker_value, layout, pass_problems
-from engine.solver.fates import _Fate
+from engine.solver.fates import Fate
 from engine.solver.intact import joker_points
-from engine.solver.layout import _Blocks, _joker_orders, _Outcome
+from engine.solver.layout import Blocks, Outcome, joker_orders
 from engine.solver.melds import minimal_melds
 from engine.solver.model import (
     COLOUR_INDEX,
@@ -25,21 +25,21 @@ from engine.solver.model import (
 from engine.tiles import Tile
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
 _VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
 _VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
 
 
-def _value_bound(solver: _Suggester) -> None:
+def check_value_bound(solver: Suggester) -> None:
     """Whether a legal move may score more than the best move, its played jokers valued
     exactly. An opening from the rack alone: ``_opening_value_settled``. An opened
     player's moves, or an opening's with manipulation: their fates
     (``_fates_value_settled``; an opening's, one tree per minimal meld), then, where those did not
     settle it, the problem with every set taken apart and the jokers anywhere, which holds
     every legal move (an opening's with manipulation too) and whose search, scoring the
-    table's jokers at no points (``_exact_value``), scores each move at least as a legal
+    table's jokers at no points (``exact_value_pass``), scores each move at least as a legal
     turn does (it may read its jokers at their best): when it has no move better than the
     best, the best is proven, its played jokers' value too; when its better move is a
     legal turn, that move is the best and proven (capped like a relaxed bound). The fates
@@ -55,11 +55,11 @@ def _value_bound(solver: _Suggester) -> None:
         return
     solver.gave_up = False
     better = _exactly_valued(solver, solver._best_score() + 1, RELAXED_CALLS)
-    settled = better is None or layout._took_legal(solver, better)
+    settled = better is None or layout.took_legal(solver, better)
     solver.value_exact = not (solver.exhausted or solver.gave_up) and settled
 
 
-def _opening_value_settled(solver: _Suggester) -> bool:
+def _opening_value_settled(solver: Suggester) -> bool:
     """Whether no opening from the rack alone scores more than the best move, its played
     jokers valued exactly. The table stays as it lies, so its jokers' points are fixed, and
     the ``j`` jokers played are worth the best ``j`` of theirs and the played ones' own
@@ -76,20 +76,20 @@ def _opening_value_settled(solver: _Suggester) -> bool:
     table_points = sorted(
         (p for tiles in solver.table for p in _reordered_joker_points(tiles, solver.rules)), reverse=True
     )
-    problem, blocks = pass_problems._opening_problem(solver)
+    problem, blocks = pass_problems.opening_problem(solver)
     return all(
         _none_better(solver, joker_value.others_best(problem, i), blocks, sum(table_points[:i]), untouched=True)
         for i in range(1, min(solver.rack_jokers, len(table_points)) + 1)
     )
 
 
-def _fates_value_settled(solver: _Suggester) -> bool:
+def _fates_value_settled(solver: Suggester) -> bool:
     """Whether no legal move scores more than the best move, its played joker valued
-    exactly, by the fates of the table's jokers (``_check_fates``), where the relaxed
-    problem of ``_value_bound`` frees jokers the rules keep. As the fates' tree of
+    exactly, by the fates of the table's jokers (``check_fates``), where the relaxed
+    problem of ``check_value_bound`` frees jokers the rules keep. As the fates' tree of
     ``_solve_fates``: the joker sets (fewest ways first) decided one by one, a node's
     problem giving the sets decided their ways and taking the others apart, their jokers
-    anywhere (those ``_pinned`` laid as their tiles); a node bounding its moves
+    anywhere (those ``pinned`` laid as their tiles); a node bounding its moves
     (``_fate_value_settled``) settles its subtree. A legal move beating the best found on
     the way is taken. At most ``_VALUE_NODES`` nodes a tree.
 
@@ -101,7 +101,7 @@ def _fates_value_settled(solver: _Suggester) -> bool:
     melds = _meld_tiles(solver)
     if melds is None:
         return False
-    sets, ways = fate_tree._sorted_fates(solver)
+    sets, ways = fate_tree.sorted_fates(solver)
     for must in melds:
         solver.value_nodes = 0
         if not _value_settled_below(solver, [], sets, ways, must):
@@ -109,7 +109,7 @@ def _fates_value_settled(solver: _Suggester) -> bool:
     return True
 
 
-def _meld_tiles(solver: _Suggester) -> list[tuple[Tile, ...]] | None:
+def _meld_tiles(solver: Suggester) -> list[tuple[Tile, ...]] | None:
     """The rack tiles a legal move must play, each list of them one way: an opened
     player's none; an opening's the numbered tiles of one of its minimal melds (SPEC §4: the
     tiles played make valid sets reaching the minimum, so they hold a minimal meld's; its
@@ -128,10 +128,10 @@ def _meld_tiles(solver: _Suggester) -> list[tuple[Tile, ...]] | None:
 
 
 def _value_settled_below(
-    solver: _Suggester,
-    chosen: list[_Fate],
+    solver: Suggester,
+    chosen: list[Fate],
     sets: list[tuple[int, ...]],
-    ways: list[list[_Fate]],
+    ways: list[list[Fate]],
     must: tuple[Tile, ...],
 ) -> bool:
     """Whether the node deciding ``chosen`` (the ways of the first sets of ``sets``) or
@@ -140,7 +140,7 @@ def _value_settled_below(
     if solver.exhausted or solver.value_nodes >= _VALUE_NODES:
         return False
     solver.value_nodes += 1
-    if _fate_value_settled(solver, _Fate.join(chosen), fate_tree._undecided_pins(solver, sets, len(chosen)), must):
+    if _fate_value_settled(solver, Fate.join(chosen), fate_tree.undecided_pins(solver, sets, len(chosen)), must):
         return True
     if solver.exhausted or len(chosen) == len(ways):
         return False
@@ -148,7 +148,7 @@ def _value_settled_below(
 
 
 def _fate_value_settled(
-    solver: _Suggester, fate: _Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...] = ()
+    solver: Suggester, fate: Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...] = ()
 ) -> bool:
     """Whether no move giving the jokers ``fate`` (the jokers of ``undecided`` laid as
     those tiles, the other undecided ones anywhere) may beat the best move. Its problem
@@ -162,7 +162,7 @@ def _fate_value_settled(
     With one joker on the rack those sets are tried only at points where the numbered tiles
     alone may beat the best move (``_risky_points``). Runs lie in order (see
     ``joker_value``). ``must``: rack tiles the moves play (``_meld_tiles``)."""
-    fate_problem = fate_tree._fate_problem(solver, fate, undecided, exact_value=True, must=must)
+    fate_problem = fate_tree.problem_of_fate(solver, fate, undecided, exact_value=True, must=must)
     if fate_problem is None:
         return True  # no move fares so
     problem, blocks = fate_problem
@@ -193,7 +193,7 @@ def _fate_value_settled(
     return not solver.exhausted
 
 
-def _risky_points(solver: _Suggester, problem: Problem, blocks: _Blocks, highest: int) -> int:
+def _risky_points(solver: Suggester, problem: Problem, blocks: Blocks, highest: int) -> int:
     """With one joker on the rack: the least points above ``highest`` a pin's after-set may
     read its jokers at for a move of ``problem`` to beat the best move, by its numbered
     tiles alone (the joker laid, scoring nothing: ``joker_value.others_best``); above
@@ -208,9 +208,9 @@ def _risky_points(solver: _Suggester, problem: Problem, blocks: _Blocks, highest
 
 
 def _set_beside_settled(
-    solver: _Suggester,
+    solver: Suggester,
     problem: Problem,
-    blocks: _Blocks,
+    blocks: Blocks,
     pin: tuple[Tile, bool],
     others: list[tuple[Tile, bool]],
     tiles: tuple[Tile, ...],
@@ -244,9 +244,9 @@ def _set_beside_settled(
 
 
 def _none_better(
-    solver: _Suggester,
+    solver: Suggester,
     problem: Problem,
-    blocks: _Blocks,
+    blocks: Blocks,
     lift: int = 0,
     fixed: Sequence[tuple[Tile, ...]] = (),
     untouched: bool = False,
@@ -258,30 +258,30 @@ def _none_better(
     while not solver.exhausted:
         best = solver._best_score()
         floor = best + 1 - lift * solver.value_weight
-        move = pass_problems._pass(
+        move = pass_problems.solve_pass(
             solver, (problem, blocks), untouched, fixed=fixed, floor=floor, candidate=False, programme_soon=True
         )
         if move is None:
             return not solver.exhausted
-        legal = layout._legal_layout(solver, move, best + 1)
+        legal = layout.legal_layout(solver, move, best + 1)
         if legal is None or legal.score <= best:
             return False
         solver.candidates.append(legal)
     return False
 
 
-def _exact_value(solver: _Suggester, full: _Outcome) -> _Outcome:
+def exact_value_pass(solver: Suggester, full: Outcome) -> Outcome:
     """Under a free release: the full pass again, its jokers scored exactly (the table's
     jokers laid, every one as all sets are taken apart, score no points, the others, played,
     theirs: ``Problem.unscored``), looking for a move scoring more than ``full`` (whose
-    search scored every joker laid, quicker: ``_played_joker_value_unproven``). Solved to
+    search scored every joker laid, quicker: ``played_joker_value_unproven``). Solved to
     the end, it proves the better of the two, which it returns."""
     better = _exactly_valued(solver, full.score + 1, None)
     solver.value_exact = not solver.exhausted
     return better or full
 
 
-def _exactly_valued(solver: _Suggester, floor: int, max_calls: int | None) -> _Outcome | None:
+def _exactly_valued(solver: Suggester, floor: int, max_calls: int | None) -> Outcome | None:
     """The best move scoring at least ``floor`` with every set taken apart and the jokers
     anywhere, the table's jokers scoring no points (``Problem.unscored``: the played
     jokers at their best points); None when there is none (or the work ran out). Solved
@@ -289,20 +289,20 @@ def _exactly_valued(solver: _Suggester, floor: int, max_calls: int | None) -> _O
     more than the best move found, which is most often the most there is, where goal mode
     spent 40-60 ms failing before the programme (bench/README.md, session 24)."""
     everything = set(range(len(solver.table)))
-    problem = pass_problems._problem(solver, dissolve=everything, exact_value=True)
-    return pass_problems._pass(
+    problem = pass_problems.pass_problem(solver, dissolve=everything, exact_value=True)
+    return pass_problems.solve_pass(
         solver, problem, floor=floor, candidate=False, max_calls=max_calls, programme_soon=max_calls is None
     )
 
 
-def _played_joker_value_unproven(solver: _Suggester) -> bool:
+def played_joker_value_unproven(solver: Suggester) -> bool:
     """Whether the passes' searches may miss the best value of a played joker: it is worth
-    the best joker after the move, possibly a table joker (``_outcome``, as the tests and
+    the best joker after the move, possibly a table joker (``lay_out``, as the tests and
     ``least_change`` score moves), but with a joker on the rack the searches score the
     numbers of the jokers they lay, table jokers too (under a free release too: ``R7 R8 R9``
     + ``R5 R6 R7 R8 J=R9`` with ``J R9 R10 R5`` scored both jokers as R11 and R12, 31
     points, where playing R5 too makes 35), and not a table joker left in a kept or pinned
-    set. Then ``_exact_value`` (free release) or ``_value_bound`` settles it, or the answer
+    set. Then ``exact_value_pass`` (free release) or ``check_value_bound`` settles it, or the answer
     is not claimed optimal. Without a rack joker no joker is played and the search scores
     the table's jokers as tiles only (``Problem.joker_value_weight`` 0): its score is the
     move's."""
@@ -314,5 +314,5 @@ def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, .
     """The points of a set's jokers in the order of its tiles that reads them highest (as
     given, or its numbered tiles ascending with the jokers after or before them: laid again,
     a declared joker is declared again, ``J=O10 O11 O12`` laid ``O11 O12 J`` reads it O13)."""
-    orders = (tuple(tiles), *_joker_orders(tiles))
+    orders = (tuple(tiles), *joker_orders(tiles))
     return max((joker_points(order, rules) for order in orders), key=sum)

@@ -1,6 +1,6 @@
 """The passes over the variants of the joker sets (an opened player, see the package docstring):
 grouped by the sets they change, each group bounded by its relaxed problem, one pass per
-combination, or all combinations at once (``_all_choices``) (``_variant_stage``)."""
+combination, or all combinations at once (``_all_choices``) (``variant_stage``)."""
 
 from __future__ import annotations
 
@@ -11,36 +11,38 @@ from engine.solver.model import (
     RELAXED_CALLS,
     OutOfTime,
 )
-from engine.solver.set_variants import _VariantPass
+from engine.solver.set_variants import VariantPass
 
 if TYPE_CHECKING:
-    from engine.solver.best_move import _Suggester
+    from engine.solver.best_move import Suggester
 
 
 _ONE_BY_ONE = 3  # HiGHS runs spent on passes over variants before all are solved at once
-_VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``_variant_combos``); beyond, not proven
+_VARIANT_COMBOS = 50_000  # variant combinations listed at most, ~40 MB (``variant_combos``); beyond, not proven
 _AT_ONCE_COMBOS = 5_000  # the same where they can all be solved at once (``_all_choices``)
 
 
-def _joker_set_passes(solver: _Suggester) -> list[_VariantPass]:
+def joker_set_passes(solver: Suggester) -> list[VariantPass]:
     """The passes of ``_opened`` keeping the joker sets whole; returns the passes over
-    their variants (none: the fates of the jokers bound the rest, ``_check_fates``)."""
-    pass_problems._pass(solver, pass_problems._problem(solver, dissolve=set()), whole=True)
-    pass_problems._pass(solver, pass_problems._problem(solver, dissolve=solver.plain), floor=solver._best_score() + 1)
-    two_tile = set_variants._two_tile_frees(solver)
+    their variants (none: the fates of the jokers bound the rest, ``check_fates``)."""
+    pass_problems.solve_pass(solver, pass_problems.pass_problem(solver, dissolve=set()), whole=True)
+    pass_problems.solve_pass(
+        solver, pass_problems.pass_problem(solver, dissolve=solver.plain), floor=solver._best_score() + 1
+    )
+    two_tile = set_variants.two_tile_frees(solver)
     solver.two_tile = bool(two_tile)
     # without a rack joker every combination can be solved at once, exactly (``_all_choices``):
     # then a shorter list will do
     at_once = not two_tile and not solver.rack_jokers
-    combos = set_variants._variant_combos(solver, _AT_ONCE_COMBOS if at_once else _VARIANT_COMBOS) or []
-    passes: list[_VariantPass] = [(c, list(solver.rack), ()) for c in combos]
+    combos = set_variants.variant_combos(solver, _AT_ONCE_COMBOS if at_once else _VARIANT_COMBOS) or []
+    passes: list[VariantPass] = [(c, list(solver.rack), ()) for c in combos]
     solver.at_once = bool(combos) and at_once
     return passes + two_tile
 
 
-def _variant_stage(solver: _Suggester, passes: list[_VariantPass]) -> None:
+def variant_stage(solver: Suggester, passes: list[VariantPass]) -> None:
     """The passes over the variants of the joker sets, while they may beat the best move.
-    The fates as one programme (``_joint_fates_settle``) come first when every joker set
+    The fates as one programme (``joint_fates_settle``) come first when every joker set
     taken apart may beat it: they bound every legal move, so settling them settles these
     passes too. On the hard bench's sabra/xp rows (360, two runs alternated, minimum of four)
     the sum went 8,541 -> 7,770 ms and the max 781 -> 585 ms (xp 3301/59); rows where the
@@ -49,14 +51,14 @@ def _variant_stage(solver: _Suggester, passes: list[_VariantPass]) -> None:
     solver.variant_start = solver.portfolio.solves
     if solver._best_score() >= solver._ceiling():
         return
-    by_support: dict[frozenset[int], list[_VariantPass]] = {}
+    by_support: dict[frozenset[int], list[VariantPass]] = {}
     for variant_pass in passes:
         by_support.setdefault(frozenset(variant_pass[0]), []).append(variant_pass)
     # every joker set taken apart bounds every pass: when that cannot beat the best move,
     # none can; when its move is legal, it is the best of them all
     everything = frozenset().union(*by_support)
-    found = pass_problems._relaxed(solver, everything, RELAXED_CALLS)
-    if pass_problems._relaxed_settles(solver, found) or fate_tree._joint_fates_settle(solver):
+    found = pass_problems.solve_relaxed(solver, everything, RELAXED_CALLS)
+    if pass_problems.relaxed_settles(solver, found) or fate_tree.joint_fates_settle(solver):
         return
     solver.variant_start = solver.portfolio.solves  # (the fates' programme is not one of the passes)
     solver.upper = found[0].score if found else solver.gave_up_bound
@@ -72,7 +74,7 @@ def _variant_stage(solver: _Suggester, passes: list[_VariantPass]) -> None:
         solver.exhausted = solver.exhausted or not solver.settled
 
 
-def _variants_settled(solver: _Suggester) -> bool:
+def _variants_settled(solver: Suggester) -> bool:
     """Whether every combination of variants has been solved at once: when the rack
     holds no joker, by one integer programme (``_all_choices``), once the passes one by one
     have needed ``_ONE_BY_ONE`` bounds or programmes of their own without settling them
@@ -82,7 +84,7 @@ def _variants_settled(solver: _Suggester) -> bool:
     return bool(solver.settled)
 
 
-def _all_choices(solver: _Suggester) -> bool:
+def _all_choices(solver: Suggester) -> bool:
     """Every combination of variants of the joker sets in one integer programme
     (``choices``), its move a candidate: True when that settled them (none beats the
     best move, or the best of them is a legal turn, or the time ran out), False when its
@@ -90,8 +92,8 @@ def _all_choices(solver: _Suggester) -> bool:
     is played, so where jokers stand is worth nothing and the programme is pooled."""
     options = [
         [
-            choices.Choice(pass_problems._block(solver, i, None)),
-            *(pass_problems._choice(solver, i, v) for v in set_variants._variants(solver, i)),
+            choices.Choice(pass_problems.table_block(solver, i, None)),
+            *(pass_problems.variant_choice(solver, i, v) for v in set_variants.variants_of(solver, i)),
         ]
         for i in range(len(solver.table))
         if i not in solver.plain
@@ -99,7 +101,7 @@ def _all_choices(solver: _Suggester) -> bool:
     try:
         solver.portfolio._check()
         solved = choices.solve(
-            pass_problems._choices_problem(solver), options, solver.deadline, solver._best_score() + 1
+            pass_problems.choices_problem(solver), options, solver.deadline, solver._best_score() + 1
         )
     except OutOfTime:
         solver.exhausted = True
@@ -107,7 +109,7 @@ def _all_choices(solver: _Suggester) -> bool:
     if solved is None:
         return True
     score, laid, proven, picked = solved
-    outcome = pass_problems._legal_choices_move(solver, score, laid, picked)
+    outcome = pass_problems.legal_choices_move(solver, score, laid, picked)
     if outcome is None:
         return False
     solver.candidates.append(outcome)
@@ -115,13 +117,13 @@ def _all_choices(solver: _Suggester) -> bool:
     return True
 
 
-def _upper(solver: _Suggester) -> int:
+def _upper(solver: Suggester) -> int:
     """The best bound known of every move's score: the ceiling, or the relaxed problem of
     every joker set with variants when it has one."""
     return solver._ceiling() if solver.upper is None else min(solver._ceiling(), solver.upper)
 
 
-def _variant_passes(solver: _Suggester, support: frozenset[int], passes: list[_VariantPass]) -> None:
+def _variant_passes(solver: Suggester, support: frozenset[int], passes: list[VariantPass]) -> None:
     """The passes changing exactly the joker sets in ``support``. Any of them rebuilds the
     tiles of those sets somehow, with their jokers anywhere: that relaxed problem bounds
     them all (its work is capped, it may cost more than it saves). When it cannot beat
@@ -129,16 +131,16 @@ def _variant_passes(solver: _Suggester, support: frozenset[int], passes: list[_V
     if support in solver.relaxed_known:
         found, solver.gave_up_bound = solver.relaxed_known[support], solver.upper
     else:
-        found = pass_problems._relaxed(solver, support, RELAXED_CALLS)
-    if pass_problems._relaxed_settles(solver, found):
+        found = pass_problems.solve_relaxed(solver, support, RELAXED_CALLS)
+    if pass_problems.relaxed_settles(solver, found):
         return
     bound = min(found[0].score if found else solver.gave_up_bound or solver._ceiling(), _upper(solver))
     for variants, rack, fixed in passes:
         if solver.exhausted or solver._best_score() >= bound or _variants_settled(solver):
             return
-        pass_problems._pass(
+        pass_problems.solve_pass(
             solver,
-            pass_problems._problem(solver, dissolve=solver.plain, rack=rack, variants=variants),
+            pass_problems.pass_problem(solver, dissolve=solver.plain, rack=rack, variants=variants),
             fixed=fixed,
             floor=solver._best_score() + 1 - solver._most_score([t for s in fixed for t in s]),
         )
