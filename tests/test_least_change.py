@@ -1240,7 +1240,7 @@ def test_least_change_moving_three_tiles_matches_brute_force(name: str, monkeypa
             continue
         del bounds[:]
         with monkeypatch.context() as patched:
-            patched.setattr(least_change_module, "_attempt", no_programme)
+            patched.setattr(least_change_module, "solve_programme", no_programme)
             try:
                 result, got, score, least, where = suggest_and_brute(before, rack, rules, "tiles")
             except _ProgrammeRan:
@@ -1343,20 +1343,20 @@ def test_the_programme_alone_matches_brute_force(name: str, monkeypatch: pytest.
 
 def test_a_continuation_run_covers_only_the_numbers_it_can_reach() -> None:
     """From the set's tiles outwards while the supply has the tile or a joker is left."""
-    from engine.solver.least_change_model import _reach
+    from engine.solver.least_change_model import reach
 
     red = COLORS.index("R")
     supply = Counter({(red, v): 1 for v in (3, 4, 5, 6, 9)})
-    assert _reach(red, [4, 5], supply, 0) == range(3, 7)
-    assert _reach(red, [4, 5], supply, 1) == range(2, 8)
-    assert _reach(red, [4, 5], supply, 2) == range(1, 10)
-    assert _reach(red, [9], supply, 0) == range(9, 10)
-    assert _reach(red, [9], supply, 1) == range(8, 11)
-    assert _reach(red, [9], supply, 4) == range(1, 14)
+    assert reach(red, [4, 5], supply, 0) == range(3, 7)
+    assert reach(red, [4, 5], supply, 1) == range(2, 8)
+    assert reach(red, [4, 5], supply, 2) == range(1, 10)
+    assert reach(red, [9], supply, 0) == range(9, 10)
+    assert reach(red, [9], supply, 1) == range(8, 11)
+    assert reach(red, [9], supply, 4) == range(1, 14)
 
 
 def _rows_of(m: Any, first: int = 0) -> list[tuple[dict[int, float], float, float]]:
-    """A ``least_change_model._Model``'s rows read back from its matrix: (column - ``first`` ->
+    """A ``least_change_model.Model``'s rows read back from its matrix: (column - ``first`` ->
     coefficient, lower bound, upper bound), in order."""
     by_rows = m.matrix().tocsr()
     return [
@@ -1376,7 +1376,7 @@ def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
     closes every run."""
     import numpy as np
 
-    from engine.solver.least_change_model import _lane_rows, _Model
+    from engine.solver.least_change_model import Model, _lane_rows
 
     expected = [
         ({6: 1, 0: -1}, 0, 0),
@@ -1390,7 +1390,7 @@ def test_a_lane_of_three_numbers_has_its_flow_end_and_tile_rows() -> None:
         ({11: 1, 14: 1, 8: -1}, 0, 0),
         ({5: 1, 8: -1}, 0, 0),
     ]
-    m = _Model()
+    m = Model()
     m.vars([1] * 115)  # the lane's 15 columns from 100
     m.rows(100, _lane_rows(3))
     assert _rows_of(m, 100) == expected
@@ -1400,12 +1400,12 @@ def test_a_continuation_run_is_one_stretch_of_three_numbers_or_more() -> None:
     """A continuation run over four numbers: tile 0-3, joker 4-7, then its stretches (of three
     numbers or more: 1-3, 1-4, 2-4 as indices 0-2, 0-3, 1-3); per number the tile or a joker
     where the chosen stretch holds it, and at most one stretch chosen."""
-    from engine.solver.least_change_model import _Model, _Run
+    from engine.solver.least_change_model import Model, Run
 
-    m = _Model()
+    m = Model()
     m.var(1)  # the run's variables start after another one
     red = COLORS.index("R")
-    run = _Run(m, red, Counter({(red, 1): 1, (red, 2): 1, (red, 4): 2}), 1, range(1, 5))
+    run = Run(m, red, Counter({(red, 1): 1, (red, 2): 1, (red, 4): 2}), 1, range(1, 5))
     assert (list(run.spans), run.stretches, run.sizes) == ([(1, 3), (1, 4), (2, 4)], range(9, 12), (3, 4, 3))
     assert (run.tile, run.joker) == ({1: 1, 2: 2, 3: 3, 4: 4}, {1: 5, 2: 6, 3: 7, 4: 8})
     assert m.upper[1:] == [1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1]  # no red 3 to lay, one joker
@@ -1427,13 +1427,13 @@ def test_hall_rows_name_only_requested_colours() -> None:
     requested only: a subset adding a colour nobody asks for is a weaker row (as many
     requests, more groups), so two requested colours at a number make three rows, not the
     fifteen non-empty subsets of the four colours (rows that cost the relaxation time)."""
-    from engine.solver.least_change_model import _free_shapes, _Groups, _Model
+    from engine.solver.least_change_model import Groups, Model, free_shapes
     from engine.solver.least_change_programme import _cross_kind
 
     red, blue = COLORS.index("R"), COLORS.index("B")
-    shapes, most = _free_shapes((1, 1, 1, 1), 0)  # one copy of each colour of 7, no joker
-    m = _Model()
-    groups = [_Groups(7, shapes, m.vars(most, 1))]
+    shapes, most = free_shapes((1, 1, 1, 1), 0)  # one copy of each colour of 7, no joker
+    m = Model()
+    groups = [Groups(7, shapes, m.vars(most, 1))]
     asked = [("group", 7, red, m.var(1)), ("group", 7, blue, m.var(1)), ("group", 7, red, m.var(1))]
     _cross_kind(m, asked, [], groups)
     assert len(m.row_size) == 3

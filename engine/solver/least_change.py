@@ -57,7 +57,7 @@ from engine.rules import Rules
 from engine.sets import SetReading, TableSet
 from engine.solver.few_moved import least_few_moved
 from engine.solver.intact import INFEASIBLE, least_intact, played_value
-from engine.solver.least_change_programme import _attempt, _Solved
+from engine.solver.least_change_programme import Solved, solve_programme
 from engine.solver.model import COLOUR_INDEX, Suggestion
 from engine.tiles import Tile, tiles_of_keys
 from engine.turns import verify_turn
@@ -243,9 +243,9 @@ def least_change(
 
     def attempt(
         free: bool, max_nodes: int | None = None, keep_jokers: bool = False, seconds: float | None = None
-    ) -> Callable[[bool, int | None], _Solved | None]:
+    ) -> Callable[[bool, int | None], Solved | None]:
         return functools.partial(
-            _attempt,
+            solve_programme,
             table,
             readings,
             rack_counts,
@@ -313,14 +313,14 @@ def _programmes(
     listed: Callable[[Sequence[tuple[Tile, ...]]], Changes],
     weighed: Callable[[tuple[int, int, int]], int],
     offset: int,
-    attempt: Callable[[bool, int | None], _Solved | None],
+    attempt: Callable[[bool, int | None], Solved | None],
     exact: bool,
     ceiling: int | None,
     holder: LeastChange | str | None,
     smaller_only: bool = False,
 ) -> tuple[LeastChange | str | None, int | None]:
     """The least disturbing legal move the integer programmes find (``attempt(aggregated,
-    cutoff)``, see ``_attempt``; ``exact``: they model every legal move), disturbing no more
+    cutoff)``, see ``solve_programme``; ``exact``: they model every legal move), disturbing no more
     than ``ceiling`` (weighed) when given, a legal move ``holder`` disturbing that much
     (KNOWN_LEAST for the caller's): proven least, or that move proven least when no move of an
     exact model disturbs as little; and for an exact model, a bound from below on the weighed

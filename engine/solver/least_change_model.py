@@ -1,8 +1,8 @@
 """The pieces of the least-change integer programme (``least_change_programme``): the model
-being built (``_Model``; blocks of rows laid out once, ``_Rows``), the free runs of one colour
-as a lane (``_Lane``, ``_lane_rows``), a continuation's run as a choice among its stretches
-(``_Run``, ``_stretches``, ``_reach``) and the group candidates of one number (``_Shapes``,
-``_Groups``, ``_free_shapes``, ``_shapes_sharing``)."""
+being built (``Model``; blocks of rows laid out once, ``_Rows``), the free runs of one colour
+as a lane (``Lane``, ``_lane_rows``), a continuation's run as a choice among its stretches
+(``Run``, ``_stretches``, ``reach``) and the group candidates of one number (``Shapes``,
+``Groups``, ``free_shapes``, ``shapes_sharing``)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from scipy.sparse import coo_array
 
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
-_NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
+NUMBERS = range(MIN_NUMBER, MAX_NUMBER + 1)
 
 
-class _Model:
+class Model:
     """A mixed-integer programme being built: variables with bounds and costs, sparse rows
     (kept as their columns and coefficients in order, the matrix made once at the end; a
     block of rows laid out once, ``_Rows``, kept as where its copies start)."""
@@ -142,16 +142,16 @@ def _lane_rows(n: int) -> _Rows:
     return _Rows.of(rows)
 
 
-class _Lane:
+class Lane:
     """Runs of one colour as a flow over the numbers 1-13: ``start[v]``, ``end[v]``, ``cover[v]``
     (runs holding number v), ``tile[v]`` (of them, with the numbered tile) and ``joker[v]``.
     ``tiled``: a row keeps the runs started no more than the tiles laid (each run holds a
     numbered tile), a cut of the relaxation, which otherwise lays parts of runs of jokers alone
-    (see ``least_change_programme._attempt``)."""
+    (see ``least_change_programme.solve_programme``)."""
 
     def __init__(
         self,
-        model: _Model,
+        model: Model,
         colour: int,
         cap: int,
         supply: Counter[tuple[int, int]],
@@ -159,7 +159,7 @@ class _Lane:
         tiled: bool = False,
     ) -> None:
         self.colour = colour
-        self.numbers = numbers = _NUMBERS
+        self.numbers = numbers = NUMBERS
         low, high = numbers[0], numbers[-1]
         m = model
         first, n = len(m.cost), len(numbers)
@@ -225,14 +225,14 @@ def _stretches(numbers: range) -> tuple[dict[tuple[int, int], int], tuple[int, .
     return spans, tuple(b - a + 1 for a, b in index), rows
 
 
-class _Run:
+class Run:
     """At most one run of one colour over ``numbers`` (a continuation's), as a choice among
     its stretches of three numbers or more: a column each (``stretches``), their first and last
     numbers (``spans``, to their index) and sizes (``sizes``) in the same order; ``tile[v]``
-    and ``joker[v]`` as in ``_Lane``."""
+    and ``joker[v]`` as in ``Lane``."""
 
     def __init__(
-        self, model: _Model, colour: int, supply: Counter[tuple[int, int]], jokers: int, numbers: range
+        self, model: Model, colour: int, supply: Counter[tuple[int, int]], jokers: int, numbers: range
     ) -> None:
         self.colour = colour
         self.numbers = numbers
@@ -262,7 +262,7 @@ class _Run:
         ]
 
 
-def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jokers: int) -> range:
+def reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jokers: int) -> range:
     """The numbers a run of ``colour`` holding one of the numbers ``anchors`` can cover: from
     them outwards while a tile of the number is in ``supply`` or a joker is left for it."""
 
@@ -279,7 +279,7 @@ def _reach(colour: int, anchors: list[int], supply: Counter[tuple[int, int]], jo
     return range(last(-1), last(1) + 1)
 
 
-class _Shapes:
+class Shapes:
     """Group candidates of one number, in order: their colours and jokers, and what the rows
     read of them (made once per supply pattern: cached by their makers)."""
 
@@ -287,18 +287,18 @@ class _Shapes:
         self.colours = tuple(colours for colours, _ in shapes)
         self.jokers = tuple(j for _, j in shapes)
         self.sizes = tuple(len(colours) + j for colours, j in shapes)
-        self.bits = tuple(map(_bits, self.colours))
+        self.bits = tuple(map(colours_as_bits, self.colours))
 
     def __len__(self) -> int:
         return len(self.colours)
 
 
-class _Groups(NamedTuple):
+class Groups(NamedTuple):
     """The group candidates of one number, a column each (``cols``, in the order of
     ``shapes``): a block per number, programmes have hundreds of candidates."""
 
     number: int
-    shapes: _Shapes
+    shapes: Shapes
     cols: range
 
     def tiles(self, i: int) -> tuple[Tile, ...]:
@@ -307,7 +307,7 @@ class _Groups(NamedTuple):
         return tuple(numbered(COLORS[c], self.number) for c in colours) + (JOKER,) * jokers
 
 
-def _present(number: int, supply: Counter[tuple[int, int]]) -> tuple[int, ...]:
+def present_colours(number: int, supply: Counter[tuple[int, int]]) -> tuple[int, ...]:
     """The colours of ``number`` in ``supply``."""
     return tuple(c for c in range(len(COLORS)) if supply.get((c, number)))
 
@@ -325,23 +325,23 @@ def _shapes_of(present: tuple[int, ...], jokers: int) -> tuple[tuple[tuple[int, 
 
 
 @functools.cache
-def _free_shapes(counts: tuple[int, ...], jokers: int) -> tuple[_Shapes, tuple[int, ...]]:
+def free_shapes(counts: tuple[int, ...], jokers: int) -> tuple[Shapes, tuple[int, ...]]:
     """The groups of a number that ``counts`` copies of each colour and ``jokers`` jokers can
     lay, and how many of each at most."""
     shapes = _shapes_of(tuple(c for c, k in enumerate(counts) if k), min(jokers, len(COLORS)))
     most = tuple(min([counts[c] for c in colours] + ([jokers // j] if j else [])) for colours, j in shapes)
-    return _Shapes(shapes), most
+    return Shapes(shapes), most
 
 
 @functools.cache
-def _shapes_sharing(present: tuple[int, ...], jokers: int, mine: int) -> tuple[_Shapes, tuple[int, ...]]:
+def shapes_sharing(present: tuple[int, ...], jokers: int, mine: int) -> tuple[Shapes, tuple[int, ...]]:
     """Of ``_shapes_of(present, jokers)`` the groups holding a colour of the bit set ``mine``,
     and how many of those colours each holds."""
-    shapes = [(colours, j) for colours, j in _shapes_of(present, jokers) if _bits(colours) & mine]
-    return _Shapes(shapes), tuple((_bits(colours) & mine).bit_count() for colours, _ in shapes)
+    shapes = [(colours, j) for colours, j in _shapes_of(present, jokers) if colours_as_bits(colours) & mine]
+    return Shapes(shapes), tuple((colours_as_bits(colours) & mine).bit_count() for colours, _ in shapes)
 
 
 @functools.cache
-def _bits(colours: tuple[int, ...]) -> int:
+def colours_as_bits(colours: tuple[int, ...]) -> int:
     """The colours as a bit set."""
     return sum(1 << c for c in colours)

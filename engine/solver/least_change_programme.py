@@ -1,5 +1,5 @@
 """The integer programme of the least-change tie break (``least_change``, issue #18): one
-programme built and solved (``_attempt``), with its rows for the before-sets' continuations,
+programme built and solved (``solve_programme``), with its rows for the before-sets' continuations,
 the free sets, the balance of every tile type and the score; its pieces (the model, lanes,
 continuation runs, group candidates) are in ``least_change_model``.
 
@@ -11,7 +11,7 @@ and the disturbance minimised (one objective with lexicographic integer weights)
   one of its colours (a group-set), or a group of one of its numbers, holding at least one of
   its numbered tiles. A continuation run is one of its *stretches* (a variable per stretch of
   three numbers or more, at most one chosen) with, per number, the numbered tile or a joker
-  where the stretch holds it (``_Run``: a third of the rows of a lane, below, and a tighter
+  where the stretch holds it (``Run``: a third of the rows of a lane, below, and a tighter
   relaxation; measured in bench/README.md, session 20). A group is one of the explicit colour
   sets plus jokers of 3–4 tiles. The tiles the continuation shares with ``b`` are *kept*;
   ``b`` is unchanged when all are kept and nothing is added. A continuation run covers only
@@ -71,29 +71,29 @@ from engine.rules import Rules
 from engine.sets import RUN, SetReading
 from engine.solver import highs
 from engine.solver.least_change_model import (
-    _NUMBERS,
-    _bits,
-    _free_shapes,
-    _Groups,
-    _Lane,
-    _Model,
-    _present,
-    _reach,
-    _Run,
-    _Shapes,
-    _shapes_sharing,
+    NUMBERS,
+    Groups,
+    Lane,
+    Model,
+    Run,
+    Shapes,
+    colours_as_bits,
+    free_shapes,
+    present_colours,
+    reach,
+    shapes_sharing,
 )
 from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, MAX_NUMBER, Tile
 
-_KEYS = tuple((c, v) for c in range(len(COLORS)) for v in _NUMBERS)
+_KEYS = tuple((c, v) for c in range(len(COLORS)) for v in NUMBERS)
 """The tile types (colour index, number), colour by colour."""
-_Solved = tuple[list[tuple[Tile, ...]] | None, bool, int]
+Solved = tuple[list[tuple[Tile, ...]] | None, bool, int]
 """A programme's solution: the after table (None: none below the cutoff), whether it is
-optimal, and its objective value (``_attempt``)."""
+optimal, and its objective value (``solve_programme``)."""
 
 
-def _attempt(
+def solve_programme(
     table: Sequence[tuple[Tile, ...]],
     readings: Sequence[SetReading],
     rack_counts: Counter[tuple[int, int]],
@@ -114,31 +114,31 @@ def _attempt(
     cutoff: int | None,
     max_nodes: int | None = None,
     keep_jokers: bool = False,
-) -> _Solved | None:
+) -> Solved | None:
     """Build and solve the programme; the after table of its solution, whether it is optimal,
     and its objective value (None: no solution in time, or within ``max_nodes`` relaxations).
     With a ``cutoff`` only solutions of a lower objective are sought: the after table is None
     when none exists. ``keep_jokers``: a joker set's jokers stay in their places (unless the
     release is free), not freed by their exact tiles."""
     tw, vw = weights
-    m = _Model()
+    m = Model()
 
     # free sets: every run started and every group laid is a new set. Outside a free joker
-    # release every run holds a tile by a row of its own (``_Lane``'s ``tiled``): on 1,500 small
+    # release every run holds a tile by a row of its own (``Lane``'s ``tiled``): on 1,500 small
     # other_set positions with a table joker the free programme, capped at RELAXED_NODES, bounded
     # 13 more least changes (17 answers disturbing more than the least -> 4); under a free release
     # (the games bench: one programme's branch and bound 90 -> 431 ms) it is left out
     free_lanes = [
-        _Lane(m, c, 3 + jokers, supply, jokers, tiled=not rules.jokers_move_freely) for c in range(len(COLORS))
+        Lane(m, c, 3 + jokers, supply, jokers, tiled=not rules.jokers_move_freely) for c in range(len(COLORS))
     ]
     for lane in free_lanes:
-        for v in _NUMBERS:
+        for v in NUMBERS:
             m.cost[lane.start[v]] += 1
-    free_groups: list[_Groups] = []
-    for v in _NUMBERS:
-        shapes, most = _free_shapes(tuple(supply.get((c, v), 0) for c in range(len(COLORS))), jokers)
-        free_groups.append(_Groups(v, shapes, m.vars(most, 1)))
-    lanes: list[_Lane | _Run] = list(free_lanes)
+    free_groups: list[Groups] = []
+    for v in NUMBERS:
+        shapes, most = free_shapes(tuple(supply.get((c, v), 0) for c in range(len(COLORS))), jokers)
+        free_groups.append(Groups(v, shapes, m.vars(most, 1)))
+    lanes: list[Lane | Run] = list(free_lanes)
     groups = list(free_groups)
     conts: list[_Continuation] = []
 
@@ -206,7 +206,7 @@ def _attempt(
     if opening:
         meld: dict[int, float] = {}
         for lane in free_lanes:
-            for v in _NUMBERS:
+            for v in NUMBERS:
                 meld[lane.tile[v]] = v
                 meld[lane.joker[v]] = v
         for g in groups:
@@ -252,10 +252,10 @@ class _Laid(NamedTuple):
 
 
 def _replacement_rows(
-    m: _Model,
+    m: Model,
     readings: Sequence[SetReading],
-    lanes: Sequence[_Lane | _Run],
-    groups: Sequence[_Groups],
+    lanes: Sequence[Lane | Run],
+    groups: Sequence[Groups],
     laid: _Laid,
     table_copies: Counter[tuple[int, int]] | None,
 ) -> None:
@@ -273,7 +273,7 @@ def _replacement_rows(
     A set of one numbered tile and jokers reads both ways (``R13 J J``: a group of 13s, or a
     run), and a move may score it as one while a table joker stays in it by the other: the
     jokers of after-groups of one tile of a run joker's colour within three of its number count
-    as staying for it (and ``_attempt`` scores such a group's jokers as the run's best).
+    as staying for it (and ``solve_programme`` scores such a group's jokers as the run's best).
     Necessary conditions only, every legal move meets them; the jokers of a set read more than
     one way are left out (``_table_jokers``)."""
     run_jokers, group_jokers, group_colours = _table_jokers(readings)
@@ -332,10 +332,10 @@ def _table_jokers(
     return run_jokers, group_jokers, group_colours
 
 
-def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw: int) -> _Laid:
+def _laid(lanes: Sequence[Lane | Run], groups: Sequence[Groups], tw: int, vw: int) -> _Laid:
     """The columns laying tiles in ``lanes`` and ``groups``, a tile scoring ``tw`` plus ``vw``
     per point."""
-    laid = _Laid({v: [[] for _ in COLORS] for v in _NUMBERS}, [], [], [], [], [])
+    laid = _Laid({v: [[] for _ in COLORS] for v in NUMBERS}, [], [], [], [], [])
     for lane_or_run in lanes:
         for v, col in lane_or_run.tile.items():
             laid.by_type[v][lane_or_run.colour].append(col)
@@ -359,7 +359,7 @@ def _laid(lanes: Sequence[_Lane | _Run], groups: Sequence[_Groups], tw: int, vw:
 
 
 def _least(
-    m: _Model,
+    m: Model,
     matrix: Any,
     time_limit: float,
     cutoff: int | None,
@@ -396,9 +396,7 @@ def _least(
     return [round(float(v)) for v in found.x], found.status == highs.OPTIMAL, -round(found.objective)
 
 
-def _cross_kind(
-    m: _Model, requests: list[tuple[str, int, int, int]], lanes: list[_Lane], groups: list[_Groups]
-) -> None:
+def _cross_kind(m: Model, requests: list[tuple[str, int, int, int]], lanes: list[Lane], groups: list[Groups]) -> None:
     """Before-sets continued by a free set of the other kind, counted without saying which:
     ("group", number, colour, var) asks for a free group holding that tile, ("run", number,
     colour, var) for a free run holding it. Necessary conditions only: every request has a
@@ -423,7 +421,7 @@ def _cross_kind(
         for k in range(1, len(requested) + 1):
             for subset in itertools.combinations(requested, k):
                 asked = [v for c in subset for v in per_colour[c]]
-                bits = _bits(subset)
+                bits = colours_as_bits(subset)
                 m.difference(asked, [var for mask, var in here if mask & bits], -np.inf, 0)
     for colour, per_number in by_run.items():
         lane = lanes[colour]
@@ -445,8 +443,8 @@ def _cross_kind(
 class _Continuation:
     """The candidates continuing one before-set, and its unchanged indicator."""
 
-    runs: list[_Run]
-    groups: list[_Groups]
+    runs: list[Run]
+    groups: list[Groups]
     same: int | None
     requests: list[tuple[str, int, int, int]]
     # (column, jokers): where it holds jokers beside those of the set staying in their places
@@ -457,7 +455,7 @@ class _Continuation:
 
 
 def _continuation(
-    m: _Model,
+    m: Model,
     tiles: tuple[Tile, ...],
     reading: SetReading,
     supply: Counter[tuple[int, int]],
@@ -488,8 +486,8 @@ def _continuation(
     sizes: list[float] = []  # their sizes
     holder: list[int] = []  # the columns that may hold jokers,
     holds: list[float] = []  # how many
-    runs: list[_Run] = []
-    groups: list[_Groups] = []
+    runs: list[Run] = []
+    groups: list[Groups] = []
     requests: list[tuple[str, int, int, int]] = []
     # aggregated: a set without jokers is continued by a set of the other kind through a
     # request on the free sets (it keeps one tile and forms no new set)
@@ -505,7 +503,7 @@ def _continuation(
         if requested and not is_run:
             break
         anchors = sorted(v for c, v in mine if c == colour)
-        run = _Run(m, colour, supply, jokers, _reach(colour, anchors, supply, jokers))
+        run = Run(m, colour, supply, jokers, reach(colour, anchors, supply, jokers))
         runs.append(run)
         share = [run.tile[v] for v in anchors]
         stretches = list(run.stretches)
@@ -538,7 +536,7 @@ def _continuation(
             break  # a run holding a joker stays a run
         if requested and is_run:
             break
-        shapes, shared = _shapes_sharing(_present(number, supply), min(jokers, len(COLORS)), mine_bits[number])
+        shapes, shared = shapes_sharing(present_colours(number, supply), min(jokers, len(COLORS)), mine_bits[number])
         if fixed_jokers:
             allowed = [
                 (colours, j, n)
@@ -546,8 +544,8 @@ def _continuation(
                 if (j >= own_jokers or _frees_group_jokers(tiles, mine, colours, j, releases, rules))
                 and not (rules.joker_sets_locked and n < len(mine))
             ]
-            shapes, shared = _Shapes([(colours, j) for colours, j, _ in allowed]), tuple(n for _, _, n in allowed)
-        g = _Groups(number, shapes, m.vars([1] * len(shapes)))
+            shapes, shared = Shapes([(colours, j) for colours, j, _ in allowed]), tuple(n for _, _, n in allowed)
+        g = Groups(number, shapes, m.vars([1] * len(shapes)))
         groups.append(g)
         active += g.cols
         kept += g.cols
@@ -587,7 +585,7 @@ def _continuation(
     return _Continuation(runs, groups, same, requests, extra_jokers, staying_jokers, own_jokers if fixed_jokers else 0)
 
 
-def _freed_elsewhere(m: _Model, conts: list[_Continuation], rack_jokers: int, new_sets: bool) -> None:
+def _freed_elsewhere(m: Model, conts: list[_Continuation], rack_jokers: int, new_sets: bool) -> None:
     """Where the jokers freed by their exact tiles may lie, under a freed joker use other than
     any_set: not in their own set's continuation (of its kind, holding its tiles), so beside
     the jokers staying in their places a continuation holds at most the rack's jokers and
@@ -611,13 +609,13 @@ def _freed_elsewhere(m: _Model, conts: list[_Continuation], rack_jokers: int, ne
 
 
 def _unchanged_rows(
-    m: _Model,
+    m: Model,
     same: int,
     mine: Counter[tuple[int, int]],
     own_jokers: int,
     is_run: bool,
-    runs: list[_Run],
-    groups: list[_Groups],
+    runs: list[Run],
+    groups: list[Groups],
 ) -> None:
     if is_run:
         for run in runs:
