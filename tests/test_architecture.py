@@ -198,3 +198,43 @@ def test_files_left_out_of_test_lowest_run_no_dependency() -> None:
     # and the check sees a dependency where there is one:
     assert _dependencies_reached(ROOT / "tests" / "test_solver.py") >= {"scipy", "highspy"}
     assert "flask" in _dependencies_reached(ROOT / "tests" / "test_api.py")
+
+
+PACKAGES = ("engine", "service", "cli")
+PACKAGE_FILES = sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_names_from_other_modules(path: Path) -> list[str]:
+    """The underscore names ``path`` takes from another module of the project: imported by
+    name, or read as ``module._name`` off a module it imported."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    modules: set[str] = set()  # local names bound to a project module
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and _top(node.module or "") in PACKAGES:
+            for alias in node.names:
+                if _private(alias.name):
+                    found.append(f"line {node.lineno}: from {node.module} import {alias.name}")
+                elif (ROOT / (node.module or "").replace(".", "/") / f"{alias.name}.py").is_file():
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _top(alias.name) in PACKAGES:
+                    modules.add(alias.asname or alias.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = ast.unparse(node.value)
+            if base in modules:
+                found.append(f"line {node.lineno}: {base}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", PACKAGE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_use_only_each_others_public_names(path: Path) -> None:
+    """A leading underscore means "used only in this module": what another module of the
+    project needs has a public name (tests may still reach in)."""
+    assert _private_names_from_other_modules(path) == []
