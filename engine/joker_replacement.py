@@ -38,7 +38,7 @@ def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
     the jokers of ``J J O10``); a copy played or from a set without a joker (a locked set
     keeps its tiles)."""
     (tile,) = joker.options
-    if not search._free_copies.get(tile):
+    if not search.free_copies.get(tile):
         return False
     colour, number = tile[0], int(tile[1:])
     source = search.sources[joker.source]
@@ -64,7 +64,7 @@ def _replaced_in_group(search: JokerSearch, joker: Joker) -> bool:
     ``R10 O10 B10`` for a joker of ``R10 J J K10``). The copy must be one that could be
     brought there: played, or from a set without a joker (a locked set gives none)."""
     return any(
-        search._free_copies.get(tile) and search.after[k].numbered_counts.get(tile)
+        search.free_copies.get(tile) and search.after[k].numbered_counts.get(tile)
         for tile in joker.options
         for k in search.sources[joker.source].successors
     )
@@ -98,7 +98,7 @@ def unlock_in_turn(search: JokerSearch) -> None:
         for n in newly:
             locked.discard(n)
             for key, count in search.sources[n].numbered.items():
-                search._free_copies[key] = search._free_copies.get(key, 0) + count
+                search.free_copies[key] = search.free_copies.get(key, 0) + count
 
 
 def replacements(
@@ -113,10 +113,10 @@ def replacements(
     holders = joker_stays.group_homes(search, jokers, stays)
     wholes = locked_joker_sets.whole_homes(search, jokers, stays) if locked else frozenset()
     memo_key = (demands, holders, wholes, locked)
-    found = search._replacement_memo.get(memo_key)
+    found = search.replacement_memo.get(memo_key)
     if found is None:
         missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
-        found = search._replacement_memo[memo_key] = _replace(search, demands, holders, wholes, missing_code)
+        found = search.replacement_memo[memo_key] = _replace(search, demands, holders, wholes, missing_code)
     return found
 
 
@@ -191,7 +191,7 @@ def _demands(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None])
         freed = [joker for joker, stay in mine if stay is None]
         if not freed:
             continue
-        if search._readings_chosen[n].kind == RUN:
+        if search.readings_chosen[n].kind == RUN:
             for joker in freed:
                 (tile,) = joker.options
                 yield _Demand(n, ((tile,),), 1, 0, tile)

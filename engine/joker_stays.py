@@ -21,7 +21,7 @@ def group_homes(search: JokerSearch, jokers: list[Joker], stays: list[Stay | Non
     return frozenset(
         (joker.source, stay.after)
         for joker, stay in zip(jokers, stays, strict=False)
-        if stay is not None and search._readings_chosen[joker.source].kind != RUN
+        if stay is not None and search.readings_chosen[joker.source].kind != RUN
     )
 
 
@@ -33,7 +33,7 @@ def can_hold_copies(
     tiles: equal tiles are interchangeable, yet each copy lies in one set (SPEC §4, the
     consistent assignment), so ``[J J R13]`` has one successor among two after-sets holding
     an R13 when one R13 was played. Memoised."""
-    found = search._holding_memo.get((holders, wholes))
+    found = search.holding_memo.get((holders, wholes))
     if found is not None:
         return found
     taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
@@ -43,7 +43,7 @@ def can_hold_copies(
             taken[key, -1 - n] = copies
             taken[key, k] = taken.get((key, k), 0) + copies
             if taken[key, k] > theirs.get(key, 0):
-                search._holding_memo[holders, wholes] = False
+                search.holding_memo[holders, wholes] = False
                 return False
     pairs = sorted(holders - wholes)
 
@@ -66,5 +66,5 @@ def can_hold_copies(
                     return True
         return False
 
-    found = search._holding_memo[holders, wholes] = give(0)
+    found = search.holding_memo[holders, wholes] = give(0)
     return found

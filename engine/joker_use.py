@@ -48,7 +48,7 @@ def freed_can_leave(
     replacing = [joker.options for joker in freed] if search.needs_tile else []
 
     def must_stay(joker: Joker, k: int, p: int) -> bool:
-        kind = search._readings_chosen[joker.source].kind
+        kind = search.readings_chosen[joker.source].kind
         if joker_replacement.replaced_by_its_tile(search, joker, kind):
             return False  # its exact tile took its place: freed, wherever it went
         mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
@@ -82,15 +82,15 @@ def placements(
             stood_for.setdefault(joker.source, set()).add(stay.tile)
     freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
     memo_key = (
-        tuple(sorted((j.source, search._readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
+        tuple(sorted((j.source, search.readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
         tuple(free.values()),
         tuple(sorted((k, r.kind) for k, r in fixed.items())),
         tuple(sorted(stayed_in)),
         wholes,
     )
-    found = search._placement_memo.get(memo_key)
+    found = search.placement_memo.get(memo_key)
     if found is None:
-        found = search._placement_memo[memo_key] = _place_freed(search, freed, fixed, free, stayed_in, wholes)
+        found = search.placement_memo[memo_key] = _place_freed(search, freed, fixed, free, stayed_in, wholes)
     return found
 
 
@@ -118,7 +118,7 @@ def _place_freed(
 
     def avoids(joker: Joker, k: int, kind: str | None) -> bool:
         """Whether joker's place in ``k`` is good only if ``k`` holds none of its set."""
-        return two_rack_tiles or kind == search._readings_chosen[joker.source].kind
+        return two_rack_tiles or kind == search.readings_chosen[joker.source].kind
 
     def fits(joker: Joker, k: int, kind: str | None) -> bool:
         if not avoids(joker, k, kind):
@@ -487,11 +487,11 @@ def _spread(
 def _holds_a_before_set(search: JokerSearch, k: int) -> bool:
     """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
     new set): it holds every copy on the after table of each of that set's tiles."""
-    found = search._old_after.get(k)
+    found = search.old_after_memo.get(k)
     if found is None:
         theirs = search.after[k].numbered_counts
         whole = search.after_numbered
-        found = search._old_after[k] = any(
+        found = search.old_after_memo[k] = any(
             all(whole.get(key, 0) == theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
             for s in search.before
         )

@@ -135,26 +135,26 @@ class JokerSearch:
         self.after_readings = {k: after[k].read(rules).readings for k in self.open_after}
         self.locked = rules.joker_sets_locked
         self.needs_tile = self.locked or rules.joker_release == "replace"
-        self._readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
+        self.readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
         self.best: Candidate | None = None
         self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self.joint_steps = JOINT_CHECK_STEPS  # shared by every joint check of the turn
-        self._placement_memo: dict[tuple[object, ...], list[Violation]] = {}
-        self._replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
-        self._holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
-        self._old_after: dict[int, bool] = {}
+        self.placement_memo: dict[tuple[object, ...], list[Violation]] = {}
+        self.replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
+        self.holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
+        self.old_after_memo: dict[int, bool] = {}
         self.after_numbered = joker_use.numbered_in(self, range(len(after)))  # every numbered tile on the after table
         # the numbered tiles that may be the moved sets' copies: under locked sets, a joker set
         # left as it was keeps its own (it is no successor candidate)
         self.room_sets = frozenset(candidates if self.locked else range(len(after)))
         self.room_numbered = joker_use.numbered_in(self, self.room_sets) if self.locked else self.after_numbered
         # The copies a turn may bring anywhere: played ones, and those of sets without a joker.
-        self._free_copies = dict(played)
+        self.free_copies = dict(played)
         for s in before:
             if not s.jokers:
                 for key, n in s.numbered_counts.items():
-                    self._free_copies[key] = self._free_copies.get(key, 0) + n
+                    self.free_copies[key] = self.free_copies.get(key, 0) + n
         if self.locked:
             joker_replacement.unlock_in_turn(self)
 
@@ -173,7 +173,7 @@ class JokerSearch:
             return
         for reading in self.sources[n].readings:
             own = [Joker(n, keys, len(keys) == 1) for keys in reading.joker_keys]
-            self._readings_chosen[n] = reading
+            self.readings_chosen[n] = reading
             self._readings(n + 1, jokers + own)
             if self._done():
                 return
@@ -209,7 +209,7 @@ class JokerSearch:
             self._judge(jokers, fixed, stays)
             return
         joker = jokers[j]
-        kind = self._readings_chosen[joker.source].kind
+        kind = self.readings_chosen[joker.source].kind
         mine = taken.get(("b", joker.source), set())
         used = {(s.after, s.position) for s in stays if s is not None}
         holders = joker_stays.group_homes(self, jokers, stays)

@@ -681,9 +681,9 @@ def test_the_fates_hold_two_jokers_freed_into_one_set(joint: bool, monkeypatch: 
         [tuple(s) for s in before], [None] * len(before), tuple(rack), True, SABRA, "tiles", time.perf_counter() + 30
     )
     variant_passes.joker_set_passes(solver)
-    assert solver._best_score() < 6 * solver.tile_weight
+    assert solver.best_score() < 6 * solver.tile_weight
     fate_tree._solve_fates(solver)
-    assert solver._best_score() >= 6 * solver.tile_weight or fate_tree.fates_unsettled(solver)
+    assert solver.best_score() >= 6 * solver.tile_weight or fate_tree.fates_unsettled(solver)
     result = suggest(before, rack, True, SABRA, "tiles", 30.0, "any")
     assert (len(result.played), result.optimal_proven) == (6, True)
     assert_legal(before, rack, True, SABRA, result)
@@ -772,7 +772,7 @@ def test_a_fate_node_whose_children_leave_a_move_unsettled_is_settled_by_its_lay
 
     def unsettling(solver: best_move.Suggester, chosen: list[object], *args: object) -> None:
         if chosen:  # below the root's children: each subtree leaves the ceiling unsettled
-            solver.unsettled.append(solver._ceiling())
+            solver.unsettled.append(solver.ceiling())
             events.append("unsettled")
             return
         refine(solver, chosen, *args)  # type: ignore[arg-type]

@@ -213,35 +213,35 @@ class Suggester:
         if whole is None and not layout.is_legal_turn(self, full):
             pass_problems.solve_pass(self, pass_problems.pass_problem(self, dissolve=set()), whole=True)
 
-    def _past_deadline(self) -> bool:
+    def past_deadline(self) -> bool:
         """Whether the budget has run out; then the answer is not proven (``exhausted``)."""
         if time.perf_counter() > self.deadline:
             self.exhausted = True
             return True
         return False
 
-    def _most_score(self, tiles: Sequence[Tile]) -> int:
+    def most_score(self, tiles: Sequence[Tile]) -> int:
         """The most these tiles can add to a move's score, played (a joker worth 13): what a
         search for the rest of a move, beside them, need not find."""
         points = sum(t.number if t.color is not None else LAST for t in tiles)
         return len(tiles) * self.tile_weight + points * self.value_weight
 
-    def _best_score(self) -> int:
+    def best_score(self) -> int:
         """The best score of a candidate that is a legal turn: a relaxed problem's move may
         not be, and a move a pass's model took for legal but ``verify_turn`` does not never
         raises the floor of the passes after it, where it would hide the legal moves below it.
         (Only the full pass of a free release records such a move on purpose, with floors of
         its own.)"""
-        best = self._best_legal()
+        best = self.best_legal()
         return 0 if best is None else best.score
 
-    def _best_legal(self) -> Outcome | None:
-        """The candidate scoring most among those that are legal turns (``_best_score``)."""
+    def best_legal(self) -> Outcome | None:
+        """The candidate scoring most among those that are legal turns (``best_score``)."""
         return max((o for o in self.candidates if layout.is_legal_turn(self, o)), key=lambda o: o.score, default=None)
 
-    def _ceiling(self) -> int:
+    def ceiling(self) -> int:
         """No move scores more than playing the whole rack with every joker worth 13."""
-        return self._most_score(self.rack)
+        return self.most_score(self.rack)
 
     # --- answers ------------------------------------------------------------------------
 

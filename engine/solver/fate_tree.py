@@ -43,12 +43,12 @@ def check_fates(solver: Suggester) -> None:
     unproven. The relaxed problem of every joker set taken apart with its jokers anywhere
     comes first: it bounds them all."""
     joker_sets = frozenset(range(len(solver.table))) - solver.plain
-    if not joker_sets or solver.exhausted or solver.fates_settled or solver._best_score() >= solver._ceiling():
+    if not joker_sets or solver.exhausted or solver.fates_settled or solver.best_score() >= solver.ceiling():
         return
     # a relaxed problem's move is its optimum: one already known that does not beat the
     # best move settles it as well as a new one would
     known = solver.relaxed_known.get(joker_sets)
-    if known is not None and (not known or known[0].score <= solver._best_score()):
+    if known is not None and (not known or known[0].score <= solver.best_score()):
         return
     if pass_problems.relaxed_settles(solver, known or pass_problems.solve_relaxed(solver, joker_sets, RELAXED_CALLS)):
         return
@@ -91,12 +91,12 @@ def joint_fates_settle(solver: Suggester) -> bool:
     """``_fates_settled_at_once`` where the fates number ``_JOINT_FATES`` or more, unless
     it already failed with the best move as it is."""
     sets, set_ways = sorted_fates(solver)
-    if math.prod(map(len, set_ways)) < _JOINT_FATES or solver._best_score() in solver.joint_failed:
+    if math.prod(map(len, set_ways)) < _JOINT_FATES or solver.best_score() in solver.joint_failed:
         return False
     if _fates_settled_at_once(solver, sets, set_ways):
         solver.fates_settled = True
         return True
-    solver.joint_failed.add(solver._best_score())
+    solver.joint_failed.add(solver.best_score())
     return False
 
 
@@ -129,12 +129,12 @@ def _fates_settled_at_once(solver: Suggester, sets: list[tuple[int, ...]], ways:
                 staying[choice] = [(t.key, run) for t in way.pins.get(i, ())]
     solver.portfolio.solves += 1
     try:
-        solver.portfolio._check()
+        solver.portfolio.check_deadline()
         best = choices.best_within(
             pass_problems.choices_problem(solver),
             options,
             solver.deadline,
-            solver._best_score() + 1,
+            solver.best_score() + 1,
             _JOINT_FATE_NODES,
         )
     except OutOfTime:
@@ -168,10 +168,10 @@ def _refine(solver: Suggester, chosen: list[Fate], sets: list[tuple[int, ...]], 
     """The children of the node deciding ``chosen`` (the ways of the first sets of
     ``sets``), each solved and, unless settled, refined (``_solve_fates``)."""
     for way in ways[len(chosen)]:
-        if solver.exhausted or solver._best_score() >= solver._ceiling():
+        if solver.exhausted or solver.best_score() >= solver.ceiling():
             return  # (a legal move may play the whole rack: none can beat it)
         if solver.fate_problems >= _FATE_PROBLEMS:
-            solver.unsettled.append(solver._ceiling())  # not all settled: not proven
+            solver.unsettled.append(solver.ceiling())  # not all settled: not proven
             return
         path = [*chosen, way]
         fate = Fate.join(path)
@@ -180,7 +180,7 @@ def _refine(solver: Suggester, chosen: list[Fate], sets: list[tuple[int, ...]], 
             continue  # no move fares so
         solver.fate_problems += 1
         move = pass_problems.solve_pass(
-            solver, problem, floor=solver._best_score() + 1, candidate=False, programme_soon=True
+            solver, problem, floor=solver.best_score() + 1, candidate=False, programme_soon=True
         )
         if move is None:
             continue
@@ -205,7 +205,7 @@ def _refine(solver: Suggester, chosen: list[Fate], sets: list[tuple[int, ...]], 
 def _unsettled_since(solver: Suggester, left: int) -> bool:
     """Whether a fate's move that is no legal turn, left unsettled after the first ``left``
     (``unsettled``), beats every legal move found."""
-    best = solver._best_score()
+    best = solver.best_score()
     return any(score > best for score in solver.unsettled[left:])
 
 
@@ -219,7 +219,7 @@ def _settle_freed_as(solver: Suggester, fate: Fate, move: Outcome) -> None:
         solver.unsettled.append(move.score)
         return
     for way in narrower:
-        if solver.exhausted or solver._best_score() >= solver._ceiling():
+        if solver.exhausted or solver.best_score() >= solver.ceiling():
             return
         if solver.fate_problems >= _FATE_PROBLEMS:
             solver.unsettled.append(move.score)
@@ -229,7 +229,7 @@ def _settle_freed_as(solver: Suggester, fate: Fate, move: Outcome) -> None:
             continue
         solver.fate_problems += 1
         narrow = pass_problems.solve_pass(
-            solver, problem, floor=solver._best_score() + 1, candidate=False, programme_soon=True
+            solver, problem, floor=solver.best_score() + 1, candidate=False, programme_soon=True
         )
         if narrow is not None and not layout.took_legal(solver, narrow):
             solver.unsettled.append(narrow.score)
@@ -289,4 +289,4 @@ def fates_unsettled(solver: Suggester) -> bool:
     """Whether a fate's best move, no legal turn, beats every legal move found: a legal
     move giving the jokers that fate may then beat the answer (the fate's problem, solved
     to the end, bounds them)."""
-    return any(score > solver._best_score() for score in solver.unsettled)
+    return any(score > solver.best_score() for score in solver.unsettled)

@@ -332,7 +332,7 @@ def unlocked_sets_unmodelled(solver: Suggester) -> bool:
         freed_by_another = any(j != i and mine & held[j] for j in options)
         gives = any(free[key] for key in mine) and any(j != i and held[i] & theirs for j, theirs in options.items())
         if freed_by_another or gives:
-            best = solver._best_legal()
+            best = solver.best_legal()
             return best is None or len(best.played) < len(solver.rack)
     return False
 

@@ -69,23 +69,23 @@ def _opening_moves(solver: Suggester, dissolve: set[int], pins: Mapping[int, tup
     bound = pass_problems.solve_pass(
         solver, pass_problems.pass_problem(solver, dissolve=dissolve, pins=pins), candidate=False
     )
-    if bound is None or solver.exhausted or solver._best_score() >= bound.score:
+    if bound is None or solver.exhausted or solver.best_score() >= bound.score:
         return
     if layout.is_legal_turn(solver, bound):
         solver.candidates.append(bound)
         return
     for meld in minimal_melds(solver.rack, solver.rules.initial_meld_min, solver.deadline):
-        if solver._past_deadline():
+        if solver.past_deadline():
             return
         laid = [t for s in meld for t in s]
         # the search does not score a played joker it must place as the move does (a table
         # joker is no played tile): a lower floor for each, which only costs search
-        floor = solver._best_score() + 1 - solver._most_score([t for t in laid if t.color is None])
+        floor = solver.best_score() + 1 - solver.most_score([t for t in laid if t.color is None])
         pass_problems.solve_pass(
             solver,
             pass_problems.pass_problem(solver, dissolve=dissolve, rack=solver.rack, must=laid, pins=pins),
             floor=floor,
         )
-        if solver._best_score() >= bound.score:
+        if solver.best_score() >= bound.score:
             return
-    solver._past_deadline()  # (the listing may have stopped there)
+    solver.past_deadline()  # (the listing may have stopped there)

@@ -71,7 +71,7 @@ def solve_relaxed(solver: Suggester, support: frozenset[int], max_calls: int) ->
     relaxed = solve_pass(
         solver,
         pass_problem(solver, dissolve=solver.plain | support, pins=solver.pinned),
-        floor=solver._best_score() + 1,
+        floor=solver.best_score() + 1,
         candidate=False,
         max_calls=max_calls,
     )
@@ -109,7 +109,7 @@ def solve_pass(
     the table is not part of the problem and stays as it is. The move is recorded as a
     candidate answer unless ``candidate`` is false. ``programme_soon``: see
     ``portfolio.Portfolio.solve``."""
-    if solver.candidates and solver._past_deadline():
+    if solver.candidates and solver.past_deadline():
         # past the deadline with an answer in hand: loops of small passes (one per variant
         # combination, up to 55,000) checked only ``exhausted``, and ran seconds late
         return None

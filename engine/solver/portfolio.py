@@ -128,9 +128,9 @@ class Portfolio:
             try:
                 return _searched(search, search.solve(need))
             except OutOfTime:
-                self._check()
+                self.check_deadline()
             self.hard = True
-        self._check()
+        self.check_deadline()
         bound = self._bound(problem)
         if bound is None:
             return None  # not even the relaxation lays the table's tiles
@@ -165,7 +165,7 @@ class Portfolio:
             if primary and played - _floor(played) > 1e-6:
                 # the relaxation plays a fractional number of tiles: the floor of its bound
                 # asks for more tiles than it plays, out of reach; cap them
-                self._check()
+                self.check_deadline()
                 capped = self._bound(problem, _floor(played))
                 if capped is None:
                     return None
@@ -214,7 +214,7 @@ class Portfolio:
             if least <= need:
                 return None
             # no move plays that many tiles: one fewer
-            self._check()
+            self.check_deadline()
             capped = self._bound(problem, goal // problem.tile_weight - 1)
             if capped is None:
                 return None
@@ -227,7 +227,7 @@ class Portfolio:
             try:
                 return _searched(search, search.solve(need))
             except OutOfTime:
-                self._check()
+                self.check_deadline()
         if blocks and max_calls is not None and not small:
             raise GaveUp(upper)
         # HiGHS may overrun a short time limit by far (its root work: up to 0.5 s measured
@@ -256,7 +256,7 @@ class Portfolio:
         try:
             return search.solve(need, goal=goal), False
         except OutOfTime:
-            self._check()
+            self.check_deadline()
             return None, True
 
     def _arranged(self, counts: list[list[int]], jokers: int, calls: int) -> tuple[Laid | None, int]:
@@ -266,7 +266,7 @@ class Portfolio:
         try:
             sets, used = arranged(counts, jokers, self.deadline, calls)
         except OutOfTime:
-            self._check()
+            self.check_deadline()
             return None, calls
         if sets is None:
             return None, used
@@ -276,7 +276,7 @@ class Portfolio:
         self.solves += 1
         return milp.linear_bound(problem, primary_most)
 
-    def _check(self) -> None:
+    def check_deadline(self) -> None:
         if time.perf_counter() > self.deadline:
             raise OutOfTime
 

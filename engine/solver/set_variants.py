@@ -80,7 +80,7 @@ def two_tile_frees(solver: Suggester) -> list[VariantPass]:
         rest = tiles_without(solver.rack, from_rack)
         for new_sets in _new_sets_with_jokers(rest, freed):
             # a long rack makes hundreds of thousands of ways: a bounded list, not proven
-            if len(out) >= _TWO_TILE_WAYS or solver._past_deadline():
+            if len(out) >= _TWO_TILE_WAYS or solver.past_deadline():
                 solver.exhausted = True  # (the cap too: the list is not every way)
                 return out
             rack_tiles = [t for new_set in new_sets for t in new_set if t.color is not None]
@@ -108,7 +108,7 @@ def variant_combos(solver: Suggester, most: int) -> list[dict[int, Variant]] | N
     pool_keys = Counter(t.key for i in solver.plain for t in solver.table[i])
     out: list[dict[int, Variant]] = []
     for n, combo in enumerate(itertools.product(*per_set)):
-        if n % 1024 == 1023 and (solver._past_deadline() or len(out) >= most):
+        if n % 1024 == 1023 and (solver.past_deadline() or len(out) >= most):
             solver.combos_capped = True
             break
         chosen = {i: v for i, v in combo if v is not None}
@@ -145,7 +145,7 @@ def variants_of(solver: Suggester, index: int) -> list[Variant]:
         if solver.rules.freed_joker_use in ("any_set", "other_set"):
             # under other_set the freed joker may end in the set's own block (a grown run,
             # a group of three made four): such a move is no legal turn and stays out of
-            # the floors (``_best_score``)
+            # the floors (``best_score``)
             found += _replacements(solver, reading.tiles, reading.joker_options, run)
         out += [dataclasses.replace(v, run=run) for v in found]
     return out

@@ -54,7 +54,7 @@ def check_value_bound(solver: Suggester) -> None:
         solver.value_exact = not solver.exhausted
         return
     solver.gave_up = False
-    better = _exactly_valued(solver, solver._best_score() + 1, RELAXED_CALLS)
+    better = _exactly_valued(solver, solver.best_score() + 1, RELAXED_CALLS)
     settled = better is None or layout.took_legal(solver, better)
     solver.value_exact = not (solver.exhausted or solver.gave_up) and settled
 
@@ -122,7 +122,7 @@ def _meld_tiles(solver: Suggester) -> list[tuple[Tile, ...]] | None:
         found.add(tuple(sorted((t for s in meld for t in s if t.color is not None), key=lambda t: t.key)))
         if len(found) > _VALUE_MELDS:
             return None
-    if solver._past_deadline():  # (the listing may have stopped there)
+    if solver.past_deadline():  # (the listing may have stopped there)
         return None
     return sorted(found, key=lambda tiles: [t.key for t in tiles])
 
@@ -256,7 +256,7 @@ def _none_better(
     Solved to the end; each legal move found beating the best (or a legal layout of its
     tiles, ``_rearranged``) becomes a candidate, and the search goes on above it."""
     while not solver.exhausted:
-        best = solver._best_score()
+        best = solver.best_score()
         floor = best + 1 - lift * solver.value_weight
         move = pass_problems.solve_pass(
             solver, (problem, blocks), untouched, fixed=fixed, floor=floor, candidate=False, programme_soon=True

@@ -27,7 +27,7 @@ def joker_set_passes(solver: Suggester) -> list[VariantPass]:
     their variants (none: the fates of the jokers bound the rest, ``check_fates``)."""
     pass_problems.solve_pass(solver, pass_problems.pass_problem(solver, dissolve=set()), whole=True)
     pass_problems.solve_pass(
-        solver, pass_problems.pass_problem(solver, dissolve=solver.plain), floor=solver._best_score() + 1
+        solver, pass_problems.pass_problem(solver, dissolve=solver.plain), floor=solver.best_score() + 1
     )
     two_tile = set_variants.two_tile_frees(solver)
     solver.two_tile = bool(two_tile)
@@ -49,7 +49,7 @@ def variant_stage(solver: Suggester, passes: list[VariantPass]) -> None:
     programme does not settle the fates cost up to 70 ms more (bench/README.md, session
     26)."""
     solver.variant_start = solver.portfolio.solves
-    if solver._best_score() >= solver._ceiling():
+    if solver.best_score() >= solver.ceiling():
         return
     by_support: dict[frozenset[int], list[VariantPass]] = {}
     for variant_pass in passes:
@@ -64,10 +64,10 @@ def variant_stage(solver: Suggester, passes: list[VariantPass]) -> None:
     solver.upper = found[0].score if found else solver.gave_up_bound
     solver.relaxed_known[everything] = found
     for support in sorted(by_support, key=lambda sets: (len(sets), sorted(sets))):
-        if solver.exhausted or solver.settled or solver._best_score() >= _upper(solver):
+        if solver.exhausted or solver.settled or solver.best_score() >= _upper(solver):
             return  # (settled: every combination of variants was solved at once)
         _variant_passes(solver, support, by_support[support])
-    if solver.combos_capped and not solver.settled and solver._best_score() < _upper(solver):
+    if solver.combos_capped and not solver.settled and solver.best_score() < _upper(solver):
         # the passes left out combinations: only the programme of them all settles them
         if solver.at_once and solver.settled is None:
             solver.settled = _all_choices(solver)
@@ -99,10 +99,8 @@ def _all_choices(solver: Suggester) -> bool:
         if i not in solver.plain
     ]
     try:
-        solver.portfolio._check()
-        solved = choices.solve(
-            pass_problems.choices_problem(solver), options, solver.deadline, solver._best_score() + 1
-        )
+        solver.portfolio.check_deadline()
+        solved = choices.solve(pass_problems.choices_problem(solver), options, solver.deadline, solver.best_score() + 1)
     except OutOfTime:
         solver.exhausted = True
         return True
@@ -120,7 +118,7 @@ def _all_choices(solver: Suggester) -> bool:
 def _upper(solver: Suggester) -> int:
     """The best bound known of every move's score: the ceiling, or the relaxed problem of
     every joker set with variants when it has one."""
-    return solver._ceiling() if solver.upper is None else min(solver._ceiling(), solver.upper)
+    return solver.ceiling() if solver.upper is None else min(solver.ceiling(), solver.upper)
 
 
 def _variant_passes(solver: Suggester, support: frozenset[int], passes: list[VariantPass]) -> None:
@@ -134,13 +132,13 @@ def _variant_passes(solver: Suggester, support: frozenset[int], passes: list[Var
         found = pass_problems.solve_relaxed(solver, support, RELAXED_CALLS)
     if pass_problems.relaxed_settles(solver, found):
         return
-    bound = min(found[0].score if found else solver.gave_up_bound or solver._ceiling(), _upper(solver))
+    bound = min(found[0].score if found else solver.gave_up_bound or solver.ceiling(), _upper(solver))
     for variants, rack, fixed in passes:
-        if solver.exhausted or solver._best_score() >= bound or _variants_settled(solver):
+        if solver.exhausted or solver.best_score() >= bound or _variants_settled(solver):
             return
         pass_problems.solve_pass(
             solver,
             pass_problems.pass_problem(solver, dissolve=solver.plain, rack=rack, variants=variants),
             fixed=fixed,
-            floor=solver._best_score() + 1 - solver._most_score([t for s in fixed for t in s]),
+            floor=solver.best_score() + 1 - solver.most_score([t for s in fixed for t in s]),
         )
