@@ -253,13 +253,16 @@ def _sources_held_elsewhere(
                 avoided.setdefault(n, set())
     if len(avoided) < 2:
         return True
-    for tried, choice in enumerate(itertools.product(*witnesses)):
-        if tried == REPLACING_CHOICES:
-            return True  # (not judged further: as favourable as the player may need)
-        if _copies_fit(
-            search, avoided, Counter((n, key) for n, _, key in choice), Counter((k, key) for _, k, key in choice)
-        ):
-            return True
+    try:
+        for tried, choice in enumerate(itertools.product(*witnesses)):
+            if tried == REPLACING_CHOICES:
+                return True  # (not judged further: as favourable as the player may need)
+            if _copies_fit(
+                search, avoided, Counter((n, key) for n, _, key in choice), Counter((k, key) for _, k, key in choice)
+            ):
+                return True
+    except _OutOfSteps:
+        return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
     return False
 
 
@@ -276,7 +279,8 @@ def _copies_fit(
     taken: Counter[tuple[int, str]],
 ) -> bool:
     """Hall's condition per tile for ``_sources_held_elsewhere``: ``given`` copies of a source's
-    tile are already placed, each in the after-set ``taken`` counts for that tile."""
+    tile are already placed, each in the after-set ``taken`` counts for that tile. Each group of
+    sources checked is a step of the turn's ``JOINT_CHECK_STEPS`` (``_OutOfSteps`` past them)."""
     for (k, key), n in taken.items():
         if search.after[k].numbered_counts.get(key, 0) < n:
             return False
@@ -285,6 +289,9 @@ def _copies_fit(
         first = 1 if given else 2  # (each source alone is judged by _may_hold_none_of, but for given copies)
         for size in range(first, len(holders) + 1):
             for group in itertools.combinations(holders, size):
+                search.joint_steps -= 1
+                if search.joint_steps < 0:
+                    raise _OutOfSteps
                 shut = set.intersection(*(avoided[n] for n in group)) & search.room_sets
                 room = search.room_numbered.get(key, 0) - sum(search.after[k].numbered_counts.get(key, 0) for k in shut)
                 room -= sum(n for (k, tile), n in taken.items() if tile == key and k not in shut)

@@ -82,6 +82,15 @@ tens of milliseconds. Hosts of dozens of tiles with several places for each coul
 a budget per call let one turn use it again at each placement of the freed jokers."""
 
 
+@dataclass(slots=True)
+class JointSteps:
+    """The steps of the joint checks (``JOINT_CHECK_STEPS``) left to a sequence of turns judged
+    together (a replay): each turn takes at most ``JOINT_CHECK_STEPS`` of them, and what it uses
+    is gone for the turns after it."""
+
+    left: int
+
+
 @dataclass(frozen=True, slots=True)
 class JokerVerdict:
     """What following the table's jokers found: the violations and how many jokers were freed."""
@@ -99,6 +108,7 @@ def follow_jokers(
     rules: Rules,
     opened: bool,
     successor_candidates: Sequence[int] | None = None,
+    joint_steps: JointSteps | None = None,
 ) -> JokerVerdict:
     """Judge the jokers of the before-sets ``moved`` (valid joker sets not carried over
     untouched) against the jokers of the after-sets ``open_after`` (those no untouched set
@@ -106,13 +116,20 @@ def follow_jokers(
     ``successor_candidates``, when given, are the only after-sets that can share a numbered tile
     with a moved set (a shortcut for large tables, and under ``joker_sets_locked`` without the
     after-sets of the joker sets left as they were, which keep their own tiles; None: every
-    after-set)."""
+    after-set). ``joint_steps``: the steps of the joint checks left to the turns judged with
+    this one (None: ``JOINT_CHECK_STEPS`` for this turn alone)."""
     if not moved:
         return JokerVerdict((), 0)
     most = rules.supply.limit(JOKER_KEY)
     if sum(before[i].jokers for i in moved) > most or sum(after[k].jokers for k in open_after) > most:
         return JokerVerdict((), 0)  # more jokers than the tile set: TILE_SUPPLY_EXCEEDED says it
-    return JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates).run()
+    search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates)
+    if joint_steps is None:
+        return search.run()
+    search.joint_steps = given = min(JOINT_CHECK_STEPS, joint_steps.left)
+    verdict = search.run()
+    joint_steps.left -= given - max(0, search.joint_steps)
+    return verdict
 
 
 class JokerSearch:

@@ -45,6 +45,7 @@ from typing import Any
 
 from engine import solver
 from engine.errors import InputError, pointer_token
+from engine.jokers import JOINT_CHECK_STEPS, JointSteps
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
@@ -53,6 +54,15 @@ from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import supply_violations
 from engine.violations import Violation
+
+REPLAY_JOINT_STEPS = 10 * JOINT_CHECK_STEPS
+"""The steps of the joker checks' joint searches (``engine.jokers.JOINT_CHECK_STEPS`` per turn:
+about 0.1 s of CPU) that all the turns of one record share: about 1 s. A record continuing
+after errors may hold a thousand turns, each as costly (a freed joker's hosts under
+``other_set``, locked sets or ``new_set_with_two_rack_tiles``, with three copies of each tile):
+710 of them took 198 s (the worst-cost audit, session 40); once these steps are spent, the
+record's later turns stand as judged set by set, as a single turn does past its own. Turns of
+real games take a few steps, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +313,7 @@ class _State:
     # verdicts by turn (verify_turn is pure): a record continuing after errors may repeat one
     # illegal turn, each costing its verdict again (joker searches: tenths of a second)
     verdicts: dict[tuple[object, ...], TurnVerdict] = field(default_factory=dict)
+    joint_steps: JointSteps = field(default_factory=lambda: JointSteps(REPLAY_JOINT_STEPS))
 
     def draw_from_pool(self) -> Tile | None:
         """Take the next pool tile (None: the record has no pool, the tile is unnamed)."""
@@ -556,7 +567,7 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
     verdict = state.verdicts.get(key)
     if verdict is None:
         verdict = state.verdicts[key] = verify_turn(
-            state.table, after, judged, state.opened[seat], state.rules, turn.elapsed_seconds
+            state.table, after, judged, state.opened[seat], state.rules, turn.elapsed_seconds, state.joint_steps
         )
     if not rack:  # the stand-in for unnamed tiles is no tile of the player's
         verdict = dataclasses.replace(verdict, rack_after=())

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import engine.meld_value
 from engine.errors import InputError
-from engine.jokers import JokerVerdict, follow_jokers
+from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
 from engine.sets import GROUP, RUN, TableSet, read_sets
@@ -108,10 +108,13 @@ def verify_turn(
     opened: bool,
     rules: Rules = SABRA,
     elapsed_seconds: float | None = None,
+    joint_steps: JointSteps | None = None,
 ) -> TurnVerdict:
-    """Judge a turn. Raises InputError (pointer ``/rack``) for an empty rack."""
+    """Judge a turn. Raises InputError (pointer ``/rack``) for an empty rack. ``joint_steps``:
+    the joker checks' steps left to a sequence of turns judged together (a replay's: see
+    ``engine.jokers.JointSteps``); None: ``engine.jokers.JOINT_CHECK_STEPS`` for this turn."""
     require_rack(rack)
-    return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds).verdict()
+    return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds, joint_steps).verdict()
 
 
 def _count(keys: Iterable[str]) -> dict[str, int]:
@@ -240,9 +243,11 @@ class _Turn:
         opened: bool,
         rules: Rules,
         elapsed_seconds: float | None,
+        joint_steps: JointSteps | None = None,
     ) -> None:
         self.before, self.after, self.rack = before, after, rack
         self.opened, self.rules, self.elapsed = opened, rules, elapsed_seconds
+        self.joint_steps = joint_steps
         self.violations: list[Violation] = []
         self.before_keys = _table_keys(before)
         # Only the sets that changed can differ in tiles: count those.
@@ -345,7 +350,8 @@ class _Turn:
         if action == "draw":
             if others:
                 return None
-            return self.before, (), _Turn(self.before, self.before, self.rack, self.opened, self.rules, None).verdict()
+            kept_before = _Turn(self.before, self.before, self.rack, self.opened, self.rules, None, self.joint_steps)
+            return self.before, (), kept_before.verdict()
         if any(v.code != "INVALID_SET" for v in others):
             return None
         invalid = self.invalid_after
@@ -356,7 +362,7 @@ class _Turn:
         # One reading of every tile for both questions: a returned set may not be the
         # successor holding a freed joker's tile, as if its copy were the table's, while it goes
         # back to the rack as the rack's.
-        alone = _Turn(self.before, kept, self.rack, self.opened, self.rules, None).verdict()
+        alone = _Turn(self.before, kept, self.rack, self.opened, self.rules, None, self.joint_steps).verdict()
         if not alone.valid:
             return None
         # (a joker back on the rack stands for nothing)
@@ -591,7 +597,9 @@ class _Turn:
             left = {*self.after_left, *(k for _, k in reopened)}
             kept.update(k for k in range(len(after)) if after[k].jokers and k not in left)
             candidates = [k for k in (range(len(after)) if candidates is None else candidates) if k not in kept]
-        outcome = follow_jokers(before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates)
+        outcome = follow_jokers(
+            before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates, self.joint_steps
+        )
         if self._may_swap(outcome):
             # a freed joker misused where it lies may be another set's joker: the two swapped,
             # each freed into a set the rule allows (SPEC §4: jokers are interchangeable and the
@@ -601,7 +609,9 @@ class _Turn:
             every = [i for i, s in enumerate(before) if self._holds_joker(s)]
             if len(every) > len(moved):
                 hosts = [k for k, s in enumerate(after) if s.jokers]
-                swapped = follow_jokers(before, after, every, hosts, self.played_keys, self.rules, self.opened)
+                swapped = follow_jokers(
+                    before, after, every, hosts, self.played_keys, self.rules, self.opened, None, self.joint_steps
+                )
                 # (under locked sets only a swap freeing the other set's joker too: where that
                 # joker stays, its set keeps its tiles, which the swapped reading would lend)
                 real = not self.rules.joker_sets_locked or swapped.freed > outcome.freed

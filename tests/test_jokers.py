@@ -436,6 +436,30 @@ def test_past_its_steps_the_joint_check_leaves_the_set_by_set_judgement(monkeypa
     assert verify(before, after, "B6 R12 B12 K12 R13 K13 R13", rules=TWO_RACK_TILES).valid
 
 
+def test_the_joint_check_of_hosts_avoiding_copies_is_bounded_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``other_set``'s joint check of the freed jokers' hosts (Hall's condition per tile, for
+    each way of placing the replacing tiles) spends the same ``JOINT_CHECK_STEPS``: past them
+    the hosts stand as judged set by set (a worst-cost audit, session 40, found xp turns taking
+    0.5 s in it, a thousand of them in one replay)."""
+    before, after = ["K1 J K3", "K1 K2 J"], ["K1 K2 K3", "K1 K2 K3 J J"]
+    assert codes(verify(before, after, "K2 K3", rules=OTHER_SET)) == ["FREED_JOKER_MISUSED"]
+    monkeypatch.setattr(engine.jokers, "JOINT_CHECK_STEPS", 0)
+    assert verify(before, after, "K2 K3", rules=OTHER_SET).valid
+
+
+def test_turns_judged_together_share_the_joint_checks_steps() -> None:
+    """A replay's turns draw on one ``JointSteps``: each turn at most ``JOINT_CHECK_STEPS``, and
+    what one spends is gone for the next; with none left, a turn stands as judged set by set."""
+    before = [TableSet(parse_tiles(s)) for s in ("K1 J K3", "K1 K2 J")]
+    after = [TableSet(parse_tiles(s)) for s in ("K1 K2 K3", "K1 K2 K3 J J")]
+    rack = parse_tiles("K2 K3")
+    steps = engine.jokers.JointSteps(engine.jokers.JOINT_CHECK_STEPS * 3)
+    judged = verify_turn(before, after, rack, True, OTHER_SET, None, steps)
+    assert codes(judged) == ["FREED_JOKER_MISUSED"]
+    assert 0 < engine.jokers.JOINT_CHECK_STEPS * 3 - steps.left <= engine.jokers.JOINT_CHECK_STEPS
+    assert verify_turn(before, after, rack, True, OTHER_SET, None, engine.jokers.JointSteps(0)).valid
+
+
 def test_two_freed_jokers_cannot_both_avoid_their_sets_only_tile() -> None:
     # R7 K7 J J: both jokers freed (B7 and O7 beside K7), each into a set holding an R7. One R7
     # was played, the other is the before set's own, so one of those sets holds a numbered tile

@@ -684,3 +684,27 @@ def test_one_tile_is_one_tile_in_messages() -> None:
     )
     assert render("END_MISMATCH", {"count": 1}).endswith("but 1 tile is still in the pool.")
     assert render("SET_TOO_SHORT", {"count": 2}).endswith("this one has 2.")
+
+
+# --- the cost of a record ------------------------------------------------------------------------
+
+
+def test_a_records_turns_share_the_joker_checks_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The joint joker checks of all a record's turns draw on REPLAY_JOINT_STEPS (a record
+    continuing after errors may repeat a costly turn a thousand times: 198 s before, session
+    40): once they are spent, later turns stand as judged set by set."""
+    import engine.replay
+
+    laid = [["K1", "J", "K3"], ["K1", "K2", "J"]]
+    misuse = [["K1", "K2", "K3"], ["K1", "K2", "K3", "J", "J"]]  # one K1 for two freed jokers
+    doc = {
+        "rules": {"deal": 8, "freed_joker_use": "other_set", "initial_meld_min": 0},
+        "players": [
+            {"name": "A", "rack": ["K1", "J", "K3", "K1", "K2", "J", "K2", "K3"]},
+            {"name": "B", "rack": ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8"]},
+        ],
+        "turns": [{"player": "A", "table": laid}, {"player": "B", "table": laid}, {"player": "A", "table": misuse}],
+    }
+    assert codes(replay(doc)["turns"][2]) == ["FREED_JOKER_MISUSED"]
+    monkeypatch.setattr(engine.replay, "REPLAY_JOINT_STEPS", 0)
+    assert replay(doc)["turns"][2]["valid"]
