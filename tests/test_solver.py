@@ -1217,6 +1217,19 @@ def test_suggestions_are_legal_turns(name: str) -> None:
         assert_legal(before, rack, opened, rules, result)
 
 
+@pytest.mark.parametrize("table", [["J O4 J", "B5 K5 R5"], ["O4 J J", "R9 R10 R11"], ["J O4 J"]])
+@pytest.mark.parametrize("rules", [RULE_VARIANTS["both-colours"], SABRA])
+def test_a_joker_pinned_by_its_sets_other_reading_stays_in_that_kind(table: list[str], rules: Rules) -> None:
+    """``J O4 J`` reads as the run O3 O4 O5 and as a group of 4s: a fate keeping its jokers as
+    B4 R4 keeps them in a group, whatever its best reading (an independent brute force,
+    session 40: under both colours, beside another set, nothing was played, claimed optimal,
+    where K4 grows the group)."""
+    before = [T(s) for s in table]
+    result = suggest(before, T("K4"), True, rules)
+    assert [str(t) for t in result.played] == ["K4"] and result.optimal_proven
+    assert_legal(before, T("K4"), True, rules, result)
+
+
 def test_suggest_never_worse_than_keeping_the_table() -> None:
     """Rebuilding the table can only help: compared with the same position where the table
     sets are fixed blocks (the tiles a simple 'extend only' play would use)."""

@@ -9,7 +9,6 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from engine.sets import RUN
 from engine.solver import choices, layout, pass_problems
 from engine.solver.fates import Fate
 from engine.solver.layout import Blocks, Outcome
@@ -125,8 +124,7 @@ def _fates_settled_at_once(solver: Suggester, sets: list[tuple[int, ...]], ways:
             choice = _fate_choice(solver, i, way)
             options[-1].append(choice)
             if choice.block is None:
-                run = solver.readings[i].best.kind == RUN  # type: ignore[union-attr]
-                staying[choice] = [(t.key, run) for t in way.pins.get(i, ())]
+                staying[choice] = [(t.key, pass_problems.pinned_in_run(solver, i, t)) for t in way.pins.get(i, ())]
     solver.portfolio.solves += 1
     try:
         solver.portfolio.check_deadline()

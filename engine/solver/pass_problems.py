@@ -253,10 +253,10 @@ def pass_problem(
     for i, tiles in enumerate(solver.table):
         if i in dissolve:
             stands = pins.get(i, ()) if pins is not None else ()
-            run = solver.readings[i].best.kind == RUN  # type: ignore[union-attr]
             for t in tiles:
                 if t.color is None and stands:
                     at = (COLOUR_INDEX[stands[0].color], stands[0].number)  # type: ignore[index]
+                    run = pinned_in_run(solver, i, stands[0])
                     required[at[0]][at[1]] += 1
                     laid_as.append((stands[0].key, run))
                     in_runs[at] += run
@@ -361,6 +361,14 @@ def table_block(solver: Suggester, index: int, variant: Variant | None) -> RunBl
     if sum(1 for t in solver.table[index] if t.color is None) - freed == len(lacking):
         used |= {COLOUR_INDEX[c] for c in lacking}
     return GroupBlock(index, number, len(tiles), frozenset(range(NCOL)) - used, tiles, original)
+
+
+def pinned_in_run(solver: Suggester, index: int, tile: Tile) -> bool:
+    """Whether a joker of table set ``index`` pinned as ``tile`` stands in a run (else in a
+    group): a run's jokers stand for tiles of its numbered tiles' colour, a group's for
+    colours it lacks. A set read both ways is pinned by either reading (``fates``: ``J O4 J``
+    as O3 O5 or as two of K4 B4 R4), so its best reading does not tell."""
+    return any(t.color == tile.color for t in solver.table[index] if t.color is not None)
 
 
 def pinned(solver: Suggester) -> dict[int, tuple[Tile, ...]]:

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from engine.rules import Rules
-from engine.sets import RUN
 from engine.solver import fate_tree, joker_value, layout, pass_problems
 from engine.solver.fates import Fate
 from engine.solver.intact import joker_points
@@ -168,7 +167,7 @@ def _fate_value_settled(
     problem, blocks = fate_problem
     pinned = {**undecided, **fate.pins}
     kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
-    pins = [(t, solver.readings[i].best.kind == RUN) for i, stands in pinned.items() for t in stands]  # type: ignore[union-attr]
+    pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
     outside = sorted([t.number for t, _ in pins] + [p for points in kept for p in points], reverse=True)
     if not _none_better(solver, problem, blocks):
         return False
