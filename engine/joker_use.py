@@ -257,6 +257,9 @@ def _sources_held_elsewhere(
         for tried, choice in enumerate(itertools.product(*witnesses)):
             if tried == REPLACING_CHOICES:
                 return True  # (not judged further: as favourable as the player may need)
+            search.joint_steps -= 1  # (each choice is a step too: its counts are built anew)
+            if search.joint_steps < 0:
+                raise _OutOfSteps
             if _copies_fit(
                 search, avoided, Counter((n, key) for n, _, key in choice), Counter((k, key) for _, k, key in choice)
             ):
