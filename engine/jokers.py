@@ -123,12 +123,11 @@ def follow_jokers(
     most = rules.supply.limit(JOKER_KEY)
     if sum(before[i].jokers for i in moved) > most or sum(after[k].jokers for k in open_after) > most:
         return JokerVerdict((), 0)  # more jokers than the tile set: TILE_SUPPLY_EXCEEDED says it
-    search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates)
-    if joint_steps is None:
-        return search.run()
-    search.joint_steps = given = min(JOINT_CHECK_STEPS, joint_steps.left)
+    given = JOINT_CHECK_STEPS if joint_steps is None else min(JOINT_CHECK_STEPS, joint_steps.left)
+    search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, given)
     verdict = search.run()
-    joint_steps.left -= given - max(0, search.joint_steps)
+    if joint_steps is not None:
+        joint_steps.left -= given - max(0, search.joint_steps)
     return verdict
 
 
@@ -143,6 +142,7 @@ class JokerSearch:
         rules: Rules,
         opened: bool,
         successor_candidates: Sequence[int] | None,
+        joint_steps: int,
     ) -> None:
         self.before, self.after, self.played, self.rules, self.opened = before, after, played, rules, opened
         candidates = range(len(after)) if successor_candidates is None else successor_candidates
@@ -156,7 +156,7 @@ class JokerSearch:
         self.best: Candidate | None = None
         self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
-        self.joint_steps = JOINT_CHECK_STEPS  # shared by every joint check of the turn
+        self.joint_steps = joint_steps  # shared by every joint check of the turn
         self.placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
