@@ -254,7 +254,8 @@ BUDGETED_ALWAYS = frozenset({"moves/suggest", "tables/arrange"})
 """Operations that always run the solver (up to ``RUMMIKUB_SOLVER_BUDGET_MS``)."""
 BUDGETED_SOMETIMES = frozenset({"turns/verify", "render", "games/replay"})
 """Operations that run the solver for some bodies: a loose ``after`` (verify, render), ``analyze``
-(replay, up to ``RUMMIKUB_ANALYZE_BUDGET_MS``)."""
+(replay, up to ``RUMMIKUB_ANALYZE_BUDGET_MS``); and replays continuing after errors, whose
+turns' cost adds up (``engine.replay.REPLAY_JOINT_STEPS``)."""
 
 
 def is_budgeted(name: str, body: Any) -> bool:
@@ -268,7 +269,9 @@ def is_budgeted(name: str, body: Any) -> bool:
     if _opens_with_manipulation(body.get("rules")):
         return True
     if name == "games/replay":
-        return body.get("analyze") is not False and "analyze" in body
+        # a record continuing after errors may repeat a costly illegal turn up to the turn limit
+        # (joker checks: seconds in all for the worst records, the worst-cost audit of session 40)
+        return any(key in body and body[key] is not False for key in ("analyze", "continue_on_error"))
     after = body.get("after")
     if isinstance(after, list):
         return bool(after) and schemas.is_loose(after)

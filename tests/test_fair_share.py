@@ -38,6 +38,10 @@ THREADS = ThreadPoolExecutor(1, "rummikub-budget")  # the server runs slots in p
         ("games/replay", {"players": []}, False),
         ("games/replay", {"players": [], "analyze": False}, False),
         ("games/replay", {"players": [], "analyze": True}, True),
+        # a record continuing after errors may repeat a costly turn (the worst-cost audit, session 40)
+        ("games/replay", {"players": [], "continue_on_error": True}, True),
+        ("games/replay", {"players": [], "continue_on_error": False}, False),
+        ("games/replay", {"players": [], "continue_on_error": "yes"}, True),
         ("sets/validate", {"sets": []}, False),
         ("rounds/score", {"players": []}, False),
         # an opening's value under manipulate_on_opening_turn is a search (the API audit, session 38)
