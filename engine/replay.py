@@ -174,7 +174,7 @@ class ReplayedTurn:
                 "penalty",
             ):
                 out[key] = verdict[key]
-            out["rack_empty"] = verdict["rack_empty"] and not self.unnamed_left
+            out["rack_empty"] = verdict["rack_empty"] and not self.unnamed_left  # (in its place)
         return out
 
 
@@ -582,13 +582,12 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
             tile = state.draw_from_pool()
             _take(state, seat, tile)
         return ReplayedTurn(index, turn.player, action, violations, verdict, tile)
-    # the unnamed draws this play does not account for (those assumed to be its tiles do)
-    unnamed_left = state.unknown[seat] - (len(rack) - len(state.racks[seat]))
     if not violations:
         _commit(state, seat, rack, verdict, after)
     elif state.continue_on_error and verdict.kept is not None:
         _commit(state, seat, rack, verdict, verdict.kept)
-    return ReplayedTurn(index, turn.player, "play", violations, verdict, unnamed_left=unnamed_left)
+    # (once committed, the unnamed draws the play's tiles did not account for)
+    return ReplayedTurn(index, turn.player, "play", violations, verdict, unnamed_left=state.unknown[seat])
 
 
 def _commit(
