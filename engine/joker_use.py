@@ -213,7 +213,8 @@ def _may_hold_none_of(
     if lying_inside and not each_finds_a_copy(replacing, outside, every):
         return False
     return all(
-        search.room_numbered.get(key, 0) - inside.get(key, 0) >= c for key, c in search.sources[n].numbered.items()
+        search.room_numbered.get(key, 0) - inside.get(key, 0) + search.removed.get(key, 0) >= c
+        for key, c in search.sources[n].numbered.items()
     )
 
 
@@ -230,9 +231,9 @@ def _sources_held_elsewhere(
     tiles each may stand for), a copy of its set beside a copy of its tile, so that the tile
     lies in a successor. E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
     both jokers freed into the long run under ``other_set``: its one K1 is either set's, so
-    one joker is misused. Per tile, Hall's condition: the copies of every group of sources fit
-    in the after-sets that not all of them avoid, less those set aside beside a replacing
-    tile (each joker's choice of such a set tried in turn, at most ``REPLACING_CHOICES``)."""
+    one joker is misused. Per tile, a flow of copies (``_copies_fit``), less those set aside
+    beside a replacing tile (each joker's choice of such a set tried in turn, at most
+    ``REPLACING_CHOICES``)."""
     avoided = {n: set(ks) for n, ks in avoided.items()}
     for n, home in wholes:
         avoided.setdefault(n, set()).update(k for k in search.room_sets if k != home)
@@ -281,25 +282,36 @@ def _copies_fit(
     given: Counter[tuple[int, str]],
     taken: Counter[tuple[int, str]],
 ) -> bool:
-    """Hall's condition per tile for ``_sources_held_elsewhere``: ``given`` copies of a source's
-    tile are already placed, each in the after-set ``taken`` counts for that tile. Each group of
-    sources checked is a step of the turn's ``JOINT_CHECK_STEPS`` (``_OutOfSteps`` past them)."""
+    """For ``_sources_held_elsewhere``: whether, tile by tile, every copy of each source in
+    ``avoided`` finds a place on the after table outside the sets it avoids, ``given`` copies
+    of a source's tile being placed already, each in the after-set ``taken`` counts for that
+    tile. A flow of copies (``copies_supplied``): the sources take copies from the after-sets
+    they may lie in, as many as each holds, and from the copies missing from the after table
+    (TABLE_TILE_REMOVED), which may be any source's. Each tile is a step of the turn's
+    ``JOINT_CHECK_STEPS`` (``_OutOfSteps`` past them)."""
     for (k, key), n in taken.items():
         if search.after[k].numbered_counts.get(key, 0) < n:
             return False
     for key in {key for n in avoided for key in search.sources[n].numbered}:
+        search.joint_steps -= 1
+        if search.joint_steps < 0:
+            raise _OutOfSteps
         holders = [n for n in avoided if search.sources[n].numbered.get(key, 0) > given[(n, key)]]
-        first = 1 if given else 2  # (each source alone is judged by _may_hold_none_of, but for given copies)
-        for size in range(first, len(holders) + 1):
-            for group in itertools.combinations(holders, size):
-                search.joint_steps -= 1
-                if search.joint_steps < 0:
-                    raise _OutOfSteps
-                shut = set.intersection(*(avoided[n] for n in group)) & search.room_sets
-                room = search.room_numbered.get(key, 0) - sum(search.after[k].numbered_counts.get(key, 0) for k in shut)
-                room -= sum(n for (k, tile), n in taken.items() if tile == key and k not in shut)
-                if sum(search.sources[n].numbered[key] - given[(n, key)] for n in group) > room:
-                    return False
+        if not holders:
+            continue
+        supply = {
+            str(k): search.after[k].numbered_counts.get(key, 0) - taken[(k, key)]
+            for k in search.room_sets
+            if search.after[k].numbered_counts.get(key, 0) > taken[(k, key)]
+        }
+        supply["removed"] = search.removed.get(key, 0)
+        demand = [search.sources[n].numbered[key] - given[(n, key)] for n in holders]
+        caps = [
+            {place: d for place in supply if place == "removed" or int(place) not in avoided[n]}
+            for n, d in zip(holders, demand, strict=True)
+        ]
+        if not copies_supplied(demand, caps, supply):
+            return False
     return True
 
 
@@ -496,13 +508,17 @@ def _spread(
 
 def _holds_a_before_set(search: JokerSearch, k: int) -> bool:
     """Whether after-set ``k`` must hold every numbered tile of some before-set (so it is no
-    new set): it holds every copy on the after table of each of that set's tiles."""
+    new set): it holds every copy on the after table of each of that set's tiles, and none of
+    them is missing from the after table (a missing copy may be that set's)."""
     found = search.old_after_memo.get(k)
     if found is None:
         theirs = search.after[k].numbered_counts
         whole = search.after_numbered
         found = search.old_after_memo[k] = any(
-            all(whole.get(key, 0) == theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+            all(
+                whole.get(key, 0) == theirs.get(key, 0) >= n and not search.removed.get(key)
+                for key, n in s.numbered_counts.items()
+            )
             for s in search.before
         )
     return found

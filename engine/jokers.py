@@ -62,6 +62,7 @@ the replacing tiles' places grow without bound).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -166,6 +167,12 @@ class JokerSearch:
         # left as it was keeps its own (it is no successor candidate)
         self.room_sets = frozenset(candidates if self.locked else range(len(after)))
         self.room_numbered = joker_use.numbered_in(self, self.room_sets) if self.locked else self.after_numbered
+        # the copies missing from the after table (TABLE_TILE_REMOVED): each may be any
+        # before-set's that holds the tile, as is most favourable, so no set must keep it
+        before_numbered: Counter[str] = Counter()
+        for s in before:
+            before_numbered.update(s.numbered_counts)
+        self.removed = dict(before_numbered - Counter(self.after_numbered))
         # The copies a turn may bring anywhere: played ones, and those of sets without a joker.
         self.free_copies = dict(played)
         for s in before:

@@ -496,6 +496,30 @@ def test_a_new_set_may_repeat_a_before_set_with_copies_from_the_rack() -> None:
     assert codes(v) == ["FREED_JOKER_MISUSED"]
 
 
+def test_a_tile_taken_off_the_table_may_be_the_freed_jokers_sets_own() -> None:
+    # SPEC §4: the most favourable assignment of equal copies. The R7 missing from the after
+    # table (TABLE_TILE_REMOVED) may be the joker set's, so the run hosting the joker holds
+    # the other set's copies: the joker is not misused (before, FREED_JOKER_MISUSED too).
+    other_set = {"freed_joker_use": "other_set"}
+    v = verify(["J R5 R6 R7", "R5 R6 R7"], ["R4 R5 R6", "R5 R6 R7 J"], "R4 K1", rules=other_set)
+    assert codes(v) == ["TABLE_TILE_REMOVED"] and v.jokers_freed == 1
+    v = verify(["J R5 R6 R7", "R5 R6 R7"], ["R4 R5 R6 R7", "R5 R6 R7 J"], "R4 K1", rules=other_set)
+    assert v.valid, codes(v)
+    # Two jokers freed and swapped (each into a set of the other's colour), B8 taken off.
+    before = ["J R6 R7", "J B5 B6 B7 B8"]
+    after = ["K1 J K2 K3", "R5 R6 R7 J", "B4 B5 B6 B7"]
+    for rules in (other_set, {"preset": "free-joker", "freed_joker_use": "other_set"}):
+        v = verify(before, after, "B4 R5 K1 K2 K3", rules=rules)
+        assert codes(v) == ["TABLE_TILE_REMOVED"] and v.jokers_freed == 2
+        assert verify(before, [*after[:2], "B4 B5 B6 B7 B8"], "B4 R5 K1 K2 K3", rules=rules).valid
+    # A new set may hold the K7 of the group, the joker's set having lost its own.
+    for rules in (PRESSMAN, TWO_RACK_TILES):
+        v = verify(["J K5 K6 K7", "K7 O7 B7 R7"], ["K4 K5 K6", "O7 B7 R7", "K7 K8 K9 J"], "K4 K8 K9", rules=rules)
+        assert codes(v) == ["TABLE_TILE_REMOVED"] and v.jokers_freed == 1
+        v = verify(["J K5 K6 K7", "K7 O7 B7 R7"], ["K4 K5 K6 K7", "O7 B7 R7", "K7 K8 K9 J"], "K4 K8 K9", rules=rules)
+        assert v.valid, codes(v)  # with no copy missing, as legal
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]
