@@ -332,6 +332,92 @@ def test_joker_scrambles_do_not_depend_on_how_they_are_written(
     check_invariants(before, after, rack, opened, rules, random.Random(seed), rewrite)
 
 
+@st.composite
+def shared_copies(draw: st.DrawFn) -> tuple[Table, Table, Tiles, bool, Rules]:
+    """A run joker replaced by its tile from the rack and freed into a copy of its set's
+    numbered tiles lying in another set (``J R5 R6 R7`` + ``R5 R6 R7`` -> ``R4 R5 R6 R7`` +
+    ``R5 R6 R7 J``): legal under ``other_set`` only with those copies read as the other set's."""
+    colour = draw(st.sampled_from(COLORS))
+    length = draw(st.integers(4, 6))
+    start = draw(st.integers(1, 14 - length))
+    run = [numbered(colour, n) for n in range(start, start + length)]
+    place = draw(st.sampled_from([0, length - 1]))
+    with_joker = [JOKER if i == place else t for i, t in enumerate(run)]
+    copies = [t for i, t in enumerate(run) if i != place]
+    host = [*copies, JOKER] if copies[-1].number < 13 else [JOKER, *copies]
+    rules = draw(st.sampled_from([r for r in RULES if r.freed_joker_use == "other_set"]))
+    return [with_joker, copies], [run, host], [run[place]], True, rules
+
+
+def _misused(v: TurnVerdict) -> int:
+    return sum(x.code == "FREED_JOKER_MISUSED" for x in v.violations)
+
+
+@PROFILE
+@given(turn=st.one_of(scrambles(), shared_copies()), data=st.data())
+def test_a_table_tile_taken_away_never_misuses_a_freed_joker(
+    turn: tuple[Table, Table, Tiles, bool, Rules], data: st.DataObject
+) -> None:
+    """SPEC §4, the most favourable assignment of equal copies: a table tile missing from the
+    after table (``TABLE_TILE_REMOVED``) may be any before-set's copy, so taking one out of a
+    set without jokers that stays valid never adds a ``FREED_JOKER_MISUSED`` (a tile no
+    joker could stand for: one that might replace a joker may decide where it was replaced)."""
+    before, after, rack, opened, rules = turn
+    stood_for = {
+        key
+        for s in before
+        for reading in read_set(s, rules=rules).readings
+        for options in reading.joker_keys
+        for key in options
+    }
+    on_before = Counter(t.key for s in before for t in s if t.color is not None)
+    on_after = Counter(t.key for s in after for t in s if t.color is not None)
+    spots = [
+        (k, p)
+        for k, s in enumerate(after)
+        if all(t.color is not None for t in s) and len(s) > 3
+        for p, t in enumerate(s)
+        if t.key not in stood_for and on_after[t.key] <= on_before[t.key]
+    ]
+    if not spots:
+        return
+    k, p = data.draw(st.sampled_from(spots))
+    fewer = [list(s) for s in after]
+    del fewer[k][p]
+    if not read_set(fewer[k], rules=rules).valid:
+        return
+    table = [TableSet(tuple(s)) for s in before]
+    v = verify_turn(table, [TableSet(tuple(s)) for s in after], rack, opened, rules)
+    w = verify_turn(table, [TableSet(tuple(s)) for s in fewer], rack, opened, rules)
+    assert _misused(w) <= _misused(v), (before, fewer, rack)
+
+
+@pytest.mark.parametrize("rules", [r for r in RULES if r.freed_joker_use == "other_set"], ids=str)
+def test_a_freed_jokers_set_may_lose_the_tile_its_host_holds_a_copy_of(rules: Rules) -> None:
+    """Every ``shared_copies`` turn (all colours, lengths, starts and joker places), with the
+    run's far end taken off: only ``TABLE_TILE_REMOVED`` (that tile may be the run's own)."""
+    checked = 0
+    for colour in COLORS:
+        for length in range(4, 7):
+            for start in range(1, 15 - length):
+                run = [numbered(colour, n) for n in range(start, start + length)]
+                for place in (0, length - 1):
+                    copies = [t for i, t in enumerate(run) if i != place]
+                    host = [*copies, JOKER] if copies[-1].number < 13 else [JOKER, *copies]
+                    before = [
+                        TableSet(tuple(JOKER if i == place else t for i, t in enumerate(run))),
+                        TableSet(tuple(copies)),
+                    ]
+                    kept = run[1:] if place == length - 1 else run[:-1]
+                    rack = [run[place]]
+                    whole = verify_turn(before, [TableSet(tuple(run)), TableSet(tuple(host))], rack, True, rules)
+                    assert whole.valid, (run, place)
+                    fewer = verify_turn(before, [TableSet(tuple(kept)), TableSet(tuple(host))], rack, True, rules)
+                    assert [x.code for x in fewer.violations] == ["TABLE_TILE_REMOVED"], (run, place)
+                    checked += 1
+    assert checked == 4 * 2 * (10 + 9 + 8)
+
+
 def test_scrambles_reach_both_verdicts_and_free_jokers() -> None:
     """The scramble strategy is worth its name: legal and illegal joker moves both occur."""
     seen: Counter[str] = Counter()
