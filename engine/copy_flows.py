@@ -4,18 +4,21 @@ tiles (``each_finds_a_copy``). For where freed jokers may go (``engine.joker_use
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
 
 
-def copies_supplied(demand: Sequence[int], caps: Sequence[Mapping[str, int]], supply: Mapping[str, int]) -> bool:
+def copies_supplied(demand: Sequence[int], caps: Sequence[Mapping[Key, int]], supply: Mapping[Key, int]) -> bool:
     """Whether each taker ``t`` can get ``demand[t]`` copies, at most ``caps[t][key]`` of each
     tile and no tile more than ``supply[key]`` in all: a flow, grown one copy at a time along
     augmenting paths (Ford-Fulkerson). Polynomial, where trying every choice took minutes for
     four sets hosting freed jokers among 40 played tiles (session 35's worst-case hunt)."""
-    given: list[dict[str, int]] = [{} for _ in demand]
-    used: dict[str, int] = {}
+    given: list[dict[Key, int]] = [{} for _ in demand]
+    used: dict[Key, int] = {}
 
-    def augment(t: int, takers_seen: set[int], keys_seen: set[str]) -> bool:
+    def augment(t: int, takers_seen: set[int], keys_seen: set[Key]) -> bool:
         takers_seen.add(t)
         for key, cap in caps[t].items():
             if key in keys_seen or given[t].get(key, 0) >= cap:

@@ -299,17 +299,15 @@ def _copies_fit(
         holders = [n for n in avoided if search.sources[n].numbered.get(key, 0) > given[(n, key)]]
         if not holders:
             continue
+        # places: the after-sets (by index), and -1 for the copies missing from the table
         supply = {
-            str(k): search.after[k].numbered_counts.get(key, 0) - taken[(k, key)]
+            k: search.after[k].numbered_counts.get(key, 0) - taken[(k, key)]
             for k in search.room_sets
             if search.after[k].numbered_counts.get(key, 0) > taken[(k, key)]
         }
-        supply["removed"] = search.removed.get(key, 0)
+        supply[-1] = search.removed.get(key, 0)
         demand = [search.sources[n].numbered[key] - given[(n, key)] for n in holders]
-        caps = [
-            {place: d for place in supply if place == "removed" or int(place) not in avoided[n]}
-            for n, d in zip(holders, demand, strict=True)
-        ]
+        caps = [{place: d for place in supply if place not in avoided[n]} for n, d in zip(holders, demand, strict=True)]
         if not copies_supplied(demand, caps, supply):
             return False
     return True
