@@ -9,7 +9,6 @@ taken first."""
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
@@ -231,9 +230,9 @@ def _sources_held_elsewhere(
     tiles each may stand for), a copy of its set beside a copy of its tile, so that the tile
     lies in a successor. E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
     both jokers freed into the long run under ``other_set``: its one K1 is either set's, so
-    one joker is misused. Per tile, a flow of copies (``_copies_fit``), less those set aside
-    beside a replacing tile (each joker's choice of such a set tried in turn, at most
-    ``REPLACING_CHOICES``)."""
+    one joker is misused. Per tile, a flow of copies (``_copies_fit``), with the copies set
+    beside each replacing tile chosen joker by joker, a choice kept only while the copies
+    still fit (``JOINT_CHECK_STEPS`` bounds the choices tried)."""
     avoided = {n: set(ks) for n, ks in avoided.items()}
     for n, home in wholes:
         avoided.setdefault(n, set()).update(k for k in search.room_sets if k != home)
@@ -254,43 +253,51 @@ def _sources_held_elsewhere(
                 avoided.setdefault(n, set())
     if len(avoided) < 2:
         return True
-    try:
-        for tried, choice in enumerate(itertools.product(*witnesses)):
-            if tried == REPLACING_CHOICES:
-                return True  # (not judged further: as favourable as the player may need)
-            search.joint_steps -= 1  # (each choice is a step too: its counts are built anew)
+    seen: set[frozenset[tuple[int, int, str]]] = set()
+
+    def witnessed(j: int, placed: frozenset[tuple[int, int, str]]) -> bool:
+        """Whether jokers ``j`` on each find a copy of their set beside their tile, the
+        copies ``placed`` so far fitting (one copy serves the jokers of its set it lies beside)."""
+        if j == len(witnesses):
+            return True
+        for way in witnesses[j]:
+            if way in placed:
+                if witnessed(j + 1, placed):
+                    return True
+                continue
+            grown = placed | {way}
+            if grown in seen:  # (failed from there already: fewer pinned copies fit no worse)
+                continue
+            seen.add(grown)
+            search.joint_steps -= 1
             if search.joint_steps < 0:
                 raise _OutOfSteps
-            if _copies_fit(
-                search, avoided, Counter((n, key) for n, _, key in choice), Counter((k, key) for _, k, key in choice)
-            ):
+            if _copies_fit(search, avoided, grown) and witnessed(j + 1, grown):
                 return True
+        return False
+
+    try:
+        # witnesses only pin copies the flow could place there anyway: none fit, none will
+        return _copies_fit(search, avoided, frozenset()) and witnessed(0, frozenset())
     except _OutOfSteps:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
-    return False
 
 
-REPLACING_CHOICES = 256
-"""The most ways of placing the freed jokers' replacing tiles beside copies of their sets that
-``_sources_held_elsewhere`` tries (a few jokers each with a few successors: seldom more than
-ten); beyond, the placement stands."""
-
-
-def _copies_fit(
-    search: JokerSearch,
-    avoided: Mapping[int, set[int]],
-    given: Counter[tuple[int, str]],
-    taken: Counter[tuple[int, str]],
-) -> bool:
+def _copies_fit(search: JokerSearch, avoided: Mapping[int, set[int]], placed: frozenset[tuple[int, int, str]]) -> bool:
     """For ``_sources_held_elsewhere``: whether, tile by tile, every copy of each source in
-    ``avoided`` finds a place on the after table outside the sets it avoids, ``given`` copies
-    of a source's tile being placed already, each in the after-set ``taken`` counts for that
-    tile. A flow of copies (``copies_supplied``): the sources take copies from the after-sets
-    they may lie in, as many as each holds, and from the copies missing from the after table
-    (TABLE_TILE_REMOVED), which may be any source's. Each tile is a step of the turn's
-    ``JOINT_CHECK_STEPS`` (``_OutOfSteps`` past them)."""
-    for (k, key), n in taken.items():
-        if search.after[k].numbered_counts.get(key, 0) < n:
+    ``avoided`` finds a place on the after table outside the sets it avoids, the copies
+    ``placed`` (source, after-set, tile) lying there already. A flow of copies
+    (``copies_supplied``): the sources take copies from the after-sets they may lie in, as
+    many as each holds, and from the copies missing from the after table (TABLE_TILE_REMOVED),
+    which may be any source's. Each tile is a step of the turn's ``JOINT_CHECK_STEPS``
+    (``_OutOfSteps`` past them)."""
+    given = Counter((n, key) for n, _, key in placed)
+    taken = Counter((k, key) for _, k, key in placed)
+    for (n, key), c in given.items():
+        if search.sources[n].numbered.get(key, 0) < c:
+            return False
+    for (k, key), c in taken.items():
+        if search.after[k].numbered_counts.get(key, 0) < c:
             return False
     for key in {key for n in avoided for key in search.sources[n].numbered}:
         search.joint_steps -= 1

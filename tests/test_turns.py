@@ -520,6 +520,26 @@ def test_a_tile_taken_off_the_table_may_be_the_freed_jokers_sets_own() -> None:
         assert v.valid, codes(v)  # with no copy missing, as legal
 
 
+def test_other_set_judges_every_way_of_placing_the_replacing_tiles() -> None:
+    # SPEC §3 other_set, §4 "legal if any consistent reading of it is". Both jokers of
+    # J R5 J are replaced beside the one R5 of their set: one copy serves both (before,
+    # each asked a copy of its own, and the turn got JOKER_NOT_REPLACED twice).
+    xp_other_set = {"preset": "xp", "freed_joker_use": "other_set"}
+    after = ["R4 R5 R6", "O1 O2 O3", "K7 K8 J", "B7 B8 J", "K1 K2 J"]
+    v = verify(["J R5 J", "O1 O2 J"], after, "R4 R6 O3 K7 K8 B7 B8 K1 K2", rules=xp_other_set)
+    assert v.valid and v.jokers_freed == 3, codes(v)
+    # Three jokers freed into the long run, which holds a K1 of one of their sets whichever
+    # way the copies go: misused, though there are more than 256 ways to set the copies
+    # beside the replacing tiles (before, past 256 the turn stood as legal).
+    before = ["K1 J K3 K4 K5", "K1 K2 J K4 K5", "K1 K2 K3 J K5"]
+    after = ["K1 K2 K3 K4 K5", "K1 K2 K3 K4 K5", "K1 K2 K3 K4 K5 J J J"]
+    assert codes(verify(before, after, "K2 K3 K4", rules=xp_other_set)) == ["FREED_JOKER_MISUSED"]
+    before = ["K1 K2 K3 K4 J K6 K7 K8 K9 K10 K11 K12", "K1 K2 K3 K4 K5 J K7 K8 K9 K10 K11 K12"]
+    after = ["K1 K2 K3 K4 K5 K6 K7 K8 K9 K10", "K4 K5 K6 K7 K8 K9 K10 K11 K12", "J J K11 K12", "K1 K2 K3"]
+    v = verify(before, after, "K5 K6", rules={"freed_joker_use": "other_set"})
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]
