@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine.copy_flows
+import engine.joker_use
 import engine.jokers
 from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
-from engine.tiles import parse_tiles
+from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
 from tests.test_turns import BOTH_COLOURS, FREE_JOKER, PRESSMAN, STRICT_JOKER, TWO_RACK_TILES, codes, only, verify
+from tests.test_turns_metamorphic import scrambles
 
 RACK_ONLY = resolve_rules({"joker_replacement_from": "rack"})
 OTHER_SET = resolve_rules({"freed_joker_use": "other_set"})
@@ -731,3 +734,27 @@ def test_four_hosts_of_freed_jokers_are_judged_at_once() -> None:
 
     small, large = (verify(*turn(k), rules=xp_new_sets) for k in (20, 39))
     assert codes(small) == codes(large) and "FREED_JOKER_MISUSED" in codes(large)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn=scrambles(), rules=st.sampled_from([TWO_RACK_TILES, PRESSMAN]))
+def test_the_new_sets_programme_agrees_with_the_search_over_copies(
+    turn: tuple[list[list[Tile]], list[list[Tile]], list[Tile], bool, Rules], rules: Rules
+) -> None:
+    """``engine.new_sets_programme`` decides what ``joker_use._new_sets_together``'s search
+    leaves past its steps: on joker scrambles judged under both new-set rules, the verdict with
+    every such question put to the programme equals the one with the search unbounded."""
+    before, after, rack, _, _ = turn
+    table, laid = [TableSet(tuple(s)) for s in before], [TableSet(tuple(s)) for s in after]
+    with mock.patch.object(engine.joker_use, "NEW_SETS_SEARCH_STEPS", 0):
+        programme = verify_turn(table, laid, rack, True, rules)
+    with (
+        mock.patch.object(engine.joker_use, "NEW_SETS_SEARCH_STEPS", 10**9),
+        mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 10**9),
+    ):
+        search = verify_turn(table, laid, rack, True, rules)
+    assert (programme.valid, codes(programme), programme.jokers_freed) == (
+        search.valid,
+        codes(search),
+        search.jokers_freed,
+    )

@@ -540,6 +540,28 @@ def test_other_set_judges_every_way_of_placing_the_replacing_tiles() -> None:
     assert codes(v) == ["FREED_JOKER_MISUSED"]
 
 
+def _runs(colour: str, low: int, high: int) -> str:
+    return " ".join(f"{colour}{n}" for n in range(low, high + 1))
+
+
+@pytest.mark.parametrize("top", [10, 11, 12])
+def test_new_sets_are_judged_exactly_past_the_search_over_copies(top: int) -> None:
+    # SPEC §4: a new set "does not hold every numbered tile of any before-set"; a played tile
+    # counts for one such set only. R3 K3 J needs the rack's R3 (two played tiles), so the
+    # long run holds R1 R2 and the table's R3: all of R1 R2 R3, whichever copies of R4... it
+    # holds (three places each: 3^9 ways and more, past the search's steps, where the turn
+    # stood as legal, or not, by the order of the sets).
+    before = ["R1 R2 R3", "O1 O2 J", "B1 B2 J", _runs("R", 4, top), _runs("R", 4, top)]
+    after = ["O1 O2 O3", "B1 B2 B3", "R3 K3 J", _runs("R", 1, top) + " J", _runs("R", 4, top), _runs("R", 4, top)]
+    rack = "R3 K3 O3 B3 " + _runs("R", 4, top)
+    rules = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles"}
+    for order in (after, after[3:] + after[:3], after[::-1]):
+        assert "FREED_JOKER_MISUSED" in codes(verify(before, order, rack, rules=rules)), order
+    # the long run's R3 played and R3 K3 J given a played joker instead: new sets both
+    legal = [*after[:2], "R3 K3 J J", *after[3:]]
+    assert verify(before, legal, rack + " J", rules=rules).valid
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]

@@ -1,0 +1,157 @@
+"""The new-set conditions of ``new_set_with_two_rack_tiles`` for all the sets hosting freed
+jokers at once (``engine.joker_use._new_sets_together``), as an integer programme solved by
+HiGHS: the exact answer where that function's search over every way of taking copies runs out
+of its steps (hosts of a dozen tiles with three places each: 3^12 ways).
+
+Columns: ``x[h, key, i]``, the copies of ``key`` host ``h`` takes from place ``i`` (a before-set,
+or -1 for the tiles played this turn); ``y[h]``, the played jokers it holds; under
+``joker_replacement_from: rack``, ``z[j, m, key]``, freed joker ``j`` replaced by a played copy of
+``key`` in host ``m``, and ``w[j, key]``, in a set hosting no freed joker. Rows: each host takes
+exactly its copies, none from the before-sets of the jokers it holds; each place gives at most
+what it has; a host holding every tile of a before-set takes at least one of them from
+elsewhere (``sum x[h, ., i] <= |i| - 1``); each host holds two played tiles (a played joker
+counting as one); each freed joker is replaced by its own played copy in a successor of its
+set (a host being one only when it took a copy of that set's)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from engine.tiles import JOKER_KEY
+
+if TYPE_CHECKING:
+    from engine.joker_pieces import Joker
+    from engine.jokers import JokerSearch
+
+PROGRAMME_CPU_SECONDS = 0.02
+"""The most CPU time one programme may take (0.5-1 ms measured, on xp hosts of a dozen tiles
+with three places each); a run stopped there leaves the hosts as judged set by set."""
+
+
+def load() -> tuple[Any, Any, Any]:
+    """numpy, SciPy's sparse arrays and ``engine.solver.highs``, loaded only when first needed
+    (the referee starts without the solver's libraries: half a second and 60 MB)."""
+    import numpy
+    from scipy.sparse import csc_array
+
+    from engine.solver import highs
+
+    return numpy, csc_array, highs
+
+
+def new_sets_hold(
+    search: JokerSearch,
+    hosts: list[int],
+    avoided: frozenset[tuple[int, int]],
+    free: Mapping[int, int],
+    good: Mapping[int, int],
+    freed: list[Joker],
+    rack_replaced: bool,
+) -> bool | None:
+    """Whether one assignment of equal copies makes every host a new set holding two played
+    tiles, and (``rack_replaced``) leaves each freed joker a played copy of its tile in a
+    successor of its set; None when HiGHS did not decide within ``PROGRAMME_CPU_SECONDS``."""
+    np, csc_array, highs = load()
+
+    columns: dict[tuple[object, ...], int] = {}
+    upper: list[float] = []
+    rows: list[tuple[dict[int, float], float, float]] = []
+
+    def column(name: tuple[object, ...], most: float) -> int:
+        columns[name] = len(upper)
+        upper.append(most)
+        return columns[name]
+
+    has: dict[tuple[str, int], int] = {}  # (tile, place) -> copies there
+    for i, before_set in enumerate(search.before):
+        for key, n in before_set.numbered_counts.items():
+            has[(key, i)] = n
+    for key, n in search.played.items():
+        if key != JOKER_KEY:
+            has[(key, -1)] = n
+
+    takers: dict[tuple[str, int], dict[int, float]] = {}  # (tile, place) -> the columns taking from it
+    for h in hosts:
+        banned = {search.sources[n].index for n, m in avoided if m == h}
+        theirs = search.after[h].numbered_counts
+        for key, count in theirs.items():
+            row: dict[int, float] = {}
+            for (tile, i), n in has.items():
+                if tile == key and i not in banned:
+                    c = column(("x", h, key, i), min(n, count))
+                    row[c] = 1.0
+                    takers.setdefault((key, i), {})[c] = 1.0
+            rows.append((row, count, count))
+        for i, before_set in enumerate(search.before):
+            mine = before_set.numbered_counts
+            if mine and i not in banned and all(theirs.get(key, 0) >= n for key, n in mine.items()):
+                whole = {columns[("x", h, key, i)]: 1.0 for key in mine}
+                rows.append((whole, 0.0, sum(mine.values()) - 1.0))
+        played = {columns[("x", h, key, -1)]: 1.0 for key in theirs if ("x", h, key, -1) in columns}
+        played[column(("y", h), max(0, free[h] - good[h]))] = 1.0
+        rows.append((played, 2.0, np.inf))
+    rows.append(({columns[("y", h)]: 1.0 for h in hosts}, 0.0, float(search.played.get(JOKER_KEY, 0))))
+    for (key, i), users in takers.items():
+        rows.append((users, 0.0, float(has[(key, i)])))
+
+    if rack_replaced:
+        host_set = set(hosts)
+        in_hosts: dict[tuple[int, str], dict[int, float]] = {}  # (host, tile) -> jokers replaced there
+        elsewhere: dict[str, dict[int, float]] = {}  # tile -> jokers replaced by it in other sets
+        for j, joker in enumerate(freed):
+            own = search.sources[joker.source].index
+            chosen: dict[int, float] = {}
+            for key in sorted(joker.options):
+                places = [
+                    m for m in search.sources[joker.source].successors if search.after[m].numbered_counts.get(key)
+                ]
+                for m in places:
+                    if m not in host_set or ("x", m, key, -1) not in columns:
+                        continue
+                    # a host is a successor of the joker's set only when it took one of its copies
+                    its_set = [
+                        columns[("x", m, k, own)]
+                        for k in search.after[m].numbered_counts
+                        if ("x", m, k, own) in columns
+                    ]
+                    if its_set:
+                        c = column(("z", j, m, key), 1.0)
+                        chosen[c] = 1.0
+                        rows.append(({c: 1.0, **{t: -1.0 for t in its_set}}, -np.inf, 0.0))
+                        in_hosts.setdefault((m, key), {})[c] = 1.0
+                if any(m not in host_set for m in places) and search.played.get(key):
+                    c = column(("w", j, key), 1.0)
+                    chosen[c] = 1.0
+                    elsewhere.setdefault(key, {})[c] = 1.0
+            rows.append((chosen, 1.0, 1.0))
+        for (m, key), users in in_hosts.items():
+            rows.append(({**users, columns[("x", m, key, -1)]: -1.0}, -np.inf, 0.0))
+        for key, users in elsewhere.items():
+            rows.append(({**users, **takers.get((key, -1), {})}, 0.0, float(search.played[key])))
+
+    if not upper:
+        return True
+    data, row_index, column_index = [], [], []
+    for r, (row, _, _) in enumerate(rows):
+        for c, a in row.items():
+            data.append(a)
+            row_index.append(r)
+            column_index.append(c)
+    matrix = csc_array((data, (row_index, column_index)), shape=(len(rows), len(upper)))
+    result = highs.maximise(
+        np.zeros(len(upper)),
+        np.array(upper, dtype=float),
+        matrix,
+        np.array([low for _, low, _ in rows], dtype=float),
+        np.array([high for _, _, high in rows], dtype=float),
+        integer=True,
+        presolve=False,
+        time_limit=1.0,
+        cpu_limit=PROGRAMME_CPU_SECONDS,
+    )
+    if result.status == highs.INFEASIBLE:
+        return False
+    if result.status == highs.OPTIMAL:
+        return True
+    return None
