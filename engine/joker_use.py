@@ -343,7 +343,7 @@ def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], f
     hosted = {n for n, m in avoided if m == k}  # (holding none of their copies: no successor)
     excluded = _hosted_before_sets(search, avoided, k)
     reserved: dict[str, int] = {}
-    if search.rules.joker_replacement_from == "rack":
+    if search.needs_tile and search.rules.joker_replacement_from == "rack":
         for joker in freed:
             if joker.declared and (joker.source in hosted or k not in search.sources[joker.source].successors):
                 (tile,) = joker.options

@@ -58,7 +58,9 @@ class TurnVerdict:
 
     @property
     def rack_empty(self) -> bool:
-        return self.valid and not self.rack_after
+        """The player went out: a valid play leaving no tile (a draw never does, even in a
+        replay that names none of the player's tiles, all drawn unnamed)."""
+        return self.valid and self.action == "play" and not self.rack_after
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
         out: dict[str, Any] = {

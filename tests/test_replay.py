@@ -531,6 +531,7 @@ def test_a_player_holding_only_unnamed_tiles_may_still_draw_and_play() -> None:
     out = replay({"rules": {"deal": 3, "initial_meld_min": 6}, "players": players, "turns": turns})
     assert out["valid"], out
     assert out["turns"][4]["action"] == "draw" and out["turns"][4]["rack_after"] == []
+    assert out["turns"][4]["rack_empty"] is False  # (a draw never goes out; before, true)
     # the play of every named tile leaves the unnamed one: not out, though rack_after is empty
     assert out["turns"][2]["rack_after"] == [] and out["turns"][2]["rack_empty"] is False
     assert out["turns"][6]["rack_empty"] and out["result"]["winner"] == "A"

@@ -562,6 +562,17 @@ def test_new_sets_are_judged_exactly_past_the_search_over_copies(top: int) -> No
     assert verify(before, legal, rack + " J", rules=rules).valid
 
 
+def test_a_free_release_sets_no_played_copy_aside_to_replace_a_joker() -> None:
+    # SPEC §3: under joker_release free no joker needs a replacing tile, so
+    # joker_replacement_from: rack asks nothing; the run's K7 may be the played copy, a new set
+    # holding two rack tiles (before, the played K7 was kept for the group: FREED_JOKER_MISUSED).
+    rules = {"preset": "free-joker", "freed_joker_use": "new_set_with_two_rack_tiles"}
+    before, after = ["K5 K6 K7", "R7 J O7 B7"], ["K7 B7 R7 O7", "J K5 K6 K7 K8"]
+    for source in ("rack", "rack_or_table"):
+        v = verify(before, after, "K7 K8", rules={**rules, "joker_replacement_from": source})
+        assert v.valid and v.jokers_freed == 1, (source, codes(v))
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]
