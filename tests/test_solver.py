@@ -1481,6 +1481,29 @@ def test_opening_with_manipulation_may_join_its_meld_to_table_sets() -> None:
         assert_legal(before, rack, False, rules, result)
 
 
+@pytest.mark.parametrize(
+    ("sets", "rack", "best"),
+    [
+        (["O6 O7 O8"], "K7 O4 R7 B7 J J", 39),
+        (["O9 O10 O11"], "O3 O4 O5 R5 B5 B5 J J", 39),
+        (["K12 O12 B12 R12", "R10 R11 R12 R13", "R9 O9 K9 B9"], "B11 K12 R11 O13 J", 35),
+        (["R7 R8 R9 R10", "O7 K7 R7", "K5 K6 K7 K8 K9"], "B4 O4 R5 K4 J J", 34),
+    ],
+)
+def test_an_openings_meld_jokers_are_worth_where_they_end(sets: list[str], rack: str, best: int) -> None:
+    """Openings with manipulation, by points (the suggest brute force, session 41): the meld's
+    jokers are searched as tiles the move must play, each scored as a point, so ``O4 J J``
+    kept as a set of its own (36) and laid at O5 and O9 beside O6 O7 O8 (39) scored alike and
+    the first was proven. The played jokers' points are now settled exactly (39), also as the
+    tie break of the most tiles."""
+    rules = dataclasses.replace(SABRA, manipulate_on_opening_turn=True)
+    before, tiles = table(*sets), T(rack)
+    for objective in ("value", "tiles"):
+        result = suggest(before, tiles, False, rules, objective)
+        assert result.value == best and result.optimal_proven, (objective, result.after)
+        assert_legal(before, tiles, False, rules, result)
+
+
 def test_opening_with_manipulation_keeps_a_group_joker_in_its_group() -> None:
     """Before opening a group joker stays, standing for a missing colour of its group: O9 leaves
     O9 K9 J for the run O6 … O11 while the joker stands for R9 beside K9 and the played B9 (each

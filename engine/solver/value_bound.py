@@ -304,9 +304,13 @@ def played_joker_value_unproven(solver: Suggester) -> bool:
     set. Then ``exact_value_pass`` (free release) or ``check_value_bound`` settles it, or the answer
     is not claimed optimal. Without a rack joker no joker is played and the search scores
     the table's jokers as tiles only (``Problem.joker_value_weight`` 0): its score is the
-    move's."""
+    move's. So too on an opening with manipulation, whose searches lay a minimal meld's jokers
+    as tiles the move must play, scored as a point each (``openings._opening_moves``): ``O4 J J``
+    laid at O5 and O9 beside ``O6 O7 O8`` is worth 39, laid alone 36, and the search told them
+    apart no more than the other ways (session 41, the suggest brute force: 36 proven)."""
     has_table_joker = any(t.color is None for s in solver.table for t in s)
-    return has_table_joker and bool(solver.rack_jokers)
+    meld_jokers = not solver.opened and solver.rules.manipulate_on_opening_turn
+    return (has_table_joker or meld_jokers) and bool(solver.rack_jokers)
 
 
 def _reordered_joker_points(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:
