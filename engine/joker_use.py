@@ -498,10 +498,11 @@ NEW_SETS_SEARCH_STEPS = 300
 3-4 microseconds a step) before it hands the question to the integer programme
 (``engine.new_sets_programme``), which decides it exactly in about as long: 0.5-1 ms on xp
 hosts of a dozen tiles that the search took 20,000 steps (60 ms) over."""
-PROGRAMME_STEPS = 1_000
+PROGRAMME_STEPS = 250
 """What one such programme costs of the turn's ``JOINT_CHECK_STEPS``: a fixed count (a verdict
-must not depend on the machine's speed), a few times the programmes' measured time, so that the
-steps bound a turn's time either way."""
+must not depend on the machine's speed), about its time at the search's 3-4 microseconds a step
+(0.54 ms a programme on average over 54 of them on xp turns freeing four jokers, whose
+searches took 8,000 steps besides), so that the steps bound a turn's time either way."""
 
 
 def _hosted_before_sets(search: JokerSearch, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:
