@@ -333,7 +333,8 @@ def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], f
     """Whether after-set ``k`` is a *new* set with one assignment of equal copies for both
     conditions at once: none of its copies comes from the before-sets of the freed jokers
     it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
-    it is not that set's copy in ``k``. Under ``joker_replacement_from: rack`` the played
+    it is not that set's copy in ``k``. Under ``joker_replacement_from: rack`` (with a replace
+    release: a free one needs no replacing tile) the played
     copies that must replace a freed joker (needing one tile) in a successor of its set that
     ``k`` is not (by its tiles, or as it holds none of that set's) are not ``k``'s, where
     another successor holds one. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->

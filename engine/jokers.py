@@ -41,7 +41,8 @@ joker, for one reading of its set, a fate: staying on a free after joker (whose 
 fixed by the first joker staying in it) or being freed. At each complete assignment the
 replacing copies, the locked sets and the freed jokers' places are judged by small exact
 searches of their own. The best assignment has the fewest violations, then the fewest freed
-jokers, then the first codes in sorted order, so ties never depend on the listing order. A
+jokers, then the codes in a fixed preference (``joker_pieces.rank``: a joker replaced from
+the table reads better than one misused, …), so ties never depend on the listing order. A
 branch is cut once a legal assignment is known and the branch has freed more jokers.
 
 ``JokerSearch`` holds the state of that search and its order: the readings, the fates and the
@@ -55,9 +56,10 @@ flows of copies of ``engine.copy_flows``); the search's pieces and how assignmen
 The tile set holds at most 4 jokers (XP), so the search is small, and it is cut after
 ``MAX_ASSIGNMENTS`` complete assignments in any case (the best so far deciding). A turn whose
 moved sets, or open after-sets, hold more jokers than the tile set has is not followed at all:
-it is illegal anyway (``TILE_SUPPLY_EXCEEDED``); nor is any other turn beyond the tile set
-(``engine.turns`` does not call ``follow_jokers`` then: dozens of copies of one tile could make
-the replacing tiles' places grow without bound).
+it is illegal anyway (``TILE_SUPPLY_EXCEEDED``); nor is any other turn whose table, before or
+after, is beyond the tile set (``engine.turns`` does not call ``follow_jokers`` then: dozens of
+copies of one tile could make the replacing tiles' places grow without bound). An excess on
+the rack alone leaves both tables a game's: their jokers are followed.
 """
 
 from __future__ import annotations
