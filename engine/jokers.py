@@ -129,6 +129,12 @@ def follow_jokers(
     given = JOINT_CHECK_STEPS if joint_steps is None else min(JOINT_CHECK_STEPS, joint_steps.left)
     search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, given)
     verdict = search.run()
+    if search.joint_steps < 0 < given:
+        # ran out part-way: which joint checks were judged exactly depended on the order they
+        # came in (the order of the sets), so every one is left as judged set by set (SPEC §4:
+        # the verdict never depends on the order in which sets are listed)
+        lenient = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, 0)
+        verdict = lenient.run()
     if joint_steps is not None:
         joint_steps.left -= given - max(0, search.joint_steps)
     return verdict

@@ -758,3 +758,27 @@ def test_the_new_sets_programme_agrees_with_the_search_over_copies(
         codes(search),
         search.jokers_freed,
     )
+
+
+def test_a_turn_past_its_joint_check_steps_does_not_depend_on_the_order_of_its_sets() -> None:
+    """SPEC §4: the verdict never depends on the order in which sets are listed. A turn that
+    runs out of ``JOINT_CHECK_STEPS`` part-way is judged again with every joint check left as
+    judged set by set: which checks were exact before depended on the order they came in (at
+    8,000 steps this xp turn freeing four jokers stood legal in some orders, misused in others)."""
+    rules = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"}
+    before = ["K7 B7 J", "O2 K2 J", "B3 B4 B5 B6 B7 B8 B9", "B6 B7 B8 B9 J B11 B12 B13", "B8 B9 B10 B11 B12 J"]
+    after = [
+        "J B4 B5 B6 B7 B8 B9 B10 B11 B12 B13",
+        "J J J B12 B13",
+        "K7 B7 R7",
+        "B3 B4 B5 B6 B7 B8 B9 B10 B11 B12",
+        "B8 B9 B10 B11",
+        "O2 K2 B2",
+    ]
+    seen = set()
+    with mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 8_000):
+        for turn in range(8):
+            b, a = before[turn % 5 :] + before[: turn % 5], after[::-1] if turn % 2 else after
+            v = verify(b, a, "B10 B13 R7 B11 B12 B2 B5 B4 B10", rules=rules)
+            seen.add((v.valid, tuple(codes(v)), v.jokers_freed))
+    assert len(seen) == 1, seen
