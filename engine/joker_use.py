@@ -464,6 +464,7 @@ def _new_sets_together(
             if search.joint_steps < floor:
                 raise _OutOfSteps
             if t == len(wanted):
+                search.joint_steps -= len(search.before)  # (the leaf's own work: every before-set)
                 whole = any(
                     before_set.numbered_counts
                     and all(taken.get((key, i), 0) >= n for key, n in before_set.numbered_counts.items())
@@ -494,16 +495,18 @@ def _new_sets_together(
     return True if held is None else held
 
 
-NEW_SETS_SEARCH_STEPS = 300
-"""The most steps one call of ``_new_sets_together`` searches for (about a millisecond, at
-3-4 microseconds a step) before it hands the question to the integer programme
-(``engine.new_sets_programme``), which decides it exactly in about as long: 0.5-1 ms on xp
-hosts of a dozen tiles that the search took 20,000 steps (60 ms) over."""
-PROGRAMME_STEPS = 250
+NEW_SETS_SEARCH_STEPS = 50
+"""The most steps one call of ``_new_sets_together`` searches for (a complete assignment
+counting one step per before-set it checks) before it hands the question to the integer
+programme (``engine.new_sets_programme``), which decides it exactly in 0.5-1 ms: on xp turns
+freeing four jokers, 62 questions took 385 ms searched first for 300 steps each (1.17 s beside
+27 more sets: each complete assignment checks every before-set) and 42-50 ms put to the
+programme at once (session 41)."""
+PROGRAMME_STEPS = 150
 """What one such programme costs of the turn's ``JOINT_CHECK_STEPS``: a fixed count (a verdict
-must not depend on the machine's speed), about its time at the search's 3-4 microseconds a step
-(0.54 ms a programme on average over 54 of them on xp turns freeing four jokers, whose
-searches took 8,000 steps besides), so that the steps bound a turn's time either way."""
+must not depend on the machine's speed), about its time at the search's few microseconds a
+step (0.5-0.7 ms a programme on average, 2.3 ms the slowest of 42,383 in an audit), so that
+the steps bound a turn's time either way: about 130 programmes a turn."""
 
 
 def _hosted_before_sets(search: JokerSearch, avoided: frozenset[tuple[int, int]], k: int) -> set[int]:

@@ -746,7 +746,10 @@ def test_the_new_sets_programme_agrees_with_the_search_over_copies(
     every such question put to the programme equals the one with the search unbounded."""
     before, after, rack, _, _ = turn
     table, laid = [TableSet(tuple(s)) for s in before], [TableSet(tuple(s)) for s in after]
-    with mock.patch.object(engine.joker_use, "NEW_SETS_SEARCH_STEPS", 0):
+    with (
+        mock.patch.object(engine.joker_use, "NEW_SETS_SEARCH_STEPS", 0),
+        mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 10**9),  # (no check left lenient)
+    ):
         programme = verify_turn(table, laid, rack, True, rules)
     with (
         mock.patch.object(engine.joker_use, "NEW_SETS_SEARCH_STEPS", 10**9),

@@ -593,6 +593,28 @@ def test_four_freed_jokers_in_xp_are_judged_within_the_turns_steps() -> None:
         assert codes(v) == ["FREED_JOKER_MISUSED", "FREED_JOKER_MISUSED"] and v.jokers_freed == 3, order
 
 
+def test_an_xp_turn_asking_62_new_set_questions_is_judged_exactly() -> None:
+    # Only one K10 and one K11 were played: J J K10 K11 K12 K13 hosts two freed jokers and
+    # needs both, but the played K10 must replace the joker of K7 K8 K9 J in a successor of
+    # that set (pressman-style rack replacement). 62 questions to the new-set check: searched
+    # first for 300 steps each they ran out of the turn's JOINT_CHECK_STEPS (0.37 s, judged
+    # leniently: legal); put to the programme after 50 they are all decided (helper audit).
+    rules = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"}
+    before = ["K1 B1 J", "K9 K10 K11 K12 K13", "R9 J R11", "K9 K10 K11 K12 K13", "K7 K8 K9 J", "J R7 R8"]
+    after = [
+        "K7 K8 K9",
+        "R6 R7 R8",
+        "J K2 K3",
+        "K9 K10 K11",
+        "J J K10 K11 K12 K13",
+        "J K6 K7 K8 K9 K10 K11 K12 K13",
+        "K1 B1 O1",
+        "R9 R10 R11",
+    ]
+    v = verify(before, after, "K10 O1 R6 R10 K2 K3 K6 K7 K11 K8", rules=rules)
+    assert codes(v) == ["FREED_JOKER_MISUSED", "FREED_JOKER_MISUSED"]
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]
