@@ -19,7 +19,17 @@ from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet
 from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
-from tests.test_turns import BOTH_COLOURS, FREE_JOKER, PRESSMAN, STRICT_JOKER, TWO_RACK_TILES, codes, only, verify
+from tests.test_turns import (
+    BOTH_COLOURS,
+    FOUR_FREED_JOKERS_XP,
+    FREE_JOKER,
+    PRESSMAN,
+    STRICT_JOKER,
+    TWO_RACK_TILES,
+    codes,
+    only,
+    verify,
+)
 from tests.test_turns_metamorphic import scrambles
 
 RACK_ONLY = resolve_rules({"joker_replacement_from": "rack"})
@@ -768,20 +778,11 @@ def test_a_turn_past_its_joint_check_steps_does_not_depend_on_the_order_of_its_s
     runs out of ``JOINT_CHECK_STEPS`` part-way is judged again with every joint check left as
     judged set by set: which checks were exact before depended on the order they came in (at
     8,000 steps this xp turn freeing four jokers stood legal in some orders, misused in others)."""
-    rules = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"}
-    before = ["K7 B7 J", "O2 K2 J", "B3 B4 B5 B6 B7 B8 B9", "B6 B7 B8 B9 J B11 B12 B13", "B8 B9 B10 B11 B12 J"]
-    after = [
-        "J B4 B5 B6 B7 B8 B9 B10 B11 B12 B13",
-        "J J J B12 B13",
-        "K7 B7 R7",
-        "B3 B4 B5 B6 B7 B8 B9 B10 B11 B12",
-        "B8 B9 B10 B11",
-        "O2 K2 B2",
-    ]
+    rules, before, after, rack = FOUR_FREED_JOKERS_XP
     seen = set()
     with mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 8_000):
         for turn in range(8):
             b, a = before[turn % 5 :] + before[: turn % 5], after[::-1] if turn % 2 else after
-            v = verify(b, a, "B10 B13 R7 B11 B12 B2 B5 B4 B10", rules=rules)
+            v = verify(b, a, rack, rules=rules)
             seen.add((v.valid, tuple(codes(v)), v.jokers_freed))
     assert len(seen) == 1, seen

@@ -573,23 +573,30 @@ def test_a_free_release_sets_no_played_copy_aside_to_replace_a_joker() -> None:
         assert v.valid and v.jokers_freed == 1, (source, codes(v))
 
 
-def test_four_freed_jokers_in_xp_are_judged_within_the_turns_steps() -> None:
-    # Four jokers freed under xp, new sets with two rack tiles, replacement from the rack: 45
-    # questions to the new-set check, 26 of them past its search (helper audit, session 41).
-    # With each programme charged 1,000 steps the turn ran out of JOINT_CHECK_STEPS and stood
-    # as legal in one order of its sets, misused once in another; the unbounded answer is two.
-    rules = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"}
-    before = ["K7 B7 J", "O2 K2 J", "B3 B4 B5 B6 B7 B8 B9", "B6 B7 B8 B9 J B11 B12 B13", "B8 B9 B10 B11 B12 J"]
-    after = [
+FOUR_FREED_JOKERS_XP = (
+    {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"},
+    ["K7 B7 J", "O2 K2 J", "B3 B4 B5 B6 B7 B8 B9", "B6 B7 B8 B9 J B11 B12 B13", "B8 B9 B10 B11 B12 J"],
+    [
         "J B4 B5 B6 B7 B8 B9 B10 B11 B12 B13",
         "J J J B12 B13",
         "K7 B7 R7",
         "B3 B4 B5 B6 B7 B8 B9 B10 B11 B12",
         "B8 B9 B10 B11",
         "O2 K2 B2",
-    ]
+    ],
+    "B10 B13 R7 B11 B12 B2 B5 B4 B10",
+)
+"""An xp turn freeing four jokers under new sets with two rack tiles and replacement from the
+rack, its exact verdict two ``FREED_JOKER_MISUSED`` (helper audit, session 41)."""
+
+
+def test_four_freed_jokers_in_xp_are_judged_within_the_turns_steps() -> None:
+    # 45 questions to the new-set check, 26 of them past its search. With each programme
+    # charged 1,000 steps the turn ran out of JOINT_CHECK_STEPS and stood as legal in one
+    # order of its sets, misused once in another; the unbounded answer is two.
+    rules, before, after, rack = FOUR_FREED_JOKERS_XP
     for order in (after, after[::-1], after[2:] + after[:2]):
-        v = verify(before[::-1], order, "B10 B13 R7 B11 B12 B2 B5 B4 B10", rules=rules)
+        v = verify(before[::-1], order, rack, rules=rules)
         assert codes(v) == ["FREED_JOKER_MISUSED", "FREED_JOKER_MISUSED"] and v.jokers_freed == 3, order
 
 
