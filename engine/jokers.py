@@ -78,11 +78,13 @@ from engine.violations import Violation
 MAX_ASSIGNMENTS = 2000
 """Complete joker assignments judged at most per turn (a bound for requests beyond the tile set)."""
 
-JOINT_CHECK_STEPS = 20_000
-"""Steps of the searches for one assignment of copies to the sets hosting freed jokers under
-``new_set_with_two_rack_tiles`` (``engine.joker_use._new_sets_together``), per turn: a few
-tens of milliseconds. Hosts of dozens of tiles with several places for each could take hours;
-a budget per call let one turn use it again at each placement of the freed jokers."""
+JOINT_CHECK_STEPS = 50_000
+"""Steps of the joint checks of the freed jokers' hosts (``engine.joker_use``: the searches
+over copies, and each integer programme at ``PROGRAMME_STEPS``), per turn: up to about 0.1-0.2 s.
+Hosts of dozens of tiles with several places for each could take hours; a budget per call let
+one turn use it again at each placement of the freed jokers. An xp turn freeing four jokers
+asked 102 questions of the new-set check (103 programmes, 0.063 s exactly) and ran out of
+20,000 steps, judged leniently as legal (a worst-cost audit, session 41)."""
 
 
 @dataclass(slots=True)

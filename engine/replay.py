@@ -45,7 +45,7 @@ from typing import Any
 
 from engine import solver
 from engine.errors import InputError, pointer_token
-from engine.jokers import JOINT_CHECK_STEPS, JointSteps
+from engine.jokers import JointSteps
 from engine.rules import SABRA, Rules, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
@@ -55,9 +55,9 @@ from engine.turns import TurnVerdict, verify_turn
 from engine.validate import supply_violations
 from engine.violations import Violation
 
-REPLAY_JOINT_STEPS = 10 * JOINT_CHECK_STEPS
-"""The steps of the joker checks' joint searches (``engine.jokers.JOINT_CHECK_STEPS`` per turn:
-about 0.1 s of CPU) that all the turns of one record share: about 1 s. A record continuing
+REPLAY_JOINT_STEPS = 200_000
+"""The steps of the joker checks' joint searches (``engine.jokers.JOINT_CHECK_STEPS`` per turn)
+that all the turns of one record share: about 1 s. A record continuing
 after errors may hold a thousand turns, each as costly (a freed joker's hosts under
 ``other_set``, locked sets or ``new_set_with_two_rack_tiles``, with three copies of each tile):
 710 of them took 198 s, now 2.7 s (the worst-cost audit, session 40); once these steps are

@@ -622,6 +622,24 @@ def test_an_xp_turn_asking_62_new_set_questions_is_judged_exactly() -> None:
     assert codes(v) == ["FREED_JOKER_MISUSED", "FREED_JOKER_MISUSED"]
 
 
+def test_an_xp_turn_asking_103_programmes_is_judged_exactly() -> None:
+    # 102 questions to the new-set check, 103 programmes judged exactly (0.06 s): past the
+    # 20,000 steps of JOINT_CHECK_STEPS before, judged leniently as legal (a worst-cost audit).
+    rules = {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"}
+    before = ["R4 R5 J", "K13 R13 J", "J R12 R13", "R5 R6 R7 R8 R9 J R11", "R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"]
+    after = [
+        "R8 R9 R10",
+        "R3 R4 R5",
+        "J R5 R6 R7 R8 R9 R10 R11 R12 R13",
+        "K13 R13 O13",
+        "R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13",
+        "J R6 R7 J",
+        "R11 R12 J",
+    ]
+    v = verify(before, after, "R11 R10 O13 R6 R7 R10 R12 R3 R3 R9 R8", rules=rules)
+    assert codes(v) == ["FREED_JOKER_MISUSED"] * 3
+
+
 def test_freed_joker_into_an_existing_set_is_misused() -> None:
     before = ["R3 J R5", "K7 K8 K9"]
     after = ["R3 R4 R5", "K7 K8 K9 J"]
