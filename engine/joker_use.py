@@ -394,19 +394,15 @@ def _new_sets_together(
     ``B1 J B3 B4 B5 B6`` -> ``O6 B6 K6`` + ``K11 K12 K13 J`` + ``J B1 … B6``, pressman: the
     played B6 replaces the group's joker, so the run's B6 is its set's own and the run holds
     all of it). Necessary only (the other after-sets take what is left; the copies every
-    freed joker may use are pooled). The searches over copies share ``JOINT_CHECK_STEPS`` per
-    turn: beyond them the hosts stand as judged set by set (each host's copies are tried in
-    every way, which grows exponentially with its tiles)."""
+    freed joker may use are pooled). Each host's copies are tried in every way, which grows
+    exponentially with its tiles: past ``NEW_SETS_SEARCH_STEPS`` the integer programme of
+    ``engine.new_sets_programme`` decides, both out of the turn's ``JOINT_CHECK_STEPS``."""
     # the host with the fewest tiles first: its copies are the scarcest choice
     hosts = sorted(hosts, key=lambda k: (sum(search.after[k].numbered_counts.values()), k))
-    sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(before-set or -1 for the rack, copies)]
-    for i, before_set in enumerate(search.before):
-        for key, n in before_set.numbered_counts.items():
-            sources.setdefault(key, []).append((i, n))
-    for key, n in search.played.items():
-        if key != JOKER_KEY:
-            sources.setdefault(key, []).append((-1, n))
-    left = {(key, i): n for key, found in sources.items() for i, n in found}
+    left = new_sets_programme.copy_places(search)  # (tile, before-set or -1 for the rack) -> copies
+    sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(place, copies)]
+    for (key, i), n in left.items():
+        sources.setdefault(key, []).append((i, n))
     played_jokers = search.played.get(JOKER_KEY, 0)
 
     host_set = set(hosts)

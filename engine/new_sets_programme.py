@@ -16,7 +16,7 @@ set (a host being one only when it took a copy of that set's)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.tiles import JOKER_KEY
 
@@ -29,15 +29,12 @@ PROGRAMME_CPU_SECONDS = 0.02
 with three places each); a run stopped there leaves the hosts as judged set by set."""
 
 
-def load() -> tuple[Any, Any, Any]:
-    """numpy, SciPy's sparse arrays and ``engine.solver.highs``, loaded only when first needed
-    (the referee starts without the solver's libraries: half a second and 60 MB)."""
-    import numpy
-    from scipy.sparse import csc_array
-
-    from engine.solver import highs
-
-    return numpy, csc_array, highs
+def copy_places(search: JokerSearch) -> dict[tuple[str, int], int]:
+    """The copies of each numbered tile by place (tile, place): a before-set (its index), or -1
+    for the tiles played this turn; the before-sets first, in order."""
+    places = {(key, i): n for i, s in enumerate(search.before) for key, n in s.numbered_counts.items()}
+    places.update(((key, -1), n) for key, n in search.played.items() if key != JOKER_KEY)
+    return places
 
 
 def new_sets_hold(
@@ -52,7 +49,11 @@ def new_sets_hold(
     """Whether one assignment of equal copies makes every host a new set holding two played
     tiles, and (``rack_replaced``) leaves each freed joker a played copy of its tile in a
     successor of its set; None when HiGHS did not decide within ``PROGRAMME_CPU_SECONDS``."""
-    np, csc_array, highs = load()
+    # (loaded only when needed: the referee starts without the solver's libraries)
+    import numpy as np
+    from scipy.sparse import csc_array
+
+    from engine.solver import highs
 
     columns: dict[tuple[object, ...], int] = {}
     upper: list[float] = []
@@ -63,13 +64,7 @@ def new_sets_hold(
         upper.append(most)
         return columns[name]
 
-    has: dict[tuple[str, int], int] = {}  # (tile, place) -> copies there
-    for i, before_set in enumerate(search.before):
-        for key, n in before_set.numbered_counts.items():
-            has[(key, i)] = n
-    for key, n in search.played.items():
-        if key != JOKER_KEY:
-            has[(key, -1)] = n
+    has = copy_places(search)
 
     takers: dict[tuple[str, int], dict[int, float]] = {}  # (tile, place) -> the columns taking from it
     for h in hosts:

@@ -174,7 +174,8 @@ class ReplayedTurn:
                 "penalty",
             ):
                 out[key] = verdict[key]
-            out["rack_empty"] = verdict["rack_empty"] and not self.unnamed_left  # (in its place)
+            # (a play of every named tile still leaves the unnamed draws)
+            out["rack_empty"] = verdict["rack_empty"] and not self.unnamed_left
         return out
 
 
