@@ -41,13 +41,16 @@ class Source:
         self.successors = tuple(k for k in candidates if not mine.isdisjoint(after[k].numbered_counts))
 
     def home(self) -> str:
-        """Where a violation about this set points: the successor sharing the most of its tiles."""
-        best, most = None, 0
+        """Where a violation about this set points: the successor sharing the most of its tiles;
+        between equals, one holding a joker, then the first by its tiles (sorted), so that the
+        set named does not depend on the order the sets are listed in (SPEC §4)."""
+        best, best_key = None, None
         for k in self.successors:
             theirs = self.after[k].numbered_counts
             shared = sum(min(n, theirs.get(key, 0)) for key, n in self.numbered.items())
-            if shared > most:
-                best, most = k, shared
+            key = (-shared, not self.after[k].jokers, sorted(self.after[k].codes))
+            if best_key is None or key < best_key:
+                best, best_key = k, key
         return f"/after/{best}" if best is not None else f"/before/{self.index}"
 
 

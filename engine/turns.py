@@ -234,6 +234,11 @@ class _JokerOutcome(NamedTuple):
     stayed: int
 
 
+def _copies(key: str, n: int) -> dict[str, object]:
+    """The facts of a violation about ``n`` copies of one tile (worded for more than one)."""
+    return {"tile": key, "count": n, "case": "copies"} if n > 1 else {"tile": key, "count": n}
+
+
 class _Turn:
     """The working state of one verification; ``verdict`` runs every check in SPEC §4 order."""
 
@@ -385,13 +390,13 @@ class _Turn:
             i = next(i for i, s in enumerate(self.before) if key in s.keys)
             removed.append((i, self.before[i].keys.index(key), key, n))
         for i, _, key, n in sorted(removed):
-            self._add("TABLE_TILE_REMOVED", f"/before/{i}", {"tile": key, "count": n})
+            self._add("TABLE_TILE_REMOVED", f"/before/{i}", _copies(key, n))
         missing = []
         for key, n in self.not_in_rack.items():
             k = next(k for k in range(len(self.after) - 1, -1, -1) if key in self.after[k].keys)
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
-            self._add("TILE_NOT_IN_RACK", f"/after/{k}", {"tile": key, "count": n})
+            self._add("TILE_NOT_IN_RACK", f"/after/{k}", _copies(key, n))
 
     def _reported_meld_value(self, played: dict[str, int]) -> int:
         """The value a successful opening with manipulation reports: the exact best sets of

@@ -97,6 +97,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Tile {tile} is played but not on the player's rack.",
         "es": "La ficha {tile} se ha jugado pero no está en el atril del jugador.",
     },
+    "TILE_NOT_IN_RACK/copies": {
+        "en": "{count} copies of tile {tile} are played beyond those on the player's rack.",
+        "es": "Se han jugado {count} copias de la ficha {tile} más de las que hay en el atril del jugador.",
+    },
     "INITIAL_MELD_TOO_LOW": {
         "en": "The initial meld is worth {value} points; at least {threshold} are needed.",
         "es": "La primera jugada suma {value} puntos; se necesitan al menos {threshold}.",
@@ -108,6 +112,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "TABLE_TILE_REMOVED": {
         "en": "Tile {tile} was on the table before the turn and is missing after it; tiles never go back to a rack.",
         "es": "La ficha {tile} estaba en la mesa antes del turno y falta después; las fichas nunca vuelven al atril.",
+    },
+    "TABLE_TILE_REMOVED/copies": {
+        "en": "{count} copies of tile {tile} were on the table before the turn and are missing after it; tiles never go back to a rack.",
+        "es": "{count} copias de la ficha {tile} estaban en la mesa antes del turno y faltan después; las fichas nunca vuelven al atril.",
     },
     "BEFORE_TABLE_INVALID": {
         "en": "The table before the turn holds an invalid set: {set_message}",

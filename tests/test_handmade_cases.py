@@ -4,11 +4,15 @@ deciding it (``why``), before reading this project's docs: the rulebooks' named 
 jokers under every preset and joker setting, locked sets, both colours, xp copies, openings
 with and without manipulation, timeouts keeping their sets. Where SPEC is silent and the
 service's documented choice differs from the auditor's reading, the case holds the service's
-answer and says why in ``theirs`` (three cases).
+answer and says why in ``theirs`` (three cases). tests/data/handmade_turns_s42.json: 508 more
+from a third audit (session 42), on the exact codes, pointers and fields of invalid turns
+(every set code and which wins, several faults at once, every joker setting, thresholds,
+timeouts), 115 of them with the pointers (``violations_at``).
 
 ``expect``: ``valid``; ``codes`` that must be among the violations; ``exact_codes``, the
 sorted codes exactly; ``not_codes``, codes that must not appear; ``set_codes_any``, one of
-them an ``INVALID_SET``'s ``set_code``; ``n_invalid``, the count of ``INVALID_SET``; any other
+them an ``INVALID_SET``'s ``set_code``; ``n_invalid``, the count of ``INVALID_SET``; ``violations_at``, ``CODE@pointer`` (or
+``CODE@pointer#SET_CODE``) each matching a violation of its own; any other
 key (dotted for ``penalty.…``) equal to the response's field, tile lists and sets compared as
 multisets."""
 
@@ -26,7 +30,11 @@ from service.app import create_app
 
 pytestmark = pytest.mark.http
 
-CASES = json.loads((Path(__file__).parent / "data" / "handmade_turns.json").read_text(encoding="utf-8"))
+DATA = Path(__file__).parent / "data"
+CASES = [
+    *json.loads((DATA / "handmade_turns.json").read_text(encoding="utf-8")),
+    *json.loads((DATA / "handmade_turns_s42.json").read_text(encoding="utf-8")),
+]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +61,7 @@ def _field(result: dict[str, Any], dotted: str) -> Any:
 
 
 def test_the_cases_are_many_and_each_says_why() -> None:
-    assert len(CASES) >= 500
+    assert len(CASES) >= 1059
     assert all(case["why"] and case["expect"].get("valid") is not None for case in CASES)
 
 
@@ -78,5 +86,44 @@ def test_handmade_turn(client: FlaskClient, case: dict[str, Any]) -> None:
             assert {v.get("set_code") for v in result["violations"] if v["code"] == "INVALID_SET"} & set(want)
         elif key == "n_invalid":
             assert codes.count("INVALID_SET") == want, codes
+        elif key == "violations_at":
+            exact = Counter(f"{v['code']}@{v['at']}#{v.get('set_code')}" for v in result["violations"])
+            plain = Counter(f"{v['code']}@{v['at']}" for v in result["violations"])
+            for wanted in want:
+                pool = exact if "#" in wanted else plain
+                assert pool[wanted] > 0, (wanted, exact, case["why"])
+                pool[wanted] -= 1
         else:
             assert _same(_field(result, key), want), (key, _field(result, key), want, case["why"])
+
+
+def _listed_otherwise(request: dict[str, Any]) -> dict[str, Any]:
+    """The same turn with its before and after sets, and the tiles of every set and the rack,
+    listed in reverse (a set's tiles only where no rule reads their order: ``strict_order``
+    reads it, and a run's plain joker stands for its place)."""
+    rules = request.get("rules")
+    ordered = isinstance(rules, dict) and rules.get("strict_order")
+
+    def tiles_of(s: Any) -> Any:
+        tiles = s["tiles"] if isinstance(s, dict) else s
+        if ordered or any(str(t).upper() == "J" or (isinstance(t, dict) and "as" not in t) for t in tiles):
+            return s
+        return {**s, "tiles": tiles[::-1]} if isinstance(s, dict) else tiles[::-1]
+
+    out = dict(request)
+    for key in ("before", "after"):
+        if isinstance(request.get(key), list):
+            out[key] = [tiles_of(s) for s in request[key][::-1]]
+    if isinstance(request.get("rack"), list):
+        out["rack"] = request["rack"][::-1]
+    return out
+
+
+@pytest.mark.parametrize("case", CASES[::3], ids=[f"{3 * i}:{case['name']}" for i, case in enumerate(CASES[::3])])
+def test_handmade_turn_listed_otherwise(client: FlaskClient, case: dict[str, Any]) -> None:
+    """SPEC §4: the verdict never depends on the order sets (or tiles) are listed in."""
+    first = client.post("/v1/turns/verify", json=case["request"]).get_json()
+    again = client.post("/v1/turns/verify", json=_listed_otherwise(case["request"])).get_json()
+    assert again["valid"] is first["valid"]
+    assert sorted(v["code"] for v in again["violations"]) == sorted(v["code"] for v in first["violations"])
+    assert Counter(again["played"]) == Counter(first["played"])

@@ -1254,3 +1254,26 @@ def test_only_tiles_from_the_rack_open(rules: Rules, value: int) -> None:
     assert codes(one_copy) == ["TILE_NOT_IN_RACK", "INITIAL_MELD_TOO_LOW"]
     both = verify([], ["R10 R11 R12", "R12 R13 J"], "R10 R11 R12 R13 J", opened=False, rules=rules)
     assert codes(both) == ["TILE_NOT_IN_RACK"]  # R10 R11 R12 alone is worth 33
+
+
+def test_a_joker_violation_names_the_same_set_whatever_the_order() -> None:
+    """Two successors share as many tiles of the joker's set: the pointer names the one
+    holding the joker, listed first or last (before session 42, whichever came first)."""
+    before = [S("R4 R5 J R7 R8")]
+    rack = parse_tiles("R9")
+    for after in (["R7 R8 R9", "J R4 R5"], ["J R4 R5", "R7 R8 R9"]):
+        verdict = verify_turn(before, [S(s) for s in after], rack, True)
+        (violation,) = verdict.violations
+        assert violation.code == "JOKER_NOT_REPLACED"
+        assert after[int(violation.at.rsplit("/", 1)[1])] == "J R4 R5"
+
+
+def test_copies_of_one_tile_are_counted_in_the_message() -> None:
+    verdict = verify_turn([S("R7 K7 B7"), S("R7 O7 K7")], [S("K7 B7 O7")], parse_tiles("R1"), True)
+    messages = [v.message() for v in verdict.violations if v.code == "TABLE_TILE_REMOVED"]
+    assert messages[0].startswith("2 copies of tile R7 were on the table")
+    assert messages[1].startswith("Tile K7 was on the table")
+    verdict = verify_turn([], [S("R7 R8 R9"), S("R7 O7 K7")], parse_tiles("R8 R9 O7 K7"), True)
+    (missing,) = verdict.violations
+    assert missing.message() == "2 copies of tile R7 are played beyond those on the player's rack."
+    assert missing.message("es").startswith("Se han jugado 2 copias de la ficha R7")
