@@ -651,12 +651,13 @@ def _check_html_target(path: str) -> None:
 
 
 def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job, lang: Lang) -> None:
-    """``replay --html``: the report page (cli.pictures), written as UTF-8."""
+    """``replay --html``: the report page (cli.pictures), written as UTF-8 (a lone surrogate
+    in a name, JSON's "\\ud800", as the escape \\ud800: it has no UTF-8 bytes)."""
     from cli import pictures
 
     page = pictures.html_report(pairs, job, lang.value)
     try:
-        with open(path, "w", encoding="utf-8") as handle:
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(page)
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None

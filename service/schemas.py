@@ -182,7 +182,13 @@ class Seconds(_Field[float]):
     invalid_message = "must be a non-negative number of seconds"
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValidationError(self.invalid_message)
+        try:
+            seconds = float(value)  # an integer past a float's range (2**1024 written out) overflows
+        except OverflowError:
+            raise ValidationError(self.invalid_message) from None
+        if not math.isfinite(seconds) or seconds < 0:
             raise ValidationError(self.invalid_message)
         return value
 
@@ -511,12 +517,27 @@ class LooseTiles:
 
 
 def is_loose(value: list[Any]) -> bool:
-    """A flat list of tiles rather than a list of sets: its first item is a tile (a string, or
-    an object that is not a set object)."""
-    first = value[0]
-    if first.__class__ is list:  # a set: the common case
-        return False
-    return isinstance(first, str) or (isinstance(first, Mapping) and "tiles" not in first)
+    """A flat list of tiles rather than a list of sets: read by its first item that is clearly
+    one or the other (a set: an array, or an object with a set's fields; a tile: a string, or an
+    object with a tile's fields), and a list of tiles when none is. So a malformed item is told
+    as what the others are: ``[{"x": [...]}, ["K1", "K2", "K3"]]`` is a table whose set 0 is
+    malformed, in either order (session 42: before, the first item decided, and the whole list
+    was read as tiles), and ``["R6", ["R3"]]`` loose tiles of which item 1 is no tile."""
+    for item in value:
+        if item.__class__ is list:  # a set: the common case
+            return False
+        if isinstance(item, str):
+            return True
+        if isinstance(item, Mapping):
+            if not _SET_FIELDS.isdisjoint(item):
+                return False
+            if not _TILE_FIELDS.isdisjoint(item):
+                return True
+    return True
+
+
+_TILE_FIELDS = frozenset(("color", "number", "joker", "as"))
+_SET_FIELDS = frozenset(("tiles", "kind", "id"))
 
 
 class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):

@@ -654,3 +654,33 @@ def test_accept_language_q0_is_not_spanish_and_docs_slash_serves(client: FlaskCl
 def test_a_5001_digit_number_names_no_python_internals(client: FlaskClient) -> None:
     result = problem(post_raw(client, "/v1/sets/validate", '{"sets": [], "x": ' + "9" * 5001 + "}"), 400)
     assert "too many digits" in result["detail"] and "sys." not in result["detail"]
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_an_integer_past_a_floats_range_is_no_number_of_seconds(client: FlaskClient, sign: str) -> None:
+    # 2**1024 written out: float() overflows where 1e309 reads as infinity (a 500 before session 42)
+    huge = sign + "9" * 400
+    turn = '{"before": [], "after": [], "rack": ["R1"], "opened": true, "elapsed_seconds": ' + huge + "}"
+    result = problem(post_raw(client, "/v1/turns/verify", turn), 422)
+    assert [e["pointer"] for e in result["errors"]] == ["/elapsed_seconds"]
+    record = (
+        '{"players": [{"name": "A", "rack": ["R1"]}, {"name": "B", "rack": ["R2"]}], '
+        '"turns": [{"player": "A", "draw": "R3", "elapsed_seconds": ' + huge + "}]}"
+    )
+    result = problem(post_raw(client, "/v1/games/replay", record), 422)
+    assert [e["pointer"] for e in result["errors"]] == ["/turns/0/elapsed_seconds"]
+
+
+@pytest.mark.parametrize("malformed_first", [True, False])
+def test_a_table_with_one_malformed_set_is_told_at_that_set_in_any_order(
+    client: FlaskClient, malformed_first: bool
+) -> None:
+    # its first item not an array: the whole table was read as loose tiles before session 42,
+    # and the well-formed set after it got an error too
+    sets: list[object] = [{"x": ["R3", "R4", "R5"]}, ["K1", "K2", "K3"]]
+    if not malformed_first:
+        sets.reverse()
+    body = {"before": [], "after": sets, "rack": ["K1", "K2", "K3"], "opened": True}
+    result = problem(client.post("/v1/turns/verify", json=body), 422)
+    at = 0 if malformed_first else 1
+    assert [e["pointer"] for e in result["errors"]] == [f"/after/{at}/x"]

@@ -136,6 +136,19 @@ def test_a_lone_surrogate_in_a_name_does_not_stop_the_batch(tmp_path: Path) -> N
     assert single.exit_code == 0 and "\\ud800" in single.stdout
 
 
+def test_a_lone_surrogate_in_a_name_is_written_escaped_in_the_html_report(tmp_path: Path) -> None:
+    # it has no UTF-8 bytes: the report ended in a traceback, its file left empty (session 42)
+    record = tmp_path / "game.json"
+    record.write_text(
+        '{"players": [{"name": "\\ud800<b>", "rack": ["R1"]}, {"name": "B", "rack": ["R2"]}],'
+        ' "turns": [{"player": "\\ud800<b>", "draw": "R3"}]}'
+    )
+    page = tmp_path / "report.html"
+    result = run("replay", str(record), "--html", str(page))
+    assert "Traceback" not in result.stderr and result.exit_code == 1  # the deal is too small
+    assert "\\ud800&lt;b&gt;" in page.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("name", "escaped"),
     [
