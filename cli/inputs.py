@@ -5,6 +5,7 @@ passed on as JSON to the operations (in-process or over HTTP), which do all requ
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -59,15 +60,37 @@ def decode(data: bytes, where: str = "") -> str:
         raise DocumentError(f"not UTF-8 text (byte {exc.start}{where})") from None
 
 
+_BOMS = (  # UTF-32 first: its little-endian mark begins with UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def _as_utf8(data: bytes) -> bytes:
+    """UTF-16 or UTF-32 text with its byte order mark (PowerShell's ``>`` writes UTF-16) as
+    UTF-8, which the API reads too; anything else as it is."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding).encode("utf-8", "surrogatepass")
+            except UnicodeDecodeError as exc:
+                raise DocumentError(f"not {encoding.upper()} text (byte {exc.start})") from None
+    return data
+
+
 def read_bytes(source: str) -> bytes:
-    """The bytes of a file, or of stdin for ``-``."""
+    """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 with a byte order mark
+    made UTF-8)."""
     if source == STDIN:
-        return sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        return _as_utf8(raw)
     if not source:  # Path("") is the current folder
         raise DocumentError("an empty argument names no file")
     path = Path(source)
     try:
-        return path.read_bytes()
+        return _as_utf8(path.read_bytes())
     except FileNotFoundError:
         raise DocumentError("no such file") from None
     except IsADirectoryError:

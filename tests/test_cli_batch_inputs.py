@@ -6,6 +6,7 @@ rules service stops the batch in one line instead of failing every document.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import threading
@@ -47,6 +48,24 @@ def test_a_line_that_is_not_utf8_is_one_error_row(tmp_path: Path) -> None:
         got = [(r["line"], r["status"]) for r in rows(result.stdout)]
         assert got == [(1, "ok"), (2, "ok"), (3, "error"), (4, "ok")]
         assert "not UTF-8" in rows(result.stdout)[2]["error"] and result.exit_code == 2
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-16-be"])
+def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str) -> None:
+    # PowerShell's ">" writes UTF-16: the CLI said "not UTF-8 text (byte 0)" where the API reads it
+    text = "\r\n".join([LINE.decode(), LINE.decode()]) + "\r\n"
+    bom = codecs.BOM_UTF16_BE if encoding == "utf-16-be" else b""  # (the others write their own)
+    data = bom + text.encode(encoding)
+    (tmp_path / "rounds.jsonl").write_bytes(data)
+    (tmp_path / "round.json").write_bytes(bom + LINE.decode().encode(encoding))
+    for args, input in (([str(tmp_path / "rounds.jsonl")], None), (["-"], data)):
+        result = run("score", *args, "-f", "jsonl", input=input)
+        assert [(r["line"], r["status"]) for r in rows(result.stdout)] == [(1, "ok"), (2, "ok")], result.stdout
+    single = run("score", str(tmp_path / "round.json"), "--json")
+    assert single.exit_code == 0 and json.loads(single.stdout)["winner"] == "A"
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(codecs.BOM_UTF16_LE + b"{\x00\x00\xd8")
+    assert one_line_error(run("score", str(broken))) == f"rummikub: {broken}: not UTF-16 text (byte 4)"
 
 
 def test_json_lines_split_at_newlines_only(tmp_path: Path) -> None:
