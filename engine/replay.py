@@ -145,6 +145,9 @@ class ReplayedTurn:
     unnamed_left: int = 0
     """Tiles the record never names (drawn without a ``pool``) that the player still holds
     after the turn: ``rack_after`` does not list them, and the player has not gone out."""
+    went_out: bool = False
+    """An invalid play after which the player has gone out all the same (a timed-out play
+    keeping its sets and the last tile, drawing no penalty tile)."""
 
     @property
     def valid(self) -> bool:
@@ -175,7 +178,7 @@ class ReplayedTurn:
             ):
                 out[key] = verdict[key]
             # (a play of every named tile still leaves the unnamed draws)
-            out["rack_empty"] = verdict["rack_empty"] and not self.unnamed_left
+            out["rack_empty"] = (verdict["rack_empty"] or self.went_out) and not self.unnamed_left
         return out
 
 
@@ -499,16 +502,15 @@ def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
         if p.name in names:
             raise InputError(f"player name {p.name!r} appears twice", f"/players/{i}/name")
         names.add(p.name)
-    beyond = supply_violations(groups, rules, at_entry=True)
-    if beyond:
-        return beyond
+    # every problem of the record is told (session 42: an excess hid the deal's and the pool's)
+    out = supply_violations(groups, rules, at_entry=True)
     count = len(record.players)
     if count not in rules.players:
         allowed = ", ".join(str(n) for n in rules.players)
         params = {"count": count, "allowed": allowed} | ({"case": "one"} if count == 1 else {})
-        return [Violation("PLAYER_COUNT", "/players", params)]
+        return [*out, Violation("PLAYER_COUNT", "/players", params)]
     expected = rules.deal_for(count)
-    out = [
+    out += [
         Violation(
             "DEAL_SIZE",
             f"/players/{i}/rack",
@@ -517,18 +519,25 @@ def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
         for i, p in enumerate(record.players)
         if len(p.rack) != expected
     ]
-    if record.pool is not None and sum(len(rack) for _, rack in groups) != rules.supply.total:
-        out.append(_pool_mismatch(groups, rules))
+    if record.pool is not None:
+        mismatch = _pool_mismatch(groups, rules)
+        if mismatch is not None:
+            out.append(mismatch)
     return out
 
 
-def _pool_mismatch(groups: Sequence[tuple[str, Sequence[Tile]]], rules: Rules) -> Violation:
-    """POOL_MISMATCH: racks and pool (within the supply, so only tiles can be missing) do not
-    make up the whole tile set. ``groups`` ends with the pool."""
+def _pool_mismatch(groups: Sequence[tuple[str, Sequence[Tile]]], rules: Rules) -> Violation | None:
+    """POOL_MISMATCH: racks and pool do not make up the whole tile set (tiles missing from it;
+    copies beyond it are ``TILE_SUPPLY_EXCEEDED``). ``groups`` ends with the pool."""
     missing = format_tiles(tiles_without(rules.supply.all_tiles(), [t for _, tiles in groups for t in tiles]))
+    if not missing:
+        return None
     shown = " ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
     pool = len(groups[-1][1])
-    return Violation("POOL_MISMATCH", "/pool", {"count": pool, "expected": pool + len(missing), "missing": shown})
+    dealt = sum(len(tiles) for _, tiles in groups[:-1])
+    return Violation(
+        "POOL_MISMATCH", "/pool", {"count": pool, "expected": max(0, rules.supply.total - dealt), "missing": shown}
+    )
 
 
 def _replay_turn(state: _State, index: int, turn: RecordedTurn) -> ReplayedTurn:
@@ -582,13 +591,20 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
         if action == "draw" and not violations:
             tile = state.draw_from_pool()
             _take(state, seat, tile)
+            if tile is not None:  # named: on the rack after the turn, as after a draw entry
+                verdict = dataclasses.replace(verdict, rack_after=(*verdict.rack_after, tile))
         return ReplayedTurn(index, turn.player, action, violations, verdict, tile)
     if not violations:
         _commit(state, seat, rack, verdict, after)
     elif state.continue_on_error and verdict.kept is not None:
         _commit(state, seat, rack, verdict, verdict.kept)
     # (once committed, the unnamed draws the play's tiles did not account for)
-    return ReplayedTurn(index, turn.player, "play", violations, verdict, unnamed_left=state.unknown[seat])
+    out = ReplayedTurn(index, turn.player, "play", violations, verdict, unnamed_left=state.unknown[seat])
+    if violations and state.ended_by == "rack_empty":
+        # a timed-out play keeping its sets and its last tile, with no penalty tile left to
+        # draw: the player has gone out (session 42; before, rack_empty false as the round ended)
+        out = dataclasses.replace(out, went_out=True)
+    return out
 
 
 def _commit(

@@ -12,7 +12,7 @@ from engine.errors import InputError
 from engine.replay import parse_game_record, replay_game
 from engine.rules import SABRA
 from engine.sets import TableSet
-from engine.tiles import SUPPLIES, parse_tiles
+from engine.tiles import SUPPLIES, format_tiles, parse_tiles
 from engine.violations import Violation
 
 A_RACK = ["R1", "R2", "R3", "K10", "B10", "O10", "R11", "R12", "R13", "B1", "B2", "B3", "B4", "J"]
@@ -165,7 +165,12 @@ def test_racks_and_pool_beyond_the_supply_make_an_invalid_record(
         doc["pool"] = pool
     out = replay(doc)
     assert not out["valid"] and out["turns"] == [] and out["result"] is None and out["first_invalid_turn"] is None
-    assert [(v["code"], v["at"]) for v in out["violations"]] == [("TILE_SUPPLY_EXCEEDED", pointer)]
+    assert [(v["code"], v["at"]) for v in out["violations"] if v["code"] == "TILE_SUPPLY_EXCEEDED"] == [
+        ("TILE_SUPPLY_EXCEEDED", pointer)
+    ]
+    # the deal's and the pool's problems are told beside it (session 42), the excess first
+    assert out["violations"][0]["code"] == "TILE_SUPPLY_EXCEEDED"
+    assert {v["code"] for v in out["violations"]} <= {"TILE_SUPPLY_EXCEEDED", "DEAL_SIZE", "POOL_MISMATCH"}
 
 
 def test_racks_at_the_supply_are_replayed() -> None:
@@ -709,3 +714,68 @@ def test_a_records_turns_share_the_joker_checks_steps(monkeypatch: pytest.Monkey
     assert codes(replay(doc)["turns"][2]) == ["FREED_JOKER_MISUSED"]
     monkeypatch.setattr(engine.replay, "REPLAY_JOINT_STEPS", 0)
     assert replay(doc)["turns"][2]["valid"]
+
+
+# --- session 42: an independent replay oracle's notes ---------------------------------------------
+
+
+def _pool_after(dealt: list[str], first: list[str]) -> list[str]:
+    pool = format_tiles(SABRA.supply.all_tiles())
+    for tile in [*dealt, *first]:
+        pool.remove(tile)
+    return [*first, *pool]
+
+
+def test_every_problem_of_the_record_is_told_beside_an_excess() -> None:
+    # an excess hid the deal's size and the pool's missing tile (session 42)
+    doc = {
+        "rules": {"preset": "sabra", "deal": {"2": 3}},
+        "players": [{"name": "A", "rack": ["K1", "K1", "K1", "K2"]}, {"name": "B", "rack": ["K1", "K2", "R5"]}],
+        "turns": [],
+    }
+    result = replay_game(parse_game_record(doc)).to_json()
+    assert [(v["code"], v["at"]) for v in result["violations"]] == [
+        ("TILE_SUPPLY_EXCEEDED", "/players/0/rack/2"),
+        ("DEAL_SIZE", "/players/0/rack"),
+    ]
+    racks = [["R1", "R2", "R3"], ["K4", "K5", "K6"]]
+    pool = _pool_after([t for r in racks for t in r], [])
+    pool[pool.index("B2")] = "R1"  # a third R1 in the pool, no B2
+    doc = {
+        "rules": {"preset": "sabra", "deal": {"2": 3}},
+        "players": [{"name": "A", "rack": racks[0]}, {"name": "B", "rack": racks[1]}],
+        "pool": pool,
+        "turns": [],
+    }
+    result = replay_game(parse_game_record(doc)).to_json()
+    assert [v["code"] for v in result["violations"]] == ["TILE_SUPPLY_EXCEEDED", "POOL_MISMATCH"]
+    assert "(missing: B2)" in result["violations"][1]["message"]
+    assert "exactly the 100 tiles" in result["violations"][1]["message"]
+
+
+def test_a_table_turn_that_draws_lists_the_tile_drawn_on_the_rack() -> None:
+    racks = [["K10", "B10", "O10"], ["K1", "K2", "R5"]]
+    doc = {
+        "rules": {"preset": "sabra", "deal": {"2": 3}},
+        "players": [{"name": "A", "rack": racks[0]}, {"name": "B", "rack": racks[1]}],
+        "pool": _pool_after([t for r in racks for t in r], ["R7", "R8"]),
+        "turns": [{"player": "A", "table": []}, {"player": "B", "draw": "R8"}, {"player": "A", "table": []}],
+    }
+    turns = replay_game(parse_game_record(doc)).to_json()["turns"]
+    assert [(t.get("tile"), t.get("rack_after")) for t in turns] == [
+        ("R7", ["K10", "B10", "O10", "R7"]),
+        ("R8", None),
+        ("K1", ["K10", "B10", "O10", "R7", "K1"]),
+    ]
+
+
+def test_a_timed_out_play_that_keeps_the_last_tile_and_draws_nothing_goes_out() -> None:
+    doc = {
+        "rules": {"preset": "classic-timed", "deal": {"2": 3}, "timeout_penalty": 0},
+        "players": [{"name": "A", "rack": ["K10", "B10", "O10"]}, {"name": "B", "rack": ["K1", "K2", "R5"]}],
+        "turns": [{"player": "A", "table": [["K10", "B10", "O10"]], "elapsed_seconds": 121}],
+    }
+    result = replay_game(parse_game_record(doc), continue_on_error=True).to_json()
+    (turn,) = result["turns"]
+    assert turn["valid"] is False and turn["rack_after"] == [] and turn["rack_empty"] is True
+    assert result["result"]["ended_by"] == "rack_empty" and result["result"]["winner"] == "A"
