@@ -7,7 +7,11 @@ jokers, two jokers, openings with and without manipulation, xp copies.
 ``expect.best`` is the optimum: tiles played (``objective`` ``tiles``) or points (``value``);
 ``expect.disturbance_at_most`` the (tiles moved, sets touched, new sets) of a best move the
 auditor found, which the least-change answer may not exceed. Every answer must verify as a
-legal turn under the same rules."""
+legal turn under the same rules. tests/data/handmade_suggest_s42.json: 257 more from a second
+audit (session 42): pressman-2009 and strict-joker in depth, ``other_set``, both colours, xp with
+three or four jokers, openings at their exact thresholds, long chains of rearrangement, 47
+positions where nothing can be played, least change between clearly different moves;
+``expect.value``, where given, the points of the best move by tiles."""
 
 from __future__ import annotations
 
@@ -22,7 +26,11 @@ from service.app import create_app
 
 pytestmark = pytest.mark.http
 
-CASES = json.loads((Path(__file__).parent / "data" / "handmade_suggest.json").read_text(encoding="utf-8"))
+DATA = Path(__file__).parent / "data"
+CASES = [
+    *json.loads((DATA / "handmade_suggest.json").read_text(encoding="utf-8")),
+    *json.loads((DATA / "handmade_suggest_s42.json").read_text(encoding="utf-8")),
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +44,8 @@ def test_handmade_suggestion(client: FlaskClient, case: dict[str, Any]) -> None:
     answer = client.post("/v1/moves/suggest", json=request).get_json()
     got = len(answer["played"]) if request.get("objective", "tiles") == "tiles" else answer["value"]
     assert got == case["expect"]["best"], answer
+    if "value" in case["expect"]:
+        assert answer["value"] == case["expect"]["value"], answer
     if "disturbance_at_most" in case["expect"]:
         changes = answer["changes"]
         disturbance = [changes["tiles_moved"], changes["sets_touched"], changes["sets_new"]]
