@@ -44,6 +44,7 @@ def test_handmade_suggestion(client: FlaskClient, case: dict[str, Any]) -> None:
     answer = client.post("/v1/moves/suggest", json=request).get_json()
     got = len(answer["played"]) if request.get("objective", "tiles") == "tiles" else answer["value"]
     assert got == case["expect"]["best"], answer
+    assert answer["optimal_proven"], answer  # (ten of them proven by trying every move: engine.solver.exhaustive)
     if "value" in case["expect"]:
         assert answer["value"] == case["expect"]["value"], answer
     if "disturbance_at_most" in case["expect"]:

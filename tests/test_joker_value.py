@@ -19,6 +19,10 @@ from engine.turns import verify_turn
 from tests.test_least_change import brute_least_change, playable, words
 from tests.test_solver import CLASSIC, Window, random_sets, window
 
+# These tests are of the solver's bounds on a played joker's points and of the fates' proofs:
+# small positions settled by trying every move (engine.solver.exhaustive) would prove them all.
+pytestmark = pytest.mark.usefixtures("without_enumeration")
+
 
 def T(text: str) -> tuple[Tile, ...]:
     return tuple(parse_tile(word) for word in text.split())

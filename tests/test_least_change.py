@@ -1558,14 +1558,17 @@ def test_played_jokers_are_scored_exactly(name: str, free: bool, least: int) -> 
         # J=B2 B3 B4 B5 B6 with the rack's B6 and B3 would be the freed joker's new set only
         # if its B4 B5 were B4 B5 B6's and its B6 the rack's, which must replace the joker in
         # a successor of B4 B5 J=B6 (from the rack only): one assignment of copies cannot do
-        # both (joker_use.py ``_new_set``), so B3 alone, not claimed (2 tiles, proven, before)
-        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 1, False),
+        # both (joker_use.py ``_new_set``), so B3 alone (2 tiles, proven, before); not claimed
+        # by the passes, proven since session 42 by trying every move of its 11 tiles
+        ("pressman-2009", ["B4 B5 J=B6", "B2 O2 R2", "B4 B5 B6"], "B6 B3", 1, True),
         # both jokers freed (B6, O4) into one new set with O5 R5 (was 3 tiles: the passes
         # freed one joker at most): 4, not claimed, as the fates do not ask a freed joker's
-        # set for two rack tiles (their relaxed moves play 5, O10 J J alike)
-        ("pressman-2009", ["B4 B5 J=B6", "O3 J=O4 O5 O6"], "O5 R5 O4 B6 O4", 4, False),
+        # set for two rack tiles (their relaxed moves play 5, O10 J J alike); proven since
+        # session 42 by trying every move of its 12 tiles
+        ("pressman-2009", ["B4 B5 J=B6", "O3 J=O4 O5 O6"], "O5 R5 O4 B6 O4", 4, True),
         # both jokers freed (O10, O13) into K8 B8 J J: 4 tiles worth 39 (was 37), not claimed
-        ("pressman-2009", ["K8 B8 O8", "J=O10 O11 O12 J=O13"], "B8 O13 K8 O8 O10", 4, False),
+        # by the passes; proven since session 42 by trying every move of its 12 tiles
+        ("pressman-2009", ["K8 B8 O8", "J=O10 O11 O12 J=O13"], "B8 O13 K8 O8 O10", 4, True),
         # a joker freed by K5 and O5 each: 5 tiles (was 4, claimed optimal)
         ("sabra", ["K2 K3 K4 J=K5", "O3 O4 J=O5"], "K3 R4 B4 R1 K5 O5", 5, True),
         # both jokers freed (R11, R12), the set split: R9 J=R10 R11 + R10 R11 R12, a fate's

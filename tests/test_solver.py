@@ -878,6 +878,7 @@ def test_a_trimmed_group_keeps_the_colours_its_jokers_stood_for() -> None:
     assert_legal(before, rack, True, rules, result)
 
 
+@pytest.mark.usefixtures("without_enumeration")
 def test_a_joker_freed_into_another_set_under_other_set() -> None:
     """``freed_joker_use: other_set``: a B9 frees K9 O9 R9 J's joker into K11 O11 R11 (1 tile,
     the brute force's best). The joker sets' variants freed jokers only under ``any_set``,

@@ -253,6 +253,13 @@ with the score fixed from below (``least_change``, ``least_change_programme``); 
 first found. Every answer carries its change list; ``least_change_proven`` says whether no best
 move disturbs less.
 
+Small positions
+---------------
+Where the passes leave a position of at most ``exhaustive.MOST_TILES`` tiles (table and rack)
+unproven with the budget left, ``exhaustive`` tries every move (every part of the rack, every
+split into sets, each set laid every way a verdict tells apart, judged by ``verify_turn``): the
+best legal moves are the optimum, the least disturbing of them the least change, both proven.
+
 Modules
 -------
 One concern each:
@@ -277,7 +284,8 @@ One concern each:
   ``least_change_programme`` (its integer programme over the best moves, built and solved)
   and ``least_change_model`` (that programme's pieces: the model, lanes, continuation runs,
   group candidates); ``intact``, ``few_moved``: its first steps (no table tile moved, at most
-  a few).
+  a few);
+* ``exhaustive``: small positions settled by trying every move.
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so

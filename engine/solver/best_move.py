@@ -16,6 +16,7 @@ import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the 
 from engine.rules import SABRA, Rules
 from engine.sets import TableSet, read_set
 from engine.solver import (
+    exhaustive,
     fate_tree,
     fates,
     layout,
@@ -79,6 +80,10 @@ def suggest(
         if by_tiles.value > move.value:
             exhausted = move.budget_exhausted or by_tiles.budget_exhausted
             move = dataclasses.replace(by_tiles, optimal_proven=False, budget_exhausted=exhausted)
+    if not move.optimal_proven and time.perf_counter() < deadline:
+        settled = exhaustive.settle(suggester, move, tie_break, deadline)
+        if settled is not None:
+            return settled
     return with_least_change(move, suggester, tie_break)
 
 

@@ -1,0 +1,181 @@
+"""Small positions settled by enumeration: every move, judged by ``verify_turn``.
+
+The solver's passes model the moves of the joker rules only in part (jokers freed into new
+sets under pressman-2009, ``other_set``'s hosts, locked sets unlocked by their exact tile), so
+on some positions its best move is right but not proven: ``optimal_proven`` false with the
+budget left (an audit's hand-made positions, session 42: ten of 417, each of 10 tiles or
+fewer, five of them with nothing playable). A position of at most ``MOST_TILES`` tiles (table
+and rack) is small enough to try every move instead: every sub-multiset of the rack played,
+every split of the table's and the played tiles into valid sets, every way of laying each set
+that a verdict can tell apart (a run in run order with its jokers at each place they may
+stand; a group; a table set as it lay), each judged by ``verify_turn`` (SPEC §4) under the
+position's rules. The most tiles played (then points) among the legal turns is then the
+optimum, and, among those moves, the one disturbing the table least (``engine.changes``) the
+least change: both proven (by points, every size of play is tried).
+
+Bounded by ``MOST_STEPS`` (turns judged and splits tried) and by the caller's deadline; past
+either, nothing is settled and the solver's answer stands as it was (a run of nine beside three
+jokers, xp: 0.3 s). A test compares it with the test suite's own brute force."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from engine.changes import changes
+from engine.sets import TableSet, read_set
+from engine.solver.intact import played_value
+from engine.solver.model import Suggestion
+from engine.tiles import MAX_NUMBER, MIN_NUMBER, Tile
+from engine.turns import verify_turn
+
+if TYPE_CHECKING:
+    from engine.solver.best_move import Suggester
+
+MOST_TILES = 12
+"""The most tiles (table and rack together) of a position settled by enumeration."""
+MOST_STEPS = 40_000
+"""The most steps of one enumeration: ``VERDICT_STEPS`` a turn judged (0.05-0.1 ms on such
+small positions), one a set of tiles tried in a split (a few microseconds)."""
+VERDICT_STEPS = 20
+
+
+class _OutOfSteps(Exception):
+    """The enumeration ran past ``MOST_STEPS`` or the deadline."""
+
+
+class _Steps:
+    def __init__(self, deadline: float) -> None:
+        self.left, self.deadline = MOST_STEPS, deadline
+
+    def take(self, count: int = 1) -> None:
+        self.left -= count
+        if self.left < 0 or time.perf_counter() > self.deadline:
+            raise _OutOfSteps
+
+
+def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> Suggestion | None:
+    """``move`` proven optimal (or the better move the enumeration finds), with its change list
+    and, under ``tie_break="least_change"``, the least disturbing best move, proven; None when
+    the position is too large or the enumeration ran out of verdicts or time. Only for a table
+    without declared kinds (a set laid again with another ``kind`` reads otherwise)."""
+    if any(kind is not None for kind in s.kinds) or sum(map(len, s.table)) + len(s.rack) > MOST_TILES:
+        return None
+    before = [TableSet(tiles) for tiles in s.table]
+    table_tiles = [t.undeclared() for tiles in s.table for t in tiles]  # (laid anew, a joker stands anywhere)
+    found = len(move.played), move.value
+    steps = _Steps(deadline)
+    best: list[tuple[tuple[int, int], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]] = []
+    # by tiles, the sizes from the whole rack down to the move's, the first holding a legal
+    # turn deciding; by points, every size
+    last = max(found[0], 1) if s.by_tiles else 1
+    try:
+        for size in range(len(s.rack), last - 1, -1):
+            for played in _sub_multisets(s.rack, size):
+                laid = table_tiles + [t.undeclared() for t in played]
+                for after in _tables(laid, before, s, steps):
+                    steps.take(VERDICT_STEPS)
+                    verdict = verify_turn(before, [TableSet(t) for t in after], s.rack, s.opened, s.rules)
+                    if verdict.valid and verdict.action == "play":
+                        best.append(((size, played_value(s.table, after, s.rules, s.opened)[1]), after, played))
+            if best and s.by_tiles:
+                break
+    except _OutOfSteps:
+        return None
+
+    def rank(score: tuple[int, int]) -> tuple[int, int]:
+        return score if s.by_tiles else (score[1], score[0])
+
+    if not best:
+        # nothing can be played (the move found plays nothing, else the enumeration missed it)
+        if move.played:
+            return None
+        listed = changes(s.table, s.rack, move.after)
+        return dataclasses.replace(move, optimal_proven=True, changes=listed, least_change_proven=True)
+    top = max((score for score, _, _ in best), key=rank)
+    if rank(top) < rank(found):  # (the solver's move is a legal turn: the enumeration missed it)
+        return None
+    optimal = [(after, played) for score, after, played in best if score == top]
+    if tie_break == "least_change":
+        options = [(changes(s.table, s.rack, after), after, played) for after, played in optimal]
+        least, after, played = min(options, key=lambda option: option[0].disturbance.as_tuple())
+        return Suggestion(after, played, top[1], True, False, least, least_change_proven=True)
+    if top == found:
+        return dataclasses.replace(move, optimal_proven=True, changes=changes(s.table, s.rack, move.after))
+    after, played = optimal[0]
+    return Suggestion(after, played, top[1], True, False, changes(s.table, s.rack, after))
+
+
+def _sub_multisets(rack: Sequence[Tile], size: int) -> Iterator[tuple[Tile, ...]]:
+    """The distinct sub-multisets of ``size`` tiles of ``rack`` (jokers alike), as rack tiles."""
+    seen: set[tuple[str, ...]] = set()
+    for chosen in itertools.combinations(rack, size):
+        key = tuple(sorted(t.key for t in chosen))
+        if key not in seen:
+            seen.add(key)
+            yield chosen
+
+
+def _tables(
+    tiles: list[Tile], before: list[TableSet], s: Suggester, steps: _Steps
+) -> Iterator[tuple[tuple[Tile, ...], ...]]:
+    """Every table of valid sets holding exactly ``tiles``, each set laid every way a verdict
+    can tell apart."""
+    for bags in _splits(sorted(tiles, key=_order), steps):
+        choices = [_layouts(bag, before, s) for bag in bags]
+        if all(choices):
+            yield from itertools.product(*choices)
+
+
+def _order(t: Tile) -> tuple[bool, str, int]:
+    return (t.color is None, t.color or "", t.number or 0)
+
+
+def _splits(tiles: list[Tile], steps: _Steps) -> Iterator[list[tuple[Tile, ...]]]:
+    """Every split of ``tiles`` (sorted, jokers last) into bags of 3 to 13 tiles that may be
+    sets (one number or one colour among their numbered tiles), each split once."""
+    if not tiles:
+        yield []
+        return
+    first, rest = tiles[0], tiles[1:]
+    seen: set[tuple[str, ...]] = set()
+    for size in range(2, min(len(rest), MAX_NUMBER - 1) + 1):
+        for chosen in itertools.combinations(range(len(rest)), size):
+            steps.take()
+            bag = (first, *(rest[i] for i in chosen))
+            key = tuple(t.key for t in bag)
+            if key in seen or not _may_be_a_set(bag):
+                continue
+            seen.add(key)
+            left = [t for i, t in enumerate(rest) if i not in chosen]
+            for others in _splits(left, steps):
+                yield [bag, *others]
+
+
+def _may_be_a_set(bag: tuple[Tile, ...]) -> bool:
+    numbered = [t for t in bag if t.color is not None]
+    return bool(numbered) and (len({t.number for t in numbered}) == 1 or len({t.color for t in numbered}) == 1)
+
+
+def _layouts(bag: tuple[Tile, ...], before: list[TableSet], s: Suggester) -> list[tuple[Tile, ...]]:
+    """The valid ways to lay ``bag``: a run in run order from each start its tiles allow (its
+    jokers standing at their places), a group, and a table set of the same tiles as it lay."""
+    numbered = [t for t in bag if t.color is not None]
+    jokers = [t for t in bag if t.color is None]
+    out: list[tuple[Tile, ...]] = []
+    if len({t.color for t in numbered}) == 1 and len({t.number for t in numbered}) == len(numbered):
+        by_number = {t.number: t for t in numbered}
+        low, high = min(by_number), max(by_number)
+        for start in range(max(MIN_NUMBER, high - len(bag) + 1), min(low, MAX_NUMBER - len(bag) + 1) + 1):
+            spare = iter(jokers)
+            out.append(tuple(by_number.get(n) or next(spare) for n in range(start, start + len(bag))))
+    if len({t.number for t in numbered}) == 1:
+        out.append(tuple(numbered) + tuple(jokers))
+    keys = Counter(t.key for t in bag)
+    out += [b.tiles for b in before if Counter(t.key for t in b.tiles) == keys]
+    unique = list(dict.fromkeys(out))
+    return [layout for layout in unique if read_set(layout, s.rules).valid]
