@@ -57,3 +57,27 @@ def test_handmade_suggestion(client: FlaskClient, case: dict[str, Any]) -> None:
             "/v1/turns/verify", json={**turn, "opened": request["opened"], "rules": request.get("rules", "sabra")}
         ).get_json()
         assert verdict["valid"], verdict["violations"]
+
+
+LOCKED = json.loads((DATA / "suggest_locked_s42.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", LOCKED, ids=[case["name"] for case in LOCKED])
+def test_a_locked_joker_set_grows_in_any_reading(client: FlaskClient, case: dict[str, Any]) -> None:
+    """Under joker_sets_locked a joker set kept whole grew only as its best reading (``J J R5``
+    as a group of 5s), and the fates bounding every move kept it so: nothing was played where
+    ``J=R3 J=R4 R5 R6`` is legal, and that was claimed optimal (a session-42 brute-force oracle:
+    56 of 13,906 locked positions). Each case's better move verifies; the answer scores at
+    least as much."""
+    request = case["request"]
+    better = {"before": request["table"], "after": case["legal_better_move"], "rack": request["rack"]}
+    verdict = client.post(
+        "/v1/turns/verify", json={**better, "opened": request["opened"], "rules": request["rules"]}
+    ).get_json()
+    assert verdict["valid"] and sorted(verdict["played"]) == sorted(case["better_played"]), verdict
+    answer = client.post("/v1/moves/suggest", json=request).get_json()
+    if request.get("objective") == "value":
+        assert answer["value"] >= sum(int(t[1:]) for t in case["better_played"]), answer
+    else:
+        assert len(answer["played"]) >= len(case["better_played"]), answer
+    assert answer["optimal_proven"]

@@ -90,6 +90,7 @@ def fate_ways(solver: Suggester) -> _FateWays:
         if i in solver.plain:
             continue
         can_free = solver.opened and _rack_can_take_freed_joker(solver, i)
+        best_tiles = reading.best.tiles if reading.best is not None else None
         ways: dict[tuple[object, ...], Fate] = {}
         for read in reading.readings:
             run = read.kind == RUN
@@ -111,7 +112,13 @@ def fate_ways(solver: Suggester) -> _FateWays:
                 if Counter(t.key for t in needs) - on_rack:
                     continue
                 if locked and len(pins) == len(combo):
-                    ways[("whole",)] = Fate(whole=frozenset({i}))
+                    # kept whole, as read: its best reading, or grown as another (``J J R5``
+                    # as R3 R4 R5 takes R6; the brute-force suggest oracle, session 42)
+                    if read.tiles == best_tiles:
+                        ways[("whole",)] = Fate(whole=frozenset({i}))
+                    else:
+                        whole = Variant(read.tiles, run=run)
+                        ways[("whole", read.tiles)] = Fate(variants={i: whole})
                 elif locked and pins and (kept := _locked_block(solver, read, pins)) is not None:
                     variant = Variant(kept, freed=len(combo) - len(pins), run=run)
                     ways[("kept", variant, tuple(t.key for t in needs))] = Fate(variants={i: variant}, needs=needs)

@@ -135,10 +135,11 @@ def variants_of(solver: Suggester, index: int) -> list[Variant]:
     for reading in solver.readings[index].readings:
         run = reading.kind == RUN
         found: list[Variant] = []
-        if best is not None and reading.kind != best.kind:
-            # kept whole but read the other way, to grow as that kind: J J K1 (best the
-            # run K3 K2 K1) takes B1 as a group (pressman-2009: the independent suggest
-            # oracle, session 37)
+        if best is not None and reading.tiles != best.tiles:
+            # kept whole but read another way, to grow as it: J J K1 (best the run K3 K2
+            # K1) takes B1 as a group (pressman-2009: the independent suggest oracle,
+            # session 37); K9 K8 J K10 (best K8-K11) takes K6 as K7-K10 (strict-joker:
+            # the brute-force suggest oracle, session 42)
             found.append(Variant(reading.tiles))
         if not solver.rules.joker_sets_locked:
             found += _trims(reading.tiles, run, others)
