@@ -129,8 +129,11 @@ def _place_freed(
         by_source: dict[int, set[int]] = {}
         for n, k in avoided:
             by_source.setdefault(n, set()).add(k)
+        # jointly where several sets, or several freed jokers of one set, are judged (the
+        # jokers of one set each need a copy of their tile outside: session 42)
         return all(
-            len(ks) < 2 or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in)
+            (len(ks) < 2 and len(replacing.get(n, [])) < 2)
+            or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in)
             for n, ks in by_source.items()
         ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes, replacing))
 

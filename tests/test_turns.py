@@ -1277,3 +1277,18 @@ def test_copies_of_one_tile_are_counted_in_the_message() -> None:
     (missing,) = verdict.violations
     assert missing.message() == "2 copies of tile R7 are played beyond those on the player's rack."
     assert missing.message("es").startswith("Se han jugado 2 copias de la ficha R7")
+
+
+@pytest.mark.parametrize("use", ["other_set", "new_set_with_two_rack_tiles"])
+def test_two_freed_jokers_of_one_set_each_need_their_tile_outside_the_set_they_avoid(use: str) -> None:
+    """``J J R9 O9`` -> ``R9 K9 O9`` + ``O9 B9 J J`` with O9 K9 B9 played: freeing both jokers
+    needs K9 and B9 in successors, so ``O9 B9 J J`` holds the set's O9 and cannot host them;
+    with the played O9 there instead, it is no successor and B9 replaces nothing. Each joker's
+    need was judged alone (each finds the one K9), and the turn was legal (an independent turn
+    oracle, session 42)."""
+    rules = dataclasses.replace(SABRA, freed_joker_use=use)
+    verdict = verify_turn([S("J J R9 O9")], [S("R9 K9 O9"), S("O9 B9 J J")], parse_tiles("O9 K9 B9"), True, rules)
+    assert not verdict.valid and codes(verdict) == ["FREED_JOKER_MISUSED"]
+    # both replaced beside the set's tiles and laid with O1 O2 played: legal under either rule
+    alone = verify_turn([S("J J R9 O9")], [S("R9 K9 O9 B9"), S("O1 O2 J J")], parse_tiles("K9 B9 O1 O2"), True, rules)
+    assert alone.valid, codes(alone)
