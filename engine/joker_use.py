@@ -154,7 +154,7 @@ def _place_freed(
             if two_rack_tiles and not all(_new_set(search, k, avoided, freed) for k in good):
                 return
             # (the set-by-set checks above first: cheaper, and where most placements fail)
-            if two_rack_tiles and not _new_sets_together(search, sorted(good), avoided, free, good, freed):
+            if two_rack_tiles and not _new_sets_together(search, sorted(good), avoided, free, good, freed, stayed_in):
                 return
             if not all_hold_none(avoided):
                 return
@@ -382,6 +382,7 @@ def _new_sets_together(
     free: dict[int, int],
     good: dict[int, int],
     freed: list[Joker],
+    stayed_in: frozenset[tuple[int, int]] = frozenset(),
 ) -> bool:
     """Whether the sets hosting freed jokers are new sets holding two played tiles each under
     one assignment of equal copies for all of them at once (``_new_set`` and
@@ -399,7 +400,12 @@ def _new_sets_together(
     all of it). Necessary only (the other after-sets take what is left; the copies every
     freed joker may use are pooled). Each host's copies are tried in every way, which grows
     exponentially with its tiles: past ``NEW_SETS_SEARCH_STEPS`` the integer programme of
-    ``engine.new_sets_programme`` decides, both out of the turn's ``JOINT_CHECK_STEPS``."""
+    ``engine.new_sets_programme`` decides, both out of the turn's ``JOINT_CHECK_STEPS``. A host
+    where a group joker of a before-set stays (``stayed_in``: (source, after-set)) takes a copy
+    of that set's in the same assignment (pressman-2009, ``O5 K5 J B5`` + ``J K4 B4`` ->
+    ``J O5 B5 J`` + ``K5 O5 B5`` + ``B4 R4 K4`` with R4 O5 B5 played: the R5 joker stays beside
+    O5 B5 only if one of them is its set's, and the freed joker's new set then holds one played
+    tile; session 42)."""
     # the host with the fewest tiles first: its copies are the scarcest choice
     hosts = sorted(hosts, key=lambda k: (sum(search.after[k].numbered_counts.values()), k))
     left = new_sets_programme.copy_places(search)  # (tile, before-set or -1 for the rack) -> copies
@@ -471,6 +477,11 @@ def _new_sets_together(
                 )
                 if whole:
                     return False
+                if any(
+                    m == k and not any(c for (_, i), c in taken.items() if i == search.sources[n].index)
+                    for n, m in stayed_in
+                ):
+                    return False  # a joker staying here needs a copy of its set beside it
                 from_rack = sum(n for (_, i), n in taken.items() if i == -1)
                 jokers = min(free[k] - good[k], jokers_left, max(0, 2 - from_rack))
                 if from_rack + jokers < 2:
@@ -490,7 +501,7 @@ def _new_sets_together(
     search.joint_steps -= PROGRAMME_STEPS
     if search.joint_steps < 0:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
-    held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, rack_replaced)
+    held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, rack_replaced, stayed_in)
     return True if held is None else held
 
 

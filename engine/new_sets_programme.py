@@ -45,10 +45,13 @@ def new_sets_hold(
     good: Mapping[int, int],
     freed: list[Joker],
     rack_replaced: bool,
+    stayed_in: frozenset[tuple[int, int]] = frozenset(),
 ) -> bool | None:
     """Whether one assignment of equal copies makes every host a new set holding two played
     tiles, and (``rack_replaced``) leaves each freed joker a played copy of its tile in a
-    successor of its set; None when HiGHS did not decide within ``PROGRAMME_CPU_SECONDS``."""
+    successor of its set, and each host where a group joker stays (``stayed_in``: (source,
+    host)) a copy of that joker's set; None when HiGHS did not decide within
+    ``PROGRAMME_CPU_SECONDS``."""
     # (loaded only when needed: the referee starts without the solver's libraries)
     import numpy as np
     from scipy.sparse import csc_array
@@ -87,6 +90,11 @@ def new_sets_hold(
         played[column(("y", h), max(0, free[h] - good[h]))] = 1.0
         rows.append((played, 2.0, np.inf))
     rows.append(({columns[("y", h)]: 1.0 for h in hosts}, 0.0, float(search.played.get(JOKER_KEY, 0))))
+    for n, h in stayed_in:
+        if h in hosts:  # a joker staying there: a copy of its set beside it
+            own = search.sources[n].index
+            beside = {c: 1.0 for name, c in columns.items() if name[0] == "x" and name[1] == h and name[3] == own}
+            rows.append((beside, 1.0, np.inf))
     for (key, i), users in takers.items():
         rows.append((users, 0.0, float(has[(key, i)])))
 

@@ -1292,3 +1292,34 @@ def test_two_freed_jokers_of_one_set_each_need_their_tile_outside_the_set_they_a
     # both replaced beside the set's tiles and laid with O1 O2 played: legal under either rule
     alone = verify_turn([S("J J R9 O9")], [S("R9 K9 O9 B9"), S("O1 O2 J J")], parse_tiles("K9 B9 O1 O2"), True, rules)
     assert alone.valid, codes(alone)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "rules"),
+    [
+        # the R5 joker stays (no R5 anywhere) beside O5 B5 only if one is its set's: then the
+        # joker R4 frees finds one played tile in J O5 B5 J, not two
+        (["O5 K5 J B5", "J K4 B4"], ["J O5 B5 J", "K5 O5 B5", "B4 R4 K4"], "R4 O5 B5", PRESETS["pressman-2009"]),
+        (
+            ["B10 R10 J K10", "O13 J R13"],
+            ["K13 R13 O13", "R10 B10 K10", "R10 J K10 J"],
+            "R10 K10 K13",
+            PRESETS["pressman-2009"],
+        ),
+        (
+            ["K1 B1 J", "R1 R2 R3 R4", "B9 K9 J R9"],
+            ["J B1 R1 J", "K1 B1 R1", "O9 B9 K9 R9", "R2 R3 R4"],
+            "R1 B1 O9",
+            dataclasses.replace(
+                SABRA, freed_joker_use="new_set_with_two_rack_tiles", group_joker_needs_both_colours=True
+            ),
+        ),
+    ],
+)
+def test_a_staying_group_joker_takes_a_copy_of_its_set_in_the_new_sets_assignment(
+    before: list[str], after: list[str], rack: str, rules: Rules
+) -> None:
+    """One assignment of copies for the jokers that stay and the new sets' two played tiles
+    (an independent turn oracle, session 42: these were legal)."""
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
+    assert not verdict.valid and "FREED_JOKER_MISUSED" in codes(verdict)
