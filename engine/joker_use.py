@@ -417,17 +417,19 @@ def _new_sets_together(
     host_set = set(hosts)
     taken_by: dict[int, dict[tuple[str, int], int]] = {}
 
+    needs = joker_needs(search, freed)
+
     def replaced(j: int, used: dict[tuple[int, str], int], hosted: bool) -> bool:
-        """Whether freed jokers ``j`` on each find a played copy of one of their tiles in a
-        successor of their set: in a host, a copy it took from the rack (a host being a
-        successor only when it took a copy of that set's); elsewhere, one of the played
-        copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
+        """Whether the needs ``j`` on of the freed jokers each find a played copy of one of
+        their tiles in a successor of their set: in a host, a copy it took from the rack (a
+        host being a successor only when it took a copy of that set's); elsewhere, one of the
+        played copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
         copy, wherever the hosts take theirs."""
-        if j == len(freed):
+        if j == len(needs):
             return True
-        joker = freed[j]
+        joker, options = needs[j]
         own = search.sources[joker.source].index
-        for key in sorted(joker.options):
+        for key in sorted(options):
             # a host is a successor of the joker's set only when it took one of its copies
             places = [
                 m
@@ -503,6 +505,24 @@ def _new_sets_together(
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
     held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, rack_replaced, stayed_in)
     return True if held is None else held
+
+
+def joker_needs(search: JokerSearch, freed: list[Joker]) -> list[tuple[Joker, frozenset[str]]]:
+    """The played copies freed jokers need beside their sets (``joker_replacement_from:
+    rack``): per joker, a copy of one of its tiles; under ``group_joker_needs_both_colours``,
+    for the jokers freed from a group of three, one copy of each missing colour together (as
+    ``joker_replacement._demands``; session 42: one played B8 or K8 was set aside for ``R8 J
+    J``'s joker, and the other counted for a new set too)."""
+    needs: list[tuple[Joker, frozenset[str]]] = []
+    both: dict[int, tuple[Joker, set[str]]] = {}
+    for joker in freed:
+        if search.rules.group_joker_needs_both_colours and search.sources[joker.source].size == 3:
+            both.setdefault(joker.source, (joker, set()))[1].update(joker.options)
+        else:
+            needs.append((joker, joker.options))
+    for joker, colours in both.values():
+        needs += [(joker, frozenset((key,))) for key in sorted(colours)]
+    return needs
 
 
 NEW_SETS_SEARCH_STEPS = 50

@@ -56,6 +56,7 @@ def new_sets_hold(
     import numpy as np
     from scipy.sparse import csc_array
 
+    from engine import joker_use  # (imports this module)
     from engine.solver import highs
 
     columns: dict[tuple[object, ...], int] = {}
@@ -102,10 +103,11 @@ def new_sets_hold(
         host_set = set(hosts)
         in_hosts: dict[tuple[int, str], dict[int, float]] = {}  # (host, tile) -> jokers replaced there
         elsewhere: dict[str, dict[int, float]] = {}  # tile -> jokers replaced by it in other sets
-        for j, joker in enumerate(freed):
+        needs = joker_use.joker_needs(search, freed)
+        for j, (joker, options) in enumerate(needs):
             own = search.sources[joker.source].index
             chosen: dict[int, float] = {}
-            for key in sorted(joker.options):
+            for key in sorted(options):
                 places = [
                     m for m in search.sources[joker.source].successors if search.after[m].numbered_counts.get(key)
                 ]

@@ -1323,3 +1323,35 @@ def test_a_staying_group_joker_takes_a_copy_of_its_set_in_the_new_sets_assignmen
     (an independent turn oracle, session 42: these were legal)."""
     verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
     assert not verdict.valid and "FREED_JOKER_MISUSED" in codes(verdict)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "rules"),
+    [
+        (
+            ["R8 J J", "K7 K8 K9"],
+            ["K8 R8 B8 J", "K7 K8 K9 K11 J"],
+            "K11 B8 K8",
+            dataclasses.replace(PRESETS["pressman-2009"], group_joker_needs_both_colours=True),
+        ),
+        (
+            ["B12 K12 R12", "B12 O12 J"],
+            ["K12 B12 O12", "B12 K12 R12", "K12 J R12"],
+            "R12 K12 K12",
+            dataclasses.replace(
+                PRESETS["xp"],
+                joker_replacement_from="rack",
+                freed_joker_use="new_set_with_two_rack_tiles",
+                group_joker_needs_both_colours=True,
+            ),
+        ),
+    ],
+)
+def test_both_missing_colours_are_set_aside_for_a_joker_freed_from_a_group_of_three(
+    before: list[str], after: list[str], rack: str, rules: Rules
+) -> None:
+    """Replaced from the rack, a joker freed from a group of three under both colours needs a
+    played copy of each missing colour: one of them was set aside, and the other counted for the
+    freed joker's new set too (an independent turn oracle, session 42: these were legal)."""
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
+    assert not verdict.valid, codes(verdict)
