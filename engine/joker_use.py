@@ -419,12 +419,15 @@ def _new_sets_together(
 
     needs = joker_needs(search, freed)
 
+    rack_only = search.rules.joker_replacement_from == "rack"
+
     def replaced(j: int, used: dict[tuple[int, str], int], hosted: bool) -> bool:
-        """Whether the needs ``j`` on of the freed jokers each find a played copy of one of
-        their tiles in a successor of their set: in a host, a copy it took from the rack (a
-        host being a successor only when it took a copy of that set's); elsewhere, one of the
-        played copies the hosts left (``m`` -1 in ``used``). Not ``hosted``: any played
-        copy, wherever the hosts take theirs."""
+        """Whether the needs ``j`` on of the freed jokers each find a copy of one of their
+        tiles in a successor of their set, a host being one only when it took a copy of that
+        set's. Under ``joker_replacement_from: rack`` a played copy: in a host, one it took
+        from the rack; elsewhere, one of the played copies the hosts left (``m`` -1 in
+        ``used``); otherwise any copy there, one a joker. Not ``hosted``: wherever the hosts
+        take theirs."""
         if j == len(needs):
             return True
         joker, options = needs[j]
@@ -437,9 +440,12 @@ def _new_sets_together(
                 if search.after[m].numbered_counts.get(key)
                 and (not hosted or m not in host_set or any(i == own and n for (_, i), n in taken_by[m].items()))
             ]
-            units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set} if hosted else {}
-            if any(m not in host_set or not hosted for m in places):
-                units[-1] = left.get((key, -1), 0) if hosted else search.played.get(key, 0)
+            if not rack_only:  # (session 42: a host's copy replaced a joker as no successor)
+                units = {m: search.after[m].numbered_counts[key] for m in places}
+            else:
+                units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set} if hosted else {}
+                if any(m not in host_set or not hosted for m in places):
+                    units[-1] = left.get((key, -1), 0) if hosted else search.played.get(key, 0)
             for m, n in units.items():
                 if used.get((m, key), 0) < n:
                     used[(m, key)] = used.get((m, key), 0) + 1
@@ -448,9 +454,9 @@ def _new_sets_together(
                     used[(m, key)] -= 1
         return False
 
-    # under a replacement from the rack, unless the jokers cannot all be replaced by played
-    # copies anyway (that is reported as such: the hosts are not judged by it)
-    rack_replaced = search.needs_tile and search.rules.joker_replacement_from == "rack" and replaced(0, {}, False)
+    # where freed jokers need their tile, unless they cannot all be replaced anyway (that is
+    # reported as such: the hosts are not judged by it)
+    rack_replaced = search.needs_tile and replaced(0, {}, False)
     floor = max(0, search.joint_steps - NEW_SETS_SEARCH_STEPS)
 
     def assign(h: int, jokers_left: int) -> bool:

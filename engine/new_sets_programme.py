@@ -99,7 +99,34 @@ def new_sets_hold(
     for (key, i), users in takers.items():
         rows.append((users, 0.0, float(has[(key, i)])))
 
-    if rack_replaced:
+    if rack_replaced and search.rules.joker_replacement_from != "rack":
+        # any copy in a successor replaces a joker, one a joker; a host is a successor only
+        # when it took a copy of the joker's set
+        host_set = set(hosts)
+        at: dict[tuple[int, str], dict[int, float]] = {}  # (after-set, tile) -> jokers replaced there
+        for j, (joker, options) in enumerate(joker_use.joker_needs(search, freed)):
+            own = search.sources[joker.source].index
+            ways: dict[int, float] = {}
+            for key in sorted(options):
+                for m in search.sources[joker.source].successors:
+                    if not search.after[m].numbered_counts.get(key):
+                        continue
+                    its_set = [
+                        columns[("x", m, k, own)]
+                        for k in search.after[m].numbered_counts
+                        if ("x", m, k, own) in columns
+                    ]
+                    if m in host_set and not its_set:
+                        continue
+                    c = column(("z", j, m, key), 1.0)
+                    ways[c] = 1.0
+                    at.setdefault((m, key), {})[c] = 1.0
+                    if m in host_set:
+                        rows.append(({c: 1.0, **{t: -1.0 for t in its_set}}, -np.inf, 0.0))
+            rows.append((ways, 1.0, 1.0))
+        for (m, key), users in at.items():
+            rows.append((users, 0.0, float(search.after[m].numbered_counts[key])))
+    elif rack_replaced:
         host_set = set(hosts)
         in_hosts: dict[tuple[int, str], dict[int, float]] = {}  # (host, tile) -> jokers replaced there
         elsewhere: dict[str, dict[int, float]] = {}  # tile -> jokers replaced by it in other sets

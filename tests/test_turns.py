@@ -1355,3 +1355,16 @@ def test_both_missing_colours_are_set_aside_for_a_joker_freed_from_a_group_of_th
     freed joker's new set too (an independent turn oracle, session 42: these were legal)."""
     verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
     assert not verdict.valid, codes(verdict)
+
+
+def test_a_new_set_holding_a_replacing_tile_is_its_successor_only_with_a_copy_of_that_set() -> None:
+    """Under the new-set rule (replacement from the rack or the table) the B7 replacing
+    ``K7 J O7 R7``'s joker lies in ``K7 J B7``, a successor only if its K7 is that set's, and
+    the joker there then has one played tile beside it; with the played K7 there, B7 replaces
+    nothing. The new sets' copies and the replacing tiles' successors were read apart, and the
+    turn was legal (an independent turn oracle, session 42)."""
+    rules = dataclasses.replace(SABRA, freed_joker_use="new_set_with_two_rack_tiles")
+    before = ["J O9 R9", "K7 J O7 R7", "B6 B7 B8", "K11 K12 K13"]
+    after = ["K7 O7 R7", "O9 R9 K9", "K11 K12 K13", "B6 B7 B8", "K7 J B7", "B9 O9 J"]
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles("K9 B9 B7 O9 K7"), True, rules)
+    assert not verdict.valid, codes(verdict)
