@@ -510,8 +510,10 @@ def test_a_record_beyond_the_tile_supply_is_an_invalid_record(
     assert response.status_code == 200
     out = response.get_json()
     assert not out["valid"] and out["turns"] == [] and out["result"] is None
-    assert [(v["code"], v["at"]) for v in out["violations"]] == [("TILE_SUPPLY_EXCEEDED", pointer)]
+    assert (out["violations"][0]["code"], out["violations"][0]["at"]) == ("TILE_SUPPLY_EXCEEDED", pointer)
     assert message in out["violations"][0]["message"]
+    # the deal's size and the pool's missing tiles are told beside it (session 42)
+    assert {v["code"] for v in out["violations"][1:]} <= {"DEAL_SIZE", "POOL_MISMATCH"}
 
 
 def test_verdicts_report_the_tile_supply_as_a_violation(client: FlaskClient) -> None:
