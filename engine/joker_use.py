@@ -302,7 +302,8 @@ def _copies_fit(search: JokerSearch, avoided: Mapping[int, set[int]], placed: fr
     for (k, key), c in taken.items():
         if search.after[k].numbered_counts.get(key, 0) < c:
             return False
-    for key in {key for n in avoided for key in search.sources[n].numbered}:
+    # (in sorted order: a set's order follows the process's hash seed, and so would the steps)
+    for key in sorted({key for n in avoided for key in search.sources[n].numbered}):
         search.joint_steps -= 1
         if search.joint_steps < 0:
             raise _OutOfSteps
