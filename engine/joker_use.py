@@ -457,12 +457,12 @@ def _new_sets_together(
 
     # where freed jokers need their tile, unless they cannot all be replaced anyway (that is
     # reported as such: the hosts are not judged by it)
-    rack_replaced = search.needs_tile and replaced(0, {}, False)
+    replacing = search.needs_tile and replaced(0, {}, False)
     floor = max(0, search.joint_steps - NEW_SETS_SEARCH_STEPS)
 
     def assign(h: int, jokers_left: int) -> bool:
         if h == len(hosts):
-            return not rack_replaced or replaced(0, {}, True)
+            return not replacing or replaced(0, {}, True)
         k = hosts[h]
         banned = _hosted_before_sets(search, avoided, k)
         # the tiles with the fewest places first: a dead end shows early
@@ -510,13 +510,14 @@ def _new_sets_together(
     search.joint_steps -= PROGRAMME_STEPS
     if search.joint_steps < 0:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
-    held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, rack_replaced, stayed_in)
+    held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, replacing, stayed_in)
     return True if held is None else held
 
 
 def joker_needs(search: JokerSearch, freed: list[Joker]) -> list[tuple[Joker, frozenset[str]]]:
-    """The played copies freed jokers need beside their sets (``joker_replacement_from:
-    rack``): per joker, a copy of one of its tiles; under ``group_joker_needs_both_colours``,
+    """The copies freed jokers need beside their sets (played ones under
+    ``joker_replacement_from: rack``): per joker, a copy of one of its tiles; under
+    ``group_joker_needs_both_colours``,
     for the jokers freed from a group of three, one copy of each missing colour together (as
     ``joker_replacement._demands``; session 42: one played B8 or K8 was set aside for ``R8 J
     J``'s joker, and the other counted for a new set too)."""

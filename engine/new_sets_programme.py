@@ -4,14 +4,16 @@ HiGHS: the exact answer where that function's search over every way of taking co
 of its steps (hosts of a dozen tiles with three places each: 3^12 ways).
 
 Columns: ``x[h, key, i]``, the copies of ``key`` host ``h`` takes from place ``i`` (a before-set,
-or -1 for the tiles played this turn); ``y[h]``, the played jokers it holds; under
-``joker_replacement_from: rack``, ``z[j, m, key]``, freed joker ``j`` replaced by a played copy of
-``key`` in host ``m``, and ``w[j, key]``, in a set hosting no freed joker. Rows: each host takes
+or -1 for the tiles played this turn); ``y[h]``, the played jokers it holds; where freed jokers
+need their tile, ``z[j, m, key]``, freed joker ``j`` replaced by a copy of ``key`` in ``m``
+(under ``joker_replacement_from: rack`` a played copy in host ``m``, and ``w[j, key]``, one in
+a set hosting no freed joker; else any copy in successor ``m``). Rows: each host takes
 exactly its copies, none from the before-sets of the jokers it holds; each place gives at most
 what it has; a host holding every tile of a before-set takes at least one of them from
 elsewhere (``sum x[h, ., i] <= |i| - 1``); each host holds two played tiles (a played joker
-counting as one); each freed joker is replaced by its own played copy in a successor of its
-set (a host being one only when it took a copy of that set's)."""
+counting as one), and a copy of the set of each group joker staying in it; each freed joker is
+replaced by its own copy in a successor of its set (a host being one only when it took a copy
+of that set's)."""
 
 from __future__ import annotations
 
@@ -44,14 +46,14 @@ def new_sets_hold(
     free: Mapping[int, int],
     good: Mapping[int, int],
     freed: list[Joker],
-    rack_replaced: bool,
+    replacing: bool,
     stayed_in: frozenset[tuple[int, int]] = frozenset(),
 ) -> bool | None:
     """Whether one assignment of equal copies makes every host a new set holding two played
-    tiles, and (``rack_replaced``) leaves each freed joker a played copy of its tile in a
-    successor of its set, and each host where a group joker stays (``stayed_in``: (source,
-    host)) a copy of that joker's set; None when HiGHS did not decide within
-    ``PROGRAMME_CPU_SECONDS``."""
+    tiles, and (``replacing``) leaves each freed joker a copy of its tile in a successor of
+    its set (a played one under ``joker_replacement_from: rack``), and each host where a
+    group joker stays (``stayed_in``: (source, host)) a copy of that joker's set; None when
+    HiGHS did not decide within ``PROGRAMME_CPU_SECONDS``."""
     # (loaded only when needed: the referee starts without the solver's libraries)
     import numpy as np
     from scipy.sparse import csc_array
@@ -99,7 +101,7 @@ def new_sets_hold(
     for (key, i), users in takers.items():
         rows.append((users, 0.0, float(has[(key, i)])))
 
-    if rack_replaced and search.rules.joker_replacement_from != "rack":
+    if replacing and search.rules.joker_replacement_from != "rack":
         # any copy in a successor replaces a joker, one a joker; a host is a successor only
         # when it took a copy of the joker's set
         host_set = set(hosts)
@@ -126,7 +128,7 @@ def new_sets_hold(
             rows.append((ways, 1.0, 1.0))
         for (m, key), users in at.items():
             rows.append((users, 0.0, float(search.after[m].numbered_counts[key])))
-    elif rack_replaced:
+    elif replacing:
         host_set = set(hosts)
         in_hosts: dict[tuple[int, str], dict[int, float]] = {}  # (host, tile) -> jokers replaced there
         elsewhere: dict[str, dict[int, float]] = {}  # tile -> jokers replaced by it in other sets
