@@ -102,6 +102,8 @@ WORDS: dict[str, dict[str, str]] = {
         "no": "no",
         "initial_meld": "Initial meld",
         "jokers_freed": "Jokers freed",
+        "jokers_lenient": "Jokers",
+        "jokers_lenient_text": "judged set by set (the joint checks ran past their work limit): the verdict may be lenient",
         "legal_play": "legal play",
         "legal_draw": "legal draw (nothing played)",
         "player_went_out": " — the player went out",
@@ -207,6 +209,8 @@ WORDS: dict[str, dict[str, str]] = {
         "no": "no",
         "initial_meld": "Primera jugada",
         "jokers_freed": "Comodines liberados",
+        "jokers_lenient": "Comodines",
+        "jokers_lenient_text": "juzgados combinación a combinación (los controles conjuntos superaron su límite de trabajo): el veredicto puede ser indulgente",
         "legal_play": "jugada legal",
         "legal_draw": "robo legal (no se jugó nada)",
         "player_went_out": " — el jugador se quedó sin fichas",
@@ -563,6 +567,8 @@ def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str
         facts.add_row(w["initial_meld"], _meld_value_text(result["initial_meld"], lang))
     if result.get("jokers_freed"):
         facts.add_row(w["jokers_freed"], str(result["jokers_freed"]))
+    if result.get("jokers_exact") is False:
+        facts.add_row(w["jokers_lenient"], w["jokers_lenient_text"])
     console.print(facts)
     console.print()
     if result.get("valid"):

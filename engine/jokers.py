@@ -98,10 +98,13 @@ class JointSteps:
 
 @dataclass(frozen=True, slots=True)
 class JokerVerdict:
-    """What following the table's jokers found: the violations and how many jokers were freed."""
+    """What following the table's jokers found: the violations and how many jokers were freed;
+    ``exact`` False when the joint checks ran out of their steps and the turn was judged as
+    favourably as the rules allow set by set."""
 
     violations: tuple[Violation, ...]
     freed: int
+    exact: bool = True
 
 
 def follow_jokers(
@@ -137,6 +140,8 @@ def follow_jokers(
         # the verdict never depends on the order in which sets are listed)
         lenient = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, 0)
         verdict = lenient.run()
+    if search.joint_steps < 0:  # (with no steps at all, a joint check asked for runs out at once)
+        verdict = JokerVerdict(verdict.violations, verdict.freed, exact=False)
     if joint_steps is not None:
         joint_steps.left -= given - max(0, search.joint_steps)
     return verdict

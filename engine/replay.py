@@ -179,6 +179,8 @@ class ReplayedTurn:
                 out[key] = verdict[key]
             # (a play of every named tile still leaves the unnamed draws)
             out["rack_empty"] = (verdict["rack_empty"] or self.went_out) and not self.unnamed_left
+            if "jokers_exact" in verdict:
+                out["jokers_exact"] = False
         return out
 
 

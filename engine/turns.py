@@ -47,6 +47,11 @@ class TurnVerdict:
     """False when ``initial_meld_value`` is a lower bound: an opening with manipulation whose
     exact value (the best sets of the played tiles) needs more work than
     ``engine.meld_value.MELD_VALUE_WORK``."""
+    jokers_exact: bool = True
+    """False when the joker checks judged together ran past their steps
+    (``engine.jokers.JOINT_CHECK_STEPS``, or a replay's share of ``REPLAY_JOINT_STEPS``) and
+    the turn's jokers were judged set by set, as favourably as the rules allow: the verdict
+    may then call legal a turn that is not."""
 
     @property
     def restore_table(self) -> bool:
@@ -77,6 +82,8 @@ class TurnVerdict:
         }
         if self.after is not None:
             out["after"] = [format_tiles(s.tiles) for s in self.after]
+        if not self.jokers_exact:
+            out["jokers_exact"] = False
         return out
 
     def _initial_meld_json(self) -> dict[str, Any] | None:
@@ -284,6 +291,7 @@ class _Turn:
         self.rack_keys, self.played_keys, self.removed_keys, self.not_in_rack = rack_keys, played, removed, not_in_rack
         self.before_valid = False  # every before set reads valid
         self.jokers_freed = 0
+        self.jokers_exact = True  # the joint joker checks had the steps they needed
         self.invalid_after: set[int] = set()  # after sets reported as INVALID_SET
         self.meld_exact = True  # the opening value reported is exact
 
@@ -331,6 +339,7 @@ class _Turn:
                 penalty_draw=self._penalty(),
                 kept=sets,
                 returned=returned,
+                jokers_exact=self.jokers_exact and alone.jokers_exact,
             )
         return TurnVerdict(
             action=action,
@@ -342,6 +351,7 @@ class _Turn:
             violations=tuple(self.violations),
             penalty_draw=self._penalty(),
             initial_meld_exact=self.meld_exact,
+            jokers_exact=self.jokers_exact,
         )
 
     def _kept_position(self, action: str) -> tuple[tuple[TableSet, ...], tuple[Tile, ...], TurnVerdict] | None:
@@ -619,6 +629,7 @@ class _Turn:
                 swapped = follow_jokers(
                     before, after, every, hosts, self.played_keys, self.rules, self.opened, None, self.joint_steps
                 )
+                self.jokers_exact = self.jokers_exact and swapped.exact
                 # (under locked sets only a swap freeing the other set's joker too: where that
                 # joker stays, its set keeps its tiles, which the swapped reading would lend)
                 real = not self.rules.joker_sets_locked or swapped.freed > outcome.freed
@@ -626,6 +637,7 @@ class _Turn:
                     outcome = swapped
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
+        self.jokers_exact = self.jokers_exact and outcome.exact
 
     def _may_swap(self, outcome: JokerVerdict) -> bool:
         """Whether swapping a misused freed joker with the joker of a set left as it was may

@@ -5,6 +5,7 @@ server error, no response outside the schema and no undocumented status code."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,21 @@ def test_replay_round_over_and_record_violations_match_their_schema() -> None:
     short_pool = run_operation("games/replay", {**record, "pool": ["K9"]})
     assert short_pool["violations"][0]["code"] == "POOL_MISMATCH"
     _check(short_pool, "#/components/schemas/ReplayResult")
+
+
+def test_a_verdict_whose_jokers_were_not_judged_exactly_matches_its_schema() -> None:
+    before = ["K10 J K12 K13", "K1 K2 K3 K4 K5 K6 K7 K8 J K10", "J K3 K4", "J K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]
+    after = ["K1 K2 K3", "K4 J J", "K3 K4 K5 K6 K7 K8", "K8 K9 K10", "J J K9 K10 K11 K12 K13"]
+    after.append("K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13")
+    turn = {"before": [s.split(" ") for s in before], "after": [s.split(" ") for s in after], "opened": True}
+    turn["rack"] = ["K11", "K2", "K9", "K9", "K1", "K6", "K8", "K13"]
+    result = run_operation("turns/verify", {**turn, "rules": {"preset": "xp", "freed_joker_use": "other_set"}})
+    assert result["jokers_exact"] is False
+    _check(result, "#/components/schemas/TurnVerdict")
+    record = json.loads((Path(__file__).parent / "data" / "replay_starved_steps.json").read_text(encoding="utf-8"))
+    replayed = run_operation("games/replay", record)
+    assert replayed["turns"][44]["jokers_exact"] is False
+    _check(replayed, "#/components/schemas/ReplayResult")
 
 
 def test_a_penalty_keeping_sets_matches_its_schema() -> None:

@@ -4,11 +4,14 @@ variants that change its verdict, and in both orders of the before sets where or
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import os
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -836,3 +839,40 @@ def test_the_joint_checks_take_as_many_steps_in_every_process() -> None:
         assert done.returncode == 0, done.stderr
         seen.add(done.stdout.strip())
     assert len(seen) == 1, seen
+
+
+def test_a_turn_past_its_joint_check_steps_says_its_jokers_were_not_judged_exactly() -> None:
+    """xp, other_set: the joint checks of this turn need about 76,500 steps (a worst-cost hunt,
+    session 42). Past ``JOINT_CHECK_STEPS`` the jokers are judged set by set, and the verdict
+    says so (``jokers_exact`` false: a lenient verdict may call an illegal turn legal); an
+    ordinary turn's verdict carries no such field."""
+    rules = dataclasses.replace(PRESETS["xp"], freed_joker_use="other_set")
+    before = ["K10 J K12 K13", "K1 K2 K3 K4 K5 K6 K7 K8 J K10", "J K3 K4", "J K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]
+    after = ["K1 K2 K3", "K4 J J", "K3 K4 K5 K6 K7 K8", "K8 K9 K10", "J J K9 K10 K11 K12 K13",
+             "K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]  # fmt: skip
+    rack = parse_tiles("K11 K2 K9 K9 K1 K6 K8 K13")
+    verdict = verify_turn(
+        [TableSet(parse_tiles(s)) for s in before], [TableSet(parse_tiles(s)) for s in after], rack, True, rules
+    )
+    assert not verdict.jokers_exact and verdict.to_json()["jokers_exact"] is False
+    with mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 200_000):
+        exact = verify_turn(
+            [TableSet(parse_tiles(s)) for s in before], [TableSet(parse_tiles(s)) for s in after], rack, True, rules
+        )
+    assert exact.jokers_exact and "jokers_exact" not in exact.to_json()
+    assert not exact.valid
+
+
+def test_a_replay_turn_starved_of_the_records_steps_says_so() -> None:
+    """A record continuing after four illegal turns that each use a turn's whole
+    ``JOINT_CHECK_STEPS`` leaves its turn 44 none of ``REPLAY_JOINT_STEPS``: judged set by set,
+    it stands as legal though alone it is ``FREED_JOKER_MISUSED`` (a known gap), and its verdict
+    says its jokers were not judged exactly (a worst-cost hunt, session 42)."""
+    from engine.replay import parse_game_record, replay_game
+
+    doc = json.loads((Path(__file__).parent / "data" / "replay_starved_steps.json").read_text(encoding="utf-8"))
+    assert doc.pop("continue_on_error") is True  # (the request's field)
+    result = replay_game(parse_game_record(doc), continue_on_error=True).to_json()
+    last = result["turns"][44]
+    assert last["jokers_exact"] is False
+    assert all(turn.get("jokers_exact") is False for turn in result["turns"] if turn["index"] in (24, 29, 34, 39))
