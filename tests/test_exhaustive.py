@@ -102,3 +102,12 @@ def test_past_its_steps_nothing_is_settled() -> None:
 def test_larger_positions_are_left_to_the_passes() -> None:
     table = [list(parse_tiles("R1 R2 R3 R4 R5 R6 R7")), list(parse_tiles("K1 B1 O1"))]
     assert settled(table, list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is None  # 13 tiles
+
+
+def test_a_table_set_stays_as_it_lay_between_moves_as_good() -> None:
+    """The enumeration met ``J O11 J`` laid as ``J J O11`` before the set as it lay, and
+    answered the relaid one: the same move, a table the player must rearrange for nothing."""
+    table = [list(parse_tiles("J O11 J")), list(parse_tiles("K9 K10 K8"))]
+    result = suggest(table, list(parse_tiles("K10 J K11")), False, PRESETS["xp"], "value", budget_seconds=30)
+    assert result.optimal_proven and len(result.played) == 3
+    assert [tuple(map(str, s)) for s in table] == [tuple(map(str, s)) for s in result.after[:2]]

@@ -162,11 +162,13 @@ def _may_be_a_set(bag: tuple[Tile, ...]) -> bool:
 
 
 def _layouts(bag: tuple[Tile, ...], before: list[TableSet], s: Suggester) -> list[tuple[Tile, ...]]:
-    """The valid ways to lay ``bag``: a run in run order from each start its tiles allow (its
-    jokers standing at their places), a group, and a table set of the same tiles as it lay."""
+    """The valid ways to lay ``bag``: a table set of the same tiles as it lay, a run in run
+    order from each start its tiles allow (its jokers standing at their places), a group."""
     numbered = [t for t in bag if t.color is not None]
     jokers = [t for t in bag if t.color is None]
-    out: list[tuple[Tile, ...]] = []
+    # a table set as it lay first: between moves as good, the least change keeps it so
+    keys = Counter(t.key for t in bag)
+    out: list[tuple[Tile, ...]] = [b.tiles for b in before if Counter(t.key for t in b.tiles) == keys]
     if len({t.color for t in numbered}) == 1 and len({t.number for t in numbered}) == len(numbered):
         by_number = {t.number: t for t in numbered}
         low, high = min(by_number), max(by_number)
@@ -175,7 +177,5 @@ def _layouts(bag: tuple[Tile, ...], before: list[TableSet], s: Suggester) -> lis
             out.append(tuple(by_number.get(n) or next(spare) for n in range(start, start + len(bag))))
     if len({t.number for t in numbered}) == 1:
         out.append(tuple(numbered) + tuple(jokers))
-    keys = Counter(t.key for t in bag)
-    out += [b.tiles for b in before if Counter(t.key for t in b.tiles) == keys]
     unique = list(dict.fromkeys(out))
     return [layout for layout in unique if read_set(layout, s.rules).valid]
