@@ -641,10 +641,14 @@ class _Turn:
 
     def _may_swap(self, outcome: JokerVerdict) -> bool:
         """Whether swapping a misused freed joker with the joker of a set left as it was may
-        read better: under ``other_set`` only (a freed joker in a set left as it was is
-        misused under ``new_set_with_two_rack_tiles``). Under locked sets too: the joker of a
-        set left as it was may have been freed by its exact tile, then the set refilled."""
-        return self.rules.freed_joker_use == "other_set" and any(
+        read better: under ``other_set``, and under ``new_set_with_two_rack_tiles`` where that
+        set, laid again of played copies, may be a new set (pressman-2009, ``K11 O11 B11 J`` +
+        ``R1 J O1`` -> ``J R1 O1`` + ``K1 R1 O1`` + ``J B11 K11 R11`` + ``B11 O11 R11``: the
+        second set's R1 O1 are in ``K1 R1 O1``, its joker in the group of 11s, the first
+        set's in ``J R1 O1`` with the played R1 O1; session 42). Under locked sets too: the
+        joker of a set left as it was may have been freed by its exact tile, then the set
+        refilled."""
+        return self.rules.freed_joker_use != "any_set" and any(
             v.code == "FREED_JOKER_MISUSED" for v in outcome.violations
         )
 

@@ -1368,3 +1368,25 @@ def test_a_new_set_holding_a_replacing_tile_is_its_successor_only_with_a_copy_of
     after = ["K7 O7 R7", "O9 R9 K9", "K11 K12 K13", "B6 B7 B8", "K7 J B7", "B9 O9 J"]
     verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles("K9 B9 B7 O9 K7"), True, rules)
     assert not verdict.valid, codes(verdict)
+
+
+def test_jokers_swap_through_a_set_laid_again_of_played_copies_under_the_new_set_rule() -> None:
+    """pressman-2009: ``J R1 O1`` looks like ``R1 J O1`` left as it was, but its R1 O1 may be
+    the played ones (the set's own lie in ``K1 R1 O1``, where the played K1 replaces its
+    joker): then the first set's freed joker is in a new set with two played tiles, and the
+    second set's in ``J B11 K11 R11`` with the played B11 R11. The swap was tried under
+    ``other_set`` only, and the turn was misused (an independent turn oracle, session 42).
+    Without played copies of R1 O1 the set is the old one, and the turn stays illegal."""
+    before = [S("K11 O11 B11 J"), S("R1 J O1")]
+    after = [S("J R1 O1"), S("K1 R1 O1"), S("J B11 K11 R11"), S("B11 O11 R11")]
+    rack = parse_tiles("O1 B11 R11 K1 R11 R1 K11")
+    verdict = verify_turn(before, after, rack, True, PRESETS["pressman-2009"])
+    assert verdict.valid and verdict.jokers_freed == 2, codes(verdict)
+    old = verify_turn(
+        before,
+        [S("J R1 O1"), S("J B11 K11 R11"), S("B11 O11 R11")],
+        parse_tiles("B11 R11 R11 K11"),
+        True,
+        PRESETS["pressman-2009"],
+    )
+    assert not old.valid
