@@ -254,8 +254,8 @@ def _sources_held_elsewhere(
             if ways:  # (a joker with no way at all is not replaced, whoever holds what: told apart)
                 witnesses.append(ways)
                 avoided.setdefault(n, set())
-    if len(avoided) < 2:
-        return True
+    if len(avoided) < 2 and not wholes:  # (one source alone: ``_may_hold_none_of`` judged it,
+        return True  # but not a locked set kept whole, whose copies all lie in its home)
     seen: set[frozenset[tuple[int, int, str]]] = set()
 
     def witnessed(j: int, placed: frozenset[tuple[int, int, str]]) -> bool:

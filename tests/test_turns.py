@@ -1390,3 +1390,22 @@ def test_jokers_swap_through_a_set_laid_again_of_played_copies_under_the_new_set
         PRESETS["pressman-2009"],
     )
     assert not old.valid
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "use"),
+    [
+        (["R5 R6 R7", "R6 J J"], ["J R8 J R6", "R5 R6 R7 R8"], "R8 R8", "other_set"),
+        (["R3 J J", "R4 R5 R6"], ["R3 R4 R5", "J R3 J R5 R6 R8"], "R3 R8 R5", "new_set_with_two_rack_tiles"),
+    ],
+)
+def test_a_locked_set_kept_whole_lends_no_copy_to_its_freed_jokers_new_set(
+    before: list[str], after: list[str], rack: str, use: str
+) -> None:
+    """Locked sets, rack-only replacement: ``R6 J J``'s staying joker keeps the set's R6 beside
+    it (the lock), so the set its other joker, freed by the played R8, lands in holds a tile of
+    its set. With one joker set the joint check was skipped, and the lock's claim on its copies
+    was judged apart: legal (an independent turn oracle, session 42)."""
+    rules = dataclasses.replace(SABRA, joker_replacement_from="rack", freed_joker_use=use, joker_sets_locked=True)
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
+    assert not verdict.valid, codes(verdict)
