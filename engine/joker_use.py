@@ -517,10 +517,10 @@ def _new_sets_together(
 def joker_needs(search: JokerSearch, freed: list[Joker]) -> list[tuple[Joker, frozenset[str]]]:
     """The copies freed jokers need beside their sets (played ones under
     ``joker_replacement_from: rack``): per joker, a copy of one of its tiles; under
-    ``group_joker_needs_both_colours``,
-    for the jokers freed from a group of three, one copy of each missing colour together (as
-    ``joker_replacement._demands``; session 42: one played B8 or K8 was set aside for ``R8 J
-    J``'s joker, and the other counted for a new set too)."""
+    ``group_joker_needs_both_colours``, for the jokers freed from a group of three, one copy of
+    each missing colour together (as ``joker_replacement._demands`` asks; session 42: one
+    played B8 or K8 was set aside for ``R8 J J``'s joker, and the other counted for a new set
+    too)."""
     needs: list[tuple[Joker, frozenset[str]]] = []
     both: dict[int, tuple[Joker, set[str]]] = {}
     for joker in freed:

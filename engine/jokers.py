@@ -80,7 +80,8 @@ MAX_ASSIGNMENTS = 2000
 
 JOINT_CHECK_STEPS = 50_000
 """Steps of the joint checks of the freed jokers' hosts (``engine.joker_use``: the searches
-over copies, and each integer programme at ``PROGRAMME_STEPS``), per turn: up to about 0.1-0.2 s.
+over copies, and each integer programme at ``PROGRAMME_STEPS``), per turn: 0.3-0.4 s of CPU at
+most (0.66 s beside 36 untouched sets: a worst-cost hunt, session 42).
 Hosts of dozens of tiles with several places for each could take hours; a budget per call let
 one turn use it again at each placement of the freed jokers. An xp turn freeing four jokers
 asked 102 questions of the new-set check (103 programmes, 0.063 s exactly) and ran out of
@@ -134,13 +135,13 @@ def follow_jokers(
     given = JOINT_CHECK_STEPS if joint_steps is None else min(JOINT_CHECK_STEPS, joint_steps.left)
     search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, given)
     verdict = search.run()
-    if search.joint_steps < 0 < given:
-        # ran out part-way: which joint checks were judged exactly depended on the order they
-        # came in (the order of the sets), so every one is left as judged set by set (SPEC §4:
-        # the verdict never depends on the order in which sets are listed)
-        lenient = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, 0)
-        verdict = lenient.run()
     if search.joint_steps < 0:  # (with no steps at all, a joint check asked for runs out at once)
+        if given > 0:
+            # ran out part-way: which joint checks were judged exactly depended on the order
+            # they came in (the order of the sets), so every one is left as judged set by set
+            # (SPEC §4: the verdict never depends on the order in which sets are listed)
+            lenient = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, 0)
+            verdict = lenient.run()
         verdict = JokerVerdict(verdict.violations, verdict.freed, exact=False)
     if joint_steps is not None:
         joint_steps.left -= given - max(0, search.joint_steps)

@@ -101,39 +101,16 @@ def new_sets_hold(
     for (key, i), users in takers.items():
         rows.append((users, 0.0, float(has[(key, i)])))
 
-    if replacing and search.rules.joker_replacement_from != "rack":
-        # any copy in a successor replaces a joker, one a joker; a host is a successor only
-        # when it took a copy of the joker's set
+    if replacing:
+        # each freed joker is replaced by its own copy in a successor of its set, a host being
+        # one only when it took a copy of that set's; under ``joker_replacement_from: rack`` a
+        # played copy: in a host, one it took from the rack (``x[m, key, -1]``), elsewhere one
+        # of the played copies the hosts left (``w``, pooled by tile)
+        rack_only = search.rules.joker_replacement_from == "rack"
         host_set = set(hosts)
         at: dict[tuple[int, str], dict[int, float]] = {}  # (after-set, tile) -> jokers replaced there
+        elsewhere: dict[str, dict[int, float]] = {}  # tile -> jokers replaced by a played copy outside
         for j, (joker, options) in enumerate(joker_use.joker_needs(search, freed)):
-            own = search.sources[joker.source].index
-            ways: dict[int, float] = {}
-            for key in sorted(options):
-                for m in search.sources[joker.source].successors:
-                    if not search.after[m].numbered_counts.get(key):
-                        continue
-                    its_set = [
-                        columns[("x", m, k, own)]
-                        for k in search.after[m].numbered_counts
-                        if ("x", m, k, own) in columns
-                    ]
-                    if m in host_set and not its_set:
-                        continue
-                    c = column(("z", j, m, key), 1.0)
-                    ways[c] = 1.0
-                    at.setdefault((m, key), {})[c] = 1.0
-                    if m in host_set:
-                        rows.append(({c: 1.0, **{t: -1.0 for t in its_set}}, -np.inf, 0.0))
-            rows.append((ways, 1.0, 1.0))
-        for (m, key), users in at.items():
-            rows.append((users, 0.0, float(search.after[m].numbered_counts[key])))
-    elif replacing:
-        host_set = set(hosts)
-        in_hosts: dict[tuple[int, str], dict[int, float]] = {}  # (host, tile) -> jokers replaced there
-        elsewhere: dict[str, dict[int, float]] = {}  # tile -> jokers replaced by it in other sets
-        needs = joker_use.joker_needs(search, freed)
-        for j, (joker, options) in enumerate(needs):
             own = search.sources[joker.source].index
             chosen: dict[int, float] = {}
             for key in sorted(options):
@@ -141,26 +118,28 @@ def new_sets_hold(
                     m for m in search.sources[joker.source].successors if search.after[m].numbered_counts.get(key)
                 ]
                 for m in places:
-                    if m not in host_set or ("x", m, key, -1) not in columns:
-                        continue
-                    # a host is a successor of the joker's set only when it took one of its copies
                     its_set = [
                         columns[("x", m, k, own)]
                         for k in search.after[m].numbered_counts
                         if ("x", m, k, own) in columns
                     ]
-                    if its_set:
-                        c = column(("z", j, m, key), 1.0)
-                        chosen[c] = 1.0
+                    if (m in host_set and not its_set) or (rack_only and ("x", m, key, -1) not in columns):
+                        continue  # (no successor; or rack-only outside the hosts: the pooled ``w`` below)
+                    c = column(("z", j, m, key), 1.0)
+                    chosen[c] = 1.0
+                    at.setdefault((m, key), {})[c] = 1.0
+                    if m in host_set:
                         rows.append(({c: 1.0, **{t: -1.0 for t in its_set}}, -np.inf, 0.0))
-                        in_hosts.setdefault((m, key), {})[c] = 1.0
-                if any(m not in host_set for m in places) and search.played.get(key):
+                if rack_only and any(m not in host_set for m in places) and search.played.get(key):
                     c = column(("w", j, key), 1.0)
                     chosen[c] = 1.0
                     elsewhere.setdefault(key, {})[c] = 1.0
             rows.append((chosen, 1.0, 1.0))
-        for (m, key), users in in_hosts.items():
-            rows.append(({**users, columns[("x", m, key, -1)]: -1.0}, -np.inf, 0.0))
+        for (m, key), users in at.items():
+            if rack_only:
+                rows.append(({**users, columns[("x", m, key, -1)]: -1.0}, -np.inf, 0.0))
+            else:
+                rows.append((users, 0.0, float(search.after[m].numbered_counts[key])))
         for key, users in elsewhere.items():
             rows.append(({**users, **takers.get((key, -1), {})}, 0.0, float(search.played[key])))
 

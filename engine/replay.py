@@ -179,7 +179,7 @@ class ReplayedTurn:
                 out[key] = verdict[key]
             # (a play of every named tile still leaves the unnamed draws)
             out["rack_empty"] = (verdict["rack_empty"] or self.went_out) and not self.unnamed_left
-            if "jokers_exact" in verdict:
+            if not self.verdict.jokers_exact:
                 out["jokers_exact"] = False
         return out
 

@@ -21,6 +21,8 @@ GROUP = "group"
 KINDS = (RUN, GROUP)
 MAX_GROUP = len(COLORS)
 MAX_RUN = MAX_NUMBER - MIN_NUMBER + 1
+SET_FIELDS = frozenset(("tiles", "kind", "id"))
+"""The fields of a set's object form (``{"tiles": [...], "kind": "run", "id": "a"}``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,7 +375,7 @@ def parse_table(value: Any, pointer: str) -> tuple[TableSet, ...]:
 def parse_set(value: Any, pointer: str) -> TableSet:
     """One set in request form; see ``parse_table``."""
     if isinstance(value, Mapping):
-        unknown = set(value) - {"tiles", "kind", "id"}
+        unknown = set(value) - SET_FIELDS
         if unknown:
             raise InputError(
                 f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{pointer_token(sorted(unknown)[0])}"

@@ -36,6 +36,10 @@ _COLOR_ALIASES: dict[str, str] = {
 MIN_NUMBER = 1
 MAX_NUMBER = 13
 JOKER_KEY = "J"
+TILE_FIELDS = frozenset(("color", "number"))
+"""The fields of a numbered tile's object form (``{"color": "red", "number": 5}``)."""
+JOKER_FIELDS = frozenset(("joker", "as"))
+"""The fields of a joker's object form (``{"joker": true, "as": "R5"}``)."""
 """Multiset key shared by every joker: jokers are interchangeable for supply and accounting."""
 
 
@@ -187,7 +191,7 @@ def parse_tile(value: Any) -> Tile:
 def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
     keys = set(obj)
     if "joker" in obj:
-        unknown = keys - {"joker", "as"}
+        unknown = keys - JOKER_FIELDS
         if unknown:
             key = sorted(unknown)[0]
             raise TileError(f"unknown field {key!r} in a joker object", f"/{pointer_token(key)}")
@@ -205,7 +209,7 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         return joker_as(tile)
     if "as" in obj:  # ("unknown field 'as'" said nothing of the joker meant)
         raise TileError("a joker object needs 'joker': true beside 'as'", "/joker")
-    unknown = keys - {"color", "number"}
+    unknown = keys - TILE_FIELDS
     if unknown:
         key = sorted(unknown)[0]
         raise TileError(f"unknown field {key!r} in a tile object", f"/{pointer_token(key)}")

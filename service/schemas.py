@@ -25,9 +25,9 @@ from engine.errors import InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
 from engine.rules import MAX_PLAYERS, SABRA, Rules, RulesError, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
-from engine.sets import TableSet, parse_set
+from engine.sets import SET_FIELDS, TableSet, parse_set
 from engine.solver import OBJECTIVES, TIE_BREAKS
-from engine.tiles import Tile, parse_tile, parse_tiles
+from engine.tiles import JOKER_FIELDS, TILE_FIELDS, Tile, parse_tile, parse_tiles
 from engine.turns import require_rack
 from service.limits import DEFAULT_LIMITS, Limits
 
@@ -529,15 +529,11 @@ def is_loose(value: list[Any]) -> bool:
         if isinstance(item, str):
             return True
         if isinstance(item, Mapping):
-            if not _SET_FIELDS.isdisjoint(item):
+            if not SET_FIELDS.isdisjoint(item):
                 return False
-            if not _TILE_FIELDS.isdisjoint(item):
+            if not (TILE_FIELDS | JOKER_FIELDS).isdisjoint(item):
                 return True
     return True
-
-
-_TILE_FIELDS = frozenset(("color", "number", "joker", "as"))
-_SET_FIELDS = frozenset(("tiles", "kind", "id"))
 
 
 class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):

@@ -20,13 +20,15 @@ jokers, xp: 0.3 s). A test compares it with the test suite's own brute force."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from engine.changes import changes
+from engine.rules import Rules
 from engine.sets import TableSet, read_set
 from engine.solver.intact import played_value
 from engine.solver.model import Suggestion
@@ -69,6 +71,7 @@ def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> S
     table_tiles = [t.undeclared() for tiles in s.table for t in tiles]  # (laid anew, a joker stands anywhere)
     found = len(move.played), move.value
     steps = _Steps(deadline)
+    layouts = functools.cache(functools.partial(_layouts, before=tuple(before), rules=s.rules))
     best: list[tuple[tuple[int, int], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]] = []
     # by tiles, the sizes from the whole rack down to the move's, the first holding a legal
     # turn deciding; by points, every size
@@ -77,7 +80,7 @@ def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> S
         for size in range(len(s.rack), last - 1, -1):
             for played in _sub_multisets(s.rack, size):
                 laid = table_tiles + [t.undeclared() for t in played]
-                for after in _tables(laid, before, s, steps):
+                for after in _tables(laid, layouts, steps):
                     steps.take(VERDICT_STEPS)
                     verdict = verify_turn(before, [TableSet(t) for t in after], s.rack, s.opened, s.rules)
                     if verdict.valid and verdict.action == "play":
@@ -121,12 +124,12 @@ def _sub_multisets(rack: Sequence[Tile], size: int) -> Iterator[tuple[Tile, ...]
 
 
 def _tables(
-    tiles: list[Tile], before: list[TableSet], s: Suggester, steps: _Steps
+    tiles: list[Tile], layouts: Callable[[tuple[Tile, ...]], list[tuple[Tile, ...]]], steps: _Steps
 ) -> Iterator[tuple[tuple[Tile, ...], ...]]:
     """Every table of valid sets holding exactly ``tiles``, each set laid every way a verdict
-    can tell apart."""
+    can tell apart (``layouts``: ``_layouts`` of a bag, worked out once per bag)."""
     for bags in _splits(sorted(tiles, key=_order), steps):
-        choices = [_layouts(bag, before, s) for bag in bags]
+        choices = [layouts(bag) for bag in bags]
         if all(choices):
             yield from itertools.product(*choices)
 
@@ -161,7 +164,7 @@ def _may_be_a_set(bag: tuple[Tile, ...]) -> bool:
     return bool(numbered) and (len({t.number for t in numbered}) == 1 or len({t.color for t in numbered}) == 1)
 
 
-def _layouts(bag: tuple[Tile, ...], before: list[TableSet], s: Suggester) -> list[tuple[Tile, ...]]:
+def _layouts(bag: tuple[Tile, ...], before: tuple[TableSet, ...], rules: Rules) -> list[tuple[Tile, ...]]:
     """The valid ways to lay ``bag``: a table set of the same tiles as it lay, a run in run
     order from each start its tiles allow (its jokers standing at their places), a group."""
     numbered = [t for t in bag if t.color is not None]
@@ -178,4 +181,4 @@ def _layouts(bag: tuple[Tile, ...], before: list[TableSet], s: Suggester) -> lis
     if len({t.number for t in numbered}) == 1:
         out.append(tuple(numbered) + tuple(jokers))
     unique = list(dict.fromkeys(out))
-    return [layout for layout in unique if read_set(layout, s.rules).valid]
+    return [layout for layout in unique if read_set(layout, rules).valid]
