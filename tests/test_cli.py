@@ -22,6 +22,7 @@ import engine.meld_value
 from cli.main import app
 from engine.generate import corrupt_game, generate_game
 from service.operations import RequestError, run_operation
+from tests.test_turns import PAST_JOINT_STEPS_XP
 
 pytestmark = pytest.mark.cli
 
@@ -1044,16 +1045,7 @@ def counted(method: Any, calls: list[int]) -> Any:
 def test_verify_says_when_the_jokers_were_judged_set_by_set(tmp_path: Path) -> None:
     """A turn whose joint joker checks ran past their steps (``jokers_exact`` false, xp with
     ``other_set``): the report says its verdict may be lenient, in both languages."""
-    before = ["K10 J K12 K13", "K1 K2 K3 K4 K5 K6 K7 K8 J K10", "J K3 K4", "J K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]
-    after = ["K1 K2 K3", "K4 J J", "K3 K4 K5 K6 K7 K8", "K8 K9 K10", "J J K9 K10 K11 K12 K13"]
-    after.append("K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13")
-    turn = {
-        "before": [s.split(" ") for s in before],
-        "after": [s.split(" ") for s in after],
-        "rack": ["K11", "K2", "K9", "K9", "K1", "K6", "K8", "K13"],
-        "opened": True,
-        "rules": {"preset": "xp", "freed_joker_use": "other_set"},
-    }
+    turn = PAST_JOINT_STEPS_XP
     path = write(tmp_path / "turn.json", turn)
     english = invoke("verify", path, env=WIDE)
     assert english.exit_code == 1 and "judged set by set" in english.stdout

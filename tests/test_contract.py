@@ -21,6 +21,7 @@ from engine.rules import CHOICES, PRESETS, Rules
 from engine.violations import MESSAGES
 from service.app import create_app
 from service.operations import BUDGETED_ALWAYS, BUDGETED_SOMETIMES, OPERATIONS, get_rules, list_rules, run_operation
+from tests.test_turns import PAST_JOINT_STEPS_XP
 
 pytestmark = pytest.mark.contract
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,12 +151,7 @@ def test_replay_round_over_and_record_violations_match_their_schema() -> None:
 
 
 def test_a_verdict_whose_jokers_were_not_judged_exactly_matches_its_schema() -> None:
-    before = ["K10 J K12 K13", "K1 K2 K3 K4 K5 K6 K7 K8 J K10", "J K3 K4", "J K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]
-    after = ["K1 K2 K3", "K4 J J", "K3 K4 K5 K6 K7 K8", "K8 K9 K10", "J J K9 K10 K11 K12 K13"]
-    after.append("K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13")
-    turn = {"before": [s.split(" ") for s in before], "after": [s.split(" ") for s in after], "opened": True}
-    turn["rack"] = ["K11", "K2", "K9", "K9", "K1", "K6", "K8", "K13"]
-    result = run_operation("turns/verify", {**turn, "rules": {"preset": "xp", "freed_joker_use": "other_set"}})
+    result = run_operation("turns/verify", PAST_JOINT_STEPS_XP)
     assert result["jokers_exact"] is False
     _check(result, "#/components/schemas/TurnVerdict")
     record = json.loads((Path(__file__).parent / "data" / "replay_starved_steps.json").read_text(encoding="utf-8"))

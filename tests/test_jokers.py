@@ -4,7 +4,6 @@ variants that change its verdict, and in both orders of the before sets where or
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import os
@@ -29,6 +28,7 @@ from tests.test_turns import (
     BOTH_COLOURS,
     FOUR_FREED_JOKERS_XP,
     FREE_JOKER,
+    PAST_JOINT_STEPS_XP,
     PRESSMAN,
     STRICT_JOKER,
     TWO_RACK_TILES,
@@ -846,19 +846,14 @@ def test_a_turn_past_its_joint_check_steps_says_its_jokers_were_not_judged_exact
     session 42). Past ``JOINT_CHECK_STEPS`` the jokers are judged set by set, and the verdict
     says so (``jokers_exact`` false: a lenient verdict may call an illegal turn legal); an
     ordinary turn's verdict carries no such field."""
-    rules = dataclasses.replace(PRESETS["xp"], freed_joker_use="other_set")
-    before = ["K10 J K12 K13", "K1 K2 K3 K4 K5 K6 K7 K8 J K10", "J K3 K4", "J K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]
-    after = ["K1 K2 K3", "K4 J J", "K3 K4 K5 K6 K7 K8", "K8 K9 K10", "J J K9 K10 K11 K12 K13",
-             "K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"]  # fmt: skip
-    rack = parse_tiles("K11 K2 K9 K9 K1 K6 K8 K13")
-    verdict = verify_turn(
-        [TableSet(parse_tiles(s)) for s in before], [TableSet(parse_tiles(s)) for s in after], rack, True, rules
-    )
+    turn = PAST_JOINT_STEPS_XP
+    rules = resolve_rules(turn["rules"])
+    before, after = ([TableSet(parse_tiles(" ".join(s))) for s in turn[side]] for side in ("before", "after"))
+    rack = parse_tiles(" ".join(turn["rack"]))
+    verdict = verify_turn(before, after, rack, True, rules)
     assert not verdict.jokers_exact and verdict.to_json()["jokers_exact"] is False
     with mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 200_000):
-        exact = verify_turn(
-            [TableSet(parse_tiles(s)) for s in before], [TableSet(parse_tiles(s)) for s in after], rack, True, rules
-        )
+        exact = verify_turn(before, after, rack, True, rules)
     assert exact.jokers_exact and "jokers_exact" not in exact.to_json()
     assert not exact.valid
 

@@ -573,6 +573,18 @@ def test_a_free_release_sets_no_played_copy_aside_to_replace_a_joker() -> None:
         assert v.valid and v.jokers_freed == 1, (source, codes(v))
 
 
+PAST_JOINT_STEPS_XP: dict[str, Any] = {
+    "before": [s.split(" ") for s in ("K10 J K12 K13", "K1 K2 K3 K4 K5 K6 K7 K8 J K10", "J K3 K4")]
+    + [["J", *(f"K{n}" for n in range(3, 14))]],
+    "after": [s.split(" ") for s in ("K1 K2 K3", "K4 J J", "K3 K4 K5 K6 K7 K8", "K8 K9 K10", "J J K9 K10 K11 K12 K13")]
+    + [[f"K{n}" for n in range(3, 14)]],
+    "rack": ["K11", "K2", "K9", "K9", "K1", "K6", "K8", "K13"],
+    "opened": True,
+    "rules": {"preset": "xp", "freed_joker_use": "other_set"},
+}
+"""A turn whose joint joker checks need about 76,500 steps (a worst-cost hunt, session 42):
+past ``JOINT_CHECK_STEPS``, judged set by set (``jokers_exact`` false); illegal either way."""
+
 FOUR_FREED_JOKERS_XP = (
     {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"},
     ["K7 B7 J", "O2 K2 J", "B3 B4 B5 B6 B7 B8 B9", "B6 B7 B8 B9 J B11 B12 B13", "B8 B9 B10 B11 B12 J"],
