@@ -211,13 +211,25 @@ def _may_hold_none_of(
     inside = numbered_in(search, mine)
     outside = numbered_in(search, (m for m in search.sources[n].successors if m not in ks))
     every = search.rules.group_joker_needs_both_colours and search.sources[n].size == 3
-    lying_inside = any(inside.get(key) for options in replacing for key in options)
-    if lying_inside and not each_finds_a_copy(replacing, outside, every):
+    inside_replacing, outside_replacing = _replacing_copies(search, inside), _replacing_copies(search, outside)
+    lying_inside = any(inside_replacing.get(key) for options in replacing for key in options)
+    if lying_inside and not each_finds_a_copy(replacing, outside_replacing, every):
         return False
     return all(
         search.room_numbered.get(key, 0) - inside.get(key, 0) + search.removed.get(key, 0) >= c
         for key, c in search.sources[n].numbered.items()
     )
+
+
+def _replacing_copies(search: JokerSearch, held: Mapping[str, int]) -> Mapping[str, int]:
+    """The copies among ``held`` that may replace a freed joker: under ``joker_replacement_from:
+    rack`` only played ones (at most as many as were played), so a table copy standing in for
+    the replacing tile cannot excuse a joker's place (``R7 J O7`` + ``B7 B8 B9 B10`` ->
+    ``O7 R7 B7`` + ``J R7 K7`` with K7 R7 played: the table's B7 replaces nothing, so the
+    played K7 does, beside the set's R7, and the joker lies with it; session 43)."""
+    if search.rules.joker_replacement_from != "rack":
+        return held
+    return {key: min(n, search.played.get(key, 0)) for key, n in held.items()}
 
 
 def _sources_held_elsewhere(

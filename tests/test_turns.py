@@ -1421,3 +1421,23 @@ def test_a_locked_set_kept_whole_lends_no_copy_to_its_freed_jokers_new_set(
     rules = dataclasses.replace(SABRA, joker_replacement_from="rack", freed_joker_use=use, joker_sets_locked=True)
     verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
     assert not verdict.valid, codes(verdict)
+
+
+def test_a_table_copy_of_a_tile_replaces_no_joker_under_rack_only_replacement() -> None:
+    """Locked sets, rack-only replacement, ``other_set``: ``R7 J O7`` -> ``O7 R7 B7`` +
+    ``J R7 K7`` with K7 R7 played. The table's B7 (from ``B7 B8 B9 B10``) replaces nothing, so
+    the played K7 freed the joker, beside the set's R7 in ``J R7 K7``, where the joker lies: a
+    group holding a tile of its set (or, staying there, a broken locked set). The joker's place
+    was judged with B7 as its replacing tile, and its replacement with K7: legal (known gap of
+    session 42). With a played B7 there, or a replacement from the table allowed, it is legal."""
+    rules = dataclasses.replace(
+        SABRA, joker_replacement_from="rack", freed_joker_use="other_set", joker_sets_locked=True
+    )
+    before = [S("B7 B8 B9 B10"), S("R7 J O7")]
+    verdict = verify_turn(before, [S("B8 B9 B10"), S("O7 R7 B7"), S("J R7 K7")], parse_tiles("K7 R7"), True, rules)
+    assert not verdict.valid, codes(verdict)
+    played_b7 = [S("B7 B8 B9 B10"), S("O7 R7 B7"), S("J R7 K7")]
+    assert verify_turn(before, played_b7, parse_tiles("K7 R7 B7"), True, rules).valid
+    from_table = dataclasses.replace(rules, joker_replacement_from="rack_or_table")
+    after = [S("B8 B9 B10"), S("O7 R7 B7"), S("J R7 K7")]
+    assert verify_turn(before, after, parse_tiles("K7 R7"), True, from_table).valid
