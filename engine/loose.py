@@ -5,8 +5,9 @@ The question is whether *some* arrangement of those tiles into sets makes the tu
 
 1. the tiles are accounted as in any turn (tiles taken off the table, tiles not on the rack,
    more copies of a tile than the tile set has) and an invalid before table: such a turn is
-   illegal whatever the arrangement, and is judged with the table kept as it was and the
-   other tiles in one set;
+   illegal whatever the arrangement, no arrangement is sought, and its ``after`` is the
+   before-sets still whole plus one set of the other tiles; only the accounting violations
+   (``ACCOUNTING_CODES``) are told, none about that set, which nobody laid;
 2. the same tiles as before: the player drew;
 3. otherwise ``suggest`` is asked for the best move playing from exactly the tiles added; when
    it plays all of them, its table is a legal arrangement;
@@ -30,6 +31,12 @@ from engine.sets import TableSet
 from engine.tiles import Tile, sort_key
 from engine.turns import TurnVerdict, require_rack, verify_turn
 from engine.violations import Violation
+
+ACCOUNTING_CODES = frozenset(
+    {"TABLE_TILE_REMOVED", "TILE_NOT_IN_RACK", "TILE_SUPPLY_EXCEEDED", "BEFORE_TABLE_INVALID", "TIME_LIMIT_EXCEEDED"}
+)
+"""The violations of a loose turn whose tiles cannot be accounted for: those that do not depend
+on an arrangement."""
 
 
 def verify_loose_turn(
@@ -60,7 +67,10 @@ def verify_loose_turn(
         or not rules.supply.holds(after_keys)
         or any(s.read(rules).code is not None for s in before)  # BEFORE_TABLE_INVALID
     ):
-        return _judged(before, _keep_table(before, after_tiles), rack, opened, rules, elapsed_seconds)
+        verdict = _judged(before, _keep_table(before, after_tiles), rack, opened, rules, elapsed_seconds)
+        # the set of the other tiles is nobody's arrangement: what it breaks is not the turn's
+        accounted = tuple(v for v in verdict.violations if v.code in ACCOUNTING_CODES)
+        return dataclasses.replace(verdict, violations=accounted)
     played = [t.undeclared() for t in after_tiles if _take(Counter(played_keys), t.key)]
     solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + budget_seconds  # one budget for both searches

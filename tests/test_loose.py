@@ -51,6 +51,19 @@ def test_accounting_errors_do_not_depend_on_the_arrangement() -> None:
     assert "TILE_NOT_IN_RACK" in [v.code for v in foreign.violations]
 
 
+def test_accounting_errors_tell_nothing_about_the_set_of_the_other_tiles() -> None:
+    """No arrangement is sought when the tiles cannot be accounted for: the other tiles lie in
+    one set that nobody laid, and neither its INVALID_SET nor an opening's value on its account
+    is a violation of the turn (a docs audit, session 43)."""
+    foreign = verify_loose_turn(table(), loose("K5 K6 K7 R9"), loose("K5 K6 K7 K1"), True)
+    assert [(v.code, v.at) for v in foreign.violations] == [("TILE_NOT_IN_RACK", "/after/0")]
+    removed = verify_loose_turn(table("R1 R2 R3"), loose("R1 R2 K5 K6 K7"), loose("K5 K6 K7"), True)
+    assert [(v.code, v.at) for v in removed.violations] == [("TABLE_TILE_REMOVED", "/before/0")]
+    opening = verify_loose_turn(table(), loose("K10 K11 K12 R9"), loose("K10 K11 K12 K1"), False)
+    assert [v.code for v in opening.violations] == ["TILE_NOT_IN_RACK"] and opening.penalty_draw == 3
+    assert opening.after is not None and [s.codes for s in opening.after] == [("K10", "K11", "K12", "R9")]
+
+
 def test_too_many_copies_are_reported_without_arranging() -> None:
     """The supply is checked before any arrangement (found by a hostile-client fuzz, session
     34: twelve copies of R1 R2 R3 on the table took 15 s to arrange, twenty over 150 s)."""
@@ -58,8 +71,10 @@ def test_too_many_copies_are_reported_without_arranging() -> None:
     assert "TILE_SUPPLY_EXCEEDED" in [v.code for v in many.violations] and not many.valid
     triple = verify_loose_turn(table(), loose("K1 K1 K1"), loose("K1 K1 K1"), True)
     assert [v.code for v in triple.violations][:1] == ["TILE_SUPPLY_EXCEEDED"]  # not NO_ARRANGEMENT
+    # (laid as one set, K1 K1 K1 is an invalid set too: loose, it is nobody's set)
     same = verify_turn(table(), table("K1 K1 K1"), loose("K1 K1 K1"), True)
-    assert Counter(v.code for v in triple.violations) == Counter(v.code for v in same.violations)
+    assert Counter(v.code for v in same.violations) == Counter({"TILE_SUPPLY_EXCEEDED": 1, "INVALID_SET": 1})
+    assert [v.code for v in triple.violations] == ["TILE_SUPPLY_EXCEEDED"]
 
 
 def test_an_invalid_before_table_is_a_verdict_not_a_crash() -> None:
