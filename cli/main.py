@@ -294,6 +294,12 @@ def _err() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def _err_report() -> Console:
+    """The standard error for a report's text (a batch's summary): as ``_out``'s, no line
+    ending in a space. (Not for the progress bar, which rich redraws in place.)"""
+    return render.ReportConsole(stderr=True, highlight=False, soft_wrap=False)
+
+
 @contextmanager
 def _guard(json_out: bool = False) -> Iterator[None]:
     """CliError → one line on stderr and its exit code; with ``--json``, a rejected request's
@@ -633,7 +639,9 @@ def _batch(
         writer.close()
         if html_report is not None:
             _write_html(html_report, pairs, job_settings, lang)
-        (out if fmt is Format.table else err).print(batch.summary_renderable(summary, noun, lang.value))
+        # (on the standard error beside a CSV or JSON Lines report, with no line ending in a space either)
+        summary_console = out if fmt is Format.table else _err_report()
+        summary_console.print(batch.summary_renderable(summary, noun, lang.value))
     raise typer.Exit(summary.exit_code)
 
 

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 import engine.meld_value
+from cli.batch import plural
 from cli.main import app
 from engine.generate import corrupt_game, generate_game
 from service.operations import RequestError, run_operation
@@ -710,6 +711,10 @@ def test_replay_batch_table_and_csv(game_folder: dict[str, Any]) -> None:
     n = len(game_folder["good"]) + len(game_folder["corrupted"]) + len(game_folder["unreadable"])
     assert len(lines) == 1 + n
     assert "totals" in as_csv.stderr
+    # no line of the summary ends with a space, on the standard error as on the output
+    # (the totals line did, padded to the counts' column: a docs audit, session 43)
+    summary = as_csv.stderr[as_csv.stderr.index(plural("game")) :].splitlines()
+    assert "totals" in summary and not [line for line in summary if line != line.rstrip()]
 
 
 def test_replay_batch_json_flag_is_jsonl(game_folder: dict[str, Any]) -> None:
