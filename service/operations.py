@@ -52,6 +52,7 @@ _TITLES_ES: dict[int, str] = {
     400: "Petición incorrecta",
     404: "No encontrado",
     405: "Método no permitido",
+    408: "Tiempo de espera agotado",
     413: "Contenido demasiado grande",
     415: "Tipo de contenido no admitido",
     422: "Contenido no procesable",

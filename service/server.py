@@ -172,31 +172,25 @@ class ServerSettings:
 
 
 class _BodyError(Exception):
-    def __init__(
-        self, status: int, title: str, detail: str, limit: str | None = None, problem: dict[str, Any] | None = None
-    ) -> None:
+    def __init__(self, status: int, detail: str, limit: str | None = None, wording: Any = None) -> None:
         super().__init__(detail)
         self.status = status
-        self.title = title
         self.detail = detail
         self.limit = limit
-        self.problem = problem  # the whole problem document, when another layer words it
+        self.wording = wording  # the ``operations.RequestError``, when another layer words it
 
 
-def _problem(error: _BodyError) -> bytes:
+def _problem(error: _BodyError, lang: str) -> bytes:
+    """The problem document of a body that cannot be read, in ``lang`` as the app's are."""
     import json
+
+    from service.operations import RequestError
 
     item: dict[str, Any] = {"pointer": "", "detail": error.detail}
     if error.limit is not None:
         item["limit"] = error.limit
-    doc = error.problem or {
-        "type": "about:blank",
-        "title": error.title,
-        "status": error.status,
-        "detail": f"The request cannot be read: {error.detail}.",
-        "errors": [item],
-    }
-    return json.dumps(doc, separators=(",", ":")).encode()
+    wording = error.wording or RequestError(error.status, f"The request cannot be read: {error.detail}.", [item])
+    return json.dumps(wording.to_problem(lang), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 # --- budgeted requests in processes of their own ----------------------------------------------------
@@ -540,9 +534,8 @@ class RSGIAdapter:
         # worded by ``operations.body_too_large``, as the CLI's in-process mode words it
         from service.operations import body_too_large
 
-        problem = body_too_large(self.max_body).to_problem()
-        detail = problem["errors"][0]["detail"]
-        return _BodyError(413, problem["title"], detail, "RUMMIKUB_MAX_BODY_BYTES", problem)
+        wording = body_too_large(self.max_body)
+        return _BodyError(413, wording.errors[0]["detail"], "RUMMIKUB_MAX_BODY_BYTES", wording)
 
     async def _read_body(self, headers: Any, proto: Any) -> bytes:
         length = headers.get("content-length")
@@ -550,11 +543,11 @@ class RSGIAdapter:
         if length is None and chunked is None:
             return b""
         if length is not None and chunked is not None:  # hyper drops the Content-Length: defence in depth
-            raise _BodyError(400, "Bad Request", "the request has both Content-Length and Transfer-Encoding")
+            raise _BodyError(400, "the request has both Content-Length and Transfer-Encoding")
         expected: int | None = None
         if length is not None:
             if not length.isdigit():  # granian refuses these itself; kept for safety
-                raise _BodyError(400, "Bad Request", f"Content-Length {length!r} is not a number")
+                raise _BodyError(400, f"Content-Length {length!r} is not a number")
             expected = int(length)
             if expected > self.max_body:
                 raise self._too_large()
@@ -578,21 +571,16 @@ class RSGIAdapter:
         except TimeoutError:
             raise _BodyError(
                 408,
-                "Request Timeout",
                 f"the body did not arrive within {self.read_timeout:g} s (RUMMIKUB_READ_TIMEOUT)",
             ) from None
         except Exception as exc:  # granian's protocol error: malformed chunking, client gone
             if task is not None:
                 self.deadlines.finish(task)
-            raise _BodyError(
-                400, "Bad Request", f"the request body is malformed ({exc or type(exc).__name__})"
-            ) from None
+            raise _BodyError(400, f"the request body is malformed ({exc or type(exc).__name__})") from None
         if expected is None and len(body) > self.max_body:
             raise self._too_large()
         if expected is not None and len(body) != expected:
-            raise _BodyError(
-                400, "Bad Request", f"the body ended after {len(body)} of its {expected} bytes (Content-Length)"
-            )
+            raise _BodyError(400, f"the body ended after {len(body)} of its {expected} bytes (Content-Length)")
         return body
 
     def _environ(self, scope: Any, headers: Any, body: bytes) -> dict[str, Any]:
@@ -654,12 +642,16 @@ class RSGIAdapter:
         log line saying why."""
         import logging
 
+        from engine.violations import pick_language
         from service.observe import LATENCY, REQUESTS, access_record, request_id
 
         rid = request_id({"HTTP_X_REQUEST_ID": scope.headers.get("x-request-id")})
+        lang = pick_language(scope.headers.get("accept-language"))
         headers = [
             ("content-type", "application/problem+json"),
             ("connection", "close"),
+            ("content-language", lang),
+            ("vary", "Accept-Language"),
             ("x-request-id", rid),
         ]
         elapsed = time.perf_counter() - started
@@ -681,7 +673,7 @@ class RSGIAdapter:
                 error.detail,
                 extra={"request_id": rid},
             )
-        proto.response_bytes(error.status, headers, _problem(error))
+        proto.response_bytes(error.status, headers, _problem(error, lang))
 
     def _busy(self, scope: Any, proto: Any, environ: dict[str, Any], route: str, started: float) -> None:
         """The worker's share for budgeted requests is full: a 503 problem with Retry-After, at

@@ -406,6 +406,31 @@ def test_adapter_words_a_body_too_large_as_the_cli_in_process_does() -> None:
     assert status == 413 and json.loads(data) == body_too_large(1000).to_problem()
 
 
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [([("content-length", "5000")], 413), ([("content-length", "4"), ("transfer-encoding", "chunked")], 400)],
+)
+def test_adapter_words_a_body_it_refuses_in_the_clients_language(headers: list[tuple[str, str]], status: int) -> None:
+    """A body the adapter refuses (over the limit, unreadable) is a problem in the language the
+    client asks for, as every other problem (docs/service.md; the 413 was English with no
+    Content-Language: a docs audit, session 43)."""
+    from service.operations import body_too_large
+    from service.server import RSGIAdapter
+
+    def app(environ: object, start_response: object) -> list[bytes]:
+        raise AssertionError("the app must not run")
+
+    proto = _FakeProto(b"")
+    scope = _FakeScope("POST", "/v1/sets/validate", [*headers, ("accept-language", "es")])
+    asyncio.run(RSGIAdapter(app, 1000, 1.0).__rsgi__(scope, proto))
+    [(sent_status, sent_headers, data)] = proto.sent
+    problem = json.loads(data)
+    assert sent_status == status and dict(sent_headers)["content-language"] == "es"
+    assert problem["title"] == {413: "Contenido demasiado grande", 400: "Petición incorrecta"}[status]
+    if status == 413:
+        assert problem == body_too_large(1000).to_problem("es")
+
+
 class _FakeScope:
     """granian's RSGI scope, as much of it as the adapter reads."""
 
