@@ -547,14 +547,30 @@ def _turn_sets_table(
     return titled(title, table)
 
 
+def _after_shown(
+    body: Mapping[str, Any], result: Mapping[str, Any]
+) -> tuple[Sequence[Any], Sequence[Mapping[str, Any]] | None]:
+    """The after-sets a turn's report shows, with their verdicts: the arrangement judged when
+    ``after`` was a loose table (its violations point into it), else the sets as sent; loose
+    tiles that no arrangement was found for, as one row of tiles without a verdict."""
+    violations = result.get("violations") or []
+    if isinstance(result.get("after"), list):
+        return result["after"], _after_results(result["after"], violations)
+    after = body.get("after") or []
+    if isinstance(after, Mapping) and isinstance(after.get("loose"), list):
+        return [after["loose"]], None
+    if isinstance(after, list) and after and not isinstance(after[0], list | Mapping):
+        return [after], None  # a flat tile list: loose
+    return after, _after_results(after, violations)
+
+
 @printable_args
 def render_verify(console: Console, body: Mapping[str, Any], result: Mapping[str, Any], lang: str = "en") -> None:
     w = words(lang)
     before = body.get("before") or []
-    after = body.get("after") or []
     violations = result.get("violations") or []
     console.print(_turn_sets_table(before, None, w["before"], lang))
-    console.print(_turn_sets_table(after, _after_results(after, violations), w["after"], lang))
+    console.print(_turn_sets_table(*_after_shown(body, result), w["after"], lang))
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
     facts.add_column()

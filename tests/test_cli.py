@@ -287,6 +287,26 @@ def test_verify_ok_and_bad(tmp_path: Path) -> None:
     assert json.loads(as_json.stdout) == expected("turns/verify", TURN_BAD, "es")
 
 
+@pytest.mark.parametrize("command", ["verify", "show"])
+def test_verify_report_shows_the_arrangement_judged_of_a_loose_table(tmp_path: Path, command: str) -> None:
+    """A loose ``after`` is reported as the arrangement judged, whose sets the violations point
+    at; loose tiles with no arrangement, as one row of them (they showed as empty sets: a docs
+    audit, session 43)."""
+    turn = {
+        "before": [["R1", "R2", "R3"]],
+        "after": {"loose": ["R1", "R2", "R3", "R4", "K5", "K6", "K7"]},
+        "rack": ["R4", "K5", "K6", "K7", "B1"],
+        "opened": True,
+    }
+    result = invoke(command, write(tmp_path / "loose.json", turn))
+    after = result.stdout[result.stdout.index("After") :]
+    assert result.exit_code == 0 and "R1 R2 R3 R4" in after and "K5 K6 K7" in after and "(empty)" not in after
+    flat = dict(turn, before=[], after=["K1", "K2", "O9"], rack=["K1", "K2", "O9"])
+    unarranged = invoke(command, write(tmp_path / "flat.json", flat))
+    assert "NO_ARRANGEMENT" in unarranged.stdout
+    assert "K1 K2 O9" in unarranged.stdout[unarranged.stdout.index("After") :].split("Rack")[0]
+
+
 def test_verify_says_when_an_opening_value_is_a_lower_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rack = [
         "R1",
