@@ -6,6 +6,7 @@ answer must meet the case's expectation, and every suggestion must verify as a l
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,16 @@ def test_every_suite_is_well_formed() -> None:
         for kind in KINDS:
             for case in suite.get(kind, []):
                 assert case["name"] and case["from"] and "expect" in case, (path, case)
+
+
+def test_the_readme_counts_the_cases_it_holds() -> None:
+    """The README's count of other projects' cases is the folder's (it was stale: a docs
+    audit, session 43)."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"holds ([\d,]+) cases taken from (\d+) other", readme)
+    assert said is not None, "README no longer says how many cases tests/other_suites holds"
+    cases = sum(len(_cases(kind)) for kind in KINDS)
+    assert (int(said[1].replace(",", "")), int(said[2])) == (cases, len(list(SUITES.glob("*.json"))))
 
 
 @pytest.mark.parametrize("case", _cases("sets"))
