@@ -534,12 +534,13 @@ def _pool_mismatch(groups: Sequence[tuple[str, Sequence[Tile]]], rules: Rules) -
     missing = format_tiles(tiles_without(rules.supply.all_tiles(), [t for _, tiles in groups for t in tiles]))
     if not missing:
         return None
-    shown = " ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
     pool = len(groups[-1][1])
     dealt = sum(len(tiles) for _, tiles in groups[:-1])
-    return Violation(
-        "POOL_MISMATCH", "/pool", {"count": pool, "expected": max(0, rules.supply.total - dealt), "missing": shown}
-    )
+    params: dict[str, Any] = {"count": pool, "expected": max(0, rules.supply.total - dealt)}
+    params["missing"] = " ".join(missing[:12])
+    if len(missing) > 12:  # (worded in the message's language: "and 65 more", "y 65 más")
+        params.update(case="more", more=len(missing) - 12)
+    return Violation("POOL_MISMATCH", "/pool", params)
 
 
 def _replay_turn(state: _State, index: int, turn: RecordedTurn) -> ReplayedTurn:

@@ -194,6 +194,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing}).",
         "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing}).",
     },
+    "POOL_MISMATCH/more": {
+        "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing} and {more} more).",
+        "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing} y {more} más).",
+    },
     "END_MISMATCH": {
         "en": "The record says the round ended with the pool exhausted, but {count:tile is/tiles are} still in the pool.",
         "es": "El registro dice que la ronda terminó con el pozo agotado, pero aún hay {count:ficha/fichas} en él.",

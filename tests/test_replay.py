@@ -191,7 +191,10 @@ def test_pool_must_hold_exactly_the_undealt_tiles() -> None:
     assert "78 tiles" in out["violations"][0]["message"] and "holds 77 (missing: K1)" in out["violations"][0]["message"]
     empty = replay({**exact, "pool": [], "turns": []})
     assert empty["violations"][0]["code"] == "POOL_MISMATCH"
-    assert "and 66 more" in empty["violations"][0]["message"]  # 12 of the 78 missing tiles named
+    assert "and 66 more)." in empty["violations"][0]["message"]  # 12 of the 78 missing tiles named
+    # in the message's language (the Spanish one said "and 66 more" too: a docs audit, session 43)
+    spanish = replay_game(parse_game_record({**exact, "pool": [], "turns": []})).to_json("es")
+    assert spanish["violations"][0]["message"].endswith(" y 66 más).")
 
 
 def test_duplicate_player_names() -> None:
