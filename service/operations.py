@@ -62,6 +62,11 @@ _TITLES_ES: dict[int, str] = {
 }
 
 
+_PREDICATES = ("is ", "must ", "may ", "has ", "are ")
+"""Details that say what the value at their pointer is or must be: told after the pointer
+("/sets is required"), where other details are told before it ("not a tile: 'X1' at /sets/0/0")."""
+
+
 class RequestError(Exception):
     """A request the service cannot answer with a verdict. ``errors`` lists
     ``{"pointer", "detail"}`` (JSON Pointers into the request body; a limit error also names the
@@ -99,11 +104,15 @@ class RequestError(Exception):
     def unprocessable(cls, errors: Sequence[dict[str, str]], total: int | None = None) -> RequestError:
         total = len(errors) if total is None else total
         first = errors[0] if errors else {"pointer": "", "detail": "invalid request"}
-        where = f" at {first['pointer']}" if first["pointer"] else ""
+        pointer, detail = first["pointer"], first["detail"]
+        if pointer and detail.startswith(_PREDICATES):  # "is required", "must be a string"
+            said = f"{pointer} {detail}"
+        else:
+            said = f"{detail} at {pointer}" if pointer else detail
         more = f" ({total} errors in all)" if total > 1 else ""
         return cls(
             422,
-            f"The request cannot be read: {first['detail']}{where}{more}.",
+            f"The request cannot be read: {said}{more}.",
             errors,
             detail_es=f"No se puede leer la petición ({total} error{'es' if total != 1 else ''}); ver 'errors'.",
         )

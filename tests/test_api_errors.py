@@ -601,6 +601,8 @@ def test_missing_and_null_members_are_worded_as_ours(client: FlaskClient) -> Non
     for path, body, pointer, detail in cases:
         result = problem(client.post(path, json=body), 422)
         assert {"pointer": pointer, "detail": detail} in result["errors"], (path, body, result["errors"])
+        # the sentence names the member first ("cannot be read: is required at /before" did not read)
+        assert result["detail"] == f"The request cannot be read: {pointer} {detail}.", result["detail"]
 
 
 @pytest.mark.parametrize("minimum", [0, 30])
