@@ -438,8 +438,9 @@ def validate(
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
     with _guard(json_out):
+        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
         body, source, moved = _sets_body(sets, "a sets/validate body")
-        body = with_rules(body, _rules_given(rules))
+        body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "sets/validate", body, source, moved)
     if json_out:
         print_json(result)
@@ -490,12 +491,13 @@ def meld(
 ) -> None:
     """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
     with _guard(json_out):
+        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
         if not sets and rack is None:
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
             body = {**body, "rack": parse_tile_words(rack)}
-        body = with_rules(body, _rules_given(rules))
+        body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
     if json_out:
         print_json(result)
@@ -525,10 +527,11 @@ def verify(
 ) -> None:
     """Verify a turn: compare the table before and after, with the player's rack."""
     with _guard(json_out):
+        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
-        body = with_rules(doc, _rules_given(rules))
+        body = with_rules(doc, rules_value)
         result = _call(_backend(server, lang, timeout), "turns/verify", body, _source_name(file))
     if json_out:
         print_json(result)
@@ -863,13 +866,13 @@ def show(
     --json the underlying sets/validate (or turns/verify) answer is printed.
     """
     with _guard(json_out):
+        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
         if json_out and show_format is ShowFormat.svg:
             raise CliError("give either --json or --format svg")
         source = _source_name(file)
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{source}: expected a position or turn file (a JSON object)")
-        rules_value = _rules_given(rules)
         backend = _backend(server, lang, timeout)
         if "before" in doc or "after" in doc:
             body = with_rules(doc, rules_value)
@@ -960,6 +963,7 @@ def arrange(
 ) -> None:
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
     with _guard(json_out):
+        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
         source: str | None = None
         moved: dict[str, str] = {}
         if any(looks_like_file(t) for t in tiles):
@@ -972,7 +976,7 @@ def arrange(
                 moved = {"/tiles": ""}  # a bare array of tiles is the whole file
         else:
             body = {"tiles": [t for arg in tiles for t in parse_tile_words(arg)]}
-        body = with_rules(body, _rules_given(rules))
+        body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "tables/arrange", body, source, moved)
     if json_out:
         print_json(result)
@@ -1036,6 +1040,7 @@ def suggest(
     Exit 0 when a play was found, 1 when the player can only draw.
     """
     with _guard(json_out):
+        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
         source: str | None = None
         body: dict[str, Any] = {}
         moved: dict[str, str] = {}  # a position file holds the player's rack and opened under /players/i
@@ -1065,7 +1070,7 @@ def suggest(
         if file is None and "rack" not in body:
             raise CliError("give a file, or --rack (and --table, --opened)")
         body.setdefault("opened", False)
-        body = with_rules(body, _rules_given(rules))
+        body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "moves/suggest", body, source, moved)
     if json_out:
         print_json(result)

@@ -345,6 +345,17 @@ def test_verify_says_when_an_opening_value_is_a_lower_bound(tmp_path: Path, monk
     assert bounded.exit_code == 0 and "at least" in bounded.stdout
 
 
+@pytest.mark.parametrize("command", ["validate", "meld", "verify", "show", "arrange", "suggest", "score", "replay"])
+def test_the_rules_option_is_checked_before_any_document_is_read(tmp_path: Path, command: str) -> None:
+    """docs/cli.md: a mistake in --rules is named as the option's, even when the document is
+    unreadable too (verify, show and the other one-document commands named the bad JSON first:
+    a docs audit, session 43)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{bad", encoding="utf-8")
+    result = invoke(command, str(bad), "--rules", "nope")
+    assert result.exit_code == 2 and result.stderr.startswith("rummikub: --rules: unknown rules preset 'nope'")
+
+
 def test_verify_rules_option_and_errors(tmp_path: Path) -> None:
     timed = {**TURN_OK, "elapsed_seconds": 200}
     path = write(tmp_path / "timed.json", timed)
