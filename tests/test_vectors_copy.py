@@ -1,4 +1,5 @@
-"""tests/vectors must be an exact copy of the shared rule vectors (shared/vectors/README.md)."""
+"""tests/vectors must be an exact copy of the shared rule vectors (shared/vectors/README.md), and
+docs/SPEC.md and docs/RULES.md of the shared contract and rules (which the docs cite)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,14 @@ def test_local_vectors_match_shared() -> None:
         f"tests/vectors is out of date (missing: {missing}, differ: {differ}); "
         f"re-copy with: cp {SHARED}/*.json {LOCAL}/"
     )
+
+
+@pytest.mark.parametrize("name", ["SPEC.md", "RULES.md"])
+def test_docs_hold_the_shared_contract(name: str) -> None:
+    """The docs cite "SPEC §n": the contract ships with them (a docs audit, session 43)."""
+    local = ROOT / "docs" / name
+    assert local.is_file(), f"docs/{name} is missing"
+    shared = SHARED.parent / name
+    if not shared.is_file():
+        pytest.skip(f"{shared} is absent")
+    assert local.read_bytes() == shared.read_bytes(), f"docs/{name} is out of date; re-copy with: cp {shared} {local}"
