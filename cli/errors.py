@@ -31,6 +31,9 @@ class CliError(Exception):
 
 SHOWN_ERRORS = 3
 """How many of a problem's errors one line shows; the rest are counted (``--json`` has them all)."""
+LISTED_AT_MOST = 50
+"""The most errors a problem lists (``service.schemas.MAX_REPORTED_ERRORS``, equal by a test):
+a request with more is told that many, and the line says there may be more."""
 
 
 def problem_line(problem: Mapping[str, Any]) -> str:
@@ -52,7 +55,9 @@ def problem_line(problem: Mapping[str, Any]) -> str:
             detail = str(error.get("detail") or error.get("message") or problem.get("title") or "bad request")
             shown.append(f"{pointer}: {detail}" if pointer else detail)
         line = "; ".join(shown)
-        if len(errors) > SHOWN_ERRORS:
+        if len(errors) >= LISTED_AT_MOST:  # the service stopped listing: there may be more
+            line += f"; … and at least {len(errors) - SHOWN_ERRORS} more (--json lists the first {len(errors)})"
+        elif len(errors) > SHOWN_ERRORS:
             line += f"; … and {len(errors) - SHOWN_ERRORS} more (--json shows them all)"
         return line
     detail = problem.get("detail") or problem.get("title") or "bad request"

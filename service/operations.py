@@ -109,7 +109,10 @@ class RequestError(Exception):
             said = f"{pointer} {detail}"
         else:
             said = f"{detail} at {pointer}" if pointer else detail
-        more = f" ({total} errors in all)" if total > 1 else ""
+        if total >= schemas.MAX_REPORTED_ERRORS:  # (each list stops at that many: there may be more)
+            more = f" (at least {total} errors; the first {len(errors)} are listed)"
+        else:
+            more = f" ({total} errors in all)" if total > 1 else ""
         return cls(
             422,
             f"The request cannot be read: {said}{more}.",

@@ -13,8 +13,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from cli import batch
-from cli.errors import problem_line
+from cli.errors import LISTED_AT_MOST, problem_line
 from cli.main import app
+from service.schemas import MAX_REPORTED_ERRORS
 from tests.test_cli import one_line_error
 
 pytestmark = pytest.mark.cli
@@ -32,6 +33,19 @@ def test_problem_line_shows_the_first_errors_and_counts_the_rest() -> None:
     line = problem_line({"title": "Unprocessable", "errors": errors})
     assert line == "/sets/0: bad 0; /sets/1: bad 1; /sets/2: bad 2; … and 2 more (--json shows them all)"
     assert problem_line({"errors": errors[:2]}) == "/sets/0: bad 0; /sets/1: bad 1"
+
+
+def test_a_problem_listing_as_many_errors_as_the_service_lists_says_there_may_be_more() -> None:
+    """Sixty bad tiles: the service lists 50 (a list stops being read there), so neither the
+    problem nor the line may say that is all of them (a docs audit, session 43)."""
+    assert LISTED_AT_MOST == MAX_REPORTED_ERRORS
+    code, out, err = invoke("arrange", *["X1"] * 60)
+    assert code == 2 and err.rstrip().endswith("… and at least 47 more (--json lists the first 50)")
+    code, out, _ = invoke("arrange", *["X1"] * 60, "--json")
+    problem = json.loads(out)
+    assert len(problem["errors"]) == 50 and problem["detail"].endswith("(at least 50 errors; the first 50 are listed).")
+    few = json.loads(invoke("arrange", *["X1"] * 5, "--json")[1])
+    assert few["detail"].endswith("(5 errors in all).")
 
 
 def test_every_error_of_a_document(tmp_path: Path) -> None:
