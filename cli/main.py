@@ -819,17 +819,27 @@ def replay(
 # --- show ------------------------------------------------------------------------------------------
 
 
-def _check_tiles(value: Any, pointer: str, source: str) -> None:
-    """Position racks and pool are only displayed; still, bad tiles are bad input."""
+def _tile_errors(value: Any, pointer: str) -> list[dict[str, str]]:
+    """Position racks and pool are only displayed; still, bad tiles are bad input: every one
+    of them, as the service lists a body's errors."""
     from engine.errors import InputError
-    from engine.tiles import parse_tiles
+    from engine.tiles import parse_tile, parse_tiles
 
     if value is None:
-        return
-    try:
-        parse_tiles(value)
-    except InputError as exc:
-        raise CliError(f"{source}: {pointer}{exc.pointer}: {exc.message}") from None
+        return []
+    if not isinstance(value, list):
+        try:
+            parse_tiles(value)
+        except InputError as exc:
+            return [{"pointer": f"{pointer}{exc.pointer}", "detail": exc.message}]
+        return []
+    errors = []
+    for i, raw in enumerate(value):
+        try:
+            parse_tile(raw)
+        except InputError as exc:
+            errors.append({"pointer": f"{pointer}/{i}{exc.pointer}", "detail": exc.message})
+    return errors
 
 
 @app.command(
@@ -889,12 +899,20 @@ def show(
             _verdict_exit(result)
         if "table" not in doc:
             raise CliError(f"{source}: a position file needs 'table' (a turn file needs 'before' and 'after')")
-        _check_position(doc, source)
+        tile_errors = _check_position(doc, source)
         body = {"sets": doc["table"]}
         effective_rules = rules_value if rules_value is not None else doc.get("rules")
         if effective_rules is not None:
             body["rules"] = effective_rules
-        result = _call(backend, "sets/validate", body, source, {"/sets": "/table"})
+        try:
+            result = _call(backend, "sets/validate", body, source, {"/sets": "/table"})
+        except CliError as exc:
+            if not tile_errors or exc.code != EXIT_INPUT or exc.problem is None:
+                raise
+            # the table's errors first, then the racks' and the pool's: one list, in file order
+            raise _tiles_refused(source, tile_errors, _pointers_moved(exc.problem, {"/sets": "/table"})) from None
+        if tile_errors:
+            raise _tiles_refused(source, tile_errors)
         picture = None
         if show_format is ShowFormat.svg:
             from cli import pictures
@@ -1079,13 +1097,15 @@ def suggest(
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
-def _check_position(doc: dict[str, Any], source: str, racks: bool = True) -> None:
+def _check_position(doc: dict[str, Any], source: str, racks: bool = True) -> list[dict[str, str]]:
     """A position file's players (names, racks unless ``racks`` is false: the request made of
-    it checks them; no name twice) and pool, as SPEC §6 gives them."""
+    it checks them; no name twice) and pool, as SPEC §6 gives them: raises for a malformed
+    player or pool, and returns the errors of its tiles (pointer and detail, every one)."""
     players = doc.get("players", [])
     if not isinstance(players, list):
         raise CliError(f"{source}: /players: expected an array of players")
     names: set[str] = set()
+    errors: list[dict[str, str]] = []
     for i, p in enumerate(players):
         if not isinstance(p, dict) or not isinstance(p.get("name"), str):
             raise CliError(f"{source}: /players/{i}: each player needs a 'name' string and a 'rack'")
@@ -1093,12 +1113,20 @@ def _check_position(doc: dict[str, Any], source: str, racks: bool = True) -> Non
             raise CliError(f"{source}: /players/{i}/name: two players are named {p['name']!r}")
         names.add(p["name"])
         if racks:
-            _check_tiles(p.get("rack", []), f"/players/{i}/rack", source)
+            errors += _tile_errors(p.get("rack", []), f"/players/{i}/rack")
     pool = doc.get("pool")
     if isinstance(pool, list):
-        _check_tiles(pool, "/pool", source)
+        errors += _tile_errors(pool, "/pool")
     elif pool is not None and (isinstance(pool, bool) or not isinstance(pool, int) or pool < 0):
         raise CliError(f"{source}: /pool: expected a tile count or an array of tiles")
+    return errors
+
+
+def _tiles_refused(source: str, errors: list[dict[str, str]], problem: Mapping[str, Any] | None = None) -> CliError:
+    """Bad input: a document's tile errors (after those of a refused request's ``problem``), the
+    first three on the line and the rest counted, as for a request's problem."""
+    listed = [*(problem.get("errors") or [] if problem is not None else []), *errors]
+    return CliError(f"{source}: {problem_line({'errors': listed})}", EXIT_INPUT, {**(problem or {}), "errors": listed})
 
 
 def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple[dict[str, Any], int | None]:
@@ -1109,7 +1137,9 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise CliError(f"{source}: /players: expected a non-empty array of players")
-    _check_position(doc, source, racks=False)
+    errors = _check_position(doc, source, racks=False)
+    if errors:
+        raise _tiles_refused(source, errors)
     found = [
         (i, p) for i, p in enumerate(players) if isinstance(p, dict) and (player is None or p.get("name") == player)
     ]

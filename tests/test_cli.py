@@ -345,6 +345,31 @@ def test_verify_says_when_an_opening_value_is_a_lower_bound(tmp_path: Path, monk
     assert bounded.exit_code == 0 and "at least" in bounded.stdout
 
 
+def test_show_lists_every_bad_tile_of_a_position_file(tmp_path: Path) -> None:
+    """The table's, the racks' and the pool's bad tiles, the first three on the line (only the
+    first rack's was told: a docs audit, session 43)."""
+    position = {
+        "table": [["R1", "R2", "X3"]],
+        "players": [{"name": "A", "rack": ["R5", "Y0"], "opened": True}, {"name": "B", "rack": ["Z1"]}],
+        "pool": ["Q1"],
+    }
+    path = write(tmp_path / "position.json", position)
+    result = invoke("show", path)
+    assert result.exit_code == 2 and result.stdout == ""
+    line = result.stderr.strip()
+    assert line.startswith(f"rummikub: {path}: /table/0/2: 'X3'") and "; /players/0/rack/1: 'Y0'" in line
+    assert "; /players/1/rack/0: 'Z1'" in line and line.endswith("… and 1 more (--json shows them all)")
+    as_json = invoke("show", path, "--json")
+    pointers = [e["pointer"] for e in json.loads(as_json.stdout)["errors"]]
+    assert as_json.exit_code == 2 and pointers == ["/table/0/2", "/players/0/rack/1", "/players/1/rack/0", "/pool/0"]
+    racks_only = write(tmp_path / "racks.json", {**position, "table": [["R1", "R2", "R3"]]})
+    assert (
+        invoke("show", racks_only)
+        .stderr.strip()
+        .endswith("/pool/0: 'Q1' has an unknown colour 'Q': use K, B, O (or Y) or R")
+    )
+
+
 @pytest.mark.parametrize("command", ["validate", "meld", "verify", "show", "arrange", "suggest", "score", "replay"])
 def test_the_rules_option_is_checked_before_any_document_is_read(tmp_path: Path, command: str) -> None:
     """docs/cli.md: a mistake in --rules is named as the option's, even when the document is
