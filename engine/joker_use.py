@@ -324,9 +324,9 @@ def _copies_fit(search: JokerSearch, avoided: Mapping[int, set[int]], placed: fr
             continue
         # places: the after-sets (by index), and -1 for the copies missing from the table
         supply = {
-            k: search.after[k].numbered_counts.get(key, 0) - taken[(k, key)]
-            for k in search.room_sets
-            if search.after[k].numbered_counts.get(key, 0) > taken[(k, key)]
+            k: search.after[k].numbered_counts[key] - taken[(k, key)]
+            for k in search.room_holders.get(key, ())
+            if search.after[k].numbered_counts[key] > taken[(k, key)]
         }
         supply[-1] = search.removed.get(key, 0)
         demand = [search.sources[n].numbered[key] - given[(n, key)] for n in holders]

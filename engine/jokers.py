@@ -183,6 +183,12 @@ class JokerSearch:
         # left as it was keeps its own (it is no successor candidate)
         self.room_sets = frozenset(candidates if self.locked else range(len(after)))
         self.room_numbered = joker_use.numbered_in(self, self.room_sets) if self.locked else self.after_numbered
+        # per tile, the after-sets among them that hold it (a joint check's step looks at those
+        # only, not at every after-set: a table padded with sets of other tiles costs no more)
+        self.room_holders: dict[str, list[int]] = {}
+        for k in sorted(self.room_sets):
+            for key in after[k].numbered_counts:
+                self.room_holders.setdefault(key, []).append(k)
         # the copies missing from the after table (TABLE_TILE_REMOVED): each may be any
         # before-set's that holds the tile, as is most favourable, so no set must keep it
         before_numbered: Counter[str] = Counter()

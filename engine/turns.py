@@ -126,6 +126,13 @@ def verify_turn(
     return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds, joint_steps).verdict()
 
 
+def _by_tiles(indices: Iterable[int], sets: Sequence[TableSet]) -> list[int]:
+    """The set indices in the order of the sets' tiles (sorted codes, then kind): an order
+    that does not depend on how the turn lists its sets (equal sets tie by index: they are
+    interchangeable)."""
+    return sorted(indices, key=lambda i: (sorted(t.code for t in sets[i].tiles), sets[i].kind or "", i))
+
+
 def _count(keys: Iterable[str]) -> dict[str, int]:
     """Multiset of a few tile keys (a plain loop beats Counter's overhead on a few tiles)."""
     counts: dict[str, int] = {}
@@ -614,6 +621,11 @@ class _Turn:
             left = {*self.after_left, *(k for _, k in reopened)}
             kept.update(k for k in range(len(after)) if after[k].jokers and k not in left)
             candidates = [k for k in (range(len(after)) if candidates is None else candidates) if k not in kept]
+        # The search takes the sets in an order of their tiles, not of their listing: its steps,
+        # and so whether it runs past JOINT_CHECK_STEPS, never depend on how the turn was listed.
+        moved = _by_tiles(moved, before)
+        open_after = _by_tiles(open_after, after)
+        candidates = _by_tiles(range(len(after)) if candidates is None else candidates, after)
         outcome = follow_jokers(
             before, after, moved, open_after, self.played_keys, self.rules, self.opened, candidates, self.joint_steps
         )
@@ -623,11 +635,12 @@ class _Turn:
             # assignment most favourable to the player counts), e.g. ``R4 R5 J`` + ``K9 B9 J`` ->
             # ``J R4 R5 R6`` + ``K9 B9 J`` under a free release and ``other_set``: the run's joker
             # went to the group, the group's to the run. So every joker set is followed.
-            every = [i for i, s in enumerate(before) if self._holds_joker(s)]
+            every = _by_tiles([i for i, s in enumerate(before) if self._holds_joker(s)], before)
             if len(every) > len(moved):
-                hosts = [k for k, s in enumerate(after) if s.jokers]
+                hosts = _by_tiles([k for k, s in enumerate(after) if s.jokers], after)
+                everywhere = _by_tiles(range(len(after)), after)
                 swapped = follow_jokers(
-                    before, after, every, hosts, self.played_keys, self.rules, self.opened, None, self.joint_steps
+                    before, after, every, hosts, self.played_keys, self.rules, self.opened, everywhere, self.joint_steps
                 )
                 self.jokers_exact = self.jokers_exact and swapped.exact
                 # (under locked sets only a swap freeing the other set's joker too: where that

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -839,6 +840,41 @@ def test_the_joint_checks_take_as_many_steps_in_every_process() -> None:
         assert done.returncode == 0, done.stderr
         seen.add(done.stdout.strip())
     assert len(seen) == 1, seen
+
+
+def _joint_steps_left(turn: dict[str, Any]) -> list[int]:
+    """The steps each joker search of ``turn`` left (``JokerSearch.joint_steps`` at the end)."""
+    searches: list[engine.jokers.JokerSearch] = []
+    start = engine.jokers.JokerSearch.__init__
+
+    def counted(self: engine.jokers.JokerSearch, *args: Any, **kwargs: Any) -> None:
+        start(self, *args, **kwargs)
+        searches.append(self)
+
+    rules = resolve_rules(turn["rules"])
+    before, after = ([TableSet(parse_tiles(" ".join(s))) for s in turn[side]] for side in ("before", "after"))
+    with mock.patch.object(engine.jokers.JokerSearch, "__init__", counted):
+        verify_turn(before, after, parse_tiles(" ".join(turn["rack"])), True, rules)
+    return [search.joint_steps for search in searches]
+
+
+def test_the_joint_checks_take_as_many_steps_in_any_listing_and_beside_any_other_sets() -> None:
+    """The joker search takes the sets in an order of their tiles: the steps, and so whether a
+    turn runs past ``JOINT_CHECK_STEPS``, do not depend on the order the turn lists its sets in
+    (``PAST_JOINT_STEPS_XP`` ran past them in 6 of its 24 listings of ``before``, and was judged
+    exactly, with two more codes, in the others). Sets holding none of a moved set's tiles
+    cost no steps, and none of a step's time either (94 empty after-sets made each step ~3x
+    slower: a worst-cost hunt, session 43)."""
+    turn = PAST_JOINT_STEPS_XP
+    listed = _joint_steps_left(turn)
+    reordered = {**turn, "before": [turn["before"][i] for i in (3, 1, 0, 2)], "after": turn["after"][::-1]}
+    assert _joint_steps_left(reordered) == listed
+    padded = {
+        **turn,
+        "after": [*turn["after"], *([["R1", "R2", "R3"]] * 3)],
+        "rack": [*turn["rack"], *["R1", "R2", "R3"] * 3],
+    }
+    assert _joint_steps_left(padded) == listed
 
 
 def test_a_turn_past_its_joint_check_steps_says_its_jokers_were_not_judged_exactly() -> None:
