@@ -599,7 +599,7 @@ def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[Tabl
         return ReplayedTurn(index, turn.player, action, violations, verdict, tile)
     if not violations:
         _commit(state, seat, rack, verdict, after)
-    elif state.continue_on_error and verdict.kept is not None:
+    elif verdict.kept is not None:  # (stopping here or not: the round may end with it)
         _commit(state, seat, rack, verdict, verdict.kept)
     # (once committed, the unnamed draws the play's tiles did not account for)
     out = ReplayedTurn(index, turn.player, "play", violations, verdict, unnamed_left=state.unknown[seat])

@@ -772,13 +772,17 @@ def test_a_table_turn_that_draws_lists_the_tile_drawn_on_the_rack() -> None:
     ]
 
 
-def test_a_timed_out_play_that_keeps_the_last_tile_and_draws_nothing_goes_out() -> None:
+@pytest.mark.parametrize("continue_on_error", [True, False])
+def test_a_timed_out_play_that_keeps_the_last_tile_and_draws_nothing_goes_out(continue_on_error: bool) -> None:
+    """Whether the replay goes on after the turn or stops there, the round ended with it (a
+    replay stopping at it said rack_empty false and no result: an independent replay oracle,
+    session 43)."""
     doc = {
         "rules": {"preset": "classic-timed", "deal": {"2": 3}, "timeout_penalty": 0},
         "players": [{"name": "A", "rack": ["K10", "B10", "O10"]}, {"name": "B", "rack": ["K1", "K2", "R5"]}],
         "turns": [{"player": "A", "table": [["K10", "B10", "O10"]], "elapsed_seconds": 121}],
     }
-    result = replay_game(parse_game_record(doc), continue_on_error=True).to_json()
+    result = replay_game(parse_game_record(doc), continue_on_error=continue_on_error).to_json()
     (turn,) = result["turns"]
     assert turn["valid"] is False and turn["rack_after"] == [] and turn["rack_empty"] is True
     assert result["result"]["ended_by"] == "rack_empty" and result["result"]["winner"] == "A"
