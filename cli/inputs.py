@@ -6,6 +6,8 @@ passed on as JSON to the operations (in-process or over HTTP), which do all requ
 from __future__ import annotations
 
 import codecs
+import contextlib
+import io
 import json
 import os
 import re
@@ -13,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cli.errors import CliError
 from engine.errors import json_value_error_text
@@ -80,17 +82,44 @@ def _as_utf8(data: bytes) -> bytes:
     return data
 
 
-def read_bytes(source: str) -> bytes:
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+"""The most bytes read for one JSON document (a file, a JSON Lines line, stdin holding one):
+no request may be near that large (``RUMMIKUB_MAX_BODY_BYTES``, 256 KiB by default, limits the
+body sent), and a file that never ends (``/dev/zero``, ``yes |``) is refused once past it."""
+MAX_STDIN_BYTES = 256 * 1024 * 1024
+"""The most bytes a batch reads from stdin (JSON Lines, many documents; a file is read line
+by line without such a limit)."""
+
+
+def _too_large(limit: int) -> DocumentError:
+    return DocumentError(f"larger than {limit} bytes: no document is read past that")
+
+
+def read_bytes(source: str, limit: int | None = None) -> bytes:
     """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 with a byte order mark
-    made UTF-8)."""
+    made UTF-8): at most ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError."""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
     if source == STDIN:
-        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        stdin = sys.stdin
+        raw = stdin.buffer.read(limit + 1) if hasattr(stdin, "buffer") else stdin.read(limit + 1).encode()
+        if len(raw) > limit:
+            raise _too_large(limit)
         return _as_utf8(raw)
     if not source:  # Path("") is the current folder
         raise DocumentError("an empty argument names no file")
-    path = Path(source)
+    with _opened(source) as file:
+        raw = file.read(limit + 1)
+    if len(raw) > limit:
+        raise _too_large(limit)
+    return _as_utf8(raw)
+
+
+@contextlib.contextmanager
+def _opened(source: str) -> Iterator[BinaryIO]:
+    """A file opened for reading bytes; a DocumentError saying why it cannot be read."""
     try:
-        return _as_utf8(path.read_bytes())
+        with Path(source).open("rb") as file:
+            yield file
     except FileNotFoundError:
         raise DocumentError("no such file") from None
     except IsADirectoryError:
@@ -176,11 +205,23 @@ class Source:
     error: str | None = None
 
 
-def _lines(file: str, data: bytes) -> Iterator[Source]:
-    """The documents of JSON Lines bytes: one a physical line (split at ``\\n`` only: JSON
-    strings may hold U+2028 and the like), each decoded alone, so one line that is not UTF-8
-    is one error row and its neighbours are still read."""
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+def _lines(file: str, data: bytes | BinaryIO) -> Iterator[Source]:
+    """The documents of JSON Lines (bytes, or a file read line by line): one a physical line
+    (split at ``\\n`` only: JSON strings may hold U+2028 and the like), each decoded alone, so
+    one line that is not UTF-8 is one error row and its neighbours are still read. A line over
+    ``MAX_DOCUMENT_BYTES`` is an error row, and the file is read no further (such a line may
+    never end: a link to ``/dev/zero``)."""
+    stream = io.BytesIO(data) if isinstance(data, bytes) else data
+    number = 0
+    while raw := stream.readline(MAX_DOCUMENT_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
+            message = f"{_too_large(MAX_DOCUMENT_BYTES).message}; the rest of the file is not read"
+            yield Source(file, number, error=message)
+            return
+        if not raw.strip(b" \t\r\n"):
+            continue  # (a blank line, skipped before any decoding: a file of them is quick)
+        raw = raw.removesuffix(b"\n")
         try:
             line = decode(raw, " of the line")
         except DocumentError as exc:
@@ -208,7 +249,7 @@ def _json_lines(data: bytes) -> bool:
 
 def _expand(arg: str) -> Iterator[Source]:
     if arg == STDIN:
-        data = read_bytes(STDIN)
+        data = read_bytes(STDIN, MAX_STDIN_BYTES)
         # A whole JSON document (possibly spread over lines), else JSON Lines. Anything else
         # is one unreadable document, reported as a file's would be.
         try:
@@ -277,17 +318,33 @@ def _walk(top: Path) -> Iterator[tuple[str, str | None]]:
             if is_folder:
                 pending.append((Path(entry.path), inside))
             elif entry.name.lower().endswith(_SUFFIXES):
-                yield entry.path, None
+                yield (
+                    entry.path,
+                    None if _regular_or_dangling(entry) else "not a regular file (a FIFO, device or socket)",
+                )
+
+
+def _regular_or_dangling(entry: os.DirEntry[str]) -> bool:
+    """Whether a folder's entry is a file to read: a regular file (through links), or a
+    dangling link (its row then says why). A FIFO, a device or a socket found by a folder walk
+    is not read: it may never end (one named on the command line is: ``<(command)``)."""
+    try:
+        return entry.is_file() or not os.path.exists(entry.path)
+    except OSError:
+        return True  # (its row says why, when read)
 
 
 def _file(name: str) -> Iterator[Source]:
     if name.lower().endswith(".jsonl"):
         try:
-            data = read_bytes(name)
+            with _opened(name) as file:
+                if any(file.peek(4).startswith(bom) for bom, _ in _BOMS):  # type: ignore[attr-defined]
+                    # (UTF-16 or UTF-32: decoded whole, within a batch's stdin limit)
+                    yield from _lines(name, read_bytes(name, MAX_STDIN_BYTES))
+                    return
+                yield from _lines(name, file)  # line by line: memory bounded by a line
         except DocumentError as exc:
             yield Source(name, error=exc.message)
-            return
-        yield from _lines(name, data)
     else:
         yield Source(name)
 

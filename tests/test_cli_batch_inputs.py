@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import cli.inputs
 from cli.main import app
 from cli.remote import VERDICT_KEYS
 from tests.test_cli import one_line_error
@@ -66,6 +67,56 @@ def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read(tmp_path: Path, enc
     broken = tmp_path / "broken.json"
     broken.write_bytes(codecs.BOM_UTF16_LE + b"{\x00\x00\xd8")
     assert one_line_error(run("score", str(broken))) == f"rummikub: {broken}: not UTF-16 text (byte 4)"
+
+
+@pytest.fixture
+def small_documents(monkeypatch: pytest.MonkeyPatch) -> int:
+    """``cli.inputs.MAX_DOCUMENT_BYTES`` made 1,000 bytes, for files over it that stay small."""
+    monkeypatch.setattr(cli.inputs, "MAX_DOCUMENT_BYTES", 1000)
+    return 1000
+
+
+def test_a_document_is_read_no_further_than_its_limit(tmp_path: Path, small_documents: int) -> None:
+    """A file that never ends (``/dev/zero``, ``yes |``) was read into memory without bound,
+    then a MemoryError traceback (a worst-cost hunt, session 43): past the limit it is refused
+    in one line, exit 2, having read no more than the limit."""
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"sets": [["R1", "R2", "R3"]], "pad": "A" * 2000}), encoding="utf-8")
+    result = run("validate", str(big))
+    assert (
+        result.exit_code == 2
+        and one_line_error(result) == f"rummikub: {big}: larger than 1000 bytes: no document is read past that"
+    )
+    endless = tmp_path / "zero.json"
+    endless.symlink_to("/dev/zero")
+    assert run("validate", str(endless)).exit_code == 2
+    assert run("validate", "-", input="y\n" * 1000).exit_code == 2
+    assert run("validate", str(big), "--json").exit_code == 2
+
+
+def test_a_json_lines_line_over_the_limit_ends_the_file_with_an_error_row(tmp_path: Path, small_documents: int) -> None:
+    """The lines before it are read; it is an error row; the file is read no further (a line
+    may never end: a link to ``/dev/zero`` named ``*.jsonl``). Blank lines cost no memory."""
+    lines = tmp_path / "rounds.jsonl"
+    lines.write_bytes(LINE + b"\n" * 10_000 + b"x" * 2000 + b"\n" + LINE + b"\n")
+    out = rows(run("score", str(lines), "--json").stdout)
+    assert [(row["line"], row["status"]) for row in out] == [(1, "ok"), (10_001, "error")]
+    assert out[1]["error"].endswith("the rest of the file is not read")
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    assert [row["status"] for row in rows(run("score", str(zero), "--json").stdout)] == ["error"]
+
+
+def test_a_fifo_found_in_a_folder_is_an_error_row_not_a_wait(tmp_path: Path) -> None:
+    """A folder walk that found a FIFO named ``*.json`` blocked on it for ever (a worst-cost
+    hunt, session 43): it is not read, and its row says why; the batch goes on."""
+    (tmp_path / "a.json").write_bytes(LINE)
+    fifo = tmp_path / "b.json"
+    os.mkfifo(fifo)
+    # (were it read, a writer opening and closing it ends the wait: the test fails, not hangs)
+    threading.Thread(target=lambda: fifo.open("wb").close(), daemon=True).start()
+    out = rows(run("score", str(tmp_path), "--json").stdout)
+    assert [row["status"] for row in out] == ["ok", "error"] and "not a regular file" in out[1]["error"]
 
 
 def test_json_lines_split_at_newlines_only(tmp_path: Path) -> None:
