@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError
@@ -372,9 +372,12 @@ def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dic
     }
 
 
-def _rules_given(value: str | None) -> Any:
+def _rules_given(value: str | None, documents: Sequence[str | None] = ()) -> Any:
     """The ``--rules`` value as a request's ``rules``, checked first: a mistake in it is the
-    option's, not a pointer into the document it overrides."""
+    option's, not a pointer into the document it overrides. ``documents``: the command's
+    document arguments (stdin may be read once, by the option or by a document)."""
+    if value == STDIN and STDIN in documents:
+        raise CliError("'-' (stdin) can be given only once: to --rules or as a document")
     try:
         rules = rules_option(value)
     except CliError as exc:  # a rules file that cannot be read: "--rules rules.json: no such file"
@@ -438,7 +441,7 @@ def validate(
 ) -> None:
     """Validate sets: is each a valid run or group, what is it worth, why not."""
     with _guard(json_out):
-        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
+        rules_value = _rules_given(rules, sets)  # (before any document is read: docs/cli.md)
         body, source, moved = _sets_body(sets, "a sets/validate body")
         body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "sets/validate", body, source, moved)
@@ -491,12 +494,12 @@ def meld(
 ) -> None:
     """Check an initial meld: valid sets from the rack, worth at least the opening minimum."""
     with _guard(json_out):
-        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
+        rules_value = _rules_given(rules, sets or [])  # (before any document is read: docs/cli.md)
         if not sets and rack is None:
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
-            body = {**body, "rack": parse_tile_words(rack)}
+            body = {**body, "rack": _option_tiles("--rack", rack)}
         body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
     if json_out:
@@ -527,7 +530,7 @@ def verify(
 ) -> None:
     """Verify a turn: compare the table before and after, with the player's rack."""
     with _guard(json_out):
-        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
+        rules_value = _rules_given(rules, [file])  # (before any document is read: docs/cli.md)
         doc = load_document(file)
         if not isinstance(doc, dict):
             raise CliError(f"{_source_name(file)}: a turn file must be a JSON object")
@@ -567,7 +570,7 @@ def _batch(
             raise CliError("--json prints JSON Lines: give either --json or --format csv")
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
-        rules_value = _rules_given(rules)
+        rules_value = _rules_given(rules, paths)
         if html_report is not None:
             _check_html_target(html_report)
         sources = collect_sources(paths)
@@ -876,7 +879,7 @@ def show(
     --json the underlying sets/validate (or turns/verify) answer is printed.
     """
     with _guard(json_out):
-        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
+        rules_value = _rules_given(rules, [file])  # (before any document is read: docs/cli.md)
         if json_out and show_format is ShowFormat.svg:
             raise CliError("give either --json or --format svg")
         source = _source_name(file)
@@ -981,7 +984,7 @@ def arrange(
 ) -> None:
     """Can these tiles be laid out as valid sets, every tile used? Shows one arrangement."""
     with _guard(json_out):
-        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
+        rules_value = _rules_given(rules, tiles)  # (before any document is read: docs/cli.md)
         source: str | None = None
         moved: dict[str, str] = {}
         if any(looks_like_file(t) for t in tiles):
@@ -1058,7 +1061,7 @@ def suggest(
     Exit 0 when a play was found, 1 when the player can only draw.
     """
     with _guard(json_out):
-        rules_value = _rules_given(rules)  # (before any document is read: docs/cli.md)
+        rules_value = _rules_given(rules, [file])  # (before any document is read: docs/cli.md)
         source: str | None = None
         body: dict[str, Any] = {}
         moved: dict[str, str] = {}  # a position file holds the player's rack and opened under /players/i
@@ -1074,8 +1077,11 @@ def suggest(
             raise CliError("--player needs a position file")
         if table is not None:
             body["table"] = [parse_set_words(s) for s in table]
+            if source is not None:  # (the file's name would name the option's mistakes)
+                for i, words in enumerate(table):
+                    _option_tiles("--table", words, f"/{i}")
         if rack is not None:
-            body["rack"] = parse_tile_words(rack)
+            body["rack"] = _option_tiles("--rack", rack) if source is not None else parse_tile_words(rack)
             moved.pop("/rack", None)
         if opened is not None:
             body["opened"] = opened
@@ -1097,10 +1103,21 @@ def suggest(
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
-def _check_position(doc: dict[str, Any], source: str, racks: bool = True) -> list[dict[str, str]]:
-    """A position file's players (names, racks unless ``racks`` is false: the request made of
-    it checks them; no name twice) and pool, as SPEC §6 gives them: raises for a malformed
-    player or pool, and returns the errors of its tiles (pointer and detail, every one)."""
+def _option_tiles(option: str, words: str, at: str = "") -> list[str]:
+    """The tiles an option gives as words, checked here when the request also comes from a
+    file: a mistake in them is the option's (``--rack: /1: 'Z' is not a tile``), not a pointer
+    into the file."""
+    tiles = parse_tile_words(words)
+    errors = _tile_errors(tiles, at)
+    if errors:
+        raise CliError(f"{option}: {problem_line({'errors': errors})}")
+    return tiles
+
+
+def _check_position(doc: dict[str, Any], source: str) -> list[dict[str, str]]:
+    """A position file's players (names, no name twice; ``opened``; racks) and pool, as SPEC §6
+    gives them: raises for a malformed player or pool, and returns the errors of its tiles
+    (pointer and detail, every one)."""
     players = doc.get("players", [])
     if not isinstance(players, list):
         raise CliError(f"{source}: /players: expected an array of players")
@@ -1112,8 +1129,9 @@ def _check_position(doc: dict[str, Any], source: str, racks: bool = True) -> lis
         if p["name"] in names:
             raise CliError(f"{source}: /players/{i}/name: two players are named {p['name']!r}")
         names.add(p["name"])
-        if racks:
-            errors += _tile_errors(p.get("rack", []), f"/players/{i}/rack")
+        if "opened" in p and not isinstance(p["opened"], bool):
+            raise CliError(f"{source}: /players/{i}/opened: must be true or false")
+        errors += _tile_errors(p.get("rack", []), f"/players/{i}/rack")
     pool = doc.get("pool")
     if isinstance(pool, list):
         errors += _tile_errors(pool, "/pool")
@@ -1137,7 +1155,7 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise CliError(f"{source}: /players: expected a non-empty array of players")
-    errors = _check_position(doc, source, racks=False)
+    errors = _check_position(doc, source)  # every player's rack, as show checks it (docs/cli.md)
     if errors:
         raise _tiles_refused(source, errors)
     found = [

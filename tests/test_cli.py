@@ -370,6 +370,33 @@ def test_show_lists_every_bad_tile_of_a_position_file(tmp_path: Path) -> None:
     )
 
 
+def test_position_files_and_options_are_checked_where_they_are_wrong(tmp_path: Path) -> None:
+    """From a worst-cost hunt (session 43): a player's ``opened`` that is not true or false
+    is bad input for show as for suggest (show read "false" as yes); suggest checks every
+    player's rack, as show does (docs/cli.md); a bad tile in --rack or --table is the option's,
+    not a pointer into the file; stdin goes to one of --rules and the document."""
+    opened = write(
+        tmp_path / "opened.json", {"table": [], "players": [{"name": "A", "rack": ["R1"], "opened": "false"}]}
+    )
+    for command in ("show", "suggest"):
+        result = invoke(command, opened)
+        assert result.exit_code == 2 and one_line_error(result).endswith("/players/0/opened: must be true or false")
+    racks = {
+        "table": [],
+        "players": [{"name": "A", "rack": ["R1"], "opened": True}, {"name": "B", "rack": ["R5", "R0"]}],
+    }
+    result = invoke("suggest", write(tmp_path / "racks.json", racks))
+    assert result.exit_code == 2 and "/players/1/rack/1: 'R0' has number 0" in one_line_error(result)
+    position = write(tmp_path / "position.json", {**racks, "players": racks["players"][:1]})
+    for args in (("suggest", position, "--rack", "R4 Z"), ("suggest", position, "--table", "R1 R2 X3")):
+        result = invoke(*args)
+        assert result.exit_code == 2 and one_line_error(result).startswith(f"rummikub: {args[2]}: /"), one_line_error(
+            result
+        )
+    both = invoke("verify", "-", "--rules", "-", input=json.dumps(TURN_OK))
+    assert both.exit_code == 2 and "'-' (stdin) can be given only once" in one_line_error(both)
+
+
 @pytest.mark.parametrize("command", ["validate", "meld", "verify", "show", "arrange", "suggest", "score", "replay"])
 def test_the_rules_option_is_checked_before_any_document_is_read(tmp_path: Path, command: str) -> None:
     """docs/cli.md: a mistake in --rules is named as the option's, even when the document is
