@@ -1062,6 +1062,11 @@ def suggest(
     """
     with _guard(json_out):
         rules_value = _rules_given(rules, [file])  # (before any document is read: docs/cli.md)
+        if file is not None:  # the options' tiles too: beside a file, their mistakes are theirs
+            for i, words in enumerate(table or []):
+                _option_tiles("--table", words, f"/{i}")
+            if rack is not None:
+                _option_tiles("--rack", rack)
         source: str | None = None
         body: dict[str, Any] = {}
         moved: dict[str, str] = {}  # a position file holds the player's rack and opened under /players/i
@@ -1077,11 +1082,8 @@ def suggest(
             raise CliError("--player needs a position file")
         if table is not None:
             body["table"] = [parse_set_words(s) for s in table]
-            if source is not None:  # (the file's name would name the option's mistakes)
-                for i, words in enumerate(table):
-                    _option_tiles("--table", words, f"/{i}")
         if rack is not None:
-            body["rack"] = _option_tiles("--rack", rack) if source is not None else parse_tile_words(rack)
+            body["rack"] = parse_tile_words(rack)
             moved.pop("/rack", None)
         if opened is not None:
             body["opened"] = opened
@@ -1115,9 +1117,9 @@ def _option_tiles(option: str, words: str, at: str = "") -> list[str]:
 
 
 def _check_position(doc: dict[str, Any], source: str) -> list[dict[str, str]]:
-    """A position file's players (names, no name twice; ``opened``; racks) and pool, as SPEC §6
-    gives them: raises for a malformed player or pool, and returns the errors of its tiles
-    (pointer and detail, every one)."""
+    """A position file's players (names, no name twice; racks; ``opened``) and pool, as SPEC §6
+    gives them: raises for a malformed player or pool, and returns the errors of its tiles and
+    of ``opened`` (pointer and detail, every one)."""
     players = doc.get("players", [])
     if not isinstance(players, list):
         raise CliError(f"{source}: /players: expected an array of players")
@@ -1129,9 +1131,9 @@ def _check_position(doc: dict[str, Any], source: str) -> list[dict[str, str]]:
         if p["name"] in names:
             raise CliError(f"{source}: /players/{i}/name: two players are named {p['name']!r}")
         names.add(p["name"])
-        if "opened" in p and not isinstance(p["opened"], bool):
-            raise CliError(f"{source}: /players/{i}/opened: must be true or false")
         errors += _tile_errors(p.get("rack", []), f"/players/{i}/rack")
+        if "opened" in p and not isinstance(p["opened"], bool):
+            errors.append({"pointer": f"/players/{i}/opened", "detail": "must be true or false"})
     pool = doc.get("pool")
     if isinstance(pool, list):
         errors += _tile_errors(pool, "/pool")

@@ -187,7 +187,7 @@ def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None
     assert "/players/1/rack/1: 'Q9'" in line and "/players/1/opened:" in line
     # A rack given as words is the option's, not the file's.
     line = one_line_error(CliRunner().invoke(app, ["suggest", str(path), "--player", "B", "--rack", "Q1", "--opened"]))
-    assert line.startswith(f"rummikub: {path}: /rack/0: 'Q1'")
+    assert line.startswith("rummikub: --rack: /0: 'Q1'")
 
 
 def test_suggest_on_a_position_file_checks_its_names_and_pool(tmp_path: Path) -> None:
