@@ -10,6 +10,7 @@ joker search's state (``engine.jokers.JokerSearch``), taken first."""
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -53,9 +54,22 @@ def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
         return False
 
     return any(
-        search.after[k].numbered_counts.get(tile) and in_place(search.after[k].numbered_counts)
+        search.after[k].numbered_counts.get(tile) and any(in_place(held) for held in _run_places(search, k))
         for k in source.successors
     )
+
+
+def _run_places(search: JokerSearch, k: int) -> Iterator[Mapping[str, int]]:
+    """The tiles after-set ``k`` holds in its places: its numbered tiles, and for each reading
+    as a run also the tiles its jokers stand for there (``O5`` is in the place of ``J J O7``'s
+    first joker in ``O5 J O7``, beside the O6 the other joker stands for, then the set's O7;
+    an independent turn oracle, session 43)."""
+    held = search.after[k].numbered_counts
+    yield held
+    for reading in search.after[k].read(search.rules).readings:
+        if reading.kind == RUN and reading.joker_keys:
+            stood_for = {key: 1 for keys in reading.joker_keys if len(keys) == 1 for key in keys}
+            yield {**held, **stood_for}
 
 
 def _replaced_in_group(search: JokerSearch, joker: Joker) -> bool:
@@ -138,6 +152,7 @@ def _replace(
     used: dict[str, int] = {}
     chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
     homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
+    played_at: Counter[tuple[int, str]] = Counter()  # rack-only: the played replacing copies' places
 
     def unmet(demand: _Demand) -> list[Violation]:
         return [Violation(missing_code, search.sources[demand.source].home(), {"tile": demand.label})] * demand.weight
@@ -147,8 +162,12 @@ def _replace(
         if best is not None and len(found) >= len(best) and rank(found, 0) >= rank(best, 0):
             return
         if d == len(demands):
-            # every set a replacing tile lies in holds a copy of the joker's set too
-            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes):
+            # every set a replacing tile lies in holds a copy of the joker's set too, beside
+            # the replacing copy itself when it must be a played one (``O6 J B6`` laid again,
+            # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
+            # first set's, whose joker stays there only with a copy of it; session 43)
+            held = frozenset((+played_at).items())
+            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held):
                 best = list(found)
             return
         demand = demands[d]
@@ -159,16 +178,21 @@ def _replace(
                 continue
             for spots in _spots(bundle, source.successors, capacity):
                 extra = []
+                played_here = []
                 for k, key in spots:
                     capacity[k, key] -= 1
                     used[key] = used.get(key, 0) + 1
                     if rack_only and used[key] > search.played.get(key, 0):
                         extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
+                    elif rack_only:
+                        played_here.append((k, key))
+                played_at.update(played_here)
                 given.update(bundle)
                 homes.extend((demand.source, k) for k, _ in spots)
                 place(d + 1, found + extra)
                 del homes[len(homes) - len(spots) :]
                 given.difference_update(bundle)
+                played_at.subtract(played_here)
                 for k, key in spots:
                     capacity[k, key] += 1
                     used[key] -= 1

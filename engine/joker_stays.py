@@ -26,24 +26,31 @@ def group_homes(search: JokerSearch, jokers: list[Joker], stays: list[Stay | Non
 
 
 def can_hold_copies(
-    search: JokerSearch, holders: frozenset[tuple[int, int]], wholes: frozenset[tuple[int, int]] = frozenset()
+    search: JokerSearch,
+    holders: frozenset[tuple[int, int]],
+    wholes: frozenset[tuple[int, int]] = frozenset(),
+    played_at: frozenset[tuple[tuple[int, str], int]] = frozenset(),
 ) -> bool:
     """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
     the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's
     tiles: equal tiles are interchangeable, yet each copy lies in one set (SPEC §4, the
     consistent assignment), so ``[J J R13]`` has one successor among two after-sets holding
-    an R13 when one R13 was played. Memoised."""
-    found = search.holding_memo.get((holders, wholes))
+    an R13 when one R13 was played. ``played_at``: ((after-set, tile), copies) that are played
+    ones, no set's (the replacing tiles under ``joker_replacement_from: rack``). Memoised."""
+    memo_key = (holders, wholes, played_at)
+    found = search.holding_memo.get(memo_key)
     if found is not None:
         return found
     taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
+    for (k, key), copies in played_at:
+        taken[key, k] = copies
     for n, k in sorted(wholes):
         theirs = search.after[k].numbered_counts
         for key, copies in search.sources[n].numbered.items():
             taken[key, -1 - n] = copies
             taken[key, k] = taken.get((key, k), 0) + copies
             if taken[key, k] > theirs.get(key, 0):
-                search.holding_memo[holders, wholes] = False
+                search.holding_memo[memo_key] = False
                 return False
     pairs = sorted(holders - wholes)
 
@@ -66,5 +73,5 @@ def can_hold_copies(
                     return True
         return False
 
-    found = search.holding_memo[holders, wholes] = give(0)
+    found = search.holding_memo[memo_key] = give(0)
     return found

@@ -108,6 +108,11 @@ def _place_freed(
     hosts = [k for k in search.open_after if free[k] > 0]
     if two_rack_tiles:  # a set that cannot hold two played tiles hosts no freed joker well
         hosts = [k for k in hosts if not _holds_a_before_set(search, k) and _played_room(search, k, free[k] - 1) >= 2]
+        # nor the home of a locked set kept whole: it holds every copy of that set, so it is no
+        # new set (``R4 J R6`` kept whole in ``R3 R4 J R6 J``: its R6 is the set's, not the
+        # played one; an independent turn oracle, session 43)
+        homes = {k for _, k in wholes}
+        hosts = [k for k in hosts if k not in homes]
     best_misused = len(freed) + 1
     best_at: list[int] = []
     replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
@@ -251,15 +256,16 @@ def _sources_held_elsewhere(
     avoided = {n: set(ks) for n, ks in avoided.items()}
     for n, home in wholes:
         avoided.setdefault(n, set()).update(k for k in search.room_sets if k != home)
-    witnesses: list[list[tuple[int, int, str]]] = []  # per joker: (source, after-set, its copy's tile)
+    # per joker: (source, after-set, its set's copy's tile, the replacing tile)
+    witnesses: list[list[tuple[int, int, str, str]]] = []
     for n, needs in (replacing or {}).items():
         for options in needs:
             ways = [
-                (n, k, key)
+                (n, k, key, t)
                 for k in search.sources[n].successors
-                if k in search.room_sets
-                and k not in avoided.get(n, ())
-                and any(search.after[k].numbered_counts.get(t) for t in options)
+                if k in search.room_sets and k not in avoided.get(n, ())
+                for t in sorted(options)
+                if search.after[k].numbered_counts.get(t)
                 for key in search.sources[n].numbered
                 if search.after[k].numbered_counts.get(key)
             ]
@@ -268,32 +274,39 @@ def _sources_held_elsewhere(
                 avoided.setdefault(n, set())
     if len(avoided) < 2 and not wholes:  # (one source alone: ``_may_hold_none_of`` judged it,
         return True  # but not a locked set kept whole, whose copies all lie in its home)
-    seen: set[frozenset[tuple[int, int, str]]] = set()
+    seen: set[tuple[frozenset[tuple[int, int, str]], frozenset[tuple[tuple[int, str], int]]]] = set()
 
-    def witnessed(j: int, placed: frozenset[tuple[int, int, str]]) -> bool:
-        """Whether jokers ``j`` on each find a copy of their set beside their tile, the
-        copies ``placed`` so far fitting (one copy serves the jokers of its set it lies beside)."""
+    def witnessed(j: int, placed: frozenset[tuple[int, int, str]], replacing_copies: Counter[tuple[int, str]]) -> bool:
+        """Whether jokers ``j`` on each find a copy of their set beside a copy of their tile
+        of their own (``replacing_copies``: (after-set, tile) taken so far; each replacing
+        tile is one copy: two jokers standing for K5 need two K5, session 43), the copies
+        ``placed`` so far fitting (one copy serves the jokers of its set it lies beside)."""
         if j == len(witnesses):
             return True
-        for way in witnesses[j]:
+        for n, k, key, t in witnesses[j]:
+            if replacing_copies[(k, t)] >= search.after[k].numbered_counts[t]:
+                continue
+            taken = replacing_copies + Counter({(k, t): 1})
+            way = (n, k, key)
             if way in placed:
-                if witnessed(j + 1, placed):
+                if witnessed(j + 1, placed, taken):
                     return True
                 continue
             grown = placed | {way}
-            if grown in seen:  # (failed from there already: fewer pinned copies fit no worse)
+            state = (grown, frozenset(taken.items()))
+            if state in seen:  # (failed from there already)
                 continue
-            seen.add(grown)
+            seen.add(state)
             search.joint_steps -= 1
             if search.joint_steps < 0:
                 raise _OutOfSteps
-            if _copies_fit(search, avoided, grown) and witnessed(j + 1, grown):
+            if _copies_fit(search, avoided, grown) and witnessed(j + 1, grown, taken):
                 return True
         return False
 
     try:
         # witnesses only pin copies the flow could place there anyway: none fit, none will
-        return _copies_fit(search, avoided, frozenset()) and witnessed(0, frozenset())
+        return _copies_fit(search, avoided, frozenset()) and witnessed(0, frozenset(), Counter())
     except _OutOfSteps:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
 

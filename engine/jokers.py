@@ -176,7 +176,7 @@ class JokerSearch:
         self.joint_steps = joint_steps  # shared by every joint check of the turn
         self.placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
-        self.holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], bool] = {}
+        self.holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]], object], bool] = {}
         self.old_after_memo: dict[int, bool] = {}
         self.after_numbered = joker_use.numbered_in(self, range(len(after)))  # every numbered tile on the after table
         # the numbered tiles that may be the moved sets' copies: under locked sets, a joker set

@@ -1441,3 +1441,61 @@ def test_a_table_copy_of_a_tile_replaces_no_joker_under_rack_only_replacement() 
     from_table = dataclasses.replace(rules, joker_replacement_from="rack_or_table")
     after = [S("B8 B9 B10"), S("O7 R7 B7"), S("J R7 K7")]
     assert verify_turn(before, after, parse_tiles("K7 R7"), True, from_table).valid
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "rules"),
+    [
+        # both jokers stand for K5: one placed K5 replaced both (other_set, rack or table)
+        (
+            ["K8 K7 K6 J", "K4 J K6"],
+            ["K4 K5 K6 K7", "K5 J K7", "K6 J K8"],
+            "K7 K5 K5",
+            dataclasses.replace(SABRA, freed_joker_use="other_set"),
+        ),
+        # rack-only: the played O6 replaces the joker of J B6 R6 K6 only beside one of its tiles,
+        # in O6 J B6, whose joker then stays beside none of its own set's
+        (
+            ["O6 J B6", "J B6 R6 K6"],
+            ["O6 J B6", "O5 O6 J", "K6 B6 R6"],
+            "O6 O5",
+            dataclasses.replace(SABRA, joker_replacement_from="rack"),
+        ),
+        # strict-joker, new-set rule: R4 J R6 is kept whole in R3 R4 J R6 J, so that set is no new set
+        (
+            ["R4 J R6", "B6 J O6"],
+            ["O6 R6 B6", "R3 R4 J R6 J"],
+            "R3 R6",
+            dataclasses.replace(PRESETS["strict-joker"], freed_joker_use="new_set_with_two_rack_tiles"),
+        ),
+    ],
+)
+def test_one_assignment_of_copies_for_replacing_tiles_and_the_freed_jokers_places(
+    before: list[str], after: list[str], rack: str, rules: Rules
+) -> None:
+    """A replacing tile is one copy of its own, played under rack-only replacement, and a locked
+    set kept whole keeps its copies: judged apart from the freed jokers' places and the staying
+    jokers, these were legal (an independent turn oracle, session 43)."""
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
+    assert not verdict.valid, codes(verdict)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack"),
+    [
+        (["J J O7"], ["O5 J O7", "O4 J O6"], "O5 O6 O4"),
+        (["J J B3 B4"], ["J B2 B4", "B1 J B3"], "B2 B1"),
+    ],
+)
+def test_an_exact_tile_in_its_place_beside_the_other_joker_frees_a_locked_sets_joker(
+    before: list[str], after: list[str], rack: str
+) -> None:
+    """strict-joker: O5 lies in the place of ``J J O7``'s first joker, beside the O6 the other
+    joker stands for, then O7: the exact tile in the joker's place (SPEC §4). A place was only
+    recognised beside a numbered tile, and the turns were JOKER_SET_BROKEN (an independent turn
+    oracle, session 43). The exact tile away from the set's tiles still frees nothing."""
+    rules = PRESETS["strict-joker"]
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
+    assert verdict.valid, codes(verdict)
+    away = verify_turn([S("J J O7")], [S("O4 O5 J"), S("J O7 O8")], parse_tiles("O4 O5 O8"), True, rules)
+    assert "JOKER_SET_BROKEN" in codes(away)
