@@ -568,7 +568,10 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
 def _rack_not_empty(rack: Sequence[Tile]) -> None:
     """An empty rack (SPEC §4: that player has gone out; moves/suggest the same), told beside
     the request's other errors (``require_rack`` said it only when there were none: the API
-    audit, session 38)."""
+    audit, session 38). Not when the tile limit was passed before the rack: it was not read
+    then (an after over the limit made it look empty: a worst-cost hunt, session 43)."""
+    if not rack and _budget().exceeded:
+        return
     try:
         require_rack(rack)
     except InputError as exc:

@@ -381,6 +381,9 @@ def test_body_limit_is_configurable() -> None:
         ),
         ("/v1/melds/check", {"sets": [], "rack": ["R1"] * 20_001}, "/rack", "RUMMIKUB_MAX_TILES"),
         ("/v1/tables/arrange", {"tiles": ["R1"] * 20_001}, "/tiles", "RUMMIKUB_MAX_TILES"),
+        # (the rack after the tiles over the limit is not read, so not told empty: session 43)
+        ("/v1/turns/verify", {**TURN, "after": ["R1"] * 20_001}, "/after", "RUMMIKUB_MAX_TILES"),
+        ("/v1/turns/verify", {**TURN, "after": {"loose": ["R1"] * 20_001}}, "/after/loose", "RUMMIKUB_MAX_TILES"),
     ],
     ids=lambda v: v if isinstance(v, str) and v.startswith("RUMMIKUB") else None,
 )
