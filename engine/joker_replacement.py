@@ -116,21 +116,27 @@ def unlock_in_turn(search: JokerSearch) -> None:
 
 
 def replacements(
-    search: JokerSearch, jokers: list[Joker], stays: list[Stay | None], locked: bool = True
+    search: JokerSearch,
+    jokers: list[Joker],
+    stays: list[Stay | None],
+    locked: bool = True,
+    avoid: frozenset[tuple[int, int]] = frozenset(),
 ) -> list[Violation]:
     """The fewest violations with which every freed joker gets its own replacing copy
     (memoised by what the freed jokers need and where group jokers stayed). Under locked
     sets an unmet need is ``JOKER_SET_BROKEN`` and the sets kept whole keep their copies;
-    ``locked`` False judges the replace rule alone (``JOKER_NOT_REPLACED``)."""
+    ``locked`` False judges the replace rule alone (``JOKER_NOT_REPLACED``). ``avoid``:
+    (source, after-set) pairs where the source's replacing tiles may not lie, the after-set
+    holding none of its copies (where a freed joker's place requires so)."""
     locked = locked and search.locked
     demands = tuple(_demands(search, jokers, stays))
     holders = joker_stays.group_homes(search, jokers, stays)
     wholes = locked_joker_sets.whole_homes(search, jokers, stays) if locked else frozenset()
-    memo_key = (demands, holders, wholes, locked)
+    memo_key = (demands, holders, wholes, locked, avoid)
     found = search.replacement_memo.get(memo_key)
     if found is None:
         missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
-        found = search.replacement_memo[memo_key] = _replace(search, demands, holders, wholes, missing_code)
+        found = search.replacement_memo[memo_key] = _replace(search, demands, holders, wholes, missing_code, avoid)
     return found
 
 
@@ -140,6 +146,7 @@ def _replace(
     holders: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]],
     missing_code: str,
+    avoid: frozenset[tuple[int, int]] = frozenset(),
 ) -> list[Violation]:
     capacity: dict[tuple[int, str], int] = {}
     for demand in demands:
@@ -176,7 +183,8 @@ def _replace(
         for bundle in demand.bundles:
             if demand.tag and given.intersection(bundle):
                 continue
-            for spots in _spots(bundle, source.successors, capacity):
+            successors = [k for k in source.successors if (demand.source, k) not in avoid]
+            for spots in _spots(bundle, successors, capacity):
                 extra = []
                 played_here = []
                 for k, key in spots:

@@ -10,7 +10,7 @@ taken first."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from engine import joker_replacement, joker_stays, locked_joker_sets, new_sets_programme
@@ -80,16 +80,29 @@ def placements(
         if stay is not None:
             stood_for.setdefault(joker.source, set()).add(stay.tile)
     freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
+    jointly: Callable[[frozenset[tuple[int, int]]], bool] | None = None
+    if search.needs_tile:
+        replaced = len(joker_replacement.replacements(search, jokers, stays))
+
+        def jointly(avoided: frozenset[tuple[int, int]]) -> bool:
+            """Whether the freed jokers are replaced as well with their sources' tiles kept
+            out of the after-sets their places avoid (one reading for both rules: pressman-2009,
+            ``R2 K2 O2 J`` + ``K2 J B2`` -> ``K2 J B2`` + ``B2 J O2 R2`` + ``K2 O2 R2``, the
+            played B2 replaces the first joker beside the set's O2 or R2 only in the set its
+            joker must find new; an independent turn oracle, session 43)."""
+            return len(joker_replacement.replacements(search, jokers, stays, avoid=avoided)) <= replaced
+
     memo_key = (
         tuple(sorted((j.source, search.readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
         tuple(free.values()),
         tuple(sorted((k, r.kind) for k, r in fixed.items())),
         tuple(sorted(stayed_in)),
         wholes,
+        tuple(stays) if jointly is not None else (),
     )
     found = search.placement_memo.get(memo_key)
     if found is None:
-        found = search.placement_memo[memo_key] = _place_freed(search, freed, fixed, free, stayed_in, wholes)
+        found = search.placement_memo[memo_key] = _place_freed(search, freed, fixed, free, stayed_in, wholes, jointly)
     return found
 
 
@@ -100,9 +113,12 @@ def _place_freed(
     free: dict[int, int],
     stayed_in: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
+    jointly: Callable[[frozenset[tuple[int, int]]], bool] | None = None,
 ) -> list[Violation]:
     """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
-    kept whole, as (source, after-set), whose copies all lie there."""
+    kept whole, as (source, after-set), whose copies all lie there; ``jointly``: whether
+    the freed jokers' replacements hold with the (source, after-set) pairs a placement
+    avoids."""
     rule = search.rules.freed_joker_use
     two_rack_tiles = rule == "new_set_with_two_rack_tiles"
     hosts = [k for k in search.open_after if free[k] > 0]
@@ -162,6 +178,8 @@ def _place_freed(
             if two_rack_tiles and not _new_sets_together(search, sorted(good), avoided, free, good, freed, stayed_in):
                 return
             if not all_hold_none(avoided):
+                return
+            if jointly is not None and avoided and not jointly(avoided):
                 return
             best_misused = bad
             best_at = sorted(k for k, room in left.items() if room > 0)

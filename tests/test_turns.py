@@ -1461,6 +1461,22 @@ def test_a_table_copy_of_a_tile_replaces_no_joker_under_rack_only_replacement() 
             "O6 O5",
             dataclasses.replace(SABRA, joker_replacement_from="rack"),
         ),
+        # pressman-2009: the played B2 replaces the first set's joker beside its O2 or R2 only in
+        # B2 J O2 R2, the new set its joker must end in (elsewhere the second set's joker stays
+        # without a copy of its set)
+        (
+            ["R2 K2 O2 J", "K2 J B2"],
+            ["K2 J B2", "B2 J O2 R2", "K2 O2 R2"],
+            "B2 O2 R2",
+            PRESETS["pressman-2009"],
+        ),
+        # xp, rack-only: the group of 7s' joker is replaced only by a table copy
+        (
+            ["J O7 R7 J", "B7 J J"],
+            ["K7 R7 B7 O7", "B3 J J J", "O7 J R7"],
+            "O7 K7 R7 B3",
+            dataclasses.replace(PRESETS["xp"], joker_replacement_from="rack"),
+        ),
         # strict-joker, new-set rule: R4 J R6 is kept whole in R3 R4 J R6 J, so that set is no new set
         (
             ["R4 J R6", "B6 J O6"],
