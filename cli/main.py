@@ -1145,7 +1145,8 @@ def _check_position(doc: dict[str, Any], source: str) -> list[dict[str, str]]:
 def _tiles_refused(source: str, errors: list[dict[str, str]], problem: Mapping[str, Any] | None = None) -> CliError:
     """Bad input: a document's tile errors (after those of a refused request's ``problem``), the
     first three on the line and the rest counted, as for a request's problem."""
-    listed = [*(problem.get("errors") or [] if problem is not None else []), *errors]
+    earlier = (problem.get("errors") or []) if problem is not None else []
+    listed = [*earlier, *errors]
     return CliError(f"{source}: {problem_line({'errors': listed})}", EXIT_INPUT, {**(problem or {}), "errors": listed})
 
 
