@@ -121,22 +121,26 @@ def replacements(
     stays: list[Stay | None],
     locked: bool = True,
     avoid: frozenset[tuple[int, int]] = frozenset(),
+    reserved: frozenset[tuple[tuple[int, str], int]] = frozenset(),
 ) -> list[Violation]:
     """The fewest violations with which every freed joker gets its own replacing copy
     (memoised by what the freed jokers need and where group jokers stayed). Under locked
     sets an unmet need is ``JOKER_SET_BROKEN`` and the sets kept whole keep their copies;
     ``locked`` False judges the replace rule alone (``JOKER_NOT_REPLACED``). ``avoid``:
     (source, after-set) pairs where the source's replacing tiles may not lie, the after-set
-    holding none of its copies (where a freed joker's place requires so)."""
+    holding none of its copies (where a freed joker's place requires so); ``reserved``:
+    ((after-set, tile), copies) that must be played ones there (a new set's played tiles)."""
     locked = locked and search.locked
     demands = tuple(_demands(search, jokers, stays))
     holders = joker_stays.group_homes(search, jokers, stays)
     wholes = locked_joker_sets.whole_homes(search, jokers, stays) if locked else frozenset()
-    memo_key = (demands, holders, wholes, locked, avoid)
+    memo_key = (demands, holders, wholes, locked, avoid, reserved)
     found = search.replacement_memo.get(memo_key)
     if found is None:
         missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
-        found = search.replacement_memo[memo_key] = _replace(search, demands, holders, wholes, missing_code, avoid)
+        found = search.replacement_memo[memo_key] = _replace(
+            search, demands, holders, wholes, missing_code, avoid, dict(reserved)
+        )
     return found
 
 
@@ -147,6 +151,7 @@ def _replace(
     wholes: frozenset[tuple[int, int]],
     missing_code: str,
     avoid: frozenset[tuple[int, int]] = frozenset(),
+    reserved: dict[tuple[int, str], int] | None = None,
 ) -> list[Violation]:
     capacity: dict[tuple[int, str], int] = {}
     for demand in demands:
@@ -160,6 +165,13 @@ def _replace(
     chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
     homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
     played_at: Counter[tuple[int, str]] = Counter()  # rack-only: the played replacing copies' places
+    # played copies fixed in their places beforehand (a new set's): one may replace a joker
+    # where it lies; the others' copies are not there to replace one elsewhere
+    reserved = dict(reserved or {})
+    played_fixed = Counter(reserved)  # (all of them, for the copies' check at the end)
+    fixed_played: Counter[str] = Counter()
+    for (_, key), copies in reserved.items():
+        fixed_played[key] += copies
 
     def unmet(demand: _Demand) -> list[Violation]:
         return [Violation(missing_code, search.sources[demand.source].home(), {"tile": demand.label})] * demand.weight
@@ -173,7 +185,7 @@ def _replace(
             # the replacing copy itself when it must be a played one (``O6 J B6`` laid again,
             # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
             # first set's, whose joker stays there only with a copy of it; session 43)
-            held = frozenset((+played_at).items())
+            held = frozenset((+(played_at + played_fixed)).items())
             if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held):
                 best = list(found)
             return
@@ -187,10 +199,15 @@ def _replace(
             for spots in _spots(bundle, successors, capacity):
                 extra = []
                 played_here = []
+                fixed_here = []
                 for k, key in spots:
                     capacity[k, key] -= 1
+                    if rack_only and reserved.get((k, key), 0) > 0:
+                        reserved[k, key] -= 1  # (a played copy fixed there replaces the joker)
+                        fixed_here.append((k, key))
+                        continue
                     used[key] = used.get(key, 0) + 1
-                    if rack_only and used[key] > search.played.get(key, 0):
+                    if rack_only and used[key] > search.played.get(key, 0) - fixed_played[key]:
                         extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
                     elif rack_only:
                         played_here.append((k, key))
@@ -201,9 +218,12 @@ def _replace(
                 del homes[len(homes) - len(spots) :]
                 given.difference_update(bundle)
                 played_at.subtract(played_here)
+                for k, key in fixed_here:
+                    reserved[k, key] += 1
                 for k, key in spots:
                     capacity[k, key] += 1
-                    used[key] -= 1
+                    if (k, key) not in fixed_here:
+                        used[key] -= 1
         place(d + 1, found + unmet(demand))
 
     place(0, [])

@@ -80,17 +80,20 @@ def placements(
         if stay is not None:
             stood_for.setdefault(joker.source, set()).add(stay.tile)
     freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
-    jointly: Callable[[frozenset[tuple[int, int]]], bool] | None = None
+    jointly: Callable[[frozenset[tuple[int, int]], frozenset[tuple[tuple[int, str], int]]], bool] | None = None
     if search.needs_tile:
         replaced = len(joker_replacement.replacements(search, jokers, stays))
 
-        def jointly(avoided: frozenset[tuple[int, int]]) -> bool:
+        def jointly(
+            avoided: frozenset[tuple[int, int]], reserved: frozenset[tuple[tuple[int, str], int]] = frozenset()
+        ) -> bool:
             """Whether the freed jokers are replaced as well with their sources' tiles kept
             out of the after-sets their places avoid (one reading for both rules: pressman-2009,
             ``R2 K2 O2 J`` + ``K2 J B2`` -> ``K2 J B2`` + ``B2 J O2 R2`` + ``K2 O2 R2``, the
             played B2 replaces the first joker beside the set's O2 or R2 only in the set its
             joker must find new; an independent turn oracle, session 43)."""
-            return len(joker_replacement.replacements(search, jokers, stays, avoid=avoided)) <= replaced
+            found = joker_replacement.replacements(search, jokers, stays, avoid=avoided, reserved=reserved)
+            return len(found) <= replaced
 
     memo_key = (
         tuple(sorted((j.source, search.readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
@@ -113,7 +116,7 @@ def _place_freed(
     free: dict[int, int],
     stayed_in: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
-    jointly: Callable[[frozenset[tuple[int, int]]], bool] | None = None,
+    jointly: Callable[[frozenset[tuple[int, int]], frozenset[tuple[tuple[int, str], int]]], bool] | None = None,
 ) -> list[Violation]:
     """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
     kept whole, as (source, after-set), whose copies all lie there; ``jointly``: whether
@@ -179,7 +182,7 @@ def _place_freed(
                 return
             if not all_hold_none(avoided):
                 return
-            if jointly is not None and avoided and not jointly(avoided):
+            if jointly is not None and avoided and not jointly(avoided, _fixed_played(search, good, two_rack_tiles)):
                 return
             best_misused = bad
             best_at = sorted(k for k, room in left.items() if room > 0)
@@ -201,6 +204,22 @@ def _place_freed(
         Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
         for m in range(best_misused)
     ]
+
+
+def _fixed_played(
+    search: JokerSearch, good: Mapping[int, int], two_rack_tiles: bool
+) -> frozenset[tuple[tuple[int, str], int]]:
+    """Under ``new_set_with_two_rack_tiles``, the copies that must be played ones where they
+    lie: every numbered tile of a host holding no more than the two played tiles it needs
+    (no joker played: it would count as one). ((after-set, tile), copies)."""
+    if not two_rack_tiles or search.played.get(JOKER_KEY, 0):
+        return frozenset()
+    fixed: list[tuple[tuple[int, str], int]] = []
+    for k in good:
+        held = search.after[k].numbered_counts
+        if sum(held.values()) <= 2:
+            fixed.extend(((k, key), n) for key, n in held.items())
+    return frozenset(fixed)
 
 
 def _may_hold_none_of_one(

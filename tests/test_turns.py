@@ -1470,6 +1470,14 @@ def test_a_table_copy_of_a_tile_replaces_no_joker_under_rack_only_replacement() 
             "B2 O2 R2",
             PRESETS["pressman-2009"],
         ),
+        # pressman-2009: the new set B1 J O1 needs both its tiles played, so the played O1 does
+        # not also replace the undeclared joker beside the set's R1 (the declared one stays there)
+        (
+            ["J=B1 R1 J", "O1 R1 B1"],
+            ["B1 J O1", "R1 K1 B1", "R1 O1 J=B1"],
+            "B1 O1 K1",
+            PRESETS["pressman-2009"],
+        ),
         # xp, rack-only: the group of 7s' joker is replaced only by a table copy
         (
             ["J O7 R7 J", "B7 J J"],
