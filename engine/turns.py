@@ -397,20 +397,27 @@ class _Turn:
         self.violations.append(Violation(code, at, params or {}, set_code))
 
     def _check_accounting(self) -> None:
-        """One violation per tile, pointing at the first before set that held it (removed) or
-        the last after set that holds it (not in the rack); each code's violations are listed
-        in table order (by set, then by the tile's place in the set)."""
+        """One violation per tile, pointing at a before set that held it (removed) or an after
+        set that holds it (not in the rack): one that is not laid again as it was, if any, then
+        the first in the order of their tiles (``_by_tiles``: whatever order the turn lists its
+        sets in); each code's violations are listed in table order (by set, then by the tile's
+        place in the set)."""
         if not self.removed_keys and not self.not_in_rack:
             return
+        contents = [tuple(sorted(t.code for t in s.tiles)) for s in (*self.before, *self.after)]
+        relaid_before, relaid_after = _matched_one_by_one(contents[: len(self.before)], contents[len(self.before) :])
+        changed_before, changed_after = set(relaid_before), set(relaid_after)
         removed = []
         for key, n in self.removed_keys.items():
-            i = next(i for i, s in enumerate(self.before) if key in s.keys)
+            holding = [i for i, s in enumerate(self.before) if key in s.keys]
+            i = min(_by_tiles(holding, self.before), key=lambda i: i not in changed_before)
             removed.append((i, self.before[i].keys.index(key), key, n))
         for i, _, key, n in sorted(removed):
             self._add("TABLE_TILE_REMOVED", f"/before/{i}", _copies(key, n))
         missing = []
         for key, n in self.not_in_rack.items():
-            k = next(k for k in range(len(self.after) - 1, -1, -1) if key in self.after[k].keys)
+            holding = [k for k, s in enumerate(self.after) if key in s.keys]
+            k = min(_by_tiles(holding, self.after), key=lambda k: k not in changed_after)
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
             self._add("TILE_NOT_IN_RACK", f"/after/{k}", _copies(key, n))

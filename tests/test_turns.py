@@ -1523,3 +1523,39 @@ def test_an_exact_tile_in_its_place_beside_the_other_joker_frees_a_locked_sets_j
     assert verdict.valid, codes(verdict)
     away = verify_turn([S("J J O7")], [S("O4 O5 J"), S("J O7 O8")], parse_tiles("O4 O5 O8"), True, rules)
     assert "JOKER_SET_BROKEN" in codes(away)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "rules", "blamed"),
+    [
+        # the K3 not on the rack: in the set laid anew, not in the one laid again as it was
+        (["B10 B11 B12", "O3 J R3 K3"], ["B10 B11 B12", "O3 J R3 K3", "R7 K3 K5"], "R7 R3 K5", SABRA, "R7 K3 K5"),
+        (
+            ["J R2 R3 R4 R5"],
+            ["R5 R4 R3 J R1", "R2 J K2"],
+            "R1 K2 R2 J",
+            dataclasses.replace(
+                PRESETS["xp"], freed_joker_use="new_set_with_two_rack_tiles", joker_replacement_from="rack"
+            ),
+            "R2 J K2",
+        ),
+        (
+            ["K9 K10 K11", "R1 J J K1", "R6 R7 R8 R9 R10"],
+            ["R6 R7 R8 R9 R10", "K1 J B1", "K10 K9 K11 K8", "O1 J R1"],
+            "K8 B1 O1",
+            dataclasses.replace(PRESETS["strict-joker"], freed_joker_use="new_set_with_two_rack_tiles"),
+            "K1 J B1",
+        ),
+    ],
+)
+def test_a_violation_points_at_the_same_set_in_any_listing(
+    before: list[str], after: list[str], rack: str, rules: Rules, blamed: str
+) -> None:
+    """TILE_NOT_IN_RACK, TABLE_TILE_REMOVED, FREED_JOKER_MISUSED and JOKER_SET_BROKEN chose
+    among equally blamed sets by their place in the listing (the last, the first, the lowest
+    index): now a set laid anew first, then by their tiles (a metamorphic audit, session 43)."""
+    for order in (1, -1):
+        sets = after[::order]
+        verdict = verify_turn([S(s) for s in before[::order]], [S(s) for s in sets], parse_tiles(rack), True, rules)
+        pointed = {sets[int(v.at.split("/")[2])] for v in verdict.violations if v.at.startswith("/after/")}
+        assert not verdict.valid and pointed == {blamed}, (order, [(v.code, v.at) for v in verdict.violations])
