@@ -80,8 +80,9 @@ MAX_ASSIGNMENTS = 2000
 
 JOINT_CHECK_STEPS = 50_000
 """Steps of the joint checks of the freed jokers' hosts (``engine.joker_use``: the searches
-over copies, and each integer programme at ``PROGRAMME_STEPS``), per turn: 0.3-0.4 s of CPU at
-most (0.66 s beside 36 untouched sets: a worst-cost hunt, session 42).
+over copies, and each integer programme at ``PROGRAMME_STEPS``), per turn: 0.3-0.5 s of CPU at
+most (0.66 s beside 36 untouched sets in session 42, 1.0 s beside 94 empty ones in session 43,
+until a step looked only at the after-sets holding its tile: 0.45 s for both since).
 Hosts of dozens of tiles with several places for each could take hours; a budget per call let
 one turn use it again at each placement of the freed jokers. An xp turn freeing four jokers
 asked 102 questions of the new-set check (103 programmes, 0.063 s exactly) and ran out of
