@@ -425,7 +425,7 @@ def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], f
                     reserved[tile] = reserved.get(tile, 0) + 1
     available = {key: max(0, n - reserved.get(key, 0)) for key, n in search.played.items()}
     for i, s in enumerate(search.before):
-        if i not in excluded:
+        if i not in excluded and i not in search.locked_in_place:  # (a locked set's copies stay)
             for key, n in s.numbered_counts.items():
                 available[key] = available.get(key, 0) + n
     if any(n > available.get(key, 0) for key, n in theirs.items()):
@@ -436,6 +436,7 @@ def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], f
         frozenset(s.numbered_counts)
         for i, s in enumerate(search.before)
         if i not in excluded
+        and i not in search.locked_in_place  # (its copies lie in it: none is ``k``'s)
         and s.numbered_counts
         and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
     ]

@@ -196,6 +196,12 @@ class JokerSearch:
         for s in before:
             before_numbered.update(s.numbered_counts)
         self.removed = dict(before_numbered - Counter(self.after_numbered))
+        # Under locked sets, the joker sets left as they were keep their copies where they lie:
+        # none is another set's (a new set's, say; an independent turn oracle, session 43)
+        moved_indices = {source.index for source in self.sources}
+        self.locked_in_place = frozenset(
+            i for i, s in enumerate(before) if self.locked and s.jokers and i not in moved_indices
+        )
         # The copies a turn may bring anywhere: played ones, and those of sets without a joker.
         self.free_copies = dict(played)
         for s in before:

@@ -33,8 +33,14 @@ with three places each); a run stopped there leaves the hosts as judged set by s
 
 def copy_places(search: JokerSearch) -> dict[tuple[str, int], int]:
     """The copies of each numbered tile by place (tile, place): a before-set (its index), or -1
-    for the tiles played this turn; the before-sets first, in order."""
-    places = {(key, i): n for i, s in enumerate(search.before) for key, n in s.numbered_counts.items()}
+    for the tiles played this turn; the before-sets first, in order. Not those of a locked joker
+    set left as it was: they lie there (``JokerSearch.locked_in_place``)."""
+    places = {
+        (key, i): n
+        for i, s in enumerate(search.before)
+        if i not in search.locked_in_place
+        for key, n in s.numbered_counts.items()
+    }
     places.update(((key, -1), n) for key, n in search.played.items() if key != JOKER_KEY)
     return places
 

@@ -1559,3 +1559,38 @@ def test_a_violation_points_at_the_same_set_in_any_listing(
         verdict = verify_turn([S(s) for s in before[::order]], [S(s) for s in sets], parse_tiles(rack), True, rules)
         pointed = {sets[int(v.at.split("/")[2])] for v in verdict.violations if v.at.startswith("/after/")}
         assert not verdict.valid and pointed == {blamed}, (order, [(v.code, v.at) for v in verdict.violations])
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "rack"),
+    [
+        (
+            ["K6 K7 J", "J O7 O8", "K6 K5 J"],
+            ["K6 K5 J", "K4 J K6 K7 K8", "O4 J K4", "O6 O7 O8"],
+            "K8 O6 O4 K4 K4",
+        ),
+        (
+            ["O5 K5 J", "J O6 O7", "K6 O6 J"],
+            ["K6 O6 J", "J O4 O5 O6 O7", "O5 R5 K5", "J R6 O6"],
+            "R5 O5 R6 O6 O4",
+        ),
+    ],
+)
+def test_a_locked_set_left_as_it_was_lends_no_copy_to_a_new_set(before: list[str], after: list[str], rack: str) -> None:
+    """xp, locked sets and the new-set rule: ``K6 K5 J`` stays as it was, so its K6 is its own,
+    and ``K4 J K6 K7 K8`` holds the K6 and K7 of ``K6 K7 J``: no new set for the other freed
+    joker. Its K6 was read as the untouched set's, and the turn was legal (an independent turn
+    oracle, session 43). Laid again beside the joker's new set of played tiles, such a set is
+    no bar to it (``J R9 K9`` left as it was beside a new ``R9 K9 J``)."""
+    rules = dataclasses.replace(PRESETS["xp"], joker_sets_locked=True, freed_joker_use="new_set_with_two_rack_tiles")
+    verdict = verify_turn([S(s) for s in before], [S(s) for s in after], parse_tiles(rack), True, rules)
+    assert not verdict.valid, codes(verdict)
+    pressman = dataclasses.replace(PRESETS["pressman-2009"], joker_sets_locked=True)
+    beside = verify_turn(
+        [S("O4 J O6 O7"), S("J R9 K9")],
+        [S("O4 O5 O6 O7 O8"), S("R9 K9 J"), S("J R9 K9")],
+        parse_tiles("K9 O5 O8 K4 B1 R9"),
+        True,
+        pressman,
+    )
+    assert beside.valid, codes(beside)
