@@ -48,7 +48,7 @@ class Source:
         for k in self.successors:
             theirs = self.after[k].numbered_counts
             shared = sum(min(n, theirs.get(key, 0)) for key, n in self.numbered.items())
-            key = (-shared, not self.after[k].jokers, sorted(self.after[k].codes))
+            key = (-shared, not self.after[k].jokers, self.after[k].content)
             if best_key is None or key < best_key:
                 best, best_key = k, key
         return f"/after/{best}" if best is not None else f"/before/{self.index}"

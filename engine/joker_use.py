@@ -186,7 +186,7 @@ def _place_freed(
                 return
             best_misused = bad
             # (in the order of their tiles: the pointers do not follow the turn's listing)
-            best_at = sorted((k for k, room in left.items() if room > 0), key=lambda k: (_tiles_of(search, k), k))
+            best_at = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
             return
         joker = freed[n]
         for k in hosts:
@@ -205,10 +205,6 @@ def _place_freed(
         Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
         for m in range(best_misused)
     ]
-
-
-def _tiles_of(search: JokerSearch, k: int) -> list[str]:
-    return sorted(t.code for t in search.after[k].tiles)
 
 
 def _fixed_played(

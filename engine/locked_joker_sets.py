@@ -50,7 +50,7 @@ def locked_sets(search: JokerSearch, jokers: list[Joker], stays: list[Stay | Non
     wholes = whole_homes(search, jokers, stays)
     if wholes and not joker_stays.can_hold_copies(search, joker_stays.group_homes(search, jokers, stays), wholes):
         # two locked sets kept whole in one after-set that holds the copies of only one
-        k = min((k for _, k in wholes), key=lambda k: (sorted(t.code for t in search.after[k].tiles), k))
+        k = min((k for _, k in wholes), key=lambda k: (search.after[k].content, k))
         found.append(Violation("JOKER_SET_BROKEN", f"/after/{k}", {}))
     return found
 
@@ -60,7 +60,7 @@ def joker_set_broken(search: JokerSearch, n: int, homes: set[int]) -> Violation 
     ``homes``, unless they are all in one that holds every numbered tile of the set."""
     if not homes:
         return None
-    k = min(homes, key=lambda k: (sorted(t.code for t in search.after[k].tiles), k))  # (not by listing)
+    k = min(homes, key=lambda k: (search.after[k].content, k))  # (not by listing)
     theirs = search.after[k].numbered_counts
     if len(homes) == 1 and all(theirs.get(key, 0) >= c for key, c in search.sources[n].numbered.items()):
         return None

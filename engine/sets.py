@@ -333,6 +333,12 @@ class TableSet:
         object.__setattr__(self, "numbered_counts", counts)
         object.__setattr__(self, "jokers", jokers)
 
+    @property
+    def content(self) -> tuple[tuple[str, ...], str]:
+        """Its tiles' codes sorted, and its declared kind: what it is, whatever order it was
+        laid or listed in (verdicts choose between equal candidates by it, never by listing)."""
+        return tuple(sorted(self.codes)), self.kind or ""
+
     def read(self, rules: Rules = SABRA) -> SetReading:
         """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn)."""
         reading = self._readings.get(rules.strict_order)

@@ -130,7 +130,7 @@ def _by_tiles(indices: Iterable[int], sets: Sequence[TableSet]) -> list[int]:
     """The set indices in the order of the sets' tiles (sorted codes, then kind): an order
     that does not depend on how the turn lists its sets (equal sets tie by index: they are
     interchangeable)."""
-    return sorted(indices, key=lambda i: (sorted(t.code for t in sets[i].tiles), sets[i].kind or "", i))
+    return sorted(indices, key=lambda i: (sets[i].content, i))
 
 
 def _count(keys: Iterable[str]) -> dict[str, int]:
@@ -404,7 +404,7 @@ class _Turn:
         place in the set)."""
         if not self.removed_keys and not self.not_in_rack:
             return
-        contents = [tuple(sorted(t.code for t in s.tiles)) for s in (*self.before, *self.after)]
+        contents = [s.content[0] for s in (*self.before, *self.after)]
         relaid_before, relaid_after = _matched_one_by_one(contents[: len(self.before)], contents[len(self.before) :])
         changed_before, changed_after = set(relaid_before), set(relaid_after)
         removed = []
