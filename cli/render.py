@@ -559,8 +559,11 @@ def _after_shown(
     after = body.get("after") or []
     if isinstance(after, Mapping) and isinstance(after.get("loose"), list):
         return [after["loose"]], None
-    if isinstance(after, list) and after and not isinstance(after[0], list | Mapping):
-        return [after], None  # a flat tile list: loose
+    if isinstance(after, list) and after:
+        from service.schemas import is_loose  # (the service's reading of a flat list; loaded only here)
+
+        if is_loose(after):
+            return [after], None
     return after, _after_results(after, violations)
 
 

@@ -12,6 +12,10 @@ from engine.rules import Rules
 from engine.sets import TableSet
 from engine.violations import Violation
 
+CopiesAt = frozenset[tuple[tuple[int, str], int]]
+"""Copies placed beforehand, as ((after-set, tile), copies): the played replacing copies, or a
+new set's played tiles (``engine.joker_replacement``, ``engine.joker_stays``)."""
+
 
 class Joker(NamedTuple):
     """A moved joker under one reading of its set: ``source`` is its place in ``moved``."""

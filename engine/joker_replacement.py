@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from engine import joker_stays, locked_joker_sets
-from engine.joker_pieces import Joker, rank
+from engine.joker_pieces import CopiesAt, Joker, rank
 from engine.sets import RUN
 from engine.violations import Violation
 
@@ -121,7 +121,7 @@ def replacements(
     stays: list[Stay | None],
     locked: bool = True,
     avoid: frozenset[tuple[int, int]] = frozenset(),
-    reserved: frozenset[tuple[tuple[int, str], int]] = frozenset(),
+    reserved: CopiesAt = frozenset(),
 ) -> list[Violation]:
     """The fewest violations with which every freed joker gets its own replacing copy
     (memoised by what the freed jokers need and where group jokers stayed). Under locked
@@ -139,7 +139,7 @@ def replacements(
     if found is None:
         missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
         found = search.replacement_memo[memo_key] = _replace(
-            search, demands, holders, wholes, missing_code, avoid, dict(reserved)
+            search, demands, holders, wholes, missing_code, avoid, reserved
         )
     return found
 
@@ -151,7 +151,7 @@ def _replace(
     wholes: frozenset[tuple[int, int]],
     missing_code: str,
     avoid: frozenset[tuple[int, int]] = frozenset(),
-    reserved: dict[tuple[int, str], int] | None = None,
+    reserved: CopiesAt = frozenset(),
 ) -> list[Violation]:
     capacity: dict[tuple[int, str], int] = {}
     for demand in demands:
@@ -167,11 +167,11 @@ def _replace(
     played_at: Counter[tuple[int, str]] = Counter()  # rack-only: the played replacing copies' places
     # played copies fixed in their places beforehand (a new set's): one may replace a joker
     # where it lies; the others' copies are not there to replace one elsewhere
-    reserved = dict(reserved or {})
-    played_fixed = Counter(reserved)  # (all of them, for the copies' check at the end)
-    fixed_played: Counter[str] = Counter()
-    for (_, key), copies in reserved.items():
-        fixed_played[key] += copies
+    fixed = Counter(dict(reserved))  # (after-set, tile) -> copies
+    fixed_left = Counter(fixed)  # those not yet replacing a joker
+    fixed_by_tile: Counter[str] = Counter()
+    for (_, key), copies in fixed.items():
+        fixed_by_tile[key] += copies
 
     def unmet(demand: _Demand) -> list[Violation]:
         return [Violation(missing_code, search.sources[demand.source].home(), {"tile": demand.label})] * demand.weight
@@ -185,7 +185,7 @@ def _replace(
             # the replacing copy itself when it must be a played one (``O6 J B6`` laid again,
             # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
             # first set's, whose joker stays there only with a copy of it; session 43)
-            held = frozenset((+(played_at + played_fixed)).items())
+            held = frozenset((+(played_at + fixed)).items())
             if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held):
                 best = list(found)
             return
@@ -198,32 +198,33 @@ def _replace(
             successors = [k for k in source.successors if (demand.source, k) not in avoid]
             for spots in _spots(bundle, successors, capacity):
                 extra = []
-                played_here = []
-                fixed_here = []
+                played_here = []  # rack-only: the spots taking a played copy of their own
+                fixed_here = []  # the spots taking a played copy fixed there
+                counted_here = []  # the spots counted in ``used``
                 for k, key in spots:
                     capacity[k, key] -= 1
-                    if rack_only and reserved.get((k, key), 0) > 0:
-                        reserved[k, key] -= 1  # (a played copy fixed there replaces the joker)
+                    if rack_only and fixed_left[k, key] > 0:
                         fixed_here.append((k, key))
                         continue
+                    counted_here.append(key)
                     used[key] = used.get(key, 0) + 1
-                    if rack_only and used[key] > search.played.get(key, 0) - fixed_played[key]:
+                    if rack_only and used[key] > search.played.get(key, 0) - fixed_by_tile[key]:
                         extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
                     elif rack_only:
                         played_here.append((k, key))
                 played_at.update(played_here)
+                fixed_left.subtract(fixed_here)
                 given.update(bundle)
                 homes.extend((demand.source, k) for k, _ in spots)
                 place(d + 1, found + extra)
                 del homes[len(homes) - len(spots) :]
                 given.difference_update(bundle)
                 played_at.subtract(played_here)
-                for k, key in fixed_here:
-                    reserved[k, key] += 1
+                fixed_left.update(fixed_here)
                 for k, key in spots:
                     capacity[k, key] += 1
-                    if (k, key) not in fixed_here:
-                        used[key] -= 1
+                for key in counted_here:
+                    used[key] -= 1
         place(d + 1, found + unmet(demand))
 
     place(0, [])

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from engine.sets import RUN
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import Joker, Stay
+    from engine.joker_pieces import CopiesAt, Joker, Stay
     from engine.jokers import JokerSearch
 
 
@@ -29,7 +29,7 @@ def can_hold_copies(
     search: JokerSearch,
     holders: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
-    played_at: frozenset[tuple[tuple[int, str], int]] = frozenset(),
+    played_at: CopiesAt = frozenset(),
 ) -> bool:
     """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
     the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's

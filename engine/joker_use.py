@@ -20,8 +20,13 @@ from engine.tiles import JOKER_KEY
 from engine.violations import Violation
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import Joker, Stay
+    from engine.joker_pieces import CopiesAt, Joker, Stay
     from engine.jokers import JokerSearch
+
+
+Jointly = Callable[[frozenset[tuple[int, int]], "CopiesAt"], bool]
+"""Whether the freed jokers' replacements hold with the (source, after-set) pairs a placement
+avoids and the played copies a new set fixes (``placements``)."""
 
 
 class _OutOfSteps(Exception):
@@ -80,13 +85,11 @@ def placements(
         if stay is not None:
             stood_for.setdefault(joker.source, set()).add(stay.tile)
     freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
-    jointly: Callable[[frozenset[tuple[int, int]], frozenset[tuple[tuple[int, str], int]]], bool] | None = None
+    jointly: Jointly | None = None
     if search.needs_tile:
         replaced = len(joker_replacement.replacements(search, jokers, stays))
 
-        def jointly(
-            avoided: frozenset[tuple[int, int]], reserved: frozenset[tuple[tuple[int, str], int]] = frozenset()
-        ) -> bool:
+        def jointly(avoided: frozenset[tuple[int, int]], reserved: CopiesAt = frozenset()) -> bool:
             """Whether the freed jokers are replaced as well with their sources' tiles kept
             out of the after-sets their places avoid (one reading for both rules: pressman-2009,
             ``R2 K2 O2 J`` + ``K2 J B2`` -> ``K2 J B2`` + ``B2 J O2 R2`` + ``K2 O2 R2``, the
@@ -116,7 +119,7 @@ def _place_freed(
     free: dict[int, int],
     stayed_in: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
-    jointly: Callable[[frozenset[tuple[int, int]], frozenset[tuple[tuple[int, str], int]]], bool] | None = None,
+    jointly: Jointly | None = None,
 ) -> list[Violation]:
     """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
     kept whole, as (source, after-set), whose copies all lie there; ``jointly``: whether
@@ -207,9 +210,7 @@ def _place_freed(
     ]
 
 
-def _fixed_played(
-    search: JokerSearch, good: Mapping[int, int], two_rack_tiles: bool
-) -> frozenset[tuple[tuple[int, str], int]]:
+def _fixed_played(search: JokerSearch, good: Mapping[int, int], two_rack_tiles: bool) -> CopiesAt:
     """Under ``new_set_with_two_rack_tiles``, the copies that must be played ones where they
     lie: every numbered tile of a host holding no more than the two played tiles it needs
     (no joker played: it would count as one). ((after-set, tile), copies)."""
@@ -312,7 +313,7 @@ def _sources_held_elsewhere(
                 avoided.setdefault(n, set())
     if len(avoided) < 2 and not wholes:  # (one source alone: ``_may_hold_none_of`` judged it,
         return True  # but not a locked set kept whole, whose copies all lie in its home)
-    seen: set[tuple[frozenset[tuple[int, int, str]], frozenset[tuple[tuple[int, str], int]]]] = set()
+    seen: set[tuple[frozenset[tuple[int, int, str]], CopiesAt]] = set()
 
     def witnessed(j: int, placed: frozenset[tuple[int, int, str]], replacing_copies: Counter[tuple[int, str]]) -> bool:
         """Whether jokers ``j`` on each find a copy of their set beside a copy of their tile

@@ -399,8 +399,8 @@ class _Turn:
     def _check_accounting(self) -> None:
         """One violation per tile, pointing at a before set that held it (removed) or an after
         set that holds it (not in the rack): one that is not laid again as it was, if any, then
-        the first in the order of their tiles (``_by_tiles``: whatever order the turn lists its
-        sets in); each code's violations are listed in table order (by set, then by the tile's
+        the first in the order of their tiles (``TableSet.content``: whatever order the turn
+        lists its sets in); each code's violations are listed in table order (by set, then by the tile's
         place in the set)."""
         if not self.removed_keys and not self.not_in_rack:
             return
@@ -409,15 +409,15 @@ class _Turn:
         changed_before, changed_after = set(relaid_before), set(relaid_after)
         removed = []
         for key, n in self.removed_keys.items():
-            holding = [i for i, s in enumerate(self.before) if key in s.keys]
-            i = min(_by_tiles(holding, self.before), key=lambda i: i not in changed_before)
+            holding = (i for i, s in enumerate(self.before) if key in s.keys)
+            i = min(holding, key=lambda i: (i not in changed_before, self.before[i].content, i))
             removed.append((i, self.before[i].keys.index(key), key, n))
         for i, _, key, n in sorted(removed):
             self._add("TABLE_TILE_REMOVED", f"/before/{i}", _copies(key, n))
         missing = []
         for key, n in self.not_in_rack.items():
-            holding = [k for k, s in enumerate(self.after) if key in s.keys]
-            k = min(_by_tiles(holding, self.after), key=lambda k: k not in changed_after)
+            holding = (k for k, s in enumerate(self.after) if key in s.keys)
+            k = min(holding, key=lambda k: (k not in changed_after, self.after[k].content, k))
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
             self._add("TILE_NOT_IN_RACK", f"/after/{k}", _copies(key, n))
