@@ -135,6 +135,11 @@ def _place_freed(
         # played one; an independent turn oracle, session 43)
         homes = {k for _, k in wholes}
         hosts = [k for k in hosts if k not in homes]
+    # the before-sets whose copies all lie in their homes: none is a host's (xp, locked sets,
+    # ``R3 R4 J R6`` + ``J J R5 R6`` + ``O4 B4 J`` -> ``J R3 R4 J R6`` + ``J R5 R6 R7`` +
+    # ``R3 J R5 R6`` + ``O4 K4 B4``: the second set kept whole in the third after-set, its R6 is
+    # no new set's; an independent turn oracle, session 43)
+    kept = frozenset(search.sources[n].index for n, _ in wholes)
     best_misused = len(freed) + 1
     best_at: list[int] = []
     replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
@@ -178,10 +183,12 @@ def _place_freed(
         if n == len(freed):
             if good and two_rack_tiles and not _two_played_each(search, good, free):
                 return
-            if two_rack_tiles and not all(_new_set(search, k, avoided, freed) for k in good):
+            if two_rack_tiles and not all(_new_set(search, k, avoided, freed, kept) for k in good):
                 return
             # (the set-by-set checks above first: cheaper, and where most placements fail)
-            if two_rack_tiles and not _new_sets_together(search, sorted(good), avoided, free, good, freed, stayed_in):
+            if two_rack_tiles and not _new_sets_together(
+                search, sorted(good), avoided, free, good, freed, stayed_in, kept
+            ):
                 return
             if not all_hold_none(avoided):
                 return
@@ -397,7 +404,13 @@ def numbered_in(search: JokerSearch, ks: Iterable[int]) -> dict[str, int]:
     return found
 
 
-def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], freed: list[Joker]) -> bool:
+def _new_set(
+    search: JokerSearch,
+    k: int,
+    avoided: frozenset[tuple[int, int]],
+    freed: list[Joker],
+    kept: frozenset[int] = frozenset(),
+) -> bool:
     """Whether after-set ``k`` is a *new* set with one assignment of equal copies for both
     conditions at once: none of its copies comes from the before-sets of the freed jokers
     it holds (``avoided``: (source, after-set) pairs), and for every before-set some tile of
@@ -422,7 +435,7 @@ def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], f
                     reserved[tile] = reserved.get(tile, 0) + 1
     available = {key: max(0, n - reserved.get(key, 0)) for key, n in search.played.items()}
     for i, s in enumerate(search.before):
-        if i not in excluded and i not in search.locked_in_place:  # (a locked set's copies stay)
+        if i not in excluded and i not in search.locked_in_place and i not in kept:  # (its copies stay)
             for key, n in s.numbered_counts.items():
                 available[key] = available.get(key, 0) + n
     if any(n > available.get(key, 0) for key, n in theirs.items()):
@@ -434,6 +447,7 @@ def _new_set(search: JokerSearch, k: int, avoided: frozenset[tuple[int, int]], f
         for i, s in enumerate(search.before)
         if i not in excluded
         and i not in search.locked_in_place  # (its copies lie in it: none is ``k``'s)
+        and i not in kept
         and s.numbered_counts
         and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
     ]
@@ -449,6 +463,7 @@ def _new_sets_together(
     good: dict[int, int],
     freed: list[Joker],
     stayed_in: frozenset[tuple[int, int]] = frozenset(),
+    kept: frozenset[int] = frozenset(),
 ) -> bool:
     """Whether the sets hosting freed jokers are new sets holding two played tiles each under
     one assignment of equal copies for all of them at once (``_new_set`` and
@@ -474,7 +489,7 @@ def _new_sets_together(
     tile; session 42)."""
     # the host with the fewest tiles first: its copies are the scarcest choice
     hosts = sorted(hosts, key=lambda k: (sum(search.after[k].numbered_counts.values()), k))
-    left = new_sets_programme.copy_places(search)  # (tile, before-set or -1 for the rack) -> copies
+    left = new_sets_programme.copy_places(search, kept)  # (tile, before-set or -1 for the rack) -> copies
     sources: dict[str, list[tuple[int, int]]] = {}  # key -> [(place, copies)]
     for (key, i), n in left.items():
         sources.setdefault(key, []).append((i, n))
@@ -575,7 +590,7 @@ def _new_sets_together(
     search.joint_steps -= PROGRAMME_STEPS
     if search.joint_steps < 0:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
-    held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, replacing, stayed_in)
+    held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, replacing, stayed_in, kept)
     return True if held is None else held
 
 

@@ -31,14 +31,15 @@ PROGRAMME_CPU_SECONDS = 0.02
 with three places each); a run stopped there leaves the hosts as judged set by set."""
 
 
-def copy_places(search: JokerSearch) -> dict[tuple[str, int], int]:
+def copy_places(search: JokerSearch, kept: frozenset[int] = frozenset()) -> dict[tuple[str, int], int]:
     """The copies of each numbered tile by place (tile, place): a before-set (its index), or -1
     for the tiles played this turn; the before-sets first, in order. Not those of a locked joker
-    set left as it was: they lie there (``JokerSearch.locked_in_place``)."""
+    set left as it was (``JokerSearch.locked_in_place``) nor of one kept whole in an after-set
+    (``kept``: before-set indices): they lie there."""
     places = {
         (key, i): n
         for i, s in enumerate(search.before)
-        if i not in search.locked_in_place
+        if i not in search.locked_in_place and i not in kept
         for key, n in s.numbered_counts.items()
     }
     places.update(((key, -1), n) for key, n in search.played.items() if key != JOKER_KEY)
@@ -54,6 +55,7 @@ def new_sets_hold(
     freed: list[Joker],
     replacing: bool,
     stayed_in: frozenset[tuple[int, int]] = frozenset(),
+    kept: frozenset[int] = frozenset(),
 ) -> bool | None:
     """Whether one assignment of equal copies makes every host a new set holding two played
     tiles, and (``replacing``) leaves each freed joker a copy of its tile in a successor of
@@ -76,7 +78,7 @@ def new_sets_hold(
         upper.append(most)
         return columns[name]
 
-    has = copy_places(search)
+    has = copy_places(search, kept)
 
     takers: dict[tuple[str, int], dict[int, float]] = {}  # (tile, place) -> the columns taking from it
     for h in hosts:
@@ -92,7 +94,12 @@ def new_sets_hold(
             rows.append((row, count, count))
         for i, before_set in enumerate(search.before):
             mine = before_set.numbered_counts
-            if mine and i not in banned and all(theirs.get(key, 0) >= n for key, n in mine.items()):
+            if (
+                mine
+                and all((key, i) in has for key in mine)
+                and i not in banned
+                and all(theirs.get(key, 0) >= n for key, n in mine.items())
+            ):
                 whole = {columns[("x", h, key, i)]: 1.0 for key in mine}
                 rows.append((whole, 0.0, sum(mine.values()) - 1.0))
         played = {columns[("x", h, key, -1)]: 1.0 for key in theirs if ("x", h, key, -1) in columns}

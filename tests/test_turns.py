@@ -1594,3 +1594,20 @@ def test_a_locked_set_left_as_it_was_lends_no_copy_to_a_new_set(before: list[str
         pressman,
     )
     assert beside.valid, codes(beside)
+
+
+def test_a_locked_set_kept_whole_lends_no_copy_to_a_new_set() -> None:
+    """xp, locked sets and the new-set rule: ``J J R5 R6``'s second joker stays in
+    ``R3 J R5 R6``, which then holds that set's R5 and R6, so the freed jokers' two new sets
+    must take the played R6 both (``J R5 R6 R7`` may hold none of ``R3 R4 J R6``'s, and
+    ``J R3 R4 J R6`` needs two played tiles): three freed jokers, one new set too few. Judged
+    legal, the new sets taking the kept set's R6 (known gap 1 of session 43, from an
+    independent turn oracle). With a second R7 played the long run is a new set as well."""
+    rules = dataclasses.replace(PRESETS["xp"], joker_sets_locked=True, freed_joker_use="new_set_with_two_rack_tiles")
+    before = [S("R3 R4 J R6"), S("J J R5 R6"), S("O4 B4 J")]
+    after = [S("J R3 R4 J R6"), S("J R5 R6 R7"), S("R3 J R5 R6"), S("O4 K4 B4")]
+    verdict = verify_turn(before, after, parse_tiles("R5 R3 K4 R6 R7 O9"), True, rules)
+    assert codes(verdict) == ["FREED_JOKER_MISUSED"], codes(verdict)
+    roomier = [S("J R3 R4 J R6 R7"), S("J R5 R6 R7"), S("R3 J R5 R6"), S("O4 K4 B4")]
+    verdict = verify_turn(before, roomier, parse_tiles("R5 R3 K4 R6 R7 R7"), True, rules)
+    assert verdict.valid, codes(verdict)
