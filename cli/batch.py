@@ -140,18 +140,19 @@ def _summarise(row: Row, result: dict[str, Any]) -> None:
     if row.kind == "game":
         row.first_invalid_turn = result.get("first_invalid_turn")
         if not result.get("valid"):
-            row.note, row.code = _first_violation(result)
+            row.note, row.code = first_violation(result)
 
 
-def _first_violation(result: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The first violation of a replay (game-level ones first): a full line and its code."""
+def first_violation(result: dict[str, Any], at: str = " at {at}") -> tuple[str | None, str | None]:
+    """The first violation of a replay (game-level ones first): a full line and its code;
+    ``at`` words the pointer (``cli.render.words``'s ``at`` for a report in another language)."""
     found = list(result.get("violations") or [])
     for turn in result.get("turns") or []:
         found.extend(turn.get("violations") or [])
     if not found:
         return None, None
     v = found[0]
-    return f"{v.get('code')} at {v.get('at')}: {v.get('message')}", str(v.get("code"))
+    return f"{v.get('code')}{at.format(at=v.get('at'))}: {v.get('message')}", str(v.get("code"))
 
 
 def process(job: Job, backend: Backend, source: Source) -> Row:

@@ -11,8 +11,10 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cli.batch import first_violation
 from cli.errors import CliError, problem_line
 from cli.inputs import DocumentError, Source, load_source
+from cli.render import words as report_words
 from engine import svg
 from engine.errors import InputError
 from engine.replay import Moment, parse_game_record, replay_moments
@@ -171,6 +173,12 @@ def _turn_figure(moment: Moment, index: int, record: Any, rules: Rules, lang: st
     return f"<figure>{picture}</figure>"
 
 
+def _action(turn: Mapping[str, Any], lang: str) -> str:
+    """A replayed turn's action in ``lang``, as the readable reports word it."""
+    action = str(turn.get("action"))
+    return report_words(lang).get(f"action_{action}", action)
+
+
 def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) -> str:
     words = _WORDS[lang]
     out = [f'<section id="game-{number}"><h2>{number}. {_e(row.where)}</h2>']
@@ -196,7 +204,7 @@ def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) ->
             continue
         i = turn.get("index")
         out.append(
-            f"<h3>{_e(words['turn'].format(i=i, player=turn.get('player'), action=turn.get('action')))}</h3>"
+            f"<h3>{_e(words['turn'].format(i=i, player=turn.get('player'), action=_action(turn, lang)))}</h3>"
             + _violation_items(turn.get("violations") or [])
         )
         if moments is not None and rules is not None and isinstance(i, int) and i < len(moments):
@@ -256,7 +264,10 @@ def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str
             valid = f'<span class="bad">✗ {_e(words["no"])}</span>'
         first = "" if row.first_invalid_turn is None else str(row.first_invalid_turn)
         scores = ", ".join(f"{_e(n)} {_e(_num(s))}" for n, s in row.scores)
-        note = _e(row.error or row.note or "")
+        if row.error is None and row.result is not None:
+            note = _e(first_violation(row.result, report_words(lang)["at"])[0] or "")
+        else:
+            note = _e(row.error or row.note or "")
         rows.append(
             f'<tr class="{_e(row.status)}"><td>{number}</td><td>{link}</td><td>{valid}</td><td>{first}</td>'
             f"<td>{_e(row.winner or '')}</td><td>{scores}</td><td>{note}</td></tr>"

@@ -8,6 +8,7 @@ Chromium tests open an SVG and the HTML report, take screenshots and check they 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import struct
 import subprocess
@@ -218,6 +219,13 @@ def test_replay_html_report(tmp_path: Path) -> None:
     assert page.count("<tr class=") == 4 and "Partidas con problemas" in page
     assert "INVALID_SET" in page and page.count("<svg") == 1  # the offending turn of bad.json
     assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # self-contained
+    # in Spanish throughout: the turn's action and the first problem's pointer (a docs
+    # audit, session 44: "Turno 1 (A): play", "INVALID_SET at /turns/…")
+    assert re.search(r"Turno \d+ \([^)]*\): juega<", page) and ": play<" not in page
+    assert re.search(r"INVALID_SET en /turns/\d+", page) and " at /turns/" not in page
+    english = RUNNER.invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", str(report)])
+    page = report.read_text(encoding="utf-8")
+    assert english.exit_code == 1 and ": play<" in page and re.search(r"INVALID_SET at /turns/\d+", page)
 
 
 # --- headless Chromium -------------------------------------------------------------------------
