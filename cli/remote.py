@@ -83,6 +83,8 @@ VERDICT_KEYS: dict[str, tuple[str, ...]] = {
     "moves/suggest": ("after", "played", "optimal_proven"),
 }
 """Members every answer of ``POST /v1/<operation>`` has (openapi.yaml's required ones)."""
+BATCHED_OPERATIONS = frozenset({"rounds/score", "matches/score", "games/replay"})
+"""The operations of the commands that take ``--jobs`` (``score``, ``replay``)."""
 
 
 def _missing_verdict(operation: str, answer: Any) -> str | None:
@@ -154,7 +156,7 @@ class RemoteBackend:
                 break
             wait = self._busy_wait(response, tries)
             if wait is None:
-                self._busy(response, what, tries)
+                self._busy(response, what, tries, batched=operation in BATCHED_OPERATIONS)
             if self.on_busy is not None:
                 self.on_busy(
                     f"the rules service is busy ({what} answered {response.status_code}): "
@@ -195,8 +197,9 @@ class RemoteBackend:
             return None
         return asked
 
-    def _busy(self, response: requests.Response, what: str, tries: int) -> NoReturn:
-        """A busy answer not retried any more: one clear line, exit 3."""
+    def _busy(self, response: requests.Response, what: str, tries: int, batched: bool) -> NoReturn:
+        """A busy answer not retried any more: one clear line, exit 3 (with the hint of
+        ``--jobs`` for the commands that have it: ``batched``)."""
         try:
             payload = response.json()
         except ValueError:
@@ -207,7 +210,7 @@ class RemoteBackend:
         times = "once" if tries == 1 else f"{tries} times"
         raise CliError(
             f"the rules service is busy: {what} answered {response.status_code} {response.reason} {times} "
-            f"({detail}){hint}; try again later or with fewer --jobs",
+            f"({detail}){hint}; try again later{' or with fewer --jobs' if batched else ''}",
             EXIT_SERVICE,
         )
 

@@ -477,6 +477,7 @@ def test_a_service_that_stays_busy_is_one_clear_line_and_exit_3(status: int) -> 
     assert result.exit_code == 3
     line = one_line_error(result)
     assert "busy" in line and str(status) in line and "3 times" in line and "the solver is busy" in line
+    assert "--jobs" not in line  # (verify has no --jobs: score and replay do, below)
     assert app.calls == 3  # one try, two retries
 
 
