@@ -86,7 +86,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "TILE_SUPPLY_EXCEEDED": {
         "en": "There are only {limit} of tile {tile} in the {tiles} tile set; this holds {count}.",
-        "es": "El juego {tiles} solo tiene {limit} de la ficha {tile}; aquí hay {count}.",
+        "es": "El juego {tiles_es} solo tiene {limit} de la ficha {tile}; aquí hay {count}.",
     },
     # --- melds and turns ---
     "INVALID_SET": {
@@ -217,6 +217,8 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 KIND_ES = {"run": "escalera", "group": "grupo"}
+TILES_ES = {"classic": "clásico", "xp": "XP"}
+"""The tile sets' names in Spanish messages (``tiles``: "el juego clásico")."""
 
 
 SET_LABEL = {"en": 'Set "{id}": ', "es": 'Combinación "{id}": '}
@@ -260,6 +262,8 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
         values["kind_es"] = KIND_ES.get(str(params["kind"]), params["kind"])
     if "other" in params:
         values["other_es"] = KIND_ES.get(str(params["other"]), params["other"])
+    if "tiles" in params:
+        values["tiles_es"] = TILES_ES.get(str(params["tiles"]), params["tiles"])
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
         values["set_message"] = render(str(params["set_code"]), inner, lang)

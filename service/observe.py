@@ -106,7 +106,8 @@ _LATENCY_CHILDREN: dict[tuple[str, ...], Any] = {}
 
 
 def count_verdict(operation: str, answer: Mapping[str, Any]) -> None:
-    """Count a verdict answer: ``VALID``, or once per distinct violation code."""
+    """Count a verdict answer: ``VALID``, or once per distinct violation code (a set's in
+    sets/validate, a turn's in games/replay too)."""
     valid = answer.get("valid")
     if valid is None:
         return
@@ -114,7 +115,8 @@ def count_verdict(operation: str, answer: Mapping[str, Any]) -> None:
         _child(VERDICTS, _VERDICT_CHILDREN, (operation, "VALID")).inc()
         return
     codes = {v.get("code") for v in answer.get("violations") or () if isinstance(v, Mapping)}
-    for item in answer.get("sets") or ():  # sets/validate: each set's own violations
+    # sets/validate: each set's own violations; games/replay: each turn's
+    for item in (*(answer.get("sets") or ()), *(answer.get("turns") or ())):
         if isinstance(item, Mapping):
             codes.update(v.get("code") for v in item.get("violations") or () if isinstance(v, Mapping))
     for code in sorted(c for c in codes if isinstance(c, str)) or ["INVALID"]:

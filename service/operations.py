@@ -111,13 +111,15 @@ class RequestError(Exception):
             said = f"{detail} at {pointer}" if pointer else detail
         if total >= schemas.MAX_REPORTED_ERRORS:  # (each list stops at that many: there may be more)
             more = f" (at least {total} errors; the first {len(errors)} are listed)"
+            count_es = f"al menos {total} errores; se listan los {len(errors)} primeros"
         else:
             more = f" ({total} errors in all)" if total > 1 else ""
+            count_es = f"{total} error{'es' if total != 1 else ''}"
         return cls(
             422,
             f"The request cannot be read: {said}{more}.",
             errors,
-            detail_es=f"No se puede leer la petición ({total} error{'es' if total != 1 else ''}); ver 'errors'.",
+            detail_es=f"No se puede leer la petición ({count_es}); ver 'errors'.",
         )
 
     @classmethod

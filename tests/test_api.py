@@ -3,6 +3,7 @@ transport-free operations layer the CLI shares with it."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -388,3 +389,20 @@ def test_a_set_id_is_echoed_in_messages_and_changes_no_verdict(client: FlaskClie
     by_code = {v["code"]: v["message"] for v in meld["violations"]}
     assert by_code["INVALID_SET"].startswith('Combinación "left": ')
     assert by_code["TILE_NOT_IN_RACK"].startswith('Combinación "k": ')
+
+
+def _verdicts_counted(client: FlaskClient, operation: str) -> dict[str, float]:
+    text = client.get("/metrics").get_data(as_text=True)
+    found = re.findall(r'rummikub_verdicts_total\{code="(\w+)",operation="([\w/]+)"\} ([\d.]+)', text)
+    return {code: float(n) for code, op, n in found if op == operation}
+
+
+def test_an_invalid_replay_is_counted_by_its_violation_codes(client: FlaskClient) -> None:
+    """/metrics counts a verdict by its violation codes, a replay's turns' too (it counted an
+    invalid replay as ``INVALID``, a code no answer has: a docs audit, session 44)."""
+    record = json.loads((Path(__file__).parents[1] / "examples" / "games" / "illegal.json").read_text())
+    before = _verdicts_counted(client, "games/replay")
+    assert client.post("/v1/games/replay", json=record).get_json()["valid"] is False
+    after = _verdicts_counted(client, "games/replay")
+    assert after.get("TILE_NOT_IN_RACK", 0) - before.get("TILE_NOT_IN_RACK", 0) == 1
+    assert "INVALID" not in after

@@ -46,6 +46,11 @@ def test_a_problem_listing_as_many_errors_as_the_service_lists_says_there_may_be
     assert len(problem["errors"]) == 50 and problem["detail"].endswith("(at least 50 errors; the first 50 are listed).")
     few = json.loads(invoke("arrange", *["X1"] * 5, "--json")[1])
     assert few["detail"].endswith("(5 errors in all).")
+    # in Spanish too (it said "(50 errores)": a docs audit, session 44)
+    spanish = json.loads(invoke("arrange", *["X1"] * 60, "--json", "--lang", "es")[1])
+    assert "(al menos 50 errores; se listan los 50 primeros)" in spanish["detail"]
+    few = json.loads(invoke("arrange", *["X1"] * 5, "--json", "--lang", "es")[1])
+    assert "(5 errores)" in few["detail"]
 
 
 def test_every_error_of_a_document(tmp_path: Path) -> None:

@@ -87,6 +87,9 @@ def test_validate() -> None:
     assert "(also group 15)" in en and "(también grupo 15)" in es
     en, es = both("validate", "R5 R6")
     assert "✗ 1 of 1 set invalid" in en and "✗ 1 de 1 combinación no válida" in es
+    # the tile set named in Spanish ("El juego classic": a docs audit, session 44)
+    en, es = both("validate", "R5 J J", "K9 B9 J")
+    assert "classic tile set" in en and "El juego clásico solo tiene 2" in " ".join(es.split())
 
 
 def test_the_environment_variable_gives_spanish_reports() -> None:
