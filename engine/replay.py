@@ -410,7 +410,7 @@ def replay_game(
     result = None
     if state.ended_by is not None:
         players = [PlayerRack(name, tuple(state.racks[i]), state.opened[i]) for i, name in enumerate(state.names)]
-        result = score_round(players, rules)
+        result = score_round(players, rules, unnamed=state.unknown)
     unnamed = tuple((name, state.unknown[i]) for i, name in enumerate(state.names) if state.unknown[i])
     return ReplayResult(tuple(replayed), first_invalid, result, end_violations, state.ended_by, analyze, unnamed)
 

@@ -87,14 +87,20 @@ def rack_value(rack: Sequence[Tile], rules: Rules = SABRA) -> int:
 
 
 def score_round(
-    players: Sequence[PlayerRack], rules: Rules = SABRA, winner: str | None = None, prefix: str = ""
+    players: Sequence[PlayerRack],
+    rules: Rules = SABRA,
+    winner: str | None = None,
+    prefix: str = "",
+    unnamed: Sequence[int] = (),
 ) -> RoundResult:
     """Score one finished round. Raises ScoringError (an InputError) for a round that cannot
-    have happened, InputError for racks holding more of a tile than the tile set has."""
+    have happened, InputError for racks holding more of a tile than the tile set has.
+    ``unnamed``: per player, tiles held that the racks do not name (a replayed record without
+    its pool): such a rack is not empty, its value counts the named tiles only."""
     _check_players(players, rules, prefix)
     require_supply(((f"{prefix}/players/{i}/rack", p.rack) for i, p in enumerate(players)), rules)
     values = [rack_value(p.rack, rules) for p in players]
-    empty = [i for i, p in enumerate(players) if not p.rack]
+    empty = [i for i, p in enumerate(players) if not p.rack and not (unnamed and unnamed[i])]
     if len(empty) > 1:
         raise ScoringError(
             f"two players have empty racks ({players[empty[0]].name}, {players[empty[1]].name}): only one can go out",

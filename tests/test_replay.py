@@ -11,6 +11,7 @@ import pytest
 from engine.errors import InputError
 from engine.replay import parse_game_record, replay_game
 from engine.rules import SABRA
+from engine.scoring import PlayerRack, score_round
 from engine.sets import TableSet
 from engine.tiles import SUPPLIES, format_tiles, parse_tiles
 from engine.violations import Violation
@@ -543,6 +544,30 @@ def test_a_player_holding_only_unnamed_tiles_may_still_draw_and_play() -> None:
     # the play of every named tile leaves the unnamed one: not out, though rack_after is empty
     assert out["turns"][2]["rack_after"] == [] and out["turns"][2]["rack_empty"] is False
     assert out["turns"][6]["rack_empty"] and out["result"]["winner"] == "A"
+
+
+def test_a_rack_of_unnamed_tiles_is_not_empty_when_the_round_is_scored() -> None:
+    """Without a pool, a player whose named tiles are all played still holds the unnamed draws:
+    when another goes out, the round is scored (it was a 422, "two players have empty racks",
+    at a rack of 14 tiles), and a round ended by the empty pool is not won by going out (it
+    said ``rack_empty``: an independent replay oracle, session 44)."""
+    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K2", "K3"]}]
+    turns = [
+        *passes("A", "B"),  # each draws a tile the record does not name
+        {"player": "A", "table": [["R1", "R2", "R3"]]},  # A keeps the unnamed one
+        {"player": "B", "table": [["R1", "R2", "R3"], ["K1", "K2", "K3", "K4"]]},  # B's was K4: out
+    ]
+    out = replay({"rules": {"deal": 3, "initial_meld_min": 6}, "players": players, "turns": turns})
+    assert out["valid"] and out["turns"][3]["rack_empty"], out
+    result = out["result"]
+    assert result["winner"] == "B" and result["ended_by"] == "rack_empty"
+    assert result["scores"][0] == {"name": "A", "rack_value": 0, "score": 0, "unnamed_tiles": 1}
+    named = PlayerRack("A", (), True), PlayerRack("B", (), True)
+    with pytest.raises(InputError, match="two players have empty racks"):
+        score_round(named, SABRA)
+    ended = score_round(named, SABRA, unnamed=(1, 0))
+    assert ended.ended_by == "rack_empty" and ended.winners == ("B",)
+    assert score_round(named, SABRA, unnamed=(1, 2)).ended_by == "pool_exhausted"
 
 
 def test_an_illegal_play_does_not_name_the_unnamed_draw() -> None:
