@@ -368,6 +368,17 @@ def test_opening_may_not_reorganise_table_sets_by_default() -> None:
     assert verify(before, after, "K10 B10 O10", opened=False, rules=MANIPULATE_OPENING).valid
 
 
+@pytest.mark.parametrize(("table", "new", "value"), [("J K9 K10", "K9 K10 J", 30), ("K9 K10 J", "J K9 K10", 27)])
+def test_an_opening_beside_a_table_joker_set_of_the_same_tiles(table: str, new: str, value: int) -> None:
+    """The table's set left as it was is the one read as it was: the new set of the same tiles
+    is worth what its own reading says, in either order of the sets (the set laid last was
+    taken for the table's: an independent turn oracle, session 44)."""
+    for after in ([table, new], [new, table]):
+        v = verify([table], after, "J K9 K10", opened=False)
+        assert (v.valid, v.initial_meld_value) == ((True, 30) if value >= 30 else (False, None)), (after, codes(v))
+        assert value >= 30 or codes(v) == ["INITIAL_MELD_TOO_LOW"]
+
+
 def test_opening_with_manipulation_allowed() -> None:
     v = verify(["R3 R4 R5"], ["R3 R4 R5 R6", "K10 B10 O10"], "R6 K10 B10 O10", False, MANIPULATE_OPENING)
     assert v.valid and v.initial_meld_value == 30 and v.opened_after
