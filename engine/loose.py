@@ -71,7 +71,8 @@ def verify_loose_turn(
         # the set of the other tiles is nobody's arrangement: what it breaks is not the turn's
         accounted = tuple(v for v in verdict.violations if v.code in ACCOUNTING_CODES)
         return dataclasses.replace(verdict, violations=accounted)
-    played = [t.undeclared() for t in after_tiles if _take(Counter(played_keys), t.key)]
+    left = Counter(played_keys)  # (one Counter for all: each added copy is taken once)
+    played = [t.undeclared() for t in after_tiles if _take(left, t.key)]
     solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + budget_seconds  # one budget for both searches
     move = solver.suggest(before, played, opened, rules, "tiles", budget_seconds)

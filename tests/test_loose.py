@@ -101,3 +101,21 @@ def test_opening_rules_apply_to_the_arrangement() -> None:
 def test_joker_replacement_in_a_loose_table() -> None:
     verdict = verify_loose_turn(table("R5 R6 J R8"), loose("R5 R6 R7 R8 K11 K12 J"), loose("R7 K11 K12"), True)
     assert verdict.valid and verdict.jokers_freed == 1
+
+
+def test_a_played_copy_of_a_table_tile_is_played_once() -> None:
+    """The tiles added to the table are the after tiles less the before ones, each copy once:
+    an O11 played beside the table's O11 was taken twice, so the solver was asked to play
+    from four tiles and found no move, and the arrangement of all the tiles then judged moved
+    the table's joker or manipulated before opening (an independent turn oracle, session 44)."""
+    cases = [
+        (["J O10 O11"], "K11 B11 O11", True, None),
+        (["O8 O9 O10"], "B10 O10 R10 J", False, 40),
+        (["K9 K10 K11 K12 K13"], "K11 B11 O11 R11", False, 44),
+    ]
+    for before, played, opened, meld in cases:
+        after = loose(" ".join([*before, played]))
+        v = verify_loose_turn(table(*before), after, parse_tiles(played), opened)
+        assert v.valid and v.jokers_freed == 0, (before, v.violations)
+        assert v.after is not None and v.after[0].tiles == table(*before)[0].tiles
+        assert v.initial_meld_value == meld
