@@ -64,8 +64,11 @@ class TurnVerdict:
     @property
     def rack_empty(self) -> bool:
         """The player went out: a valid play leaving no tile (a draw never does, even in a
-        replay that names none of the player's tiles, all drawn unnamed)."""
-        return self.valid and self.action == "play" and not self.rack_after
+        replay that names none of the player's tiles, all drawn unnamed), or a timed-out play
+        whose kept position leaves none and draws no penalty (``timeout_penalty`` 0)."""
+        if self.action != "play" or self.rack_after:
+            return False
+        return self.valid or (self.kept is not None and self.penalty_draw == 0)
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
         out: dict[str, Any] = {

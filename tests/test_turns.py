@@ -884,6 +884,18 @@ def test_over_time_a_legal_play_stays_whole() -> None:
     assert format_tiles(v.rack_after) == ["O1"] and not v.rack_empty
 
 
+def test_over_time_a_kept_position_emptying_the_rack_goes_out_only_without_a_penalty() -> None:
+    """The player goes out when the kept position leaves no tile and nothing is drawn
+    (``timeout_penalty`` 0; it said ``rack_empty`` false, where a replay ended the round: an
+    independent turn oracle, session 44); with a penalty to draw, not."""
+    v = verify([], ["R1 R2 R3"], "R1 R2 R3", rules=TIMED, elapsed=500)
+    assert codes(v) == ["TIME_LIMIT_EXCEEDED"] and v.penalty_draw == 3 and not v.rack_empty
+    free = dataclasses.replace(TIMED, timeout_penalty=0)
+    v = verify([], ["R1 R2 R3"], "R1 R2 R3", rules=free, elapsed=500)
+    assert codes(v) == ["TIME_LIMIT_EXCEEDED"] and v.penalty_draw == 0 and v.rack_empty
+    assert not verify([], ["R1 R2 R3", "K5 K6"], "R1 R2 R3 K5 K6", rules=free, elapsed=500).rack_empty
+
+
 def test_a_draw_over_time_keeps_the_table_before() -> None:
     v = verify(["K1 K2 K3", "R5 R6 R7"], ["R5 R6 R7", "K1 K2 K3"], "O1", rules=TIMED, elapsed=500)
     assert v.action == "draw" and codes(v) == ["TIME_LIMIT_EXCEEDED"]
