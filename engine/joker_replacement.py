@@ -3,7 +3,7 @@ and under ``joker_sets_locked`` a joker freed by its tile, SPEC §4): what the f
 set need in its successors (``_demands``), the fewest violations with which each gets its own
 replacing copy (``replacements``, ``_replace``), whether a freed joker's one tile lies in no
 successor (``unreplaceable``, a bound of the search), whether a joker's exact tile took its
-place (``_replaced_in_place``, ``_replaced_in_group``) and, under locked sets, the copies a turn
+place (``replaced_in_place``, ``_replaced_in_group``) and, under locked sets, the copies a turn
 may bring there, growing as sets are unlocked in turn (``unlock_in_turn``). Functions of the
 joker search's state (``engine.jokers.JokerSearch``), taken first."""
 
@@ -32,8 +32,9 @@ def unreplaceable(search: JokerSearch, joker: Joker) -> bool:
     return not any(search.after[k].numbered_counts.get(tile) for k in search.sources[joker.source].successors)
 
 
-def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
-    """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
+def replaced_in_place(search: JokerSearch, joker: Joker, successors: Sequence[int] | None = None) -> bool:
+    """Whether a run joker's exact tile lies in a successor (of ``successors``, by default
+    every one) beside a numbered neighbour of
     the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), or
     beside the exact tiles of the set's other jokers' places up to one (``O8 O9 O10`` for
     the jokers of ``J J O10``); a copy played or from a set without a joker (a locked set
@@ -55,7 +56,7 @@ def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
 
     return any(
         search.after[k].numbered_counts.get(tile) and any(in_place(held) for held in _run_places(search, k))
-        for k in source.successors
+        for k in (source.successors if successors is None else successors)
     )
 
 
@@ -86,8 +87,8 @@ def _replaced_in_group(search: JokerSearch, joker: Joker) -> bool:
 
 def replaced_by_its_tile(search: JokerSearch, joker: Joker, kind: str | None) -> bool:
     """Whether a copy the turn could bring there took the joker's place: in a run
-    (``_replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
-    return _replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
+    (``replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
+    return replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
 
 
 def unlock_in_turn(search: JokerSearch) -> None:
@@ -159,6 +160,28 @@ def _replace(
             for bundle in demand.bundles:
                 for key in bundle:
                     capacity.setdefault((k, key), search.after[k].numbered_counts.get(key, 0))
+    # The copies of a locked set kept whole lie in its home: they replace another set's joker
+    # there only when that set is merged whole into it too (``R4 R5 J`` + ``R6 R7 J`` ->
+    # ``R4 R5 R6 R7 J``), not for a set split elsewhere (strict-joker, ``K8 K9 J`` +
+    # ``K7 K8 J`` -> ``K7 K8 K9 J`` + ``K8 R8 B8 J``: the K9 never left the first set; an
+    # independent turn oracle, session 44).
+    kept_whole: Counter[tuple[int, str]] = Counter()
+    for n, k in wholes:
+        for key, copies in search.sources[n].numbered.items():
+            kept_whole[k, key] += copies
+
+    def room(source: int) -> Mapping[tuple[int, str], int]:
+        """The copies the freed jokers of ``source`` may take, by (after-set, tile)."""
+        if not kept_whole:
+            return capacity
+        mine = search.sources[source].numbered
+        merged = {
+            k
+            for k in search.sources[source].successors
+            if all(search.after[k].numbered_counts.get(key, 0) >= c + kept_whole[k, key] for key, c in mine.items())
+        }
+        return {spot: n if spot[0] in merged else n - kept_whole[spot] for spot, n in capacity.items()}
+
     rack_only = search.rules.joker_replacement_from == "rack"
     best: list[Violation] | None = None
     used: dict[str, int] = {}
@@ -196,7 +219,7 @@ def _replace(
             if demand.tag and given.intersection(bundle):
                 continue
             successors = [k for k in source.successors if (demand.source, k) not in avoid]
-            for spots in _spots(bundle, successors, capacity):
+            for spots in _spots(bundle, successors, room(demand.source)):
                 extra = []
                 played_here = []  # rack-only: the spots taking a played copy of their own
                 fixed_here = []  # the spots taking a played copy fixed there

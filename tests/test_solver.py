@@ -1746,15 +1746,16 @@ def test_two_tile_frees_are_a_bounded_list(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_locked_joker_freed_by_a_copy_in_another_joker_set_is_not_claimed() -> None:
-    """strict-joker (locked joker sets): K5 may be played as K1 K2 K3 J=K4 K5 + K3 J=K4 K5,
-    the first set's joker freed by the second set's K2, which stays where it is (turns/verify
-    says legal). The solver does not model that: playing K1 (1 point, where K5 is 5) is the
-    answer it finds, not claimed optimal (the least-change oracle, session 35, seed 43)."""
+    """strict-joker (locked joker sets): K5 played as K1 K2 K3 J=K4 K5 + K3 J=K4 K5 would free
+    the first set's joker by the second set's K2, which stays where it is in that locked set,
+    kept whole: no copy the turn can bring there, so illegal (turns/verify said legal until
+    session 44). The solver plays K1 (1 point, where K5 is 5), not claimed optimal (the
+    least-change oracle, session 35, seed 43)."""
     rules = PRESETS["strict-joker"]
     table = [parse_tiles(s) for s in ("K1 J K3", "K2 K3 J=K4 K5", "O1 O2 O3 O4")]
     rack = parse_tiles("K1 B2 R2 K5 O6")
     after = [parse_tiles(s) for s in ("K1 K2 K3 J=K4 K5", "K3 J=K4 K5", "O1 O2 O3 O4")]
-    assert verify_turn(
+    assert not verify_turn(
         [TableSet(tuple(s)) for s in table], [TableSet(tuple(s)) for s in after], rack, True, rules
     ).valid
     result = suggest(table, rack, True, rules, budget_seconds=30)

@@ -1625,7 +1625,10 @@ def test_a_locked_set_kept_whole_lends_no_copy_to_a_new_set() -> None:
     must take the played R6 both (``J R5 R6 R7`` may hold none of ``R3 R4 J R6``'s, and
     ``J R3 R4 J R6`` needs two played tiles): three freed jokers, one new set too few. Judged
     legal, the new sets taking the kept set's R6 (known gap 1 of session 43, from an
-    independent turn oracle). With a second R7 played the long run is a new set as well."""
+    independent turn oracle). With a second R7 played the long run is a new set as well, but
+    the first set's joker then has no replacing R5 outside the set its joker must avoid (the
+    other R5 is the kept set's): illegal too. Each joker in a new set of two played tiles:
+    legal."""
     rules = dataclasses.replace(PRESETS["xp"], joker_sets_locked=True, freed_joker_use="new_set_with_two_rack_tiles")
     before = [S("R3 R4 J R6"), S("J J R5 R6"), S("O4 B4 J")]
     after = [S("J R3 R4 J R6"), S("J R5 R6 R7"), S("R3 J R5 R6"), S("O4 K4 B4")]
@@ -1633,4 +1636,7 @@ def test_a_locked_set_kept_whole_lends_no_copy_to_a_new_set() -> None:
     assert codes(verdict) == ["FREED_JOKER_MISUSED"], codes(verdict)
     roomier = [S("J R3 R4 J R6 R7"), S("J R5 R6 R7"), S("R3 J R5 R6"), S("O4 K4 B4")]
     verdict = verify_turn(before, roomier, parse_tiles("R5 R3 K4 R6 R7 R7"), True, rules)
-    assert verdict.valid, codes(verdict)
+    assert codes(verdict) == ["FREED_JOKER_MISUSED"], codes(verdict)
+    apart = [S("R3 R4 R5 R6"), S("R3 J R5 R6"), S("O4 K4 B4"), S("J R8 R9"), S("K10 K11 J"), S("O1 O2 J")]
+    verdict = verify_turn(before, apart, parse_tiles("R5 R3 K4 R8 R9 K10 K11 O1 O2"), True, rules)
+    assert verdict.valid and verdict.jokers_freed == 3, codes(verdict)
