@@ -88,7 +88,26 @@ def metrics_text() -> bytes:
 
 _CHILDREN_MAX = 1024
 """Labelled series kept per metric for reuse (``labels()`` costs a lookup under a lock each call;
-the label values are bounded: routes, statuses, operations, codes; methods are the client's)."""
+the label values are bounded: routes, statuses, operations, codes, methods)."""
+
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"})
+
+
+def method_label(method: str) -> str:
+    """A request's method as a metric label: the HTTP methods by name (in capitals, as the app
+    reads them), any other ``other`` (a label per made-up method grew ``/metrics`` without
+    bound: a hostile-client audit, session 44)."""
+    upper = method.upper()
+    return upper if upper in _METHODS else "other"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\x0a``): a path decoded from ``%0A``
+    forged a whole line of the text access log (a hostile-client audit, session 44)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def _child(metric: Any, cache: dict[tuple[str, ...], Any], labels: tuple[str, ...]) -> Any:
@@ -161,9 +180,9 @@ class AccessLog:
         if self.json:
             line = _LOG_ENCODER.encode(record)
         else:
-            extra = f' reason="{record["reason"]}"' if "reason" in record else ""
+            extra = f' reason="{_printable(record["reason"])}"' if "reason" in record else ""
             line = (
-                f'{record["time"]} {record["remote"]} "{record["method"]} {record["path"]}" '
+                f'{record["time"]} {record["remote"]} "{_printable(record["method"])} {_printable(record["path"])}" '
                 f"{record['status']} {record['duration_ms']}ms id={record['request_id']}{extra}"
             )
         with contextlib.suppress(OSError):
@@ -280,7 +299,7 @@ def instrument(app: WSGIApp, route_of: Callable[[str], str], log: AccessLog | No
         method = environ.get("REQUEST_METHOD", "")
         path = environ.get("PATH_INFO", "")
         route = route_of(path)
-        _child(REQUESTS, _REQUEST_CHILDREN, (route, method, str(status))).inc()
+        _child(REQUESTS, _REQUEST_CHILDREN, (route, method_label(method), str(status))).inc()
         _child(LATENCY, _LATENCY_CHILDREN, (route,)).observe(elapsed)
         if log is not None:
             log.write(access_record(rid, method, path, status, elapsed, str(environ.get("REMOTE_ADDR", ""))))

@@ -475,7 +475,8 @@ class RSGIAdapter:
             self._refuse(scope, proto, error, started)
             return
         environ = self._environ(scope, headers, body)
-        if self.gate is not None and scope.method == "POST" and self._budgeted(environ, body):
+        # (the app reads the method in any case, as werkzeug does: "post" is a POST too)
+        if self.gate is not None and scope.method.upper() == "POST" and self._budgeted(environ, body):
             await self._budgeted_call(scope, proto, environ, started)
             return
         if self.executor is None:
@@ -493,7 +494,7 @@ class RSGIAdapter:
         name = environ["PATH_INFO"].removeprefix("/v1/")
         if name in operations.BUDGETED_ALWAYS:
             return True
-        if name not in operations.BUDGETED_SOMETIMES or "json" not in environ.get("CONTENT_TYPE", ""):
+        if name not in operations.BUDGETED_SOMETIMES or "json" not in environ.get("CONTENT_TYPE", "").lower():
             return False
         try:
             doc = app.decode_json(body)
@@ -643,7 +644,7 @@ class RSGIAdapter:
         import logging
 
         from engine.violations import pick_language
-        from service.observe import LATENCY, REQUESTS, access_record, request_id
+        from service.observe import LATENCY, REQUESTS, access_record, method_label, request_id
 
         rid = request_id({"HTTP_X_REQUEST_ID": scope.headers.get("x-request-id")})
         lang = pick_language(scope.headers.get("accept-language"))
@@ -657,7 +658,7 @@ class RSGIAdapter:
         elapsed = time.perf_counter() - started
         # Counted and logged before the answer leaves (as the app's own answers are): a client
         # that reads /metrics or the log after its answer finds it there.
-        REQUESTS.labels("refused", scope.method, str(error.status)).inc()
+        REQUESTS.labels("refused", method_label(scope.method), str(error.status)).inc()
         LATENCY.labels("refused").observe(elapsed)
         remote = scope.client.rpartition(":")[0]
         if self.access_log is not None:
@@ -681,7 +682,7 @@ class RSGIAdapter:
         import json
 
         from engine.violations import pick_language
-        from service.observe import BUDGET_REJECTIONS, LATENCY, REQUESTS, access_record, request_id
+        from service.observe import BUDGET_REJECTIONS, LATENCY, REQUESTS, access_record, method_label, request_id
         from service.operations import RequestError
 
         gate = self.gate
@@ -709,7 +710,7 @@ class RSGIAdapter:
         doc = error.to_problem(lang)
         elapsed = time.perf_counter() - started
         # Counted and logged before the answer leaves, as in _refuse.
-        REQUESTS.labels(route, scope.method, "503").inc()
+        REQUESTS.labels(route, method_label(scope.method), "503").inc()
         LATENCY.labels(route).observe(elapsed)
         BUDGET_REJECTIONS.labels(route).inc()
         if self.access_log is not None:

@@ -406,3 +406,19 @@ def test_an_invalid_replay_is_counted_by_its_violation_codes(client: FlaskClient
     after = _verdicts_counted(client, "games/replay")
     assert after.get("TILE_NOT_IN_RACK", 0) - before.get("TILE_NOT_IN_RACK", 0) == 1
     assert "INVALID" not in after
+
+
+def test_made_up_methods_and_control_characters_stay_out_of_metrics_and_log_lines(tmp_path: Path) -> None:
+    """A method the client makes up is counted as ``other`` (one series each grew /metrics to
+    11 MB), and a path decoded from ``%0A`` or ``%1B`` is written escaped in the text access
+    log, one line per request (it forged whole lines: a hostile-client audit, session 44)."""
+    log = tmp_path / "access.log"
+    client = create_app({"TESTING": True, "RUMMIKUB_ACCESS_LOG": str(log)}).test_client()
+    for i in range(5):
+        client.open("/v1/sets/validate", method=f"M{i}")
+    client.get("/x%0A2026-12-05T23:59:59.000+00:00%20203.0.113.9%20%22POST%20/v1/admin%22%20200%1B[31m")
+    text = client.get("/metrics").get_data(as_text=True)
+    methods = set(re.findall(r'rummikub_http_requests_total\{method="([^"]*)"', text))
+    assert "other" in methods and not any(m.startswith("M") for m in methods), methods
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 7 and "\\x0a" in lines[5] and "\\x1b" in lines[5] and "\x1b" not in lines[5]

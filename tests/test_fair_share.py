@@ -89,10 +89,13 @@ class Scope:
     scheme = "http"
     http_version = "1.1"
 
-    def __init__(self, path: str, body: bytes, lang: str = "en") -> None:
+    def __init__(
+        self, path: str, body: bytes, lang: str = "en", method: str = "POST", content_type: str = "application/json"
+    ) -> None:
         self.path = path
+        self.method = method
         self.headers = {
-            "content-type": "application/json",
+            "content-type": content_type,
             "content-length": str(len(body)),
             "accept-language": lang,
         }
@@ -151,6 +154,45 @@ def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() 
     threads = dict(seen)
     assert threads["/v1/moves/suggest"].startswith("rummikub-budget")
     assert threads["/v1/turns/verify"] == threading.main_thread().name
+
+
+def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() -> None:
+    """The app reads ``post`` as POST and ``Application/JSON`` as JSON (werkzeug), so the gate
+    does too: such a suggest or replay beyond the share is a 503, not a run on the event loop
+    that every verdict waits behind (a hostile-client audit, session 44: four replays with
+    ``analyze`` ran one after another, a verify waiting 19.8 s)."""
+    release = threading.Event()
+    seen: list[str] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append(environ["PATH_INFO"])
+        release.wait(5)
+        start_response("200 OK", [("content-type", "application/json")])
+        return [b'{"ok":true}']
+
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    adapter = RSGIAdapter(app, 1000, 1.0, gate=gate)
+    body = b'{"table": [], "rack": ["R1"], "opened": true}'
+    replay = json.dumps({"players": [], "turns": [], "analyze": True}).encode()
+    others = [
+        (Scope("/v1/moves/suggest", body, method="post"), Proto(body)),
+        (Scope("/v1/moves/suggest", body, method="pOsT"), Proto(body)),
+        (Scope("/v1/games/replay", replay, content_type="Application/JSON"), Proto(replay)),
+    ]
+
+    async def scenario() -> Proto:
+        first = Proto(body)
+        running = asyncio.ensure_future(adapter.__rsgi__(Scope("/v1/moves/suggest", body), first))
+        await asyncio.sleep(0.05)
+        for scope, proto in others:
+            await adapter.__rsgi__(scope, proto)
+        release.set()
+        await running
+        return first
+
+    first = asyncio.run(scenario())
+    assert first.sent[0][0] == 200 and seen == ["/v1/moves/suggest"]
+    assert [proto.sent[0][0] for _, proto in others] == [503, 503, 503]
 
 
 def test_the_busy_answer_is_the_documented_one() -> None:
