@@ -1186,11 +1186,17 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple
 @app.command(epilog="Examples:\n\n  rummikub serve\n\n  rummikub serve --host 0.0.0.0 --port 8080 --workers 4")
 def serve(
     host: Annotated[
-        str, typer.Option("--host", metavar="HOST", show_default=True, help="Interface to listen on.")
-    ] = "127.0.0.1",
+        str | None,
+        typer.Option(
+            "--host", metavar="HOST", help="Interface to listen on [default: RUMMIKUB_BIND's, else 127.0.0.1]."
+        ),
+    ] = None,
     port: Annotated[
-        int, typer.Option("--port", min=1, max=65535, metavar="PORT", show_default=True, help="TCP port.")
-    ] = 8000,
+        int | None,
+        typer.Option(
+            "--port", min=1, max=65535, metavar="PORT", help="TCP port [default: RUMMIKUB_BIND's, else 8000]."
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -1209,7 +1215,18 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
-    env = {**os.environ, "RUMMIKUB_BIND": f"[{host}]:{port}" if ":" in host else f"{host}:{port}"}
+    env = dict(os.environ)
+    if host is not None or port is not None:  # (each one not given is RUMMIKUB_BIND's)
+        from service.server import parse_bind
+
+        with _guard():
+            try:
+                bound_host, bound_port = parse_bind(env.get("RUMMIKUB_BIND", ""))
+            except ValueError as exc:
+                raise CliError(str(exc), EXIT_INPUT) from None
+        host = bound_host if host is None else host
+        port = bound_port if port is None else port
+        env["RUMMIKUB_BIND"] = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if workers is not None:
         env["RUMMIKUB_WORKERS"] = str(workers)
     sys.stdout.flush()

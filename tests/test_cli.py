@@ -909,6 +909,20 @@ def test_serve_execs_granian_launcher(monkeypatch: pytest.MonkeyPatch) -> None:
     assert argv[1:] == ["-m", "service.server"]
     assert env["RUMMIKUB_BIND"] == "[::1]:8123"
     assert env["RUMMIKUB_WORKERS"] == "2"
+    # RUMMIKUB_BIND is kept when neither option is given, and gives the one not given (it was
+    # always replaced by 127.0.0.1:8000: a hostile-client audit, session 44)
+    monkeypatch.setenv("RUMMIKUB_BIND", "127.0.0.2:9123")
+    for options, bound in (
+        ([], "127.0.0.2:9123"),
+        (["--port", "9000"], "127.0.0.2:9000"),
+        (["--host", "::1"], "[::1]:9123"),
+    ):
+        seen.clear()
+        assert isinstance(RUNNER.invoke(app, ["serve", *options]).exception, Execd)
+        assert seen[0][1]["RUMMIKUB_BIND"] == bound
+    monkeypatch.setenv("RUMMIKUB_BIND", "nowhere:port")
+    result = RUNNER.invoke(app, ["serve", "--port", "9000"])
+    assert result.exit_code == 2 and "RUMMIKUB_BIND" in result.output
 
 
 def test_version_and_help() -> None:

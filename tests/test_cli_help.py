@@ -60,8 +60,8 @@ def test_help_metavars_and_defaults() -> None:
     for default in ("[default: 1; x>=0]", "[default: table]", "default: en]", "[default: 30.0; 0.1<=x<=86400.0]"):
         assert default in flat
     serve = " ".join(help_text("serve").split())
-    assert "--host HOST Interface to listen on. [default: 127.0.0.1]" in serve
-    assert "--port PORT TCP port. [default: 8000; 1<=x<=65535]" in serve
+    assert "--host HOST Interface to listen on [default: RUMMIKUB_BIND's, else 127.0.0.1]." in serve
+    assert "--port PORT TCP port [default: RUMMIKUB_BIND's, else 8000]. [1<=x<=65535]" in serve
     suggest = " ".join(help_text("suggest").split())
     assert "--opened / --not-opened" in suggest
     assert "--objective tiles|value" in suggest

@@ -164,6 +164,7 @@ def test_documented_command(command: Command, monkeypatch: pytest.MonkeyPatch) -
     output = [_normal(out) for out in (result.stdout + "\n" + result.stderr).splitlines()]
     assert result.exit_code == code, (command.text, result.stdout, result.stderr)
     assert _normal(line) in output or any(_normal(line) in out for out in output), (command.text, output)
-    for shown in command.shown:  # a transcript: every line it shows is real
+    for shown in command.shown:  # a transcript: every line it shows is real (shown at 80
+        # columns, run here at 200: a line the narrower table wraps is part of one)
         if shown.strip() and shown.strip() != "..." and set(shown.strip()) != {"─"}:
-            assert _normal(shown) in output, (command.text, shown, output)
+            assert any(_normal(shown) in out for out in output), (command.text, shown, output)
