@@ -890,5 +890,23 @@ def main(environ: Mapping[str, str] | None = None, target: str = "service.server
     return 0
 
 
+def _command_line(args: list[str]) -> int | None:
+    """``python -m service.server`` takes no arguments, only the settings above: ``--help``
+    prints them (0), anything else is refused (2) rather than serving on an address nobody
+    asked for (a hostile-client audit, session 44). None: serve."""
+    if not args:
+        return None
+    if args in (["--help"], ["-h"]):
+        print(__doc__)
+        return 0
+    print(
+        f"python -m service.server takes no arguments (got {' '.join(args)!r}): its settings are the"
+        " RUMMIKUB_* variables (--help lists them), or use `rummikub serve --host --port --workers`",
+        file=sys.stderr,
+    )
+    return 2
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    code = _command_line(sys.argv[1:])
+    sys.exit(main() if code is None else code)

@@ -1130,3 +1130,16 @@ def test_a_budget_process_dead_while_idle_costs_no_request(tmp_path: Path) -> No
         assert budget_process_of(worker) != budget
         served_again(server)
         assert "a budget process died while idle" in server.text()
+
+
+def test_the_launcher_refuses_arguments_instead_of_serving() -> None:
+    """``python -m service.server --port 9000`` served on 127.0.0.1:8000 (a hostile-client
+    audit, session 44); ``--help`` prints the settings."""
+    refused = subprocess.run(
+        [sys.executable, "-m", "service.server", "--port", "9000"], capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode == 2 and "takes no arguments" in refused.stderr and not refused.stdout
+    helped = subprocess.run(
+        [sys.executable, "-m", "service.server", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert helped.returncode == 0 and "RUMMIKUB_BIND" in helped.stdout
