@@ -408,13 +408,14 @@ class RulesField(_Field[Rules | None]):
 class Object(fields.Nested):
     """A JSON object read by a schema (an item of an array: a player, a round, a turn)."""
 
-    default_error_messages = _IN_OUR_WORDS
+    default_error_messages = {**_IN_OUR_WORDS, "type": "must be a JSON object"}  # noqa: RUF012
 
 
 class BoundedList(fields.List[Any]):
     """A JSON array with at most ``getattr(limits, limit)`` items."""
 
-    default_error_messages = _IN_OUR_WORDS
+    # ("Not a valid list." was marshmallow's: a hostile-client audit, session 44)
+    default_error_messages = {**_IN_OUR_WORDS, "invalid": "must be an array"}  # noqa: RUF012
 
     def __init__(self, inner: fields.Field[Any], limit: str, **kwargs: Any) -> None:
         super().__init__(inner, **kwargs)

@@ -64,3 +64,23 @@ def test_same_answer_as_marshmallow(name: str, data: st.DataObject) -> None:
 def test_a_body_that_is_not_an_object_takes_marshmallows_path(body: Any) -> None:
     schema = PLAIN["sets/validate"]
     assert _outcome(schema.load, body) == ("error", {"_schema": ["must be a JSON object"]})
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "pointer", "detail"),
+    [
+        ("games/replay", {"players": 5, "turns": []}, "/players", "must be an array"),
+        ("matches/score", {"rounds": "x"}, "/rounds", "must be an array"),
+        ("games/replay", {"players": [5], "turns": []}, "/players/0", "must be a JSON object"),
+        ("rounds/score", {"players": [{"name": "A", "rack": []}, "B"]}, "/players/1", "must be a JSON object"),
+    ],
+)
+def test_arrays_and_objects_of_the_wrong_type_are_told_in_our_words(
+    name: str, body: dict[str, Any], pointer: str, detail: str
+) -> None:
+    """Not marshmallow's "Not a valid list." (a hostile-client audit, session 44)."""
+    from service.operations import RequestError, run_operation
+
+    with pytest.raises(RequestError) as caught:
+        run_operation(name, body)
+    assert {"pointer": pointer, "detail": detail} in caught.value.errors, caught.value.errors
