@@ -309,7 +309,10 @@ def _register_error_handlers(app: Flask) -> None:
             # one error, at "" (the request as a whole: its path, not a value in the body)
             detail = f"No endpoint {request.method} {request.path}: the API's paths are in /openapi.yaml and /docs."
             problem = RequestError(
-                status, detail, [{"pointer": "", "detail": f"no endpoint {request.method} {request.path}"}]
+                status,
+                detail,
+                [{"pointer": "", "detail": f"no endpoint {request.method} {request.path}"}],
+                detail_es=f"No hay {request.method} {request.path}: las rutas del API están en /openapi.yaml y /docs.",
             )
         elif status == 405 and error.description == MethodNotAllowed.description:
             allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
@@ -317,6 +320,7 @@ def _register_error_handlers(app: Flask) -> None:
                 status,
                 f"{request.method} is not allowed on {request.path} (allowed: {allowed}).",
                 [{"pointer": "", "detail": f"method {request.method} not allowed (allowed: {allowed})"}],
+                detail_es=f"{request.method} no está permitido en {request.path} (permitidos: {allowed}).",
             )
         else:
             problem = RequestError(status, error.description or "", [])

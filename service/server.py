@@ -180,6 +180,14 @@ class _BodyError(Exception):
         self.wording = wording  # the ``operations.RequestError``, when another layer words it
 
 
+_BODY_ERRORS_ES = {
+    400: "el cuerpo está mal formado o incompleto (ver errors)",
+    408: "el cuerpo no llegó a tiempo (RUMMIKUB_READ_TIMEOUT)",
+}
+"""The Spanish ``detail`` of a body refused by the adapter (``errors`` keep the English words, as
+the app's do; they were English under a Spanish title: a hostile-client audit, session 44)."""
+
+
 def _problem(error: _BodyError, lang: str) -> bytes:
     """The problem document of a body that cannot be read, in ``lang`` as the app's are."""
     import json
@@ -189,7 +197,12 @@ def _problem(error: _BodyError, lang: str) -> bytes:
     item: dict[str, Any] = {"pointer": "", "detail": error.detail}
     if error.limit is not None:
         item["limit"] = error.limit
-    wording = error.wording or RequestError(error.status, f"The request cannot be read: {error.detail}.", [item])
+    wording = error.wording or RequestError(
+        error.status,
+        f"The request cannot be read: {error.detail}.",
+        [item],
+        detail_es=f"No se puede leer la petición: {_BODY_ERRORS_ES.get(error.status, 'ver errors')}.",
+    )
     return json.dumps(wording.to_problem(lang), ensure_ascii=False, separators=(",", ":")).encode()
 
 

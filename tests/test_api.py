@@ -422,3 +422,18 @@ def test_made_up_methods_and_control_characters_stay_out_of_metrics_and_log_line
     assert "other" in methods and not any(m.startswith("M") for m in methods), methods
     lines = log.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 7 and "\\x0a" in lines[5] and "\\x1b" in lines[5] and "\x1b" not in lines[5]
+
+
+def test_every_problem_detail_follows_accept_language(client: FlaskClient) -> None:
+    """404, 405 and the adapter's 400 and 408 had an English ``detail`` under a Spanish title
+    (a hostile-client audit, session 44)."""
+    from service import server
+
+    missing = client.get("/v1/nothing", headers={"Accept-Language": "es"}).get_json()
+    assert missing["title"] == "No encontrado" and missing["detail"].startswith("No hay GET /v1/nothing")
+    method = client.get("/v1/sets/validate", headers={"Accept-Language": "es"}).get_json()
+    assert method["detail"] == "GET no está permitido en /v1/sets/validate (permitidos: OPTIONS, POST)."
+    for status in (400, 408):
+        problem = json.loads(server._problem(server._BodyError(status, "the body is late"), "es"))
+        assert problem["detail"].startswith("No se puede leer la petición: el cuerpo"), problem
+        assert problem["errors"] == [{"pointer": "", "detail": "the body is late"}]
