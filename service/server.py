@@ -587,10 +587,11 @@ class RSGIAdapter:
                 408,
                 f"the body did not arrive within {self.read_timeout:g} s (RUMMIKUB_READ_TIMEOUT)",
             ) from None
-        except Exception as exc:  # granian's protocol error: malformed chunking, client gone
+        except Exception:  # granian's protocol error: malformed chunking, client gone
             if task is not None:
                 self.deadlines.finish(task)
-            raise _BodyError(400, f"the request body is malformed ({exc or type(exc).__name__})") from None
+            # (granian's words, "RSGI transport is closed", say nothing to a client)
+            raise _BodyError(400, "the request body is malformed (bad chunked encoding) or was cut off") from None
         if expected is None and len(body) > self.max_body:
             raise self._too_large()
         if expected is not None and len(body) != expected:
