@@ -451,11 +451,12 @@ def validate(
         render.render_validate(_out(), body, result, lang.value)
     if source is None and len(sets) > 1 and all(len(parse_tile_words(a)) == 1 for a in sets):
         joined = " ".join(sets)
-        _err().print(
-            Text(
-                f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'
-            )
+        hint = (
+            f'consejo: cada argumento es una combinación; para comprobar una sola con estas fichas, entre comillas: rummikub validate "{joined}"'
+            if lang.value == "es"
+            else f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'
         )
+        _err().print(Text(hint))
     _verdict_exit(result)
 
 

@@ -87,6 +87,10 @@ def test_validate() -> None:
     assert "(also group 15)" in en and "(también grupo 15)" in es
     en, es = both("validate", "R5 R6")
     assert "✗ 1 of 1 set invalid" in en and "✗ 1 de 1 combinación no válida" in es
+    # the hint for loose tiles given as sets, in the report's language (English before)
+    spanish = invoke("validate", "R1", "R2", "R3", "--lang", "es")
+    assert "consejo: cada argumento es una combinación" in spanish.stderr and "hint" not in spanish.stderr
+    assert "hint: each argument is one set" in invoke("validate", "R1", "R2", "R3").stderr
     # the tile set named in Spanish ("El juego classic": a docs audit, session 44)
     en, es = both("validate", "R5 J J", "K9 B9 J")
     assert "classic tile set" in en and "El juego clásico solo tiene 2" in " ".join(es.split())
