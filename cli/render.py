@@ -912,7 +912,13 @@ def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[st
     if isinstance(changes, Mapping):
         before = [[canonical(t) for t in set_tiles(s)] for s in body.get("table") or []]
         console.print(Text(w["steps"], style="bold"))
+        # a long step wraps under its own text, not at the margin where it read as a line of
+        # its own (a solver audit, session 44)
+        steps = Table.grid(padding=(0, 1))
+        steps.add_column(justify="right")
+        steps.add_column()
         for n, step in enumerate(move_steps(before, changes, lang), 1):
-            console.print(f"  {n}. {step}")
+            steps.add_row(f"  {n}.", Text(step))
+        console.print(steps)
     if not result.get("optimal_proven"):
         console.print(Text(w["not_optimal"], style="dim"))
