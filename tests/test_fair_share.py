@@ -113,22 +113,28 @@ class Proto:
         self.sent.append((status, dict(headers), data))
 
 
-def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() -> None:
-    """A slow app stands in for the solver: with one slot and no queue, a second suggest at once
-    is a 503 problem with Retry-After (the app never sees it), while a verify runs at once on the
-    event loop; the first suggest ran on a budget thread."""
+def _one_slot_adapter(holding: str) -> tuple[RSGIAdapter, threading.Event, list[tuple[str, str]]]:
+    """An adapter with one budget slot and no queue before an app that stands in for the solver:
+    a request to ``holding`` runs until the event is set. ``seen``: (path, thread) per call."""
     release = threading.Event()
     seen: list[tuple[str, str]] = []
 
     def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
         seen.append((environ["PATH_INFO"], threading.current_thread().name))
-        if environ["PATH_INFO"] == "/v1/moves/suggest":
+        if environ["PATH_INFO"] == holding:
             release.wait(5)
         start_response("200 OK", [("content-type", "application/json")])
         return [b'{"ok":true}']
 
     gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
-    adapter = RSGIAdapter(app, 1000, 1.0, gate=gate)
+    return RSGIAdapter(app, 1000, 1.0, gate=gate), release, seen
+
+
+def test_adapter_runs_budgeted_requests_on_slots_and_refuses_beyond_the_share() -> None:
+    """A slow app stands in for the solver: with one slot and no queue, a second suggest at once
+    is a 503 problem with Retry-After (the app never sees it), while a verify runs at once on the
+    event loop; the first suggest ran on a budget thread."""
+    adapter, release, seen = _one_slot_adapter(holding="/v1/moves/suggest")
     body = b'{"table": [], "rack": ["R1"], "opened": true}'
     verify = json.dumps({"before": [], "after": [["R1", "R2", "R3"]], "rack": ["R1", "R2", "R3"]}).encode()
 
@@ -161,17 +167,7 @@ def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() 
     does too: such a suggest or replay beyond the share is a 503, not a run on the event loop
     that every verdict waits behind (a hostile-client audit, session 44: four replays with
     ``analyze`` ran one after another, a verify waiting 19.8 s)."""
-    release = threading.Event()
-    seen: list[str] = []
-
-    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
-        seen.append(environ["PATH_INFO"])
-        release.wait(5)
-        start_response("200 OK", [("content-type", "application/json")])
-        return [b'{"ok":true}']
-
-    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
-    adapter = RSGIAdapter(app, 1000, 1.0, gate=gate)
+    adapter, release, seen = _one_slot_adapter(holding="/v1/moves/suggest")
     body = b'{"table": [], "rack": ["R1"], "opened": true}'
     replay = json.dumps({"players": [], "turns": [], "analyze": True}).encode()
     others = [
@@ -191,7 +187,7 @@ def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() 
         return first
 
     first = asyncio.run(scenario())
-    assert first.sent[0][0] == 200 and seen == ["/v1/moves/suggest"]
+    assert first.sent[0][0] == 200 and [path for path, _ in seen] == ["/v1/moves/suggest"]
     assert [proto.sent[0][0] for _, proto in others] == [503, 503, 503]
 
 
