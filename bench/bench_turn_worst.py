@@ -9,8 +9,10 @@ Cases:
 - opening of 16 disjoint 3-tile sets (48 tiles) with ``manipulate_on_opening_turn`` (the opening
   value is the best that sets of played tiles could be worth), with and without 2 jokers;
 - 4 joker sets moved at once on a 156-tile XP table: every joker's tile put in its place from
-  the rack, the runs split, the jokers kept on the upper halves; legal under ``xp``, illegal when
-  joker sets are locked or freed jokers need new sets (the search cannot stop early then);
+  the rack, the runs split, the jokers kept on the upper halves; legal under ``xp``, with locked
+  sets and with the two-rack-tiles rule too (each exact tile in its place unlocks its set, and
+  the jokers, standing for the same tiles, stayed; the docstring said illegal there before
+  session 44, which the verdicts had not been for some sessions);
 - 4 group jokers (each could stand for two colours) freed and moved into two new runs: legal
   under ``xp``, illegal under both-colours and the two-rack-tiles rule.
 """

@@ -170,16 +170,20 @@ def _replace(
         for key, copies in search.sources[n].numbered.items():
             kept_whole[k, key] += copies
 
+    merged_into: dict[int, set[int]] = {}  # per source, the homes it is merged whole into
+
     def room(source: int) -> Mapping[tuple[int, str], int]:
         """The copies the freed jokers of ``source`` may take, by (after-set, tile)."""
         if not kept_whole:
             return capacity
-        mine = search.sources[source].numbered
-        merged = {
-            k
-            for k in search.sources[source].successors
-            if all(search.after[k].numbered_counts.get(key, 0) >= c + kept_whole[k, key] for key, c in mine.items())
-        }
+        merged = merged_into.get(source)
+        if merged is None:
+            mine = search.sources[source].numbered
+            merged = merged_into[source] = {
+                k
+                for k in search.sources[source].successors
+                if all(search.after[k].numbered_counts.get(key, 0) >= c + kept_whole[k, key] for key, c in mine.items())
+            }
         return {spot: n if spot[0] in merged else n - kept_whole[spot] for spot, n in capacity.items()}
 
     rack_only = search.rules.joker_replacement_from == "rack"

@@ -138,7 +138,7 @@ def _place_freed(
     # the before-sets whose copies all lie in their homes: none is a host's (xp, locked sets,
     # ``R3 R4 J R6`` + ``J J R5 R6`` + ``O4 B4 J`` -> ``J R3 R4 J R6`` + ``J R5 R6 R7`` +
     # ``R3 J R5 R6`` + ``O4 K4 B4``: the second set kept whole in the third after-set, its R6 is
-    # no new set's; an independent turn oracle, session 43)
+    # no new set's; known gap 1 of session 43, from an independent turn oracle)
     kept = frozenset(search.sources[n].index for n, _ in wholes)
     best_misused = len(freed) + 1
     best_at: list[int] = []
