@@ -81,3 +81,22 @@ def test_a_locked_joker_set_grows_in_any_reading(client: FlaskClient, case: dict
     else:
         assert len(answer["played"]) >= len(case["better_played"]), answer
     assert answer["optimal_proven"]
+
+
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_a_joker_freed_into_a_new_set_under_a_reading_other_than_the_best(client: FlaskClient, objective: str) -> None:
+    """pressman-2009: ``J J B11`` reads best as a group of 11s, yet as the run B9-B11 its B10
+    joker is freed by the rack's B10 into the new set ``J O8 O9``. Only the best reading's
+    jokers were tried under the two-rack-tiles rule, and nothing was played (a brute-force
+    suggest oracle, session 44)."""
+    request = {
+        "table": [["J", "J", "B11"], ["O6", "R6", "B6", "K6"], ["O7", "B7", "R7"]],
+        "rack": ["B10", "O9", "O8", "B7", "R13", "R5"],
+        "opened": True,
+        "objective": objective,
+        "rules": "pressman-2009",
+    }
+    answer = client.post("/v1/moves/suggest", json=request).get_json()
+    assert sorted(answer["played"]) == ["B10", "O8", "O9"], answer
+    turn = {"before": request["table"], "after": answer["after"], "rack": request["rack"], "opened": True}
+    assert client.post("/v1/turns/verify", json={**turn, "rules": "pressman-2009"}).get_json()["valid"]

@@ -64,11 +64,17 @@ def two_tile_frees(solver: Suggester) -> list[VariantPass]:
         return out
     per_set: list[list[tuple[int, Variant] | None]] = []
     for i in range(len(solver.table)):
-        reading = solver.readings[i].best
-        if i in solver.plain or reading is None:
+        if i in solver.plain:
             continue
-        frees = _replacements(solver, reading.tiles, reading.joker_options, reading.kind == RUN, _TWO_TILE_JOKERS)
-        per_set.append([None, *((i, v) for v in frees)])
+        # under every reading (pressman-2009: J J B11, best read as a group of 11s, frees its
+        # B10 joker as the run B9-B11; a brute-force suggest oracle, session 44)
+        frees = [
+            dataclasses.replace(v, run=reading.kind == RUN)
+            for reading in solver.readings[i].readings
+            for v in _replacements(solver, reading.tiles, reading.joker_options, reading.kind == RUN, _TWO_TILE_JOKERS)
+        ]
+        if frees:
+            per_set.append([None, *((i, v) for v in frees)])
     rack_keys = Counter(t.key for t in solver.rack)
     for combo in itertools.product(*per_set):
         chosen = {i: v for i, v in (c for c in combo if c is not None)}
