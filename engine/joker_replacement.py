@@ -3,7 +3,7 @@ and under ``joker_sets_locked`` a joker freed by its tile, SPEC §4): what the f
 set need in its successors (``_demands``), the fewest violations with which each gets its own
 replacing copy (``replacements``, ``_replace``), whether a freed joker's one tile lies in no
 successor (``unreplaceable``, a bound of the search), whether a joker's exact tile took its
-place (``replaced_in_place``, ``_replaced_in_group``) and, under locked sets, the copies a turn
+place (``_replaced_in_place``, ``_replaced_in_group``) and, under locked sets, the copies a turn
 may bring there, growing as sets are unlocked in turn (``unlock_in_turn``). Functions of the
 joker search's state (``engine.jokers.JokerSearch``), taken first."""
 
@@ -32,9 +32,8 @@ def unreplaceable(search: JokerSearch, joker: Joker) -> bool:
     return not any(search.after[k].numbered_counts.get(tile) for k in search.sources[joker.source].successors)
 
 
-def replaced_in_place(search: JokerSearch, joker: Joker, successors: Sequence[int] | None = None) -> bool:
-    """Whether a run joker's exact tile lies in a successor (of ``successors``, by default
-    every one) beside a numbered neighbour of
+def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
+    """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
     the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), or
     beside the exact tiles of the set's other jokers' places up to one (``O8 O9 O10`` for
     the jokers of ``J J O10``); a copy played or from a set without a joker (a locked set
@@ -56,7 +55,7 @@ def replaced_in_place(search: JokerSearch, joker: Joker, successors: Sequence[in
 
     return any(
         search.after[k].numbered_counts.get(tile) and any(in_place(held) for held in _run_places(search, k))
-        for k in (source.successors if successors is None else successors)
+        for k in source.successors
     )
 
 
@@ -87,8 +86,8 @@ def _replaced_in_group(search: JokerSearch, joker: Joker) -> bool:
 
 def replaced_by_its_tile(search: JokerSearch, joker: Joker, kind: str | None) -> bool:
     """Whether a copy the turn could bring there took the joker's place: in a run
-    (``replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
-    return replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
+    (``_replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
+    return _replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
 
 
 def unlock_in_turn(search: JokerSearch) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import joker_stays
-from engine.sets import RUN
 from engine.violations import Violation
 
 if TYPE_CHECKING:
@@ -22,30 +21,9 @@ def settled(search: JokerSearch, jokers: list[Joker], j: int, stays: list[Stay |
     that set broken under ``joker_sets_locked``."""
     if not search.locked:
         return 0
-    return int(_staying_broken(search, jokers[j - 1].source, jokers, stays) is not None)
-
-
-def _staying_broken(search: JokerSearch, n: int, jokers: list[Joker], stays: list[Stay | None]) -> Violation | None:
-    """``joker_set_broken`` for source ``n`` as its jokers' fates say, unless one successor
-    holds all its numbered tiles and each run joker staying elsewhere has its exact tile in
-    its place there: "one successor holding all its numbered tiles and its joker, or the exact
-    tile in the joker's place" (SPEC §4; pressman-2009 with locked sets, ``R4 R5 J`` +
-    ``R7 R8 R9`` -> ``R4 R5 R6`` + ``J R7 R8 R9``, the joker standing for R6 again, is legal
-    as without the lock: an independent turn oracle, session 44)."""
-    mine = [(joker, stay) for joker, stay in zip(jokers, stays, strict=False) if joker.source == n and stay]
-    broken = joker_set_broken(search, n, {stay.after for _, stay in mine})
-    if broken is None or search.readings_chosen[n].kind != RUN:
-        return broken
-    from engine.joker_replacement import replaced_in_place  # (it imports this module)
-
-    source = search.sources[n]
-    for k in source.successors:
-        theirs = search.after[k].numbered_counts
-        if all(theirs.get(key, 0) >= c for key, c in source.numbered.items()) and all(
-            stay.after == k or (joker.declared and replaced_in_place(search, joker, (k,))) for joker, stay in mine
-        ):
-            return None
-    return broken
+    n = jokers[j - 1].source
+    homes = {stay.after for joker, stay in zip(jokers, stays, strict=False) if joker.source == n and stay}
+    return int(joker_set_broken(search, n, homes) is not None)
 
 
 def whole_homes(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> frozenset[tuple[int, int]]:
@@ -65,7 +43,8 @@ def locked_sets(search: JokerSearch, jokers: list[Joker], stays: list[Stay | Non
     in one successor that holds all its numbered tiles."""
     found = []
     for n in range(len(search.sources)):
-        broken = _staying_broken(search, n, jokers, stays)
+        homes = {stay.after for joker, stay in zip(jokers, stays, strict=True) if joker.source == n and stay}
+        broken = joker_set_broken(search, n, homes)
         if broken is not None:
             found.append(broken)
     wholes = whole_homes(search, jokers, stays)
