@@ -450,13 +450,7 @@ def validate(
     else:
         render.render_validate(_out(), body, result, lang.value)
     if source is None and len(sets) > 1 and all(len(parse_tile_words(a)) == 1 for a in sets):
-        joined = " ".join(sets)
-        hint = (
-            f'consejo: cada argumento es una combinación; para comprobar una sola con estas fichas, entre comillas: rummikub validate "{joined}"'
-            if lang.value == "es"
-            else f'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{joined}"'
-        )
-        _err().print(Text(hint))
+        _err().print(Text(render.words(lang.value)["hint_one_set"].format(tiles=" ".join(sets))))
     _verdict_exit(result)
 
 

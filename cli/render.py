@@ -73,6 +73,7 @@ class ReportConsole(Console):
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "at": " at {at}",
+        "hint_one_set": 'hint: each argument is one set; to check one set of these tiles, quote it: rummikub validate "{tiles}"',
         "violations": "Violations",
         "run": "run",
         "group": "group",
@@ -180,6 +181,10 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "es": {
         "at": " en {at}",
+        "hint_one_set": (
+            "consejo: cada argumento es una combinación; para comprobar una sola con estas fichas, "
+            'entre comillas: rummikub validate "{tiles}"'
+        ),
         "violations": "Infracciones",
         "run": "escalera",
         "group": "grupo",
