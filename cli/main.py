@@ -494,7 +494,7 @@ def meld(
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
-            body = {**body, "rack": _option_tiles("--rack", rack)}
+            body = {**body, "rack": _option_tiles("--rack", parse_tile_words(rack))}
         body = with_rules(body, rules_value)
         result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
     if json_out:
@@ -1057,11 +1057,13 @@ def suggest(
     """
     with _guard(json_out):
         rules_value = _rules_given(rules, [file])  # (before any document is read: docs/cli.md)
+        table_sets = None if table is None else [parse_set_words(s) for s in table]
+        rack_tiles = None if rack is None else parse_tile_words(rack)
         if file is not None:  # the options' tiles too: beside a file, their mistakes are theirs
-            for i, words in enumerate(table or []):
-                _option_tiles("--table", words, f"/{i}")
-            if rack is not None:
-                _option_tiles("--rack", rack)
+            for i, laid in enumerate(table_sets or []):
+                _option_tiles("--table", laid["tiles"] if isinstance(laid, dict) else laid, f"/{i}")
+            if rack_tiles is not None:
+                _option_tiles("--rack", rack_tiles)
         source: str | None = None
         body: dict[str, Any] = {}
         moved: dict[str, str] = {}  # a position file holds the player's rack and opened under /players/i
@@ -1075,10 +1077,10 @@ def suggest(
                 moved = {"/rack": f"/players/{index}/rack", "/opened": f"/players/{index}/opened"}
         elif player is not None:
             raise CliError("--player needs a position file")
-        if table is not None:
-            body["table"] = [parse_set_words(s) for s in table]
-        if rack is not None:
-            body["rack"] = parse_tile_words(rack)
+        if table_sets is not None:
+            body["table"] = table_sets
+        if rack_tiles is not None:
+            body["rack"] = rack_tiles
             moved.pop("/rack", None)
         if opened is not None:
             body["opened"] = opened
@@ -1100,11 +1102,10 @@ def suggest(
     raise typer.Exit(EXIT_OK if result.get("played") else EXIT_INVALID)
 
 
-def _option_tiles(option: str, words: str, at: str = "") -> list[str]:
-    """The tiles an option gives as words, checked here when the request also comes from a
-    file: a mistake in them is the option's (``--rack: /1: 'Z' is not a tile``), not a pointer
-    into the file."""
-    tiles = parse_tile_words(words)
+def _option_tiles(option: str, tiles: list[str], at: str = "") -> list[str]:
+    """The tiles an option gives (its words parsed), checked here when the request also comes
+    from a file: a mistake in them is the option's (``--rack: /1: 'Z' is not a tile``), not a
+    pointer into the file."""
     errors = _tile_errors(tiles, at)
     if errors:
         raise CliError(f"{option}: {problem_line({'errors': errors})}")

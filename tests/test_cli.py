@@ -393,6 +393,9 @@ def test_position_files_and_options_are_checked_where_they_are_wrong(tmp_path: P
         assert result.exit_code == 2 and one_line_error(result).startswith(f"rummikub: {args[2]}: /"), one_line_error(
             result
         )
+    # a set declared by kind beside a file is a set, not a tile "run:" (session 44: refused)
+    declared = invoke("suggest", position, "--table", "run: R5 R6 R7", "--rack", "R8", "--opened", "--json")
+    assert declared.exit_code == 0 and json.loads(declared.stdout)["played"] == ["R8"], declared.output
     both = invoke("verify", "-", "--rules", "-", input=json.dumps(TURN_OK))
     assert both.exit_code == 2 and "'-' (stdin) can be given only once" in one_line_error(both)
 
