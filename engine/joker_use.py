@@ -433,23 +433,25 @@ def _new_set(
                 if any(search.after[m].numbered_counts.get(tile) for m in elsewhere):
                     # (where no other successor holds one the joker goes unreplaced anyway)
                     reserved[tile] = reserved.get(tile, 0) + 1
+    # the before-sets whose copies ``k`` may hold: not a hosted joker's, nor a locked set's
+    # left as it was or kept whole (its copies lie in it)
+    lenders = [
+        s
+        for i, s in enumerate(search.before)
+        if i not in excluded and i not in search.locked_in_place and i not in kept
+    ]
     available = {key: max(0, n - reserved.get(key, 0)) for key, n in search.played.items()}
-    for i, s in enumerate(search.before):
-        if i not in excluded and i not in search.locked_in_place and i not in kept:  # (its copies stay)
-            for key, n in s.numbered_counts.items():
-                available[key] = available.get(key, 0) + n
+    for s in lenders:
+        for key, n in s.numbered_counts.items():
+            available[key] = available.get(key, 0) + n
     if any(n > available.get(key, 0) for key, n in theirs.items()):
         return False
     # each before-set it could hold whole needs a tile of which it holds one copy less
     # than there are (a spare copy of its own, the set's copy being elsewhere)
     threatened = [
         frozenset(s.numbered_counts)
-        for i, s in enumerate(search.before)
-        if i not in excluded
-        and i not in search.locked_in_place  # (its copies lie in it: none is ``k``'s)
-        and i not in kept
-        and s.numbered_counts
-        and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
+        for s in lenders
+        if s.numbered_counts and all(theirs.get(key, 0) >= n for key, n in s.numbered_counts.items())
     ]
     spare = {key: available[key] - n for key, n in theirs.items()}
     return each_finds_a_copy(threatened, spare, False)

@@ -543,7 +543,7 @@ class _Turn:
         rules = self.rules
 
         def content(s: TableSet) -> tuple[str, ...]:
-            return tuple(sorted(t.key for t in s.tiles))
+            return tuple(sorted(s.keys))
 
         def reading(s: TableSet) -> tuple[object, ...]:
             readings = s.read(rules).readings
