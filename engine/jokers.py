@@ -288,7 +288,13 @@ class JokerSearch:
             whole = [
                 o for o in stays_here if locked_joker_sets.joker_set_broken(self, joker.source, {o[0].after}) is None
             ]
-            options = [*whole, None, *(o for o in stays_here if o not in whole)]
+            if locked_joker_sets.kept_with_exact_tile(self, joker):
+                # a successor holds the set with the joker's exact tile in its place, so the
+                # set is not broken (SPEC §4): a joker that left it was freed, and the freed
+                # jokers' rules say what is wrong, not JOKER_SET_BROKEN
+                options = [*whole, None]
+            else:
+                options = [*whole, None, *(o for o in stays_here if o not in whole)]
         for option in options:
             if option is None:
                 certain = int(not freed and not self.opened) + int(joker_replacement.unreplaceable(self, joker))

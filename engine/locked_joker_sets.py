@@ -65,3 +65,18 @@ def joker_set_broken(search: JokerSearch, n: int, homes: set[int]) -> Violation 
     if len(homes) == 1 and all(theirs.get(key, 0) >= c for key, c in search.sources[n].numbered.items()):
         return None
     return Violation("JOKER_SET_BROKEN", f"/after/{k}", {})
+
+
+def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
+    """Whether a successor of the joker's set holds every numbered tile of the set and the
+    tile the joker stood for in its place (``R4 R5 R6`` for the joker of ``R4 R5 J``); not a
+    joker set left as it was, or laid again as it was, which keeps its own copies."""
+    source = search.sources[joker.source]
+    joker_sets = {s.content for s in search.before if s.jokers}
+    return any(
+        k in search.room_sets
+        and search.after[k].content not in joker_sets
+        and all(search.after[k].numbered_counts.get(key, 0) >= c for key, c in source.numbered.items())
+        and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
+        for k in source.successors
+    )

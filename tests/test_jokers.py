@@ -556,6 +556,29 @@ def test_a_locked_joker_that_can_only_stay_is_not_freed_by_a_tile_elsewhere() ->
     assert v.valid, codes(v)
 
 
+def test_a_locked_joker_that_left_its_set_kept_with_its_exact_tile_was_freed() -> None:
+    # R4 R5 R6 holds the locked set with the joker's exact tile in its place, so the set is not
+    # broken (SPEC §4: "or the exact tile in the joker's place"): the joker that left it was
+    # freed, and what is wrong is what the freed jokers' rules say, not JOKER_SET_BROKEN.
+    # pressman-2009: J R7 R8 R9 holds every numbered tile of R7 R8 R9, so it is no new set.
+    locked_pressman = resolve_rules({"preset": "pressman-2009", "joker_sets_locked": True})
+    before, after = ["R4 R5 J", "R7 R8 R9"], ["R4 R5 R6", "J R7 R8 R9"]
+    v = verify(before, after, "R6", rules=locked_pressman)
+    assert codes(v) == ["FREED_JOKER_MISUSED"] and v.jokers_freed == 1
+    # under rack-only replacement, a table R6 freeing it is the fault
+    rack_only = resolve_rules({"preset": "strict-joker", "joker_replacement_from": "rack"})
+    before, after = ["R5 J R7", "R5 R6 R7 R8"], ["R5 R6 R7", "R4 R5 J", "R7 R8 R9"]
+    assert codes(verify(before, after, "R4 R9", rules=rack_only)) == ["JOKER_REPLACED_FROM_TABLE"]
+    assert verify(before, after, "R4 R9", rules=STRICT_JOKER).valid
+    # before opening: a table joker freed (SPEC §4: JOKER_RELEASED_BEFORE_OPENING)
+    locked_other_set = resolve_rules({"joker_sets_locked": True, "freed_joker_use": "other_set"})
+    v = verify(["K11 J K13"], ["K11 K12 K13", "K10 K11 J"], "K10 K11 K12", opened=False, rules=locked_other_set)
+    assert "JOKER_RELEASED_BEFORE_OPENING" in codes(v) and "JOKER_SET_BROKEN" not in codes(v)
+    # a set that lost a tile is broken, wherever a copy of its joker's tile lies
+    v = verify(["K2 J K4 K5", "K2 K3 K4 K5 J K7"], ["J K4 K5", "K2 K3 K4 K5 J K7", "K2 O2 B2"], "O2 B2", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 0
+
+
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
     # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
     # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot
