@@ -238,6 +238,10 @@ def _replace(
                         extra.append(Violation("JOKER_REPLACED_FROM_TABLE", f"/after/{k}", {"tile": key}))
                     elif rack_only:
                         played_here.append((k, key))
+                # one fault per joker: a group joker of three needing both colours (a bundle of
+                # two) taken from the table is one joker replaced from the table, not two, and
+                # so reads better than not replaced at all
+                del extra[demand.weight :]
                 played_at.update(played_here)
                 fixed_left.subtract(fixed_here)
                 given.update(bundle)

@@ -676,6 +676,15 @@ class _Turn:
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
         self.jokers_exact = self.jokers_exact and outcome.exact
+        if (
+            outcome.freed
+            and not self.opened
+            and not self.rules.manipulate_on_opening_turn
+            and all(v.code != "MANIPULATION_BEFORE_OPENING" for v in self.violations)
+        ):
+            # a joker freed changed its set, though the set's tiles are all on the table again
+            # (``R4 R5 J`` laid as ``J R4 R5``: its joker stood for R6, now for R3)
+            self._add("MANIPULATION_BEFORE_OPENING", "/after")
 
     def _may_swap(self, outcome: JokerVerdict) -> bool:
         """Whether swapping a misused freed joker with the joker of a set left as it was may

@@ -579,6 +579,26 @@ def test_a_locked_joker_that_left_its_set_kept_with_its_exact_tile_was_freed() -
     assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 0
 
 
+def test_both_colours_taken_from_the_table_are_one_joker_replaced_from_the_table() -> None:
+    # rack-only replacement and both colours: B6 and R6 of K6 J O6's joker lie in the
+    # successor R6 K6 O6 B6, taken from the table. The joker was replaced, from the table (one
+    # fault, JOKER_REPLACED_FROM_TABLE), not "not replaced" (an independent audit, session 45)
+    rules = resolve_rules({"joker_replacement_from": "rack", "group_joker_needs_both_colours": True})
+    v = verify(["K6 R6 B6", "K6 J O6"], ["R6 K6 O6 B6", "K5 K6 J"], "K5", rules=rules)
+    assert codes(v) == ["JOKER_REPLACED_FROM_TABLE"]
+    both = resolve_rules({"preset": "pressman-2009", "group_joker_needs_both_colours": True})
+    v = verify(["O5 J B5", "O5 B5 K5 R5"], ["O5 K5 B5", "O5 B5 R5", "K1 K2 J"], "K1 K2", rules=both)
+    assert codes(v) == ["JOKER_REPLACED_FROM_TABLE"]
+
+
+def test_a_joker_freed_on_an_opening_changed_its_set() -> None:
+    # R4 R5 J laid again as J R4 R5: the same tiles, but the joker stood for R6 and now for R3
+    # (released): the table was manipulated before opening (SPEC §4)
+    v = verify(["R4 R5 J"], ["J R4 R5", "K10 B10 O10"], "K10 B10 O10", opened=False)
+    assert codes(v) == ["JOKER_NOT_REPLACED", "JOKER_RELEASED_BEFORE_OPENING", "MANIPULATION_BEFORE_OPENING"]
+    assert codes(verify(["R4 R5 J"], ["R4 R5 J", "K10 B10 O10"], "K10 B10 O10", opened=False)) == []
+
+
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
     # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
     # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot
