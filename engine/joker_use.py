@@ -86,8 +86,11 @@ def placements(
             stood_for.setdefault(joker.source, set()).add(stay.tile)
     freed = [j._replace(options=j.options - stood_for.get(j.source, set())) for j in freed]
     jointly: Jointly | None = None
+    unreplaced = 0  # freed jokers without a replacing tile: already told (JOKER_NOT_REPLACED)
     if search.needs_tile:
-        replaced = len(joker_replacement.replacements(search, jokers, stays))
+        found_replacing = joker_replacement.replacements(search, jokers, stays)
+        replaced = len(found_replacing)
+        unreplaced = sum(v.code != "JOKER_REPLACED_FROM_TABLE" for v in found_replacing)
 
         def jointly(avoided: frozenset[tuple[int, int]], reserved: CopiesAt = frozenset()) -> bool:
             """Whether the freed jokers are replaced as well with their sources' tiles kept
@@ -108,7 +111,9 @@ def placements(
     )
     found = search.placement_memo.get(memo_key)
     if found is None:
-        found = search.placement_memo[memo_key] = _place_freed(search, freed, fixed, free, stayed_in, wholes, jointly)
+        found = search.placement_memo[memo_key] = _place_freed(
+            search, freed, fixed, free, stayed_in, wholes, jointly, unreplaced
+        )
     return found
 
 
@@ -120,11 +125,13 @@ def _place_freed(
     stayed_in: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
     jointly: Jointly | None = None,
+    unreplaced: int = 0,
 ) -> list[Violation]:
     """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
     kept whole, as (source, after-set), whose copies all lie there; ``jointly``: whether
     the freed jokers' replacements hold with the (source, after-set) pairs a placement
-    avoids."""
+    avoids; ``unreplaced``: how many freed jokers have no replacing tile (so need no copy
+    of their set beside one)."""
     rule = search.rules.freed_joker_use
     two_rack_tiles = rule == "new_set_with_two_rack_tiles"
     hosts = [k for k in search.open_after if free[k] > 0]
@@ -167,7 +174,7 @@ def _place_freed(
             (len(ks) < 2 and len(replacing.get(n, [])) < 2)
             or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in)
             for n, ks in by_source.items()
-        ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes, replacing))
+        ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes, replacing, unreplaced))
 
     def place(
         n: int,
@@ -288,13 +295,16 @@ def _sources_held_elsewhere(
     avoided: Mapping[int, set[int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
     replacing: Mapping[int, list[frozenset[str]]] | None = None,
+    unreplaced: int = 0,
 ) -> bool:
     """Whether one assignment of equal copies puts every copy of each source ``n`` outside
     the after-sets ``avoided[n]``, all sources at once (each alone: ``_may_hold_none_of``),
     every copy of a locked set kept whole in its after-set (``wholes``: (source,
     after-set)), and, for each freed joker needing a tile (``replacing``: per source, the
     tiles each may stand for), a copy of its set beside a copy of its tile, so that the tile
-    lies in a successor. E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
+    lies in a successor (but for ``unreplaced`` of them, not replaced at all: of the jokers of
+    ``K10 K11 J`` + ``K10 K11 J`` standing for K12 beside one K12 played, the joker left
+    without it is misused nowhere; an independent turn oracle, session 45). E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
     both jokers freed into the long run under ``other_set``: its one K1 is either set's, so
     one joker is misused. Per tile, a flow of copies (``_copies_fit``), with the copies set
     beside each replacing tile chosen joker by joker, a choice kept only while the copies
@@ -320,9 +330,11 @@ def _sources_held_elsewhere(
                 avoided.setdefault(n, set())
     if len(avoided) < 2 and not wholes:  # (one source alone: ``_may_hold_none_of`` judged it,
         return True  # but not a locked set kept whole, whose copies all lie in its home)
-    seen: set[tuple[frozenset[tuple[int, int, str]], CopiesAt]] = set()
+    seen: set[tuple[frozenset[tuple[int, int, str]], CopiesAt, int]] = set()
 
-    def witnessed(j: int, placed: frozenset[tuple[int, int, str]], replacing_copies: Counter[tuple[int, str]]) -> bool:
+    def witnessed(
+        j: int, placed: frozenset[tuple[int, int, str]], replacing_copies: Counter[tuple[int, str]], skips: int
+    ) -> bool:
         """Whether jokers ``j`` on each find a copy of their set beside a copy of their tile
         of their own (``replacing_copies``: (after-set, tile) taken so far; each replacing
         tile is one copy: two jokers standing for K5 need two K5, session 43), the copies
@@ -335,24 +347,24 @@ def _sources_held_elsewhere(
             taken = replacing_copies + Counter({(k, t): 1})
             way = (n, k, key)
             if way in placed:
-                if witnessed(j + 1, placed, taken):
+                if witnessed(j + 1, placed, taken, skips):
                     return True
                 continue
             grown = placed | {way}
-            state = (grown, frozenset(taken.items()))
+            state = (grown, frozenset(taken.items()), skips)
             if state in seen:  # (failed from there already)
                 continue
             seen.add(state)
             search.joint_steps -= 1
             if search.joint_steps < 0:
                 raise _OutOfSteps
-            if _copies_fit(search, avoided, grown) and witnessed(j + 1, grown, taken):
+            if _copies_fit(search, avoided, grown) and witnessed(j + 1, grown, taken, skips):
                 return True
-        return False
+        return skips > 0 and witnessed(j + 1, placed, replacing_copies, skips - 1)
 
     try:
         # witnesses only pin copies the flow could place there anyway: none fit, none will
-        return _copies_fit(search, avoided, frozenset()) and witnessed(0, frozenset(), Counter())
+        return _copies_fit(search, avoided, frozenset()) and witnessed(0, frozenset(), Counter(), unreplaced)
     except _OutOfSteps:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
 

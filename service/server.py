@@ -35,12 +35,14 @@ import asyncio
 import contextlib
 import errno
 import gc
+import ipaddress
 import logging
 import math
 import os
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -816,24 +818,63 @@ def remove_stale_metrics_dirs(parent: Path | None = None) -> int:
 # --- main -----------------------------------------------------------------------------------------
 
 
-def address_in_use(host: str, port: int) -> bool:
-    """Whether another socket already listens on ``host:port``. granian's workers bind with
-    ``SO_REUSEPORT``: a second server on a port the first holds would silently share its
-    requests, and a port another program holds ends in a traceback; a plain bind (no
-    ``SO_REUSEPORT``) fails on either. (Checked just before granian binds; a port taken in between
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the server cannot listen on ``host:port``, in one line, or None. granian's workers
+    bind with ``SO_REUSEPORT``: a second server on a port the first holds would silently share
+    its requests, and a port another program holds, a host name or an address this machine does
+    not have ended in a traceback (the CLI audits of sessions 36 and 45); a plain bind (no
+    ``SO_REUSEPORT``) fails on each. (Checked just before granian binds; a port taken in between
     still ends as granian says.)"""
+    shown = f"[{host}]" if ":" in host else host
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except OSError:
-        return False  # granian words an address it cannot resolve
+    except OSError as exc:
+        return f"cannot listen on {shown}:{port}: {exc.strerror or exc}"
     family, kind, proto, _, address = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is free
         try:
             probe.bind(address)
         except OSError as exc:
-            return exc.errno == errno.EADDRINUSE
-    return False
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"{shown}:{port} is already in use (another server?); choose another with --port or RUMMIKUB_BIND"
+                )
+            return f"cannot listen on {shown}:{port}: {exc.strerror or exc}"
+    return None
+
+
+def listen_address(host: str) -> str:
+    """The address granian listens on: ``host`` itself when it is an IP address, else the
+    first address it resolves to (``localhost`` -> 127.0.0.1: granian takes addresses only)."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return str(socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][4][0])
+    return host
+
+
+_CHECK_APP = """
+import sys
+from service.app import create_app
+try:
+    create_app()
+except (ValueError, OSError) as exc:
+    print(exc, file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def app_settings_problem() -> str | None:
+    """The app's own settings (its limits, log format, access log file, set cache) checked
+    before any worker starts, or each worker would fail in turn until granian gave up on a
+    crash loop (``RUMMIKUB_MAX_TILES=abc``; the CLI audit, session 45). In a child process:
+    the app imported here would start prometheus-client before the metrics directory is set."""
+    done = subprocess.run([sys.executable, "-c", _CHECK_APP], capture_output=True, text=True, timeout=120)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.strip().splitlines()
+    return lines[-1] if lines else f"the app cannot start (exit {done.returncode})"
 
 
 def event_loop() -> str:
@@ -862,13 +903,9 @@ def main(environ: Mapping[str, str] | None = None, target: str = "service.server
     except ValueError as exc:
         print(f"rummikub serve: {exc}", file=sys.stderr)
         return 2
-    if address_in_use(settings.host, settings.port):
-        shown = f"[{settings.host}]" if ":" in settings.host else settings.host
-        print(
-            f"rummikub serve: {shown}:{settings.port} is already in use (another server?); "
-            "choose another with --port or RUMMIKUB_BIND",
-            file=sys.stderr,
-        )
+    problem = listen_problem(settings.host, settings.port) or app_settings_problem()
+    if problem:
+        print(f"rummikub serve: {problem}", file=sys.stderr)
         return 2
     os.environ.setdefault("RUMMIKUB_ACCESS_LOG", "-")
     own_dir = None
@@ -880,7 +917,7 @@ def main(environ: Mapping[str, str] | None = None, target: str = "service.server
     try:
         server = Granian(
             target,
-            address=settings.host,
+            address=listen_address(settings.host),
             port=settings.port,
             interface=Interfaces.RSGI,
             factory=True,

@@ -575,7 +575,9 @@ def test_a_locked_joker_that_left_its_set_kept_with_its_exact_tile_was_freed() -
     v = verify(["K11 J K13"], ["K11 K12 K13", "K10 K11 J"], "K10 K11 K12", opened=False, rules=locked_other_set)
     assert "JOKER_RELEASED_BEFORE_OPENING" in codes(v) and "JOKER_SET_BROKEN" not in codes(v)
     # a set that lost a tile is broken, wherever a copy of its joker's tile lies
-    v = verify(["K2 J K4 K5", "K2 K3 K4 K5 J K7"], ["J K4 K5", "K2 K3 K4 K5 J K7", "K2 O2 B2"], "O2 B2", rules=STRICT_JOKER)
+    v = verify(
+        ["K2 J K4 K5", "K2 K3 K4 K5 J K7"], ["J K4 K5", "K2 K3 K4 K5 J K7", "K2 O2 B2"], "O2 B2", rules=STRICT_JOKER
+    )
     assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 0
 
 
@@ -597,6 +599,19 @@ def test_a_joker_freed_on_an_opening_changed_its_set() -> None:
     v = verify(["R4 R5 J"], ["J R4 R5", "K10 B10 O10"], "K10 B10 O10", opened=False)
     assert codes(v) == ["JOKER_NOT_REPLACED", "JOKER_RELEASED_BEFORE_OPENING", "MANIPULATION_BEFORE_OPENING"]
     assert codes(verify(["R4 R5 J"], ["R4 R5 J", "K10 B10 O10"], "K10 B10 O10", opened=False)) == []
+
+
+def test_a_joker_not_replaced_is_not_also_misused_under_other_set() -> None:
+    # Both jokers stood for K12 and one K12 was played: one joker is not replaced. Neither
+    # ends in a run holding a tile of its set, so neither is misused (SPEC §3 other_set): the
+    # joker without a K12 needs no copy of its set beside one (an independent audit, session 45)
+    before = ["K10 K11 J", "K10 K11 J"]
+    after = ["K10 K11 K12", "K10 B10 O10", "K11 R11 B11", "O11 O12 J", "R5 R6 J"]
+    v = verify(before, after, "K12 O12 B10 R11 B11 O11 O10 R5 R6", rules=OTHER_SET)
+    assert codes(v) == ["JOKER_NOT_REPLACED"]
+    before = ["J K11 K10", "O11 B11 R11", "K10 K11 J"]
+    after = ["K10 K11 K12", "K10 B10 J", "R11 K11 B11", "O11 O12 J"]
+    assert codes(verify(before, after, "B10 O12 K12", rules=OTHER_SET)) == ["JOKER_NOT_REPLACED"]
 
 
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:

@@ -27,7 +27,14 @@ from typing import Any
 
 import pytest
 
-from service.server import ServerSettings, available_cpus, cgroup_cpu_limit, freeze_start_up_objects, parse_bind
+from service.server import (
+    ServerSettings,
+    available_cpus,
+    cgroup_cpu_limit,
+    freeze_start_up_objects,
+    listen_address,
+    parse_bind,
+)
 
 pytestmark = pytest.mark.http
 VERIFY = json.dumps({"before": [], "after": [["K10", "B10", "O10"]], "rack": ["K10", "B10", "O10"], "opened": False})
@@ -765,6 +772,31 @@ def test_a_port_in_use_is_refused_in_one_line(server: Server) -> None:
                 "choose another with --port or RUMMIKUB_BIND\n"
             )
     assert server.get("/healthz")[0] == 200
+
+
+@pytest.mark.parametrize(
+    ("setting", "line"),
+    [
+        ({"RUMMIKUB_BIND": "192.0.2.1:8123"}, "cannot listen on 192.0.2.1:8123: Cannot assign requested address"),
+        ({"RUMMIKUB_BIND": "nosuchhost.invalid:8123"}, "cannot listen on nosuchhost.invalid:8123: "),
+        ({"RUMMIKUB_MAX_TILES": "abc"}, "RUMMIKUB_MAX_TILES must be a positive integer, got 'abc'"),
+        ({"RUMMIKUB_LOG_FORMAT": "xml"}, "RUMMIKUB_LOG_FORMAT must be 'text' or 'json', got 'xml'"),
+    ],
+)
+def test_an_address_or_setting_the_server_cannot_use_is_one_line(setting: dict[str, str], line: str) -> None:
+    """An address this machine does not have ended in a Rust panic and a traceback, and a bad
+    app setting in every worker's traceback until granian gave up on the crash loop (the CLI
+    audit, session 45): now one line and exit 2 before any worker starts."""
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env = {**env, "RUMMIKUB_BIND": f"127.0.0.1:{free_port()}", "RUMMIKUB_WORKERS": "1", **setting}
+    done = subprocess.run([sys.executable, "-m", "service.server"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith(f"rummikub serve: {line}") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_host_name_is_listened_on_at_its_address() -> None:
+    assert listen_address("localhost") in ("127.0.0.1", "::1")
+    assert listen_address("::1") == "::1" and listen_address("0.0.0.0") == "0.0.0.0"
 
 
 def test_an_idle_server_stops_at_once(own_server: Server) -> None:
