@@ -23,7 +23,7 @@ from cli.batch import plural
 from cli.main import app
 from engine.generate import corrupt_game, generate_game
 from service.operations import RequestError, run_operation
-from tests.test_turns import PAST_JOINT_STEPS_XP
+from tests.test_turns import PAST_JOINT_STEPS_XP, few_joint_steps
 
 pytestmark = pytest.mark.cli
 
@@ -1152,7 +1152,8 @@ def test_verify_says_when_the_jokers_were_judged_set_by_set(tmp_path: Path) -> N
     ``other_set``): the report says its verdict may be lenient, in both languages."""
     turn = PAST_JOINT_STEPS_XP
     path = write(tmp_path / "turn.json", turn)
-    english = invoke("verify", path, env=WIDE)
-    assert english.exit_code == 1 and "judged set by set" in english.stdout
-    assert "juzgados combinación a combinación" in invoke("verify", path, "--lang", "es", env=WIDE).stdout
-    assert json.loads(invoke("verify", path, "--json").stdout)["jokers_exact"] is False
+    with few_joint_steps():
+        english = invoke("verify", path, env=WIDE)
+        assert english.exit_code == 1 and "judged set by set" in english.stdout
+        assert "juzgados combinación a combinación" in invoke("verify", path, "--lang", "es", env=WIDE).stdout
+        assert json.loads(invoke("verify", path, "--json").stdout)["jokers_exact"] is False

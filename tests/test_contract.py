@@ -21,7 +21,7 @@ from engine.rules import CHOICES, PRESETS, Rules
 from engine.violations import MESSAGES
 from service.app import create_app
 from service.operations import BUDGETED_ALWAYS, BUDGETED_SOMETIMES, OPERATIONS, get_rules, list_rules, run_operation
-from tests.test_turns import PAST_JOINT_STEPS_XP
+from tests.test_turns import PAST_JOINT_STEPS_XP, few_joint_steps
 
 pytestmark = pytest.mark.contract
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,11 +171,13 @@ def test_replay_round_over_and_record_violations_match_their_schema() -> None:
 
 
 def test_a_verdict_whose_jokers_were_not_judged_exactly_matches_its_schema() -> None:
-    result = run_operation("turns/verify", PAST_JOINT_STEPS_XP)
+    with few_joint_steps():
+        result = run_operation("turns/verify", PAST_JOINT_STEPS_XP)
     assert result["jokers_exact"] is False
     _check(result, "#/components/schemas/TurnVerdict")
     record = json.loads((Path(__file__).parent / "data" / "replay_starved_steps.json").read_text(encoding="utf-8"))
-    replayed = run_operation("games/replay", record)
+    with few_joint_steps():
+        replayed = run_operation("games/replay", record)
     assert replayed["turns"][44]["jokers_exact"] is False
     _check(replayed, "#/components/schemas/ReplayResult")
 

@@ -28,6 +28,7 @@ from engine.tiles import Tile, parse_tiles
 from engine.turns import verify_turn
 from tests.test_turns import (
     BOTH_COLOURS,
+    FEW_JOINT_STEPS,
     FOUR_FREED_JOKERS_XP,
     FREE_JOKER,
     PAST_JOINT_STEPS_XP,
@@ -35,6 +36,7 @@ from tests.test_turns import (
     STRICT_JOKER,
     TWO_RACK_TILES,
     codes,
+    few_joint_steps,
     only,
     verify,
 )
@@ -942,32 +944,34 @@ def test_the_joint_checks_take_as_many_steps_in_any_listing_and_beside_any_other
 
 
 def test_a_turn_past_its_joint_check_steps_says_its_jokers_were_not_judged_exactly() -> None:
-    """xp, other_set: the joint checks of this turn need about 76,500 steps (a worst-cost hunt,
-    session 42). Past ``JOINT_CHECK_STEPS`` the jokers are judged set by set, and the verdict
-    says so (``jokers_exact`` false: a lenient verdict may call an illegal turn legal); an
-    ordinary turn's verdict carries no such field."""
+    """xp, other_set: the joint checks of this turn needed about 76,500 steps (a worst-cost
+    hunt, session 42), now 50-100 (a joker without its tile needs no witness: session 45), so
+    the steps are cut here. Past ``JOINT_CHECK_STEPS`` the jokers are judged set by set, and the
+    verdict says so (``jokers_exact`` false: a lenient verdict may call an illegal turn legal);
+    an ordinary turn's verdict carries no such field."""
     turn = PAST_JOINT_STEPS_XP
     rules = resolve_rules(turn["rules"])
     before, after = ([TableSet(parse_tiles(" ".join(s))) for s in turn[side]] for side in ("before", "after"))
     rack = parse_tiles(" ".join(turn["rack"]))
-    verdict = verify_turn(before, after, rack, True, rules)
+    with mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", FEW_JOINT_STEPS):
+        verdict = verify_turn(before, after, rack, True, rules)
     assert not verdict.jokers_exact and verdict.to_json()["jokers_exact"] is False
-    with mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", 200_000):
-        exact = verify_turn(before, after, rack, True, rules)
+    exact = verify_turn(before, after, rack, True, rules)
     assert exact.jokers_exact and "jokers_exact" not in exact.to_json()
     assert not exact.valid
 
 
 def test_a_replay_turn_starved_of_the_records_steps_says_so() -> None:
     """A record continuing after four illegal turns that each use a turn's whole
-    ``JOINT_CHECK_STEPS`` leaves its turn 44 none of ``REPLAY_JOINT_STEPS``: judged set by set,
+    ``JOINT_CHECK_STEPS`` (cut as above) leaves its turn 44 none of ``REPLAY_JOINT_STEPS``: judged set by set,
     it stands as legal though alone it is ``FREED_JOKER_MISUSED`` (a known gap), and its verdict
     says its jokers were not judged exactly (a worst-cost hunt, session 42)."""
     from engine.replay import parse_game_record, replay_game
 
     doc = json.loads((Path(__file__).parent / "data" / "replay_starved_steps.json").read_text(encoding="utf-8"))
     assert doc.pop("continue_on_error") is True  # (the request's field)
-    result = replay_game(parse_game_record(doc), continue_on_error=True).to_json()
+    with few_joint_steps():
+        result = replay_game(parse_game_record(doc), continue_on_error=True).to_json()
     last = result["turns"][44]
     assert last["jokers_exact"] is False
     assert all(turn.get("jokers_exact") is False for turn in result["turns"] if turn["index"] in (24, 29, 34, 39))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -593,8 +595,25 @@ PAST_JOINT_STEPS_XP: dict[str, Any] = {
     "opened": True,
     "rules": {"preset": "xp", "freed_joker_use": "other_set"},
 }
-"""A turn whose joint joker checks need about 76,500 steps (a worst-cost hunt, session 42):
-past ``JOINT_CHECK_STEPS``, judged set by set (``jokers_exact`` false); illegal either way."""
+"""A turn whose joint joker checks needed about 76,500 steps (a worst-cost hunt, session 42),
+now 50-100 (session 45): past ``JOINT_CHECK_STEPS`` cut to ``FEW_JOINT_STEPS``
+(``few_joint_steps``), judged set by set (``jokers_exact`` false); illegal either way."""
+
+FEW_JOINT_STEPS = 20
+
+
+@contextlib.contextmanager
+def few_joint_steps() -> Iterator[None]:
+    """``JOINT_CHECK_STEPS`` cut to ``FEW_JOINT_STEPS`` per turn, and a replay's
+    ``REPLAY_JOINT_STEPS`` to four such turns: the turns past them are judged set by set."""
+    import engine.jokers
+    import engine.replay
+
+    with (
+        mock.patch.object(engine.jokers, "JOINT_CHECK_STEPS", FEW_JOINT_STEPS),
+        mock.patch.object(engine.replay, "REPLAY_JOINT_STEPS", 4 * FEW_JOINT_STEPS),
+    ):
+        yield
 
 FOUR_FREED_JOKERS_XP = (
     {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"},
