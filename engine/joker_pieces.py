@@ -59,7 +59,7 @@ class Source:
 
 
 class Candidate(NamedTuple):
-    key: tuple[int, int, tuple[int, ...]]
+    key: tuple[int, int, int, tuple[int, ...]]
     violations: tuple[Violation, ...]
     freed: int
     # under locked sets and a replace release, the replace rule's own violations, reported
@@ -83,6 +83,8 @@ _CODE_ORDER = {
 }
 
 
-def rank(violations: Sequence[Violation], freed: int) -> tuple[int, int, tuple[int, ...]]:
-    """Fewest violations, then fewest jokers freed, then the codes in ``_CODE_ORDER``."""
-    return len(violations), freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))
+def rank(violations: Sequence[Violation], freed: int, split_unlocked: int = 0) -> tuple[int, int, int, tuple[int, ...]]:
+    """Fewest violations, then fewest locked sets split though their exact tiles could free
+    their jokers (``split_unlocked``: the reading freeing them reads better), then fewest jokers
+    freed, then the codes in ``_CODE_ORDER``."""
+    return len(violations), split_unlocked, freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))

@@ -111,6 +111,7 @@ def unlock_in_turn(search: JokerSearch) -> None:
     while newly := [n for n in sorted(locked) if unlocked(n)]:
         for n in newly:
             locked.discard(n)
+            search.unlocked_sources.add(n)
             for key, count in search.sources[n].numbered.items():
                 search.free_copies[key] = search.free_copies.get(key, 0) + count
 

@@ -208,6 +208,7 @@ class JokerSearch:
             if not s.jokers:
                 for key, n in s.numbered_counts.items():
                     self.free_copies[key] = self.free_copies.get(key, 0) + n
+        self.unlocked_sources: set[int] = set()  # locked sets whose exact tiles may free every joker
         if self.locked:
             joker_replacement.unlock_in_turn(self)
 
@@ -250,8 +251,12 @@ class JokerSearch:
         that the fates so far make certain."""
         best = self.best
         if best is not None:
-            fewest, least_freed = best.key[0], best.key[1]
-            if bound > fewest or (bound == fewest and (freed > least_freed or (freed == least_freed == fewest == 0))):
+            fewest, split_unlocked, least_freed = best.key[0], best.key[1], best.key[2]
+            if bound > fewest or (
+                bound == fewest
+                and not split_unlocked
+                and (freed > least_freed or (freed == least_freed == fewest == 0))
+            ):
                 return  # violations and freed jokers only grow: this branch cannot do better
         if self._done():
             return
@@ -317,7 +322,7 @@ class JokerSearch:
     def _judge(self, jokers: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]) -> None:
         freed = [joker for joker, stay in zip(jokers, stays, strict=True) if stay is None]
         if not freed and not self.locked:  # every joker stayed: nothing can be wrong
-            self.best = Candidate((0, 0, ()), (), 0)
+            self.best = Candidate((0, 0, 0, ()), (), 0)
             return
         violations: list[Violation] = []
         if freed and self.needs_tile:
@@ -328,7 +333,7 @@ class JokerSearch:
             violations += joker_use.placements(self, jokers, freed, fixed, stays)
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
-        key = rank(violations, len(freed))
+        key = rank(violations, len(freed), locked_joker_sets.split_unlocked(self, jokers, stays))
         unreplaced: tuple[Violation, ...] = ()
         if freed and self.locked and self.rules.joker_release == "replace":
             # SPEC §4: all violations are reported. A joker freed without its tile broke its

@@ -80,3 +80,32 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
         for k in source.successors
     )
+
+
+def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> int:
+    """How many locked sets this assignment calls broken though a played copy of the tile a
+    joker of theirs stays for lies in another of their successors: the reading where that copy
+    freed the joker (its set then no longer locked) reads better between equally many
+    violations (strict-joker opening, ``J B3 R3 O3`` -> ``O3 R3 K3`` + ``J B3 R3`` with K3
+    played: ``JOKER_RELEASED_BEFORE_OPENING``, not a broken set; an independent audit, session
+    45). Only sets the turn's copies may unlock (``unlock_in_turn``), and not a group of three
+    needing both colours, which one copy does not free."""
+    if not search.unlocked_sources:
+        return 0
+    both = search.rules.group_joker_needs_both_colours
+    homes: dict[int, set[int]] = {}
+    freed_elsewhere: set[int] = set()
+    for joker, stay in zip(jokers, stays, strict=True):
+        n = joker.source
+        if stay is None or n not in search.unlocked_sources:
+            continue
+        homes.setdefault(n, set()).add(stay.after)
+        if both and search.sources[n].size == 3 and not joker.declared:
+            continue
+        if any(
+            k != stay.after and search.played.get(tile) and search.after[k].numbered_counts.get(tile)
+            for k in search.sources[n].successors
+            for tile in joker.options
+        ):
+            freed_elsewhere.add(n)
+    return sum(joker_set_broken(search, n, homes[n]) is not None for n in freed_elsewhere)

@@ -135,7 +135,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "JOKER_NOT_REPLACED": {
         "en": "A joker left its set without the tile it stood for ({tile}) taking its place.",
-        "es": "Un comodín salió de su combinación sin que la ficha que representaba ({tile}) ocupara su lugar.",
+        "es": "Un comodín salió de su combinación sin que la ficha que representaba ({tile_es}) ocupara su lugar.",
     },
     "JOKER_REPLACED_FROM_TABLE": {
         "en": "The tile that replaced a joker came from the table; under these rules it must come from the rack.",
@@ -264,6 +264,8 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
         values["other_es"] = KIND_ES.get(str(params["other"]), params["other"])
     if "tiles" in params:
         values["tiles_es"] = TILES_ES.get(str(params["tiles"]), params["tiles"])
+    if "tile" in params:  # a group joker's tiles: "O7 or R7", "O7 and R7"
+        values["tile_es"] = str(params["tile"]).replace(" or ", " o ").replace(" and ", " y ")
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
         values["set_message"] = render(str(params["set_code"]), inner, lang)

@@ -616,6 +616,28 @@ def test_a_joker_not_replaced_is_not_also_misused_under_other_set() -> None:
     assert codes(verify(before, after, "B10 O12 K12", rules=OTHER_SET)) == ["JOKER_NOT_REPLACED"]
 
 
+def test_a_locked_group_split_after_its_exact_tile_freed_the_joker_reads_as_freed() -> None:
+    # strict-joker: K3 beside O3 R3 frees the joker of J B3 R3 O3 (the set is then no longer
+    # locked, so it may be split): legal once opened. Before opening the joker was freed
+    # (JOKER_RELEASED_BEFORE_OPENING), and under other_set it is misused in J B3 R3, a group
+    # holding its set's B3: neither is a broken set (an independent audit, session 45)
+    before, after = ["J B3 R3 O3"], ["O3 R3 K3", "J B3 R3"]
+    assert verify(before, after, "K3 R3", rules=STRICT_JOKER).valid
+    v = verify(
+        before, after, "K3 R3", opened=False, rules={"preset": "strict-joker", "manipulate_on_opening_turn": True}
+    )
+    assert codes(v) == ["INITIAL_MELD_TOO_LOW", "JOKER_RELEASED_BEFORE_OPENING"]
+    v = verify(before, after, "K3 R3", rules={"preset": "strict-joker", "freed_joker_use": "other_set"})
+    assert codes(v) == ["FREED_JOKER_MISUSED"]
+
+
+def test_a_group_jokers_tiles_are_joined_in_the_messages_language() -> None:
+    v = verify(["K1 B1 J"], ["K1 B1 K2 K3", "J K5 K6"], "K2 K3 K5 K6")
+    assert only(v, "JOKER_NOT_REPLACED")["message"].endswith("(O1 or R1) taking its place.")
+    spanish = next(x for x in v.violations if x.code == "JOKER_NOT_REPLACED").message("es")
+    assert "(O1 o R1)" in spanish, spanish
+
+
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
     # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
     # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot

@@ -615,6 +615,7 @@ def few_joint_steps() -> Iterator[None]:
     ):
         yield
 
+
 FOUR_FREED_JOKERS_XP = (
     {"preset": "xp", "freed_joker_use": "new_set_with_two_rack_tiles", "joker_replacement_from": "rack"},
     ["K7 B7 J", "O2 K2 J", "B3 B4 B5 B6 B7 B8 B9", "B6 B7 B8 B9 J B11 B12 B13", "B8 B9 B10 B11 B12 J"],
