@@ -178,12 +178,18 @@ def read_json_body(limit: int | None) -> Any:
     environ = req.environ
     mimetype = "application/json" if environ.get("CONTENT_TYPE") == "application/json" else req.mimetype
     if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
-        shown = mimetype or "none"
+        raw = environ.get("CONTENT_TYPE", "")
+        # (a header that is not a media type, non-ASCII say, is shown as sent, escaped and cut)
+        shown = mimetype or (ascii(raw[:60]) if raw else "")
         raise RequestError(
             415,
-            f"The request body must be JSON (Content-Type: application/json), not {shown}.",
-            [{"pointer": "", "detail": f"unsupported content type {shown}"}],
-            detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}.",
+            f"The request body must be JSON (Content-Type: application/json), not {shown}."
+            if shown
+            else "The request body must be JSON (Content-Type: application/json); no Content-Type was sent.",
+            [{"pointer": "", "detail": f"unsupported content type {shown}" if shown else "no content type"}],
+            detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}."
+            if shown
+            else "El cuerpo debe ser JSON (Content-Type: application/json); no se envió Content-Type.",
         )
     if JSON_BODY_KEY in environ:  # decoded by the server (service.server), once
         return environ[JSON_BODY_KEY]

@@ -112,6 +112,17 @@ def test_wrong_content_type_is_415(client: FlaskClient, content_type: str) -> No
     assert pointers(body) == [""]
 
 
+def test_a_415_says_what_content_type_was_sent() -> None:
+    """A missing Content-Type read "not none" (a media type called none; the CLI audit,
+    session 45)."""
+    app = create_app({"TESTING": True})
+    client = app.test_client()
+    missing = client.post("/v1/sets/validate", data=b'{"sets": []}', headers={"Content-Type": ""})
+    assert problem(missing, 415)["detail"].endswith("; no Content-Type was sent.")
+    garbled = client.post("/v1/sets/validate", data=b"{}", environ_overrides={"CONTENT_TYPE": "t\u00e9xt"})
+    assert problem(garbled, 415)["detail"].endswith("not t\u00e9xt.")
+
+
 def test_json_content_type_variants_are_accepted(client: FlaskClient) -> None:
     for content_type in ("application/json; charset=utf-8", "application/vnd.rummikub+json", "Application/JSON"):
         response = client.post("/v1/sets/validate", data=b'{"sets": []}', headers={"Content-Type": content_type})
