@@ -59,7 +59,7 @@ class Source:
 
 
 class Candidate(NamedTuple):
-    key: tuple[int, int, int, tuple[int, ...]]
+    key: tuple[int, int, int, tuple[int, ...], int]  # ``rank``, then the violations reported beside
     violations: tuple[Violation, ...]
     freed: int
     # under locked sets and a replace release, the replace rule's own violations, reported

@@ -322,7 +322,7 @@ class JokerSearch:
     def _judge(self, jokers: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]) -> None:
         freed = [joker for joker, stay in zip(jokers, stays, strict=True) if stay is None]
         if not freed and not self.locked:  # every joker stayed: nothing can be wrong
-            self.best = Candidate((0, 0, 0, ()), (), 0)
+            self.best = Candidate((0, 0, 0, (), 0), (), 0)
             return
         violations: list[Violation] = []
         if freed and self.needs_tile:
@@ -333,7 +333,6 @@ class JokerSearch:
             violations += joker_use.placements(self, jokers, freed, fixed, stays)
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
-        key = rank(violations, len(freed), locked_joker_sets.split_unlocked(self, jokers, stays))
         unreplaced: tuple[Violation, ...] = ()
         if freed and self.locked and self.rules.joker_release == "replace":
             # SPEC §4: all violations are reported. A joker freed without its tile broke its
@@ -344,6 +343,9 @@ class JokerSearch:
                 for v in joker_replacement.replacements(self, jokers, stays, locked=False)
                 if v.code == "JOKER_NOT_REPLACED"
             )
+        # (those reported beside rank last: between readings otherwise equal, the one without
+        # them, whichever colour its jokers stood for; an independent audit, session 45)
+        key = (*rank(violations, len(freed), locked_joker_sets.split_unlocked(self, jokers, stays)), len(unreplaced))
         if self.locked and freed and not joker_use.freed_can_leave(self, jokers, fixed, stays):
             # A joker "freed" where it can only stay did stay (SPEC §4): under locked sets its
             # exact tile elsewhere would otherwise unlock a set that lost a tile.

@@ -638,6 +638,21 @@ def test_a_group_jokers_tiles_are_joined_in_the_messages_language() -> None:
     assert "(O1 o R1)" in spanish, spanish
 
 
+@pytest.mark.parametrize("colours", ["BO", "OB"])
+def test_a_locked_groups_codes_do_not_depend_on_which_colour_its_jokers_stood_for(colours: str) -> None:
+    # R7 J J K7's jokers stood for B7 and O7, which play the same part: with either colour
+    # as the plain group's, the set is split (JOKER_SET_BROKEN) and its other joker replaced.
+    # The reading reporting a joker not replaced beside it was taken or not by colour
+    # (an independent audit, session 45)
+    c = colours[0]
+    v = verify(["R7 J J K7", f"K7 {c}7 R7"], [f"K7 {c}7 R7", "R7 K7 J", "K1 K2 J"], "K1 K2", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+    # nor on the order of a group's tiles (a declared joker listed before or after the other)
+    for group in ("J B4 R4 J=O4", "B4 R4 J=O4 J"):
+        v = verify(["R4 B4 K4", group], ["B4 J R4", "J O5 K5", "R4 B4 K4"], "K5 O5", rules=STRICT_JOKER)
+        assert codes(v) == ["JOKER_SET_BROKEN"], group
+
+
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
     # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
     # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot
