@@ -656,19 +656,22 @@ def round_table(
                 players[p.get("name")] = p
     winners = set(result.get("winners") or [])
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    racks = isinstance(body, Mapping)  # (a replay's result has the scores, not the racks)
     table.add_column(w["col_player"], overflow="fold")  # (a long name whole, not cut)
-    table.add_column(w["col_rack"])
+    if racks:
+        table.add_column(w["col_rack"])
     table.add_column(w["col_rack_value"], justify="right")
     table.add_column(w["col_score"], justify="right")
     for s in result.get("scores") or []:
         name = str(s.get("name"))
         rack = players.get(s.get("name"), {}).get("rack")
-        table.add_row(
-            Text(name + (" ★" if name in winners else ""), style="bold" if name in winners else ""),
-            tiles_text(rack or [], empty=w["empty_m"]) if rack is not None else Text(""),
-            str(s.get("rack_value")),
-            Text(_signed(s.get("score")), style=_score_style(s.get("score"))),
-        )
+        cells: list[RenderableType] = [
+            Text(name + (" ★" if name in winners else ""), style="bold" if name in winners else "")
+        ]
+        if racks:
+            cells.append(tiles_text(rack or [], empty=w["empty_m"]) if rack is not None else Text(""))
+        cells += [str(s.get("rack_value")), Text(_signed(s.get("score")), style=_score_style(s.get("score")))]
+        table.add_row(*cells)
     return titled(title, table)
 
 
