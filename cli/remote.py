@@ -116,14 +116,15 @@ class RemoteBackend:
         if "://" not in server:
             server = f"http://{server}"
         self.server = server.rstrip("/")
+        self.server_given = server  # (as typed, for messages: "http://" is not "http:")
         try:
             scheme = urlsplit(self.server).scheme.lower()
         except ValueError as exc:  # "http://[::1"
             raise CliError(
-                f"--server {self.server}: not a usable http:// or https:// URL ({exc})", stops=True
+                f"--server {self.server_given}: not a usable http:// or https:// URL ({exc})", stops=True
             ) from None
         if scheme not in ("http", "https"):
-            raise CliError(f"--server {self.server}: not a usable http:// or https:// URL", stops=True)
+            raise CliError(f"--server {self.server_given}: not a usable http:// or https:// URL", stops=True)
         self.lang = lang
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.retries = retries
@@ -237,7 +238,7 @@ class RemoteBackend:
         if isinstance(exc, malformed) and not isinstance(exc, requests.exceptions.InvalidProxyURL):
             # (requests' words for another scheme name its adapters: only an invalid URL's help)
             why = f" ({exc})" if type(exc) is requests.exceptions.InvalidURL else ""
-            return CliError(f"--server {self.server}: not a usable http:// or https:// URL{why}", EXIT_INPUT)
+            return CliError(f"--server {self.server_given}: not a usable http:// or https:// URL{why}", EXIT_INPUT)
         return CliError(self._unreachable(exc), EXIT_SERVICE)
 
     def _unreachable(self, exc: requests.RequestException) -> str:

@@ -133,7 +133,7 @@ def test_a_server_that_is_no_http_url_is_bad_usage(server: str) -> None:
     # Exit 3 is for a service that is down or failing; a --server value no request can use is exit 2.
     result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", server], env={"NO_COLOR": "1"})
     assert result.exit_code == 2 and result.stdout == ""
-    assert "not a usable http:// or https:// URL" in one_line_error(result)
+    assert f"--server {server}: not a usable http:// or https:// URL" in one_line_error(result)  # (as given)
     assert "adapters" not in one_line_error(result)  # requests' own words
 
 
