@@ -302,11 +302,11 @@ def _sources_held_elsewhere(
     every copy of a locked set kept whole in its after-set (``wholes``: (source,
     after-set)), and, for each freed joker needing a tile (``replacing``: per source, the
     tiles each may stand for), a copy of its set beside a copy of its tile, so that the tile
-    lies in a successor (but for ``unreplaced`` of them, not replaced at all: of the jokers of
-    ``K10 K11 J`` + ``K10 K11 J`` standing for K12 beside one K12 played, the joker left
-    without it is misused nowhere; an independent turn oracle, session 45). E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
+    lies in a successor. E.g. ``K1 J K3`` + ``K1 K2 J`` -> ``K1 K2 K3`` + ``K1 K2 K3 J J``,
     both jokers freed into the long run under ``other_set``: its one K1 is either set's, so
-    one joker is misused. Per tile, a flow of copies (``_copies_fit``), with the copies set
+    one joker is misused. ``unreplaced`` of the jokers, not replaced at all, need no such copy:
+    of the jokers of ``K10 K11 J`` + ``K10 K11 J`` standing for K12 beside one K12 played, the
+    one left without it is misused nowhere (an independent turn oracle, session 45). Per tile, a flow of copies (``_copies_fit``), with the copies set
     beside each replacing tile chosen joker by joker, a choice kept only while the copies
     still fit (``JOINT_CHECK_STEPS`` bounds the choices tried)."""
     avoided = {n: set(ks) for n, ks in avoided.items()}

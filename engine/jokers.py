@@ -42,7 +42,10 @@ fixed by the first joker staying in it) or being freed. At each complete assignm
 replacing copies, the locked sets and the freed jokers' places are judged by small exact
 searches of their own. The best assignment has the fewest violations, then the fewest freed
 jokers, then the codes in a fixed preference (``joker_pieces.rank``: a joker replaced from
-the table reads better than one misused, …), so ties never depend on the listing order. A
+the table reads better than one misused, …), so ties never depend on the listing order.
+(Between equally many violations, an assignment calling a locked set broken while a played copy
+of its joker's tile lies in another successor ranks after the one freeing that joker, and last
+come the "not replaced" violations reported beside the locked sets': ``locked_joker_sets``.) A
 branch is cut once a legal assignment is known and the branch has freed more jokers.
 
 ``JokerSearch`` holds the state of that search and its order: the readings, the fates and the
@@ -209,6 +212,7 @@ class JokerSearch:
                 for key, n in s.numbered_counts.items():
                     self.free_copies[key] = self.free_copies.get(key, 0) + n
         self.unlocked_sources: set[int] = set()  # locked sets whose exact tiles may free every joker
+        self.joker_set_contents = {s.content for s in before if s.jokers}  # (what each joker set holds)
         if self.locked:
             joker_replacement.unlock_in_turn(self)
 

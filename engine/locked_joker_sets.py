@@ -72,10 +72,9 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
     tile the joker stood for in its place (``R4 R5 R6`` for the joker of ``R4 R5 J``); not a
     joker set left as it was, or laid again as it was, which keeps its own copies."""
     source = search.sources[joker.source]
-    joker_sets = {s.content for s in search.before if s.jokers}
     return any(
         k in search.room_sets
-        and search.after[k].content not in joker_sets
+        and search.after[k].content not in search.joker_set_contents
         and all(search.after[k].numbered_counts.get(key, 0) >= c for key, c in source.numbered.items())
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
         for k in source.successors
