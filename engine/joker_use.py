@@ -9,6 +9,7 @@ taken first."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
@@ -161,7 +162,7 @@ def _place_freed(
     def fits(joker: Joker, k: int, kind: str | None) -> bool:
         if not avoids(joker, k, kind):
             return True
-        return _may_hold_none_of_one(search, joker.source, k, replacing.get(joker.source, []), stayed_in)
+        return _may_hold_none_of_one(search, joker.source, k, replacing.get(joker.source, []), stayed_in, unreplaced)
 
     def all_hold_none(avoided: frozenset[tuple[int, int]]) -> bool:
         """Whether the sets that must hold none of a source's tiles can, all at once."""
@@ -172,7 +173,7 @@ def _place_freed(
         # jokers of one set each need a copy of their tile outside: session 42)
         return all(
             (len(ks) < 2 and len(replacing.get(n, [])) < 2)
-            or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in)
+            or _may_hold_none_of(search, n, frozenset(ks), replacing.get(n, []), stayed_in, unreplaced)
             for n, ks in by_source.items()
         ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes, replacing, unreplaced))
 
@@ -239,12 +240,18 @@ def _fixed_played(search: JokerSearch, good: Mapping[int, int], two_rack_tiles: 
 
 
 def _may_hold_none_of_one(
-    search: JokerSearch, n: int, k: int, replacing: list[frozenset[str]], stayed_in: frozenset[tuple[int, int]]
+    search: JokerSearch,
+    n: int,
+    k: int,
+    replacing: list[frozenset[str]],
+    stayed_in: frozenset[tuple[int, int]],
+    unreplaced: int = 0,
 ) -> bool:
     """``_may_hold_none_of`` for one after-set, each freed joker's need judged on its own (the
     jokers of an undeclared group share their options: which one needs which tile is open)."""
     return all(
-        _may_hold_none_of(search, n, frozenset((k,)), [options], stayed_in) for options in replacing or [frozenset()]
+        _may_hold_none_of(search, n, frozenset((k,)), [options], stayed_in, unreplaced)
+        for options in replacing or [frozenset()]
     )
 
 
@@ -254,9 +261,11 @@ def _may_hold_none_of(
     ks: frozenset[int],
     replacing: list[frozenset[str]],
     stayed_in: frozenset[tuple[int, int]],
+    unreplaced: int = 0,
 ) -> bool:
     """Whether the after-sets ``ks`` can be read, all at once, as holding no numbered tile of
-    source ``n``: equal tiles are interchangeable, so their copies may be other sets' or
+    source ``n`` (``unreplaced``: how many freed jokers of the turn have no replacing tile at
+    all, so need no copy): equal tiles are interchangeable, so their copies may be other sets' or
     played ones whenever the rest of the after table has room for every copy of the source's
     tiles. Not when that reading would contradict the rest of the verdict: a joker of ``n``
     staying in one of them, or freed jokers of ``n`` whose replacing tiles lie in them and
@@ -271,7 +280,10 @@ def _may_hold_none_of(
     every = search.rules.group_joker_needs_both_colours and search.sources[n].size == 3
     inside_replacing, outside_replacing = _replacing_copies(search, inside), _replacing_copies(search, outside)
     lying_inside = any(inside_replacing.get(key) for options in replacing for key in options)
-    if lying_inside and not each_finds_a_copy(replacing, outside_replacing, every):
+    if lying_inside and not any(
+        each_finds_a_copy(list(needs), outside_replacing, every)
+        for needs in itertools.combinations(replacing, max(0, len(replacing) - unreplaced))
+    ):
         return False
     return all(
         search.room_numbered.get(key, 0) - inside.get(key, 0) + search.removed.get(key, 0) >= c
