@@ -694,10 +694,16 @@ class _Turn:
         second set's R1 O1 are in ``K1 R1 O1``, its joker in the group of 11s, the first
         set's in ``J R1 O1`` with the played R1 O1; session 42). Under locked sets too: the
         joker of a set left as it was may have been freed by its exact tile, then the set
-        refilled."""
-        return self.rules.freed_joker_use != "any_set" and any(
-            v.code == "FREED_JOKER_MISUSED" for v in outcome.violations
+        refilled, and the reading where the other set's joker was freed, not its set broken, is
+        then the one to try (``R5 K5 J`` + ``J B3 K3`` + ``R3 O3 K3`` -> ``O5 K5 J`` + ``J B3 K3`` +
+        ``R3 O3 K3`` + ``R5 R6 R7`` under other_set: the played O5 frees the first joker, the
+        R3 beside K3 the second, and the two swap; the same turn with ``J B3 K3`` given a kind on
+        one side was followed so and legal: the verdict depended on notation, a metamorphic
+        audit, session 45)."""
+        misread = (
+            ("FREED_JOKER_MISUSED", "JOKER_SET_BROKEN") if self.rules.joker_sets_locked else ("FREED_JOKER_MISUSED",)
         )
+        return self.rules.freed_joker_use != "any_set" and any(v.code in misread for v in outcome.violations)
 
     def _read_alike(self, one: TableSet, other: TableSet) -> bool:
         """Do two sets hold the same tiles and read the same ways (every reading's tiles, a

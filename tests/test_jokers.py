@@ -653,6 +653,20 @@ def test_a_locked_groups_codes_do_not_depend_on_which_colour_its_jokers_stood_fo
         assert codes(v) == ["JOKER_SET_BROKEN"], group
 
 
+@pytest.mark.parametrize("kind", [None, "before", "after"])
+def test_a_locked_set_laid_again_may_have_swapped_jokers_whatever_its_notation(kind: str | None) -> None:
+    # The played O5 frees the joker of R5 K5 J (its R5 then free to leave), the R3 beside K3 the
+    # joker of J B3 K3, and the two swap: neither ends beside a tile of its own set (other_set).
+    # Legal; the plain turn was JOKER_SET_BROKEN and the same turn with J B3 K3 given its only
+    # kind on one side legal (a metamorphic audit, session 45)
+    rules = resolve_rules({"joker_sets_locked": True, "freed_joker_use": "other_set"})
+    threes = TableSet(parse_tiles("J B3 K3"), "group")
+    before = ["R5 K5 J", threes if kind == "before" else "J B3 K3", "R3 O3 K3"]
+    after = ["O5 K5 J", threes if kind == "after" else "J B3 K3", "R3 O3 K3", "R5 R6 R7"]
+    v = verify(before, after, "O5 R6 R7", rules=rules)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
     # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
     # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot
