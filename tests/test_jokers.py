@@ -667,6 +667,19 @@ def test_a_locked_set_laid_again_may_have_swapped_jokers_whatever_its_notation(k
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_a_played_copy_in_a_new_set_replaces_no_joker_of_a_set_it_is_no_successor_of() -> None:
+    # pressman-2009: the jokers of J K4 J R4 stood for B4 and O4. One played O4 replaces one in
+    # K4 O4 R4; the other lies in the new set O2 O3 O4 J (two played tiles, no tile of the
+    # jokers' set), which is no successor: one joker is not replaced, and the one in the new set
+    # is well used (only the joker in B3 R3 J, beside no played tile, is misused). The played
+    # O4s were pooled wherever they lay, so the new set's O4 was thought to replace a joker and
+    # the new set then lacked it (an independent audit, session 45)
+    before = ["J K4 J R4", "K2 K3 K4", "O3 B3 R3"]
+    after = ["O2 O3 O4 J", "K4 O4 R4", "B3 R3 J", "K2 K3 K4"]
+    v = verify(before, after, "O4 O4 O2", rules=PRESSMAN)
+    assert sorted(codes(v)) == ["FREED_JOKER_MISUSED", "JOKER_NOT_REPLACED"]
+
+
 def test_a_locked_sets_own_tile_does_not_free_another_locked_sets_joker() -> None:
     # K9 of the locked K8 K9 J lies beside a K8, but that set keeps its tiles and its joker
     # could only be freed by K7 K8 J K10's own K10: neither set can move first, so K10 cannot
