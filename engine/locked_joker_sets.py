@@ -87,8 +87,8 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
     freed the joker (its set then no longer locked) reads better between equally many
     violations (strict-joker opening, ``J B3 R3 O3`` -> ``O3 R3 K3`` + ``J B3 R3`` with K3
     played: ``JOKER_RELEASED_BEFORE_OPENING``, not a broken set; an independent audit, session
-    45). Only sets the turn's copies may unlock (``unlock_in_turn``), and not a group of three
-    needing both colours, which one copy does not free."""
+    45). Only sets the turn's copies may unlock (``unlock_in_turn``); a group of three needing
+    both colours needs both there."""
     if not search.unlocked_sources:
         return 0
     both = search.rules.group_joker_needs_both_colours
@@ -99,12 +99,14 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
         if stay is None or n not in search.unlocked_sources:
             continue
         homes.setdefault(n, set()).add(stay.after)
-        if both and search.sources[n].size == 3 and not joker.declared:
-            continue
-        if any(
-            k != stay.after and search.played.get(tile) and search.after[k].numbered_counts.get(tile)
-            for k in search.sources[n].successors
-            for tile in joker.options
-        ):
+
+        def lies_elsewhere(tile: str, k_stay: int = stay.after, n: int = n) -> bool:
+            return bool(search.played.get(tile)) and any(
+                k != k_stay and search.after[k].numbered_counts.get(tile) for k in search.sources[n].successors
+            )
+
+        # (a group of three needing both colours is freed by both only)
+        every = both and search.sources[n].size == 3 and not joker.declared
+        if (all if every else any)(lies_elsewhere(tile) for tile in joker.options):
             freed_elsewhere.add(n)
     return sum(joker_set_broken(search, n, homes[n]) is not None for n in freed_elsewhere)

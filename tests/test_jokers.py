@@ -629,6 +629,10 @@ def test_a_locked_group_split_after_its_exact_tile_freed_the_joker_reads_as_free
     assert codes(v) == ["INITIAL_MELD_TOO_LOW", "JOKER_RELEASED_BEFORE_OPENING"]
     v = verify(before, after, "K3 R3", rules={"preset": "strict-joker", "freed_joker_use": "other_set"})
     assert codes(v) == ["FREED_JOKER_MISUSED"]
+    # a group of three needing both colours: both played beside B13 free its joker (a rerun)
+    rules = {"preset": "strict-joker", "group_joker_needs_both_colours": True, "manipulate_on_opening_turn": True}
+    v = verify(["B13 R13 J"], ["B13 K13 O13", "R13 J O13"], "O13 K13 O13", opened=False, rules=rules)
+    assert codes(v) == ["INITIAL_MELD_TOO_LOW", "JOKER_RELEASED_BEFORE_OPENING"]
 
 
 def test_a_group_jokers_tiles_are_joined_in_the_messages_language() -> None:
