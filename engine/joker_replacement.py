@@ -269,8 +269,7 @@ def _replace(
 
 def _demands(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> Iterator[_Demand]:
     """What the freed jokers need in their sets' successors, set by set."""
-    both_rule = search.rules.group_joker_needs_both_colours
-    for n, source in enumerate(search.sources):
+    for n in range(len(search.sources)):
         mine = [(joker, stay) for joker, stay in zip(jokers, stays, strict=True) if joker.source == n]
         freed = [joker for joker, stay in mine if stay is None]
         if not freed:
@@ -289,7 +288,7 @@ def _demands(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None])
             continue
         stood_for = {stay.tile for _, stay in mine if stay is not None}
         colours = tuple(sorted(loose[0].options - stood_for))
-        if both_rule and source.size == 3:
+        if search.every_colour(n):
             yield _Demand(n, (colours,), len(loose), 0, " and ".join(colours))
         else:
             for _ in loose:

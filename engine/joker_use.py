@@ -277,7 +277,7 @@ def _may_hold_none_of(
         return False
     inside = numbered_in(search, mine)
     outside = numbered_in(search, (m for m in search.sources[n].successors if m not in ks))
-    every = search.rules.group_joker_needs_both_colours and search.sources[n].size == 3
+    every = search.every_colour(n)
     inside_replacing, outside_replacing = _replacing_copies(search, inside), _replacing_copies(search, outside)
     lying_inside = any(inside_replacing.get(key) for options in replacing for key in options)
     if lying_inside and not any(
@@ -561,18 +561,14 @@ def _new_sets_together(
                 units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set}
                 if any(m not in host_set for m in places):
                     units[-1] = left.get((key, -1), 0)
+            if played_cap is not None and sum(c for (_, other), c in used.items() if other == key) >= played_cap:
+                continue  # (every played copy of it replaces a joker already)
             for m, n in units.items():
-                if played_cap is not None and used.get((-2, key), 0) >= played_cap:
-                    break
                 if used.get((m, key), 0) < n:
                     used[(m, key)] = used.get((m, key), 0) + 1
-                    if played_cap is not None:
-                        used[(-2, key)] = used.get((-2, key), 0) + 1
                     if replaced(j + 1, used, hosted):
                         return True
                     used[(m, key)] -= 1
-                    if played_cap is not None:
-                        used[(-2, key)] -= 1
         return False
 
     # where freed jokers need their tile, unless they cannot all be replaced anyway (that is
@@ -644,7 +640,7 @@ def joker_needs(search: JokerSearch, freed: list[Joker]) -> list[tuple[Joker, fr
     needs: list[tuple[Joker, frozenset[str]]] = []
     both: dict[int, tuple[Joker, set[str]]] = {}
     for joker in freed:
-        if search.rules.group_joker_needs_both_colours and search.sources[joker.source].size == 3:
+        if search.every_colour(joker.source):
             both.setdefault(joker.source, (joker, set()))[1].update(joker.options)
         else:
             needs.append((joker, joker.options))

@@ -212,7 +212,8 @@ class JokerSearch:
                 for key, n in s.numbered_counts.items():
                     self.free_copies[key] = self.free_copies.get(key, 0) + n
         self.unlocked_sources: set[int] = set()  # locked sets whose exact tiles may free every joker
-        self.joker_set_contents = {s.content for s in before if s.jokers}  # (what each joker set holds)
+        # what each joker set holds (``locked_joker_sets.kept_with_exact_tile``)
+        self.joker_set_contents = {s.content for s in before if s.jokers} if self.locked else set()
         if self.locked:
             joker_replacement.unlock_in_turn(self)
 
@@ -235,6 +236,11 @@ class JokerSearch:
             self._readings(n + 1, jokers + own)
             if self._done():
                 return
+
+    def every_colour(self, n: int) -> bool:
+        """Whether source ``n``'s undeclared group jokers need every missing colour together
+        (``group_joker_needs_both_colours``, a set of three)."""
+        return self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
 
     def _done(self) -> bool:
         return self.assignments >= MAX_ASSIGNMENTS

@@ -61,23 +61,27 @@ def joker_set_broken(search: JokerSearch, n: int, homes: set[int]) -> Violation 
     if not homes:
         return None
     k = min(homes, key=lambda k: (search.after[k].content, k))  # (not by listing)
-    theirs = search.after[k].numbered_counts
-    if len(homes) == 1 and all(theirs.get(key, 0) >= c for key, c in search.sources[n].numbered.items()):
+    if len(homes) == 1 and _holds_set(search, k, n):
         return None
     return Violation("JOKER_SET_BROKEN", f"/after/{k}", {})
+
+
+def _holds_set(search: JokerSearch, k: int, n: int) -> bool:
+    """Whether after-set ``k`` holds every numbered tile of source ``n``."""
+    theirs = search.after[k].numbered_counts
+    return all(theirs.get(key, 0) >= c for key, c in search.sources[n].numbered.items())
 
 
 def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
     """Whether a successor of the joker's set holds every numbered tile of the set and the
     tile the joker stood for in its place (``R4 R5 R6`` for the joker of ``R4 R5 J``); not a
     joker set left as it was, or laid again as it was, which keeps its own copies."""
-    source = search.sources[joker.source]
     return any(
         k in search.room_sets
         and search.after[k].content not in search.joker_set_contents
-        and all(search.after[k].numbered_counts.get(key, 0) >= c for key, c in source.numbered.items())
+        and _holds_set(search, k, joker.source)
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
-        for k in source.successors
+        for k in search.sources[joker.source].successors
     )
 
 
@@ -91,7 +95,6 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
     both colours needs both there."""
     if not search.unlocked_sources:
         return 0
-    both = search.rules.group_joker_needs_both_colours
     homes: dict[int, set[int]] = {}
     freed_elsewhere: set[int] = set()
     for joker, stay in zip(jokers, stays, strict=True):
@@ -99,14 +102,12 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
         if stay is None or n not in search.unlocked_sources:
             continue
         homes.setdefault(n, set()).add(stay.after)
-
-        def lies_elsewhere(tile: str, k_stay: int = stay.after, n: int = n) -> bool:
-            return bool(search.played.get(tile)) and any(
-                k != k_stay and search.after[k].numbered_counts.get(tile) for k in search.sources[n].successors
-            )
-
+        others = [k for k in search.sources[n].successors if k != stay.after]
+        lies_elsewhere = [
+            bool(search.played.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in others)
+            for tile in joker.options
+        ]
         # (a group of three needing both colours is freed by both only)
-        every = both and search.sources[n].size == 3 and not joker.declared
-        if (all if every else any)(lies_elsewhere(tile) for tile in joker.options):
+        if (all if search.every_colour(n) and not joker.declared else any)(lies_elsewhere):
             freed_elsewhere.add(n)
     return sum(joker_set_broken(search, n, homes[n]) is not None for n in freed_elsewhere)

@@ -181,15 +181,15 @@ def read_json_body(limit: int | None) -> Any:
         raw = environ.get("CONTENT_TYPE", "")
         # (a header that is not a media type, non-ASCII say, is shown as sent, escaped and cut)
         shown = mimetype or (ascii(raw[:60]) if raw else "")
+        if shown:
+            why, why_es, detail = f", not {shown}.", f", no {shown}.", f"unsupported content type {shown}"
+        else:
+            why, why_es, detail = "; no Content-Type was sent.", "; no se envió Content-Type.", "no content type"
         raise RequestError(
             415,
-            f"The request body must be JSON (Content-Type: application/json), not {shown}."
-            if shown
-            else "The request body must be JSON (Content-Type: application/json); no Content-Type was sent.",
-            [{"pointer": "", "detail": f"unsupported content type {shown}" if shown else "no content type"}],
-            detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json), no {shown}."
-            if shown
-            else "El cuerpo debe ser JSON (Content-Type: application/json); no se envió Content-Type.",
+            f"The request body must be JSON (Content-Type: application/json){why}",
+            [{"pointer": "", "detail": detail}],
+            detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json){why_es}",
         )
     if JSON_BODY_KEY in environ:  # decoded by the server (service.server), once
         return environ[JSON_BODY_KEY]

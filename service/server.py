@@ -827,20 +827,14 @@ def listen_problem(host: str, port: int) -> str | None:
     still ends as granian says.)"""
     shown = f"[{host}]" if ":" in host else host
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except OSError as exc:
+        address = listen_address(host)
+        with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is free
+            probe.bind((address, port))
+    except OSError as exc:  # (a name that does not resolve too: socket.gaierror)
+        if exc.errno == errno.EADDRINUSE:
+            return f"{shown}:{port} is already in use (another server?); choose another with --port or RUMMIKUB_BIND"
         return f"cannot listen on {shown}:{port}: {exc.strerror or exc}"
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is free
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                return (
-                    f"{shown}:{port} is already in use (another server?); choose another with --port or RUMMIKUB_BIND"
-                )
-            return f"cannot listen on {shown}:{port}: {exc.strerror or exc}"
     return None
 
 

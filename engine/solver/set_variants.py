@@ -69,7 +69,7 @@ def two_tile_frees(solver: Suggester) -> list[VariantPass]:
         # under every reading (pressman-2009: J J B11, best read as a group of 11s, frees its
         # B10 joker as the run B9-B11; a brute-force suggest oracle, session 44)
         frees = [
-            dataclasses.replace(v, run=reading.kind == RUN)
+            v
             for reading in solver.readings[i].readings
             for v in _replacements(solver, reading.tiles, reading.joker_options, reading.kind == RUN, _TWO_TILE_JOKERS)
         ]
@@ -146,7 +146,7 @@ def variants_of(solver: Suggester, index: int) -> list[Variant]:
             # K1) takes B1 as a group (pressman-2009: the independent suggest oracle,
             # session 37); K9 K8 J K10 (best K8-K11) takes K6 as K7-K10 (strict-joker:
             # the brute-force suggest oracle, session 42)
-            found.append(Variant(reading.tiles))
+            found.append(Variant(reading.tiles, run=run))
         if not solver.rules.joker_sets_locked:
             found += _trims(reading.tiles, run, others)
         if solver.rules.freed_joker_use in ("any_set", "other_set"):
@@ -154,7 +154,7 @@ def variants_of(solver: Suggester, index: int) -> list[Variant]:
             # a group of three made four): such a move is no legal turn and stays out of
             # the floors (``best_score``)
             found += _replacements(solver, reading.tiles, reading.joker_options, run)
-        out += [dataclasses.replace(v, run=run) for v in found]
+        out += found
     return out
 
 
@@ -197,6 +197,7 @@ def _replacements(
                     from_rack=tuple(t for t, r in zip(put, from_rack, strict=True) if r),
                     from_pool=tuple(t for t, r in zip(put, from_rack, strict=True) if not r),
                     freed=len(picked),
+                    run=run,
                 )
             )
     return out
@@ -233,7 +234,7 @@ def _trims(tiles: tuple[Tile, ...], run: bool, others: Counter[str]) -> list[Var
         kept_keys = {t.key for t in kept_tiles if t.color is not None}
         rivals = len(given_tiles) + sum(1 for key in kept_keys if others[key])
         if len(kept_keys) >= max(1, rivals):
-            out.append(Variant(kept_tiles, released=given_tiles))
+            out.append(Variant(kept_tiles, released=given_tiles, run=run))
     return out
 
 
