@@ -70,16 +70,26 @@ _BOMS = (  # UTF-32 first: its little-endian mark begins with UTF-16's
 )
 
 
+def _wide_encoding(data: bytes) -> str | None:
+    """UTF-16 or UTF-32, which the API reads too (PowerShell's ``>`` writes UTF-16): told by a
+    byte order mark or, without one, by the zeros among the first bytes (RFC 8259's rule,
+    ``json.detect_encoding``); None for UTF-8 and anything else."""
+    encoding = next((encoding for bom, encoding in _BOMS if data.startswith(bom)), None)
+    if encoding is None and not data.startswith(codecs.BOM_UTF8) and any(data[:4]):  # (not /dev/zero)
+        detected = json.detect_encoding(data)
+        encoding = None if detected.startswith("utf-8") else detected
+    return encoding
+
+
 def _as_utf8(data: bytes) -> bytes:
-    """UTF-16 or UTF-32 text with its byte order mark (PowerShell's ``>`` writes UTF-16) as
-    UTF-8, which the API reads too; anything else as it is."""
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(encoding).encode("utf-8", "surrogatepass")
-            except UnicodeDecodeError as exc:
-                raise DocumentError(f"not {encoding.upper()} text (byte {exc.start})") from None
-    return data
+    """UTF-16 or UTF-32 text (``_wide_encoding``) as UTF-8; anything else as it is."""
+    encoding = _wide_encoding(data)
+    if encoding is None:
+        return data
+    try:
+        return data.decode(encoding).encode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not {encoding[:6].upper()} text (byte {exc.start})") from None
 
 
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
@@ -96,8 +106,7 @@ def _too_large(limit: int) -> DocumentError:
 
 
 def read_bytes(source: str, limit: int | None = None) -> bytes:
-    """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 with a byte order mark
-    made UTF-8): at most ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError."""
+    """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 made UTF-8): at most ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError."""
     limit = MAX_DOCUMENT_BYTES if limit is None else limit
     if source == STDIN:
         stdin = sys.stdin
@@ -338,7 +347,7 @@ def _file(name: str) -> Iterator[Source]:
     if name.lower().endswith(".jsonl"):
         try:
             with _opened(name) as file:
-                if any(file.peek(4).startswith(bom) for bom, _ in _BOMS):  # type: ignore[attr-defined]
+                if _wide_encoding(file.peek(4)[:4]) is not None:  # type: ignore[attr-defined]
                     # (UTF-16 or UTF-32: decoded whole, within a batch's stdin limit)
                     yield from _lines(name, read_bytes(name, MAX_STDIN_BYTES))
                     return

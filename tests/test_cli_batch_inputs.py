@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import cli.inputs
 from cli.main import app
 from cli.remote import VERDICT_KEYS
+from service.app import create_app
 from tests.test_cli import one_line_error
 from tests.test_cli_server import serve_wsgi
 
@@ -67,6 +68,29 @@ def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read(tmp_path: Path, enc
     broken = tmp_path / "broken.json"
     broken.write_bytes(codecs.BOM_UTF16_LE + b"{\x00\x00\xd8")
     assert one_line_error(run("score", str(broken))) == f"rummikub: {broken}: not UTF-16 text (byte 4)"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_text_without_a_byte_order_mark_is_read_as_the_api_reads_it(
+    tmp_path: Path, encoding: str
+) -> None:
+    # JSON text's encoding is told by its first bytes' zeros (RFC 8259): the API read such a
+    # body, the CLI said "not UTF-8 text (byte 1)" (CLI audit, session 45)
+    client = create_app({"TESTING": True}).test_client()
+    response = client.post("/v1/rounds/score", data=LINE.decode().encode(encoding), content_type="application/json")
+    assert response.status_code == 200
+    data = ("\n".join([LINE.decode(), LINE.decode()]) + "\n").encode(encoding)
+    (tmp_path / "rounds.jsonl").write_bytes(data)
+    (tmp_path / "round.json").write_bytes(LINE.decode().encode(encoding))
+    for args, input in (([str(tmp_path / "rounds.jsonl")], None), (["-"], data)):
+        result = run("score", *args, "-f", "jsonl", input=input)
+        assert [(r["line"], r["status"]) for r in rows(result.stdout)] == [(1, "ok"), (2, "ok")], result.stdout
+    for args, input in (([str(tmp_path / "round.json")], None), (["-"], LINE.decode().encode(encoding))):
+        single = run("score", *args, "--json", input=input)
+        assert single.exit_code == 0 and json.loads(single.stdout)["winner"] == "A", single.stdout
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(LINE.decode().encode(encoding)[:-1])  # its last character cut short
+    assert one_line_error(run("score", str(broken))).startswith(f"rummikub: {broken}: not {encoding[:6].upper()} text")
 
 
 @pytest.fixture
