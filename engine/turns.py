@@ -512,12 +512,15 @@ class _Turn:
         return the meld value when the opening succeeds."""
         manipulated = False
         minimum = self.rules.initial_meld_min
+        # an opening lays at least one set, even under a minimum of 0 (melds/check with no sets,
+        # SPEC §7): every valid set is worth at least 1
+        reach = max(minimum, 1)
         # only tiles from the player's own rack open: a tile the rack does not hold
         # (TILE_NOT_IN_RACK) counts for nothing
         from_rack = _minus(self.played_keys, self.not_in_rack)
         if self.rules.manipulate_on_opening_turn:
             # the exact value matters only when the turn is valid: verdict() asks for it then
-            value = self._best_meld_value(from_rack, minimum)
+            value = self._best_meld_value(from_rack, reach)
         else:
             unmatched, manipulated = self._unmatched_after_sets()
             if manipulated:
@@ -525,11 +528,12 @@ class _Turn:
             if manipulated or self.not_in_rack:
                 # the new sets count only when made of tiles played from the rack ("all from
                 # the rack")
-                value = self._played_sets_value(unmatched, minimum, from_rack)
+                value = self._played_sets_value(unmatched, reach, from_rack)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
-        if value < minimum or not self.played_keys:
-            self.violations.append(meld_too_low("/after", value, minimum, bool(self.played_keys)))
+        if value < reach or not self.played_keys:
+            laid = bool(self.played_keys) and (value > 0 or minimum > 0)  # (no set of played tiles)
+            self.violations.append(meld_too_low("/after", value, minimum, laid))
             return None
         return None if manipulated else value
 

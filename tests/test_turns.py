@@ -395,6 +395,22 @@ def test_opening_with_manipulation_counts_only_sets_of_played_tiles() -> None:
     assert "INITIAL_MELD_TOO_LOW" in codes(v)
 
 
+@pytest.mark.parametrize("manipulate", [True, False])
+def test_an_opening_under_a_minimum_of_0_still_lays_a_set(manipulate: bool) -> None:
+    # a tile joined to a table set lays no set, so it opens nothing (melds/check with no sets
+    # is too low whatever the minimum, SPEC §7); the flags audit of session 46 found it valid
+    rules = {"initial_meld_min": 0, "manipulate_on_opening_turn": manipulate}
+    for before, after, rack in (
+        (["R1 R2 R3"], ["R1 R2 R3 R4"], "R4 K1"),
+        (["R1 R2 R3 R4"], ["R1 R2 R3", "R4 K4 B4"], "K4 B4"),
+    ):
+        v = verify(before, after, rack, False, rules)
+        assert codes(v) == [*(["MANIPULATION_BEFORE_OPENING"] if not manipulate else []), "INITIAL_MELD_TOO_LOW"]
+        assert only(v, "INITIAL_MELD_TOO_LOW")["message"].startswith("Nothing is laid") and not v.opened_after
+    v = verify(["R1 R2 R3"], ["R1 R2 R3", "K4 B4 J"], "K4 B4 J", False, rules)
+    assert v.valid and v.initial_meld_value == 12 and v.opened_after
+
+
 def test_joker_released_before_opening() -> None:
     before = ["R3 J R5"]
     after = ["R3 R4 R5", "K10 B10 O10 J"]
