@@ -218,9 +218,13 @@ JobsOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[
-    Format,
+    Format | None,
     typer.Option(
-        "--format", "-f", metavar="table|jsonl|csv", show_default=True, help="Batch output: a table, JSON Lines or CSV."
+        "--format",
+        "-f",
+        metavar="table|jsonl|csv",
+        show_default=False,
+        help="Batch output: a table, JSON Lines or CSV. [default: table]",
     ),
 ]
 SchedulerOpt = Annotated[
@@ -551,7 +555,7 @@ def _batch(
     server: str | None,
     timeout: float,
     jobs: int,
-    output: Format,
+    output: Format | None,
     continue_on_error: bool = False,
     analyze: bool = False,
     html_report: str | None = None,
@@ -561,8 +565,9 @@ def _batch(
 ) -> None:
     err = _err()
     with _guard(json_out):
-        if json_out and output is Format.csv:
-            raise CliError("--json prints JSON Lines: give either --json or --format csv")
+        if json_out and output in (Format.csv, Format.table):
+            raise CliError(f"--json prints JSON Lines: give either --json or --format {output}")
+        output = output or Format.table
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
         rules_value = _rules_given(rules, paths)
@@ -730,7 +735,7 @@ def score(
     paths: PathsArg,
     rules: RulesOpt = None,
     jobs: JobsOpt = 1,
-    output: FormatOpt = Format.table,
+    output: FormatOpt = None,
     lang: LangOpt = Lang.en,
     json_out: JsonOpt = False,
     server: ServerOpt = None,
@@ -776,7 +781,7 @@ def replay(
     ] = False,
     rules: RulesOpt = None,
     jobs: JobsOpt = 1,
-    output: FormatOpt = Format.table,
+    output: FormatOpt = None,
     lang: LangOpt = Lang.en,
     json_out: JsonOpt = False,
     server: ServerOpt = None,

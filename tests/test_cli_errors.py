@@ -254,6 +254,7 @@ def test_json_with_another_output_format_is_bad_usage() -> None:
         (["show", "examples/turn.json", "-f", "svg", "--json"], "give either --json or --format svg"),
         (["score", "examples/round.json", "--json", "-f", "csv"], "give either --json or --format csv"),
         (["replay", "examples/game.json", "--json", "-f", "csv"], "give either --json or --format csv"),
+        (["score", "examples/round.json", "--json", "-f", "table"], "give either --json or --format table"),
     ):
         result = CliRunner().invoke(app, args, env=env)
         assert result.exit_code == 2 and result.stdout == "", args
