@@ -202,7 +202,8 @@ def check_meld(
 ) -> MeldVerdict:
     """Would ``sets``, laid from the rack, be a valid initial meld? Value is the sum of each
     valid set's best reading (a joker counts as the tile it stands for). No sets is never an
-    initial meld (SPEC §7: value 0, ``INITIAL_MELD_TOO_LOW``), even under a threshold of 0."""
+    initial meld (SPEC §7: value 0, ``INITIAL_MELD_TOO_LOW``), even under a threshold of 0, nor
+    are only invalid sets (as ``turns/verify`` judges such an opening)."""
     table = [as_table_set(s) for s in sets]
     verdicts = _read_sets(table, rules, "/sets")
     violations: list[Violation] = []
@@ -223,6 +224,8 @@ def check_meld(
                     missing = Violation("TILE_NOT_IN_RACK", f"/sets/{i}", {"tile": str(tile.undeclared())})
                     violations.append(labelled(missing, table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
-    if value < rules.initial_meld_min or not table:  # laying nothing opens under no threshold
-        violations.append(meld_too_low("/sets", value, rules.initial_meld_min, bool(table)))
+    # no valid set laid opens under no threshold (every valid set is worth at least 1)
+    if value < max(rules.initial_meld_min, 1):
+        laid = bool(table) and (value > 0 or rules.initial_meld_min > 0)
+        violations.append(meld_too_low("/sets", value, rules.initial_meld_min, laid))
     return MeldVerdict(value, rules.initial_meld_min, tuple(verdicts), tuple(violations))

@@ -36,6 +36,10 @@ def test_meld_without_sets_is_too_low() -> None:
     free = check_meld([], rules=resolve_rules({"initial_meld_min": 0}))
     assert [v.code for v in free.violations] == ["INITIAL_MELD_TOO_LOW"] and free.threshold == 0
     assert check_meld(sets("R1 R2 R3"), rules=resolve_rules({"initial_meld_min": 0})).valid
+    # only invalid sets lay nothing either, as turns/verify judges that opening (sets audit, s46)
+    invalid = check_meld(sets("K10 K11"), rules=resolve_rules({"initial_meld_min": 0}))
+    assert [v.code for v in invalid.violations] == ["INVALID_SET", "INITIAL_MELD_TOO_LOW"]
+    assert invalid.violations[1].params.get("case") == "nothing"
 
 
 def test_meld_sums_best_readings_and_reports_pointers() -> None:
