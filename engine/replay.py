@@ -51,7 +51,7 @@ from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion
 from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
-from engine.turns import TurnVerdict, verify_turn
+from engine.turns import TurnVerdict, same_table, verify_turn
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -552,7 +552,7 @@ def _replay_turn(state: _State, index: int, turn: RecordedTurn) -> ReplayedTurn:
         return ReplayedTurn(
             index,
             turn.player,
-            "play" if turn.table is not None else "draw",
+            _unjudged_action(state, turn),
             (Violation("UNKNOWN_PLAYER", f"{at}/player", {"turn": index, "player": turn.player}),),
         )
     expected = names[state.seat]
@@ -560,13 +560,24 @@ def _replay_turn(state: _State, index: int, turn: RecordedTurn) -> ReplayedTurn:
         return ReplayedTurn(
             index,
             turn.player,
-            "play" if turn.table is not None else "draw",
+            _unjudged_action(state, turn),
             (Violation("WRONG_PLAYER", f"{at}/player", {"turn": index, "player": turn.player, "expected": expected}),),
         )
     if turn.draw is not None:
         return _recorded_draw(state, index, turn, state.seat, "draw")
     assert turn.table is not None
     return _table_turn(state, index, turn, turn.table)
+
+
+def _unjudged_action(state: _State, turn: RecordedTurn) -> str:
+    """The action of an entry not judged (by a player not on turn): a draw entry draws; a table
+    entry leaving the table as it is draws too, or passes once the pool is empty, as a judged
+    one would (the games audit of session 46: it said "play")."""
+    if turn.table is None:
+        return "draw"
+    if same_table(state.table, turn.table):
+        return "draw" if state.pool_left else "pass"
+    return "play"
 
 
 def _table_turn(state: _State, index: int, turn: RecordedTurn, after: tuple[TableSet, ...]) -> ReplayedTurn:

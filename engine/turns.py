@@ -245,6 +245,12 @@ def _shape(sets: Sequence[TableSet]) -> list[tuple[str, ...]]:
     return sorted(tuple(sorted(t.key for t in s.tiles)) for s in sets)
 
 
+def same_table(before: Sequence[TableSet], after: Sequence[TableSet]) -> bool:
+    """Whether two tables are the same up to the order of sets and of tiles within sets (and
+    jokers' declarations): a turn leaving it so played nothing."""
+    return _shape(before) == _shape(after)
+
+
 class _JokerOutcome(NamedTuple):
     violations: tuple[Violation, ...]
     freed: int

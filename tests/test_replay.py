@@ -96,6 +96,15 @@ def test_wrong_player_and_unknown_player() -> None:
     assert replay(record([{"player": "Z", "draw": "R7"}]))["turns"][0]["violations"][0]["code"] == "UNKNOWN_PLAYER"
 
 
+@pytest.mark.parametrize("player", ["B", "Z"])
+def test_an_entry_by_a_player_not_on_turn_leaving_the_table_says_draw(player: str) -> None:
+    # the entry is not judged, but its action is what it did: the games audit of session 46
+    # found "play" for a table entry equal to the table
+    out = replay(record([{"player": player, "table": []}]))
+    assert [(t["action"], codes(t)) for t in out["turns"]] == [("draw", [out["turns"][0]["violations"][0]["code"]])]
+    assert replay(record([{"player": player, "table": [["K10", "B10", "O10"]]}]))["turns"][0]["action"] == "play"
+
+
 def test_illegal_play_points_into_the_record() -> None:
     out = replay(record([{"player": "A", "table": [["K10", "B10"]]}]))
     assert out["first_invalid_turn"] == 0 and not out["valid"]
