@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any, TextIO
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -30,6 +30,8 @@ from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError
 from cli.inputs import DocumentError, Source, load_source, with_rules
 from cli.render import printable
 from cli.render import words as words_in
+from engine.errors import InputError
+from engine.rules import resolve_rules
 
 SCORE = "score"
 REPLAY = "replay"
@@ -73,6 +75,7 @@ class Row:
     jsonl: str | None = None
     rejected: bool = False  # an ERROR row whose document was read but refused by the operation
     errors: list[Any] | None = None  # a rejected document's every error (the problem's ``errors``)
+    scoring: str = "zero_sum"  # the rules' ``scoring``: how its scores add up in the summary
 
     @property
     def where(self) -> str:
@@ -155,6 +158,14 @@ def first_violation(result: dict[str, Any], at: str = " at {at}") -> tuple[str |
     return f"{v.get('code')}{at.format(at=v.get('at'))}: {v.get('message')}", str(v.get("code"))
 
 
+def _scoring(body: Any) -> str:
+    """The ``scoring`` of a body's rules (read, so valid)."""
+    try:
+        return resolve_rules(body.get("rules") if isinstance(body, dict) else None).scoring
+    except InputError:
+        return "zero_sum"
+
+
 def process(job: Job, backend: Backend, source: Source) -> Row:
     """Read, send and summarise one document. Raises CliError only when the service is
     unreachable or failing (the batch cannot go on)."""
@@ -165,7 +176,8 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
         return Row(source.file, source.line, kind, ERROR, error=exc.message)
     operation, kind = operation_for(job.command, doc)
     try:
-        result = backend.call(operation, request_body(job, doc))
+        body = request_body(job, doc)
+        result = backend.call(operation, body)
     except CliError as exc:
         if exc.stops:
             raise
@@ -176,7 +188,7 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
     except Exception as exc:  # the in-process engine crashed: report it, keep going
         return Row(source.file, source.line, kind, FAILED, error=f"internal error: {type(exc).__name__}: {exc}")
     status = INVALID if result.get("valid") is False else OK
-    row = Row(source.file, source.line, kind, status, result=result)
+    row = Row(source.file, source.line, kind, status, result=result, scoring=_scoring(body))
     _summarise(row, result)
     if job.jsonl:
         # Serialised here, in the worker: a string crosses the process boundary cheaply.
@@ -256,6 +268,7 @@ class Summary:
     rejected: int = 0
     failed: int = 0
     totals: dict[str, int | float] = field(default_factory=dict)
+    scorings: set[str] = field(default_factory=set)  # of the documents with scores
 
     def add(self, row: Row) -> None:
         self.documents += 1
@@ -269,8 +282,21 @@ class Summary:
             self.unreadable += 1
         else:
             self.failed += 1
+        if row.scores:
+            self.scorings.add(row.scoring)
         for name, points in row.scores:
             self.totals[name] = self.totals.get(name, 0) + points
+
+    @property
+    def mixed(self) -> bool:
+        """Whether zero-sum scores and penalty points were both read: their sum means nothing
+        (matches/score refuses such rounds), so no totals are shown."""
+        return len(self.scorings) > 1
+
+    @property
+    def penalties(self) -> bool:
+        """Whether every score read is penalty points (``penalty_only``): the lowest total is best."""
+        return self.scorings == {"penalty_only"}
 
     @property
     def exit_code(self) -> int:
@@ -293,10 +319,15 @@ class Summary:
             "rejected": self.rejected,
             "failed": self.failed,
             "totals": [{"name": n, "total": t} for n, t in self.ranked()],
-        }
+        } | ({"totals_not_added": "zero_sum and penalty_only scores mixed"} if self.mixed else {})
 
     def ranked(self) -> list[tuple[str, int | float]]:
-        return sorted(self.totals.items(), key=lambda item: (-item[1], item[0]))
+        """The totals, best first (the highest, or the lowest of penalty points); none when
+        the batch mixes both."""
+        if self.mixed:
+            return []
+        sign = 1 if self.penalties else -1
+        return sorted(self.totals.items(), key=lambda item: (sign * item[1], item[0]))
 
 
 _WORDS: dict[str, dict[str, str]] = {
@@ -310,6 +341,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "rejected": "  rejected",
         "failed": "  failed",
         "totals": "totals",
+        "mixed": "not added: zero-sum scores and penalty points mixed",
         "col_document": "document",
         "col_status": "status",
         "col_winner": "winner",
@@ -335,6 +367,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "failed": "  fallidos",
         "failed_game": "  fallidas",
         "totals": "totales",
+        "mixed": "sin sumar: puntos de suma cero y de penalización mezclados",
         "col_document": "documento",
         "col_status": "estado",
         "col_winner": "ganador",
@@ -360,7 +393,7 @@ def plural(noun: str, lang: str = "en") -> str:
     return words_in(lang, _WORDS)["games" if noun == "game" else "documents"]
 
 
-def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table:
+def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table | Group:
     words = words_in(lang, _WORDS)
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
@@ -375,10 +408,15 @@ def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table:
         grid.add_row(_summary_word(words, "rejected", noun), Text(str(summary.rejected), style="red"))
     if summary.failed:
         grid.add_row(_summary_word(words, "failed", noun), Text(str(summary.failed), style="bold red"))
-    if summary.totals:
+    if summary.mixed:
+        return Group(grid, Text.assemble((words["totals"], "bold"), f"  {words['mixed']}"))
+    elif summary.totals:
         grid.add_row(words["totals"], "")
         for name, total in summary.ranked():
-            style = "green" if total > 0 else "red" if total < 0 else ""
+            if summary.penalties:  # (penalty points: any is bad)
+                style = "red" if total > 0 else ""
+            else:
+                style = "green" if total > 0 else "red" if total < 0 else ""
             shown = (f"+{_num(total)}" if total > 0 else _num(total)) if isinstance(total, int | float) else str(total)
             grid.add_row(f"  {printable(name)}", Text(shown, style=style))
     return grid

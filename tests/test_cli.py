@@ -785,6 +785,22 @@ def test_csv_rows_read_back_whatever_the_names(tmp_path: Path) -> None:
     assert [row[5] for row in rows[1:]] == [f"A=5;{n}=-5" for n in names[1:]]
 
 
+def test_batch_totals_of_penalty_points_list_the_lowest_first_and_are_not_mixed(tmp_path: Path) -> None:
+    # a komoni batch listed its worst player first, and komoni and sabra rounds were summed
+    # together (matches/score refuses such a mix): the games audit of session 46
+    players = [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5", "R6"]}, {"name": "C", "rack": ["K1"]}]
+    (tmp_path / "k.jsonl").write_text(json.dumps({"rules": "komoni", "players": players}) + "\n", encoding="utf-8")
+    (tmp_path / "s.json").write_text(json.dumps({"rules": "sabra", "players": players}), encoding="utf-8")
+    penalties = invoke("score", str(tmp_path / "k.jsonl"), str(tmp_path / "k.jsonl")).stdout
+    totals = penalties[penalties.index("totals") :].split()
+    assert totals == ["totals", "A", "0", "C", "+2", "B", "+22"]
+    zero_sum = invoke("score", str(tmp_path / "s.json"), str(tmp_path / "s.json")).stdout
+    assert zero_sum[zero_sum.index("totals") :].split() == ["totals", "A", "+24", "C", "-2", "B", "-22"]
+    mixed = invoke("score", str(tmp_path / "k.jsonl"), str(tmp_path / "s.json"))
+    assert mixed.exit_code == 0 and "totals  not added: zero-sum scores and penalty points mixed" in mixed.stdout
+    assert "+12" not in mixed.stdout[mixed.stdout.index("totals") :]
+
+
 def test_replay_batch_table_and_csv(game_folder: dict[str, Any]) -> None:
     table = invoke("replay", game_folder["root"])
     assert table.exit_code == 2
