@@ -44,7 +44,7 @@ def labelled(violation: Violation, table_set: TableSet) -> Violation:
 @dataclass(frozen=True, slots=True)
 class SupplyExcess:
     """The first tile (or joker) beyond the supply: ``at`` names its group, ``index`` its place
-    in that group, ``count`` how many the request holds at that point."""
+    in that group, ``count`` how many the request holds in all (in ``groups``)."""
 
     at: str
     index: int
@@ -71,7 +71,7 @@ def supply_excesses(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) 
             key = tile.key
             counts[key] += 1
             if counts[key] > supply.limit(key) and key not in out:
-                out[key] = SupplyExcess(at, index, key, supply.limit(key), counts[key])
+                out[key] = SupplyExcess(at, index, key, supply.limit(key), totals[key])
     return list(out.values())
 
 

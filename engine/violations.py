@@ -85,8 +85,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "Esta combinación se declaró como {kind_es}, pero solo es válida como {other_es}.",
     },
     "TILE_SUPPLY_EXCEEDED": {
-        "en": "There are only {limit} of tile {tile} in the {tiles} tile set; this holds {count}.",
-        "es": "El juego {tiles_es} solo tiene {limit} de la ficha {tile}; aquí hay {count}.",
+        "en": "There are only {limit} of tile {tile} in the {tiles} tile set; {count} are given.",
+        "es": "El juego {tiles_es} solo tiene {limit} de la ficha {tile}; se dan {count}.",
     },
     # --- melds and turns ---
     "INVALID_SET": {
