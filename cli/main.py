@@ -828,8 +828,6 @@ def _tile_errors(value: Any, pointer: str) -> list[dict[str, str]]:
     from engine.errors import InputError
     from engine.tiles import parse_tile, parse_tiles
 
-    if value is None:
-        return []
     if not isinstance(value, list):
         try:
             parse_tiles(value)
@@ -1121,18 +1119,18 @@ def _check_position(doc: dict[str, Any], source: str) -> list[dict[str, str]]:
     """A position file's players (names, no name twice; racks; ``opened``) and pool, as SPEC §6
     gives them: raises for a malformed player or pool, and returns the errors of its tiles and
     of ``opened`` (pointer and detail, every one)."""
-    players = doc.get("players", [])
+    players = doc.get("players")
     if not isinstance(players, list):
         raise CliError(f"{source}: /players: expected an array of players")
     names: set[str] = set()
     errors: list[dict[str, str]] = []
     for i, p in enumerate(players):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or "rack" not in p:
             raise CliError(f"{source}: /players/{i}: each player needs a 'name' string and a 'rack'")
         if p["name"] in names:
             raise CliError(f"{source}: /players/{i}/name: two players are named {p['name']!r}")
         names.add(p["name"])
-        errors += _tile_errors(p.get("rack", []), f"/players/{i}/rack")
+        errors += _tile_errors(p["rack"], f"/players/{i}/rack")
         if "opened" in p and not isinstance(p["opened"], bool):
             errors.append({"pointer": f"/players/{i}/opened", "detail": "must be true or false"})
     pool = doc.get("pool")

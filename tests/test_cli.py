@@ -370,6 +370,24 @@ def test_show_lists_every_bad_tile_of_a_position_file(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("players", "error"),
+    [
+        (None, "/players: expected an array of players"),
+        ([{"name": "A"}], "/players/0: each player needs a 'name' string and a 'rack'"),
+        ([{"name": "A", "rack": None}], "/players/0/rack: expected an array of tiles, not null"),
+    ],
+)
+def test_show_reads_a_position_file_as_suggest_does(tmp_path: Path, players: Any, error: str) -> None:
+    # SPEC §6's position file has players, each with a rack: show took a file without them
+    # (the CLI audit of session 45)
+    doc = {"table": [["R1", "R2", "R3"]]} | ({} if players is None else {"players": players})
+    path = write(tmp_path / "position.json", doc)
+    for command in ("show", "suggest") if players is not None else ("show",):  # (suggest: a body)
+        result = invoke(command, path)
+        assert result.exit_code == 2 and one_line_error(result) == f"rummikub: {path}: {error}"
+
+
 def test_position_files_and_options_are_checked_where_they_are_wrong(tmp_path: Path) -> None:
     """From a worst-cost hunt (session 43): a player's ``opened`` that is not true or false
     is bad input for show as for suggest (show read "false" as yes); suggest checks every
@@ -792,13 +810,13 @@ def test_batch_totals_of_penalty_points_list_the_lowest_first_and_are_not_mixed(
     (tmp_path / "k.jsonl").write_text(json.dumps({"rules": "komoni", "players": players}) + "\n", encoding="utf-8")
     (tmp_path / "s.json").write_text(json.dumps({"rules": "sabra", "players": players}), encoding="utf-8")
     penalties = invoke("score", str(tmp_path / "k.jsonl"), str(tmp_path / "k.jsonl")).stdout
-    totals = penalties[penalties.index("totals") :].split()
+    totals = penalties[penalties.index("\ntotals") :].split()
     assert totals == ["totals", "A", "0", "C", "+2", "B", "+22"]
     zero_sum = invoke("score", str(tmp_path / "s.json"), str(tmp_path / "s.json")).stdout
-    assert zero_sum[zero_sum.index("totals") :].split() == ["totals", "A", "+24", "C", "-2", "B", "-22"]
+    assert zero_sum[zero_sum.index("\ntotals") :].split() == ["totals", "A", "+24", "C", "-2", "B", "-22"]
     mixed = invoke("score", str(tmp_path / "k.jsonl"), str(tmp_path / "s.json"))
     assert mixed.exit_code == 0 and "totals  not added: zero-sum scores and penalty points mixed" in mixed.stdout
-    assert "+12" not in mixed.stdout[mixed.stdout.index("totals") :]
+    assert "+12" not in mixed.stdout[mixed.stdout.index("\ntotals") :]
 
 
 def test_replay_batch_table_and_csv(game_folder: dict[str, Any]) -> None:
