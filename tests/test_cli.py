@@ -810,13 +810,13 @@ def test_batch_totals_of_penalty_points_list_the_lowest_first_and_are_not_mixed(
     (tmp_path / "k.jsonl").write_text(json.dumps({"rules": "komoni", "players": players}) + "\n", encoding="utf-8")
     (tmp_path / "s.json").write_text(json.dumps({"rules": "sabra", "players": players}), encoding="utf-8")
     penalties = invoke("score", str(tmp_path / "k.jsonl"), str(tmp_path / "k.jsonl")).stdout
-    totals = penalties[penalties.index("\ntotals") :].split()
+    totals = penalties[penalties.rindex("\ntotals") :].split()
     assert totals == ["totals", "A", "0", "C", "+2", "B", "+22"]
     zero_sum = invoke("score", str(tmp_path / "s.json"), str(tmp_path / "s.json")).stdout
-    assert zero_sum[zero_sum.index("\ntotals") :].split() == ["totals", "A", "+24", "C", "-2", "B", "-22"]
+    assert zero_sum[zero_sum.rindex("\ntotals") :].split() == ["totals", "A", "+24", "C", "-2", "B", "-22"]
     mixed = invoke("score", str(tmp_path / "k.jsonl"), str(tmp_path / "s.json"))
     assert mixed.exit_code == 0 and "totals  not added: zero-sum scores and penalty points mixed" in mixed.stdout
-    assert "+12" not in mixed.stdout[mixed.stdout.index("\ntotals") :]
+    assert "+12" not in mixed.stdout[mixed.stdout.rindex("\ntotals") :]
 
 
 def test_replay_batch_table_and_csv(game_folder: dict[str, Any]) -> None:
