@@ -80,11 +80,14 @@ games (747 positions) the cap at 20, 40 and 60 left least change unproven on 56,
 the slowest 1% taking 235, 255 and 311 ms and all together 20.9, 20.9 and 23.4 s (xp, 1,083
 positions, 20 against 40: 116 and 66 unproven, p99 444 and 496 ms, 50.7 and 52.1 s);
 measured in bench/README.md, session 30."""
-RELEASING_SECONDS = 0.1
-"""The most time of the rules' programme freeing jokers in place under ``other_set``,
-``new_set_with_two_rack_tiles`` and ``joker_sets_locked`` (see ``least_change``). On generated pressman-2009 games
-(747 positions) unbounded, it took p99 from 819 to 1,002 ms for the same answers; at 0.1 s,
-and only where the free programme gave a bound, 716 -> 756 ms (bench/README.md, session 32)."""
+RELEASING_NODES = 40
+"""The most relaxations of the rules' programme freeing jokers in place under ``other_set``,
+``new_set_with_two_rack_tiles`` and ``joker_sets_locked`` (see ``least_change``). On generated
+pressman-2009 games (747 positions) unbounded, it took p99 from 819 to 1,002 ms for the same
+answers (bench/README.md, session 32). It was capped at 0.1 s of wall clock until session 46,
+which made answers depend on the machine's load (a hand-made xp case needing 20 relaxations
+got a more disturbing move in a loaded test run): on 356 pressman-2009 and 356 strict-joker
+positions 40 relaxations gave the same answers as 0.1 s (2 less disturbing) in the same time."""
 
 
 def with_least_change(move: Suggestion, solved: Suggester, tie_break: str) -> Suggestion:
@@ -242,7 +245,7 @@ def least_change(
     holder: LeastChange | str | None = KNOWN_LEAST if ceiling is not None else None
 
     def attempt(
-        free: bool, max_nodes: int | None = None, keep_jokers: bool = False, seconds: float | None = None
+        free: bool, max_nodes: int | None = None, keep_jokers: bool = False
     ) -> Callable[[bool, int | None], Solved | None]:
         return functools.partial(
             solve_programme,
@@ -258,7 +261,7 @@ def least_change(
             rules,
             weights,
             floor,
-            deadline if seconds is None else min(deadline, time.perf_counter() + seconds),
+            deadline,
             w_move,
             w_touch,
             free,
@@ -295,10 +298,10 @@ def least_change(
     if limited_use and bound is not None and not _within(legal, bound, weighed) and time.perf_counter() < deadline:
         # then with the jokers freed by their exact tiles where these rules allow (in part:
         # ``_freed_elsewhere``), for a move disturbing less: its smaller form, for at most
-        # RELEASING_SECONDS
+        # RELEASING_NODES relaxations
         if isinstance(legal, LeastChange):
             ceiling, holder = _weighed_changes(legal, weighed), legal
-        releasing_programme = attempt(False, seconds=RELEASING_SECONDS)
+        releasing_programme = attempt(False, max_nodes=RELEASING_NODES)
         legal = programmes(releasing_programme, False, ceiling, holder, smaller_only=True)[0] or legal
     legal = legal or holder
     if isinstance(legal, str):  # the caller's move
