@@ -75,7 +75,9 @@ def verify_loose_turn(
     played = [t.undeclared() for t in after_tiles if _take(left, t.key)]
     solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + budget_seconds  # one budget for both searches
-    move = solver.suggest(before, played, opened, rules, "tiles", budget_seconds)
+    # (the before-sets in an order of their own: between equally good arrangements the solver's
+    # choice follows the order it is given, and the verdict never depends on the listing, SPEC §4)
+    move = solver.suggest(sorted(before, key=_listing_free), played, opened, rules, "tiles", budget_seconds)
     if Counter(t.key for t in move.played) == after_keys - before_keys:
         laid = tuple(TableSet(s) for s in move.after)
         return _judged(before, laid, rack, opened, rules, elapsed_seconds)
@@ -97,6 +99,12 @@ def verify_loose_turn(
         penalty_draw=max(rules.failed_turn_penalty, verdict.penalty_draw),
         after=None,
     )
+
+
+def _listing_free(s: TableSet) -> tuple[tuple[str, ...], str]:
+    """A before-set's place among them, from what it is (its tiles as laid, its declared kind),
+    not from where the request lists it."""
+    return tuple(str(t) for t in s.tiles), s.kind or ""
 
 
 def _keep_table(before: tuple[TableSet, ...], after_tiles: Sequence[Tile]) -> tuple[TableSet, ...]:

@@ -119,3 +119,20 @@ def test_a_played_copy_of_a_table_tile_is_played_once() -> None:
         assert v.valid and v.jokers_freed == 0, (before, v.violations)
         assert v.after is not None and v.after[0].tiles == table(*before)[0].tiles
         assert v.initial_meld_value == meld
+
+
+def test_the_arrangement_judged_does_not_follow_the_order_of_the_before_sets() -> None:
+    # two arrangements change the table as little: R5 joins the group, or frees the run's
+    # joker (J=R3 R4 R5 R6); the solver took the one the listing met first, so jokers_freed
+    # and `after` depended on the order of the sets (the jokers audit of session 46)
+    for before_rows, played in ((("R4 J R6", "K5 B5 O5"), "R5"), (("R4 R5 J", "K6 B6 O6"), "R6")):
+        before = table(*before_rows)
+        after = loose(" ".join([*before_rows, played]))
+        verdicts = [
+            verify_loose_turn(b, after, parse_tiles(played), True, PRESETS["sabra"]) for b in (before, before[::-1])
+        ]
+        assert all(v.valid for v in verdicts)
+        assert (
+            len({(v.jokers_freed, tuple(sorted(tuple(map(str, s.tiles)) for s in v.after or ()))) for v in verdicts})
+            == 1
+        )
