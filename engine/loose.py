@@ -77,7 +77,8 @@ def verify_loose_turn(
     deadline = time.perf_counter() + budget_seconds  # one budget for both searches
     # (the before-sets in an order of their own: between equally good arrangements the solver's
     # choice follows the order it is given, and the verdict never depends on the listing, SPEC §4)
-    move = solver.suggest(sorted(before, key=_listing_free), played, opened, rules, "tiles", budget_seconds)
+    listed: list[TableSet] = sorted(before, key=_listing_free)
+    move = solver.suggest(listed, played, opened, rules, "tiles", budget_seconds)
     if Counter(t.key for t in move.played) == after_keys - before_keys:
         laid = tuple(TableSet(s) for s in move.after)
         return _judged(before, laid, rack, opened, rules, elapsed_seconds)
