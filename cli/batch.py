@@ -310,17 +310,6 @@ class Summary:
             return EXIT_INVALID
         return EXIT_OK
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "documents": self.documents,
-            "ok": self.ok,
-            "invalid": self.invalid,
-            "unreadable": self.unreadable,
-            "rejected": self.rejected,
-            "failed": self.failed,
-            "totals": [{"name": n, "total": t} for n, t in self.ranked()],
-        } | ({"totals_not_added": "zero_sum and penalty_only scores mixed"} if self.mixed else {})
-
     def ranked(self) -> list[tuple[str, int | float]]:
         """The totals, best first (the highest, or the lowest of penalty points); none when
         the batch mixes both."""
@@ -410,7 +399,7 @@ def summary_renderable(summary: Summary, noun: str, lang: str = "en") -> Table |
         grid.add_row(_summary_word(words, "failed", noun), Text(str(summary.failed), style="bold red"))
     if summary.mixed:
         return Group(grid, Text.assemble((words["totals"], "bold"), f"  {words['mixed']}"))
-    elif summary.totals:
+    if summary.totals:
         grid.add_row(words["totals"], "")
         for name, total in summary.ranked():
             if summary.penalties:  # (penalty points: any is bad)

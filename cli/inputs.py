@@ -106,7 +106,8 @@ def _too_large(limit: int) -> DocumentError:
 
 
 def read_bytes(source: str, limit: int | None = None) -> bytes:
-    """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 made UTF-8): at most ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError."""
+    """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 made UTF-8): at most
+    ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError."""
     limit = MAX_DOCUMENT_BYTES if limit is None else limit
     if source == STDIN:
         stdin = sys.stdin
