@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from engine.generate import CORRUPTIONS, corrupt_game, generate_game, generate_with_stats
+from engine.replay import parse_game_record, replay_game
 from engine.rules import PRESETS, Rules, resolve_rules
 from engine.sets import TableSet
 from engine.tiles import Tile, parse_tiles
@@ -204,20 +205,8 @@ def test_each_corruption_kind(code: str) -> None:
 # --- replay (engine.replay) -----------------------------------------------------------
 
 
-def _replay_api() -> tuple[Any, Any]:
-    replay_module = pytest.importorskip("engine.replay")
-    parse = getattr(replay_module, "parse_game_record", None)
-    if parse is None:
-        pytest.skip("engine.replay.parse_game_record does not exist yet")
-    return parse, replay_module.replay_game
-
-
 def _run_replay(record: dict[str, Any], rules: Rules) -> Any:
-    parse, replay_game = _replay_api()
-    try:
-        return replay_game(parse(record), rules)
-    except NotImplementedError:
-        pytest.skip("engine.replay.replay_game is not implemented yet")
+    return replay_game(parse_game_record(record), rules)
 
 
 @pytest.mark.parametrize(("preset", "players", "seed"), GAMES[::2])
