@@ -537,9 +537,8 @@ class _Turn:
                 value = self._played_sets_value(unmatched, reach, from_rack)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
-        if value < reach or not self.played_keys:
-            laid = bool(self.played_keys) and (value > 0 or minimum > 0)  # (no set of played tiles)
-            self.violations.append(meld_too_low("/after", value, minimum, laid))
+        if value < reach:
+            self.violations.append(meld_too_low("/after", value, minimum, bool(self.played_keys)))
             return None
         return None if manipulated else value
 

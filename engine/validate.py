@@ -93,9 +93,10 @@ def supply_violations(
 
 def meld_too_low(at: str, value: int, threshold: int, laid: bool) -> Violation:
     """INITIAL_MELD_TOO_LOW: an opening worth ``value`` where ``threshold`` is needed; worded
-    as laying nothing when nothing was ``laid``."""
+    as laying nothing when nothing was ``laid``, or when no valid set was under a threshold of 0."""
+    nothing = not laid or (value == 0 and threshold == 0)
     return Violation(
-        "INITIAL_MELD_TOO_LOW", at, {"value": value, "threshold": threshold} | ({} if laid else {"case": "nothing"})
+        "INITIAL_MELD_TOO_LOW", at, {"value": value, "threshold": threshold} | ({"case": "nothing"} if nothing else {})
     )
 
 
@@ -226,6 +227,5 @@ def check_meld(
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
     # no valid set laid opens under no threshold (every valid set is worth at least 1)
     if value < max(rules.initial_meld_min, 1):
-        laid = bool(table) and (value > 0 or rules.initial_meld_min > 0)
-        violations.append(meld_too_low("/sets", value, rules.initial_meld_min, laid))
+        violations.append(meld_too_low("/sets", value, rules.initial_meld_min, bool(table)))
     return MeldVerdict(value, rules.initial_meld_min, tuple(verdicts), tuple(violations))
