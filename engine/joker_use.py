@@ -548,15 +548,14 @@ def _new_sets_together(
                 and (not hosted or m not in host_set or any(i == own and n for (_, i), n in taken_by[m].items()))
             ]
             played_cap = None  # (rack-only, not hosted: played copies lying in a successor)
-            if not rack_only:  # (session 42: a host's copy replaced a joker as no successor)
+            if not rack_only or not hosted:  # (session 42: a host's copy replaced a joker as no successor)
                 units = {m: search.after[m].numbered_counts[key] for m in places}
-            elif not hosted:
-                # each a played copy lying in one of the joker's successors: as many as lie
-                # there, and no more than were played (pressman-2009, two jokers of
-                # ``J K4 J R4`` beside two played O4, one in ``K4 O4 R4``, the other in a new
-                # set: one is not replaced; an independent audit, session 45)
-                units = {m: search.after[m].numbered_counts[key] for m in places}
-                played_cap = search.played.get(key, 0)
+                if rack_only:
+                    # each a played copy lying in one of the joker's successors: as many as lie
+                    # there, and no more than were played (pressman-2009, two jokers of
+                    # ``J K4 J R4`` beside two played O4, one in ``K4 O4 R4``, the other in a
+                    # new set: one is not replaced; an independent audit, session 45)
+                    played_cap = search.played.get(key, 0)
             else:
                 units = {m: taken_by[m].get((key, -1), 0) for m in places if m in host_set}
                 if any(m not in host_set for m in places):

@@ -75,9 +75,10 @@ def verify_loose_turn(
     played = [t.undeclared() for t in after_tiles if _take(left, t.key)]
     solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + budget_seconds  # one budget for both searches
-    # (the before-sets in an order of their own: between equally good arrangements the solver's
-    # choice follows the order it is given, and the verdict never depends on the listing, SPEC §4)
-    listed: list[TableSet] = sorted(before, key=_listing_free)
+    # (the before-sets in an order of their own, their tiles as laid: between equally good
+    # arrangements the solver's choice follows the order it is given, and the verdict never
+    # depends on the listing, SPEC §4)
+    listed: list[TableSet] = sorted(before, key=lambda s: (s.codes, s.kind or ""))
     move = solver.suggest(listed, played, opened, rules, "tiles", budget_seconds)
     if Counter(t.key for t in move.played) == after_keys - before_keys:
         laid = tuple(TableSet(s) for s in move.after)
@@ -100,12 +101,6 @@ def verify_loose_turn(
         penalty_draw=max(rules.failed_turn_penalty, verdict.penalty_draw),
         after=None,
     )
-
-
-def _listing_free(s: TableSet) -> tuple[tuple[str, ...], str]:
-    """A before-set's place among them, from what it is (its tiles as laid, its declared kind),
-    not from where the request lists it."""
-    return tuple(str(t) for t in s.tiles), s.kind or ""
 
 
 def _keep_table(before: tuple[TableSet, ...], after_tiles: Sequence[Tile]) -> tuple[TableSet, ...]:

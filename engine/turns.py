@@ -325,7 +325,7 @@ class _Turn:
         is_draw = (
             not self.played_keys
             and not self.removed_keys
-            and ((not self.before_left and not self.after_left) or _shape(self.before) == _shape(self.after))
+            and ((not self.before_left and not self.after_left) or same_table(self.before, self.after))
         )
         meld_value: int | None = None
         if is_draw:
