@@ -14,9 +14,9 @@ from engine.errors import InputError
 from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules
-from engine.sets import GROUP, RUN, TableSet, read_sets
+from engine.sets import TableSet, read_sets
 from engine.tiles import JOKER, JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
-from engine.validate import labelled, meld_too_low, supply_violations
+from engine.validate import invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
 
 PLAYED_SETS_STEPS = 10_000
@@ -474,7 +474,8 @@ class _Turn:
         found = len(self.violations)
         for i, reading in enumerate(read_sets(self.before, self.rules)):
             if reading.code is not None:
-                invalid = Violation("BEFORE_TABLE_INVALID", f"/before/{i}", {"count": len(reading.tiles)}, reading.code)
+                params = invalid_set_params(self.before[i], reading)
+                invalid = Violation("BEFORE_TABLE_INVALID", f"/before/{i}", params, reading.code)
                 self.violations.append(labelled(invalid, self.before[i]))
         self.before_valid = len(self.violations) == found
 
@@ -484,10 +485,7 @@ class _Turn:
         for i in indices:
             reading = self.after[i].read(self.rules)
             if reading.code is not None:
-                params: dict[str, Any] = {"count": len(reading.tiles)}
-                if reading.code == "KIND_MISMATCH":
-                    kind = self.after[i].kind
-                    params.update(kind=kind, other=RUN if kind == GROUP else GROUP)
+                params = invalid_set_params(self.after[i], reading)
                 invalid = Violation("INVALID_SET", f"/after/{i}", params, reading.code)
                 self.violations.append(labelled(invalid, self.after[i]))
                 self.invalid_after.add(i)

@@ -28,6 +28,15 @@ def kind_mismatch_violation(table_set: TableSet, at: str) -> Violation:
     return Violation("KIND_MISMATCH", at, {"kind": table_set.kind, "other": other})
 
 
+def invalid_set_params(table_set: TableSet, reading: SetReading) -> dict[str, Any]:
+    """What the message of a violation wrapping ``reading``'s set code needs (``INVALID_SET``,
+    ``BEFORE_TABLE_INVALID``): the tile count, and the kinds of a ``KIND_MISMATCH``."""
+    params: dict[str, Any] = {"count": len(reading.tiles)}
+    if reading.code == "KIND_MISMATCH":
+        params.update(kind=table_set.kind, other=RUN if table_set.kind == GROUP else GROUP)
+    return params
+
+
 def _set_code_violation(table_set: TableSet, reading: SetReading, at: str) -> Violation:
     if reading.code == "KIND_MISMATCH":
         return kind_mismatch_violation(table_set, at)

@@ -250,6 +250,23 @@ def test_invalid_after_set_has_set_code(bad: str, set_code: str) -> None:
     assert found["at"] == "/after/1" and found["set_code"] == set_code
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize(
+    "bad",
+    ["R3 R4", "J J J", "R3 R5 R6", "K5 K5 B5", "K5 B6 O7", "R12 R13 R1", "R3 R3 R4", "J=K4 R3 R5"],
+)
+def test_a_wrapped_set_code_is_told_in_full_before_and_after(bad: str, lang: str) -> None:
+    """The message of a set code inside ``BEFORE_TABLE_INVALID`` or ``INVALID_SET`` names
+    everything it needs (a declared kind's mismatch said "declared a ?" before the turn)."""
+    for kind in (None, "run", "group"):
+        before = verify([S(bad, kind=kind)], [S(bad, kind=kind)], "K1")
+        after = verify([], [S(bad, kind=kind)], bad, rules={"preset": "sabra", "initial_meld_min": 0})
+        for v in (before, after):
+            messages = [x.to_json(lang) for x in v.violations if x.code in ("BEFORE_TABLE_INVALID", "INVALID_SET")]
+            assert messages, (bad, kind)
+            assert all("?" not in m["message"] for m in messages), messages
+
+
 def test_each_invalid_set_is_reported() -> None:
     v = verify([], ["R3 R4", "K9 K10 K11", "B1 B3 B4"], "R3 R4 K9 K10 K11 B1 B3 B4")
     assert [(x.code, x.at, x.set_code) for x in v.violations if x.code == "INVALID_SET"] == [
