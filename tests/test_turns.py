@@ -252,19 +252,29 @@ def test_invalid_after_set_has_set_code(bad: str, set_code: str) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize(
-    "bad",
-    ["R3 R4", "J J J", "R3 R5 R6", "K5 K5 B5", "K5 B6 O7", "R12 R13 R1", "R3 R3 R4", "J=K4 R3 R5"],
+    ("bad", "kind"),
+    [
+        ("K5 B5 R5", "run"),
+        ("R3 R4 R5", "group"),
+        ("R3 R4", None),
+        ("J J J", "group"),
+        ("R3 R5 R6", "run"),
+        ("K5 K5 B5", None),
+        ("K5 B6 O7", "group"),
+        ("R12 R13 R1", None),
+        ("R3 R3 R4", None),
+        ("J=K4 R3 R5", None),
+    ],
 )
-def test_a_wrapped_set_code_is_told_in_full_before_and_after(bad: str, lang: str) -> None:
+def test_a_wrapped_set_code_is_told_in_full_before_and_after(bad: str, kind: str | None, lang: str) -> None:
     """The message of a set code inside ``BEFORE_TABLE_INVALID`` or ``INVALID_SET`` names
     everything it needs (a declared kind's mismatch said "declared a ?" before the turn)."""
-    for kind in (None, "run", "group"):
-        before = verify([S(bad, kind=kind)], [S(bad, kind=kind)], "K1")
-        after = verify([], [S(bad, kind=kind)], bad, rules={"preset": "sabra", "initial_meld_min": 0})
-        for v in (before, after):
-            messages = [x.to_json(lang) for x in v.violations if x.code in ("BEFORE_TABLE_INVALID", "INVALID_SET")]
-            assert messages, (bad, kind)
-            assert all("?" not in m["message"] for m in messages), messages
+    before = verify([S(bad, kind=kind)], [S(bad, kind=kind)], "K1")
+    after = verify([], [S(bad, kind=kind)], bad, rules={"preset": "sabra", "initial_meld_min": 0})
+    for v in (before, after):
+        messages = [x.to_json(lang) for x in v.violations if x.code in ("BEFORE_TABLE_INVALID", "INVALID_SET")]
+        assert messages, (bad, kind)
+        assert all("?" not in m["message"] for m in messages), messages
 
 
 def test_each_invalid_set_is_reported() -> None:
