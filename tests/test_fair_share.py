@@ -174,6 +174,11 @@ def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() 
         (Scope("/v1/moves/suggest", body, method="post"), Proto(body)),
         (Scope("/v1/moves/suggest", body, method="pOsT"), Proto(body)),
         (Scope("/v1/games/replay", replay, content_type="Application/JSON"), Proto(replay)),
+        # werkzeug routes a doubled slash to the view: the share read the path as it came
+        # (a hostile-client audit, session 47: //v1/moves/suggest ran on the event loop)
+        (Scope("//v1/moves/suggest", body), Proto(body)),
+        (Scope("/%2Fv1/moves/suggest", body), Proto(body)),
+        (Scope("/v1//moves/suggest", body), Proto(body)),
     ]
 
     async def scenario() -> Proto:
@@ -188,7 +193,7 @@ def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() 
 
     first = asyncio.run(scenario())
     assert first.sent[0][0] == 200 and [path for path, _ in seen] == ["/v1/moves/suggest"]
-    assert [proto.sent[0][0] for _, proto in others] == [503, 503, 503]
+    assert [proto.sent[0][0] for _, proto in others] == [503] * len(others)
 
 
 def test_the_busy_answer_is_the_documented_one() -> None:

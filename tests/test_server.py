@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -413,6 +413,39 @@ def test_adapter_words_a_body_too_large_as_the_cli_in_process_does() -> None:
     assert status == 413 and json.loads(data) == body_too_large(1000).to_problem()
 
 
+class _EndlessChunks:
+    """A chunked body that never ends, counting the chunks taken."""
+
+    def __init__(self) -> None:
+        self.taken = 0
+        self.sent: list[tuple[int, dict[str, str], bytes]] = []
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+        self.sent.append((status, dict(headers), data))
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            self.taken += 1
+            yield b" " * 300
+
+
+def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit() -> None:
+    """Read whole, a chunked body of 1 GB made the worker hold it all before the 413 (the
+    hostile-client audit of session 47); it is refused at the chunk that passes the limit."""
+    from service.operations import body_too_large
+    from service.server import RSGIAdapter
+
+    def app(environ: object, start_response: object) -> list[bytes]:
+        raise AssertionError("the app must not run")
+
+    proto = _EndlessChunks()
+    scope = _FakeScope("POST", "/v1/sets/validate", [("transfer-encoding", "chunked")])
+    asyncio.run(RSGIAdapter(app, 1000, 1.0).__rsgi__(scope, proto))
+    [(status, _, data)] = proto.sent
+    assert status == 413 and json.loads(data) == body_too_large(1000).to_problem()
+    assert proto.taken == 4  # 1,200 bytes: the fourth chunk passes the 1,000
+
+
 @pytest.mark.parametrize(
     ("headers", "status"),
     [([("content-length", "5000")], 413), ([("content-length", "4"), ("transfer-encoding", "chunked")], 400)],
@@ -475,6 +508,11 @@ class _FakeProto:
             await asyncio.sleep(3600)
         assert self.body is not None
         return self.body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:  # a chunked body, in two chunks
+        body = await self()
+        yield body[: len(body) // 2]
+        yield body[len(body) // 2 :]
 
     def response_bytes(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
         self.sent.append((status, dict(headers), data))
@@ -564,6 +602,9 @@ def test_adapter_environ_follows_wsgi() -> None:
     assert first["CONTENT_TYPE"] == "application/json" and first["CONTENT_LENGTH"] == "2"
     assert first["HTTP_X_NEW_HEADER_NAME"] == "v" and "HTTP_TRANSFER_ENCODING" not in first
     assert first["PATH_INFO"] == "/v1/a b/\xc3\xa9" and first["wsgi.input"].read() == b"{}"
+    for path in ("//v1/moves/suggest", "/%2Fv1//moves///suggest", "///v1/moves/suggest"):
+        asyncio.run(adapter.__rsgi__(_FakeScope("POST", path, headers), _FakeProto(b"{}")))
+        assert environs.pop()["PATH_INFO"] == "/v1/moves/suggest", path  # runs of slashes are one
     assert (first["SERVER_NAME"], first["SERVER_PORT"], first["REMOTE_ADDR"]) == ("127.0.0.1", "8000", "127.0.0.1")
     assert second["PATH_INFO"] == "/healthz" and "CONTENT_LENGTH" not in second and "CONTENT_TYPE" not in second
 
