@@ -31,6 +31,16 @@ PROGRAMME_CPU_SECONDS = 0.02
 with three places each); a run stopped there leaves the hosts as judged set by set."""
 
 
+def prepare() -> None:
+    """Load the programme's libraries now (numpy, scipy, HiGHS: a second or two cold), where a
+    process serves verdicts: else the first turn reaching the programme pays for them (the
+    service's first such verify held its worker's event loop 1.7 s; session 47)."""
+    import numpy  # noqa: F401
+    import scipy.sparse  # noqa: F401
+
+    from engine.solver import highs  # noqa: F401
+
+
 def copy_places(search: JokerSearch, kept: frozenset[int] = frozenset()) -> dict[tuple[str, int], int]:
     """The copies of each numbered tile by place (tile, place): a before-set (its index), or -1
     for the tiles played this turn; the before-sets first, in order. Not those of a locked joker

@@ -772,6 +772,7 @@ def _no_write(data: bytes) -> None:
 
 def rsgi_app() -> RSGIAdapter:
     """granian's factory target: the Flask app (``create_app()``) behind the RSGI adapter."""
+    from engine import new_sets_programme
     from service.app import LIMITS_KEY, create_app
 
     settings = ServerSettings.from_env()
@@ -784,6 +785,7 @@ def rsgi_app() -> RSGIAdapter:
         settings.budget_slots, settings.budget_queue, settings.budget_wait, limits.solver_budget_ms / 1000
     )
     adapter = RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads, gate)
+    new_sets_programme.prepare()  # the libraries a verdict may need, now and not in a request
     freeze_start_up_objects()
     return adapter
 

@@ -1216,3 +1216,19 @@ def test_the_launcher_refuses_arguments_instead_of_serving() -> None:
         [sys.executable, "-m", "service.server", "--help"], capture_output=True, text=True, timeout=60
     )
     assert helped.returncode == 0 and "RUMMIKUB_BIND" in helped.stdout
+
+
+def test_a_worker_loads_what_a_verdict_may_need_before_it_serves() -> None:
+    """A verify under ``new_set_with_two_rack_tiles`` may reach the integer programme (numpy,
+    scipy, HiGHS): loaded in the request, the first one held its worker's event loop 1.7 s, every
+    other request of the worker waiting (the hostile-client audit, session 47)."""
+    code = (
+        "import sys\n"
+        "from service.server import rsgi_app\n"
+        "assert 'engine.solver.highs' not in sys.modules\n"
+        "rsgi_app()\n"
+        "print(all(m in sys.modules for m in ('numpy', 'scipy.sparse', 'engine.solver.highs')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "True"
