@@ -380,8 +380,9 @@ def replay_game(
     illegal turn unless ``continue_on_error``. With ``analyze``, every legal draw or pass is
     checked with the solver for a play the player missed, within ``analyze_budget_seconds``
     for the whole record (each search gets at most ``search_budget_seconds`` of what is left). Raises
-    InputError for a record no game can produce (racks and pool beyond the tile supply,
-    duplicate player names)."""
+    InputError for a record naming a player twice; racks and a pool beyond the tile supply, a
+    player count or deal the rules do not allow and a pool that is not the undealt tiles are
+    record violations of the result (SPEC §6), not exceptions."""
     if analyze:
         solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + analyze_budget_seconds

@@ -243,6 +243,11 @@ def _check_setting(name: str, value: Any) -> Any:
     raise RulesError(f"unknown setting '{name}'", pointer)
 
 
+RulesLike = Rules | str | Mapping[str, Any]
+"""What the public functions take for ``rules``: a Rules, a preset's name, or a request's
+``rules`` object (``resolve_rules`` reads it)."""
+
+
 def resolve_rules(value: Any = None) -> Rules:
     """Rules from a request's ``rules`` value: None (sabra), a preset name, a Rules, or an
     object ``{"preset"?: name, **overrides}``. Raises RulesError naming the offending key."""

@@ -17,14 +17,14 @@ JSON number with a fraction, e.g. 32.5); under ``penalty_only`` that total is 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from engine.errors import InputError
-from engine.rules import SABRA, Rules
-from engine.tiles import Tile
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.tiles import Tile, as_tiles
 from engine.validate import require_supply
 
 Score = int | Fraction
@@ -41,6 +41,9 @@ class PlayerRack:
     name: str
     rack: tuple[Tile, ...]
     opened: bool | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rack", as_tiles(self.rack, "a rack's tiles"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +90,8 @@ def rack_value(rack: Sequence[Tile], rules: Rules = SABRA) -> int:
 
 
 def score_round(
-    players: Sequence[PlayerRack],
-    rules: Rules = SABRA,
+    players: Iterable[PlayerRack],
+    rules: RulesLike = SABRA,
     winner: str | None = None,
     prefix: str = "",
     unnamed: Sequence[int] = (),
@@ -96,7 +99,10 @@ def score_round(
     """Score one finished round. Raises ScoringError (an InputError) for a round that cannot
     have happened, InputError for racks holding more of a tile than the tile set has.
     ``unnamed``: per player, tiles held that the racks do not name (a replayed record without
-    its pool): such a rack is not empty, its value counts the named tiles only."""
+    its pool): such a rack is not empty, its value counts the named tiles only. ``rules`` may be
+    anything ``resolve_rules`` reads."""
+    players = tuple(players)
+    rules = resolve_rules(rules)
     _check_players(players, rules, prefix)
     require_supply(((f"{prefix}/players/{i}/rack", p.rack) for i, p in enumerate(players)), rules)
     values = [rack_value(p.rack, rules) for p in players]
@@ -185,12 +191,19 @@ class MatchRound:
     winner: str | None = None
     rules: Rules | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "players", tuple(self.players))
+        if self.rules is not None:
+            object.__setattr__(self, "rules", resolve_rules(self.rules))
 
-def score_match(rounds: Sequence[MatchRound], rules: Rules = SABRA) -> MatchResult:
+
+def score_match(rounds: Iterable[MatchRound], rules: RulesLike = SABRA) -> MatchResult:
     """Score every round (a round's own rules, if given, override the match's) and add up the
     totals per player name. Best first: highest total under ``zero_sum``, lowest under
     ``penalty_only``; players with equal totals share the place and, if first, the win.
     Rounds scoring both ways cannot be added up: an input error."""
+    rounds = tuple(rounds)
+    rules = resolve_rules(rules)
     if not rounds:
         raise ScoringError("a match needs at least one round", "/rounds")
     scorings = [(r.rules or rules).scoring for r in rounds]

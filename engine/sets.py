@@ -8,12 +8,12 @@ the solver's checks) calls it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import InputError, pointer_token
-from engine.rules import SABRA, Rules
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, parse_tiles
 
 RUN = "run"
@@ -76,20 +76,39 @@ class SetReading:
         return tuple(sorted({r.kind for r in self.readings}))
 
 
-def read_set(tiles: Sequence[Tile], rules: Rules = SABRA, kind: str | None = None) -> SetReading:
+def read_set(tiles: Iterable[Tile], rules: RulesLike = SABRA, kind: str | None = None) -> SetReading:
     """Read ``tiles`` (in the order they lie) under ``rules``; ``kind`` keeps only readings of
     that kind. Readings are ordered best first: highest value, then run before group.
 
     Only ``rules.strict_order`` affects a reading, and readings are immutable, so results are
-    memoised: a table mostly holds the same sets from one turn to the next."""
+    memoised: a table mostly holds the same sets from one turn to the next. ``rules`` may
+    also be anything ``resolve_rules`` reads (a preset name). Raises TypeError for tiles that
+    are not ``Tile`` objects and ValueError for a ``kind`` other than ``run`` or ``group``."""
     tiles = tuple(tiles)
-    memo_key = (tuple([t.code for t in tiles]), rules.strict_order, kind)
+    if not isinstance(rules, Rules):
+        rules = resolve_rules(rules)
+    try:
+        memo_key = (tuple([t.code for t in tiles]), rules.strict_order, kind)
+    except AttributeError:
+        raise TypeError(_not_tiles(tiles)) from None
     reading = _MEMO.get(memo_key)
     if reading is None:
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.clear()
+        _check_kind(kind)
         reading = _MEMO[memo_key] = _read(tiles, rules.strict_order, kind)
     return reading
+
+
+def _not_tiles(tiles: Iterable[object]) -> str:
+    """Why ``tiles`` are no set's tiles (one of them is no ``Tile``)."""
+    other = next((t for t in tiles if not isinstance(t, Tile)), None)
+    return f"a set's tiles are Tile objects (parse_tiles reads 'R5 R6 R7'), not {type(other).__name__} {other!r}"
+
+
+def _check_kind(kind: object) -> None:
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"a set's kind is 'run', 'group' or None, not {kind!r}")
 
 
 _MEMO: dict[tuple[tuple[str, ...], bool, str | None], SetReading] = {}
@@ -321,6 +340,13 @@ class TableSet:
     _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if type(self.tiles) is not tuple:  # (an iterator read once, a list the caller may change)
+            object.__setattr__(self, "tiles", tuple(self.tiles))
+        if not all([type(t) is Tile for t in self.tiles]):
+            raise TypeError(_not_tiles(self.tiles))
+        _check_kind(self.kind)
+        if self.id is not None and not isinstance(self.id, str):
+            raise TypeError(f"a set's id is a string or None, not {type(self.id).__name__} {self.id!r}")
         object.__setattr__(self, "keys", tuple([t.key for t in self.tiles]))
         object.__setattr__(self, "codes", tuple([t.code for t in self.tiles]))
         counts: dict[str, int] = {}
@@ -362,9 +388,18 @@ def share_equal_sets(tables: Iterable[Iterable[TableSet]]) -> list[tuple[TableSe
     return [tuple(shared.setdefault((s.codes, s.kind, s.id), s) for s in table) for table in tables]
 
 
-def as_table_set(value: TableSet | Sequence[Tile]) -> TableSet:
+def as_table_set(value: TableSet | Iterable[Tile]) -> TableSet:
     """Accept a bare tile sequence wherever a TableSet is expected."""
     return value if isinstance(value, TableSet) else TableSet(tuple(value))
+
+
+def as_table(value: Iterable[TableSet | Iterable[Tile]]) -> tuple[TableSet, ...]:
+    """A table as a tuple of TableSets, bare tile sequences accepted as sets; a tuple of
+    TableSets is returned as is (a replay's turns pass each ``after`` on as the next ``before``,
+    and what a verification learnt about a table is kept by its identity)."""
+    if type(value) is tuple and all([type(s) is TableSet for s in value]):
+        return value
+    return tuple([as_table_set(s) for s in value])
 
 
 # --- request notation ------------------------------------------------------------------

@@ -65,7 +65,21 @@ class Tile:
     code: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        key = JOKER_KEY if self.color is None else f"{self.color}{self.number}"
+        color, number, declared = self.color, self.number, self.declared
+        if color is None:
+            if number != 0 or not (declared is None or (type(declared) is Tile and declared.color is not None)):
+                raise ValueError(
+                    f"a joker is Tile(None, 0), or Tile(None, 0, declared) with a numbered tile declared, "
+                    f"not Tile(None, {number!r}, {declared!r})"
+                )
+        elif color not in COLORS or type(number) is not int or not MIN_NUMBER <= number <= MAX_NUMBER:
+            raise ValueError(
+                f"a numbered tile has a colour of {', '.join(COLORS)} and a number {MIN_NUMBER}-{MAX_NUMBER}, "
+                f"not Tile({color!r}, {number!r}) (parse_tile reads 'R5')"
+            )
+        elif declared is not None:
+            raise ValueError(f"only a joker is declared as a tile, not Tile({color!r}, {number!r})")
+        key = JOKER_KEY if color is None else f"{color}{number}"
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "code", key if self.declared is None else f"J={self.declared}")
 
@@ -118,7 +132,8 @@ def numbered(color: str, number: int) -> Tile:
 
 JOKER = Tile(None, 0)
 _NUMBERED: dict[str, list[Tile]] = {
-    c: [Tile(c, 0)] + [Tile(c, n) for n in range(MIN_NUMBER, MAX_NUMBER + 1)] for c in COLORS
+    c: [JOKER] + [Tile(c, n) for n in range(MIN_NUMBER, MAX_NUMBER + 1)]
+    for c in COLORS  # (index = number)
 }
 _BY_KEY: dict[str, Tile] = {t.key: t for row in _NUMBERED.values() for t in row[1:]}
 _BY_KEY[JOKER_KEY] = JOKER
@@ -250,6 +265,16 @@ def parse_tiles(values: Any) -> tuple[Tile, ...]:
         except TileError as exc:
             raise TileError(exc.message, f"/{i}{exc.pointer}") from None
     return tuple(out)
+
+
+def as_tiles(values: Iterable[Tile], what: str = "tiles") -> tuple[Tile, ...]:
+    """``values`` as a tuple of tiles (an iterator is read once); TypeError naming ``what``
+    when one of them is no ``Tile`` (a string: ``parse_tiles`` reads those)."""
+    tiles = tuple(values)
+    for t in tiles:
+        if type(t) is not Tile:
+            raise TypeError(f"{what} are Tile objects (parse_tiles reads 'R5'), not {type(t).__name__} {t!r}")
+    return tiles
 
 
 def format_tiles(tiles: Iterable[Tile]) -> list[str]:

@@ -13,9 +13,9 @@ import engine.meld_value
 from engine.errors import InputError
 from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
-from engine.rules import SABRA, Rules
-from engine.sets import TableSet, read_sets
-from engine.tiles import JOKER, JOKER_KEY, Tile, format_tiles, tiles_of_keys, tiles_without_keys
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.sets import TableSet, as_table, read_sets
+from engine.tiles import JOKER, JOKER_KEY, Tile, as_tiles, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
 
@@ -114,19 +114,38 @@ def require_rack(rack: Sequence[Tile]) -> None:
 
 
 def verify_turn(
-    before: Sequence[TableSet],
-    after: Sequence[TableSet],
-    rack: Sequence[Tile],
+    before: Iterable[TableSet | Iterable[Tile]],
+    after: Iterable[TableSet | Iterable[Tile]],
+    rack: Iterable[Tile],
     opened: bool,
-    rules: Rules = SABRA,
+    rules: RulesLike = SABRA,
     elapsed_seconds: float | None = None,
     joint_steps: JointSteps | None = None,
 ) -> TurnVerdict:
     """Judge a turn. Raises InputError (pointer ``/rack``) for an empty rack. ``joint_steps``:
     the joker checks' steps left to a sequence of turns judged together (a replay's: see
-    ``engine.jokers.JointSteps``); None: ``engine.jokers.JOINT_CHECK_STEPS`` for this turn."""
+    ``engine.jokers.JointSteps``); None: ``engine.jokers.JOINT_CHECK_STEPS`` for this turn.
+
+    A set may be given as a bare sequence of tiles, ``rules`` as anything ``resolve_rules``
+    reads (a preset name); tiles that are not ``Tile`` objects are a TypeError, and an
+    ``elapsed_seconds`` that is no number of seconds (negative, NaN, a string) a TypeError or
+    ValueError."""
+    rack = as_tiles(rack, "a rack's tiles")
     require_rack(rack)
-    return _Turn(tuple(before), tuple(after), tuple(rack), opened, rules, elapsed_seconds, joint_steps).verdict()
+    check_elapsed(elapsed_seconds)
+    rules = resolve_rules(rules)
+    return _Turn(as_table(before), as_table(after), rack, opened, rules, elapsed_seconds, joint_steps).verdict()
+
+
+def check_elapsed(elapsed_seconds: object) -> None:
+    """``elapsed_seconds`` is None or a number of seconds: TypeError or ValueError otherwise
+    (NaN would pass every time limit)."""
+    if elapsed_seconds is None:
+        return
+    if type(elapsed_seconds) is bool or not isinstance(elapsed_seconds, int | float):
+        raise TypeError(f"elapsed_seconds is a number of seconds or None, not {elapsed_seconds!r}")
+    if not elapsed_seconds >= 0:  # (NaN too)
+        raise ValueError(f"elapsed_seconds is a number of seconds of at least 0, not {elapsed_seconds!r}")
 
 
 def _by_tiles(indices: Iterable[int], sets: Sequence[TableSet]) -> list[int]:

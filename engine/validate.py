@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InputError
-from engine.rules import SABRA, Rules
-from engine.sets import GROUP, RUN, SetReading, TableSet, as_table_set
-from engine.tiles import JOKER_KEY, Tile, format_tiles
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.sets import GROUP, RUN, SetReading, TableSet, as_table
+from engine.tiles import JOKER_KEY, Tile, as_tiles, format_tiles
 from engine.violations import Violation
 
 
@@ -177,11 +177,11 @@ class SetsVerdict:
         return {"valid": self.valid, "sets": [s.to_json(lang) for s in self.sets]}
 
 
-def validate_sets(sets: Sequence[TableSet | Sequence[Tile]], rules: Rules = SABRA) -> SetsVerdict:
+def validate_sets(sets: Iterable[TableSet | Iterable[Tile]], rules: RulesLike = SABRA) -> SetsVerdict:
     """Read every set of a request (pointers ``/sets/i``); the request is valid when every set
-    is valid and the tile supply is respected."""
-    table = [as_table_set(s) for s in sets]
-    return SetsVerdict(tuple(_read_sets(table, rules, "/sets")))
+    is valid and the tile supply is respected. ``rules`` may be anything ``resolve_rules`` reads."""
+    table = as_table(sets)
+    return SetsVerdict(tuple(_read_sets(table, resolve_rules(rules), "/sets")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,15 +206,19 @@ class MeldVerdict:
 
 
 def check_meld(
-    sets: Sequence[TableSet | Sequence[Tile]],
-    rack: Sequence[Tile] | None = None,
-    rules: Rules = SABRA,
+    sets: Iterable[TableSet | Iterable[Tile]],
+    rack: Iterable[Tile] | None = None,
+    rules: RulesLike = SABRA,
 ) -> MeldVerdict:
     """Would ``sets``, laid from the rack, be a valid initial meld? Value is the sum of each
     valid set's best reading (a joker counts as the tile it stands for). No sets is never an
     initial meld (SPEC §7: value 0, ``INITIAL_MELD_TOO_LOW``), even under a threshold of 0, nor
-    are only invalid sets (as ``turns/verify`` judges such an opening)."""
-    table = [as_table_set(s) for s in sets]
+    are only invalid sets (as ``turns/verify`` judges such an opening). ``rules`` may be
+    anything ``resolve_rules`` reads."""
+    table = as_table(sets)
+    rules = resolve_rules(rules)
+    if rack is not None:
+        rack = as_tiles(rack, "a rack's tiles")  # (read twice below: an iterator once)
     verdicts = _read_sets(table, rules, "/sets")
     violations: list[Violation] = []
     for i, verdict in enumerate(verdicts):

@@ -281,6 +281,10 @@ class Violation:
     params: Mapping[str, Any] = field(default_factory=dict)
     set_code: str | None = None
 
+    def __hash__(self) -> int:
+        # (``params`` is a dict: equal violations have equal codes and places, and hash alike)
+        return hash((self.code, self.at, self.set_code))
+
     def message(self, lang: str = "en") -> str:
         params = dict(self.params)
         if self.set_code is not None:

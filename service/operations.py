@@ -229,11 +229,7 @@ def _moves_suggest(data: dict[str, Any], lang: str, limits: Limits) -> dict[str,
     table: tuple[TableSet, ...] = data["table"]
     rack: tuple[Tile, ...] = data["rack"]
     rules: Rules = data["rules"]
-    for i, table_set in enumerate(table):
-        if not table_set.read(rules).valid:
-            raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
-    sets = [f"/table/{i}" for i in range(len(table))]
-    require_supply([*zip(sets, (s.tiles for s in table), strict=True), ("/rack", rack)], rules, sets)
+    # (suggest refuses an invalid table set, an empty rack and tiles beyond the supply)
     move = solver.suggest(
         table, rack, data["opened"], rules, data["objective"], limits.solver_budget_ms / 1000, data["tie_break"]
     )

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.errors import InputError
 from engine.generate import generate_game, walk_record
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet
@@ -995,14 +996,25 @@ def test_nothing_to_play() -> None:
     assert dataclasses.replace(result, changes=None) == Suggestion(
         (tuple(T("R3 R4 R5")),), (), 0, True, False, None, True
     )
-    assert suggest(before, [], opened=True).played == ()
+    with pytest.raises(InputError, match="rack is empty") as empty:  # as verify_turn and the service
+        suggest(before, [], opened=True)
+    assert empty.value.pointer == "/rack"
 
 
 def test_bad_input() -> None:
     with pytest.raises(ValueError, match="objective"):
         suggest([], T("R1"), True, objective="points")
-    with pytest.raises(ValueError, match="table set 0"):
-        suggest(table("R1 R2"), T("R3"), True)
+    with pytest.raises(InputError, match="invalid set") as invalid:
+        suggest([*table("R5 R6 R7"), *table("R1 R2")], T("R3"), True)
+    assert invalid.value.pointer == "/table/1"
+    with pytest.raises(InputError, match="only 2 of tile R5") as beyond:  # as the service answers it
+        suggest(table("R5 R6 R7", "R5 B5 K5"), T("R5 R8"), True)
+    assert beyond.value.pointer == "/rack/0"
+    with pytest.raises(TypeError, match="Tile objects"):
+        suggest([["R5", "R6", "R7"]], T("R8"), True)
+    # iterators are read once, and a preset's name is read as its rules
+    move = suggest(iter([T("R5 R6 R7")]), iter(T("R8")), True, "xp")
+    assert move.played == tuple(T("R8"))
 
 
 def test_suggest_budget() -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable
 
-from engine.rules import SABRA, Rules
+from engine.rules import SABRA, RulesLike
 from engine.solver.model import (
     COLOUR_INDEX,
     ArrangeResult,
@@ -15,14 +15,18 @@ from engine.solver.model import (
 )
 from engine.solver.reconstruction import Builder
 from engine.solver.search import Search
-from engine.tiles import Tile
+from engine.tiles import Tile, as_tiles
 
 
-def arrange(tiles: Sequence[Tile], rules: Rules = SABRA, budget_seconds: float = 2.0) -> ArrangeResult:
+def arrange(tiles: Iterable[Tile], rules: RulesLike = SABRA, budget_seconds: float = 2.0) -> ArrangeResult:
     """Can ``tiles`` (a multiset; jokers are interchangeable and their declarations ignored)
     be split into valid sets, every tile used? Exact; returns one arrangement when it can,
-    runs ascending with every joker declared, groups in colour order with jokers last."""
-    del rules  # set validity does not depend on the settings; output runs are laid ascending
+    runs ascending with every joker declared, groups in colour order with jokers last. Any
+    multiset is arranged, beyond a tile set's copies too (the service refuses those first);
+    ``rules`` does not matter (set validity does not depend on the settings; output runs are
+    laid ascending). Raises TypeError for tiles that are not ``Tile`` objects."""
+    del rules
+    tiles = as_tiles(tiles)
     deadline = time.perf_counter() + budget_seconds
     required = empty_counts()
     jokers = 0

@@ -9,12 +9,13 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
 
-from engine.rules import SABRA, Rules
-from engine.sets import TableSet, read_set
+from engine.errors import InputError
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.sets import TableSet, as_table, read_set
 from engine.solver import (
     exhaustive,
     fate_tree,
@@ -36,7 +37,9 @@ from engine.solver.model import (
     TIE_BREAKS,
     Suggestion,
 )
-from engine.tiles import Tile
+from engine.tiles import Tile, as_tiles
+from engine.turns import require_rack
+from engine.validate import require_supply
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
 _FATES_FIRST_SMALL_RACK = 128  # the same with a rack of at most ``_SMALL_RACK`` tiles (each fate's problem small)
@@ -44,10 +47,10 @@ _SMALL_RACK = 4
 
 
 def suggest(
-    table: Sequence[Sequence[Tile] | TableSet],
-    rack: Sequence[Tile],
+    table: Iterable[TableSet | Iterable[Tile]],
+    rack: Iterable[Tile],
     opened: bool,
-    rules: Rules = SABRA,
+    rules: RulesLike = SABRA,
     objective: str = "tiles",
     budget_seconds: float = 2.0,
     tie_break: str = "least_change",
@@ -60,23 +63,35 @@ def suggest(
     moves, ``tie_break="least_change"`` answers the one disturbing the table least
     (``engine.solver.least_change``), ``"any"`` the first found; either way the answer carries
     its change list (``engine.changes``).
-    Raises ValueError for an unknown objective or tie break or a table set that is not valid."""
+    Raises ValueError for an unknown objective or tie break, InputError (a ValueError, with the
+    pointer ``/table/i`` or ``/rack``) for a table set that is not valid, an empty rack, or more
+    of a tile than the tile set has, as the service answers them, and TypeError for tiles that
+    are not ``Tile`` objects. ``rules`` may be anything ``resolve_rules`` reads."""
+    table = as_table(table)
+    rack = as_tiles(rack, "a rack's tiles")
+    rules = resolve_rules(rules)
+    require_rack(rack)
+    for i, table_set in enumerate(table):
+        if not table_set.read(rules).valid:
+            raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
+    pointers = [f"/table/{i}" for i in range(len(table))]
+    require_supply([*zip(pointers, (s.tiles for s in table), strict=True), ("/rack", rack)], rules, pointers)
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, not {tie_break!r}")
     prepare()  # (the first call in a process builds the matrices before the clock starts)
     deadline = time.perf_counter() + budget_seconds
-    sets = [s.tiles if isinstance(s, TableSet) else tuple(s) for s in table]
-    kinds = [s.kind if isinstance(s, TableSet) else None for s in table]
-    suggester = Suggester(sets, kinds, tuple(rack), opened, rules, objective, deadline)
+    tiles = [s.tiles for s in table]
+    kinds = [s.kind for s in table]
+    suggester = Suggester(tiles, kinds, rack, opened, rules, objective, deadline)
     move = suggester.run()
     if objective == "value" and not move.optimal_proven and time.perf_counter() < deadline:
         # The most tiles' move is a legal move too, and its passes lay freed jokers the value
         # passes may not reach (free-joker + other_set, K1 K2 J=K3 K4 K5 + B2 R2 O2 with
         # O2 K7 O1 K3 K3: 6 points by value, 9 by tiles; the independent suggest oracle,
         # session 37). Not proven: the better of the two is the best found.
-        by_tiles = Suggester(sets, kinds, tuple(rack), opened, rules, "tiles", deadline).run()
+        by_tiles = Suggester(tiles, kinds, rack, opened, rules, "tiles", deadline).run()
         if by_tiles.value > move.value:
             exhausted = move.budget_exhausted or by_tiles.budget_exhausted
             move = dataclasses.replace(by_tiles, optimal_proven=False, budget_exhausted=exhausted)

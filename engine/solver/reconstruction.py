@@ -15,12 +15,13 @@ from engine.solver.model import (
 )
 from engine.solver.search import Search
 from engine.tiles import COLORS, JOKER, Tile, numbered
+from engine.tiles import joker_as as declared_joker
 
 # --- building the sets from a solution ------------------------------------------------
 
 
 def joker_as(colour: int, number: int) -> Tile:
-    return Tile(None, 0, numbered(COLORS[colour], number))
+    return declared_joker(numbered(COLORS[colour], number))
 
 
 class BuildingRun:

@@ -1,0 +1,164 @@
+"""The engine as a Python library: value types that check what they are given, public
+functions that read iterators once, accept a preset's name for rules, and refuse what is not a
+tile with a TypeError naming it, never a wrong verdict or an error from deep inside (the
+library audit of session 47)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import pickle
+
+import pytest
+
+from engine import (
+    JOKER,
+    PRESETS,
+    InputError,
+    MatchRound,
+    PlayerRack,
+    TableSet,
+    Tile,
+    Violation,
+    check_meld,
+    parse_tile,
+    parse_tiles,
+    read_set,
+    score_match,
+    score_round,
+    validate_sets,
+    verify_turn,
+)
+from engine.solver import arrange, suggest
+
+P = parse_tiles
+
+
+def test_iterators_are_read_once_and_give_the_verdicts_sequences_give() -> None:
+    rack = P("R10 R11 R12 K1")
+    meld = [P("R10 R11 R12")]
+    assert check_meld(meld, iter(rack)).valid and check_meld(meld, rack).valid
+    before, after = [TableSet(P("R5 R6 R7"))], [TableSet(iter(P("R5 R6 R7 R8")))]
+    assert verify_turn(before, after, P("R8 K1"), True).valid
+    assert verify_turn(iter(before), iter(after), iter(P("R8 K1")), True).valid
+    assert validate_sets([TableSet(t for t in P("R5 R6 R7"))]).valid
+    players = (PlayerRack("a", iter(P("R5"))), PlayerRack("b", ()))
+    assert score_round(iter(players)).winner == "b"
+    assert score_match(iter([MatchRound(iter(players))])).winners == ("b",)
+    assert suggest((s for s in [P("R5 R6 R7")]), iter(P("R8")), True).played == tuple(P("R8"))
+    assert arrange(iter(P("R5 R6 R7"))).arrangeable
+
+
+def test_a_table_set_keeps_its_own_tuple_of_tiles() -> None:
+    tiles = list(P("R5 R6 R7"))
+    laid = TableSet(tiles)  # type: ignore[arg-type]
+    tiles.append(parse_tile("R8"))
+    assert laid.tiles == tuple(P("R5 R6 R7")) and laid.keys == ("R5", "R6", "R7")
+    assert laid.read().value == 18
+    assert hash(laid) == hash(TableSet(P("R5 R6 R7")))
+
+
+def test_bare_tile_sequences_are_sets_everywhere() -> None:
+    assert verify_turn([P("K1 K2 K3")], [P("K1 K2 K3 K4")], P("K4 B9"), True).valid
+    assert validate_sets([P("K1 K2 K3")]).valid and check_meld([P("K10 K11 K12")]).valid
+
+
+def test_a_preset_name_is_read_as_its_rules() -> None:
+    xp_run = P("R5 R5 R5")
+    assert not read_set(xp_run, "xp").valid  # (a run with a number twice in any edition)
+    assert validate_sets([P("R5 R6 R7")], "xp").valid
+    supply = verify_turn(
+        [P("R5 R6 R7"), P("R5 B5 K5")], [P("R5 R6 R7"), P("R5 B5 K5"), P("R5 O5 J")], P("R5 O5 J"), True
+    )
+    assert "TILE_SUPPLY_EXCEEDED" in [v.code for v in supply.violations]  # classic: two of each tile
+    under_xp = [P("R5 R6 R7"), P("R5 B5 K5"), P("R5 O5 J")]
+    assert verify_turn([P("R5 R6 R7"), P("R5 B5 K5")], under_xp, P("R5 O5 J"), True, "xp").valid
+    assert score_round([PlayerRack("a", P("J")), PlayerRack("b", ())], "komoni").scores[0].rack_value == 25
+    with pytest.raises(InputError, match="unknown rules preset"):
+        validate_sets([P("R5 R6 R7")], "sabre")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: read_set(["R5", "R6", "R7"]),  # type: ignore[list-item]
+        lambda: read_set("R5 R6 R7"),  # type: ignore[arg-type]
+        lambda: validate_sets([["R5", "R6", "R7"]]),  # type: ignore[list-item]
+        lambda: validate_sets(["R5 R6 R7"]),  # type: ignore[list-item]
+        lambda: TableSet(("R5", "R6", "R7")),  # type: ignore[arg-type]
+        lambda: verify_turn([], [P("R5 R6 R7")], "R5 R6 R7", True),  # type: ignore[arg-type]
+        lambda: verify_turn([], [P("R5 R6 R7")], ["R5", "R6", "R7"], True),  # type: ignore[list-item]
+        lambda: check_meld([P("R5 R6 R7")], ["R5"]),  # type: ignore[list-item]
+        lambda: PlayerRack("a", ("R5",)),  # type: ignore[arg-type]
+        lambda: arrange(["R5", "R6", "R7"]),  # type: ignore[list-item]
+        lambda: suggest([], ["R5"], True),  # type: ignore[list-item]
+    ],
+)
+def test_strings_where_tiles_belong_are_a_type_error_naming_them(call: object) -> None:
+    with pytest.raises(TypeError, match="Tile objects"):
+        call()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("kind", ["Group", "grp", "bogus", ""])
+def test_a_kind_is_run_group_or_none(kind: str) -> None:
+    with pytest.raises(ValueError, match="kind"):
+        TableSet(P("K5 B5 R5"), kind=kind)
+    with pytest.raises(ValueError, match="kind"):
+        read_set(P("K5 B5 R5"), kind=kind)
+
+
+def test_a_set_id_is_a_string() -> None:
+    with pytest.raises(TypeError, match="id"):
+        TableSet(P("K5 B5 R5"), id=3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("X", 99), ("R", 0), ("R", 14), ("R", True), ("R", 5.0), ("R", 5, Tile("B", 5)), (None, 3), (None, 0, JOKER)],
+)
+def test_a_tile_that_cannot_exist_is_a_value_error(args: tuple[object, ...]) -> None:
+    with pytest.raises(ValueError):
+        Tile(*args)  # type: ignore[arg-type]
+
+
+def test_a_tile_changed_into_one_that_cannot_exist_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        dataclasses.replace(parse_tile("R5"), number=99)
+    with pytest.raises(ValueError):
+        dataclasses.replace(parse_tile("R5"), declared=parse_tile("B5"))
+    assert dataclasses.replace(parse_tile("J=R5"), declared=None) == JOKER
+
+
+def test_tiles_and_sets_survive_copies_and_pickles() -> None:
+    for tile in P("R5 J J=K3"):
+        assert pickle.loads(pickle.dumps(tile)) == tile and copy.deepcopy(tile) == tile
+        assert parse_tile(str(tile)) == tile
+    laid = TableSet(P("R5 J R7"), "run", "a")
+    assert pickle.loads(pickle.dumps(laid)) == laid and copy.deepcopy(laid) == laid
+
+
+def test_violations_are_hashable_values() -> None:
+    first = Violation("TILE_NOT_IN_RACK", "/after/0", {"tile": "R5"})
+    again = Violation("TILE_NOT_IN_RACK", "/after/0", {"tile": "R5"})
+    assert first == again and hash(first) == hash(again) and len({first, again}) == 1
+    verdict = verify_turn([P("K1 K2 K3")], [P("K1 K2 K3 K4")], P("B9"), True)
+    assert {v.code for v in set(verdict.violations)} == {"TILE_NOT_IN_RACK"}
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "error"),
+    [(math.nan, ValueError), (-1, ValueError), ("200", TypeError), (True, TypeError)],
+)
+def test_elapsed_seconds_is_a_number_of_seconds(elapsed: object, error: type[Exception]) -> None:
+    """NaN passed every time limit; the service refuses all of these with a 422."""
+    with pytest.raises(error, match="elapsed_seconds"):
+        verify_turn([P("K1 K2 K3")], [P("K1 K2 K3 K4")], P("K4 B9"), True, PRESETS["pressman-2009"], elapsed)  # type: ignore[arg-type]
+    over = verify_turn([P("K1 K2 K3")], [P("K1 K2 K3 K4")], P("K4 B9"), True, PRESETS["pressman-2009"], math.inf)
+    assert "TIME_LIMIT_EXCEEDED" in [v.code for v in over.violations]
+
+
+def test_suggest_refuses_what_the_service_refuses() -> None:
+    with pytest.raises(InputError, match="only 3 of tile R1") as beyond:
+        suggest([P("R1 R2 R3")] * 4, P("R4"), True, "xp", budget_seconds=2)
+    assert beyond.value.pointer == "/table/3"
