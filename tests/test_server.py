@@ -416,7 +416,8 @@ def test_adapter_words_a_body_too_large_as_the_cli_in_process_does() -> None:
 class _EndlessChunks:
     """A chunked body that never ends, counting the chunks taken."""
 
-    def __init__(self) -> None:
+    def __init__(self, chunk: bytes = b" " * 300) -> None:
+        self.chunk = chunk
         self.taken = 0
         self.sent: list[tuple[int, dict[str, str], bytes]] = []
 
@@ -426,7 +427,7 @@ class _EndlessChunks:
     async def __aiter__(self) -> AsyncIterator[bytes]:
         while True:
             self.taken += 1
-            yield b" " * 300
+            yield self.chunk
 
 
 def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit() -> None:
@@ -444,6 +445,22 @@ def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit() -> None:
     [(status, _, data)] = proto.sent
     assert status == 413 and json.loads(data) == body_too_large(1000).to_problem()
     assert proto.taken == 4  # 1,200 bytes: the fourth chunk passes the 1,000
+
+
+def test_a_chunked_body_in_too_many_chunks_is_refused() -> None:
+    """Each chunk costs the worker about 30 µs: a body of one-byte chunks held it for seconds
+    (the hostile-client audit of session 47)."""
+    from service.server import MAX_BODY_CHUNKS, RSGIAdapter
+
+    def app(environ: object, start_response: object) -> list[bytes]:
+        raise AssertionError("the app must not run")
+
+    proto = _EndlessChunks(b" ")
+    scope = _FakeScope("POST", "/v1/sets/validate", [("transfer-encoding", "chunked")])
+    asyncio.run(RSGIAdapter(app, 1 << 20, 1.0).__rsgi__(scope, proto))
+    [(status, _, data)] = proto.sent
+    assert status == 400 and "chunks" in json.loads(data)["detail"]
+    assert proto.taken == MAX_BODY_CHUNKS + 1
 
 
 @pytest.mark.parametrize(
@@ -1229,6 +1246,8 @@ def test_a_worker_loads_what_a_verdict_may_need_before_it_serves() -> None:
         "rsgi_app()\n"
         "print(all(m in sys.modules for m in ('numpy', 'scipy.sparse', 'engine.solver.highs')))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "True"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import engine.solver
-from engine.generate import check_turn, generate_game
+from engine.generate import check_turn, generate_game, walk_record
 from engine.rules import PRESETS
 from engine.sets import TableSet, read_set
 from engine.solver import best_move as suggest_module
@@ -34,6 +34,16 @@ def _positions(seed: int, count: int) -> list[tuple[list[tuple[object, ...]], tu
         if "table" in turn:
             out.append(([tuple(parse_tiles(s)) for s in turn["table"]], tuple(racks[turn["player"]])))
     return out
+
+
+def _game_positions(seed: int, count: int) -> list[tuple[list[tuple[Tile, ...]], tuple[Tile, ...]]]:
+    """Positions of a generated game where the player on turn has opened: the table before
+    the turn and the player's rack then (``_positions`` pairs later tables with the dealt
+    racks, which may hold more of a tile than the tile set has: problems for the passes, no
+    position ``suggest`` takes)."""
+    record = generate_game(seed, players=2, rules=RULES)
+    states = [s for s in walk_record(record, RULES) if s.opened][::3][:count]
+    return [([tuple(s) for s in state.before], tuple(state.rack)) for state in states]
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -1205,7 +1215,8 @@ def test_a_relaxation_highs_stops_short_of_is_solved_again_with_presolve() -> No
 def test_relaxations_that_never_finish_bound_by_every_tile_played(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """When HiGHS stops a relaxation short of its optimum every time, the bound is every rack
     tile played, each joker as a 13 (``milp._trivial_bound``): the answers stay the same."""
-    positions = _positions(seed, 6)
+    positions = _game_positions(seed, 6)
+    assert len(positions) == 6
     expected = [engine.solver.suggest(table, rack, True, RULES, "tiles", 30) for table, rack in positions]
     maximise = highs.maximise
 
