@@ -23,13 +23,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from engine import solver
-from engine.rules import SABRA, Rules
-from engine.sets import TableSet
-from engine.tiles import Tile, sort_key
-from engine.turns import TurnVerdict, require_rack, verify_turn
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.sets import TableSet, as_table
+from engine.tiles import Tile, as_tiles, sort_key
+from engine.turns import TurnVerdict, check_elapsed, check_opened, require_rack, verify_turn
 from engine.violations import Violation
 
 ACCOUNTING_CODES = frozenset(
@@ -40,18 +40,25 @@ on an arrangement."""
 
 
 def verify_loose_turn(
-    before: Sequence[TableSet],
-    after_tiles: Sequence[Tile],
-    rack: Sequence[Tile],
+    before: Iterable[TableSet | Iterable[Tile]],
+    after_tiles: Iterable[Tile],
+    rack: Iterable[Tile],
     opened: bool,
-    rules: Rules = SABRA,
+    rules: RulesLike = SABRA,
     elapsed_seconds: float | None = None,
     budget_seconds: float = 2.0,
 ) -> TurnVerdict:
     """Judge a turn whose end state is the multiset ``after_tiles`` (see the module doc).
-    ``budget_seconds`` bounds the solver's searches together, not each one."""
+    ``budget_seconds`` bounds the solver's searches together, not each one. Takes and refuses
+    what ``verify_turn`` does (iterators read once, bare tile sequences as sets, a preset's
+    name as rules)."""
+    before = as_table(before)
+    after_tiles = as_tiles(after_tiles, "the loose tiles")
+    rack = as_tiles(rack, "a rack's tiles")
     require_rack(rack)
-    before = tuple(before)
+    check_opened(opened)
+    check_elapsed(elapsed_seconds)
+    rules = resolve_rules(rules)
     before_keys = Counter(t.key for s in before for t in s.tiles)
     after_keys = Counter(t.key for t in after_tiles)
     if after_keys == before_keys:

@@ -37,6 +37,7 @@ Choices where SPEC is silent (documented in docs/rules-engine.md):
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -46,7 +47,7 @@ from typing import Any
 from engine import solver
 from engine.errors import InputError, pointer_token
 from engine.jokers import JointSteps
-from engine.rules import SABRA, Rules, resolve_rules
+from engine.rules import SABRA, Rules, RulesLike, resolve_rules
 from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion
@@ -271,7 +272,9 @@ def _turn(value: Any, pointer: str) -> RecordedTurn:
     if ("draw" in value) == ("table" in value):
         raise InputError("a turn has exactly one of 'draw' and 'table'", pointer)
     elapsed = value.get("elapsed_seconds")
-    if elapsed is not None and (isinstance(elapsed, bool) or not isinstance(elapsed, int | float) or elapsed < 0):
+    if elapsed is not None and (
+        isinstance(elapsed, bool) or not isinstance(elapsed, int | float) or not 0 <= elapsed < math.inf
+    ):
         raise InputError("'elapsed_seconds' must be a non-negative number", f"{pointer}/elapsed_seconds")
     if "draw" in value:
         try:
@@ -370,7 +373,7 @@ def _placed(outcome: ReplayedTurn) -> bool:
 
 def replay_game(
     record: GameRecord,
-    rules: Rules | None = None,
+    rules: RulesLike | None = None,
     continue_on_error: bool = False,
     analyze: bool = False,
     analyze_budget_seconds: float = 5.0,
@@ -387,7 +390,7 @@ def replay_game(
         solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + analyze_budget_seconds
     search = (deadline, search_budget_seconds)
-    rules = rules or record.rules
+    rules = record.rules if rules is None else resolve_rules(rules)
     game_violations = _check_deal(record, rules)
     if game_violations:
         return ReplayResult((), None, None, tuple(game_violations))
@@ -725,11 +728,11 @@ class Moment:
     turn: ReplayedTurn
 
 
-def replay_moments(record: GameRecord, rules: Rules | None = None, continue_on_error: bool = False) -> list[Moment]:
+def replay_moments(record: GameRecord, rules: RulesLike | None = None, continue_on_error: bool = False) -> list[Moment]:
     """Replay ``record`` as :func:`replay_game` does (without analysis) and give, for each turn
     replayed, the position it was played from. Empty when the record itself is not a legal deal.
     Raises InputError as :func:`replay_game` does."""
-    rules = rules or record.rules
+    rules = record.rules if rules is None else resolve_rules(rules)
     if _check_deal(record, rules):
         return []
     state = _start(record, rules, continue_on_error)

@@ -62,9 +62,53 @@ MAX_PLAYERS = 8
 _PLAYER_COUNT_KEYS = frozenset(str(n) for n in range(2, MAX_PLAYERS + 1))  # "deal" keys
 
 
+def _check_field(name: str, value: Any) -> None:
+    """A Rules field's value, as the constructor takes it: TypeError or ValueError naming it."""
+
+    def whole(n: Any) -> bool:
+        return type(n) is int
+
+    if name in CHOICES:
+        if value not in CHOICES[name]:
+            raise ValueError(f"Rules.{name} is one of {', '.join(CHOICES[name])}, not {value!r}")
+    elif name in BOOLEANS:
+        if type(value) is not bool:
+            raise TypeError(f"Rules.{name} is True or False, not {value!r}")
+    elif name in COUNTS:
+        if not whole(value) or not 0 <= value <= 1000:
+            raise ValueError(f"Rules.{name} is a whole number from 0 to 1000, not {value!r}")
+    elif name == "turn_time_limit":
+        if value is not None and (type(value) not in (int, float) or not 0 < value <= 86400):
+            raise ValueError(f"Rules.turn_time_limit is None or seconds (0 < s <= 86400), not {value!r}")
+    elif name == "players":
+        if (
+            type(value) is not tuple
+            or not value
+            or not all(whole(n) and 2 <= n <= MAX_PLAYERS for n in value)
+            or list(value) != sorted(set(value))
+        ):
+            raise ValueError(f"Rules.players is a sorted tuple of player counts from 2 to {MAX_PLAYERS}, not {value!r}")
+    elif name == "deal":
+        pairs = value if type(value) is tuple else None
+        if not pairs or not all(
+            type(p) is tuple
+            and len(p) == 2
+            and whole(p[0])
+            and 2 <= p[0] <= MAX_PLAYERS
+            and whole(p[1])
+            and 1 <= p[1] <= 30
+            for p in pairs
+        ):
+            raise ValueError(f"Rules.deal is a tuple of (player count, 1-30 tiles) pairs, not {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Every setting of SPEC §3. Defaults are the ``sabra`` preset."""
+    """Every setting of SPEC §3. Defaults are the ``sabra`` preset. ``preset`` names the
+    preset the settings started from (a label: ``resolve_rules`` and ``PRESETS`` fill in its
+    settings, the constructor does not). Each setting is checked as it is made: ValueError for
+    a choice or number out of range, TypeError for a value of the wrong type (``resolve_rules``
+    reads a request's forms: lists, objects, whole-number floats)."""
 
     preset: str = "sabra"
     tiles: str = "classic"
@@ -86,6 +130,12 @@ class Rules:
     scoring: str = "zero_sum"
     pool_exhausted_scoring: str = "subtract_lowest"
     pool_exhausted_end: str = "play_on"
+
+    def __post_init__(self) -> None:
+        for name in SETTINGS:
+            _check_field(name, getattr(self, name))
+        if not isinstance(self.preset, str):
+            raise TypeError(f"Rules.preset is a preset's name, not {self.preset!r}")
 
     @property
     def supply(self) -> TileSupply:

@@ -127,14 +127,21 @@ def verify_turn(
     ``engine.jokers.JointSteps``); None: ``engine.jokers.JOINT_CHECK_STEPS`` for this turn.
 
     A set may be given as a bare sequence of tiles, ``rules`` as anything ``resolve_rules``
-    reads (a preset name); tiles that are not ``Tile`` objects are a TypeError, and an
-    ``elapsed_seconds`` that is no number of seconds (negative, NaN, a string) a TypeError or
-    ValueError."""
+    reads (a preset name); tiles that are not ``Tile`` objects are a TypeError, as an
+    ``opened`` that is no bool, and an ``elapsed_seconds`` that is no number of seconds
+    (negative, NaN, a string) a TypeError or ValueError."""
     rack = as_tiles(rack, "a rack's tiles")
     require_rack(rack)
+    check_opened(opened)
     check_elapsed(elapsed_seconds)
     rules = resolve_rules(rules)
     return _Turn(as_table(before), as_table(after), rack, opened, rules, elapsed_seconds, joint_steps).verdict()
+
+
+def check_opened(opened: object) -> None:
+    """``opened`` is True or False: TypeError otherwise (the string "false" is true)."""
+    if type(opened) is not bool:
+        raise TypeError(f"opened is True or False, not {opened!r}")
 
 
 def check_elapsed(elapsed_seconds: object) -> None:

@@ -18,6 +18,7 @@ from engine import (
     InputError,
     MatchRound,
     PlayerRack,
+    Rules,
     TableSet,
     Tile,
     Violation,
@@ -162,3 +163,61 @@ def test_suggest_refuses_what_the_service_refuses() -> None:
     with pytest.raises(InputError, match="only 3 of tile R1") as beyond:
         suggest([P("R1 R2 R3")] * 4, P("R4"), True, "xp", budget_seconds=2)
     assert beyond.value.pointer == "/table/3"
+
+
+def test_opened_is_a_bool() -> None:
+    """The string "false" is true: it judged an opening as a play of an opened player."""
+    with pytest.raises(TypeError, match="opened"):
+        verify_turn([], [P("R1 R2 R3")], P("R1 R2 R3 K1"), "false")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="opened"):
+        suggest([], P("R1 R2 R3"), 1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("budget", [math.nan, None, "2"])
+def test_a_budget_is_a_number_of_seconds(budget: object) -> None:
+    with pytest.raises(TypeError, match="budget_seconds"):
+        suggest([P("R1 R2 R3")], P("R4"), True, budget_seconds=budget)  # type: ignore[arg-type]
+
+
+def test_the_loose_verify_takes_what_verify_turn_takes() -> None:
+    from engine.loose import verify_loose_turn
+
+    before = [TableSet(P("R5 R6 R7"))]
+    assert verify_loose_turn(before, P("R5 R6 R7 R8"), P("R8 K1"), True).valid
+    assert verify_loose_turn(iter([P("R5 R6 R7")]), iter(P("R5 R6 R7 R8")), iter(P("R8 K1")), True, "xp").valid
+    with pytest.raises(TypeError, match="Tile objects"):
+        verify_loose_turn(before, ["R5", "R6", "R7", "R8"], P("R8 K1"), True)  # type: ignore[list-item]
+
+
+def test_replay_takes_a_presets_name_and_refuses_a_time_that_is_no_number() -> None:
+    from engine.generate import generate_game
+    from engine.replay import parse_game_record, replay_game
+
+    doc = generate_game(3, players=2, rules=PRESETS["pressman-2009"])
+    record = parse_game_record(doc)
+    assert replay_game(record, "pressman-2009").to_json() == replay_game(record, PRESETS["pressman-2009"]).to_json()
+    turn = next(i for i, t in enumerate(doc["turns"]) if "table" in t)
+    for bad in (math.nan, math.inf):
+        doc["turns"][turn]["elapsed_seconds"] = bad
+        with pytest.raises(InputError, match="elapsed_seconds") as error:
+            parse_game_record(doc)
+        assert error.value.pointer == f"/turns/{turn}/elapsed_seconds"
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"tiles": "bogus"},
+        {"strict_order": "no"},
+        {"joker_release": "bogus"},
+        {"players": ()},
+        {"deal": {2: 14}},
+        {"initial_meld_min": -1},
+        {"turn_time_limit": 0},
+        {"preset": 3},
+    ],
+)
+def test_rules_that_cannot_be_are_refused_when_made(settings: dict[str, object]) -> None:
+    """A misspelt choice was read as the other one, a string as a true boolean."""
+    with pytest.raises((TypeError, ValueError)):
+        Rules(**settings)  # type: ignore[arg-type]
