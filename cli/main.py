@@ -8,6 +8,7 @@ something invalid, 2 bad input or usage, 3 service unreachable or failing.
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import io
 import json
@@ -31,7 +32,7 @@ from typer.core import TyperGroup
 
 from cli import batch, render
 from cli.backend import DEFAULT_TIMEOUT, Backend, make_backend
-from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, CliError, problem_line
+from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError, problem_line
 from cli.inputs import (
     EMPTY_FOLDER,
     STDIN,
@@ -81,6 +82,7 @@ class OneLineErrors(TyperGroup):
         if not kwargs.get("standalone_mode", True):
             return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
+        _answering_server.set(None)
         for stream in (sys.stdout, sys.stderr):
             # A lone surrogate (JSON's "\ud800", in a name) has no UTF-8 bytes: written as the
             # escape \ud800, the same string in JSON output, not a UnicodeEncodeError mid-batch.
@@ -110,6 +112,21 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             typer.echo("rummikub: aborted", err=True)
             sys.exit(130)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # An answer of a --server with the verdict's members but not their types (another
+            # program, another version) fails where it is read: one line and exit 3, not a
+            # traceback (the CLI audit, session 47). Without a server, a bug: its traceback.
+            server = _answering_server.get()
+            if server is None:
+                raise
+            reason = f"{type(exc).__name__}: {exc}"
+            typer.echo(
+                render.printable(
+                    f"rummikub: {server} answered what this CLI cannot read ({reason}): is it the rules service?"
+                ),
+                err=True,
+            )
+            sys.exit(EXIT_SERVICE)
         sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -317,7 +334,14 @@ def _guard(json_out: bool = False) -> Iterator[None]:
         raise typer.Exit(exc.code) from None
 
 
+_answering_server: contextvars.ContextVar[str | None] = contextvars.ContextVar("answering_server", default=None)
+"""The ``--server`` the command asked (set by ``_backend``): ``OneLineErrors`` names it for an
+answer it cannot read."""
+
+
 def _backend(server: str | None, lang: Lang, timeout: float, batch: bool = False) -> Backend:
+    if server:
+        _answering_server.set(server)
     if not batch:
         return make_backend(server, lang.value, timeout)
     told = threading.Event()
@@ -339,13 +363,27 @@ def _verdict_exit(result: Mapping[str, Any]) -> None:
 
 
 def _call(
-    backend: Backend, operation: str, body: Any, source: str | None = None, moved: Mapping[str, str] | None = None
+    backend: Backend,
+    operation: str,
+    body: Any,
+    source: str | None = None,
+    moved: Mapping[str, str] | None = None,
+    options: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Send a body; a rejected request's message names the file it came from and, with ``moved``
-    (a request pointer → where the file holds that value), the file's pointers."""
+    (a request pointer → where the file holds that value), the file's pointers. ``options``: the
+    request pointers an option gave (``/rack`` → ``--rack``): a rejection of what one of them
+    gave names it, its pointers relative to it (``--rack: /2: ...``), not the file."""
     try:
         return backend.call(operation, body)
     except CliError as exc:
+        owned = _option_owning(exc.problem, options) if options and exc.problem is not None else None
+        if owned is not None and exc.code == EXIT_INPUT:
+            option, problem = owned
+            message = problem_line(problem).replace(
+                "validate it with /v1/sets/validate", "check it with 'rummikub validate'"
+            )
+            raise CliError(f"{option}: {message}", exc.code, exc.problem) from None
         message = exc.message
         if moved and exc.problem is not None:
             message = problem_line(_pointers_moved(exc.problem, moved))
@@ -353,6 +391,24 @@ def _call(
         if source is not None and exc.code == EXIT_INPUT:
             raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
         raise CliError(message, exc.code, exc.problem) from None
+
+
+def _option_owning(problem: Mapping[str, Any], options: Mapping[str, str]) -> tuple[str, dict[str, Any]] | None:
+    """The option that gave every value ``problem``'s errors point at, and the problem with
+    those pointers relative to it; None when they point elsewhere too."""
+    errors = problem.get("errors")
+    if not isinstance(errors, list) or not errors:
+        return None
+    for prefix, option in options.items():
+        relative = []
+        for e in errors:
+            pointer = e.get("pointer") if isinstance(e, Mapping) else None
+            if not isinstance(pointer, str) or not (pointer == prefix or pointer.startswith(prefix + "/")):
+                break
+            relative.append({**e, "pointer": pointer[len(prefix) :]})
+        else:
+            return option, {**problem, "detail": None, "errors": relative}  # (the detail points into the request)
+    return None
 
 
 def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dict[str, Any]:
@@ -500,7 +556,8 @@ def meld(
         if rack is not None:
             body = {**body, "rack": _option_tiles("--rack", parse_tile_words(rack))}
         body = with_rules(body, rules_value)
-        result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved)
+        options = {"/rack": "--rack"} if rack is not None else None
+        result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved, options)
     if json_out:
         print_json(result)
     else:
@@ -1097,7 +1154,10 @@ def suggest(
             raise CliError("give a file, or --rack (and --table, --opened)")
         body.setdefault("opened", False)
         body = with_rules(body, rules_value)
-        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source, moved)
+        options = {"/table": "--table"} if table_sets is not None else {}
+        if rack_tiles is not None:
+            options["/rack"] = "--rack"
+        result = _call(_backend(server, lang, timeout), "moves/suggest", body, source, moved, options)
     if json_out:
         print_json(result)
     else:

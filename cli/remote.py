@@ -220,7 +220,15 @@ class RemoteBackend:
         response = self._get(path)
         # A 404 for a preset is the service's answer (an unknown preset) when it lists its presets.
         known = preset is not None and response.status_code == 404 and self._get("/v1/rules").status_code == 200
-        return self._answer(response, f"GET {path}", route_known=known)
+        answer = self._answer(response, f"GET {path}", route_known=known)
+        needed = ("default", "presets") if preset is None else ("name", "description", "settings")
+        if not isinstance(answer, dict) or any(key not in answer for key in needed):
+            # (as _missing_verdict: another program at that URL)
+            raise CliError(
+                f"GET {path} answered 200 without the rules ({', '.join(needed)}): is {self.server} the rules service?",
+                EXIT_SERVICE,
+            )
+        return answer
 
     def _get(self, path: str) -> requests.Response:
         try:

@@ -297,6 +297,35 @@ def test_a_200_without_a_verdict_is_not_the_service(tmp_path: Path, not_the_serv
     assert single.exit_code == 3 and "without a verdict (no 'valid', 'sets')" in one_line_error(single)
 
 
+@pytest.fixture(scope="module")
+def wrong_shapes() -> Iterator[str]:
+    """Another program, or another version: 200 answers with the verdict's members, of the
+    wrong types (a list where sets are objects, a string where scores are a list)."""
+    answers = {
+        "/v1/sets/validate": {"valid": True, "sets": [1]},
+        "/v1/rounds/score": {"winner": "A", "winners": ["A"], "scores": "x"},
+        "/v1/rules": [],
+        "/v1/rules/sabra": {},
+    }
+
+    def wsgi(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [json.dumps(answers.get(environ["PATH_INFO"], "str")).encode()]
+
+    yield from serve_wsgi(wsgi)
+
+
+def test_an_answer_of_the_wrong_shape_is_one_line_not_a_traceback(tmp_path: Path, wrong_shapes: str) -> None:
+    """They ended in a traceback (exit 1), and ``rules`` printed an empty table, exit 0 (the CLI
+    audit, session 47)."""
+    round_file = tmp_path / "round.json"
+    round_file.write_text(json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}))
+    for args in (["validate", "R1 R2 R3"], ["score", str(round_file)], ["rules"], ["rules", "sabra"]):
+        result = run(*args, "--server", wrong_shapes)
+        assert result.exit_code == 3, (args, result.output)
+        assert wrong_shapes in one_line_error(result) and "Traceback" not in result.output
+
+
 def test_the_verdict_keys_are_the_contract_s(tmp_path: Path) -> None:
     import yaml
 

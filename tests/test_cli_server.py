@@ -515,3 +515,25 @@ def test_retry_after_as_an_http_date() -> None:
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412490.0) == 0.0
     assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
+
+
+def test_what_the_engine_refuses_in_an_option_is_the_options(tmp_path: Path, live_server: str) -> None:
+    """A rack beyond the tile set, an invalid table set, an empty rack given as words beside a
+    file: the message named the file, with a pointer the file does not have (the CLI audit,
+    session 47); in both modes alike."""
+    position = {"table": [["R1", "R2", "R3"]], "players": [{"name": "A", "rack": ["R4"], "opened": True}]}
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(position), encoding="utf-8")
+    cases = [
+        (["suggest", str(path), "--rack", "J J J"], "rummikub: --rack: /2: the classic tile set has only 2 jokers"),
+        (["suggest", str(path), "--table", "R1 R2"], "rummikub: --table: /0: the table holds an invalid set"),
+        (["suggest", str(path), "--rack", ""], "rummikub: --rack: the rack is empty"),
+        (
+            ["suggest", "--table", "R5 R6 R7", "--rack", "R5 R5"],
+            "rummikub: --rack: /1: the classic tile set has only 2",
+        ),
+    ]
+    for args, start in cases:
+        for result in _both(args, live_server):
+            assert result.exit_code == 2, result.output
+            assert one_line_error(result).startswith(start), one_line_error(result)
