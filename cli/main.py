@@ -623,7 +623,9 @@ def _batch(
     err = _err()
     with _guard(json_out):
         if json_out and output in (Format.csv, Format.table):
-            raise CliError(f"--json prints JSON Lines: give either --json or --format {output}")
+            raise CliError(
+                f"--json prints the API's JSON (JSON Lines for a batch): give either --json or --format {output}"
+            )
         output = output or Format.table
         if scheduler is not None:
             _check_scheduler(command, scheduler, server)
