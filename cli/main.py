@@ -1219,6 +1219,8 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise CliError(f"{source}: /players: expected a non-empty array of players")
+    if "table" not in doc:  # as show reads a position file (the CLI audit, session 47)
+        raise CliError(f"{source}: a position file needs 'table' (an empty table is [])")
     errors = _check_position(doc, source)  # every player's rack, as show checks it (docs/cli.md)
     if errors:
         raise _tiles_refused(source, errors)
@@ -1229,7 +1231,7 @@ def _suggest_body(doc: dict[str, Any], player: str | None, source: str) -> tuple
         raise CliError(f"{source}: no player named {player!r}")
     index, chosen = found[0]
     body: dict[str, Any] = {
-        "table": doc.get("table", []),
+        "table": doc["table"],
         "rack": chosen.get("rack"),
         "opened": chosen.get("opened", False),
     }

@@ -259,3 +259,13 @@ def test_json_with_another_output_format_is_bad_usage() -> None:
         result = CliRunner().invoke(app, args, env=env)
         assert result.exit_code == 2 and result.stdout == "", args
         assert words in one_line_error(result)
+
+
+def test_suggest_reads_a_position_file_as_show_does(tmp_path: Path) -> None:
+    """A position file without 'table' was shown as an error by show and read as an empty table
+    by suggest (the CLI audit, session 47)."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"players": [{"name": "A", "rack": ["R4"]}]}), encoding="utf-8")
+    for command in ("show", "suggest"):
+        result = CliRunner().invoke(app, [command, str(path)])
+        assert result.exit_code == 2 and "needs 'table'" in one_line_error(result), command
