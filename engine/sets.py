@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InputError, pointer_token
@@ -335,7 +336,7 @@ class TableSet:
     id: str | None = None
     keys: tuple[str, ...] = field(init=False, repr=False, compare=False)
     codes: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    numbered_counts: dict[str, int] = field(init=False, repr=False, compare=False)
+    numbered_counts: Mapping[str, int] = field(init=False, repr=False, compare=False)
     jokers: int = field(init=False, repr=False, compare=False)
     _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -356,7 +357,7 @@ class TableSet:
                 counts[t.key] = counts.get(t.key, 0) + 1
             else:
                 jokers += 1
-        object.__setattr__(self, "numbered_counts", counts)
+        object.__setattr__(self, "numbered_counts", MappingProxyType(counts))  # (read-only: sets are shared)
         object.__setattr__(self, "jokers", jokers)
 
     @property

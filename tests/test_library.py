@@ -221,3 +221,14 @@ def test_rules_that_cannot_be_are_refused_when_made(settings: dict[str, object])
     """A misspelt choice was read as the other one, a string as a true boolean."""
     with pytest.raises((TypeError, ValueError)):
         Rules(**settings)  # type: ignore[arg-type]
+
+
+def test_a_sets_counts_cannot_be_changed_from_outside() -> None:
+    """TableSets are shared (the service keeps them across requests): a caller clearing the
+    counts the joker checks read changed every later verdict on that set."""
+    before = (TableSet(P("R4 R5 J")),)
+    with pytest.raises(TypeError):
+        before[0].numbered_counts.clear()  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        before[0].numbered_counts["R4"] = 0  # type: ignore[index]
+    assert verify_turn(before, [P("R4 R5 R6"), P("K1 K2 J")], P("R6 K1 K2"), True).valid
