@@ -360,6 +360,10 @@ class TableSet:
         object.__setattr__(self, "numbered_counts", MappingProxyType(counts))  # (read-only: sets are shared)
         object.__setattr__(self, "jokers", jokers)
 
+    def __reduce__(self) -> tuple[type[TableSet], tuple[tuple[Tile, ...], str | None, str | None]]:
+        # pickled as made (its counts are a read-only view, which pickle cannot copy)
+        return TableSet, (self.tiles, self.kind, self.id)
+
     @property
     def content(self) -> tuple[tuple[str, ...], str]:
         """Its tiles' codes sorted, and its declared kind: what it is, whatever order it was

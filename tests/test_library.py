@@ -227,7 +227,7 @@ def test_a_sets_counts_cannot_be_changed_from_outside() -> None:
     """TableSets are shared (the service keeps them across requests): a caller clearing the
     counts the joker checks read changed every later verdict on that set."""
     before = (TableSet(P("R4 R5 J")),)
-    with pytest.raises(TypeError):
+    with pytest.raises(AttributeError):
         before[0].numbered_counts.clear()  # type: ignore[attr-defined]
     with pytest.raises(TypeError):
         before[0].numbered_counts["R4"] = 0  # type: ignore[index]
