@@ -8,11 +8,20 @@ input is an ``InputError`` carrying a JSON Pointer.
 
 from engine.errors import InputError
 from engine.rules import PRESETS, SABRA, Rules, RulesError, resolve_rules
-from engine.scoring import MatchRound, PlayerRack, ScoringError, score_match, score_round
+from engine.scoring import (
+    MatchResult,
+    MatchRound,
+    PlayerRack,
+    PlayerScore,
+    RoundResult,
+    ScoringError,
+    score_match,
+    score_round,
+)
 from engine.sets import GROUP, RUN, Reading, SetReading, TableSet, read_set
 from engine.tiles import JOKER, SUPPLIES, Tile, TileError, format_tiles, parse_tile, parse_tiles
 from engine.turns import TurnVerdict, verify_turn
-from engine.validate import check_meld, validate_sets
+from engine.validate import MeldVerdict, SetsVerdict, SetVerdict, check_meld, validate_sets
 from engine.violations import Violation
 
 __all__ = [
@@ -23,13 +32,19 @@ __all__ = [
     "SABRA",
     "SUPPLIES",
     "InputError",
+    "MatchResult",
     "MatchRound",
+    "MeldVerdict",
     "PlayerRack",
+    "PlayerScore",
     "Reading",
+    "RoundResult",
     "Rules",
     "RulesError",
     "ScoringError",
     "SetReading",
+    "SetVerdict",
+    "SetsVerdict",
     "TableSet",
     "Tile",
     "TileError",

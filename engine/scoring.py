@@ -38,6 +38,9 @@ class ScoringError(InputError):
 
 @dataclass(frozen=True, slots=True)
 class PlayerRack:
+    """A player at the end of a round: name and the tiles left on the rack (``opened`` is
+    carried for records; scoring does not read it)."""
+
     name: str
     rack: tuple[Tile, ...]
     opened: bool | None = None
@@ -48,6 +51,8 @@ class PlayerRack:
 
 @dataclass(frozen=True, slots=True)
 class PlayerScore:
+    """One player's line of a round's result: the rack's value and the score (SPEC §5)."""
+
     name: str
     rack_value: int
     score: Score
@@ -55,6 +60,9 @@ class PlayerScore:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
+    """A scored round: the winners (several on a tie), how it ended (``rack_empty`` or
+    ``pool_exhausted``) and every player's score, in the players' order."""
+
     winners: tuple[str, ...]
     ended_by: str
     scores: tuple[PlayerScore, ...]
@@ -166,6 +174,9 @@ def _check_players(players: Sequence[PlayerRack], rules: Rules, prefix: str) -> 
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
+    """A scored match: each round's result, the totals per player and the standings, best
+    first."""
+
     rounds: tuple[RoundResult, ...]
     totals: tuple[tuple[str, Score], ...]
     standings: tuple[str, ...]
@@ -187,6 +198,9 @@ class MatchResult:
 
 @dataclass(frozen=True, slots=True)
 class MatchRound:
+    """One round of a match: its players' racks, the declared winner if any, and rules of its
+    own (a preset's name too) overriding the match's."""
+
     players: tuple[PlayerRack, ...]
     winner: str | None = None
     rules: Rules | None = None

@@ -167,6 +167,8 @@ def _read_sets(sets: Sequence[TableSet], rules: Rules, prefix: str) -> list[SetV
 
 @dataclass(frozen=True, slots=True)
 class SetsVerdict:
+    """The verdict of ``validate_sets``: every set read, valid when each is (and the supply holds)."""
+
     sets: tuple[SetVerdict, ...]
 
     @property
@@ -186,6 +188,9 @@ def validate_sets(sets: Iterable[TableSet | Iterable[Tile]], rules: RulesLike = 
 
 @dataclass(frozen=True, slots=True)
 class MeldVerdict:
+    """The verdict of ``check_meld``: the meld's value, the threshold, each set read, and the
+    violations (valid when there are none)."""
+
     value: int
     threshold: int
     sets: tuple[SetVerdict, ...]
