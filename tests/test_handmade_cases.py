@@ -7,7 +7,11 @@ service's documented choice differs from the auditor's reading, the case holds t
 answer and says why in ``theirs`` (three cases). tests/data/handmade_turns_s42.json: 508 more
 from a third audit (session 42), on the exact codes, pointers and fields of invalid turns
 (every set code and which wins, several faults at once, every joker setting, thresholds,
-timeouts), 115 of them with the pointers (``violations_at``).
+timeouts), 115 of them with the pointers (``violations_at``). tests/data/handmade_turns_s47.json:
+1,907 more from a fourth (session 47), hard joker cases (two jokers in a set, run ends and 13,
+exact-tile replacement and reuse, splits and merges, moves to the other end, group jokers,
+openings at the thresholds, locked sets), each situation under several presets; its 39 cases
+SPEC leaves open (a two-joker group under ``group_joker_needs_both_colours``...) are left out.
 
 ``expect``: ``valid``; ``codes`` that must be among the violations; ``exact_codes``, the
 sorted codes exactly; ``not_codes``, codes that must not appear; ``set_codes_any``, one of
@@ -34,6 +38,7 @@ DATA = Path(__file__).parent / "data"
 CASES = [
     *json.loads((DATA / "handmade_turns.json").read_text(encoding="utf-8")),
     *json.loads((DATA / "handmade_turns_s42.json").read_text(encoding="utf-8")),
+    *json.loads((DATA / "handmade_turns_s47.json").read_text(encoding="utf-8")),
 ]
 
 
