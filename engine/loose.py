@@ -11,9 +11,10 @@ The question is whether *some* arrangement of those tiles into sets makes the tu
 2. the same tiles as before: the player drew;
 3. otherwise ``suggest`` is asked for the best move playing from exactly the tiles added; when
    it plays all of them, its table is a legal arrangement;
-4. failing that, ``arrange`` lays out all the tiles and that arrangement is judged (it is
-   legal, or its violations say why not — e.g. an opening too low); when the tiles cannot be
-   laid out at all the turn gets ``NO_ARRANGEMENT``.
+4. failing that, ``arrange`` lays out all the tiles and that arrangement is judged: it is
+   legal, or its violations say why not (e.g. an opening too low), except when ``suggest``
+   ran out of its time budget: then the turn gets ``ARRANGEMENT_NOT_FOUND`` (a legal layout
+   may exist); when the tiles cannot be laid out at all, ``NO_ARRANGEMENT``.
 
 The verdict carries the arrangement it judged in ``after``.
 """
@@ -93,7 +94,12 @@ def verify_loose_turn(
     layout = solver.arrange(after_tiles, rules, deadline - time.perf_counter())
     if layout.sets is not None:
         laid = tuple(TableSet(s) for s in layout.sets)
-        return _judged(before, laid, rack, opened, rules, elapsed_seconds)
+        verdict = _judged(before, laid, rack, opened, rules, elapsed_seconds)
+        # A layout's faults are not the turn's when the search for a legal one ran out of
+        # time: another layout may be legal (a pressman turn was judged illegal under load,
+        # legal alone: the concurrency audit, session 47).
+        if verdict.valid or not move.budget_exhausted:
+            return verdict
     verdict = _judged(before, before, rack, opened, rules, elapsed_seconds)
     code = "NO_ARRANGEMENT" if layout.arrangeable is False else "ARRANGEMENT_NOT_FOUND"
     problem = Violation(code, "/after", {"count": len(after_tiles)})

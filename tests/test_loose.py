@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
+import engine.loose
 from engine.loose import verify_loose_turn
 from engine.rules import PRESETS
 from engine.sets import TableSet
+from engine.solver import Suggestion
 from engine.tiles import parse_tiles
 from engine.turns import verify_turn
 
@@ -136,3 +140,28 @@ def test_the_arrangement_judged_does_not_follow_the_order_of_the_before_sets() -
             len({(v.jokers_freed, tuple(sorted(tuple(map(str, s.tiles)) for s in v.after or ()))) for v in verdicts})
             == 1
         )
+
+
+@pytest.mark.parametrize("out_of_time", [True, False])
+def test_a_layout_s_faults_are_not_the_turn_s_when_the_search_ran_out_of_time(
+    out_of_time: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the search for a legal arrangement stops short (its budget: a loaded server, or
+    64 requests at once), the arrangement laid out instead was judged, and a legal turn got its
+    faults (JOKER_NOT_REPLACED, FREED_JOKER_MISUSED: the concurrency audit, session 47). When
+    the search ran out of time it is ARRANGEMENT_NOT_FOUND.
+    Here the layout frees the run's joker into its own run, which pressman-2009 forbids, while
+    R5 joining the group is legal."""
+    before = table("R4 J R6", "K5 B5 O5")
+    after = loose("R4 J R6 K5 B5 O5 R5")
+    legal = verify_loose_turn(before, after, parse_tiles("R5 K1"), True, PRESETS["pressman-2009"])
+    assert legal.valid  # (the search finds R5 joining the group)
+
+    def stopped_short(table_: object, rack: object, opened: bool, *args: object, **kwargs: object) -> Suggestion:
+        return Suggestion(tuple(s.tiles for s in before), (), 0, not out_of_time, out_of_time, None, False)
+
+    monkeypatch.setattr(engine.loose.solver, "suggest", stopped_short)
+    verdict = verify_loose_turn(before, after, parse_tiles("R5 K1"), True, PRESETS["pressman-2009"])
+    codes = [v.code for v in verdict.violations]
+    assert not verdict.valid
+    assert codes == (["ARRANGEMENT_NOT_FOUND"] if out_of_time else ["FREED_JOKER_MISUSED"]), codes
