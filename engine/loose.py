@@ -30,7 +30,7 @@ from engine import solver
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
 from engine.sets import TableSet, as_table
 from engine.tiles import Tile, as_tiles, sort_key
-from engine.turns import TurnVerdict, check_elapsed, check_opened, require_rack, verify_turn
+from engine.turns import TurnVerdict, check_budget, check_elapsed, check_opened, require_rack, verify_turn
 from engine.violations import Violation
 
 ACCOUNTING_CODES = frozenset(
@@ -59,6 +59,7 @@ def verify_loose_turn(
     require_rack(rack)
     check_opened(opened)
     check_elapsed(elapsed_seconds)
+    check_budget(budget_seconds)
     rules = resolve_rules(rules)
     before_keys = Counter(t.key for s in before for t in s.tiles)
     after_keys = Counter(t.key for t in after_tiles)

@@ -52,7 +52,7 @@ from engine.scoring import PlayerRack, RoundResult, score_round
 from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion
 from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
-from engine.turns import TurnVerdict, same_table, verify_turn
+from engine.turns import TurnVerdict, check_budget, same_table, verify_turn
 from engine.validate import supply_violations
 from engine.violations import Violation
 
@@ -386,6 +386,11 @@ def replay_game(
     InputError for a record naming a player twice; racks and a pool beyond the tile supply, a
     player count or deal the rules do not allow and a pool that is not the undealt tiles are
     record violations of the result (SPEC §6), not exceptions."""
+    for name, flag in (("continue_on_error", continue_on_error), ("analyze", analyze)):
+        if type(flag) is not bool:
+            raise TypeError(f"{name} is True or False, not {flag!r}")
+    check_budget(analyze_budget_seconds, "analyze_budget_seconds")
+    check_budget(search_budget_seconds, "search_budget_seconds")
     if analyze:
         solver.prepare()  # loading the solver (about a second cold) is not part of the budget
     deadline = time.perf_counter() + analyze_budget_seconds

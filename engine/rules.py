@@ -134,6 +134,10 @@ class Rules:
     def __post_init__(self) -> None:
         for name in SETTINGS:
             _check_field(name, getattr(self, name))
+        dealt = {n for n, _ in self.deal}
+        if not set(self.players) <= dealt:
+            missing = sorted(set(self.players) - dealt)
+            raise ValueError(f"Rules.deal gives no deal for {missing} players of Rules.players {self.players}")
         if not isinstance(self.preset, str):
             raise TypeError(f"Rules.preset is a preset's name, not {self.preset!r}")
 
@@ -335,10 +339,10 @@ def resolve_rules(value: Any = None) -> Rules:
         return base
     if isinstance(value.get("deal"), Mapping):  # a deal object overrides the preset's deal count by count
         overrides["deal"] = tuple(sorted({**dict(base.deal), **dict(overrides["deal"])}.items()))
-    rules = dataclasses.replace(base, **overrides)
     if "players" in overrides or "deal" in overrides:
-        rules = dataclasses.replace(rules, deal=_complete_deal(rules.deal, rules.players))
-    return rules
+        players = overrides.get("players", base.players)
+        overrides["deal"] = _complete_deal(overrides.get("deal", base.deal), players)
+    return dataclasses.replace(base, **overrides)
 
 
 def _complete_deal(deal: tuple[tuple[int, int], ...], players: tuple[int, ...]) -> tuple[tuple[int, int], ...]:

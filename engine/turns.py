@@ -144,6 +144,13 @@ def check_opened(opened: object) -> None:
         raise TypeError(f"opened is True or False, not {opened!r}")
 
 
+def check_budget(budget_seconds: object, name: str = "budget_seconds") -> None:
+    """A time budget is a number of seconds (at most 0: none left): TypeError otherwise (NaN
+    would be no budget at all)."""
+    if type(budget_seconds) not in (int, float) or budget_seconds != budget_seconds:
+        raise TypeError(f"{name} is a number of seconds, not {budget_seconds!r}")
+
+
 def check_elapsed(elapsed_seconds: object) -> None:
     """``elapsed_seconds`` is None or a number of seconds: TypeError or ValueError otherwise
     (NaN would pass every time limit)."""

@@ -26,6 +26,7 @@ from engine import (
     parse_tile,
     parse_tiles,
     read_set,
+    resolve_rules,
     score_match,
     score_round,
     validate_sets,
@@ -232,3 +233,26 @@ def test_a_sets_counts_cannot_be_changed_from_outside() -> None:
     with pytest.raises(TypeError):
         before[0].numbered_counts["R4"] = 0  # type: ignore[index]
     assert verify_turn(before, [P("R4 R5 R6"), P("K1 K2 J")], P("R6 K1 K2"), True).valid
+
+
+def test_every_public_budget_and_flag_is_checked() -> None:
+    from engine.generate import generate_game
+    from engine.loose import verify_loose_turn
+    from engine.replay import parse_game_record, replay_game
+
+    with pytest.raises(TypeError, match="budget_seconds"):
+        arrange(P("R5 R6 R7"), budget_seconds=math.nan)  # (NaN was no budget at all)
+    with pytest.raises(TypeError, match="budget_seconds"):
+        verify_loose_turn([P("R5 R6 R7")], P("R5 R6 R7 R8"), P("R8"), True, budget_seconds=None)  # type: ignore[arg-type]
+    record = parse_game_record(generate_game(3, players=2))
+    with pytest.raises(TypeError, match="analyze"):
+        replay_game(record, analyze="no")  # type: ignore[arg-type]  ('no' is true: it analysed)
+    with pytest.raises(TypeError, match="analyze_budget_seconds"):
+        replay_game(record, analyze=True, analyze_budget_seconds=None)  # type: ignore[arg-type]
+
+
+def test_rules_deal_for_every_player_count_they_allow() -> None:
+    """A three-player record under Rules(deal=((2, 14),)) raised KeyError from inside."""
+    with pytest.raises(ValueError, match="no deal for"):
+        Rules(deal=((2, 14),))
+    assert resolve_rules({"preset": "sabra", "players": [2, 3, 4, 5, 6]}).deal_for(6) == 14

@@ -16,17 +16,20 @@ from engine.solver.model import (
 from engine.solver.reconstruction import Builder
 from engine.solver.search import Search
 from engine.tiles import Tile, as_tiles
+from engine.turns import check_budget
 
 
 def arrange(tiles: Iterable[Tile], rules: RulesLike = SABRA, budget_seconds: float = 2.0) -> ArrangeResult:
     """Can ``tiles`` (a multiset; jokers are interchangeable and their declarations ignored)
     be split into valid sets, every tile used? Exact; returns one arrangement when it can,
     runs ascending with every joker declared, groups in colour order with jokers last. Any
-    multiset is arranged, beyond a tile set's copies too (the service refuses those first);
+    multiset is arranged, beyond a tile set's copies too (the service refuses those first; far
+    beyond, thousands of one tile, a step of the search outlasts the budget);
     ``rules`` does not matter (set validity does not depend on the settings; output runs are
     laid ascending). Raises TypeError for tiles that are not ``Tile`` objects."""
     del rules
     tiles = as_tiles(tiles)
+    check_budget(budget_seconds)
     deadline = time.perf_counter() + budget_seconds
     required = empty_counts()
     jokers = 0

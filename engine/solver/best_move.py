@@ -38,7 +38,7 @@ from engine.solver.model import (
     Suggestion,
 )
 from engine.tiles import Tile, as_tiles
-from engine.turns import check_opened, require_rack
+from engine.turns import check_budget, check_opened, require_rack
 from engine.validate import require_supply
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
@@ -72,8 +72,7 @@ def suggest(
     rules = resolve_rules(rules)
     require_rack(rack)
     check_opened(opened)
-    if type(budget_seconds) not in (int, float) or math.isnan(budget_seconds):
-        raise TypeError(f"budget_seconds is a number of seconds, not {budget_seconds!r}")
+    check_budget(budget_seconds)
     for i, table_set in enumerate(table):
         if not table_set.read(rules).valid:
             raise InputError("the table holds an invalid set; validate it with /v1/sets/validate", f"/table/{i}")
