@@ -378,14 +378,11 @@ def _call(
         return backend.call(operation, body)
     except CliError as exc:
         owned = _option_owning(exc.problem, options) if options and exc.problem is not None else None
+        message = exc.message
         if owned is not None and exc.code == EXIT_INPUT:
             option, problem = owned
-            message = problem_line(problem).replace(
-                "validate it with /v1/sets/validate", "check it with 'rummikub validate'"
-            )
-            raise CliError(f"{option}: {message}", exc.code, exc.problem) from None
-        message = exc.message
-        if moved and exc.problem is not None:
+            message, source = f"{option}: {problem_line(problem)}", None  # (the option's, not the file's)
+        elif moved and exc.problem is not None:
             message = problem_line(_pointers_moved(exc.problem, moved))
         message = message.replace("validate it with /v1/sets/validate", "check it with 'rummikub validate'")
         if source is not None and exc.code == EXIT_INPUT:

@@ -63,11 +63,8 @@ _PLAYER_COUNT_KEYS = frozenset(str(n) for n in range(2, MAX_PLAYERS + 1))  # "de
 
 
 def _check_field(name: str, value: Any) -> None:
-    """A Rules field's value, as the constructor takes it: TypeError or ValueError naming it."""
-
-    def whole(n: Any) -> bool:
-        return type(n) is int
-
+    """A Rules field's value, as the constructor takes it: TypeError or ValueError naming it
+    (``_check_setting`` reads a request's forms of it). Whole numbers are ints, not bools."""
     if name in CHOICES:
         if value not in CHOICES[name]:
             raise ValueError(f"Rules.{name} is one of {', '.join(CHOICES[name])}, not {value!r}")
@@ -75,7 +72,7 @@ def _check_field(name: str, value: Any) -> None:
         if type(value) is not bool:
             raise TypeError(f"Rules.{name} is True or False, not {value!r}")
     elif name in COUNTS:
-        if not whole(value) or not 0 <= value <= 1000:
+        if type(value) is not int or not 0 <= value <= 1000:
             raise ValueError(f"Rules.{name} is a whole number from 0 to 1000, not {value!r}")
     elif name == "turn_time_limit":
         if value is not None and (type(value) not in (int, float) or not 0 < value <= 86400):
@@ -84,7 +81,7 @@ def _check_field(name: str, value: Any) -> None:
         if (
             type(value) is not tuple
             or not value
-            or not all(whole(n) and 2 <= n <= MAX_PLAYERS for n in value)
+            or not all(type(n) is int and 2 <= n <= MAX_PLAYERS for n in value)
             or list(value) != sorted(set(value))
         ):
             raise ValueError(f"Rules.players is a sorted tuple of player counts from 2 to {MAX_PLAYERS}, not {value!r}")
@@ -93,9 +90,9 @@ def _check_field(name: str, value: Any) -> None:
         if not pairs or not all(
             type(p) is tuple
             and len(p) == 2
-            and whole(p[0])
+            and type(p[0]) is int
             and 2 <= p[0] <= MAX_PLAYERS
-            and whole(p[1])
+            and type(p[1]) is int
             and 1 <= p[1] <= 30
             for p in pairs
         ):

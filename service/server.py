@@ -576,8 +576,8 @@ class RSGIAdapter:
         # ends quietly on a body cut short, where this raises. A chunked body, of no announced
         # size, is read chunk by chunk and refused as soon as it passes the limit (read whole, a
         # client sending a gigabyte made the worker hold it all before the 413: the hostile-client
-        # audit of session 47); a chunked body that breaks off ends there, and what came is a
-        # JSON document cut short, which the app refuses (400).
+        # audit of session 47); a chunked body that breaks off ends there, and what came is
+        # answered as the body (nearly always a JSON document cut short: the app's 400).
         read = proto if expected is not None else functools.partial(self._read_chunks, proto)
         task = asyncio.current_task()
         try:
@@ -608,8 +608,6 @@ class RSGIAdapter:
                 self.deadlines.finish(task)
             # (granian's words, "RSGI transport is closed", say nothing to a client)
             raise _BodyError(400, "the request body is malformed (bad chunked encoding) or was cut off") from None
-        if expected is None and len(body) > self.max_body:
-            raise self._too_large()
         if expected is not None and len(body) != expected:
             raise _BodyError(400, f"the body ended after {len(body)} of its {expected} bytes (Content-Length)")
         return body
