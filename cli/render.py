@@ -439,9 +439,11 @@ def verdict_line(valid: bool, good: str, bad: str) -> Text:
 
 # --- text from documents ---------------------------------------------------------------------------
 
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """Characters a report never writes as they are: control characters (an escape sequence in a
-player's name would drive the terminal), bidirectional overrides and lone surrogates."""
+player's name would drive the terminal), the line and paragraph separators (a terminal breaks
+the line there: a table's cell split in two, the CLI audit of session 47), bidirectional
+overrides and lone surrogates."""
 
 
 def _escaped(match: re.Match[str]) -> str:

@@ -251,6 +251,7 @@ def test_a_lone_surrogate_in_a_name_is_written_escaped_in_the_html_report(tmp_pa
         ("A\u202eX", "A\\u202eX"),
         ("A\x00X", "A\\x00X"),
         ("A\tX\nY", "A\\x09X\\x0aY"),
+        ("A\u2028X\u2029Y", "A\\u2028X\\u2029Y"),
     ],
 )
 def test_control_characters_in_names_are_shown_escaped(tmp_path: Path, name: str, escaped: str) -> None:
