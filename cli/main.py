@@ -409,7 +409,9 @@ def _option_owning(problem: Mapping[str, Any], options: Mapping[str, str]) -> tu
 
 
 def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dict[str, Any]:
-    """The problem with each error pointer under a key of ``moved`` rewritten to its value."""
+    """The problem with each error pointer under a key of ``moved`` rewritten to its value. An
+    error moved to the file's root (a bare array of sets is the request's ``/sets``) is told by
+    its own detail, not the problem's, which is about the request."""
 
     def move(pointer: str) -> str:
         for old, new in moved.items():
@@ -420,13 +422,15 @@ def _pointers_moved(problem: Mapping[str, Any], moved: Mapping[str, str]) -> dic
     errors = problem.get("errors")
     if not isinstance(errors, list):
         return dict(problem)
-    return {
-        **problem,
-        "errors": [
-            {**e, "pointer": move(e["pointer"])} if isinstance(e, Mapping) and isinstance(e.get("pointer"), str) else e
-            for e in errors
-        ],
-    }
+    moved_errors = [
+        {**e, "pointer": move(e["pointer"])} if isinstance(e, Mapping) and isinstance(e.get("pointer"), str) else e
+        for e in errors
+    ]
+    to_root = any(
+        isinstance(e, Mapping) and e.get("pointer") and m.get("pointer") == ""
+        for e, m in zip(errors, moved_errors, strict=True)
+    )
+    return {**problem, "errors": moved_errors, **({"detail": None} if to_root else {})}
 
 
 def _rules_given(value: str | None, documents: Sequence[str | None] = ()) -> Any:

@@ -269,3 +269,20 @@ def test_suggest_reads_a_position_file_as_show_does(tmp_path: Path) -> None:
     for command in ("show", "suggest"):
         result = CliRunner().invoke(app, [command, str(path)])
         assert result.exit_code == 2 and "needs 'table'" in one_line_error(result), command
+
+
+def test_a_limit_on_a_bare_array_file_is_told_as_on_an_object(tmp_path: Path) -> None:
+    """A file of 101 sets as a bare array said "The request is over the service's limits ..."
+    with the limit twice and no word of what: the object form names the sets (the CLI audit,
+    session 47)."""
+    sets = [["R1", "R2", "R3"]] * 101
+    bare, wrapped = tmp_path / "bare.json", tmp_path / "wrapped.json"
+    bare.write_text(json.dumps(sets), encoding="utf-8")
+    wrapped.write_text(json.dumps({"sets": sets}), encoding="utf-8")
+    bare_line = one_line_error(CliRunner().invoke(app, ["validate", str(bare)]))
+    wrapped_line = one_line_error(CliRunner().invoke(app, ["validate", str(wrapped)]))
+    assert bare_line == f"rummikub: {bare}: this table has 101 sets; the limit is 100 (RUMMIKUB_MAX_SETS_PER_TABLE)"
+    assert (
+        wrapped_line
+        == f"rummikub: {wrapped}: /sets: this table has 101 sets; the limit is 100 (RUMMIKUB_MAX_SETS_PER_TABLE)"
+    )
