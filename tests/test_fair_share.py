@@ -177,7 +177,7 @@ def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() 
         # werkzeug routes a doubled slash to the view: the share read the path as it came
         # (a hostile-client audit, session 47: //v1/moves/suggest ran on the event loop)
         (Scope("//v1/moves/suggest", body), Proto(body)),
-        (Scope("/%2Fv1/moves/suggest", body), Proto(body)),
+        (Scope("///v1/moves/suggest", body), Proto(body)),  # (granian decodes /%2Fv1 to //v1)
         (Scope("/v1//moves/suggest", body), Proto(body)),
     ]
 

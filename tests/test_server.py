@@ -463,6 +463,31 @@ def test_a_chunked_body_in_too_many_chunks_is_refused() -> None:
     assert proto.taken == MAX_BODY_CHUNKS + 1
 
 
+def test_a_chunked_body_in_as_many_chunks_as_allowed_is_read() -> None:
+    """granian ends every body with an empty piece, which counted: 4,096 chunks were refused."""
+    from service.server import MAX_BODY_CHUNKS, RSGIAdapter
+
+    seen: list[bytes] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append(environ["wsgi.input"].read())
+        start_response("204 No Content", [])
+        return []
+
+    class Pieces(_FakeProto):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield b"["
+            for _ in range(MAX_BODY_CHUNKS - 2):
+                yield b" "
+            yield b"]"
+            yield b""
+
+    proto = Pieces(b"")
+    scope = _FakeScope("POST", "/v1/sets/validate", [("transfer-encoding", "chunked")])
+    asyncio.run(RSGIAdapter(app, 1 << 20, 1.0).__rsgi__(scope, proto))
+    assert proto.sent[0][0] == 204 and seen == [b"[" + b" " * (MAX_BODY_CHUNKS - 2) + b"]"]
+
+
 @pytest.mark.parametrize(
     ("headers", "status"),
     [([("content-length", "5000")], 413), ([("content-length", "4"), ("transfer-encoding", "chunked")], 400)],
@@ -593,7 +618,9 @@ def test_access_log_times_are_datetimes_iso_format() -> None:
 
 def test_adapter_environ_follows_wsgi() -> None:
     """Headers become ``HTTP_*`` keys (repeated ones joined with a comma), Content-Type is
-    ``CONTENT_TYPE``, Content-Length is the body read, and a percent-encoded path is decoded."""
+    ``CONTENT_TYPE``, Content-Length is the body read, and the path (granian's, decoded
+    already) is WSGI's: its UTF-8 bytes as Latin-1 characters, a ``%`` left as it is (the
+    adapter decoded it again: ``/v1/rules/%2573abra`` was sabra; a re-check, session 47)."""
     from service.server import RSGIAdapter
 
     environs: list[dict[str, Any]] = []
@@ -612,14 +639,16 @@ def test_adapter_environ_follows_wsgi() -> None:
         ("transfer-encoding", "chunked"),
         ("x-new-header-name", "v"),
     ]
-    asyncio.run(adapter.__rsgi__(_FakeScope("POST", "/v1/a%20b/%C3%A9", headers), _FakeProto(b"{}")))
+    asyncio.run(adapter.__rsgi__(_FakeScope("POST", "/v1/a b/é", headers), _FakeProto(b"{}")))
     asyncio.run(adapter.__rsgi__(_FakeScope("GET", "/healthz", [("host", "y")]), _FakeProto(b"")))
     first, second = environs
     assert first["HTTP_HOST"] == "x" and first["HTTP_X_FORWARDED_FOR"] == "1.2.3.4, 5.6.7.8"
     assert first["CONTENT_TYPE"] == "application/json" and first["CONTENT_LENGTH"] == "2"
     assert first["HTTP_X_NEW_HEADER_NAME"] == "v" and "HTTP_TRANSFER_ENCODING" not in first
     assert first["PATH_INFO"] == "/v1/a b/\xc3\xa9" and first["wsgi.input"].read() == b"{}"
-    for path in ("//v1/moves/suggest", "/%2Fv1//moves///suggest", "///v1/moves/suggest"):
+    asyncio.run(adapter.__rsgi__(_FakeScope("GET", "/v1/rules/%73abra", []), _FakeProto(b"")))
+    assert environs.pop()["PATH_INFO"] == "/v1/rules/%73abra"
+    for path in ("//v1/moves/suggest", "//v1//moves///suggest", "///v1/moves/suggest"):
         asyncio.run(adapter.__rsgi__(_FakeScope("POST", path, headers), _FakeProto(b"{}")))
         assert environs.pop()["PATH_INFO"] == "/v1/moves/suggest", path  # runs of slashes are one
     assert (first["SERVER_NAME"], first["SERVER_PORT"], first["REMOTE_ADDR"]) == ("127.0.0.1", "8000", "127.0.0.1")
