@@ -403,7 +403,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 _STATIC_ROUTES = frozenset(
     [f"/v1/{name}" for name in OPERATIONS]
-    + ["/v1/rules", "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/docs", "/docs/init.js"]
+    + ["/v1/render", "/v1/rules", "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/docs", "/docs/init.js"]
 )
 
 
