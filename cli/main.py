@@ -396,15 +396,10 @@ def _option_owning(problem: Mapping[str, Any], options: Mapping[str, str]) -> tu
     errors = problem.get("errors")
     if not isinstance(errors, list) or not errors:
         return None
+    pointers = [e.get("pointer") if isinstance(e, Mapping) else None for e in errors]
     for prefix, option in options.items():
-        relative = []
-        for e in errors:
-            pointer = e.get("pointer") if isinstance(e, Mapping) else None
-            if not isinstance(pointer, str) or not (pointer == prefix or pointer.startswith(prefix + "/")):
-                break
-            relative.append({**e, "pointer": pointer[len(prefix) :]})
-        else:
-            return option, {**problem, "detail": None, "errors": relative}  # (the detail points into the request)
+        if all(isinstance(p, str) and (p == prefix or p.startswith(prefix + "/")) for p in pointers):
+            return option, {**_pointers_moved(problem, {prefix: ""}), "detail": None}  # (the detail is the request's)
     return None
 
 

@@ -27,10 +27,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from engine import solver
-from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.rules import SABRA, Rules, RulesLike
 from engine.sets import TableSet, as_table
 from engine.tiles import Tile, as_tiles, sort_key
-from engine.turns import TurnVerdict, check_budget, check_elapsed, check_opened, require_rack, verify_turn
+from engine.turns import TurnVerdict, check_budget, check_elapsed, player_arguments, verify_turn
 from engine.violations import Violation
 
 ACCOUNTING_CODES = frozenset(
@@ -55,12 +55,9 @@ def verify_loose_turn(
     name as rules)."""
     before = as_table(before)
     after_tiles = as_tiles(after_tiles, "the loose tiles")
-    rack = as_tiles(rack, "a rack's tiles")
-    require_rack(rack)
-    check_opened(opened)
+    rack, rules = player_arguments(rack, opened, rules)
     check_elapsed(elapsed_seconds)
     check_budget(budget_seconds)
-    rules = resolve_rules(rules)
     before_keys = Counter(t.key for s in before for t in s.tiles)
     after_keys = Counter(t.key for t in after_tiles)
     if after_keys == before_keys:

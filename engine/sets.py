@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.errors import InputError, pointer_token
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
-from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, parse_tiles
+from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, as_tiles, joker_as, numbered, parse_tiles
 
 RUN = "run"
 GROUP = "group"
@@ -91,7 +91,8 @@ def read_set(tiles: Iterable[Tile], rules: RulesLike = SABRA, kind: str | None =
     try:
         memo_key = (tuple([t.code for t in tiles]), rules.strict_order, kind)
     except AttributeError:
-        raise TypeError(_not_tiles(tiles)) from None
+        as_tiles(tiles, "a set's tiles")  # (raises the TypeError naming the one that is no Tile)
+        raise
     reading = _MEMO.get(memo_key)
     if reading is None:
         if len(_MEMO) >= _MEMO_SIZE:
@@ -99,12 +100,6 @@ def read_set(tiles: Iterable[Tile], rules: RulesLike = SABRA, kind: str | None =
         _check_kind(kind)
         reading = _MEMO[memo_key] = _read(tiles, rules.strict_order, kind)
     return reading
-
-
-def _not_tiles(tiles: Iterable[object]) -> str:
-    """Why ``tiles`` are no set's tiles (one of them is no ``Tile``)."""
-    other = next((t for t in tiles if not isinstance(t, Tile)), None)
-    return f"a set's tiles are Tile objects (parse_tiles reads 'R5 R6 R7'), not {type(other).__name__} {other!r}"
 
 
 def _check_kind(kind: object) -> None:
@@ -341,10 +336,8 @@ class TableSet:
     _readings: dict[bool, SetReading] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if type(self.tiles) is not tuple:  # (an iterator read once, a list the caller may change)
-            object.__setattr__(self, "tiles", tuple(self.tiles))
-        if not all([type(t) is Tile for t in self.tiles]):
-            raise TypeError(_not_tiles(self.tiles))
+        # (a tuple of its own: an iterator is read once, a list the caller may change)
+        object.__setattr__(self, "tiles", as_tiles(self.tiles, "a set's tiles"))
         _check_kind(self.kind)
         if self.id is not None and not isinstance(self.id, str):
             raise TypeError(f"a set's id is a string or None, not {type(self.id).__name__} {self.id!r}")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from engine.rules import SABRA, Rules
-from engine.sets import RUN, SetReading, TableSet, as_table_set
+from engine.sets import RUN, SetReading, TableSet, as_table
 from engine.tiles import COLOR_NAMES, JOKER_KEY, Tile
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import validate_sets
@@ -368,10 +368,6 @@ def _width(tables: Iterable[Sequence[TableSet]], racks: Iterable[Sequence[Tile]]
     return max(MIN_WIDTH, wanted + 2 * PAD + 10)
 
 
-def _table(sets: Iterable[TableSet | Sequence[Tile]]) -> tuple[TableSet, ...]:
-    return tuple(as_table_set(s) for s in sets)
-
-
 # --- public ------------------------------------------------------------------------------------
 
 
@@ -399,7 +395,7 @@ def table_svg(
     """A table as SVG: every set read under ``rules`` (invalid sets, and sets breaking the tile
     supply, outlined with their code), then each rack of ``racks`` and the pool's size."""
     words = _w(lang)
-    sets = _table(table)
+    sets = as_table(table)
     verdict = validate_sets(sets, rules)
     views = [
         _SetView(s, v.reading, v.violations, ("",) * len(s.tiles)) for s, v in zip(sets, verdict.sets, strict=True)
@@ -493,7 +489,7 @@ def turn_svg(
     verdict with every violation in words. ``verdict`` defaults to :func:`verify_turn`'s; give
     the one a replay found to draw that one (a loose ``after`` is drawn as ``verdict.after``)."""
     words = _w(lang)
-    before_sets, after_sets, rack_tiles = _table(before), _table(after), tuple(rack)
+    before_sets, after_sets, rack_tiles = as_table(before), as_table(after), tuple(rack)
     if verdict is None:
         verdict = verify_turn(before_sets, after_sets, rack_tiles, opened, rules, elapsed_seconds)
     if verdict.after is not None:

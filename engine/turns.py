@@ -130,12 +130,18 @@ def verify_turn(
     reads (a preset name); tiles that are not ``Tile`` objects are a TypeError, as an
     ``opened`` that is no bool, and an ``elapsed_seconds`` that is no number of seconds
     (negative, NaN, a string) a TypeError or ValueError."""
-    rack = as_tiles(rack, "a rack's tiles")
-    require_rack(rack)
-    check_opened(opened)
+    rack, rules = player_arguments(rack, opened, rules)
     check_elapsed(elapsed_seconds)
-    rules = resolve_rules(rules)
     return _Turn(as_table(before), as_table(after), rack, opened, rules, elapsed_seconds, joint_steps).verdict()
+
+
+def player_arguments(rack: Iterable[Tile], opened: object, rules: RulesLike) -> tuple[tuple[Tile, ...], Rules]:
+    """What ``verify_turn``, ``verify_loose_turn`` and ``suggest`` take alike, checked: the rack
+    as a tuple of tiles (not empty: ``require_rack``), ``opened`` a bool, the rules resolved."""
+    tiles = as_tiles(rack, "a rack's tiles")
+    require_rack(tiles)
+    check_opened(opened)
+    return tiles, resolve_rules(rules)
 
 
 def check_opened(opened: object) -> None:

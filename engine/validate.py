@@ -16,31 +16,14 @@ from engine.tiles import JOKER_KEY, Tile, as_tiles, format_tiles
 from engine.violations import Violation
 
 
-def set_violation(reading: SetReading, at: str) -> Violation:
-    """The violation for an invalid set, carrying what its message needs."""
-    assert reading.code is not None
-    params: dict[str, Any] = {"count": len(reading.tiles)}
-    return Violation(reading.code, at, params)
-
-
-def kind_mismatch_violation(table_set: TableSet, at: str) -> Violation:
-    other = RUN if table_set.kind == GROUP else GROUP
-    return Violation("KIND_MISMATCH", at, {"kind": table_set.kind, "other": other})
-
-
 def invalid_set_params(table_set: TableSet, reading: SetReading) -> dict[str, Any]:
-    """What the message of a violation wrapping ``reading``'s set code needs (``INVALID_SET``,
-    ``BEFORE_TABLE_INVALID``): the tile count, and the kinds of a ``KIND_MISMATCH``."""
+    """What the message of an invalid set's code needs, alone (``sets/validate``) or wrapped
+    (``INVALID_SET``, ``BEFORE_TABLE_INVALID``): the tile count, and the kinds of a
+    ``KIND_MISMATCH``."""
     params: dict[str, Any] = {"count": len(reading.tiles)}
     if reading.code == "KIND_MISMATCH":
         params.update(kind=table_set.kind, other=RUN if table_set.kind == GROUP else GROUP)
     return params
-
-
-def _set_code_violation(table_set: TableSet, reading: SetReading, at: str) -> Violation:
-    if reading.code == "KIND_MISMATCH":
-        return kind_mismatch_violation(table_set, at)
-    return set_violation(reading, at)
 
 
 def labelled(violation: Violation, table_set: TableSet) -> Violation:
@@ -158,7 +141,7 @@ def _read_sets(sets: Sequence[TableSet], rules: Rules, prefix: str) -> list[SetV
     for i, table_set in enumerate(sets):
         at = f"{prefix}/{i}"
         reading = table_set.read(rules)
-        found = [] if reading.valid else [_set_code_violation(table_set, reading, at)]
+        found = [] if reading.valid else [Violation(str(reading.code), at, invalid_set_params(table_set, reading))]
         if at in supply:
             found.append(supply[at])
         verdicts.append(SetVerdict(reading, tuple(labelled(v, table_set) for v in found)))

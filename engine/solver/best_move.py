@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 import scipy.optimize  # noqa: F401  (engine.changes' matching: loaded with the solver, before any budget's clock)
 
 from engine.errors import InputError
-from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.rules import SABRA, Rules, RulesLike
 from engine.sets import TableSet, as_table, read_set
 from engine.solver import (
     exhaustive,
@@ -37,8 +37,8 @@ from engine.solver.model import (
     TIE_BREAKS,
     Suggestion,
 )
-from engine.tiles import Tile, as_tiles
-from engine.turns import check_budget, check_opened, require_rack
+from engine.tiles import Tile
+from engine.turns import check_budget, player_arguments
 from engine.validate import require_supply
 
 _FATES_FIRST = 16  # at most this many ways the jokers fare: the fates come before the variants' passes (``_opened``)
@@ -68,10 +68,7 @@ def suggest(
     of a tile than the tile set has, as the service answers them, and TypeError for tiles that
     are not ``Tile`` objects. ``rules`` may be anything ``resolve_rules`` reads."""
     table = as_table(table)
-    rack = as_tiles(rack, "a rack's tiles")
-    rules = resolve_rules(rules)
-    require_rack(rack)
-    check_opened(opened)
+    rack, rules = player_arguments(rack, opened, rules)
     check_budget(budget_seconds)
     for i, table_set in enumerate(table):
         if not table_set.read(rules).valid:
