@@ -14,13 +14,15 @@ import logging
 import os
 from collections.abc import Mapping
 from functools import lru_cache
+from http import HTTPStatus
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import msgspec
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
-from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, PreconditionFailed, RequestEntityTooLarge
+from werkzeug.routing import WebsocketMismatch
 
 from engine.errors import json_value_error_text
 from engine.violations import pick_language
@@ -298,7 +300,11 @@ def _register_meta_routes(app: Flask) -> None:
 
     @app.get("/docs/<path:asset>")
     def docs_asset(asset: str) -> Response:
-        return send_from_directory(swagger_ui_dir(), asset, max_age=86400)
+        response = send_from_directory(swagger_ui_dir(), asset, max_age=86400)
+        if response.status_code == 412:  # werkzeug keeps the file as the body of a failed If-Match
+            response.close()
+            raise PreconditionFailed()
+        return response
 
 
 def _register_error_handlers(app: Flask) -> None:
@@ -328,8 +334,16 @@ def _register_error_handlers(app: Flask) -> None:
                 [{"pointer": "", "detail": f"method {request.method} not allowed (allowed: {allowed})"}],
                 detail_es=f"{request.method} no está permitido en {request.path} (permitidos: {allowed}).",
             )
-        else:
-            problem = RequestError(status, error.description or "", [])
+        elif isinstance(error, WebsocketMismatch):
+            problem = RequestError(
+                status,
+                "This service does not speak WebSocket: send the request without 'Upgrade: websocket'.",
+                [{"pointer": "", "detail": "a WebSocket upgrade is not served: the API is plain HTTP"}],
+                detail_es="Este servicio no habla WebSocket: envíe la petición sin 'Upgrade: websocket'.",
+            )
+        else:  # werkzeug's own refusals (a malformed request, a failed precondition, a range)
+            description = error.description or HTTPStatus(status).phrase
+            problem = RequestError(status, description, [{"pointer": "", "detail": _first_lower(description)}])
         response = _problem_response(problem)
         for name, value in error.get_headers():
             if name.lower() != "content-type":
@@ -417,3 +431,9 @@ def route_of(path: str) -> str:
     if path.startswith("/docs/"):
         return "/docs/{asset}"
     return "other"
+
+
+def _first_lower(text: str) -> str:
+    """A sentence as an ``errors[]`` detail: lower-case first letter, no closing full stop."""
+    text = text.strip().rstrip(".")
+    return text[:1].lower() + text[1:]

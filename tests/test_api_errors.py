@@ -581,6 +581,29 @@ def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
     assert "sabra" in result["detail"]
 
 
+def test_werkzeug_refusals_are_problems_naming_the_request(client: FlaskClient) -> None:
+    """A refusal werkzeug makes on its own (a websocket upgrade routed, a failed If-Match, a
+    range beyond a file) is a problem with one error at "" and a title in the asked language;
+    a failed If-Match on a docs asset does not carry the asset (it did, with werkzeug's 412)."""
+    body = {"sets": [["R1", "R2", "R3"]]}
+    upgrade = {"Upgrade": "websocket", "Connection": "Upgrade"}
+    result = problem(client.post("/v1/sets/validate", json=body, headers=upgrade), 400)
+    assert result["errors"] == [{"pointer": "", "detail": "a WebSocket upgrade is not served: the API is plain HTTP"}]
+    spanish = problem(client.post("/v1/sets/validate", json=body, headers={**upgrade, "Accept-Language": "es"}), 400)
+    assert spanish["detail"].startswith("Este servicio no habla WebSocket")
+    asset = "/docs/swagger-ui.css"
+    assert client.get(asset).status_code == 200
+    response = client.get(asset, headers={"If-Match": '"no-such-etag"'})
+    result = problem(response, 412)
+    assert result["errors"] == [{"pointer": "", "detail": result["detail"][:1].lower() + result["detail"][1:-1]}]
+    assert len(response.get_data()) < 1000
+    response = client.get(asset, headers={"Range": "bytes=99999999-", "Accept-Language": "es"})
+    result = problem(response, 416)
+    assert result["title"] == "Rango no satisfacible"
+    assert len(result["errors"]) == 1 and result["errors"][0]["pointer"] == ""
+    assert response.headers["Content-Range"].startswith("bytes */")
+
+
 # --- languages ----------------------------------------------------------------------------------
 
 
