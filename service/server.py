@@ -291,17 +291,29 @@ class BudgetGate:
     ``BUDGET_NICE``), so the worker's event loop keeps answering everything else: verdicts never
     queue behind the solver, nor share an interpreter with it. ``queue`` more wait, first come
     first served, at most ``wait`` seconds; any other is refused at once (503, Retry-After). The
-    gate runs on the worker's event loop: no locks. ``executor``: a thread pool instead (tests)."""
+    gate runs on the worker's event loop: no locks. ``executor``: a thread pool instead (tests).
+    Each request holds its slot for up to its ``cost`` (seconds, the solver's budget unless
+    ``acquire`` says otherwise: a replay's ``analyze`` has a budget of its own), which
+    ``retry_after`` adds up."""
 
     def __init__(
-        self, slots: int, queue: int, wait: float, budget_seconds: float, executor: Executor | None = None
+        self,
+        slots: int,
+        queue: int,
+        wait: float,
+        budget_seconds: float,
+        executor: Executor | None = None,
+        analyze_budget_seconds: float | None = None,
     ) -> None:
         self.slots = slots
         self.queue = queue
         self.wait = wait
         self.budget_seconds = budget_seconds
+        self.analyze_budget_seconds = budget_seconds if analyze_budget_seconds is None else analyze_budget_seconds
         self.running = 0
+        self.running_cost = 0.0
         self.waiters: deque[asyncio.Future[None]] = deque()
+        self.waiting_cost: dict[asyncio.Future[None], float] = {}
         self.in_processes = executor is None
         self.executor = budget_processes(slots) if executor is None else executor
 
@@ -339,48 +351,63 @@ class BudgetGate:
         broken.shutdown(wait=False, cancel_futures=True)
 
     def retry_after(self) -> int:
-        """Seconds until a slot is likely free for a new request: every waiting request, and one
-        running on each slot, may take the budget."""
-        return max(1, math.ceil(self.budget_seconds * (len(self.waiters) + self.slots) / self.slots))
+        """Seconds until a slot is likely free for a new request: every running and waiting
+        request may take its whole cost, shared among the slots."""
+        queued = self.running_cost + sum(self.waiting_cost.values())
+        return max(1, math.ceil(queued / self.slots - 1e-9))
 
-    async def acquire(self) -> float | None:
-        """Take a slot: the seconds waited for it, or None when refused (the share is full, or
-        no slot came free within ``wait``)."""
+    async def acquire(self, cost: float | None = None) -> float | None:
+        """Take a slot for a request costing up to ``cost`` seconds (the solver's budget when
+        None): the seconds waited for it, or None when refused (the share is full, or no slot
+        came free within ``wait``). ``release`` it with the same cost."""
+        cost = self.budget_seconds if cost is None else cost
         if self.running < self.slots and not self.waiters:
             self.running += 1
+            self.running_cost += cost
             return 0.0
         if len(self.waiters) >= self.queue:
             return None
         started = time.perf_counter()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiters.append(future)
+        self.waiting_cost[future] = cost
         try:
             async with asyncio.timeout(self.wait):
                 await future
         except TimeoutError:
             if future.done() and not future.cancelled():  # handed a slot as the wait ran out
                 return time.perf_counter() - started
-            with contextlib.suppress(ValueError):
-                self.waiters.remove(future)
+            self._forget(future)
             return None
         except asyncio.CancelledError:  # the request's task is cancelled while waiting
             if future.done() and not future.cancelled():
-                self.release()  # handed a slot: pass it on
+                self.release(cost)  # handed a slot: pass it on
             else:
-                with contextlib.suppress(ValueError):
-                    self.waiters.remove(future)
+                self._forget(future)
             raise
         return time.perf_counter() - started
 
-    def release(self) -> None:
-        """Give the slot to the first waiter still waiting, else free it."""
+    def _forget(self, future: asyncio.Future[None]) -> None:
+        with contextlib.suppress(ValueError):
+            self.waiters.remove(future)
+        self.waiting_cost.pop(future, None)
+
+    def release(self, cost: float | None = None) -> None:
+        """Give the slot of a request costing ``cost`` (as acquired) to the first waiter still
+        waiting, else free it."""
+        self.running_cost = max(0.0, self.running_cost - (self.budget_seconds if cost is None else cost))
         while self.waiters:
             future = self.waiters.popleft()
+            waiting_cost = self.waiting_cost.pop(future, self.budget_seconds)
             if not future.done():
+                self.running_cost += waiting_cost
                 future.set_result(None)
                 return
         self.running -= 1
 
+
+_COST_KEY = "rummikub.budget_cost"
+"""The environ key of a budgeted request's cost in seconds, when not the solver's budget."""
 
 _HEADER_KEYS: dict[str, str] = {"content-type": "CONTENT_TYPE", "content-length": "", "transfer-encoding": ""}
 """Header name (granian gives them lower-case) → WSGI environ key (``""``: not passed on); the
@@ -520,6 +547,9 @@ class RSGIAdapter:
         except (ValueError, RecursionError):
             return False  # the app answers 400
         environ[app.JSON_BODY_KEY] = doc
+        if name == "games/replay" and isinstance(doc, dict) and doc.get("analyze", False) is not False:
+            assert self.gate is not None
+            environ[_COST_KEY] = self.gate.analyze_budget_seconds  # (an analysis holds its slot that long)
         return operations.is_budgeted(name, doc)
 
     async def _budgeted_call(self, scope: Any, proto: Any, environ: dict[str, Any], started: float) -> None:
@@ -529,7 +559,8 @@ class RSGIAdapter:
         gate = self.gate
         assert gate is not None
         route = route_of(environ["PATH_INFO"])
-        waited = await gate.acquire()
+        cost = environ.get(_COST_KEY)
+        waited = await gate.acquire(cost)
         if waited is None:
             self._busy(scope, proto, environ, route, started)
             return
@@ -537,10 +568,10 @@ class RSGIAdapter:
         try:
             work, executor = gate.submit(self._call, environ)
         except BaseException:
-            gate.release()
+            gate.release(cost)
             raise
         # The slot is free when the work is done, even if this task is cancelled before.
-        work.add_done_callback(lambda _: gate.release())
+        work.add_done_callback(lambda _: gate.release(cost))
         try:
             status, out_headers, data = await work
         except BrokenExecutor:
@@ -792,7 +823,11 @@ def rsgi_app() -> RSGIAdapter:
     app = create_app()
     limits = app.extensions[LIMITS_KEY]
     gate = BudgetGate(
-        settings.budget_slots, settings.budget_queue, settings.budget_wait, limits.solver_budget_ms / 1000
+        settings.budget_slots,
+        settings.budget_queue,
+        settings.budget_wait,
+        limits.solver_budget_ms / 1000,
+        analyze_budget_seconds=limits.analyze_budget_ms / 1000,
     )
     adapter = RSGIAdapter(app, limits.max_body_bytes, settings.read_timeout, settings.threads, gate)
     new_sets_programme.prepare()  # the libraries a verdict may need, now and not in a request

@@ -80,6 +80,48 @@ def test_gate_slots_queue_wait_and_handover() -> None:
     asyncio.run(scenario())
 
 
+def test_retry_after_adds_up_each_request_s_own_budget() -> None:
+    """A replay's ``analyze`` holds its slot for up to the analysis budget (5 s by default), not
+    the solver's 1 s: Retry-After counts each running and waiting request's own cost (it said
+    1-3 s while analyses held the slots for 5; a hostile-client audit, session 47)."""
+
+    async def scenario() -> None:
+        gate = BudgetGate(slots=2, queue=2, wait=5.0, budget_seconds=1.0, executor=THREADS, analyze_budget_seconds=5.0)
+        assert await gate.acquire(5.0) == 0.0 and await gate.acquire() == 0.0
+        assert gate.retry_after() == 3  # (5 + 1) / 2 slots
+        waiting = asyncio.ensure_future(gate.acquire(5.0))
+        await asyncio.sleep(0.01)
+        assert gate.retry_after() == 6  # (5 + 1 + 5) / 2, rounded up
+        gate.release()  # the 1 s request ends: its slot passes to the waiting analysis
+        assert await waiting is not None and gate.running == 2 and gate.retry_after() == 5
+        gate.release(5.0)
+        gate.release(5.0)
+        assert gate.running == 0 and gate.running_cost == 0 and gate.retry_after() == 1
+
+    asyncio.run(scenario())
+
+
+def test_the_adapter_charges_an_analysis_its_own_budget() -> None:
+    adapter, release, _ = _one_slot_adapter(holding="/v1/games/replay")
+    assert adapter.gate is not None
+    adapter.gate.analyze_budget_seconds = 5.0
+    replay = json.dumps({"players": [], "turns": [], "analyze": True}).encode()
+    body = b'{"table": [], "rack": ["R1"], "opened": true}'
+
+    async def scenario() -> Proto:
+        running = asyncio.ensure_future(adapter.__rsgi__(Scope("/v1/games/replay", replay), Proto(replay)))
+        await asyncio.sleep(0.05)
+        refused = Proto(body)
+        await adapter.__rsgi__(Scope("/v1/moves/suggest", body), refused)
+        release.set()
+        await running
+        return refused
+
+    refused = asyncio.run(scenario())
+    assert refused.sent[0][0] == 503 and refused.sent[0][1]["retry-after"] == "5"
+    assert adapter.gate.running == 0 and adapter.gate.running_cost == 0
+
+
 class Scope:
     proto = "http"
     method = "POST"
@@ -203,8 +245,9 @@ def test_the_busy_answer_is_the_documented_one() -> None:
 
     spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text(encoding="utf-8"))
     gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0, executor=THREADS)
-    gate.running = 1
+    gate.running, gate.running_cost = 1, 1.0
     gate.waiters.extend([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)])
+    gate.waiting_cost.update(dict.fromkeys(gate.waiters, 1.0))
     adapter = RSGIAdapter(lambda e, s: [], 1000, 1.0, gate=gate)
     proto = Proto(b"")
     adapter._busy(Scope("/v1/moves/suggest", b""), proto, {"PATH_INFO": "/v1/moves/suggest"}, "/v1/moves/suggest", 0.0)
