@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InputError, pointer_token
@@ -26,6 +27,7 @@ class RulesError(InputError):
         self.others = others
 
     def under(self, prefix: str) -> RulesError:
+        """The same error with its pointer (and its companions') below ``prefix`` (``/rules``)."""
         return RulesError(self.message, prefix + self.pointer, tuple(o.under(prefix) for o in self.others))
 
     @property
@@ -140,6 +142,7 @@ class Rules:
 
     @property
     def supply(self) -> TileSupply:
+        """The tile set these rules play with (``SUPPLIES[self.tiles]``)."""
         return SUPPLIES[self.tiles]
 
     @property
@@ -168,45 +171,48 @@ class Rules:
 SETTINGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules) if f.name != "preset")
 
 SABRA = Rules()
-PRESETS: dict[str, Rules] = {
-    "sabra": SABRA,
-    "pressman-2009": dataclasses.replace(
-        SABRA,
-        preset="pressman-2009",
-        joker_replacement_from="rack",
-        freed_joker_use="new_set_with_two_rack_tiles",
-        turn_time_limit=120,
-        timeout_penalty=1,
-    ),
-    "strict-joker": dataclasses.replace(SABRA, preset="strict-joker", joker_sets_locked=True),
-    "free-joker": dataclasses.replace(SABRA, preset="free-joker", joker_release="free"),
-    "opening-50": dataclasses.replace(SABRA, preset="opening-50", initial_meld_min=50),
-    "komoni": dataclasses.replace(
-        SABRA,
-        preset="komoni",
-        joker_penalty=25,
-        scoring="penalty_only",
-        players=(2, 3, 4, 5, 6),
-        deal=((2, 14), (3, 13), (4, 13), (5, 13), (6, 13)),
-    ),
-    "xp": dataclasses.replace(
-        SABRA,
-        preset="xp",
-        tiles="xp",
-        players=(2, 3, 4, 5, 6),
-        deal=tuple((n, 14) for n in range(2, 7)),
-    ),
-    "classic-timed": dataclasses.replace(
-        SABRA,
-        preset="classic-timed",
-        players=(2, 3, 4, 5, 6),
-        deal=((2, 10), (3, 7), (4, 7), (5, 7), (6, 7)),
-        turn_time_limit=120,
-        timeout_penalty=3,
-        timeout_keeps_valid_sets=True,
-    ),
-    "online-sabra": dataclasses.replace(SABRA, preset="online-sabra", pool_exhausted_end="one_more_turn"),
-}
+PRESETS: Mapping[str, Rules] = MappingProxyType(
+    {
+        "sabra": SABRA,
+        "pressman-2009": dataclasses.replace(
+            SABRA,
+            preset="pressman-2009",
+            joker_replacement_from="rack",
+            freed_joker_use="new_set_with_two_rack_tiles",
+            turn_time_limit=120,
+            timeout_penalty=1,
+        ),
+        "strict-joker": dataclasses.replace(SABRA, preset="strict-joker", joker_sets_locked=True),
+        "free-joker": dataclasses.replace(SABRA, preset="free-joker", joker_release="free"),
+        "opening-50": dataclasses.replace(SABRA, preset="opening-50", initial_meld_min=50),
+        "komoni": dataclasses.replace(
+            SABRA,
+            preset="komoni",
+            joker_penalty=25,
+            scoring="penalty_only",
+            players=(2, 3, 4, 5, 6),
+            deal=((2, 14), (3, 13), (4, 13), (5, 13), (6, 13)),
+        ),
+        "xp": dataclasses.replace(
+            SABRA,
+            preset="xp",
+            tiles="xp",
+            players=(2, 3, 4, 5, 6),
+            deal=tuple((n, 14) for n in range(2, 7)),
+        ),
+        "classic-timed": dataclasses.replace(
+            SABRA,
+            preset="classic-timed",
+            players=(2, 3, 4, 5, 6),
+            deal=((2, 10), (3, 7), (4, 7), (5, 7), (6, 7)),
+            turn_time_limit=120,
+            timeout_penalty=3,
+            timeout_keeps_valid_sets=True,
+        ),
+        "online-sabra": dataclasses.replace(SABRA, preset="online-sabra", pool_exhausted_end="one_more_turn"),
+    }
+)
+"""Every rules preset by name (read-only: a preset is shared by every request naming it)."""
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
     "sabra": "Current official rules (Sabra/Kodkod): 106 tiles, 14 dealt, opening 30, jokers freed by their tile from rack or table.",

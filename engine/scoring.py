@@ -69,9 +69,11 @@ class RoundResult:
 
     @property
     def winner(self) -> str | None:
+        """The round's one winner, or None when the win is shared (see ``winners``)."""
         return self.winners[0] if len(self.winners) == 1 else None
 
     def to_json(self) -> dict[str, Any]:
+        """The rounds/score answer (SPEC §5, §7); fractional scores as numbers."""
         return {
             "winner": self.winner,
             "winners": list(self.winners),
@@ -184,9 +186,12 @@ class MatchResult:
 
     @property
     def winner(self) -> str | None:
+        """The match's one winner, or None when the lowest (``penalty_only``) or highest total is shared (see
+        ``winners``)."""
         return self.winners[0] if len(self.winners) == 1 else None
 
     def to_json(self) -> dict[str, Any]:
+        """The matches/score answer (SPEC §7): every round's result, the totals, standings and winners."""
         return {
             "rounds": [r.to_json() for r in self.rounds],
             "totals": [{"name": name, "total": number(total)} for name, total in self.totals],

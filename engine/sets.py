@@ -58,22 +58,27 @@ class SetReading:
 
     @property
     def valid(self) -> bool:
+        """Whether the set has a reading (``code`` is None)."""
         return self.code is None
 
     @property
     def best(self) -> Reading | None:
+        """The highest-valued reading (SPEC §2: the set's value), None when invalid."""
         return self.readings[0] if self.readings else None
 
     @property
     def kind(self) -> str | None:
+        """The kind of the best reading (``run`` or ``group``), None when invalid."""
         return self.readings[0].kind if self.readings else None
 
     @property
     def value(self) -> int | None:
+        """The set's value: its best reading's (a joker worth the tile it stands for), None when invalid."""
         return self.readings[0].value if self.readings else None
 
     @property
     def kinds(self) -> tuple[str, ...]:
+        """Every kind the set reads as, sorted (both for ``R5 J J``)."""
         return tuple(sorted({r.kind for r in self.readings}))
 
 

@@ -11,6 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InputError, pointer_token
@@ -88,6 +89,7 @@ class Tile:
 
     @property
     def is_joker(self) -> bool:
+        """Whether the tile is a joker (it has no colour)."""
         return self.color is None
 
     @property
@@ -328,10 +330,13 @@ class TileSupply:
         return max((n for key, n in counts.items() if key != JOKER_KEY), default=0) <= self.copies
 
 
-SUPPLIES: dict[str, TileSupply] = {
-    "classic": TileSupply("classic", copies=2, jokers=2),
-    "xp": TileSupply("xp", copies=3, jokers=4),
-}
+SUPPLIES: Mapping[str, TileSupply] = MappingProxyType(
+    {
+        "classic": TileSupply("classic", copies=2, jokers=2),
+        "xp": TileSupply("xp", copies=3, jokers=4),
+    }
+)
+"""Every tile set by name (read-only, as ``engine.rules.PRESETS``)."""
 
 
 def tile_counts(tiles: Iterable[Tile]) -> Counter[str]:

@@ -55,10 +55,13 @@ class TurnVerdict:
 
     @property
     def restore_table(self) -> bool:
+        """Whether the table goes back to ``before`` when the turn is illegal: True unless a timeout
+        keeps its valid sets (``kept``)."""
         return self.kept is None
 
     @property
     def valid(self) -> bool:
+        """Whether the turn is legal: no violation."""
         return not self.violations
 
     @property
@@ -71,6 +74,7 @@ class TurnVerdict:
         return self.valid or (self.kept is not None and self.penalty_draw == 0)
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
+        """The turns/verify answer (SPEC §4, §7), messages in ``lang``."""
         out: dict[str, Any] = {
             "valid": self.valid,
             "action": self.action,

@@ -114,9 +114,11 @@ class SetVerdict:
 
     @property
     def valid(self) -> bool:
+        """Whether the set is valid: no violation."""
         return not self.violations
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
+        """One set of the sets/validate answer (SPEC §7), messages in ``lang``."""
         valid = self.valid
         return {
             "valid": valid,
@@ -156,9 +158,11 @@ class SetsVerdict:
 
     @property
     def valid(self) -> bool:
+        """Whether every set is valid."""
         return all(s.valid for s in self.sets)
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
+        """The sets/validate answer (SPEC §7), messages in ``lang``."""
         return {"valid": self.valid, "sets": [s.to_json(lang) for s in self.sets]}
 
 
@@ -181,9 +185,11 @@ class MeldVerdict:
 
     @property
     def valid(self) -> bool:
+        """Whether the meld opens: no violation (every set valid, the value at least the threshold)."""
         return not self.violations
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
+        """The melds/check answer (SPEC §7), messages in ``lang`` (``en`` or ``es``)."""
         return {
             "valid": self.valid,
             "value": self.value,

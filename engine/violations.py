@@ -286,6 +286,7 @@ class Violation:
         return hash((self.code, self.at, self.set_code))
 
     def message(self, lang: str = "en") -> str:
+        """The violation's message in ``lang`` (``en`` or ``es``), its set id first when it has one."""
         params = dict(self.params)
         if self.set_code is not None:
             params["set_code"] = self.set_code
@@ -296,6 +297,8 @@ class Violation:
         return message
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:
+        """The violation as the API gives it: ``code``, ``message`` in ``lang``, ``at``, and ``set_code`` when a
+        set's own code."""
         out: dict[str, Any] = {"code": self.code, "message": self.message(lang), "at": self.at}
         if self.set_code is not None:
             out["set_code"] = self.set_code

@@ -235,6 +235,48 @@ def test_a_sets_counts_cannot_be_changed_from_outside() -> None:
     assert verify_turn(before, [P("R4 R5 R6"), P("K1 K2 J")], P("R6 K1 K2"), True).valid
 
 
+def test_presets_and_tile_sets_cannot_be_changed_from_outside() -> None:
+    """Presets are shared by every caller naming them: a caller replacing ``PRESETS["sabra"]``
+    changed every later request's rules (a library audit, session 47)."""
+    from engine.tiles import SUPPLIES
+
+    with pytest.raises(TypeError):
+        PRESETS["sabra"] = PRESETS["free-joker"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        SUPPLIES["classic"] = SUPPLIES["xp"]  # type: ignore[index]
+    assert not hasattr(PRESETS, "clear") and not hasattr(SUPPLIES, "pop")
+    assert resolve_rules("sabra") is PRESETS["sabra"] and PRESETS["sabra"].joker_release == "replace"
+    assert list(PRESETS) == [
+        "sabra",
+        "pressman-2009",
+        "strict-joker",
+        "free-joker",
+        "opening-50",
+        "komoni",
+        "xp",
+        "classic-timed",
+        "online-sabra",
+    ]
+
+
+def test_every_public_method_and_property_says_what_it_is() -> None:
+    """The engine is a library (docs/rules-engine.md): what ``help()`` shows must say something."""
+    import inspect
+
+    import engine
+
+    missing = []
+    for name in engine.__all__:
+        exported = getattr(engine, name)
+        if not inspect.isclass(exported):
+            continue
+        for member, value in vars(exported).items():
+            function = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+            if not member.startswith("_") and callable(function) and not inspect.getdoc(function):
+                missing.append(f"{name}.{member}")
+    assert missing == []
+
+
 def test_every_public_budget_and_flag_is_checked() -> None:
     from engine.generate import generate_game
     from engine.loose import verify_loose_turn
