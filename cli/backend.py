@@ -31,6 +31,9 @@ MAX_RETRY_AFTER = 30.0
 class Backend(Protocol):
     """What a command needs from a back end."""
 
+    lang: str
+    """The language of the messages it answers with."""
+
     def call(self, operation: str, body: Any) -> dict[str, Any]:
         """The response of ``POST /v1/<operation>`` for ``body``."""
         ...

@@ -131,7 +131,7 @@ def request_body(job: Job, doc: Any) -> Any:
     return body
 
 
-def _summarise(row: Row, result: dict[str, Any]) -> None:
+def _summarise(row: Row, result: dict[str, Any], lang: str) -> None:
     if row.kind == "match":
         row.scores = [(str(t.get("name")), t.get("total", 0)) for t in result.get("totals") or []]
         row.winner = result.get("winner") or ", ".join(result.get("winners") or [])
@@ -143,7 +143,7 @@ def _summarise(row: Row, result: dict[str, Any]) -> None:
     if row.kind == "game":
         row.first_invalid_turn = result.get("first_invalid_turn")
         if not result.get("valid"):
-            row.note, row.code = first_violation(result)
+            row.note, row.code = first_violation(result, words_in(lang)["at"])
 
 
 def first_violation(result: dict[str, Any], at: str = " at {at}") -> tuple[str | None, str | None]:
@@ -189,7 +189,7 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
         return Row(source.file, source.line, kind, FAILED, error=f"internal error: {type(exc).__name__}: {exc}")
     status = INVALID if result.get("valid") is False else OK
     row = Row(source.file, source.line, kind, status, result=result, scoring=_scoring(body))
-    _summarise(row, result)
+    _summarise(row, result, backend.lang)
     if job.jsonl:
         # Serialised here, in the worker: a string crosses the process boundary cheaply.
         row.jsonl = json.dumps(row.to_json(), ensure_ascii=False)

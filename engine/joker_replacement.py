@@ -201,7 +201,11 @@ def _replace(
         fixed_by_tile[key] += copies
 
     def unmet(demand: _Demand) -> list[Violation]:
-        return [Violation(missing_code, search.sources[demand.source].home(), {"tile": demand.label})] * demand.weight
+        label = demand.label
+        given = chosen.get((demand.source, demand.tag)) if demand.tag else None
+        if given:  # a group joker stood for a colour no other joker of its set was replaced by
+            label = " or ".join(c for (c,) in demand.bundles if c not in given) or label
+        return [Violation(missing_code, search.sources[demand.source].home(), {"tile": label})] * demand.weight
 
     def place(d: int, found: list[Violation]) -> None:
         nonlocal best

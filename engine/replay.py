@@ -549,6 +549,8 @@ def _pool_mismatch(groups: Sequence[tuple[str, Sequence[Tile]]], rules: Rules) -
     params["missing"] = " ".join(missing[:12])
     if len(missing) > 12:  # (worded in the message's language: "and 65 more", "y 65 más")
         params.update(case="more", more=len(missing) - 12)
+    elif len(missing) == 1:  # ("falta: J", not "faltan")
+        params["case"] = "one"
     return Violation("POOL_MISMATCH", "/pool", params)
 
 

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.errors import InputError
-from engine.rules import SABRA, Rules, RulesLike, resolve_rules
+from engine.rules import PRESETS, SABRA, Rules, RulesLike, resolve_rules
 from engine.tiles import Tile, as_tiles
 from engine.validate import require_supply
 
@@ -118,8 +118,9 @@ def score_round(
     values = [rack_value(p.rack, rules) for p in players]
     empty = [i for i, p in enumerate(players) if not p.rack and not (unnamed and unnamed[i])]
     if len(empty) > 1:
+        count = "two" if len(empty) == 2 else str(len(empty))
         raise ScoringError(
-            f"two players have empty racks ({players[empty[0]].name}, {players[empty[1]].name}): only one can go out",
+            f"{count} players have empty racks ({', '.join(players[i].name for i in empty)}): only one can go out",
             f"{prefix}/players/{empty[1]}/rack",
         )
     if empty:
@@ -159,11 +160,16 @@ def _zero_sum_mode(rules: Rules) -> str | None:
     return rules.pool_exhausted_scoring if rules.scoring == "zero_sum" else None
 
 
+def _rules_name(rules: Rules) -> str:
+    """ "the sabra rules" for a preset as it is, "these rules" once a request changed it."""
+    return f"the {rules.preset} rules" if PRESETS.get(rules.preset) == rules else "these rules"
+
+
 def _check_players(players: Sequence[PlayerRack], rules: Rules, prefix: str) -> None:
     if len(players) not in rules.players:
-        allowed = f"{min(rules.players)}-{max(rules.players)}"
+        allowed = ", ".join(map(str, sorted(rules.players)))  # (as PLAYER_COUNT: 2, 4 is no range)
         raise ScoringError(
-            f"{len(players)} player{'' if len(players) == 1 else 's'} cannot play under the {rules.preset} rules"
+            f"{len(players)} player{'' if len(players) == 1 else 's'} cannot play under {_rules_name(rules)}"
             f" (allowed: {allowed})",
             f"{prefix}/players",
         )

@@ -33,7 +33,7 @@ from engine.sets import RUN, SetReading, TableSet, as_table
 from engine.tiles import COLOR_NAMES, JOKER_KEY, Tile
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import validate_sets
-from engine.violations import Violation
+from engine.violations import Count, Violation
 
 __all__ = ["COLORS_HEX", "RackView", "rack_svg", "table_svg", "turn_svg"]
 
@@ -60,7 +60,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "before": "Before",
         "after": "After",
         "rack": "Rack",
-        "pool": "Pool: {n} tiles",
+        "pool": "Pool: {n:tile/tiles}",
         "empty_table": "(empty table)",
         "empty_rack": "(empty rack)",
         "set": "Set {n}",
@@ -76,12 +76,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "legal_play": "Legal play",
         "legal_draw": "Legal draw (nothing played)",
         "went_out": " — the player went out",
-        "illegal": "Illegal turn: {n} violation(s)",
+        "illegal": "Illegal turn: {n:violation/violations}",
         "opened": "opened",
         "not_opened": "not opened",
         "table_valid": "every set is valid",
-        "table_invalid": "{n} invalid set(s)",
-        "sets": "{n} set(s)",
+        "table_invalid": "{n:invalid set/invalid sets}",
+        "sets": "{n:set/sets}",
         "legend": "green outline: played this turn · dashed purple: freed joker · red outline: invalid set",
     },
     "es": {
@@ -89,7 +89,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "before": "Antes",
         "after": "Después",
         "rack": "Atril",
-        "pool": "Pozo: {n} fichas",
+        "pool": "Pozo: {n:ficha/fichas}",
         "empty_table": "(mesa vacía)",
         "empty_rack": "(atril vacío)",
         "set": "Combinación {n}",
@@ -105,12 +105,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "legal_play": "Jugada legal",
         "legal_draw": "Robo legal (no se jugó nada)",
         "went_out": " — el jugador se quedó sin fichas",
-        "illegal": "Turno ilegal: {n} infracción(es)",
+        "illegal": "Turno ilegal: {n:infracción/infracciones}",
         "opened": "abrió",
         "not_opened": "no ha abierto",
         "table_valid": "todas las combinaciones son válidas",
-        "table_invalid": "{n} combinación(es) no válida(s)",
-        "sets": "{n} combinación(es)",
+        "table_invalid": "{n:combinación no válida/combinaciones no válidas}",
+        "sets": "{n:combinación/combinaciones}",
         "legend": "borde verde: jugada en este turno · morado discontinuo: comodín liberado · borde rojo: no válida",
     },
 }
@@ -401,8 +401,8 @@ def table_svg(
         _SetView(s, v.reading, v.violations, ("",) * len(s.tiles)) for s, v in zip(sets, verdict.sets, strict=True)
     ]
     invalid = sum(1 for v in views if v.violations)
-    state = words["table_invalid"].format(n=invalid) if invalid else words["table_valid"]
-    heading = f"{words['table']} — {words['sets'].format(n=len(sets))}, {state}"
+    state = words["table_invalid"].format(n=Count(invalid)) if invalid else words["table_valid"]
+    heading = f"{words['table']} — {words['sets'].format(n=Count(len(sets)))}, {state}"
     canvas = _Canvas(_width([sets], [r.tiles for r in racks]), lang, title or heading)
     canvas.heading(heading)
     _draw_sets(canvas, views, words["empty_table"])
@@ -413,7 +413,7 @@ def table_svg(
         canvas.heading(label)
         _draw_rack(canvas, tuple(rack.tiles))
     if pool is not None:
-        canvas.lines([words["pool"].format(n=pool)])
+        canvas.lines([words["pool"].format(n=Count(pool))])
     return canvas.finish()
 
 
@@ -506,7 +506,7 @@ def turn_svg(
         if verdict.rack_empty:
             outcome += words["went_out"]
     else:
-        outcome = words["illegal"].format(n=len(verdict.violations))
+        outcome = words["illegal"].format(n=Count(len(verdict.violations)))
     heading = title or f"{words['before']} → {words['after']}: {outcome}"
     canvas = _Canvas(_width([before_sets, after_sets], [rack_tiles]), lang, heading)
     canvas.heading(f"{words['before']} ({words['opened'] if opened else words['not_opened']})")

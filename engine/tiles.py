@@ -182,6 +182,8 @@ def parse_tile_text(text: str) -> Tile:
     if body == JOKER_KEY:
         tile = JOKER
     elif body.startswith("J="):
+        if body[2:].strip(SPACE).startswith(JOKER_KEY):  # "J=J": as the object form words it
+            raise TileError(f"{text!r} is not a tile: a joker must stand for a numbered tile, like J=R5", "")
         tile = joker_as(_parse_numbered_text(body[2:], ""))
     elif body.startswith(JOKER_KEY):  # ("J" is no colour: "JR5", "J =R5" meant a joker)
         raise TileError(f"{text!r} is not a tile: a joker is J, or J=R5 for the tile it stands for", "")

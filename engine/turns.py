@@ -300,9 +300,11 @@ class _JokerOutcome(NamedTuple):
     stayed: int
 
 
-def _copies(key: str, n: int) -> dict[str, object]:
-    """The facts of a violation about ``n`` copies of one tile (worded for more than one)."""
-    return {"tile": key, "count": n, "case": "copies"} if n > 1 else {"tile": key, "count": n}
+def _copies(key: str, n: int, others: int) -> dict[str, object]:
+    """The facts of a violation about ``n`` copies of one tile, worded by copies when more than
+    one, or when ``others`` copies are where the message says it is not (the rack holds one R5
+    and two are played: "1 copy of tile R5 is played beyond those on the player's rack")."""
+    return {"tile": key, "count": n, "case": "copies"} if n > 1 or others else {"tile": key, "count": n}
 
 
 class _Turn:
@@ -382,6 +384,7 @@ class _Turn:
                 meld_value = self._check_opening()
             self._check_jokers()
         self._check_time()
+        self._label_sets()
         valid = not self.violations
         if valid and action == "play":
             self._remember_after()
@@ -412,6 +415,17 @@ class _Turn:
             initial_meld_exact=self.meld_exact,
             jokers_exact=self.jokers_exact,
         )
+
+    def _label_sets(self) -> None:
+        """Every violation about one set (pointing at it: ``/after/2``) starts with that set's id
+        when it has one (SPEC §1: ids are echoed in messages)."""
+        if not self.violations or (all(s.id is None for s in self.before) and all(s.id is None for s in self.after)):
+            return
+        tables = {"before": self.before, "after": self.after}
+        for n, v in enumerate(self.violations):
+            parts = v.at.split("/")  # ["", "after", "2"]
+            if len(parts) == 3 and parts[1] in tables and parts[2].isdigit() and "set_id" not in v.params:
+                self.violations[n] = labelled(v, tables[parts[1]][int(parts[2])])
 
     def _kept_position(self, action: str) -> tuple[tuple[TableSet, ...], tuple[Tile, ...], TurnVerdict] | None:
         """Under ``timeout_keeps_valid_sets``, what stays after a turn over time (SPEC §4): the
@@ -464,15 +478,16 @@ class _Turn:
             holding = (i for i, s in enumerate(self.before) if key in s.keys)
             i = min(holding, key=lambda i: (i not in changed_before, self.before[i].content, i))
             removed.append((i, self.before[i].keys.index(key), key, n))
+        after_keys = self.after_keys
         for i, _, key, n in sorted(removed):
-            self._add("TABLE_TILE_REMOVED", f"/before/{i}", _copies(key, n))
+            self._add("TABLE_TILE_REMOVED", f"/before/{i}", _copies(key, n, after_keys.get(key, 0)))
         missing = []
         for key, n in self.not_in_rack.items():
             holding = (k for k, s in enumerate(self.after) if key in s.keys)
             k = min(holding, key=lambda k: (k not in changed_after, self.after[k].content, k))
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
-            self._add("TILE_NOT_IN_RACK", f"/after/{k}", _copies(key, n))
+            self._add("TILE_NOT_IN_RACK", f"/after/{k}", _copies(key, n, self.rack_keys.get(key, 0)))
 
     def _reported_meld_value(self, played: dict[str, int]) -> int:
         """The value a successful opening with manipulation reports: the exact best sets of

@@ -85,11 +85,14 @@ def supply_violations(
 
 def meld_too_low(at: str, value: int, threshold: int, laid: bool) -> Violation:
     """INITIAL_MELD_TOO_LOW: an opening worth ``value`` where ``threshold`` is needed; worded
-    as laying nothing when nothing was ``laid``, or when no valid set was under a threshold of 0."""
-    nothing = not laid or (value == 0 and threshold == 0)
-    return Violation(
-        "INITIAL_MELD_TOO_LOW", at, {"value": value, "threshold": threshold} | ({"case": "nothing"} if nothing else {})
-    )
+    as laying nothing when nothing was ``laid``, and as laying no valid set when tiles were laid
+    but none made a valid set under a threshold of 0 (their value 0 reaches it)."""
+    params: dict[str, Any] = {"value": value, "threshold": threshold}
+    if not laid:
+        params["case"] = "nothing"
+    elif value == 0 and threshold == 0:
+        params["case"] = "no_set"
+    return Violation("INITIAL_MELD_TOO_LOW", at, params)
 
 
 def require_supply(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules, sets: Collection[str] = ()) -> None:
@@ -138,14 +141,15 @@ class SetVerdict:
 
 
 def _read_sets(sets: Sequence[TableSet], rules: Rules, prefix: str) -> list[SetVerdict]:
-    supply = {v.at: v for v in supply_violations(((f"{prefix}/{i}", s.tiles) for i, s in enumerate(sets)), rules)}
+    supply: dict[str, list[Violation]] = {}  # every tile beyond the supply, by the set where it appears
+    for v in supply_violations(((f"{prefix}/{i}", s.tiles) for i, s in enumerate(sets)), rules):
+        supply.setdefault(v.at, []).append(v)
     verdicts = []
     for i, table_set in enumerate(sets):
         at = f"{prefix}/{i}"
         reading = table_set.read(rules)
         found = [] if reading.valid else [Violation(str(reading.code), at, invalid_set_params(table_set, reading))]
-        if at in supply:
-            found.append(supply[at])
+        found.extend(supply.get(at, ()))
         verdicts.append(SetVerdict(reading, tuple(labelled(v, table_set) for v in found)))
     return verdicts
 
@@ -225,12 +229,16 @@ def check_meld(
         violations.extend(supply_violations([("/rack", rack)], rules))
         seen: Counter[str] = Counter()
         available = Counter(t.key for t in rack)
+        laid = Counter(t.key for table_set in table for t in table_set.tiles)
         for i, table_set in enumerate(table):
             for tile in table_set.tiles:
                 seen[tile.key] += 1
                 if seen[tile.key] == available[tile.key] + 1:
-                    missing = Violation("TILE_NOT_IN_RACK", f"/sets/{i}", {"tile": str(tile.undeclared())})
-                    violations.append(labelled(missing, table_set))
+                    beyond = laid[tile.key] - available[tile.key]
+                    params: dict[str, Any] = {"tile": str(tile.undeclared()), "count": beyond}
+                    if beyond > 1 or available[tile.key]:  # (worded as in a turn: engine.turns._copies)
+                        params["case"] = "copies"
+                    violations.append(labelled(Violation("TILE_NOT_IN_RACK", f"/sets/{i}", params), table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
     # no valid set laid opens under no threshold (every valid set is worth at least 1)
     if value < max(rules.initial_meld_min, 1):

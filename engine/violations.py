@@ -7,6 +7,7 @@ verdict is serialised, in the language asked for.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,8 +99,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "La ficha {tile} se ha jugado pero no está en el atril del jugador.",
     },
     "TILE_NOT_IN_RACK/copies": {
-        "en": "{count} copies of tile {tile} are played beyond those on the player's rack.",
-        "es": "Se han jugado {count} copias de la ficha {tile} más de las que hay en el atril del jugador.",
+        "en": "{count:copy/copies} of tile {tile} {count:#is/are} played beyond those on the player's rack.",
+        "es": "Se {count:#ha/han} jugado {count:copia/copias} de la ficha {tile} más de las que hay en el atril del jugador.",
     },
     "INITIAL_MELD_TOO_LOW": {
         "en": "The initial meld is worth {value} points; at least {threshold} are needed.",
@@ -109,13 +110,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing is laid, so nothing opens: the initial meld needs at least one set, worth {threshold} points or more.",
         "es": "No se coloca nada, así que no se abre: la primera jugada necesita al menos una combinación y sumar {threshold} puntos o más.",
     },
+    "INITIAL_MELD_TOO_LOW/no_set": {
+        "en": "No valid set is laid from the rack, so nothing opens: the initial meld needs at least one set, worth {threshold} points or more.",
+        "es": "No se coloca ninguna combinación válida del atril, así que no se abre: la primera jugada necesita al menos una combinación y sumar {threshold} puntos o más.",
+    },
     "TABLE_TILE_REMOVED": {
         "en": "Tile {tile} was on the table before the turn and is missing after it; tiles never go back to a rack.",
         "es": "La ficha {tile} estaba en la mesa antes del turno y falta después; las fichas nunca vuelven al atril.",
     },
     "TABLE_TILE_REMOVED/copies": {
-        "en": "{count} copies of tile {tile} were on the table before the turn and are missing after it; tiles never go back to a rack.",
-        "es": "{count} copias de la ficha {tile} estaban en la mesa antes del turno y faltan después; las fichas nunca vuelven al atril.",
+        "en": "{count:copy/copies} of tile {tile} {count:#was/were} on the table before the turn and {count:#is/are} missing after it; tiles never go back to a rack.",
+        "es": "{count:copia/copias} de la ficha {tile} {count:#estaba/estaban} en la mesa antes del turno y {count:#falta/faltan} después; las fichas nunca vuelven al atril.",
     },
     "BEFORE_TABLE_INVALID": {
         "en": "The table before the turn holds an invalid set: {set_message}",
@@ -146,8 +151,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "Un comodín liberado debe acabar en una combinación nueva con al menos dos fichas jugadas del atril en este turno.",
     },
     "FREED_JOKER_MISUSED/other_set": {
-        "en": "A freed joker must end in another set, not back in the set it was freed from.",
-        "es": "Un comodín liberado debe acabar en otra combinación, no de vuelta en la combinación de la que salió.",
+        "en": "A freed joker must end in another set: not in a set of the same kind (run or group) holding a tile of the set it was freed from.",
+        "es": "Un comodín liberado debe acabar en otra combinación: no en una del mismo tipo (escalera o grupo) que tenga una ficha de la combinación de la que salió.",
     },
     "JOKER_SET_BROKEN": {
         "en": "Under locked-joker rules nothing may leave a set holding a joker, and the joker may not move.",
@@ -194,6 +199,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing}).",
         "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing}).",
     },
+    "POOL_MISMATCH/one": {
+        "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing}).",
+        "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (falta: {missing}).",
+    },
     "POOL_MISMATCH/more": {
         "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing} and {more} more).",
         "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing} y {more} más).",
@@ -207,12 +216,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "El registro dice que la ronda terminó con el pozo agotado, pero terminó cuando {player} se quedó sin fichas.",
     },
     "END_MISMATCH/play_on": {
-        "en": "The record says the round ended with the pool exhausted, but only {passes} of the {players} players have passed in a row since the pool ran out; it ends when every player has passed.",
-        "es": "El registro dice que la ronda terminó con el pozo agotado, pero desde que se agotó solo {passes} de los {players} jugadores han pasado seguidos; termina cuando todos han pasado.",
+        "en": "The record says the round ended with the pool exhausted, but only {passes} of the {players} players {passes:#has/have} passed in a row since the pool ran out; it ends when every player has passed.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero desde que se agotó solo {passes} de los {players} jugadores {passes:#ha/han} pasado en turnos seguidos; termina cuando todos han pasado.",
     },
     "END_MISMATCH/one_more_turn": {
-        "en": "The record says the round ended with the pool exhausted, but {count} of the {players} players still have their last turn to play.",
-        "es": "El registro dice que la ronda terminó con el pozo agotado, pero a {count} de los {players} jugadores aún les queda su último turno.",
+        "en": "The record says the round ended with the pool exhausted, but {count} of the {players} players still {count:#has/have} their last turn to play.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero a {count} de los {players} jugadores aún {count:#le/les} queda su último turno.",
     },
 }
 
@@ -238,12 +247,14 @@ class _Defaults(dict[str, Any]):
 
 class Count(int):
     """A number in a message that may carry its noun: ``{count:tile/tiles}`` is "1 tile" or
-    "2 tiles" (any other format spec formats the number)."""
+    "2 tiles"; ``{count:#has/have}`` is the word alone, agreeing with the number ("has" for 1);
+    any other format spec formats the number."""
 
     def __format__(self, spec: str) -> str:
         if "/" in spec:
-            one, many = spec.split("/", 1)
-            return f"{int(self)} {one if self == 1 else many}"
+            one, many = spec.removeprefix("#").split("/", 1)
+            word = one if self == 1 else many
+            return word if spec.startswith("#") else f"{int(self)} {word}"
         return format(int(self), spec)
 
 
@@ -305,6 +316,10 @@ class Violation:
         return out
 
 
+_QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
+"""RFC 9110's qvalue: a weight from 0 to 1 with at most three decimals (another is no weight)."""
+
+
 def pick_language(accept_language: str | None) -> str:
     """The best supported language for an Accept-Language header value (default English)."""
     if not accept_language:
@@ -315,12 +330,9 @@ def pick_language(accept_language: str | None) -> str:
         tag = pieces[0].strip().lower().split("-")[0]
         q = 1.0
         for p in pieces[1:]:
-            p = p.strip()
+            p = p.strip().lower()  # (parameter names are case-insensitive: "Q=0.1" is a weight)
             if p.startswith("q="):
-                try:
-                    q = float(p[2:])
-                except ValueError:
-                    q = 0.0
+                q = float(p[2:]) if _QVALUE.fullmatch(p[2:]) else 0.0
         if tag in LANGUAGES and q > 0 and q > best_q:  # q=0 means "not this one" (RFC 9110)
             best, best_q = tag, q
     return best
@@ -328,9 +340,9 @@ def pick_language(accept_language: str | None) -> str:
 
 MESSAGES["NO_ARRANGEMENT"] = {
     "en": "The {count:tile/tiles} cannot be laid out as valid sets.",
-    "es": "Estas {count} fichas no se pueden colocar en combinaciones válidas.",
+    "es": "No se {count:#puede/pueden} colocar {count:ficha/fichas} en combinaciones válidas.",
 }
 MESSAGES["ARRANGEMENT_NOT_FOUND"] = {
     "en": "No arrangement of the {count:tile/tiles} was found within the time budget.",
-    "es": "No se encontró una colocación de estas {count} fichas dentro del tiempo disponible.",
+    "es": "No se encontró una colocación de {count:ficha/fichas} dentro del tiempo disponible.",
 }

@@ -242,7 +242,10 @@ def test_two_jokers_for_one_tile_need_two_copies() -> None:
 def test_other_set_forbids_the_freed_jokers_own_set() -> None:
     v = verify(["R4 R5 J"], ["J R4 R5 R6"], "R6", rules=OTHER_SET)
     assert codes(v) == ["FREED_JOKER_MISUSED"]
-    assert "not back in the set" in only(v, "FREED_JOKER_MISUSED")["message"]
+    assert (
+        "not in a set of the same kind (run or group) holding a tile of the set it was freed from"
+        in only(v, "FREED_JOKER_MISUSED")["message"]
+    )
     # Into an unrelated set, or a set of the other kind sharing a tile, it is fine.
     assert verify(["R4 R5 J"], ["R4 R5 R6", "K9 B9 J"], "R6 K9 B9", rules=OTHER_SET).valid
     assert verify(["R4 R5 R6 J"], ["R5 R6 R7", "R4 K4 J"], "R7 K4", rules=OTHER_SET).valid

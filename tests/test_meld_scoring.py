@@ -39,7 +39,12 @@ def test_meld_without_sets_is_too_low() -> None:
     # only invalid sets lay nothing either, as turns/verify judges that opening (sets audit, s46)
     invalid = check_meld(sets("K10 K11"), rules=resolve_rules({"initial_meld_min": 0}))
     assert [v.code for v in invalid.violations] == ["INVALID_SET", "INITIAL_MELD_TOO_LOW"]
-    assert invalid.violations[1].params.get("case") == "nothing"
+    assert invalid.violations[1].params.get("case") == "no_set"
+    assert invalid.violations[1].message().startswith("No valid set is laid from the rack, so nothing opens")
+    assert free.violations[0].message().startswith("Nothing is laid")
+    # a rack holding one R5 while two are laid: one copy beyond the rack (not "not on the rack")
+    extra = check_meld(sets("R5 R6 R7", "R5 B5 O5"), parse_tiles("R5 R6 R7 B5 O5"))
+    assert [v.message() for v in extra.violations] == ["1 copy of tile R5 is played beyond those on the player's rack."]
 
 
 def test_meld_sums_best_readings_and_reports_pointers() -> None:
@@ -266,7 +271,7 @@ def test_a_match_is_ranked_the_way_its_rounds_are_scored() -> None:
 
 
 def test_one_player_is_worded_in_the_singular() -> None:
-    with pytest.raises(ScoringError, match=r"^1 player cannot play under the sabra rules \(allowed: 2-4\)$"):
+    with pytest.raises(ScoringError, match=r"^1 player cannot play under the sabra rules \(allowed: 2, 3, 4\)$"):
         score_round(players(A="R1"))
 
 

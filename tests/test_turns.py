@@ -433,7 +433,10 @@ def test_an_opening_under_a_minimum_of_0_still_lays_a_set(manipulate: bool) -> N
     ):
         v = verify(before, after, rack, False, rules)
         assert codes(v) == [*(["MANIPULATION_BEFORE_OPENING"] if not manipulate else []), "INITIAL_MELD_TOO_LOW"]
-        assert only(v, "INITIAL_MELD_TOO_LOW")["message"].startswith("Nothing is laid") and not v.opened_after
+        assert (
+            only(v, "INITIAL_MELD_TOO_LOW")["message"].startswith("No valid set is laid from the rack")
+            and not v.opened_after
+        )
     v = verify(["R1 R2 R3"], ["R1 R2 R3", "K4 B4 J"], "K4 B4 J", False, rules)
     assert v.valid and v.initial_meld_value == 12 and v.opened_after
 
@@ -1370,7 +1373,15 @@ def test_copies_of_one_tile_are_counted_in_the_message() -> None:
     verdict = verify_turn([S("R7 K7 B7"), S("R7 O7 K7")], [S("K7 B7 O7")], parse_tiles("R1"), True)
     messages = [v.message() for v in verdict.violations if v.code == "TABLE_TILE_REMOVED"]
     assert messages[0].startswith("2 copies of tile R7 were on the table")
-    assert messages[1].startswith("Tile K7 was on the table")
+    # one of K7's two copies is missing: "1 copy", not "Tile K7 … is missing" (the other is there)
+    assert messages[1].startswith("1 copy of tile K7 was on the table before the turn and is missing")
+    verdict = verify_turn([S("R7 K7 B7")], [S("K7 B7 O7")], parse_tiles("O7"), True)
+    (removed,) = [v.message() for v in verdict.violations if v.code == "TABLE_TILE_REMOVED"]
+    assert removed.startswith("Tile R7 was on the table")  # (no copy of it is left)
+    verdict = verify_turn([], [S("R5 R6 R7"), S("R5 B5 O5")], parse_tiles("R5 R6 R7 B5 O5"), True)
+    (extra,) = verdict.violations
+    assert extra.message() == "1 copy of tile R5 is played beyond those on the player's rack."
+    assert extra.message("es") == "Se ha jugado 1 copia de la ficha R5 más de las que hay en el atril del jugador."
     verdict = verify_turn([], [S("R7 R8 R9"), S("R7 O7 K7")], parse_tiles("R8 R9 O7 K7"), True)
     (missing,) = verdict.violations
     assert missing.message() == "2 copies of tile R7 are played beyond those on the player's rack."
