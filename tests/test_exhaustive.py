@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from engine.rules import PRESETS, Rules
+from engine.rules import PRESETS, Rules, resolve_rules
 from engine.solver import exhaustive, suggest
 from engine.solver.best_move import Suggester
 from engine.solver.model import Suggestion
@@ -100,8 +100,50 @@ def test_past_its_steps_nothing_is_settled() -> None:
 
 
 def test_larger_positions_are_left_to_the_passes() -> None:
-    table = [list(parse_tiles("R1 R2 R3 R4 R5 R6 R7")), list(parse_tiles("K1 B1 O1"))]
-    assert settled(table, list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is None  # 13 tiles
+    table = [
+        list(parse_tiles("R1 R2 R3 R4 R5 R6 R7")),
+        list(parse_tiles("K1 B1 O1")),
+        list(parse_tiles("B9 B10 B11 B12")),
+    ]
+    assert settled(table, list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is None  # 17 tiles
+    assert settled(table[:2], list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is not None  # 13
+
+
+@pytest.mark.parametrize(
+    ("rules", "table", "rack", "played", "value"),
+    [
+        # a brute-force audit's positions (session 48) the passes left unproven, each with one
+        # more tile on the rack than a position they prove; 14 and 15 tiles were beyond the
+        # enumeration (at most 12), and a 12-tile one ran past its steps trying bags of tiles
+        # that share neither number nor colour with the first tile
+        (
+            {"preset": "strict-joker", "freed_joker_use": "other_set"},
+            ["J R7 R8 J", "O6 O7 O8 O9"],
+            "R6 R9 K4 K5 O5 R7",
+            5,
+            29,
+        ),
+        (
+            {"preset": "xp", "joker_release": "free", "freed_joker_use": "new_set_with_two_rack_tiles"},
+            ["O1 K1 B1 J", "J R3 R4", "R5 K5 J"],
+            "R1 R2 R5 R5 K6",
+            4,
+            13,
+        ),
+        ("sabra", ["O5 K5 J J", "B2 B3 B4"], "B6 R3 O2 B5 K5", 2, 11),
+    ],
+)
+def test_positions_of_up_to_16_tiles_the_passes_leave_open_are_proven(
+    rules: object, table: list[str], rack: str, played: int, value: int
+) -> None:
+    before = [list(parse_tiles(s)) for s in table]
+    result = suggest(before, list(parse_tiles(rack)), True, resolve_rules(rules), "tiles", budget_seconds=30)
+    assert (len(result.played), result.value, result.optimal_proven, result.least_change_proven) == (
+        played,
+        value,
+        True,
+        True,
+    )
 
 
 def test_a_table_set_stays_as_it_lay_between_moves_as_good() -> None:

@@ -4,7 +4,8 @@ The solver's passes model the moves of the joker rules only in part (jokers free
 sets under pressman-2009, ``other_set``'s hosts, locked sets unlocked by their exact tile), so
 on some positions its best move is right but not proven: ``optimal_proven`` false with the
 budget left (an audit's hand-made positions, session 42: ten of 417, each of 10 tiles or
-fewer, five of them with nothing playable). A position of at most ``MOST_TILES`` tiles (table
+fewer, five of them with nothing playable; a brute-force audit's, session 48, of 14 and 15
+tiles). A position of at most ``MOST_TILES`` tiles (table
 and rack) is small enough to try every move instead: every sub-multiset of the rack played,
 every split of the table's and the played tiles into valid sets, every way of laying each set
 that a verdict can tell apart (a run in run order with its jokers at each place they may
@@ -38,8 +39,10 @@ from engine.turns import verify_turn
 if TYPE_CHECKING:
     from engine.solver.best_move import Suggester
 
-MOST_TILES = 12
-"""The most tiles (table and rack together) of a position settled by enumeration."""
+MOST_TILES = 16
+"""The most tiles (table and rack together) of a position settled by enumeration (12 until
+session 48: a set's bags are now drawn only from tiles sharing the first tile's number or
+colour, so 16-tile positions mostly settle within ``MOST_STEPS``)."""
 MOST_STEPS = 40_000
 """The most steps of one enumeration: ``VERDICT_STEPS`` a turn judged (0.05-0.1 ms on such
 small positions), one a set of tiles tried in a split (a few microseconds)."""
@@ -145,9 +148,12 @@ def _splits(tiles: list[Tile], steps: _Steps) -> Iterator[list[tuple[Tile, ...]]
         yield []
         return
     first, rest = tiles[0], tiles[1:]
+    # a set's numbered tiles share the first tile's number or its colour (jokers sort last:
+    # a first joker leaves only jokers, no set): only those tiles are tried beside it
+    fits = [i for i, t in enumerate(rest) if t.color is None or t.number == first.number or t.color == first.color]
     seen: set[tuple[str, ...]] = set()
-    for size in range(2, min(len(rest), MAX_NUMBER - 1) + 1):
-        for chosen in itertools.combinations(range(len(rest)), size):
+    for size in range(2, min(len(fits), MAX_NUMBER - 1) + 1):
+        for chosen in itertools.combinations(fits, size):
             steps.take()
             bag = (first, *(rest[i] for i in chosen))
             key = tuple(t.key for t in bag)
