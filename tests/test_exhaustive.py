@@ -93,6 +93,21 @@ def test_small_positions_the_passes_do_not_prove_are_proven(
     assert brute_least_change(before, list(parse_tiles(rack)), True, setting, "tiles")[0][0] == played
 
 
+def test_an_enumeration_out_of_time_says_the_budget_ran_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move left unproven because the enumeration that could prove it met the deadline is
+    ``budget_exhausted`` (it said the budget held: a brute-force audit on a loaded machine)."""
+
+    def out_of_time(solver: Suggester, move: Suggestion, tie_break: str, deadline: float) -> None:
+        while time.perf_counter() < deadline:
+            time.sleep(0.001)
+
+    monkeypatch.setattr(exhaustive, "settle", out_of_time)
+    rules = dataclasses.replace(PRESETS["pressman-2009"], freed_joker_use="other_set")
+    before = [list(parse_tiles("R3 R4 J R6")), list(parse_tiles("B3 K3 J"))]
+    result = suggest(before, list(parse_tiles("R5 R5 K4")), True, rules, "tiles", budget_seconds=2)
+    assert not result.optimal_proven and result.budget_exhausted
+
+
 def test_past_its_steps_nothing_is_settled() -> None:
     """A run of nine and three jokers splits too many ways: the solver's answer stands."""
     table, rack = [list(parse_tiles("R3 R4 R5 R6 R7 R8 R9 R10 R11"))], list(parse_tiles("J J J"))

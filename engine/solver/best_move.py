@@ -98,6 +98,8 @@ def suggest(
         settled = exhaustive.settle(suggester, move, tie_break, deadline)
         if settled is not None:
             return settled
+        if time.perf_counter() >= deadline:  # the enumeration that could prove it ran out of time
+            move = dataclasses.replace(move, budget_exhausted=True)
     return with_least_change(move, suggester, tie_break)
 
 
