@@ -11,10 +11,12 @@ import time
 import pytest
 
 from engine.rules import PRESETS, Rules, resolve_rules
+from engine.sets import TableSet
 from engine.solver import exhaustive, suggest
 from engine.solver.best_move import Suggester
 from engine.solver.model import Suggestion
 from engine.tiles import Tile, parse_tiles
+from engine.turns import verify_turn
 from tests.test_least_change import brute_least_change, playable, words
 
 NAMES = ("sabra", "pressman-2009", "strict-joker", "free-joker", "opening-50", "xp")
@@ -108,6 +110,20 @@ def test_an_enumeration_out_of_time_says_the_budget_ran_out(monkeypatch: pytest.
     assert not result.optimal_proven and result.budget_exhausted
 
 
+def test_an_answer_not_proven_best_claims_no_least_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The least change is among the best moves: the passes' 3 tiles (the enumeration, here
+    left out, finds the 4 of K2 J=K3 K4 K5 K6) said ``least_change_proven`` (a brute-force
+    audit, session 48)."""
+    monkeypatch.setattr(exhaustive, "settle", lambda *args: None)
+    rules = resolve_rules({"preset": "free-joker", "freed_joker_use": "new_set_with_two_rack_tiles"})
+    before = [list(parse_tiles("O2 R2 B2 J")), list(parse_tiles("B12 R12 O12 K12"))]
+    result = suggest(before, list(parse_tiles("K2 K4 K5 K6 K13")), True, rules, "tiles", budget_seconds=5)
+    assert (len(result.played), result.optimal_proven, result.least_change_proven) == (3, False, False)
+    monkeypatch.undo()
+    result = suggest(before, list(parse_tiles("K2 K4 K5 K6 K13")), True, rules, "tiles", budget_seconds=5)
+    assert (len(result.played), result.optimal_proven, result.least_change_proven) == (4, True, True)
+
+
 def test_past_its_steps_nothing_is_settled() -> None:
     """A run of nine and three jokers splits too many ways: the solver's answer stands."""
     table, rack = [list(parse_tiles("R3 R4 R5 R6 R7 R8 R9 R10 R11"))], list(parse_tiles("J J J"))
@@ -125,16 +141,18 @@ def test_larger_positions_are_left_to_the_passes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("rules", "table", "rack", "played", "value"),
+    ("rules", "table", "rack", "opened", "objective", "played", "value"),
     [
-        # a brute-force audit's positions (session 48) the passes left unproven, each with one
-        # more tile on the rack than a position they prove; 14 and 15 tiles were beyond the
-        # enumeration (at most 12), and a 12-tile one ran past its steps trying bags of tiles
+        # a brute-force audit's positions (session 48) the passes left unproven, most with a
+        # tile or a set more than a position they prove; 13 to 15 tiles were beyond the
+        # enumeration (at most 12), and 12-tile ones ran past its steps trying bags of tiles
         # that share neither number nor colour with the first tile
         (
             {"preset": "strict-joker", "freed_joker_use": "other_set"},
             ["J R7 R8 J", "O6 O7 O8 O9"],
             "R6 R9 K4 K5 O5 R7",
+            True,
+            "tiles",
             5,
             29,
         ),
@@ -142,23 +160,76 @@ def test_larger_positions_are_left_to_the_passes() -> None:
             {"preset": "xp", "joker_release": "free", "freed_joker_use": "new_set_with_two_rack_tiles"},
             ["O1 K1 B1 J", "J R3 R4", "R5 K5 J"],
             "R1 R2 R5 R5 K6",
+            True,
+            "tiles",
             4,
             13,
         ),
-        ("sabra", ["O5 K5 J J", "B2 B3 B4"], "B6 R3 O2 B5 K5", 2, 11),
+        ("sabra", ["O5 K5 J J", "B2 B3 B4"], "B6 R3 O2 B5 K5", True, "tiles", 2, 11),
+        (
+            {"preset": "free-joker", "freed_joker_use": "new_set_with_two_rack_tiles"},
+            ["O2 R2 B2 J", "B12 R12 O12 K12"],
+            "K2 K4 K5 K6 K13",
+            True,
+            "tiles",
+            4,
+            17,
+        ),
+        (
+            {"preset": "sabra", "manipulate_on_opening_turn": True},
+            ["O11 J J", "K6 K7 K8 K9"],
+            "K11 R11 R12 R13 O10",
+            False,
+            "value",
+            4,
+            47,
+        ),
+        (
+            {"preset": "free-joker", "freed_joker_use": "new_set_with_two_rack_tiles"},
+            ["O4 J O6", "B1 R1 K1 O1"],
+            "O5 O7 O8 K2 B1",
+            True,
+            "value",
+            3,
+            20,
+        ),
+        (
+            {"preset": "strict-joker", "freed_joker_use": "other_set"},
+            ["O7 O8 O9 O10", "K6 J J K9", "O11 K11 R11"],
+            "K7 K11",
+            True,
+            "tiles",
+            1,
+            7,
+        ),
+        (
+            {
+                "preset": "free-joker",
+                "group_joker_needs_both_colours": True,
+                "freed_joker_use": "new_set_with_two_rack_tiles",
+            },
+            ["R7 K7 B7 J", "B7 B8 B9"],
+            "B8 R8 O7 K9 O7 O9",
+            True,
+            "tiles",
+            3,
+            25,
+        ),
     ],
 )
 def test_positions_of_up_to_16_tiles_the_passes_leave_open_are_proven(
-    rules: object, table: list[str], rack: str, played: int, value: int
+    rules: object, table: list[str], rack: str, opened: bool, objective: str, played: int, value: int
 ) -> None:
     before = [list(parse_tiles(s)) for s in table]
-    result = suggest(before, list(parse_tiles(rack)), True, resolve_rules(rules), "tiles", budget_seconds=30)
+    result = suggest(before, list(parse_tiles(rack)), opened, resolve_rules(rules), objective, budget_seconds=30)
     assert (len(result.played), result.value, result.optimal_proven, result.least_change_proven) == (
         played,
         value,
         True,
         True,
     )
+    after = [TableSet(tiles) for tiles in result.after]
+    assert verify_turn([TableSet(tiles) for tiles in before], after, parse_tiles(rack), opened, rules).valid
 
 
 def test_a_table_set_stays_as_it_lay_between_moves_as_good() -> None:

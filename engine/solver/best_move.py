@@ -100,7 +100,12 @@ def suggest(
             return settled
         if time.perf_counter() >= deadline:  # the enumeration that could prove it ran out of time
             move = dataclasses.replace(move, budget_exhausted=True)
-    return with_least_change(move, suggester, tie_break)
+    answer = with_least_change(move, suggester, tie_break)
+    if answer.least_change_proven and not answer.optimal_proven:
+        # the least change is among the best moves: a move not proven best may not be one (a
+        # better-scoring move can exist; a brute-force audit, session 48)
+        answer = dataclasses.replace(answer, least_change_proven=False)
+    return answer
 
 
 class Suggester:

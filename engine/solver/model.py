@@ -57,8 +57,8 @@ class Suggestion:
     joker is worth the best joker on the table after the move, each set read at its best:
     jokers are interchangeable). ``optimal_proven`` is True when no legal move scores
     more (see the package docstring for how each kind of position proves it). ``changes`` is the move's
-    change list; ``least_change_proven`` is True when no move scoring as much disturbs the
-    table less (the ``least_change`` tie break, among the moves it models)."""
+    change list; ``least_change_proven`` is True when the move is proven optimal and no move
+    scoring as much disturbs the table less (the ``least_change`` tie break)."""
 
     after: tuple[tuple[Tile, ...], ...]
     played: tuple[Tile, ...]
@@ -66,7 +66,7 @@ class Suggestion:
     optimal_proven: bool
     budget_exhausted: bool
     changes: Changes | None = None  # the change list of the move (engine.changes)
-    least_change_proven: bool = False  # no move scoring as much disturbs the table less
+    least_change_proven: bool = False  # proven optimal, and no move scoring as much disturbs less
 
 
 class OutOfTime(Exception):
