@@ -34,15 +34,20 @@ class Stay(NamedTuple):
 class Source:
     """A moved before-set: its index, numbered tiles, successors and readings."""
 
-    __slots__ = ("after", "index", "numbered", "readings", "size", "successors")
+    __slots__ = ("after", "id", "index", "numbered", "readings", "size", "successors")
 
     def __init__(self, index: int, s: TableSet, rules: Rules, after: Sequence[TableSet], candidates: Sequence[int]):
         self.index, self.after = index, after
+        self.id = s.id  # (a violation about the set names it by its id, not its successor's)
         self.numbered = s.numbered_counts
         self.size = len(s.tiles)
         self.readings = s.read(rules).readings
         mine = self.numbered.keys()
         self.successors = tuple(k for k in candidates if not mine.isdisjoint(after[k].numbered_counts))
+
+    def labelled(self, params: dict[str, object]) -> dict[str, object]:
+        """``params`` of a violation about this set, with its id when it has one (SPEC §1)."""
+        return params if self.id is None else {**params, "set_id": self.id}
 
     def home(self) -> str:
         """Where a violation about this set points: the successor sharing the most of its tiles;

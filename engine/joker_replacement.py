@@ -202,10 +202,15 @@ def _replace(
 
     def unmet(demand: _Demand) -> list[Violation]:
         label = demand.label
+        source = search.sources[demand.source]
         given = chosen.get((demand.source, demand.tag)) if demand.tag else None
         if given:  # a group joker stood for a colour no other joker of its set was replaced by
             label = " or ".join(c for (c,) in demand.bundles if c not in given) or label
-        return [Violation(missing_code, search.sources[demand.source].home(), {"tile": label})] * demand.weight
+        elif len(demand.bundles) == 1 and len(demand.bundles[0]) > 1:  # every missing colour needed
+            space = room(demand.source)
+            missing = [c for c in demand.bundles[0] if not any(space.get((k, c), 0) > 0 for k in source.successors)]
+            label = " and ".join(missing) or label
+        return [Violation(missing_code, source.home(), source.labelled({"tile": label}))] * demand.weight
 
     def place(d: int, found: list[Violation]) -> None:
         nonlocal best

@@ -63,7 +63,7 @@ def joker_set_broken(search: JokerSearch, n: int, homes: set[int]) -> Violation 
     k = min(homes, key=lambda k: (search.after[k].content, k))  # (not by listing)
     if len(homes) == 1 and _holds_set(search, k, n):
         return None
-    return Violation("JOKER_SET_BROKEN", f"/after/{k}", {})
+    return Violation("JOKER_SET_BROKEN", f"/after/{k}", search.sources[n].labelled({}))
 
 
 def _holds_set(search: JokerSearch, k: int, n: int) -> bool:

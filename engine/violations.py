@@ -321,10 +321,13 @@ _QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
 
 
 def pick_language(accept_language: str | None) -> str:
-    """The best supported language for an Accept-Language header value (default English)."""
+    """The best supported language for an Accept-Language header value (default English):
+    the highest weight (RFC 9110 §12.5.4; q=0 is "not this one"), ``*`` weighing every
+    supported language the header does not name, the first named winning a tie."""
     if not accept_language:
         return "en"
-    best, best_q = "en", -1.0
+    weights: dict[str, float] = {}
+    anything: float | None = None  # the weight of "*"
     for part in accept_language.split(","):
         pieces = part.strip().split(";")
         tag = pieces[0].strip().lower().split("-")[0]
@@ -333,9 +336,15 @@ def pick_language(accept_language: str | None) -> str:
             p = p.strip().lower()  # (parameter names are case-insensitive: "Q=0.1" is a weight)
             if p.startswith("q="):
                 q = float(p[2:]) if _QVALUE.fullmatch(p[2:]) else 0.0
-        if tag in LANGUAGES and q > 0 and q > best_q:  # q=0 means "not this one" (RFC 9110)
-            best, best_q = tag, q
-    return best
+        if tag == "*":
+            anything = q if anything is None else max(anything, q)
+        elif tag in LANGUAGES:
+            weights[tag] = max(weights.get(tag, 0.0), q)
+    if anything is not None:
+        for language in LANGUAGES:
+            weights.setdefault(language, anything)
+    best = max(weights, key=lambda language: weights[language], default="en")
+    return best if weights.get(best, 0.0) > 0 else "en"
 
 
 MESSAGES["NO_ARRANGEMENT"] = {

@@ -44,6 +44,7 @@ from service.operations import (
     body_too_large,
     get_rules,
     list_rules,
+    refusal_detail_es,
     render_svg,
     run_operation,
 )
@@ -343,7 +344,12 @@ def _register_error_handlers(app: Flask) -> None:
             )
         else:  # werkzeug's own refusals (a malformed request, a failed precondition, a range)
             description = error.description or HTTPStatus(status).phrase
-            problem = RequestError(status, description, [{"pointer": "", "detail": _first_lower(description)}])
+            problem = RequestError(
+                status,
+                description,
+                [{"pointer": "", "detail": _first_lower(description)}],
+                detail_es=refusal_detail_es(status),
+            )
         response = _problem_response(problem)
         for name, value in error.get_headers():
             if name.lower() != "content-type":

@@ -72,6 +72,27 @@ _TITLES_ES: dict[int, str] = {
     505: "Versión de HTTP no admitida",
 }
 
+_REFUSALS_ES: dict[int, str] = {
+    400: "La petición no se puede leer.",
+    406: "No se puede responder en ninguno de los formatos aceptados.",
+    408: "La petición no llegó a tiempo.",
+    411: "Falta la longitud del cuerpo (Content-Length).",
+    412: "La precondición de la petición no se cumple.",
+    414: "La URI es demasiado larga.",
+    416: "El rango pedido no se puede servir.",
+    417: "La expectativa (Expect) de la petición no se puede cumplir.",
+    428: "La petición debe ser condicional.",
+    431: "Los campos de cabecera son demasiado grandes.",
+    501: "El método no está implementado.",
+    505: "La versión de HTTP no se admite.",
+}
+
+
+def refusal_detail_es(status: int) -> str | None:
+    """The Spanish detail of an HTTP-level refusal (werkzeug's own: a failed precondition, a
+    range beyond a file...) by its status; None where there is none."""
+    return _REFUSALS_ES.get(status)
+
 
 _PREDICATES = ("is ", "must ", "may ", "has ", "are ")
 """Details that say what the value at their pointer is or must be: told after the pointer

@@ -599,7 +599,7 @@ def test_werkzeug_refusals_are_problems_naming_the_request(client: FlaskClient) 
     assert len(response.get_data()) < 1000
     response = client.get(asset, headers={"Range": "bytes=99999999-", "Accept-Language": "es"})
     result = problem(response, 416)
-    assert result["title"] == "Rango no satisfacible"
+    assert result["title"] == "Rango no satisfacible" and result["detail"] == "El rango pedido no se puede servir."
     assert len(result["errors"]) == 1 and result["errors"][0]["pointer"] == ""
     assert response.headers["Content-Range"].startswith("bytes */")
 
