@@ -125,9 +125,23 @@ def test_an_answer_not_proven_best_claims_no_least_change(monkeypatch: pytest.Mo
 
 
 def test_past_its_steps_nothing_is_settled() -> None:
-    """A run of nine and three jokers splits too many ways: the solver's answer stands."""
-    table, rack = [list(parse_tiles("R3 R4 R5 R6 R7 R8 R9 R10 R11"))], list(parse_tiles("J J J"))
+    """A run of twelve and four jokers (xp) splits too many ways: the solver's answer stands.
+    (A run of nine and three jokers did until session 48; bags are now only runs and groups.)"""
+    table, rack = [list(parse_tiles("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12"))], list(parse_tiles("J J J J"))
     assert settled(table, rack, True, PRESETS["xp"], "tiles") is None
+    table, rack = [list(parse_tiles("R3 R4 R5 R6 R7 R8 R9 R10 R11"))], list(parse_tiles("J J J"))
+    found = settled(table, rack, True, PRESETS["xp"], "tiles")
+    assert found is not None and (len(found.played), found.optimal_proven) == (3, True)
+
+
+def test_bags_are_runs_and_groups_each_once() -> None:
+    first, rest = parse_tiles("R5")[0], list(parse_tiles("R6 R6 R7 B5 K5 O5 R9 J J K9"))
+    bags = [tuple(str(rest[i]) for i in mates) for mates in exhaustive._bag_mates(first, rest)]
+    assert len(bags) == len(set(bags))
+    assert ("B5", "K5") in bags and ("B5", "K5", "O5") in bags and ("J", "J") in bags
+    assert ("R6", "R7") in bags and ("R6", "R7", "R9", "J") in bags and ("R7", "R9", "J", "J") in bags
+    assert ("R6", "R6") not in bags and ("B5", "R6") not in bags and ("R9", "J") not in bags  # (R5 J R9: a gap)
+    assert not list(exhaustive._bag_mates(parse_tiles("J")[0], list(parse_tiles("J J"))))
 
 
 def test_larger_positions_are_left_to_the_passes() -> None:

@@ -143,31 +143,45 @@ def _order(t: Tile) -> tuple[bool, str, int]:
 
 def _splits(tiles: list[Tile], steps: _Steps) -> Iterator[list[tuple[Tile, ...]]]:
     """Every split of ``tiles`` (sorted, jokers last) into bags of 3 to 13 tiles that may be
-    sets (one number or one colour among their numbered tiles), each split once."""
+    sets (a run's or a group's tiles and jokers, ``_bag_mates``), each split once."""
     if not tiles:
         yield []
         return
     first, rest = tiles[0], tiles[1:]
-    # a set's numbered tiles share the first tile's number or its colour (jokers sort last:
-    # a first joker leaves only jokers, no set): only those tiles are tried beside it
-    fits = [i for i, t in enumerate(rest) if t.color is None or t.number == first.number or t.color == first.color]
-    seen: set[tuple[str, ...]] = set()
-    for size in range(2, min(len(fits), MAX_NUMBER - 1) + 1):
-        for chosen in itertools.combinations(fits, size):
-            steps.take()
-            bag = (first, *(rest[i] for i in chosen))
-            key = tuple(t.key for t in bag)
-            if key in seen or not _may_be_a_set(bag):
-                continue
-            seen.add(key)
-            left = [t for i, t in enumerate(rest) if i not in chosen]
-            for others in _splits(left, steps):
-                yield [bag, *others]
+    for chosen in _bag_mates(first, rest):
+        steps.take()
+        bag = (first, *(rest[i] for i in chosen))
+        taken = set(chosen)
+        left = [t for i, t in enumerate(rest) if i not in taken]
+        for others in _splits(left, steps):
+            yield [bag, *others]
 
 
-def _may_be_a_set(bag: tuple[Tile, ...]) -> bool:
-    numbered = [t for t in bag if t.color is not None]
-    return bool(numbered) and (len({t.number for t in numbered}) == 1 or len({t.color for t in numbered}) == 1)
+def _bag_mates(first: Tile, rest: list[Tile]) -> Iterator[tuple[int, ...]]:
+    """The places in ``rest`` of the tiles that may make a set with ``first``, each bag once:
+    other tiles of its number (a group of 3 or 4), or of its colour with numbers a run of 3 to
+    13 can hold, each tile once, beside some of the jokers (the first ones: jokers are alike).
+    A first joker leaves only jokers: no set."""
+    if first.color is None:
+        return
+    jokers = [i for i, t in enumerate(rest) if t.color is None]
+    distinct: dict[str, int] = {}  # one place per tile; a set holds no second copy of ``first``
+    for i, t in enumerate(rest):
+        if t.color is not None and t.key != first.key:
+            distinct.setdefault(t.key, i)
+    group = [i for i in distinct.values() if rest[i].number == first.number]
+    run = [i for i in distinct.values() if rest[i].color == first.color]
+    for j in range(len(jokers) + 1):
+        with_jokers = tuple(jokers[:j])
+        for size in range(max(0, 2 - j), min(len(group), 3 - j) + 1):
+            for mates in itertools.combinations(group, size):
+                yield mates + with_jokers
+        # (the first tile with 2 or 3 jokers alone came as a group)
+        for size in range(max(1 if j <= 3 else 0, 2 - j), min(len(run), MAX_NUMBER - 1 - j) + 1):
+            for mates in itertools.combinations(run, size):
+                numbers = [first.number or 0, *(rest[i].number or 0 for i in mates)]
+                if max(numbers) - min(numbers) <= size + j:  # (jokers fill the gaps)
+                    yield mates + with_jokers
 
 
 def _layouts(bag: tuple[Tile, ...], before: tuple[TableSet, ...], rules: Rules) -> list[tuple[Tile, ...]]:
