@@ -145,13 +145,9 @@ def test_bags_are_runs_and_groups_each_once() -> None:
 
 
 def test_larger_positions_are_left_to_the_passes() -> None:
-    table = [
-        list(parse_tiles("R1 R2 R3 R4 R5 R6 R7")),
-        list(parse_tiles("K1 B1 O1")),
-        list(parse_tiles("B9 B10 B11 B12")),
-    ]
-    assert settled(table, list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is None  # 17 tiles
-    assert settled(table[:2], list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is not None  # 13
+    table = [list(parse_tiles(s)) for s in ("R1 R2 R3 R4 R5 R6 R7", "K1 B1 O1", "B9 B10 B11 B12", "O5 O6 O7 O8")]
+    assert settled(table, list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is None  # 21 tiles
+    assert settled(table[:3], list(parse_tiles("K2 K3 K4")), True, PRESETS["sabra"], "tiles") is not None  # 17
 
 
 @pytest.mark.parametrize(
@@ -215,6 +211,15 @@ def test_larger_positions_are_left_to_the_passes() -> None:
             "tiles",
             1,
             7,
+        ),
+        (
+            {"preset": "opening-50", "freed_joker_use": "new_set_with_two_rack_tiles"},
+            ["J K9 K10 J K12", "K7 B7 R7", "K10 R10 O10"],
+            "K7 K8 R8 K8 O12 K9",
+            True,
+            "tiles",
+            5,
+            40,
         ),
         (
             {

@@ -28,6 +28,7 @@ from engine.solver import (
     Suggestion,
     arrange,
     best_move,
+    exhaustive,
     fate_tree,
     layout,
     melds,
@@ -1752,6 +1753,10 @@ def test_two_tile_frees_are_a_bounded_list(monkeypatch: pytest.MonkeyPatch) -> N
     full = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
     assert not full.budget_exhausted
     monkeypatch.setattr(set_variants, "_TWO_TILE_WAYS", 3)
+    settled = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
+    # 19 tiles: the enumeration of small positions proves what the cut passes leave open
+    assert settled.optimal_proven and len(settled.played) == len(full.played)
+    monkeypatch.setattr(exhaustive, "MOST_TILES", 12)
     cut = suggest(table, rack, True, rules, budget_seconds=30, tie_break="any")
     assert cut.budget_exhausted and not cut.optimal_proven
     assert_legal(table, rack, True, rules, cut)
@@ -1762,7 +1767,8 @@ def test_a_locked_joker_freed_by_a_copy_in_another_joker_set_is_not_claimed() ->
     the first set's joker by the second set's K2, which stays where it is in that locked set,
     kept whole: no copy the turn can bring there, so illegal (turns/verify said legal until
     session 44). The solver plays K1 (1 point, where K5 is 5), not claimed optimal (the
-    least-change oracle, session 35, seed 43)."""
+    least-change oracle, session 35, seed 43) until session 48, when the enumeration of small
+    positions (16 tiles) proved it: no legal move plays K5."""
     rules = PRESETS["strict-joker"]
     table = [parse_tiles(s) for s in ("K1 J K3", "K2 K3 J=K4 K5", "O1 O2 O3 O4")]
     rack = parse_tiles("K1 B2 R2 K5 O6")
@@ -1772,7 +1778,10 @@ def test_a_locked_joker_freed_by_a_copy_in_another_joker_set_is_not_claimed() ->
     ).valid
     result = suggest(table, rack, True, rules, budget_seconds=30)
     assert_legal(table, rack, True, rules, result)
-    assert result.value == 5 or not result.optimal_proven
+    assert (len(result.played), result.value, result.optimal_proven) == (1, 1, True)
+    from tests.test_least_change import brute_least_change  # (it imports this module)
+
+    assert brute_least_change(table, list(rack), True, rules, "tiles")[0] == (1, 1)
 
 
 # --- minimal melds: bounded listing ----------------------------------------------------------
