@@ -300,6 +300,11 @@ class _JokerOutcome(NamedTuple):
     stayed: int
 
 
+_ABOUT_THE_JOKERS_SET = frozenset({"JOKER_NOT_REPLACED", "JOKER_SET_BROKEN"})
+"""Codes pointing at a joker set's successor but about the joker set itself: they carry that
+set's id when it has one (``joker_pieces.Source.labelled``), never the successor's."""
+
+
 def _copies(key: str, n: int, others: int) -> dict[str, object]:
     """The facts of a violation about ``n`` copies of one tile, worded by copies when more than
     one, or when ``others`` copies are where the message says it is not (the rack holds one R5
@@ -423,6 +428,8 @@ class _Turn:
             return
         tables = {"before": self.before, "after": self.after}
         for n, v in enumerate(self.violations):
+            if v.code in _ABOUT_THE_JOKERS_SET:
+                continue
             parts = v.at.split("/")  # ["", "after", "2"]
             if len(parts) == 3 and parts[1] in tables and parts[2].isdigit() and "set_id" not in v.params:
                 self.violations[n] = labelled(v, tables[parts[1]][int(parts[2])])

@@ -12,7 +12,7 @@ import pytest
 
 from engine.rules import PRESETS, Rules, resolve_rules
 from engine.sets import TableSet
-from engine.solver import exhaustive, suggest
+from engine.solver import best_move, exhaustive, suggest
 from engine.solver.best_move import Suggester
 from engine.solver.model import Suggestion
 from engine.tiles import Tile, parse_tiles
@@ -107,6 +107,26 @@ def test_an_enumeration_out_of_time_says_the_budget_ran_out(monkeypatch: pytest.
     rules = dataclasses.replace(PRESETS["pressman-2009"], freed_joker_use="other_set")
     before = [list(parse_tiles("R3 R4 J R6")), list(parse_tiles("B3 K3 J"))]
     result = suggest(before, list(parse_tiles("R5 R5 K4")), True, rules, "tiles", budget_seconds=2)
+    assert not result.optimal_proven and result.budget_exhausted
+
+
+def test_a_value_answer_whose_tiles_passes_ran_out_of_time_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``objective: value`` an unproven answer is compared with the most tiles' move;
+    when those passes take the rest of the budget, the answer is ``budget_exhausted`` (it said
+    the budget held: the re-check of session 48, xp + new_set_with_two_rack_tiles)."""
+    original = best_move.Suggester.run
+
+    def run(self: Suggester) -> Suggestion:
+        move = original(self)
+        if self.by_tiles:  # (the value passes' comparison) takes the whole budget
+            while time.perf_counter() < self.deadline:
+                time.sleep(0.001)
+            return dataclasses.replace(move, value=0, optimal_proven=False)
+        return dataclasses.replace(move, optimal_proven=False)
+
+    monkeypatch.setattr(best_move.Suggester, "run", run)
+    before = [list(parse_tiles("R1 R2 R3"))]
+    result = suggest(before, list(parse_tiles("R4 K9")), True, PRESETS["sabra"], "value", budget_seconds=0.3)
     assert not result.optimal_proven and result.budget_exhausted
 
 

@@ -93,6 +93,9 @@ def test_a_joker_violation_names_the_jokers_set_by_its_id_not_its_successors() -
     after = (S("R5 R6 J", "a"), S("R8 R9 R10", "b"))
     verdict = verify_turn(before, after, parse_tiles("R9 R10 O1"), True, "strict-joker")
     assert messages(verdict)[0].startswith('Set "lock": Under locked-joker rules')
+    # a joker set without an id: no label, not its successor's
+    verdict = verify_turn((S("R4 R5 J"),), (S("R3 R4 R5", "r2"), S("J O1 O2", "n")), parse_tiles("R3 O1 O2"), True)
+    assert messages(verdict) == ["A joker left its set without the tile it stood for (R6) taking its place."]
 
 
 def test_a_freed_joker_under_other_set_is_told_which_sets_it_may_not_end_in() -> None:

@@ -98,8 +98,10 @@ def suggest(
         settled = exhaustive.settle(suggester, move, tie_break, deadline)
         if settled is not None:
             return settled
-        if time.perf_counter() >= deadline:  # the enumeration that could prove it ran out of time
-            move = dataclasses.replace(move, budget_exhausted=True)
+    if not move.optimal_proven and time.perf_counter() >= deadline:
+        # what could prove it (the most tiles' passes under the value objective, the
+        # enumeration of small positions) ran out of time
+        move = dataclasses.replace(move, budget_exhausted=True)
     answer = with_least_change(move, suggester, tie_break)
     if answer.least_change_proven and not answer.optimal_proven:
         # the least change is among the best moves: a move not proven best may not be one (a
