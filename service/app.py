@@ -301,10 +301,16 @@ def _register_meta_routes(app: Flask) -> None:
 
     @app.get("/docs/<path:asset>")
     def docs_asset(asset: str) -> Response:
-        response = send_from_directory(swagger_ui_dir(), asset, max_age=86400)
-        if response.status_code == 412:  # werkzeug keeps the file as the body of a failed If-Match
+        response = send_from_directory(swagger_ui_dir(), asset, max_age=86400, conditional=False)
+        # RFC 9110 §13.2.2: If-Match first ("*": the file exists; else a strong match), then
+        # the other conditions and Range, which werkzeug answers (it let a Range pass a failed
+        # If-Match, refused "*", and kept the file as a 412's body)
+        etag, weak = response.get_etag()
+        if request.if_match and not (request.if_match.star_tag or (not weak and request.if_match.contains(etag or ""))):
             response.close()
             raise PreconditionFailed()
+        others = {key: value for key, value in request.environ.items() if key != "HTTP_IF_MATCH"}
+        response.make_conditional(others, accept_ranges=True, complete_length=response.content_length)
         return response
 
 

@@ -597,6 +597,14 @@ def test_werkzeug_refusals_are_problems_naming_the_request(client: FlaskClient) 
     result = problem(response, 412)
     assert result["errors"] == [{"pointer": "", "detail": result["detail"][:1].lower() + result["detail"][1:-1]}]
     assert len(response.get_data()) < 1000
+    # RFC 9110 §13.2.2: If-Match before Range ("*" holds for an existing file; a weak tag never)
+    etag = client.get(asset).headers["ETag"]
+    assert client.get(asset, headers={"If-Match": '"no-such-etag"', "Range": "bytes=0-3"}).status_code == 412
+    assert client.get(asset, headers={"If-Match": "*"}).status_code == 200
+    assert client.get(asset, headers={"If-Match": "W/" + etag}).status_code == 412
+    ranged = client.get(asset, headers={"If-Match": etag, "Range": "bytes=0-3"})
+    assert ranged.status_code == 206 and len(ranged.get_data()) == 4
+    assert client.get(asset, headers={"If-None-Match": etag}).status_code == 304
     response = client.get(asset, headers={"Range": "bytes=99999999-", "Accept-Language": "es"})
     result = problem(response, 416)
     assert result["title"] == "Rango no satisfacible" and result["detail"] == "El rango pedido no se puede servir."
