@@ -306,7 +306,12 @@ def _register_meta_routes(app: Flask) -> None:
         # the other conditions and Range, which werkzeug answers (it let a Range pass a failed
         # If-Match, refused "*", and kept the file as a 412's body)
         etag, weak = response.get_etag()
-        if request.if_match and not (request.if_match.star_tag or (not weak and request.if_match.contains(etag or ""))):
+        if request.if_match:
+            failed = not (request.if_match.star_tag or (not weak and request.if_match.contains(etag or "")))
+        else:  # (then If-Unmodified-Since, to the second: HTTP dates have no fractions)
+            since, modified = request.if_unmodified_since, response.last_modified
+            failed = since is not None and modified is not None and modified.replace(microsecond=0) > since
+        if failed:
             response.close()
             raise PreconditionFailed()
         others = {key: value for key, value in request.environ.items() if key != "HTTP_IF_MATCH"}

@@ -605,6 +605,9 @@ def test_werkzeug_refusals_are_problems_naming_the_request(client: FlaskClient) 
     ranged = client.get(asset, headers={"If-Match": etag, "Range": "bytes=0-3"})
     assert ranged.status_code == 206 and len(ranged.get_data()) == 4
     assert client.get(asset, headers={"If-None-Match": etag}).status_code == 304
+    modified = client.get(asset).headers["Last-Modified"]
+    assert client.get(asset, headers={"If-Unmodified-Since": modified}).status_code == 200
+    assert client.get(asset, headers={"If-Unmodified-Since": "Wed, 21 Oct 2015 07:28:00 GMT"}).status_code == 412
     response = client.get(asset, headers={"Range": "bytes=99999999-", "Accept-Language": "es"})
     result = problem(response, 416)
     assert result["title"] == "Rango no satisfacible" and result["detail"] == "El rango pedido no se puede servir."
