@@ -46,8 +46,9 @@ class Source:
         self.successors = tuple(k for k in candidates if not mine.isdisjoint(after[k].numbered_counts))
 
     def labelled(self, params: dict[str, object]) -> dict[str, object]:
-        """``params`` of a violation about this set, with its id when it has one (SPEC §1)."""
-        return params if self.id is None else {**params, "set_id": self.id}
+        """``params`` of a violation about this set (pointing at its successor): its id, None
+        when it has none, so that no other set's id labels it (SPEC §1)."""
+        return {**params, "set_id": self.id}
 
     def home(self) -> str:
         """Where a violation about this set points: the successor sharing the most of its tiles;

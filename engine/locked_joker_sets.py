@@ -51,7 +51,7 @@ def locked_sets(search: JokerSearch, jokers: list[Joker], stays: list[Stay | Non
     if wholes and not joker_stays.can_hold_copies(search, joker_stays.group_homes(search, jokers, stays), wholes):
         # two locked sets kept whole in one after-set that holds the copies of only one
         k = min((k for _, k in wholes), key=lambda k: (search.after[k].content, k))
-        found.append(Violation("JOKER_SET_BROKEN", f"/after/{k}", {}))
+        found.append(Violation("JOKER_SET_BROKEN", f"/after/{k}", {"set_id": None}))  # (two sets': no label)
     return found
 
 

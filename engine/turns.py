@@ -16,7 +16,7 @@ from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
 from engine.sets import TableSet, as_table, read_sets
 from engine.tiles import JOKER, JOKER_KEY, Tile, as_tiles, format_tiles, tiles_of_keys, tiles_without_keys
-from engine.validate import invalid_set_params, labelled, meld_too_low, supply_violations
+from engine.validate import copies_params, invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
 
 PLAYED_SETS_STEPS = 10_000
@@ -300,18 +300,6 @@ class _JokerOutcome(NamedTuple):
     stayed: int
 
 
-_ABOUT_THE_JOKERS_SET = frozenset({"JOKER_NOT_REPLACED", "JOKER_SET_BROKEN"})
-"""Codes pointing at a joker set's successor but about the joker set itself: they carry that
-set's id when it has one (``joker_pieces.Source.labelled``), never the successor's."""
-
-
-def _copies(key: str, n: int, others: int) -> dict[str, object]:
-    """The facts of a violation about ``n`` copies of one tile, worded by copies when more than
-    one, or when ``others`` copies are where the message says it is not (the rack holds one R5
-    and two are played: "1 copy of tile R5 is played beyond those on the player's rack")."""
-    return {"tile": key, "count": n, "case": "copies"} if n > 1 or others else {"tile": key, "count": n}
-
-
 class _Turn:
     """The working state of one verification; ``verdict`` runs every check in SPEC §4 order."""
 
@@ -423,13 +411,12 @@ class _Turn:
 
     def _label_sets(self) -> None:
         """Every violation about one set (pointing at it: ``/after/2``) starts with that set's id
-        when it has one (SPEC §1: ids are echoed in messages)."""
+        when it has one (SPEC §1: ids are echoed in messages); a violation that names its set
+        itself (``set_id``, a joker set's pointing at its successor) keeps it."""
         if not self.violations or (all(s.id is None for s in self.before) and all(s.id is None for s in self.after)):
             return
         tables = {"before": self.before, "after": self.after}
         for n, v in enumerate(self.violations):
-            if v.code in _ABOUT_THE_JOKERS_SET:
-                continue
             parts = v.at.split("/")  # ["", "after", "2"]
             if len(parts) == 3 and parts[1] in tables and parts[2].isdigit() and "set_id" not in v.params:
                 self.violations[n] = labelled(v, tables[parts[1]][int(parts[2])])
@@ -487,14 +474,14 @@ class _Turn:
             removed.append((i, self.before[i].keys.index(key), key, n))
         after_keys = self.after_keys
         for i, _, key, n in sorted(removed):
-            self._add("TABLE_TILE_REMOVED", f"/before/{i}", _copies(key, n, after_keys.get(key, 0)))
+            self._add("TABLE_TILE_REMOVED", f"/before/{i}", copies_params(key, n, after_keys.get(key, 0)))
         missing = []
         for key, n in self.not_in_rack.items():
             holding = (k for k, s in enumerate(self.after) if key in s.keys)
             k = min(holding, key=lambda k: (k not in changed_after, self.after[k].content, k))
             missing.append((k, self.after[k].keys.index(key), key, n))
         for k, _, key, n in sorted(missing):
-            self._add("TILE_NOT_IN_RACK", f"/after/{k}", _copies(key, n, self.rack_keys.get(key, 0)))
+            self._add("TILE_NOT_IN_RACK", f"/after/{k}", copies_params(key, n, self.rack_keys.get(key, 0)))
 
     def _reported_meld_value(self, played: dict[str, int]) -> int:
         """The value a successful opening with manipulation reports: the exact best sets of

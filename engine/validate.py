@@ -26,6 +26,14 @@ def invalid_set_params(table_set: TableSet, reading: SetReading) -> dict[str, An
     return params
 
 
+def copies_params(tile: str, n: int, others: int) -> dict[str, Any]:
+    """The facts of a violation about ``n`` copies of ``tile`` (TILE_NOT_IN_RACK,
+    TABLE_TILE_REMOVED), worded by copies when more than one, or when ``others`` copies are
+    where the message says it is not (the rack holds one R5 and two are played: "1 copy of
+    tile R5 is played beyond those on the player's rack")."""
+    return {"tile": tile, "count": n, "case": "copies"} if n > 1 or others else {"tile": tile, "count": n}
+
+
 def labelled(violation: Violation, table_set: TableSet) -> Violation:
     """``violation`` on ``table_set``, carrying the set's id (if any) for its message."""
     if table_set.id is None:
@@ -235,9 +243,7 @@ def check_meld(
                 seen[tile.key] += 1
                 if seen[tile.key] == available[tile.key] + 1:
                     beyond = laid[tile.key] - available[tile.key]
-                    params: dict[str, Any] = {"tile": str(tile.undeclared()), "count": beyond}
-                    if beyond > 1 or available[tile.key]:  # (worded as in a turn: engine.turns._copies)
-                        params["case"] = "copies"
+                    params = copies_params(str(tile.undeclared()), beyond, available[tile.key])
                     violations.append(labelled(Violation("TILE_NOT_IN_RACK", f"/sets/{i}", params), table_set))
     value = sum(v.reading.value or 0 for v in verdicts if v.valid)
     # no valid set laid opens under no threshold (every valid set is worth at least 1)

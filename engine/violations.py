@@ -302,7 +302,7 @@ class Violation:
         if self.set_code is not None:
             params["set_code"] = self.set_code
         message = render(self.code, params, lang)
-        if "set_id" in params:  # SPEC §1: a set's id is echoed in messages
+        if params.get("set_id") is not None:  # SPEC §1: a set's id is echoed in messages
             label = SET_LABEL.get(lang, SET_LABEL["en"])
             message = label.format(id=params["set_id"]) + message
         return message

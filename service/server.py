@@ -48,7 +48,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import BrokenExecutor, Executor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -312,8 +311,7 @@ class BudgetGate:
         self.analyze_budget_seconds = budget_seconds if analyze_budget_seconds is None else analyze_budget_seconds
         self.running = 0
         self.running_cost = 0.0
-        self.waiters: deque[asyncio.Future[None]] = deque()
-        self.waiting_cost: dict[asyncio.Future[None], float] = {}
+        self.waiters: dict[asyncio.Future[None], float] = {}  # each waiter's cost, first come first
         self.in_processes = executor is None
         self.executor = budget_processes(slots) if executor is None else executor
 
@@ -353,7 +351,7 @@ class BudgetGate:
     def retry_after(self) -> int:
         """Seconds until a slot is likely free for a new request: every running and waiting
         request may take its whole cost, shared among the slots."""
-        queued = self.running_cost + sum(self.waiting_cost.values())
+        queued = self.running_cost + sum(self.waiters.values())
         return max(1, math.ceil(queued / self.slots - 1e-9))
 
     async def acquire(self, cost: float | None = None) -> float | None:
@@ -369,36 +367,30 @@ class BudgetGate:
             return None
         started = time.perf_counter()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiters.append(future)
-        self.waiting_cost[future] = cost
+        self.waiters[future] = cost
         try:
             async with asyncio.timeout(self.wait):
                 await future
         except TimeoutError:
             if future.done() and not future.cancelled():  # handed a slot as the wait ran out
                 return time.perf_counter() - started
-            self._forget(future)
+            self.waiters.pop(future, None)
             return None
         except asyncio.CancelledError:  # the request's task is cancelled while waiting
             if future.done() and not future.cancelled():
                 self.release(cost)  # handed a slot: pass it on
             else:
-                self._forget(future)
+                self.waiters.pop(future, None)
             raise
         return time.perf_counter() - started
-
-    def _forget(self, future: asyncio.Future[None]) -> None:
-        with contextlib.suppress(ValueError):
-            self.waiters.remove(future)
-        self.waiting_cost.pop(future, None)
 
     def release(self, cost: float | None = None) -> None:
         """Give the slot of a request costing ``cost`` (as acquired) to the first waiter still
         waiting, else free it."""
         self.running_cost = max(0.0, self.running_cost - (self.budget_seconds if cost is None else cost))
         while self.waiters:
-            future = self.waiters.popleft()
-            waiting_cost = self.waiting_cost.pop(future, self.budget_seconds)
+            future = next(iter(self.waiters))
+            waiting_cost = self.waiters.pop(future)
             if not future.done():
                 self.running_cost += waiting_cost
                 future.set_result(None)

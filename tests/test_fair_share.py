@@ -246,8 +246,7 @@ def test_the_busy_answer_is_the_documented_one() -> None:
     spec = yaml.safe_load((Path(__file__).resolve().parents[1] / "openapi.yaml").read_text(encoding="utf-8"))
     gate = BudgetGate(slots=1, queue=2, wait=1.0, budget_seconds=1.0, executor=THREADS)
     gate.running, gate.running_cost = 1, 1.0
-    gate.waiters.extend([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)])
-    gate.waiting_cost.update(dict.fromkeys(gate.waiters, 1.0))
+    gate.waiters.update(dict.fromkeys([asyncio.Future(loop=asyncio.new_event_loop()) for _ in range(2)], 1.0))
     adapter = RSGIAdapter(lambda e, s: [], 1000, 1.0, gate=gate)
     proto = Proto(b"")
     adapter._busy(Scope("/v1/moves/suggest", b""), proto, {"PATH_INFO": "/v1/moves/suggest"}, "/v1/moves/suggest", 0.0)
