@@ -283,6 +283,8 @@ def _demands(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None])
         freed = [joker for joker, stay in mine if stay is None]
         if not freed:
             continue
+        if not search.needs_tile and (search.readings_chosen[n].kind == RUN or not search.every_colour(n)):
+            continue  # a free release: only a group of three's jokers need tiles (``group_tiles``)
         if search.readings_chosen[n].kind == RUN:
             for joker in freed:
                 (tile,) = joker.options

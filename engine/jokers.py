@@ -15,7 +15,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   stood for (an undeclared group joker stood for any missing colour). Each replacing tile is one
   copy: two jokers standing for R7 need two R7. Under ``group_joker_needs_both_colours`` a group
   of three needs every missing colour that no joker still stands for; a declared group joker
-  needs only its declared tile.
+  needs only its declared tile. That setting holds under ``joker_release: free`` too, where it is
+  the only need for a tile (``group_tiles``: the jokers of groups of three alone).
 - ``JOKER_REPLACED_FROM_TABLE`` (``joker_replacement_from: rack``): more jokers replaced by a tile
   than copies of it were played from the rack.
 - ``JOKER_SET_BROKEN`` (``joker_sets_locked``): a joker set keeps its jokers in one successor that
@@ -173,6 +174,9 @@ class JokerSearch:
         self.after_readings = {k: after[k].read(rules).readings for k in self.open_after}
         self.locked = rules.joker_sets_locked
         self.needs_tile = self.locked or rules.joker_release == "replace"
+        # Under a free release only a group of three's jokers need tiles, and only under
+        # ``group_joker_needs_both_colours`` (SPEC §3 states it whatever the release)
+        self.group_tiles = not self.needs_tile and rules.group_joker_needs_both_colours
         self.readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
         self.best: Candidate | None = None
         self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
@@ -335,7 +339,7 @@ class JokerSearch:
             self.best = Candidate((0, 0, 0, (), 0), (), 0)
             return
         violations: list[Violation] = []
-        if freed and self.needs_tile:
+        if freed and (self.needs_tile or self.group_tiles):
             violations += joker_replacement.replacements(self, jokers, stays)
         if self.locked:
             violations += locked_joker_sets.locked_sets(self, jokers, stays)

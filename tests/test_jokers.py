@@ -541,6 +541,38 @@ def test_declared_group_joker_needs_only_its_tile_under_both_colours() -> None:
     assert v.valid and v.jokers_freed == 1
 
 
+FREE_BOTH_COLOURS = resolve_rules({"preset": "free-joker", "group_joker_needs_both_colours": True})
+
+
+def test_both_colours_hold_under_a_free_release() -> None:
+    """SPEC §3 ("freeing a joker from a group of three needs both missing colours") and §4
+    ("Under group_joker_needs_both_colours both missing colours must lie in the group's
+    successors") state it whatever the release; under a free release it is the only tile a
+    freed joker needs (two independent audits, session 49)."""
+    one_colour = verify(["R9 J B9"], ["R9 O9 B9", "K1 K2 J"], "O9 K1 K2", rules=FREE_BOTH_COLOURS)
+    assert codes(one_colour) == ["JOKER_NOT_REPLACED"] and one_colour.violations[0].params["tile"] == "K9"
+    assert verify(["R9 J B9"], ["R9 O9 B9", "K1 K2 J"], "O9 K1 K2", rules=PRESETS["free-joker"]).valid
+    assert codes(verify(["R9 J B9"], ["R9 B9", "O1 O2 J"], "O1 O2", rules=FREE_BOTH_COLOURS)) == [
+        "INVALID_SET",
+        "JOKER_NOT_REPLACED",
+    ]
+    both = verify(["R9 J B9"], ["R9 O9 B9 K9", "K1 K2 J"], "O9 K9 K1 K2", rules=FREE_BOTH_COLOURS)
+    assert both.valid and both.jokers_freed == 1
+    # both jokers of K7 J J, freed by all three colours; one joker staying needs only the other two
+    assert verify(
+        ["K7 J J"], ["K7 B7 O7 R7", "K1 K2 J", "O1 O2 J"], "B7 O7 R7 K1 K2 O1 O2", rules=FREE_BOTH_COLOURS
+    ).valid
+    assert verify(["K7 J J"], ["K7 B7 O7 J", "O1 O2 J"], "B7 O7 O1 O2", rules=FREE_BOTH_COLOURS).valid
+    # a group of four, a run and a declared group joker (only its tile) need nothing more
+    assert verify(["R9 J B9 K9"], ["R9 B9 K9", "K1 K2 J"], "K1 K2", rules=FREE_BOTH_COLOURS).valid
+    assert verify(["R5 R6 J"], ["R4 R5 R6", "K1 K2 J"], "R4 K1 K2", rules=FREE_BOTH_COLOURS).valid
+    declared = verify(["K7 B7 J=R7"], ["K7 B7 O7", "K1 K2 J"], "O7 K1 K2", rules=FREE_BOTH_COLOURS)
+    assert codes(declared) == ["JOKER_NOT_REPLACED"]
+    assert verify(["K7 B7 J=R7"], ["K7 B7 R7", "K1 K2 J"], "R7 K1 K2", rules=FREE_BOTH_COLOURS).valid
+    # the joker may also simply stay, whatever is added
+    assert verify(["R9 J B9"], ["R9 O9 B9 J"], "O9", rules=FREE_BOTH_COLOURS).valid
+
+
 # --- locked joker sets ---------------------------------------------------------------------------
 
 

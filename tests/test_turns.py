@@ -1035,7 +1035,9 @@ def test_over_time_a_kept_position_must_be_a_legal_turn_by_itself(
         before,
         after,
         rack,
-        rules=dataclasses.replace(rules, joker_release="free", joker_sets_locked=False),
+        rules=dataclasses.replace(
+            rules, joker_release="free", joker_sets_locked=False, group_joker_needs_both_colours=False
+        ),
         elapsed=130,
     )
     assert not free.restore_table and free.kept is not None  # legal alone under a free release
