@@ -517,19 +517,22 @@ def _check_deal(record: GameRecord, rules: Rules) -> list[Violation]:
     out = supply_violations(groups, rules, at_entry=True)
     count = len(record.players)
     if count not in rules.players:
+        # no deal is defined for this count (no DEAL_SIZE), but the pool still must make up
+        # the tile set (an independent audit, session 49: PLAYER_COUNT hid POOL_MISMATCH)
         allowed = ", ".join(str(n) for n in rules.players)
         params = {"count": count, "allowed": allowed} | ({"case": "one"} if count == 1 else {})
-        return [*out, Violation("PLAYER_COUNT", "/players", params)]
-    expected = rules.deal_for(count)
-    out += [
-        Violation(
-            "DEAL_SIZE",
-            f"/players/{i}/rack",
-            {"player": p.name, "count": len(p.rack), "expected": expected, "players": count},
-        )
-        for i, p in enumerate(record.players)
-        if len(p.rack) != expected
-    ]
+        out.append(Violation("PLAYER_COUNT", "/players", params))
+    else:
+        expected = rules.deal_for(count)
+        out += [
+            Violation(
+                "DEAL_SIZE",
+                f"/players/{i}/rack",
+                {"player": p.name, "count": len(p.rack), "expected": expected, "players": count},
+            )
+            for i, p in enumerate(record.players)
+            if len(p.rack) != expected
+        ]
     if record.pool is not None:
         mismatch = _pool_mismatch(groups, rules)
         if mismatch is not None:

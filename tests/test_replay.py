@@ -146,6 +146,13 @@ def test_deal_checks() -> None:
     lonely = replay({"players": [{"name": "A", "rack": A_RACK}], "turns": []})
     assert lonely["violations"][0]["code"] == "PLAYER_COUNT"
     assert lonely["violations"][0]["message"] == "1 player cannot play under these rules (allowed: 2, 3, 4)."
+    # no deal to compare racks with, but the pool must still make up the set (session 49)
+    racks = [{"name": "A", "rack": ["R1", "R2"]}, {"name": "B", "rack": ["B1", "B2"]}, {"name": "C", "rack": ["K1"]}]
+    crowded = replay({"rules": {"deal": 3, "players": [2]}, "players": racks, "pool": ["R5"], "turns": []})
+    assert [(v["code"], v["at"]) for v in crowded["violations"]] == [
+        ("PLAYER_COUNT", "/players"),
+        ("POOL_MISMATCH", "/pool"),
+    ]
 
 
 @pytest.mark.parametrize(
