@@ -1285,17 +1285,18 @@ def test_a_played_joker_is_worth_the_best_joker_after_the_move(opened: bool, tie
     assert_legal(before, rack, opened, PRESETS["sabra"], result)
 
 
-def test_an_opening_beside_a_table_joker_that_reads_higher_in_another_order_is_not_claimed() -> None:
-    """xp opening: K9 J J J K13 (55 points) beside J K11 K12. Laid again as K11 K12 J=K13 (the
-    same set, the referee agrees) the table's joker is worth 13, so the played jokers are the
-    best three after the move: 58. The opening's bound took the table's jokers as they lay
-    (K10) and claimed 55; it now takes each set's highest-reading order, and does not claim."""
+def test_an_opening_beside_a_table_joker_may_not_lay_it_again_reading_higher() -> None:
+    """xp opening: K9 J J J K13 (55 points) beside J K11 K12. Laid again as K11 K12 J=K13, the
+    table's set would read K11..K13, its joker (K10) "staying" only as a joker of the new set:
+    a table tile in a new set, a table set changed, before opening (SPEC §4; 58 was answered
+    until session 49's white-box review). The table stays as it lay: 55, proven."""
     before = [parse_tiles("J K11 K12")]
     rack = parse_tiles("K13 K9 J J J")
     after = [parse_tiles("K9 J=K10 J=K11 J=K12 K13"), parse_tiles("K11 K12 J=K13")]
-    assert verify_turn([TableSet(t) for t in before], [TableSet(t) for t in after], rack, False, PRESETS["xp"]).valid
+    verdict = verify_turn([TableSet(t) for t in before], [TableSet(t) for t in after], rack, False, PRESETS["xp"])
+    assert [v.code for v in verdict.violations] == ["MANIPULATION_BEFORE_OPENING"]
     result = suggest(before, rack, False, PRESETS["xp"], "tiles")
-    assert len(result.played) == 5 and result.value == 58  # the table's set laid K11 K12 J (session 34)
+    assert len(result.played) == 5 and result.value == 55 and result.optimal_proven
     assert_legal(before, rack, False, PRESETS["xp"], result)
 
 
@@ -1388,18 +1389,19 @@ def test_the_value_objective_is_never_beaten_by_the_most_tiles_move(use: str) ->
 
 @pytest.mark.parametrize("table", ["J=O10 O11 O12", "J O11 O12"])
 @pytest.mark.parametrize("objective", ["tiles", "value"])
-def test_an_opening_lays_a_table_joker_set_again_where_its_joker_reads_higher(table: str, objective: str) -> None:
-    """Opening beside J=O10 O11 O12 with O9 O11 J: O9 J=O10 O11 is 30 points, but with the
-    table's set laid O11 O12 J the played joker is worth 13 (the table's joker stays as O10
-    in the new set: jokers are interchangeable), 33, a legal opening. The declared joker's
-    set was not read in another order, so 30 was claimed optimal (found by an independent
-    least-change oracle, session 34); the move is now found."""
+def test_an_opening_does_not_lay_a_table_joker_set_again_to_read_its_joker_higher(table: str, objective: str) -> None:
+    """Opening beside J=O10 O11 O12 with O9 O11 J: O9 J=O10 O11 is 30 points. With the table's
+    set laid O11 O12 J the played joker would be worth 13 (33), but only by the table's
+    joker going into the new set as O10 while its set reads O11..O13: manipulation before
+    opening in every reading (SPEC §4; session 34 read it as legal, jokers being
+    interchangeable; session 49's white-box review and the referee now do not)."""
     before = [parse_tiles(table)]
     rack = parse_tiles("O9 O11 J")
     after = [parse_tiles("O11 O12 J"), parse_tiles("O9 J=O10 O11")]
-    assert verify_turn([TableSet(t) for t in before], [TableSet(t) for t in after], rack, False, SABRA).valid
+    verdict = verify_turn([TableSet(t) for t in before], [TableSet(t) for t in after], rack, False, SABRA)
+    assert [v.code for v in verdict.violations] == ["MANIPULATION_BEFORE_OPENING"]
     result = suggest(before, rack, False, SABRA, objective)
-    assert len(result.played) == 3 and result.value == 33
+    assert len(result.played) == 3 and result.value == 30 and result.optimal_proven
     assert_legal(before, rack, False, SABRA, result)
 
 
