@@ -9,10 +9,13 @@ variables (docs/service.md).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
+import re
 from collections.abc import Mapping
+from datetime import datetime
 from functools import lru_cache
 from http import HTTPStatus
 from importlib import resources
@@ -22,6 +25,7 @@ from typing import Any
 import msgspec
 from flask import Blueprint, Flask, Response, current_app, request, send_from_directory
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, PreconditionFailed, RequestEntityTooLarge
+from werkzeug.http import parse_date
 from werkzeug.routing import WebsocketMismatch
 
 from engine.errors import json_value_error_text
@@ -55,7 +59,12 @@ JSON_BODY_KEY = "rummikub.json_body"
 """WSGI environ key of a body the server already decoded (with :func:`decode_json`), so the app
 does not read it twice."""
 LIMITS_KEY = "rummikub.limits"
+LANG_KEY = "rummikub.lang"
+"""WSGI environ key of the language picked for the request (:func:`_lang`)."""
 CORS_ORIGINS_KEY = "RUMMIKUB_CORS_ORIGINS"
+CORS_KEY = "rummikub.cors"
+"""``app.extensions`` key of the app's :func:`cors_headers` for a request's ``Origin``: the server
+adds them to the answers it makes without the app (503, and 400/408/413 for a body)."""
 SET_CACHE_KEY = "RUMMIKUB_SET_CACHE_SIZE"
 _HERE = Path(__file__).resolve().parent
 _log = logging.getLogger(__name__)
@@ -121,7 +130,11 @@ DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-i
 
 
 def _lang() -> str:
-    return pick_language(request.environ.get("HTTP_ACCEPT_LANGUAGE"))
+    """The request's language, picked once per request (a problem answer asks again)."""
+    environ = request.environ
+    if LANG_KEY not in environ:
+        environ[LANG_KEY] = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
+    return str(environ[LANG_KEY])
 
 
 def _json_response(
@@ -301,22 +314,44 @@ def _register_meta_routes(app: Flask) -> None:
 
     @app.get("/docs/<path:asset>")
     def docs_asset(asset: str) -> Response:
+        """A Swagger UI file, its preconditions evaluated in RFC 9110 §13.2.2's order; Range is
+        ignored (``Accept-Ranges: none``, §14.2-14.3: small files, loaded whole; werkzeug's ranges
+        came before If-None-Match and answered HEAD, unknown units, weak If-Range tags...)."""
         response = send_from_directory(swagger_ui_dir(), asset, max_age=86400, conditional=False)
-        # RFC 9110 §13.2.2: If-Match first ("*": the file exists; else a strong match), then
-        # the other conditions and Range, which werkzeug answers (it let a Range pass a failed
-        # If-Match, refused "*", and kept the file as a 412's body)
+        response.accept_ranges = "none"
         etag, weak = response.get_etag()
-        if request.if_match:
+        modified = response.last_modified and response.last_modified.replace(microsecond=0)
+        if request.if_match:  # "*": the file exists; else a strong match
             failed = not (request.if_match.star_tag or (not weak and request.if_match.contains(etag or "")))
-        else:  # (then If-Unmodified-Since, to the second: HTTP dates have no fractions)
-            since, modified = request.if_unmodified_since, response.last_modified
-            failed = since is not None and modified is not None and modified.replace(microsecond=0) > since
+        else:
+            since = _http_date(request.headers.get("If-Unmodified-Since"))
+            failed = since is not None and modified is not None and modified > since
         if failed:
             response.close()
             raise PreconditionFailed()
-        others = {key: value for key, value in request.environ.items() if key != "HTTP_IF_MATCH"}
-        response.make_conditional(others, accept_ranges=True, complete_length=response.content_length)
+        if request.if_none_match:  # (a weak comparison)
+            unchanged = request.if_none_match.contains_weak(etag or "")
+        else:
+            since = _http_date(request.headers.get("If-Modified-Since"))
+            unchanged = since is not None and modified is not None and modified <= since
+        if unchanged:
+            response.close()
+            response.status_code = 304  # (werkzeug sends no body and drops its entity headers)
         return response
+
+
+_HTTP_DATE = re.compile(
+    r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT"  # IMF-fixdate
+    r"|[A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT"  # rfc850-date
+    r"|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}"  # asctime-date
+)
+
+
+def _http_date(value: str | None) -> datetime | None:
+    """An If-(Un)Modified-Since value as a date, or None when it is not one HTTP-date (RFC 9110
+    §5.6.7): such a field is ignored (§13.1.3-13.1.4), a list of dates too (werkzeug read the
+    first)."""
+    return parse_date(value) if value is not None and _HTTP_DATE.fullmatch(value.strip()) else None
 
 
 def _register_error_handlers(app: Flask) -> None:
@@ -377,24 +412,44 @@ def _register_error_handlers(app: Flask) -> None:
             request.path,
             extra={"request_id": request.environ.get(REQUEST_ID_KEY)},
         )
-        return _problem_response(RequestError(500, "The service failed to answer this request.", []))
+        return _problem_response(
+            RequestError(
+                500,
+                "The service failed to answer this request.",
+                [],
+                detail_es="El servicio no pudo responder a esta petición.",
+            )
+        )
+
+
+def cors_headers(origins: list[str], origin: str | None) -> dict[str, str]:
+    """Minimal CORS: the headers of an answer to a request from ``origin``, none unless it is one
+    of the configured ``origins`` (``*`` allows any). ``Vary: Origin`` is among them unless any
+    origin is allowed."""
+    allow_any = "*" in origins
+    if not origin or not (allow_any or origin in origins):
+        return {}
+    headers = {
+        "Access-Control-Allow-Origin": "*" if allow_any else origin,
+        "Access-Control-Allow-Headers": "Content-Type, Accept-Language, X-Request-ID",
+        "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+        "Access-Control-Max-Age": "600",
+        "Access-Control-Expose-Headers": "X-Request-ID, Retry-After",
+    }
+    if not allow_any:
+        headers["Vary"] = "Origin"
+    return headers
 
 
 def _add_cors(app: Flask, origins: list[str]) -> None:
-    """Minimal CORS for the configured origins (``*`` allows any). Off when none are set."""
-    allow_any = "*" in origins
+    """CORS for the configured origins (:func:`cors_headers`). Off when none are set."""
 
     @app.after_request
     def cors(response: Response) -> Response:
-        origin = request.headers.get("Origin")
-        if origin and (allow_any or origin in origins):
-            response.headers["Access-Control-Allow-Origin"] = "*" if allow_any else origin
-            response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept-Language, X-Request-ID"
-            response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-            response.headers["Access-Control-Max-Age"] = "600"
-            response.headers["Access-Control-Expose-Headers"] = "X-Request-ID"
-            if not allow_any:
-                response.vary.add("Origin")
+        headers = cors_headers(origins, request.headers.get("Origin"))
+        if headers.pop("Vary", None):
+            response.vary.add("Origin")
+        response.headers.update(headers)
         return response
 
 
@@ -414,7 +469,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     and the ``RUMMIKUB_*`` environment variables (limits, CORS origins)."""
     settings = dict(config or {})
     limits = Limits.from_settings(settings)
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # no /static/ route: the docs assets have their own view
     app.config["MAX_CONTENT_LENGTH"] = limits.max_body_bytes
     app.config.from_mapping(settings)
     if "MAX_CONTENT_LENGTH" in settings and "RUMMIKUB_MAX_BODY_BYTES" not in settings:
@@ -427,6 +482,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     origins = _cors_origins(settings)
     if origins:
         _add_cors(app, origins)
+    app.extensions[CORS_KEY] = functools.partial(cors_headers, origins)
     configure_error_log(log_format_is_json(settings))
     app.wsgi_app = instrument(app.wsgi_app, route_of, AccessLog.from_settings(settings))  # type: ignore[method-assign, assignment]
     return app

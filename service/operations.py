@@ -45,7 +45,12 @@ __all__ = [
 PROBLEM_TYPE = "about:blank"
 """Problems use standard HTTP semantics: ``title`` is the status phrase, ``detail`` says more."""
 
-_TITLES: dict[int, str] = {413: "Content Too Large", 422: "Unprocessable Content"}
+_TITLES: dict[int, str] = {
+    413: "Content Too Large",
+    414: "URI Too Long",
+    416: "Range Not Satisfiable",
+    422: "Unprocessable Content",
+}
 """RFC 9110 phrases where Python's ``HTTPStatus`` still has the older ones."""
 
 _TITLES_ES: dict[int, str] = {

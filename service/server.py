@@ -177,12 +177,16 @@ class ServerSettings:
 
 
 class _BodyError(Exception):
-    def __init__(self, status: int, detail: str, limit: str | None = None, wording: Any = None) -> None:
+    def __init__(
+        self, status: int, detail: str, limit: str | None = None, wording: Any = None, detail_es: str | None = None
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.limit = limit
         self.wording = wording  # the ``operations.RequestError``, when another layer words it
+        # (the Spanish words after "No se puede leer la petición: ")
+        self.detail_es = detail_es or _BODY_ERRORS_ES.get(status, "ver errors")
 
 
 _BODY_ERRORS_ES = {
@@ -206,7 +210,7 @@ def _problem(error: _BodyError, lang: str) -> bytes:
         error.status,
         f"The request cannot be read: {error.detail}.",
         [item],
-        detail_es=f"No se puede leer la petición: {_BODY_ERRORS_ES.get(error.status, 'ver errors')}.",
+        detail_es=f"No se puede leer la petición: {error.detail_es}.",
     )
     return json.dumps(wording.to_problem(lang), ensure_ascii=False, separators=(",", ":")).encode()
 
@@ -472,9 +476,11 @@ class RSGIAdapter:
         threads: int = 1,
         gate: BudgetGate | None = None,
     ) -> None:
+        from service.app import CORS_KEY
         from service.observe import AccessLog, log_format_is_json
 
         self.app = app
+        self.cors = getattr(app, "extensions", {}).get(CORS_KEY)  # (the app's CORS, for answers made here)
         self.max_body = max_body_bytes
         self.read_timeout = read_timeout
         self.executor = ThreadPoolExecutor(threads, "rummikub-app") if threads > 1 else None
@@ -649,10 +655,13 @@ class RSGIAdapter:
                 raise self._too_large()
             parts.append(chunk)
             if len(parts) > MAX_BODY_CHUNKS:
+                count_es = f"{MAX_BODY_CHUNKS:,}".replace(",", ".")  # (4.096)
                 raise _BodyError(
                     400,
                     f"the body came in more than {MAX_BODY_CHUNKS:,} chunks: "
                     "send it with a Content-Length, or in larger chunks",
+                    detail_es=f"el cuerpo llegó en más de {count_es} trozos: envíelo con Content-Length, "
+                    "o en trozos más grandes",
                 )
         return b"".join(parts)
 
@@ -725,14 +734,8 @@ class RSGIAdapter:
         from service.observe import LATENCY, REQUESTS, access_record, method_label, request_id
 
         rid = request_id({"HTTP_X_REQUEST_ID": scope.headers.get("x-request-id")})
-        lang = pick_language(scope.headers.get("accept-language"))
-        headers = [
-            ("content-type", "application/problem+json"),
-            ("connection", "close"),
-            ("content-language", lang),
-            ("vary", "Accept-Language"),
-            ("x-request-id", rid),
-        ]
+        lang = pick_language(", ".join(scope.headers.get_all("accept-language")))  # (every line, as the app)
+        headers = [("connection", "close"), *self._problem_headers(lang, rid, scope.headers.get("origin"))]
         elapsed = time.perf_counter() - started
         # Counted and logged before the answer leaves (as the app's own answers are): a client
         # that reads /metrics or the log after its answer finds it there.
@@ -753,6 +756,18 @@ class RSGIAdapter:
                 extra={"request_id": rid},
             )
         proto.response_bytes(error.status, headers, _problem(error, lang))
+
+    def _problem_headers(self, lang: str, rid: str, origin: str | None) -> list[tuple[str, str]]:
+        """The headers of a problem answered here, without the app: as the app's, CORS included."""
+        cors = self.cors(origin) if self.cors is not None else {}
+        vary = "Accept-Language, Origin" if cors.pop("Vary", None) else "Accept-Language"
+        return [
+            ("content-type", "application/problem+json"),
+            ("content-language", lang),
+            ("vary", vary),
+            ("x-request-id", rid),
+            *((name.lower(), value) for name, value in cors.items()),
+        ]
 
     def _busy(self, scope: Any, proto: Any, environ: dict[str, Any], route: str, started: float) -> None:
         """The worker's share for budgeted requests is full: a 503 problem with Retry-After, at
@@ -778,13 +793,7 @@ class RSGIAdapter:
         )
         lang = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
         rid = request_id(environ)
-        headers = [
-            ("content-type", "application/problem+json"),
-            ("retry-after", str(wait)),
-            ("content-language", lang),
-            ("vary", "Accept-Language"),
-            ("x-request-id", rid),
-        ]
+        headers = [("retry-after", str(wait)), *self._problem_headers(lang, rid, environ.get("HTTP_ORIGIN"))]
         doc = error.to_problem(lang)
         elapsed = time.perf_counter() - started
         # Counted and logged before the answer leaves, as in _refuse.

@@ -132,6 +132,7 @@ def test_cors_when_configured() -> None:
     response = client.post("/v1/sets/validate", json={"sets": []}, headers={"Origin": "https://app.example"})
     assert response.headers["Access-Control-Allow-Origin"] == "https://app.example"
     assert "Origin" in response.headers["Vary"]
+    assert response.headers["Access-Control-Expose-Headers"] == "X-Request-ID, Retry-After"  # (the 503's)
     other = client.post("/v1/sets/validate", json={"sets": []}, headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
     preflight = client.options(

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from werkzeug.http import http_date, parse_date
 from werkzeug.test import TestResponse
 
 from service.app import create_app
@@ -307,6 +309,29 @@ def test_errors_are_capped(client: FlaskClient) -> None:
     assert "50 errors" in result["detail"]
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "first"),
+    [
+        ("/v1/matches/score", {"rounds": [{"players": [{"name": "a", "rack": ["R0"] * 40}] * 2}] * 250}, "/rounds/0"),
+        ("/v1/games/replay", {**RECORD, "turns": [{"player": "A", "table": [["X1"] * 40] * 2}] * 240}, "/turns/0"),
+        ("/v1/sets/validate", {"sets": [["R0"] * 40] * 100}, "/sets/0/0"),
+    ],
+)
+def test_reading_stops_at_the_requests_50th_error(client: FlaskClient, path: str, body: Any, first: str) -> None:
+    """The cap is the request's, not each list's: a body of 20,000 bad tiles in lists of 40 built
+    every error message to list 50 (300 ms where a valid body of its size took 35: the service
+    audit, session 49). The problem is the same: the first 50 errors, "at least 50"."""
+    from unittest import mock
+
+    from service import schemas
+
+    with mock.patch("service.schemas.parse_tile", wraps=schemas.parse_tile) as parsed:
+        result = problem(client.post(path, json=body), 422)
+    assert len(result["errors"]) == 50 and result["errors"][0]["pointer"].startswith(first)
+    assert result["detail"].endswith("(at least 50 errors; the first 50 are listed).")
+    assert parsed.call_count < 100  # (the bad tiles' 50, and the record's racks when not read before)
+
+
 # --- bad tiles ----------------------------------------------------------------------------------
 
 
@@ -550,6 +575,19 @@ def test_unexpected_failure_is_a_500_problem(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr("service.app.run_operation", boom)
     result = problem(app.test_client().post("/v1/sets/validate", json={"sets": []}), 500)
     assert "simulated" not in json.dumps(result)
+    spanish = app.test_client().post("/v1/sets/validate", json={"sets": []}, headers={"Accept-Language": "es"})
+    result = problem(spanish, 500)  # (the detail was English under the Spanish title: session 49)
+    assert result["title"] == "Error interno del servidor"
+    assert result["detail"] == "El servicio no pudo responder a esta petición."
+
+
+def test_problem_titles_are_rfc_9110_phrases() -> None:
+    """Python's HTTPStatus keeps RFC 2616's older phrases for 413, 414, 416 and 422."""
+    from service.operations import RequestError
+
+    titles = {413: "Content Too Large", 414: "URI Too Long", 416: "Range Not Satisfiable", 422: "Unprocessable Content"}
+    for status, title in titles.items():
+        assert RequestError(status, "x").to_problem()["title"] == title
 
 
 # --- HTTP-level errors --------------------------------------------------------------------------
@@ -579,6 +617,10 @@ def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
     assert result["errors"] == [{"pointer": "", "detail": "no endpoint GET /docs/no-such-file.js"}]
     result = problem(client.get("/v1/rules/house"), 404)
     assert "sabra" in result["detail"]
+    # Flask's default /static/ route is not served: a POST there was a 405 offering GET (a docs
+    # audit, session 49)
+    for method in ("get", "post", "delete"):
+        problem(getattr(client, method)("/static/x"), 404)
 
 
 def test_werkzeug_refusals_are_problems_naming_the_request(client: FlaskClient) -> None:
@@ -602,17 +644,63 @@ def test_werkzeug_refusals_are_problems_naming_the_request(client: FlaskClient) 
     assert client.get(asset, headers={"If-Match": '"no-such-etag"', "Range": "bytes=0-3"}).status_code == 412
     assert client.get(asset, headers={"If-Match": "*"}).status_code == 200
     assert client.get(asset, headers={"If-Match": "W/" + etag}).status_code == 412
-    ranged = client.get(asset, headers={"If-Match": etag, "Range": "bytes=0-3"})
-    assert ranged.status_code == 206 and len(ranged.get_data()) == 4
     assert client.get(asset, headers={"If-None-Match": etag}).status_code == 304
     modified = client.get(asset).headers["Last-Modified"]
     assert client.get(asset, headers={"If-Unmodified-Since": modified}).status_code == 200
-    assert client.get(asset, headers={"If-Unmodified-Since": "Wed, 21 Oct 2015 07:28:00 GMT"}).status_code == 412
-    response = client.get(asset, headers={"Range": "bytes=99999999-", "Accept-Language": "es"})
-    result = problem(response, 416)
-    assert result["title"] == "Rango no satisfacible" and result["detail"] == "El rango pedido no se puede servir."
-    assert len(result["errors"]) == 1 and result["errors"][0]["pointer"] == ""
-    assert response.headers["Content-Range"].startswith("bytes */")
+    response = client.get(
+        asset, headers={"If-Unmodified-Since": "Wed, 21 Oct 2015 07:28:00 GMT", "Accept-Language": "es"}
+    )
+    result = problem(response, 412)
+    assert (
+        result["title"] == "Precondición fallida" and result["detail"] == "La precondición de la petición no se cumple."
+    )
+
+
+def test_docs_assets_evaluate_conditions_in_rfc_9110_order_and_ignore_range(client: FlaskClient) -> None:
+    """RFC 9110 §13.2.2: If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since; Range
+    is not served (Accept-Ranges: none). werkzeug answered Range before the 304 checks, for HEAD,
+    in unknown units (416), with a weak or later-dated If-Range, a two-range request with 416,
+    and read a list of dates as its first (the service audit, session 49)."""
+    asset = "/docs/index.css"
+    whole = client.get(asset)
+    size, etag, modified = len(whole.get_data()), whole.headers["ETag"], whole.headers["Last-Modified"]
+    assert whole.headers["Accept-Ranges"] == "none"
+    later = http_date(parse_date(modified) + timedelta(seconds=1))
+    earlier = parse_date(modified) - timedelta(seconds=1)
+
+    def status(method: str = "GET", **headers: str) -> int:
+        response = client.open(asset, method=method, headers={k.replace("_", "-"): v for k, v in headers.items()})
+        if response.status_code == 200:  # the whole file, whatever Range said
+            assert "Content-Range" not in response.headers and response.headers["Content-Length"] == str(size)
+            assert method == "HEAD" or len(response.get_data()) == size
+        if response.status_code == 304:
+            assert response.get_data() == b"" and response.headers["ETag"] == etag
+        return response.status_code
+
+    assert status(If_None_Match=etag, Range="bytes=0-9") == 304  # (206 before)
+    assert status(If_None_Match="W/" + etag, Range="bytes=9999-") == 304  # (416 before)
+    assert status(If_Modified_Since=modified, Range="bytes=0-9") == 304
+    assert status(If_None_Match='"other"', If_Modified_Since=later) == 200  # IMS ignored beside INM
+    assert status("HEAD", Range="bytes=0-9") == 200
+    assert status("HEAD", Range="bytes=9999-") == 200
+    assert status(Range="items=0-9") == 200
+    assert status(Range="bytes=0-1,5-6") == 200
+    assert status(Range="bytes=9999-") == 200
+    assert status(If_Range="W/" + etag, Range="bytes=0-9") == 200
+    assert status(If_Range=later, Range="bytes=0-9") == 200
+    assert status(If_Range=etag, Range="bytes=0-9") == 200
+    # a list of dates is not a date: ignored (RFC 9110 §13.1.3-13.1.4)
+    assert status(If_Unmodified_Since=f"{http_date(earlier)}, {later}") == 200
+    assert status(If_Modified_Since=f"{later}, {http_date(earlier)}") == 200
+    assert status(If_Unmodified_Since="yesterday") == 200
+    # the obsolete forms are dates (§5.6.7: a recipient accepts all three)
+    assert status(If_Unmodified_Since=earlier.strftime("%A, %d-%b-%y %H:%M:%S GMT")) == 412
+    assert status(If_Unmodified_Since=earlier.strftime("%a %b %e %H:%M:%S %Y")) == 412
+    assert status(If_Modified_Since=later) == 304
+    assert status(If_Modified_Since=http_date(earlier)) == 200
+    assert status(If_Match='"other"', If_None_Match=etag) == 412  # If-Match first
+    assert status(If_Match=etag, If_Unmodified_Since=http_date(earlier)) == 200  # then IUS is not read
+    assert status("HEAD", If_None_Match=etag) == 304
 
 
 # --- languages ----------------------------------------------------------------------------------
@@ -701,6 +789,25 @@ def test_accept_language_q0_is_not_spanish_and_docs_slash_serves(client: FlaskCl
     answer = client.post("/v1/sets/validate", json={"sets": [["R1"]]}, headers={"Accept-Language": "es;q=0"})
     assert answer.headers["Content-Language"] == "en"
     assert client.get("/docs/").status_code == 200
+
+
+def test_accept_language_is_read_to_its_cap_and_once_per_request(client: FlaskClient) -> None:
+    """Only the entries ending within ACCEPT_LANGUAGE_CHARS count (a 499 KB header cost ~115 ms
+    a parse, twice for a problem: the service audit, session 49), and the pick is made once."""
+    from unittest import mock
+
+    from engine.violations import ACCEPT_LANGUAGE_CHARS, pick_language
+
+    assert pick_language("fr," * ACCEPT_LANGUAGE_CHARS + "es") == "en"  # named beyond the cap: not read
+    head = "x" * (ACCEPT_LANGUAGE_CHARS - 3) + ",es"  # an entry ending at the cap counts
+    assert pick_language(head + ",fr" * 1000) == "es"
+    assert pick_language(head + ";q=1") == "en"  # one cut short there does not
+    assert pick_language("es" + ";" * 499_000) == "en"
+    body = {"sets": 5}
+    with mock.patch("service.app.pick_language", wraps=pick_language) as picked:
+        response = client.post("/v1/sets/validate", json=body, headers={"Accept-Language": "es"})
+    assert problem(response, 422)["title"] == "Contenido no procesable"
+    assert picked.call_count == 1
 
 
 def test_a_5001_digit_number_names_no_python_internals(client: FlaskClient) -> None:

@@ -260,6 +260,28 @@ def test_the_busy_answer_is_the_documented_one() -> None:
     assert json.loads(data) == documented["content"]["application/problem+json"]["example"]
 
 
+def test_the_busy_answer_carries_the_apps_cors_headers() -> None:
+    """With RUMMIKUB_CORS_ORIGINS, the 503 the server answers without the app carries the app's
+    CORS headers and exposes Retry-After: a page saw a network error (the service audit, session 49)."""
+    from service.app import create_app
+
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    gate.running, gate.running_cost = 1, 1.0
+    app = create_app({"TESTING": True, "RUMMIKUB_CORS_ORIGINS": "https://a.example"})
+    adapter = RSGIAdapter(app, 1000, 1.0, gate=gate)
+    answers = []
+    for origin in ("https://a.example", "https://evil.example"):
+        proto = Proto(b"")
+        environ = {"PATH_INFO": "/v1/moves/suggest", "HTTP_ORIGIN": origin}
+        adapter._busy(Scope("/v1/moves/suggest", b""), proto, environ, "/v1/moves/suggest", 0.0)
+        answers.append(proto.sent[0])
+    (status, headers, _), (_, other, _) = answers
+    assert status == 503 and headers["access-control-allow-origin"] == "https://a.example"
+    assert headers["access-control-expose-headers"] == "X-Request-ID, Retry-After"
+    assert headers["vary"] == "Accept-Language, Origin"
+    assert "access-control-allow-origin" not in other and other["vary"] == "Accept-Language"
+
+
 def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
     async def scenario() -> None:
         gate = BudgetGate(slots=1, queue=2, wait=5.0, budget_seconds=1.0, executor=THREADS)

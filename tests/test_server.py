@@ -364,7 +364,8 @@ def test_adapter_refuses_content_length_with_transfer_encoding() -> None:
     from service.server import RSGIAdapter
 
     class Headers(dict[str, str]):
-        pass
+        def get_all(self, name: str) -> list[str]:  # (granian's RSGIHeaders has it)
+            return [self[name]] if name in self else []
 
     class Scope:
         proto = "http"
@@ -461,6 +462,15 @@ def test_a_chunked_body_in_too_many_chunks_is_refused() -> None:
     [(status, _, data)] = proto.sent
     assert status == 400 and "chunks" in json.loads(data)["detail"]
     assert proto.taken == MAX_BODY_CHUNKS + 1
+    # in Spanish too, saying what happened (not "mal formado o incompleto": session 49)
+    proto = _EndlessChunks(b" ")
+    scope = _FakeScope("POST", "/v1/sets/validate", [("transfer-encoding", "chunked"), ("accept-language", "es")])
+    asyncio.run(RSGIAdapter(app, 1 << 20, 1.0).__rsgi__(scope, proto))
+    [(status, _, data)] = proto.sent
+    assert json.loads(data)["detail"] == (
+        "No se puede leer la petición: el cuerpo llegó en más de 4.096 trozos: envíelo con Content-Length,"
+        " o en trozos más grandes."
+    )
 
 
 def test_a_chunked_body_in_as_many_chunks_as_allowed_is_read() -> None:
@@ -492,10 +502,14 @@ def test_a_chunked_body_in_as_many_chunks_as_allowed_is_read() -> None:
     ("headers", "status"),
     [([("content-length", "5000")], 413), ([("content-length", "4"), ("transfer-encoding", "chunked")], 400)],
 )
-def test_adapter_words_a_body_it_refuses_in_the_clients_language(headers: list[tuple[str, str]], status: int) -> None:
+@pytest.mark.parametrize("languages", [["es"], ["en;q=0.1", "es"]])
+def test_adapter_words_a_body_it_refuses_in_the_clients_language(
+    headers: list[tuple[str, str]], status: int, languages: list[str]
+) -> None:
     """A body the adapter refuses (over the limit, unreadable) is a problem in the language the
     client asks for, as every other problem (docs/service.md; the 413 was English with no
-    Content-Language: a docs audit, session 43)."""
+    Content-Language: a docs audit, session 43), read from every Accept-Language line as the app
+    reads them (the adapter read the first: session 49)."""
     from service.operations import body_too_large
     from service.server import RSGIAdapter
 
@@ -503,7 +517,7 @@ def test_adapter_words_a_body_it_refuses_in_the_clients_language(headers: list[t
         raise AssertionError("the app must not run")
 
     proto = _FakeProto(b"")
-    scope = _FakeScope("POST", "/v1/sets/validate", [*headers, ("accept-language", "es")])
+    scope = _FakeScope("POST", "/v1/sets/validate", [*headers, *(("accept-language", v) for v in languages)])
     asyncio.run(RSGIAdapter(app, 1000, 1.0).__rsgi__(scope, proto))
     [(sent_status, sent_headers, data)] = proto.sent
     problem = json.loads(data)
@@ -511,6 +525,28 @@ def test_adapter_words_a_body_it_refuses_in_the_clients_language(headers: list[t
     assert problem["title"] == {413: "Contenido demasiado grande", 400: "Petición incorrecta"}[status]
     if status == 413:
         assert problem == body_too_large(1000).to_problem("es")
+
+
+@pytest.mark.parametrize(
+    "headers", [[("content-length", "5000")], [("content-length", "4"), ("transfer-encoding", "chunked")]]
+)
+def test_adapter_refusals_carry_the_apps_cors_headers(headers: list[tuple[str, str]]) -> None:
+    """With RUMMIKUB_CORS_ORIGINS, a body the adapter refuses (413, 400; 408 likewise) is answered
+    with the app's CORS headers, as the app's own problems are: without them a page saw a network
+    error (the service audit, session 49)."""
+    from service.app import create_app
+    from service.server import RSGIAdapter
+
+    app = create_app({"TESTING": True, "RUMMIKUB_CORS_ORIGINS": "https://a.example"})
+    expected = app.test_client().post("/v1/sets/validate", json={}, headers={"Origin": "https://a.example"}).headers
+    proto = _FakeProto(b"")
+    scope = _FakeScope("POST", "/v1/sets/validate", [*headers, ("origin", "https://a.example")])
+    asyncio.run(RSGIAdapter(app, 1000, 1.0).__rsgi__(scope, proto))
+    [(status, sent, _)] = proto.sent
+    assert status in (400, 413) and sent["vary"] == "Accept-Language, Origin"
+    cors = {name.lower(): value for name, value in expected.items() if name.startswith("Access-Control-")}
+    assert len(cors) == 5 and cors.items() <= sent.items()
+    assert sent["access-control-allow-origin"] == "https://a.example"
 
 
 class _FakeScope:
@@ -535,6 +571,9 @@ class _FakeHeaders:
 
     def get(self, name: str, default: object = None) -> object:
         return next((v for k, v in self._items if k == name), default)
+
+    def get_all(self, name: str) -> list[str]:
+        return [v for k, v in self._items if k == name]
 
     def items(self) -> list[tuple[str, str]]:
         return list(self._items)
