@@ -276,26 +276,35 @@ def _matched_one_by_one(before: Sequence[Hashable], after: Sequence[Hashable]) -
 
 
 def _matched_pairs(
-    before: Sequence[tuple[Hashable, frozenset[Hashable]]], after: Sequence[tuple[Hashable, frozenset[Hashable]]]
+    before: Sequence[tuple[Hashable, frozenset[Hashable]]],
+    after: Sequence[tuple[Hashable, frozenset[Hashable]]],
+    worth: Sequence[int],
 ) -> list[int]:
     """The indices of ``after`` left by a largest matching of ``before`` to ``after`` entries
     of equal content (the first member) sharing a reading (the second member, a set of
-    readings). Entries of one content and one set of readings are alike, so the matching is a
-    flow between those few kinds: augmenting paths, one pair at a time."""
+    readings), among those the one leaving the after entries worth the most (``worth``, the
+    same for alike entries). Entries of one content and one set of readings are alike, so the
+    matching is a flow between those few kinds, grown one pair at a time by augmenting paths;
+    taking the after entries cheapest first makes the matched ones the cheapest possible (the
+    entries a matching can cover form a matroid, whose greedy basis is the cheapest)."""
     kinds_before: Counter[tuple[Hashable, frozenset[Hashable]]] = Counter(before)
     kinds_after: dict[tuple[Hashable, frozenset[Hashable]], list[int]] = {}
     for k, entry in enumerate(after):
         kinds_after.setdefault(entry, []).append(k)
     bs, as_ = list(kinds_before), list(kinds_after)
-    edges = {i: [j for j, a in enumerate(as_) if a[0] == b[0] and a[1] & b[1]] for i, b in enumerate(bs)}
-    flow: Counter[tuple[int, int]] = Counter()
+    after_of_content: dict[Hashable, list[int]] = {}
+    for j, a in enumerate(as_):
+        after_of_content.setdefault(a[0], []).append(j)
+    edges = {i: [j for j in after_of_content.get(b[0], ()) if as_[j][1] & b[1]] for i, b in enumerate(bs)}
+    partners: dict[int, Counter[int]] = {j: Counter() for j in range(len(as_))}  # pairs made, by after kind
     spare_before = [kinds_before[b] for b in bs]
     spare_after = [len(kinds_after[a]) for a in as_]
 
-    def augmenting_path() -> list[tuple[int, int]] | None:
-        """A shortest path from a before kind with a spare entry to an after kind with one,
-        forward along shared readings, backward along pairs made (as (before, after) steps)."""
-        came_from: dict[int, tuple[int, int] | None] = {}  # after kind -> (before kind, previous after kind or -1)
+    def augmenting_path(target: int) -> list[tuple[int, int]] | None:
+        """A shortest path from a before kind with a spare entry to a spare entry of the after
+        kind ``target``, forward along shared readings, backward along pairs made (as (before,
+        after) steps; an undone pair's after kind as ``-1 - j``)."""
+        came_from: dict[int, tuple[int, int]] = {}  # after kind -> (before kind, the after kind before it or -1)
         frontier = [i for i in range(len(bs)) if spare_before[i] and edges[i]]
         reached_before = set(frontier)
         previous: dict[int, int] = {i: -1 for i in frontier}  # before kind -> the after kind it came back from
@@ -306,33 +315,34 @@ def _matched_pairs(
                     if j in came_from:
                         continue
                     came_from[j] = (i, previous[i])
-                    if spare_after[j]:
+                    if j == target:
                         path, at = [], j
                         while True:
-                            step = came_from[at]
-                            assert step is not None
-                            path.append((step[0], at))
-                            if step[1] < 0:
+                            via, back = came_from[at]
+                            path.append((via, at))
+                            if back < 0:
                                 return path
-                            path.append((step[0], -1 - step[1]))  # a pair (before, after) undone
-                            at = step[1]
-                    for back in range(len(bs)):
-                        if back not in reached_before and flow[back, j] > 0:
-                            reached_before.add(back)
-                            previous[back] = j
-                            following.append(back)
+                            path.append((via, -1 - back))
+                            at = back
+                    for other in partners[j]:
+                        if other not in reached_before:
+                            reached_before.add(other)
+                            previous[other] = j
+                            following.append(other)
             frontier = following
         return None
 
-    while (path := augmenting_path()) is not None:
-        for i, j in path:
-            if j >= 0:
-                flow[i, j] += 1
-            else:
-                flow[i, -1 - j] -= 1
-        first, last = path[-1][0], path[0][1]
-        spare_before[first] -= 1
-        spare_after[last] -= 1
+    for target in sorted(range(len(as_)), key=lambda j: worth[kinds_after[as_[j]][0]]):
+        while spare_after[target] and (path := augmenting_path(target)) is not None:
+            for i, j in path:
+                if j >= 0:
+                    partners[j][i] += 1
+                else:
+                    partners[-1 - j][i] -= 1
+                    if not partners[-1 - j][i]:
+                        del partners[-1 - j][i]
+            spare_before[path[-1][0]] -= 1
+            spare_after[target] -= 1
     return sorted(k for j, a in enumerate(as_) for k in kinds_after[a][: spare_after[j]])
 
 
@@ -654,12 +664,11 @@ class _Turn:
         return None if manipulated else value
 
     def _unmatched_after_sets(self) -> tuple[list[int], bool]:
-        """Indices of the after sets left once the before sets are matched to identical after
-        sets (up to tile order), and whether some before set has no identical match. Sets
-        read the same (their jokers standing for the same tiles) are matched first: beside
-        an untouched ``J K9 K10`` a new ``K9 K10 J`` is worth 30, beside an untouched
-        ``K9 K10 J`` a new ``J K9 K10`` 27, whatever the order of the sets (the equal tiles
-        decided it by listing: an independent turn oracle, session 44)."""
+        """Indices of the after sets left once the before sets are matched to after sets of
+        the same tiles read alike (sharing a reading), and whether some before set has no
+        match: beside an untouched ``J K9 K10`` a new ``K9 K10 J`` is worth 30, beside an
+        untouched ``K9 K10 J`` a new ``J K9 K10`` 27, whatever the order of the sets (the equal
+        tiles decided it by listing: an independent turn oracle, session 44)."""
         rules = self.rules
 
         def content(s: TableSet) -> tuple[str, ...]:
@@ -668,18 +677,18 @@ class _Turn:
         def readings(s: TableSet) -> frozenset[tuple[str, tuple[str, ...]]]:
             return frozenset((r.kind, tuple(sorted(map(str, r.tiles)))) for r in s.read(rules).readings)
 
-        before_left, after_left = _matched_one_by_one(
-            [(content(s), readings(s)) for s in self.before], [(content(s), readings(s)) for s in self.after]
+        # A before set stayed as it was in an after set of its tiles sharing a reading (sets of
+        # the same tiles read apart are not the same set: `J R4 R5` for `R4 R5 J` moved its
+        # joker from R6 to R3; an independent white-box review, session 49: that joker was
+        # counted in a new set while its set counted as unchanged). The most favourable
+        # matching leaves the new sets worth the most (xp: beside `R9 J J` laid `J J R9`, a
+        # new `R9 J J` is worth 30), whatever the order of the sets.
+        after_left = _matched_pairs(
+            [(content(s), readings(s)) for s in self.before],
+            [(content(s), readings(s)) for s in self.after],
+            [s.read(rules).value or 0 for s in self.after],
         )
-        # Then sets of the same tiles that share a reading: the most favourable one is that it
-        # stayed as it was. Sets of the same tiles read apart are not the same set: `J R4 R5`
-        # for `R4 R5 J` moved its joker from R6 to R3 (an independent white-box review, session
-        # 49: its joker was counted in a new set while the set counted as unchanged).
-        after_rest = _matched_pairs(
-            [(content(self.before[i]), readings(self.before[i])) for i in before_left],
-            [(content(self.after[k]), readings(self.after[k])) for k in after_left],
-        )
-        return [after_left[k] for k in after_rest], len(after_left) - len(after_rest) < len(before_left)
+        return after_left, len(self.after) - len(after_left) < len(self.before)
 
     def _played_sets_value(self, indices: list[int], minimum: int, played: dict[str, int]) -> int:
         """The most the valid after sets ``indices`` made only of the tiles ``played`` (tile

@@ -653,6 +653,21 @@ def test_an_opening_cannot_take_a_table_joker_that_stays_elsewhere(new_run: str)
     assert verify(["R5 J J"], ["J J R5", "O11 O12 O13"], "O11 O12 O13", opened=False).valid
 
 
+@pytest.mark.parametrize("rules", ["sabra", "xp"])
+def test_an_opening_pairs_table_sets_with_their_copies_most_favourably_in_any_order(rules: str) -> None:
+    """Two after sets of one table set's tiles, read differently: the table set stayed in the
+    one sharing its reading that leaves the new set worth the most, whatever the listing (the
+    first listed was taken, or the one read exactly alike: 27 or INITIAL_MELD_TOO_LOW; an
+    independent white-box review, session 49)."""
+    cases = [(["R5 J R4"], ["R4 R5 J", "J R4 R5", "K4 K5 K6"], "J R4 R5 K4 K5 K6", 30)]
+    if rules == "xp":  # R9 J J stayed as a group in J J R9; the new R9 J J is R9 R10 R11
+        cases.append((["R9 J J"], ["R9 J J", "J J R9"], "R9 J J", 30))
+    for before, after, rack, value in cases:
+        for listing in itertools.permutations(after):
+            v = verify(before, list(listing), rack, opened=False, rules=resolve_rules(rules))
+            assert v.valid and v.initial_meld_value == value, (listing, codes(v))
+
+
 def test_a_joker_not_replaced_is_not_also_misused_under_other_set() -> None:
     # Both jokers stood for K12 and one K12 was played: one joker is not replaced. Neither
     # ends in a run holding a tile of its set, so neither is misused (SPEC §3 other_set): the
