@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -337,3 +338,40 @@ def test_joker_released_before_opening(turn: Turn, manipulate: bool) -> None:
     assert not v.valid and not v.opened_after
     expected = "JOKER_RELEASED_BEFORE_OPENING" if rules.manipulate_on_opening_turn else "MANIPULATION_BEFORE_OPENING"
     assert expected in codes(v)
+
+
+# --- an opening's pairing of table sets with after sets of their tiles -----------------------
+
+_ENTRY = st.tuples(st.integers(0, 1), st.frozensets(st.integers(1, 3), min_size=1, max_size=2))
+
+
+def _best_pairing(before: list[Any], after: list[Any], worth: list[int]) -> tuple[int, int]:
+    """(pairs, worth of the after entries left) of the best matching, by trying every one."""
+    best = (0, sum(worth))
+
+    def pair(i: int, used: frozenset[int]) -> None:
+        nonlocal best
+        if i == len(before):
+            best = max(best, (len(used), sum(w for k, w in enumerate(worth) if k not in used)))
+            return
+        pair(i + 1, used)
+        for k, entry in enumerate(after):
+            if k not in used and entry[0] == before[i][0] and entry[1] & before[i][1]:
+                pair(i + 1, used | {k})
+
+    pair(0, frozenset())
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ENTRY, max_size=5), st.lists(_ENTRY, max_size=6), st.data())
+def test_an_openings_pairing_is_the_best_matching(before: list[Any], after: list[Any], data: st.DataObject) -> None:
+    """``_matched_pairs`` pairs as many table sets as any matching can, leaving the after sets
+    worth the most (alike entries are worth alike), against trying every matching."""
+    from engine.turns import _matched_pairs
+
+    kind_worth = {entry: data.draw(st.integers(0, 4)) for entry in after}
+    worth = [kind_worth[entry] for entry in after]
+    left = _matched_pairs(before, after, worth)
+    assert left == sorted(set(left))
+    assert (len(after) - len(left), sum(worth[k] for k in left)) == _best_pairing(before, after, worth)
