@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -14,7 +15,7 @@ from engine.errors import InputError
 from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
-from engine.sets import TableSet, as_table, read_sets
+from engine.sets import RUN, Reading, TableSet, as_table, read_sets
 from engine.tiles import JOKER, JOKER_KEY, Tile, as_tiles, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import copies_params, invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
@@ -273,6 +274,20 @@ def _matched_one_by_one(before: Sequence[Hashable], after: Sequence[Hashable]) -
         else:
             before_left.append(i)
     return before_left, sorted(k for slots in free.values() for k in slots)
+
+
+def stood_for_readings(readings: Iterable[Reading]) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """Every way a set may be read, its jokers as the tiles they stand for (a group's
+    undeclared joker as each missing colour: ``J O7 B7`` shares R7 with ``J=R7 O7 B7``): two
+    sets of the same tiles sharing one are the same set, read alike (SPEC §4, a joker's
+    identity is its tile)."""
+    out = set()
+    for r in readings:
+        numbered = [t.key for t in r.tiles if not t.is_joker]
+        for stood_for in itertools.product(*r.joker_keys):
+            if r.kind == RUN or len(set(stood_for)) == len(stood_for):
+                out.add((r.kind, tuple(sorted([*numbered, *stood_for]))))
+    return frozenset(out)
 
 
 def _matched_pairs(
@@ -674,9 +689,6 @@ class _Turn:
         def content(s: TableSet) -> tuple[str, ...]:
             return tuple(sorted(s.keys))
 
-        def readings(s: TableSet) -> frozenset[tuple[str, tuple[str, ...]]]:
-            return frozenset((r.kind, tuple(sorted(map(str, r.tiles)))) for r in s.read(rules).readings)
-
         # A before set stayed as it was in an after set of its tiles sharing a reading (sets of
         # the same tiles read apart are not the same set: `J R4 R5` for `R4 R5 J` moved its
         # joker from R6 to R3; an independent white-box review, session 49: that joker was
@@ -684,8 +696,8 @@ class _Turn:
         # matching leaves the new sets worth the most (xp: beside `R9 J J` laid `J J R9`, a
         # new `R9 J J` is worth 30), whatever the order of the sets.
         after_left = _matched_pairs(
-            [(content(s), readings(s)) for s in self.before],
-            [(content(s), readings(s)) for s in self.after],
+            [(content(s), stood_for_readings(s.read(rules).readings)) for s in self.before],
+            [(content(s), stood_for_readings(s.read(rules).readings)) for s in self.after],
             [s.read(rules).value or 0 for s in self.after],
         )
         return after_left, len(self.after) - len(after_left) < len(self.before)

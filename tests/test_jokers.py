@@ -651,6 +651,14 @@ def test_an_opening_cannot_take_a_table_joker_that_stays_elsewhere(new_run: str)
     # the same tiles read alike still match whatever the listing: a group, or a run read two ways
     assert verify(["K7 B7 J"], ["J K7 B7", "O11 O12 O13"], "O11 O12 O13", opened=False).valid
     assert verify(["R5 J J"], ["J J R5", "O11 O12 O13"], "O11 O12 O13", opened=False).valid
+    # a group's joker declared (or no longer) to a colour it could stand for is the same set;
+    # declared to another colour it moved (a regression of the first fix, found at once by the
+    # independent referee, session 49)
+    for before, after in [("J O7 B7", "J=R7 O7 B7"), ("J=R7 O7 B7", "J O7 B7"), ("O7 J R7", "O7 J=B7 R7")]:
+        v = verify([before], [after, "B11 B12 B13"], "B11 B12 B13", opened=False)
+        assert v.valid and v.initial_meld_value == 36, (before, codes(v))
+    moved = verify(["J=R7 O7 B7"], ["J=K7 O7 B7", "B11 B12 B13"], "B11 B12 B13", opened=False)
+    assert "MANIPULATION_BEFORE_OPENING" in codes(moved)
 
 
 @pytest.mark.parametrize("rules", ["sabra", "xp"])

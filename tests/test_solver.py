@@ -1405,6 +1405,23 @@ def test_an_opening_does_not_lay_a_table_joker_set_again_to_read_its_joker_highe
     assert_legal(before, rack, False, SABRA, result)
 
 
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_an_opening_values_a_table_set_laid_again_only_as_it_can_still_read(objective: str) -> None:
+    """xp opening beside J J K9 with J K9 O9 R9: laid again as K9 J J, the table's set stayed
+    only as a group of 9s (the reading it shares with J J K9), so the played joker is worth 9:
+    36. It was valued 11 (K9-K11), 38, claimed, where the referee's opening is 36 (an
+    independent suggest oracle, session 49)."""
+    rules = PRESETS["xp"]
+    before = [parse_tiles("J J K9")]
+    rack = parse_tiles("J K9 O9 R9")
+    result = suggest(before, rack, False, rules, objective)
+    assert len(result.played) == 4 and result.value == 36 and result.optimal_proven
+    assert_legal(before, rack, False, rules, result)
+    relaid = [TableSet(parse_tiles("K9 O9 R9 J")), TableSet(parse_tiles("K9 J J"))]
+    verdict = verify_turn([TableSet(t) for t in before], relaid, rack, False, rules)
+    assert verdict.valid and verdict.initial_meld_value == 36
+
+
 def test_a_locked_set_unlocked_by_its_exact_tile_may_free_another_not_claimed() -> None:
     """strict-joker: B13 frees the joker of B10 B11 B12 J, whose B12 (the set unlocked) frees
     the joker of B9 B10 B11 J; both jokers go with K13: 2 tiles, a legal turn. The fates take

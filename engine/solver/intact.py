@@ -35,10 +35,11 @@ import numpy as np
 from scipy.sparse import coo_array
 
 from engine.rules import Rules
-from engine.sets import RUN, read_set
+from engine.sets import RUN, Reading, read_set
 from engine.solver import highs
 from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
+from engine.turns import stood_for_readings
 
 INFEASIBLE = "infeasible"
 """No move moving no table tile scores ``floor``: the least change moves a tile."""
@@ -101,12 +102,25 @@ def played_value(
     for tiles, options in zip(after, readings, strict=True):
         same = kept.get(_shape(tiles))
         if same:
-            before = _joker_options(same.pop(), rules)
-            if not all(any(t.key in stood_for for t in joker) for joker in before):
-                options = before
+            laid = same.pop()
+            shared = _shared_readings(laid, tiles, rules)
+            if shared and not rules.manipulate_on_opening_turn:
+                # the set stayed as it was only in a reading it shares with its laid self (SPEC
+                # §4; xp ``J J K9`` laid ``K9 J J``: 9s, not K9-K11; the suggest oracle, session 49)
+                options = max(shared, key=lambda r: r.value).joker_options
+            else:
+                before = _joker_options(laid, rules)
+                if not all(any(t.key in stood_for for t in joker) for joker in before):
+                    options = before
         points.extend(_points(options))
     value += sum(sorted(points, reverse=True)[: played[JOKER.key]])
     return played, value
+
+
+def _shared_readings(laid: Sequence[Tile], again: Sequence[Tile], rules: Rules) -> list[Reading]:
+    """The readings of a table set laid ``again`` that its ``laid`` self has too."""
+    theirs = stood_for_readings(read_set(laid, rules).readings)
+    return [r for r in read_set(again, rules).readings if stood_for_readings([r]) & theirs]
 
 
 def _joker_options(tiles: Sequence[Tile], rules: Rules) -> tuple[tuple[Tile, ...], ...]:
