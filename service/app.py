@@ -9,14 +9,13 @@ variables (docs/service.md).
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from http import HTTPStatus
 from importlib import resources
 from pathlib import Path
@@ -482,7 +481,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     origins = _cors_origins(settings)
     if origins:
         _add_cors(app, origins)
-    app.extensions[CORS_KEY] = functools.partial(cors_headers, origins)
+    app.extensions[CORS_KEY] = partial(cors_headers, origins)
     configure_error_log(log_format_is_json(settings))
     app.wsgi_app = instrument(app.wsgi_app, route_of, AccessLog.from_settings(settings))  # type: ignore[method-assign, assignment]
     return app
