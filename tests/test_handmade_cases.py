@@ -47,14 +47,14 @@ def client() -> FlaskClient:
     return create_app({"TESTING": True}).test_client()
 
 
-def _same(got: Any, want: Any) -> bool:
+def same_answer(got: Any, want: Any) -> bool:
     """Equal, lists of tiles as multisets and lists of sets as multisets of multisets."""
     if isinstance(want, list) and isinstance(got, list) and want and all(isinstance(x, list) for x in want):
         return Counter(tuple(sorted(s)) for s in got) == Counter(tuple(sorted(s)) for s in want)
     if isinstance(want, list) and isinstance(got, list):
         return Counter(map(str, got)) == Counter(map(str, want))
     if isinstance(want, dict) and isinstance(got, dict):
-        return all(key in got and _same(got[key], value) for key, value in want.items())
+        return all(key in got and same_answer(got[key], value) for key, value in want.items())
     return bool(got == want)
 
 
@@ -99,7 +99,7 @@ def test_handmade_turn(client: FlaskClient, case: dict[str, Any]) -> None:
                 assert pool[wanted] > 0, (wanted, exact, case["why"])
                 pool[wanted] -= 1
         else:
-            assert _same(_field(result, key), want), (key, _field(result, key), want, case["why"])
+            assert same_answer(_field(result, key), want), (key, _field(result, key), want, case["why"])
 
 
 def _listed_otherwise(request: dict[str, Any]) -> dict[str, Any]:

@@ -22,19 +22,9 @@ from typing import Any
 import pytest
 
 from service.operations import run_operation
+from tests.test_handmade_cases import same_answer
 
 CASES = json.loads((Path(__file__).parent / "data" / "handmade_cases_s49.json").read_text(encoding="utf-8"))
-
-
-def _same(got: Any, want: Any) -> bool:
-    """Equal, lists of tiles as multisets and lists of sets as multisets of multisets."""
-    if isinstance(want, list) and isinstance(got, list) and want and all(isinstance(x, list) for x in want):
-        return Counter(tuple(sorted(s)) for s in got) == Counter(tuple(sorted(s)) for s in want)
-    if isinstance(want, list) and isinstance(got, list):
-        return Counter(map(str, got)) == Counter(map(str, want))
-    if isinstance(want, dict) and isinstance(got, dict):
-        return all(key in got and _same(got[key], value) for key, value in want.items())
-    return bool(got == want)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
@@ -60,4 +50,4 @@ def test_handmade_case_s49(case: dict[str, Any]) -> None:
         assert want or not found or not expect.get("valid", True), found  # (invalid: any codes)
     assert not set(expect.pop("forbid_codes", ())) & set(found), found
     for key, value in expect.items():
-        assert _same(answer.get(key), value), (key, answer.get(key), value)
+        assert same_answer(answer.get(key), value), (key, answer.get(key), value)
