@@ -48,6 +48,20 @@ class Reading:
         object.__setattr__(self, "joker_keys", keys)
 
 
+def stood_for_readings(readings: Iterable[Reading]) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """Every way a set may be read, its jokers as the tiles they stand for (a group's
+    undeclared joker as each missing colour: ``J O7 B7`` shares R7 with ``J=R7 O7 B7``): two
+    sets of the same tiles sharing one are the same set, read alike (SPEC §4, a joker's
+    identity is its tile)."""
+    out = set()
+    for r in readings:
+        numbered = [t.key for t in r.tiles if not t.is_joker]
+        for stood_for in itertools.product(*r.joker_keys):
+            if r.kind == RUN or len(set(stood_for)) == len(stood_for):
+                out.add((r.kind, tuple(sorted([*numbered, *stood_for]))))
+    return frozenset(out)
+
+
 @dataclass(frozen=True, slots=True)
 class SetReading:
     """The result of reading one set: all its readings (best first) or its primary code."""

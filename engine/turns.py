@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -11,11 +10,12 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 import engine.meld_value
+from engine.copy_flows import copies_supplied
 from engine.errors import InputError
 from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
-from engine.sets import RUN, Reading, TableSet, as_table, read_sets
+from engine.sets import TableSet, as_table, read_sets, stood_for_readings
 from engine.tiles import JOKER, JOKER_KEY, Tile, as_tiles, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import copies_params, invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
@@ -276,20 +276,6 @@ def _matched_one_by_one(before: Sequence[Hashable], after: Sequence[Hashable]) -
     return before_left, sorted(k for slots in free.values() for k in slots)
 
 
-def stood_for_readings(readings: Iterable[Reading]) -> frozenset[tuple[str, tuple[str, ...]]]:
-    """Every way a set may be read, its jokers as the tiles they stand for (a group's
-    undeclared joker as each missing colour: ``J O7 B7`` shares R7 with ``J=R7 O7 B7``): two
-    sets of the same tiles sharing one are the same set, read alike (SPEC §4, a joker's
-    identity is its tile)."""
-    out = set()
-    for r in readings:
-        numbered = [t.key for t in r.tiles if not t.is_joker]
-        for stood_for in itertools.product(*r.joker_keys):
-            if r.kind == RUN or len(set(stood_for)) == len(stood_for):
-                out.add((r.kind, tuple(sorted([*numbered, *stood_for]))))
-    return frozenset(out)
-
-
 def _matched_pairs(
     before: Sequence[tuple[Hashable, frozenset[Hashable]]],
     after: Sequence[tuple[Hashable, frozenset[Hashable]]],
@@ -298,67 +284,26 @@ def _matched_pairs(
     """The indices of ``after`` left by a largest matching of ``before`` to ``after`` entries
     of equal content (the first member) sharing a reading (the second member, a set of
     readings), among those the one leaving the after entries worth the most (``worth``, the
-    same for alike entries). Entries of one content and one set of readings are alike, so the
-    matching is a flow between those few kinds, grown one pair at a time by augmenting paths;
-    taking the after entries cheapest first makes the matched ones the cheapest possible (the
-    entries a matching can cover form a matroid, whose greedy basis is the cheapest)."""
-    kinds_before: Counter[tuple[Hashable, frozenset[Hashable]]] = Counter(before)
-    kinds_after: dict[tuple[Hashable, frozenset[Hashable]], list[int]] = {}
+    same for alike entries). The after entries a matching can cover form a matroid, so taking
+    them cheapest first, as many of each kind as the before entries can still serve beside
+    those taken (a flow of copies, ``copies_supplied``), gives the cheapest largest matching."""
+    kinds: dict[tuple[Hashable, frozenset[Hashable]], list[int]] = {}  # alike after entries
     for k, entry in enumerate(after):
-        kinds_after.setdefault(entry, []).append(k)
-    bs, as_ = list(kinds_before), list(kinds_after)
-    after_of_content: dict[Hashable, list[int]] = {}
-    for j, a in enumerate(as_):
-        after_of_content.setdefault(a[0], []).append(j)
-    edges = {i: [j for j in after_of_content.get(b[0], ()) if as_[j][1] & b[1]] for i, b in enumerate(bs)}
-    partners: dict[int, Counter[int]] = {j: Counter() for j in range(len(as_))}  # pairs made, by after kind
-    spare_before = [kinds_before[b] for b in bs]
-    spare_after = [len(kinds_after[a]) for a in as_]
-
-    def augmenting_path(target: int) -> list[tuple[int, int]] | None:
-        """A shortest path from a before kind with a spare entry to a spare entry of the after
-        kind ``target``, forward along shared readings, backward along pairs made (as (before,
-        after) steps; an undone pair's after kind as ``-1 - j``)."""
-        came_from: dict[int, tuple[int, int]] = {}  # after kind -> (before kind, the after kind before it or -1)
-        frontier = [i for i in range(len(bs)) if spare_before[i] and edges[i]]
-        reached_before = set(frontier)
-        previous: dict[int, int] = {i: -1 for i in frontier}  # before kind -> the after kind it came back from
-        while frontier:
-            following = []
-            for i in frontier:
-                for j in edges[i]:
-                    if j in came_from:
-                        continue
-                    came_from[j] = (i, previous[i])
-                    if j == target:
-                        path, at = [], j
-                        while True:
-                            via, back = came_from[at]
-                            path.append((via, at))
-                            if back < 0:
-                                return path
-                            path.append((via, -1 - back))
-                            at = back
-                    for other in partners[j]:
-                        if other not in reached_before:
-                            reached_before.add(other)
-                            previous[other] = j
-                            following.append(other)
-            frontier = following
-        return None
-
-    for target in sorted(range(len(as_)), key=lambda j: worth[kinds_after[as_[j]][0]]):
-        while spare_after[target] and (path := augmenting_path(target)) is not None:
-            for i, j in path:
-                if j >= 0:
-                    partners[j][i] += 1
-                else:
-                    partners[-1 - j][i] -= 1
-                    if not partners[-1 - j][i]:
-                        del partners[-1 - j][i]
-            spare_before[path[-1][0]] -= 1
-            spare_after[target] -= 1
-    return sorted(k for j, a in enumerate(as_) for k in kinds_after[a][: spare_after[j]])
+        kinds.setdefault(entry, []).append(k)
+    left: list[int] = []
+    for content in {entry[0] for entry in kinds}:  # (sets of other tiles never compete)
+        supply = Counter(entry for entry in before if entry[0] == content)
+        order = sorted((a for a in kinds if a[0] == content), key=lambda a: worth[kinds[a][0]])
+        caps = [{b: n for b, n in supply.items() if b[1] & a[1]} for a in order]
+        taken = [0] * len(order)
+        for t, a in enumerate(order):
+            low, high = 0, min(len(kinds[a]), sum(caps[t].values()))
+            while low < high:  # the most of this kind served beside those taken (a monotone test)
+                taken[t] = (low + high + 1) // 2
+                low, high = (taken[t], high) if copies_supplied(taken, caps, supply) else (low, taken[t] - 1)
+            taken[t] = low
+            left += kinds[a][: len(kinds[a]) - low]
+    return sorted(left)
 
 
 @functools.lru_cache(maxsize=64)

@@ -35,11 +35,10 @@ import numpy as np
 from scipy.sparse import coo_array
 
 from engine.rules import Rules
-from engine.sets import RUN, Reading, read_set
+from engine.sets import RUN, Reading, read_set, stood_for_readings
 from engine.solver import highs
 from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
-from engine.turns import stood_for_readings
 
 INFEASIBLE = "infeasible"
 """No move moving no table tile scores ``floor``: the least change moves a tile."""
