@@ -219,6 +219,8 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         if "as" not in obj or obj["as"] is None:
             return JOKER
         declared = obj["as"]
+        if isinstance(declared, Mapping) and "joker" in declared:  # (read, it recursed per level)
+            raise TileError("a joker must stand for a numbered tile", "/as")
         try:
             tile = parse_tile(declared)
         except TileError as exc:

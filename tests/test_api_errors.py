@@ -107,6 +107,14 @@ def test_nested_but_readable_json_is_422(client: FlaskClient) -> None:
     assert pointers(body) == ["/sets/0/0"]
 
 
+def test_a_joker_declared_as_a_joker_many_levels_deep_is_422(client: FlaskClient) -> None:
+    # Each level of "as" was parsed by a nested call: ~480 levels (11 KB) raised RecursionError, a 500.
+    levels = 600  # (the JSON's nesting stays readable: 1,000 levels are a 400)
+    data = '{"sets": [[' + '{"joker": true, "as": ' * levels + '"R5"' + "}" * levels + "]]}"
+    body = problem(post_raw(client, "/v1/sets/validate", data), 422)
+    assert pointers(body) == ["/sets/0/0/as"]
+
+
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml", ""])
 def test_wrong_content_type_is_415(client: FlaskClient, content_type: str) -> None:
     response = client.post("/v1/sets/validate", data=b'{"sets": []}', headers={"Content-Type": content_type})

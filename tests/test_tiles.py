@@ -87,6 +87,7 @@ def test_parse_and_format(given: Any, canonical: str) -> None:
         ({"color": 3, "number": 5}, "/color"),
         ({"as": "O9"}, "/joker"),
         ({"as": "O9", "color": "red", "number": 9}, "/joker"),
+        ({"joker": True, "as": {"joker": True, "as": "R5"}}, "/as"),
     ],
 )
 def test_bad_tiles(given: Any, pointer: str) -> None:
