@@ -20,6 +20,11 @@ class InputError(ValueError):
         return type(self)(self.message, prefix + self.pointer)
 
 
+MAX_ERRORS_LISTED = 50
+"""The most errors one reading of input collects: a request lists at most this many, and a body
+of many bad entries costs no more to refuse than to read."""
+
+
 def pointer_token(name: object) -> str:
     """One JSON Pointer reference token for a key (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
     return str(name).replace("~", "~0").replace("/", "~1")

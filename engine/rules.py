@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from engine.errors import InputError, pointer_token
+from engine.errors import MAX_ERRORS_LISTED, InputError, pointer_token
 from engine.tiles import SUPPLIES, TileSupply, whole_number
 
 
@@ -37,8 +37,9 @@ class RulesError(InputError):
 
     @staticmethod
     def of(errors: list[RulesError]) -> RulesError:
-        """One error carrying ``errors`` (each with its own others), the first first."""
-        found = [e for error in errors for e in error.every]
+        """One error carrying ``errors`` (each with its own others), the first first; at most
+        MAX_ERRORS_LISTED."""
+        found = [e for error in errors for e in error.every][:MAX_ERRORS_LISTED]
         first = found[0]
         return RulesError(first.message, first.pointer, tuple(found[1:]))
 
@@ -264,7 +265,7 @@ def _check_setting(name: str, value: Any) -> Any:
         return value
     if name == "players":
         counts = [whole_number(n) for n in value] if isinstance(value, list) else []
-        wrong = [i for i, n in enumerate(counts) if n is None or not 2 <= n <= MAX_PLAYERS]
+        wrong = [i for i, n in enumerate(counts) if n is None or not 2 <= n <= MAX_PLAYERS][:MAX_ERRORS_LISTED]
         if not counts or wrong:
             message = f"'players' must be a non-empty array of player counts from 2 to {MAX_PLAYERS}"
             raise RulesError.of(
@@ -282,6 +283,8 @@ def _check_setting(name: str, value: Any) -> Any:
         deal: dict[int, int] = {}
         errors: list[RulesError] = []
         for key, tiles in value.items():
+            if len(errors) == MAX_ERRORS_LISTED:
+                break
             if str(key) not in _PLAYER_COUNT_KEYS:  # "2", not "02": two spellings would collide
                 errors.append(
                     RulesError(
@@ -326,6 +329,8 @@ def resolve_rules(value: Any = None) -> Rules:
         errors.append(RulesError(f"unknown rules preset {preset_name!r}; presets: {', '.join(PRESETS)}", "/preset"))
     overrides = {}
     for name, setting in value.items():
+        if sum(len(e.every) for e in errors) >= MAX_ERRORS_LISTED:
+            break
         if name == "preset":
             continue
         if name not in SETTINGS:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_load, types, validate, validates_schema
 
-from engine.errors import InputError
+from engine.errors import MAX_ERRORS_LISTED, InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
 from engine.rules import MAX_PLAYERS, SABRA, Rules, RulesError, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
@@ -31,7 +31,7 @@ from engine.tiles import JOKER_FIELDS, TILE_FIELDS, Tile, parse_tile, parse_tile
 from engine.turns import require_rack
 from service.limits import DEFAULT_LIMITS, Limits
 
-MAX_REPORTED_ERRORS = 50
+MAX_REPORTED_ERRORS = MAX_ERRORS_LISTED
 """A request with more errors than this reports the first ones only (bounded response size)."""
 
 
