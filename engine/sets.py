@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from engine.errors import InputError, pointer_token
+from engine.errors import MAX_ERRORS_LISTED, InputError, pointer_token
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
 from engine.tiles import COLORS, MAX_NUMBER, MIN_NUMBER, Tile, as_tiles, joker_as, numbered, parse_tiles
 
@@ -430,22 +430,29 @@ def parse_table(value: Any, pointer: str) -> tuple[TableSet, ...]:
     return tuple(parse_set(s, f"{pointer}/{i}") for i, s in enumerate(value))
 
 
+def set_object_errors(value: Mapping[str, Any], pointer: str) -> list[InputError]:
+    """Every error of a set object's fields but its tiles' (each unknown field, a missing
+    ``tiles``, a bad ``kind`` or ``id``), at most MAX_ERRORS_LISTED."""
+    unknown = sorted(set(value) - SET_FIELDS)[:MAX_ERRORS_LISTED]
+    errors = [InputError(f"unknown field {name!r} in a set", f"{pointer}/{pointer_token(name)}") for name in unknown]
+    if "tiles" not in value:
+        errors.append(InputError("a set object needs 'tiles'", f"{pointer}/tiles"))
+    kind, set_id = value.get("kind"), value.get("id")
+    if kind is not None and kind not in KINDS:
+        errors.append(InputError("'kind' must be 'run' or 'group'", f"{pointer}/kind"))
+    if set_id is not None and not isinstance(set_id, str):
+        errors.append(InputError("'id' must be a string", f"{pointer}/id"))
+    return errors
+
+
 def parse_set(value: Any, pointer: str) -> TableSet:
-    """One set in request form; see ``parse_table``."""
+    """One set in request form; see ``parse_table``. Raises the first error (the service lists
+    every one: ``set_object_errors``)."""
     if isinstance(value, Mapping):
-        unknown = set(value) - SET_FIELDS
-        if unknown:
-            raise InputError(
-                f"unknown field {sorted(unknown)[0]!r} in a set", f"{pointer}/{pointer_token(sorted(unknown)[0])}"
-            )
-        if "tiles" not in value:
-            raise InputError("a set object needs 'tiles'", f"{pointer}/tiles")
-        kind, set_id = value.get("kind"), value.get("id")
-        if kind is not None and kind not in KINDS:
-            raise InputError("'kind' must be 'run' or 'group'", f"{pointer}/kind")
-        if set_id is not None and not isinstance(set_id, str):
-            raise InputError("'id' must be a string", f"{pointer}/id")
-        return TableSet(parse_tile_list(value["tiles"], f"{pointer}/tiles"), kind, set_id)
+        errors = set_object_errors(value, pointer)
+        if errors:
+            raise errors[0]
+        return TableSet(parse_tile_list(value["tiles"], f"{pointer}/tiles"), value.get("kind"), value.get("id"))
     if not isinstance(value, list):
         raise InputError("a set must be an array of tiles or an object with 'tiles'", pointer)
     return TableSet(parse_tile_list(value, pointer))

@@ -25,7 +25,7 @@ from engine.errors import MAX_ERRORS_LISTED, InputError
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
 from engine.rules import MAX_PLAYERS, SABRA, Rules, RulesError, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
-from engine.sets import SET_FIELDS, TableSet, parse_set
+from engine.sets import SET_FIELDS, TableSet, parse_set, set_object_errors
 from engine.solver import OBJECTIVES, TIE_BREAKS
 from engine.tiles import JOKER_FIELDS, TILE_FIELDS, Tile, parse_tile, parse_tiles
 from engine.turns import require_rack
@@ -328,11 +328,25 @@ def _read_set(value: Any, budget: _Budget) -> TableSet:
             )
         if not isinstance(value, Mapping):
             return TableSet(_parse_tile_array(tiles, budget))
+        shell = set_object_errors(value, "")  # unknown fields, kind, id: listed beside the tiles' errors
+        if not shell:
+            return TableSet(_parse_tile_array(tiles, budget, "/tiles"), value.get("kind"), value.get("id"))
+        messages: dict[Any, Any] = {RawPointer(e.pointer): [e.message] for e in shell}
         try:
-            shell = parse_set({**value, "tiles": []}, "")  # unknown fields, kind, id
-        except InputError as exc:
-            raise _engine_error(exc) from None
-        return TableSet(_parse_tile_array(tiles, budget, "/tiles"), shell.kind, shell.id)
+            _parse_tile_array(tiles, budget, "/tiles")
+        except ValidationError as exc:
+            if not isinstance(exc.messages, dict):  # over a limit: that alone
+                raise
+            messages.update(exc.messages)
+        except _Skip:
+            pass
+        raise ValidationError(messages)
+    if isinstance(value, Mapping):
+        shell = set_object_errors(value, "")
+        if shell and "tiles" in value:  # tiles that are no array, beside the object's other errors
+            shell.append(InputError("expected an array of tiles", "/tiles"))
+        if shell:
+            raise ValidationError({RawPointer(e.pointer): [e.message] for e in shell})
     try:
         return parse_set(value, "")
     except InputError as exc:
@@ -571,13 +585,16 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
         if isinstance(value, Mapping):  # the object form {"loose": [tiles]}, for generated clients
             if "loose" not in value:
                 raise ValidationError('must be an array of sets, or {"loose": [tiles]} for a loose table')
-            unknown = sorted(k for k in value if k != "loose")
-            if unknown:
-                raise ValidationError({unknown[0]: ["unknown field"]})
+            errors: dict[Any, Any] = {
+                k: ["unknown field"] for k in sorted(k for k in value if k != "loose")[:MAX_REPORTED_ERRORS]
+            }
             try:
-                return LooseTiles(self.loose.deserialize(value["loose"], attr, data, **kwargs))
+                tiles = self.loose.deserialize(value["loose"], attr, data, **kwargs)
             except ValidationError as exc:
-                raise ValidationError({"loose": exc.messages}) from None
+                errors["loose"] = exc.messages
+            if errors:
+                raise ValidationError(errors)
+            return LooseTiles(tiles)
         table: tuple[TableSet, ...] = self.table.deserialize(value, attr, data, **kwargs)
         return table
 

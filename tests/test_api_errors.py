@@ -273,6 +273,28 @@ def test_unknown_field_is_422_with_pointer(client: FlaskClient, path: str, body:
     assert pointers(result) == [pointer], result
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "wanted"),
+    [
+        (
+            "/v1/sets/validate",
+            {"sets": [{"tiles": ["R5", "X6", {"color": "pink", "number": 1}], "id": 5, "kind": "runx", "zz": 1}]},
+            ["/sets/0/zz", "/sets/0/kind", "/sets/0/id", "/sets/0/tiles/1", "/sets/0/tiles/2/color"],
+        ),
+        ("/v1/sets/validate", {"sets": [{"id": 5}]}, ["/sets/0/tiles", "/sets/0/id"]),
+        ("/v1/sets/validate", {"sets": [{"tiles": "R5 R6 R7", "a": 1}]}, ["/sets/0/a", "/sets/0/tiles"]),
+        (
+            "/v1/turns/verify",
+            {"before": [], "after": {"loose": ["X1"], "a": 1, "b": 2}, "rack": ["R1"], "opened": True},
+            ["/after/a", "/after/b", "/after/loose/0"],
+        ),
+    ],
+)
+def test_every_error_of_one_object_is_reported(client: FlaskClient, path: str, body: Any, wanted: list[str]) -> None:
+    """A set object or a loose table told only its first error (the input audit, session 50)."""
+    assert sorted(pointers(problem(client.post(path, json=body), 422))) == sorted(wanted)
+
+
 def test_every_error_is_reported(client: FlaskClient) -> None:
     body = {"before": [["R0"]], "after": [["R5", "X5"], {"tiles": [], "kind": "pair"}], "rack": ["R14"], "opened": 1}
     result = problem(client.post("/v1/turns/verify", json=body), 422)
@@ -865,4 +887,4 @@ def test_a_table_with_one_malformed_set_is_told_at_that_set_in_any_order(
     body = {"before": [], "after": sets, "rack": ["K1", "K2", "K3"], "opened": True}
     result = problem(client.post("/v1/turns/verify", json=body), 422)
     at = 0 if malformed_first else 1
-    assert [e["pointer"] for e in result["errors"]] == [f"/after/{at}/x"]
+    assert [e["pointer"] for e in result["errors"]] == [f"/after/{at}/x", f"/after/{at}/tiles"]
