@@ -343,9 +343,18 @@ class _State:
     def settle_penalty(self) -> None:
         """Penalty tiles the record does not list: the next pool tiles (or unnamed), as many
         as the pool still holds."""
+        if not self.owed:
+            return
         for _ in range(min(self.owed, self.pool_left)):
             _take(self, self.owed_seat, self.draw_from_pool())
         self.owed = 0
+        self.end_if_out(self.owed_seat)
+
+    def end_if_out(self, seat: int) -> None:
+        """A player left with no tile (a timed-out play kept every set and no penalty tile came:
+        the pool held none, or a penalty draw entry was refused) has gone out."""
+        if seat >= 0 and self.ended_by is None and not self.racks[seat] and not self.unknown[seat]:
+            self.ended_by = "rack_empty"
 
     def close_turn(self, outcome: ReplayedTurn, pool_was_empty: bool, was_final: bool) -> None:
         """Seat rotation and the end of the round under ``pool_exhausted_end`` after a turn
@@ -445,7 +454,10 @@ def _next_turn(
     """One record entry: a penalty draw owed by the last illegal turn, or the next turn."""
     if state.owed and turn.draw is not None and turn.player == state.names[state.owed_seat]:
         state.owed -= 1
-        return _recorded_draw(state, index, turn, state.owed_seat, "penalty_draw")
+        outcome = _recorded_draw(state, index, turn, state.owed_seat, "penalty_draw")
+        if not state.owed:
+            state.end_if_out(state.owed_seat)
+        return outcome
     state.settle_penalty()
     seat = state.seat
     moment = (state.table, tuple(state.racks[seat]), state.opened[seat], state.unknown[seat] == 0)

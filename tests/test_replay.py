@@ -827,3 +827,26 @@ def test_a_timed_out_play_that_keeps_the_last_tile_and_draws_nothing_goes_out(co
     (turn,) = result["turns"]
     assert turn["valid"] is False and turn["rack_after"] == [] and turn["rack_empty"] is True
     assert result["result"]["ended_by"] == "rack_empty" and result["result"]["winner"] == "A"
+
+
+@pytest.mark.parametrize(("penalty_tile", "actions", "winner"), [("O5", "round_over", "A"), ("K1", "play", "B")])
+def test_a_timed_out_play_that_keeps_the_last_tile_and_whose_penalty_draw_is_refused_goes_out(
+    penalty_tile: str, actions: str, winner: str
+) -> None:
+    """A penalty draw entry refused (DRAW_MISMATCH: under continue it draws nothing) left the
+    player in the round with an empty rack, judged with the no-pool stand-in tile (a play of a
+    pool tile they never held was legal), and a later empty rack made the record a 422 (the
+    replay audit, session 50). The pool's own tile, drawn, keeps the player in."""
+    doc = {
+        "rules": {"preset": "classic-timed", "deal": {"2": 3}, "timeout_penalty": 1},
+        "players": [{"name": "A", "rack": ["K10", "B10", "O10"]}, {"name": "B", "rack": ["K11", "B11", "O11"]}],
+        "pool": _pool_after(["K10", "B10", "O10", "K11", "B11", "O11"], ["K1"]),
+        "turns": [
+            {"player": "A", "table": [["K10", "B10", "O10"]], "elapsed_seconds": 121},
+            {"player": "A", "draw": penalty_tile},
+            {"player": "B", "table": [["K10", "B10", "O10"], ["K11", "B11", "O11"]]},
+        ],
+    }
+    result = replay_game(parse_game_record(doc), continue_on_error=True).to_json()
+    assert [t["action"] for t in result["turns"]] == ["play", "penalty_draw", actions]
+    assert result["result"]["winner"] == winner and result["result"]["ended_by"] == "rack_empty"
