@@ -634,6 +634,12 @@ class _Turn:
         def content(s: TableSet) -> tuple[str, ...]:
             return tuple(sorted(s.keys))
 
+        def identity(s: TableSet) -> tuple[tuple[str, ...], frozenset[tuple[str, tuple[str, ...]]]]:
+            # an invalid set has no reading: left as it was, it is the same tiles (it got an
+            # "unchanged set" code beside BEFORE_TABLE_INVALID: the opening audit, session 50)
+            tiles = content(s)
+            return tiles, stood_for_readings(s.read(rules).readings) or frozenset({("invalid", tiles)})
+
         # A before set stayed as it was in an after set of its tiles sharing a reading (sets of
         # the same tiles read apart are not the same set: `J R4 R5` for `R4 R5 J` moved its
         # joker from R6 to R3; an independent white-box review, session 49: that joker was
@@ -641,8 +647,8 @@ class _Turn:
         # matching leaves the new sets worth the most (xp: beside `R9 J J` laid `J J R9`, a
         # new `R9 J J` is worth 30), whatever the order of the sets.
         after_left = _matched_pairs(
-            [(content(s), stood_for_readings(s.read(rules).readings)) for s in self.before],
-            [(content(s), stood_for_readings(s.read(rules).readings)) for s in self.after],
+            [identity(s) for s in self.before],
+            [identity(s) for s in self.after],
             [s.read(rules).value or 0 for s in self.after],
         )
         return after_left, len(self.after) - len(after_left) < len(self.before)

@@ -1149,6 +1149,17 @@ def test_nothing_played_before_opening_but_table_changed() -> None:
     assert "MANIPULATION_BEFORE_OPENING" not in codes(verify(["R3 R4 R5 R6"], ["R6 R5 R4 R3", "K1"], "K1", False))
 
 
+@pytest.mark.parametrize("invalid", ["R1 R5 R9", "R1 R5", "K7 K7 K8"])
+def test_an_invalid_before_set_left_as_it_was_is_no_manipulation(invalid: str) -> None:
+    # it has no reading to share with itself: MANIPULATION_BEFORE_OPENING beside
+    # BEFORE_TABLE_INVALID (the opening audit, session 50)
+    for after in ([invalid, "K10 K11 K12"], ["K10 K11 K12", " ".join(reversed(invalid.split()))]):
+        v = verify([invalid], after, "K10 K11 K12", opened=False)
+        assert codes(v) == ["BEFORE_TABLE_INVALID", "INVALID_SET"]
+    moved = verify([invalid], [invalid.split()[0] + " K10 K11 K12", " ".join(invalid.split()[1:])], "K10 K11 K12", False)
+    assert "MANIPULATION_BEFORE_OPENING" in codes(moved)
+
+
 def test_manipulation_before_opening_also_reports_a_meld_too_low() -> None:
     # O2 joins a table set: no new set from the rack, so the opening is worth 0 (SPEC §4)
     v = verify(["O3 O4 O5 O6"], ["O2 O3 O4 O5 O6"], "O2 K1", opened=False)
