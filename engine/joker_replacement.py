@@ -135,14 +135,27 @@ def replacements(
     demands = tuple(_demands(search, jokers, stays))
     holders = joker_stays.group_homes(search, jokers, stays)
     wholes = locked_joker_sets.whole_homes(search, jokers, stays) if locked else frozenset()
-    memo_key = (demands, holders, wholes, locked, avoid, reserved)
+    still_locked = _still_locked(search, jokers, stays) if locked else frozenset()
+    memo_key = (demands, holders, wholes, locked, avoid, reserved, still_locked)
     found = search.replacement_memo.get(memo_key)
     if found is None:
         missing_code = "JOKER_SET_BROKEN" if locked else "JOKER_NOT_REPLACED"
         found = search.replacement_memo[memo_key] = _replace(
-            search, demands, holders, wholes, missing_code, avoid, reserved
+            search, demands, holders, wholes, missing_code, avoid, reserved, still_locked
         )
     return found
+
+
+def _still_locked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> frozenset[int]:
+    """The locked sets that lost every joker though no copy the turn could bring there took a
+    joker's place (``unlock_in_turn``): their jokers' tiles can only lie in an after-set they
+    are merged into whole, the copies of a locked set merged there too (``K7 B7 J`` + ``R7 O7
+    J`` -> ``K7 B7 R7 O7``). Any copy of the tile was taken: two locked runs each "freed" by
+    the other's end tile, ``J O6 O7 O8`` + ``O5 O6 O7 J`` -> ``O6 O7 O8`` + ``O5 O6 O7``, were
+    legal (a white-box review, session 50)."""
+    moved = {joker.source for joker in jokers}
+    kept = {joker.source for joker, stay in zip(jokers, stays, strict=True) if stay is not None}
+    return frozenset(moved - kept - search.unlocked_sources)
 
 
 def _replace(
@@ -153,6 +166,7 @@ def _replace(
     missing_code: str,
     avoid: frozenset[tuple[int, int]] = frozenset(),
     reserved: CopiesAt = frozenset(),
+    still_locked: frozenset[int] = frozenset(),
 ) -> list[Violation]:
     capacity: dict[tuple[int, str], int] = {}
     for demand in demands:
@@ -174,7 +188,7 @@ def _replace(
 
     def room(source: int) -> Mapping[tuple[int, str], int]:
         """The copies the freed jokers of ``source`` may take, by (after-set, tile)."""
-        if not kept_whole:
+        if not kept_whole and source not in still_locked:
             return capacity
         merged = merged_into.get(source)
         if merged is None:
@@ -184,6 +198,8 @@ def _replace(
                 for k in search.sources[source].successors
                 if all(search.after[k].numbered_counts.get(key, 0) >= c + kept_whole[k, key] for key, c in mine.items())
             }
+        if source in still_locked:
+            return {spot: n if spot[0] in merged else 0 for spot, n in capacity.items()}
         return {spot: n if spot[0] in merged else n - kept_whole[spot] for spot, n in capacity.items()}
 
     rack_only = search.rules.joker_replacement_from == "rack"

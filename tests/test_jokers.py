@@ -848,6 +848,25 @@ def test_two_locked_sets_merged_whole_free_each_others_jokers() -> None:
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_two_locked_sets_do_not_free_each_others_jokers_from_apart() -> None:
+    # each run's joker "replaced" by the other's end tile, in two after sets: both merely lost
+    # their jokers (valid, 2 freed, before session 50: a white-box review)
+    v = verify(["J O6 O7 O8", "O5 O6 O7 J"], ["R5 J J", "O6 O7 O8", "O5 O6 O7"], "R5", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN", "JOKER_SET_BROKEN"]
+    xp_locked = {"preset": "xp", "joker_sets_locked": True}
+    v = verify(["J O6 O7 O8 O9", "O5 O6 O7 O8 J"], ["O6 O7 O8 O9", "O5 O6 O7 O8", "R5 J J"], "R5", rules=xp_locked)
+    assert codes(v) == ["JOKER_SET_BROKEN", "JOKER_SET_BROKEN"]
+    # a played O5 frees the first, whose O8 then frees the second
+    v = verify(["J O6 O7 O8", "O5 O6 O7 J"], ["O5 O6 O7 O8", "O5 O6 O7", "R5 J J"], "R5 O5", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+    # the O8 leaves a set whose joker only the other locked set's O10 replaced (legal before)
+    v = verify(["O8 O9 J", "J O10 O11"], ["O5 J J O8", "O9 O10 O11"], "O5", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+    # equal B8s: both sets merged whole into K8 B8 O8, each joker's tile there
+    v = verify(["K8 B8 J", "O8 B8 J"], ["B8 B9 B10 J J", "K8 B8 O8"], "B9 B10", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]

@@ -1156,7 +1156,9 @@ def test_an_invalid_before_set_left_as_it_was_is_no_manipulation(invalid: str) -
     for after in ([invalid, "K10 K11 K12"], ["K10 K11 K12", " ".join(reversed(invalid.split()))]):
         v = verify([invalid], after, "K10 K11 K12", opened=False)
         assert codes(v) == ["BEFORE_TABLE_INVALID", "INVALID_SET"]
-    moved = verify([invalid], [invalid.split()[0] + " K10 K11 K12", " ".join(invalid.split()[1:])], "K10 K11 K12", False)
+    moved = verify(
+        [invalid], [invalid.split()[0] + " K10 K11 K12", " ".join(invalid.split()[1:])], "K10 K11 K12", False
+    )
     assert "MANIPULATION_BEFORE_OPENING" in codes(moved)
 
 
