@@ -427,9 +427,13 @@ class RulesField(_Field[Rules | None]):
         return rules
 
     def _deserialize(self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any) -> Rules:
+        budget = _budget()
+        if budget.stopped:  # refused already (a match's 500 rounds of bad rules cost 0.3 s): not read
+            return SABRA
         try:
             return resolve_rules(value)
         except InputError as exc:
+            budget.bad_items += len(exc.every) if isinstance(exc, RulesError) else 1
             raise _engine_error(exc) from None
         except (ValueError, TypeError, KeyError) as exc:  # defensive: the engine should raise InputError
             raise ValidationError(f"these rules cannot be read ({exc})") from None
