@@ -1053,6 +1053,30 @@ def test_table_sets_with_a_declared_kind() -> None:
     assert verdict.valid and keys(result.played) == keys(T("B5"))
 
 
+@pytest.mark.parametrize(
+    ("table", "rack", "rules", "played"),
+    [
+        ([("K6 J J R6", "group")], "O5 K4 O6 R3", SABRA, 2),
+        (
+            [("K9 J=K10 K11 K12", "run"), ("K3 O3 B3", None), ("K3 O3 B3", None)],
+            "K10 K10 K1 O8",
+            dataclasses.replace(SABRA, freed_joker_use="other_set"),
+            1,
+        ),
+    ],
+)
+def test_a_declared_kind_the_set_has_anyway_changes_no_answer(
+    table: list[tuple[str, str | None]], rack: str, rules: Rules, played: int
+) -> None:
+    # nothing played, unproven, where the same table without kinds had its best move proven
+    # (the enumeration of small positions skips declared kinds; the solver audit, session 50)
+    for with_kind in (True, False):
+        before = [TableSet(tuple(T(tiles)), kind=kind if with_kind else None) for tiles, kind in table]
+        result = suggest(before, T(rack), opened=True, rules=rules)
+        assert len(result.played) == played and result.optimal_proven, with_kind
+        assert verify_turn(before, [TableSet(s) for s in result.after], T(rack), True, rules).valid
+
+
 # --- suggest: against brute force, and always legal ------------------------------------
 
 

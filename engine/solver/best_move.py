@@ -82,7 +82,10 @@ def suggest(
     prepare()  # (the first call in a process builds the matrices before the clock starts)
     deadline = time.perf_counter() + budget_seconds
     tiles = [s.tiles for s in table]
-    kinds = [s.kind for s in table]
+    # a declared kind every reading of the set has anyway changes nothing: dropped, the passes
+    # that skip declared kinds apply (`K6 J J R6` as a group: nothing played, unproven; the
+    # solver audit, session 50)
+    kinds = [None if all(r.kind == s.kind for r in TableSet(s.tiles).read(rules).readings) else s.kind for s in table]
     suggester = Suggester(tiles, kinds, rack, opened, rules, objective, deadline)
     move = suggester.run()
     if objective == "value" and not move.optimal_proven and time.perf_counter() < deadline:
