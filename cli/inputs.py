@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -213,22 +214,31 @@ class Source:
     line: int | None = None
     text: str | None = None
     error: str | None = None
+    parsed: tuple[Any] | None = None
+    """``text``'s document when already read (stdin: read to tell one document from JSON
+    Lines), as a 1-tuple (the document may be ``null``)."""
 
 
 def _lines(file: str, data: bytes | BinaryIO) -> Iterator[Source]:
     """The documents of JSON Lines (bytes, or a file read line by line): one a physical line
     (split at ``\\n`` only: JSON strings may hold U+2028 and the like), each decoded alone, so
     one line that is not UTF-8 is one error row and its neighbours are still read. A line over
-    ``MAX_DOCUMENT_BYTES`` is an error row, and the file is read no further (such a line may
-    never end: a link to ``/dev/zero``)."""
+    ``MAX_DOCUMENT_BYTES`` is an error row; the lines after it are read in a regular file (or
+    bytes), not in anything else (a line there may never end: a link to ``/dev/zero``)."""
     stream = io.BytesIO(data) if isinstance(data, bytes) else data
+    ends = isinstance(data, bytes) or stat.S_ISREG(os.fstat(data.fileno()).st_mode)
     number = 0
     while raw := stream.readline(MAX_DOCUMENT_BYTES + 1):
         number += 1
         if len(raw) > MAX_DOCUMENT_BYTES and not raw.endswith(b"\n"):
-            message = f"{_too_large(MAX_DOCUMENT_BYTES).message}; the rest of the file is not read"
-            yield Source(file, number, error=message)
-            return
+            if not ends:
+                message = f"{_too_large(MAX_DOCUMENT_BYTES).message}; the rest of the file is not read"
+                yield Source(file, number, error=message)
+                return
+            yield Source(file, number, error=_too_large(MAX_DOCUMENT_BYTES).message)
+            while (rest := stream.readline(MAX_DOCUMENT_BYTES + 1)) and not rest.endswith(b"\n"):
+                pass  # (the rest of the line, a piece at a time: its size is the file's)
+            continue
         if not raw.strip(b" \t\r\n"):
             continue  # (a blank line, skipped before any decoding: a file of them is quick)
         raw = raw.removesuffix(b"\n")
@@ -260,18 +270,21 @@ def _json_lines(data: bytes) -> bool:
 def _expand(arg: str) -> Iterator[Source]:
     if arg == STDIN:
         data = read_bytes(STDIN, MAX_STDIN_BYTES)
-        # A whole JSON document (possibly spread over lines), else JSON Lines. Anything else
-        # is one unreadable document, reported as a file's would be.
+        # A whole JSON document (possibly spread over lines; read once, and not past a
+        # document's limit), else JSON Lines. Anything else is one unreadable document,
+        # reported as a file's would be.
         try:
+            if len(data) > MAX_DOCUMENT_BYTES:
+                raise _too_large(MAX_DOCUMENT_BYTES)
             text = decode(data)
-            parse_json(text)
+            value = parse_json(text)
         except DocumentError as exc:
             if _json_lines(data):
                 yield from _lines("stdin", data)
             else:
                 yield Source("stdin", error=exc.message)
             return
-        yield Source("stdin", text=text)
+        yield Source("stdin", text=text, parsed=(value,))
         return
     path = Path(arg)
     try:
@@ -377,6 +390,8 @@ def load_source(source: Source) -> Any:
     """The JSON document of a source; DocumentError when it cannot be read."""
     if source.error is not None:
         raise DocumentError(source.error, source.line)
+    if source.parsed is not None:
+        return source.parsed[0]
     if source.text is not None:
         try:
             return parse_json(source.text, one_line=source.line is not None)

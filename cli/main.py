@@ -31,7 +31,7 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from cli import batch, render
-from cli.backend import DEFAULT_TIMEOUT, Backend, make_backend
+from cli.backend import DEFAULT_TIMEOUT, Backend, LocalBackend, make_backend
 from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError, problem_line
 from cli.inputs import (
     EMPTY_FOLDER,
@@ -373,7 +373,8 @@ def _call(
     """Send a body; a rejected request's message names the file it came from and, with ``moved``
     (a request pointer → where the file holds that value), the file's pointers. ``options``: the
     request pointers an option gave (``/rack`` → ``--rack``): a rejection of what one of them
-    gave names it, its pointers relative to it (``--rack: /2: ...``), not the file."""
+    gave names it, its pointers relative to it (``--rack: /2: ...``), not the file. The
+    in-process engine crashing (a bug) is one line and exit 3, as a failing service is."""
     try:
         return backend.call(operation, body)
     except CliError as exc:
@@ -388,6 +389,11 @@ def _call(
         if source is not None and exc.code == EXIT_INPUT:
             raise CliError(f"{source}: {message}", exc.code, exc.problem) from None
         raise CliError(message, exc.code, exc.problem) from None
+    except Exception as exc:
+        if not isinstance(backend, LocalBackend):
+            raise
+        # (the words of a batch's failed row)
+        raise CliError(f"internal error: {type(exc).__name__}: {exc}", EXIT_SERVICE) from None
 
 
 def _option_owning(problem: Mapping[str, Any], options: Mapping[str, str]) -> tuple[str, dict[str, Any]] | None:
@@ -550,7 +556,10 @@ def meld(
             raise CliError("give the meld's sets as words or one JSON file (or -) (see 'rummikub meld --help')")
         body, source, moved = _sets_body(sets or [], "a melds/check body")
         if rack is not None:
-            body = {**body, "rack": _option_tiles("--rack", parse_tile_words(rack))}
+            rack_tiles = parse_tile_words(rack)
+            # beside a file, its mistakes are the option's; beside words, the request lists
+            # them with the sets' (as suggest does)
+            body = {**body, "rack": rack_tiles if source is None else _option_tiles("--rack", rack_tiles)}
         body = with_rules(body, rules_value)
         options = {"/rack": "--rack"} if rack is not None else None
         result = _call(_backend(server, lang, timeout), "melds/check", body, source, moved, options)
@@ -883,6 +892,8 @@ def _tile_errors(value: Any, pointer: str) -> list[dict[str, str]]:
     from engine.errors import InputError
     from engine.tiles import parse_tile, parse_tiles
 
+    if isinstance(value, str):  # (parse_tiles reads a string as tile words; a rack is an array, SPEC §1)
+        return [{"pointer": pointer, "detail": "expected an array of tiles, not a string"}]
     if not isinstance(value, list):
         try:
             parse_tiles(value)

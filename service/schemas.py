@@ -493,7 +493,30 @@ class StrictSchema(Schema):
         plan = self._field_plan
         if plan is not None and data.__class__ is dict and not (many or partial or unknown):
             return self._load_fields(data, plan)
-        return super().load(data, many=many, partial=partial, unknown=unknown)
+        try:
+            return super().load(data, many=many, partial=partial, unknown=unknown)
+        except ValidationError as exc:
+            if not (isinstance(data, dict) and isinstance(exc.messages, dict)):
+                raise
+            raise self._unknown_in_body_order(exc, data) from None
+
+    @cached_property
+    def _known_keys(self) -> frozenset[str]:
+        """Every JSON key a field reads."""
+        return frozenset(name if field.data_key is None else field.data_key for name, field in self.load_fields.items())
+
+    def _unknown_in_body_order(self, exc: ValidationError, data: dict[str, Any]) -> ValidationError:
+        """marshmallow's errors with its unknown fields in the body's order, as
+        :meth:`_load_fields` lists them: marshmallow lists them in a set's order, which varies
+        with the strings' hashes from run to run (the input audit, session 50)."""
+        messages: dict[Any, Any] = exc.messages  # type: ignore[assignment]
+        known = self._known_keys
+        unknown = iter([key for key in data if key not in known and key in messages])
+        ordered: dict[Any, Any] = {}
+        for key in messages:
+            name = next(unknown) if key not in known and key in data else key
+            ordered[name] = messages[name]
+        return ValidationError(ordered, data=exc.data, valid_data=exc.valid_data)
 
     @cached_property
     def _field_plan(self) -> _FieldPlan | None:

@@ -376,6 +376,8 @@ def test_show_lists_every_bad_tile_of_a_position_file(tmp_path: Path) -> None:
         (None, "/players: expected an array of players"),
         ([{"name": "A"}], "/players/0: each player needs a 'name' string and a 'rack'"),
         ([{"name": "A", "rack": None}], "/players/0/rack: expected an array of tiles, not null"),
+        # show read a string as tile words, counting its characters (the input audit, session 50: WBI-5)
+        ([{"name": "A", "rack": "R5 R6"}], "/players/0/rack: expected an array of tiles, not a string"),
     ],
 )
 def test_show_reads_a_position_file_as_suggest_does(tmp_path: Path, players: Any, error: str) -> None:

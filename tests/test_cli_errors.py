@@ -195,6 +195,50 @@ def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None
     assert line.startswith("rummikub: --rack: /0: 'Q1'")
 
 
+PLAYERS = [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]
+
+
+@pytest.mark.parametrize(
+    ("engine_function", "args", "document"),
+    [
+        ("validate_sets", ["validate", "R1 R2 R3"], None),
+        ("check_meld", ["meld", "R11 R12 R13"], None),
+        ("score_round", ["score", "-"], {"players": PLAYERS}),
+        ("validate_sets", ["show", "-"], {"table": [], "players": PLAYERS}),
+    ],
+)
+def test_an_engine_crash_is_one_line_and_exit_3(
+    monkeypatch: pytest.MonkeyPatch, engine_function: str, args: list[str], document: object
+) -> None:
+    """docs/cli.md: exit 3 "(or the in-process engine crashed)", one line without a traceback; a
+    single-document command printed the traceback and exited 1, the code of an invalid verdict
+    (the input audit, session 50: WBI-7). A batch's failed row says the same words."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RecursionError("simulated bug")
+
+    monkeypatch.setattr(f"service.operations.{engine_function}", boom)
+    result = CliRunner().invoke(app, args, input=None if document is None else json.dumps(document))
+    assert result.exit_code == 3 and result.stdout == ""
+    assert one_line_error(result) == "rummikub: internal error: RecursionError: simulated bug"
+
+
+def test_meld_words_and_a_bad_rack_list_both_as_suggest_does(tmp_path: Path) -> None:
+    # meld checked --rack first and dropped the sets' bad tiles (the input audit, session 50: WBI-12)
+    code, _, err = invoke("meld", "R1 R2 X3", "--rack", "R1 Q2")
+    assert code == 2 and err.startswith("rummikub: /sets/0/2: 'X3' has an unknown colour 'X'")
+    assert "; /rack/1: 'Q2' has an unknown colour 'Q'" in err and err.count("\n") == 1
+    code, _, err = invoke("suggest", "--table", "R1 R2 X3", "--rack", "R1 Q2")
+    assert code == 2 and err.startswith("rummikub: /table/0/2: 'X3'") and "; /rack/1: 'Q2'" in err
+    # the rack's mistakes alone are still the option's; beside a file, the option's first
+    assert invoke("meld", "R1 R2 R3", "--rack", "R1 Q2")[2].startswith("rummikub: --rack: /1: 'Q2'")
+    path = tmp_path / "meld.json"
+    path.write_text(json.dumps([["R1", "R2", "X3"]]), encoding="utf-8")
+    assert one_line_error(CliRunner().invoke(app, ["meld", str(path), "--rack", "R1 Q2"])).startswith(
+        "rummikub: --rack: /1: 'Q2'"
+    )
+
+
 def test_suggest_on_a_position_file_checks_its_names_and_pool(tmp_path: Path) -> None:
     players = [{"name": "A", "rack": ["R4"], "opened": True}, {"name": "A", "rack": ["K1"], "opened": True}]
     path = tmp_path / "position.json"

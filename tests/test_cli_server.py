@@ -385,6 +385,18 @@ def test_parity_huge_number_names_no_python_internals(tmp_path: Path, live_serve
     assert "too many digits" in local.output and "set_int_max_str_digits" not in local.output
 
 
+def test_parity_a_position_rack_given_as_a_string(tmp_path: Path, live_server: str) -> None:
+    # show read "R5 R6" as tile words and drew its characters, exit 0 (the input audit, session 50: WBI-5)
+    doc = tmp_path / "position.json"
+    doc.write_text(json.dumps({"table": [], "players": [{"name": "A", "rack": "R5 R6"}]}))
+    for command in ("show", "suggest"):
+        for result in _both([command, str(doc)], live_server):
+            assert result.exit_code == 2, result.output
+            assert (
+                one_line_error(result) == f"rummikub: {doc}: /players/0/rack: expected an array of tiles, not a string"
+            )
+
+
 def test_refused_connection_says_so() -> None:
     from typer.testing import CliRunner
 
