@@ -218,6 +218,9 @@ class JokerSearch:
         self.unlocked_sources: set[int] = set()  # locked sets whose exact tiles may free every joker
         # what each joker set holds (``locked_joker_sets.kept_with_exact_tile``)
         self.joker_set_contents = {s.content for s in before if s.jokers} if self.locked else set()
+        # and how many sets without a joker each after-set's tiles could be, left as they were
+        self.jokerless_contents = Counter(s.content for s in before if not s.jokers) if self.locked else Counter()
+        self.after_contents = Counter(s.content for s in after) if self.locked else Counter()
         if self.locked:
             joker_replacement.unlock_in_turn(self)
 

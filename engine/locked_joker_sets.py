@@ -75,10 +75,13 @@ def _holds_set(search: JokerSearch, k: int, n: int) -> bool:
 def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
     """Whether a successor of the joker's set holds every numbered tile of the set and the
     tile the joker stood for in its place (``R4 R5 R6`` for the joker of ``R4 R5 J``); not a
-    joker set left as it was, or laid again as it was, which keeps its own copies."""
+    joker set left as it was, or laid again as it was, which keeps its own copies, nor one of
+    the sets without a joker left as they were (an untouched ``O11 B11 K11`` beside a split
+    ``J J K11 O11`` gave two violations for one; a metamorphic audit, session 50)."""
     return any(
         k in search.room_sets
         and search.after[k].content not in search.joker_set_contents
+        and search.after_contents[search.after[k].content] > search.jokerless_contents[search.after[k].content]
         and _holds_set(search, k, joker.source)
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
         for k in search.sources[joker.source].successors

@@ -867,6 +867,16 @@ def test_two_locked_sets_do_not_free_each_others_jokers_from_apart() -> None:
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_an_untouched_set_without_a_joker_lends_no_copy_to_a_split_locked_set() -> None:
+    # its tiles read as the locked set's kept whole: two violations at the untouched set where
+    # one (the split) says it (a metamorphic audit, session 50: embedding an untouched set)
+    v = verify(["J J K11 O11", "O11 B11 K11"], ["K11 J J", "O11 O12 O13", "O11 B11 K11"], "O12 O13", rules=STRICT_JOKER)
+    assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/0")] and v.jokers_freed == 0
+    locked_pressman = dataclasses.replace(PRESETS["pressman-2009"], joker_sets_locked=True)
+    v = verify(["R8 J R10", "R8 R9 R10"], ["R10 R11 R12", "R7 R8 J", "R8 R9 R10"], "R7 R11 R12", rules=locked_pressman)
+    assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/1")] and v.jokers_freed == 0
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
