@@ -46,6 +46,12 @@ _FATES_FIRST_SMALL_RACK = 128  # the same with a rack of at most ``_SMALL_RACK``
 _SMALL_RACK = 4
 
 
+def _restricting(table_set: TableSet, rules: Rules) -> str | None:
+    """The set's declared kind, or None when every reading of its tiles has that kind anyway."""
+    readings = TableSet(table_set.tiles).read(rules).readings
+    return None if all(r.kind == table_set.kind for r in readings) else table_set.kind
+
+
 def suggest(
     table: Iterable[TableSet | Iterable[Tile]],
     rack: Iterable[Tile],
@@ -85,7 +91,7 @@ def suggest(
     # a declared kind every reading of the set has anyway changes nothing: dropped, the passes
     # that skip declared kinds apply (`K6 J J R6` as a group: nothing played, unproven; the
     # solver audit, session 50)
-    kinds = [None if all(r.kind == s.kind for r in TableSet(s.tiles).read(rules).readings) else s.kind for s in table]
+    kinds = [s.kind and _restricting(s, rules) for s in table]
     suggester = Suggester(tiles, kinds, rack, opened, rules, objective, deadline)
     move = suggester.run()
     if objective == "value" and not move.optimal_proven and time.perf_counter() < deadline:
