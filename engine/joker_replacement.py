@@ -193,10 +193,17 @@ def _replace(
         merged = merged_into.get(source)
         if merged is None:
             mine = search.sources[source].numbered
+            # (a set kept whole itself, a joker of it staying, is not counted twice: xp, ``J K6
+            # J`` merged whole into ``K7 J K9``'s home, one of its jokers replaced by that K7; the
+            # re-check of session 50)
             merged = merged_into[source] = {
                 k
                 for k in search.sources[source].successors
-                if all(search.after[k].numbered_counts.get(key, 0) >= c + kept_whole[k, key] for key, c in mine.items())
+                if all(
+                    search.after[k].numbered_counts.get(key, 0)
+                    >= kept_whole[k, key] + (0 if (source, k) in wholes else c)
+                    for key, c in mine.items()
+                )
             }
         if source in still_locked:
             return {spot: n if spot[0] in merged else 0 for spot, n in capacity.items()}

@@ -877,6 +877,17 @@ def test_an_untouched_set_without_a_joker_lends_no_copy_to_a_split_locked_set() 
     assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/1")] and v.jokers_freed == 0
 
 
+def test_a_two_joker_locked_set_merged_whole_may_lose_one_joker_to_the_other_sets_tile() -> None:
+    # xp: `J K6 J`'s K7 joker replaced in its place by `K7 J K9`'s K7, merged whole, its K5
+    # joker staying: the set kept whole was counted twice against its own copies (the re-check
+    # of the locked sets, session 50); with one joker per set it was legal already
+    xp_locked = {"preset": "xp", "joker_sets_locked": True}
+    v = verify(["K7 J K9", "J K6 J"], ["J K6 K7 J K9", "R1 R2 J"], "R1 R2", rules=xp_locked)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+    v = verify(["J K6 J", "K7 K8 J"], ["J K6 K7 K8 J", "R1 R2 J"], "R1 R2", rules=xp_locked)
+    assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_locked_sets_cannot_be_split() -> None:
     v = verify(["K2 K3 K4 J K6 K7"], ["K2 K3 K4", "J K6 K7 K8"], "K8 R1", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
