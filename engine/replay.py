@@ -656,9 +656,8 @@ def _commit(
     state.table = table
     _commit_rack(state, seat, rack, verdict)
     state.opened[seat] = verdict.opened_after
-    penalty = 0 if verdict.valid else min(verdict.penalty_draw, state.pool_left)
-    if not state.racks[seat] and state.unknown[seat] == 0 and not penalty:
-        state.ended_by = "rack_empty"
+    if verdict.valid or not min(verdict.penalty_draw, state.pool_left):
+        state.end_if_out(seat)
 
 
 def _rack_for(state: _State, seat: int, after: tuple[TableSet, ...]) -> tuple[Tile, ...]:

@@ -431,8 +431,8 @@ def parse_table(value: Any, pointer: str) -> tuple[TableSet, ...]:
 
 
 def set_object_errors(value: Mapping[str, Any], pointer: str) -> list[InputError]:
-    """Every error of a set object's fields but its tiles' (each unknown field, a missing
-    ``tiles``, a bad ``kind`` or ``id``), at most MAX_ERRORS_LISTED."""
+    """Every error of a set object's fields but its tiles' own (each unknown field, a missing
+    ``tiles`` or one that is no array, a bad ``kind`` or ``id``), at most MAX_ERRORS_LISTED."""
     unknown = sorted(set(value) - SET_FIELDS)[:MAX_ERRORS_LISTED]
     errors = [InputError(f"unknown field {name!r} in a set", f"{pointer}/{pointer_token(name)}") for name in unknown]
     if "tiles" not in value:
@@ -442,6 +442,8 @@ def set_object_errors(value: Mapping[str, Any], pointer: str) -> list[InputError
         errors.append(InputError("'kind' must be 'run' or 'group'", f"{pointer}/kind"))
     if set_id is not None and not isinstance(set_id, str):
         errors.append(InputError("'id' must be a string", f"{pointer}/id"))
+    if "tiles" in value and not isinstance(value["tiles"], list):
+        errors.append(InputError("expected an array of tiles", f"{pointer}/tiles"))
     return errors
 
 

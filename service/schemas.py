@@ -341,12 +341,8 @@ def _read_set(value: Any, budget: _Budget) -> TableSet:
         except _Skip:
             pass
         raise ValidationError(messages)
-    if isinstance(value, Mapping):
-        shell = set_object_errors(value, "")
-        if shell and "tiles" in value:  # tiles that are no array, beside the object's other errors
-            shell.append(InputError("expected an array of tiles", "/tiles"))
-        if shell:
-            raise ValidationError({RawPointer(e.pointer): [e.message] for e in shell})
+    if isinstance(value, Mapping):  # (its tiles no array: that beside the object's other errors)
+        raise ValidationError({RawPointer(e.pointer): [e.message] for e in set_object_errors(value, "")})
     try:
         return parse_set(value, "")
     except InputError as exc:
