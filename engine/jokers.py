@@ -219,8 +219,9 @@ class JokerSearch:
         # what each joker set holds (``locked_joker_sets.kept_with_exact_tile``)
         self.joker_set_contents = {s.content for s in before if s.jokers} if self.locked else set()
         # and how many sets without a joker each after-set's tiles could be, left as they were
-        self.jokerless_contents = Counter(s.content for s in before if not s.jokers) if self.locked else Counter()
-        self.after_contents = Counter(s.content for s in after) if self.locked else Counter()
+        # (by tiles alone: a jokerless set has one kind, declared or not)
+        self.jokerless_contents = Counter(s.content[0] for s in before if not s.jokers) if self.locked else Counter()
+        self.after_contents = Counter(s.content[0] for s in after) if self.locked else Counter()
         if self.locked:
             joker_replacement.unlock_in_turn(self)
 

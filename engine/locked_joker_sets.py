@@ -81,7 +81,7 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
     return any(
         k in search.room_sets
         and search.after[k].content not in search.joker_set_contents
-        and search.after_contents[search.after[k].content] > search.jokerless_contents[search.after[k].content]
+        and search.after_contents[search.after[k].content[0]] > search.jokerless_contents[search.after[k].content[0]]
         and _holds_set(search, k, joker.source)
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
         for k in search.sources[joker.source].successors

@@ -877,6 +877,18 @@ def test_an_untouched_set_without_a_joker_lends_no_copy_to_a_split_locked_set() 
     assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/1")] and v.jokers_freed == 0
 
 
+def test_an_untouched_set_without_a_joker_is_untouched_with_its_kind_declared() -> None:
+    # a jokerless set has one kind: declaring it on the after copy only leaves it as it was, so
+    # it lends no copy to the split locked set either (a white-box audit, session 51: 2 jokers
+    # freed and JOKER_RELEASED_BEFORE_OPENING in place of JOKER_SET_BROKEN)
+    before = ["K3 B3 J J", "O3 R3 K3 B3"]
+    plain = verify(before, ["B3 J J", "O3 R3 K3 B3", "K3 B6 B11"], "B6 B11 R10", opened=False, rules=STRICT_JOKER)
+    declared = TableSet(parse_tiles("O3 R3 K3 B3"), kind="group")
+    v = verify(before, ["B3 J J", declared, "K3 B6 B11"], "B6 B11 R10", opened=False, rules=STRICT_JOKER)
+    assert [(x.code, x.at) for x in v.violations] == [(x.code, x.at) for x in plain.violations]
+    assert v.jokers_freed == plain.jokers_freed == 0 and "JOKER_SET_BROKEN" in codes(v)
+
+
 def test_a_two_joker_locked_set_merged_whole_may_lose_one_joker_to_the_other_sets_tile() -> None:
     # xp: `J K6 J`'s K7 joker replaced in its place by `K7 J K9`'s K7, merged whole, its K5
     # joker staying: the set kept whole was counted twice against its own copies (the re-check
