@@ -53,7 +53,7 @@ from engine.sets import TableSet, parse_table, parse_tile_list, share_equal_sets
 from engine.solver import Suggestion
 from engine.tiles import JOKER, Tile, format_tiles, parse_tile, tiles_without
 from engine.turns import TurnVerdict, check_budget, same_table, verify_turn
-from engine.validate import supply_violations
+from engine.validate import supply_params, supply_violations
 from engine.violations import Violation
 
 REPLAY_JOINT_STEPS = 200_000
@@ -725,12 +725,7 @@ def _recorded_draw(state: _State, index: int, turn: RecordedTurn, seat: int, act
     else:
         limit = state.rules.supply.limit(tile.key)
         if state.seen[tile.key] + 1 > limit:
-            params = {
-                "tile": tile.key,
-                "limit": limit,
-                "count": state.seen[tile.key] + 1,
-                "tiles": state.rules.supply.name,
-            }
+            params = supply_params(tile.key, limit, state.seen[tile.key] + 1, state.rules.supply.name)
             return ReplayedTurn(index, turn.player, action, (Violation("TILE_SUPPLY_EXCEEDED", at, params),), tile=tile)
         state.draw_from_pool()
         _take(state, seat, tile)

@@ -155,8 +155,11 @@ patterns allow the same."""
 _PARSE_CACHE: dict[str, Tile] = {}
 
 
-def _parse_numbered_text(text: str, pointer: str) -> Tile:
+def _parse_numbered_text(text: str, pointer: str, written: str | None = None) -> Tile:
+    """The numbered tile ``text`` names; errors quote ``written`` (the whole tile as the
+    request wrote it, ``j=r0`` for the declaration ``R0``), else ``text``."""
     upper = text.strip(SPACE).upper()
+    text = text if written is None else written
     if len(upper) < 2:
         raise TileError(f"{text!r} is not a tile: expected a colour letter and a number, like R5", pointer)
     letter, digits = upper[0], upper[1:]
@@ -184,11 +187,11 @@ def parse_tile_text(text: str) -> Tile:
     elif body.startswith("J="):
         if body[2:].strip(SPACE).startswith(JOKER_KEY):  # "J=J": as the object form words it
             raise TileError(f"{text!r} is not a tile: a joker must stand for a numbered tile, like J=R5", "")
-        tile = joker_as(_parse_numbered_text(body[2:], ""))
+        tile = joker_as(_parse_numbered_text(body[2:], "", text))
     elif body.startswith(JOKER_KEY):  # ("J" is no colour: "JR5", "J =R5" meant a joker)
         raise TileError(f"{text!r} is not a tile: a joker is J, or J=R5 for the tile it stands for", "")
     else:
-        tile = _parse_numbered_text(body, "")
+        tile = _parse_numbered_text(text, "")
     if len(_PARSE_CACHE) < 4096:
         _PARSE_CACHE[text] = tile
     return tile

@@ -75,6 +75,15 @@ def supply_excesses(groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules) 
     return list(out.values())
 
 
+def supply_params(key: str, limit: int, count: int, tiles: str) -> dict[str, Any]:
+    """The facts of a TILE_SUPPLY_EXCEEDED: ``count`` copies of ``key`` where the ``tiles``
+    set has ``limit`` (jokers worded as jokers, not as "tile J")."""
+    params: dict[str, Any] = {"tile": key, "limit": limit, "count": count, "tiles": tiles}
+    if key == JOKER_KEY:
+        params["case"] = "jokers"
+    return params
+
+
 def supply_violations(
     groups: Iterable[tuple[str, Iterable[Tile]]], rules: Rules, at_entry: bool = False
 ) -> list[Violation]:
@@ -85,7 +94,7 @@ def supply_violations(
         Violation(
             "TILE_SUPPLY_EXCEEDED",
             f"{e.at}/{e.index}" if at_entry else e.at,
-            {"tile": e.key, "limit": e.limit, "count": e.count, "tiles": name},
+            supply_params(e.key, e.limit, e.count, name),
         )
         for e in supply_excesses(groups, rules)
     ]

@@ -89,6 +89,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "There are only {limit} of tile {tile} in the {tiles} tile set; {count} are given.",
         "es": "El juego {tiles_es} solo tiene {limit} de la ficha {tile}; se dan {count}.",
     },
+    "TILE_SUPPLY_EXCEEDED/jokers": {
+        "en": "There are only {limit} jokers in the {tiles} tile set; {count} are given.",
+        "es": "El juego {tiles_es} solo tiene {limit} comodines; se dan {count}.",
+    },
     # --- melds and turns ---
     "INVALID_SET": {
         "en": "This set is not valid: {set_message}",

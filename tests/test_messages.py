@@ -72,6 +72,16 @@ def test_every_tile_beyond_the_supply_is_named_in_sets_and_melds() -> None:
     assert [v.message() for v in check_meld(sets).violations if v.code == "TILE_SUPPLY_EXCEEDED"] == expected
 
 
+def test_jokers_beyond_the_supply_are_worded_as_jokers() -> None:
+    # "There are only 2 of tile J" (a white-box audit, session 51); a replay's draw alike
+    sets = [S("R5 J J"), S("R6 J R8")]
+    (violation,) = validate_sets(sets).sets[1].violations
+    assert violation.message() == "There are only 2 jokers in the classic tile set; 3 are given."
+    assert violation.message("es") == "El juego clásico solo tiene 2 comodines; se dan 3."
+    xp = validate_sets([S("J J J R5"), S("J J R6")], "xp").sets[1].violations[0]
+    assert xp.message() == "There are only 4 jokers in the xp tile set; 5 are given."
+
+
 def test_a_joker_not_replaced_names_only_the_tiles_it_can_have_stood_for() -> None:
     verdict = verify_turn([S("K7 B7 J J")], [S("K7 B7 O7"), S("J J R2")], parse_tiles("O7 R2"), True)
     assert messages(verdict) == ["A joker left its set without the tile it stood for (R7) taking its place."]

@@ -175,3 +175,22 @@ def test_a_misspelt_joker_is_told_how_to_write_one(text: str) -> None:
     """They said "unknown colour 'J'" (the API audit, session 38)."""
     with pytest.raises(TileError, match="a joker is J, or J=R5"):
         parse_tile(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("J=R0", "'J=R0' has number 0"),
+        ("j=r14", "'j=r14' has number 14"),
+        ("J=", "'J=' is not a tile"),
+        ("j=x9", "'j=x9' has an unknown colour 'X'"),
+        ("r 5", "'r 5' is not a tile"),
+        ("y0", "'y0' has number 0"),
+    ],
+)
+def test_a_bad_tile_is_quoted_as_written(text: str, message: str) -> None:
+    # a declaration's error quoted the declared part alone ('R0', '' for 'J='), a plain tile's
+    # upper-cased ('R 5' for 'r 5'); every other tile error quotes the request (session 51)
+    with pytest.raises(TileError) as info:
+        parse_tile(text)
+    assert str(info.value.message).startswith(message), info.value.message
