@@ -11,7 +11,9 @@ The steps, after-set by after-set (rearrangements first, then extensions, then n
   needs no step (other steps took them);
 * a table set plus rack tiles: "add R8 to R5 R6 R7" ("add R6 to R5 J R7, making J=R4 R5 R6
   R7" when the set holds a joker, which may move);
-* rack tiles only: "new set O1 O2 J=O3".
+* rack tiles only: "new set O1 O2 J=O3";
+* a table set keeping its tiles needs no step, unless a joker of it now stands for another
+  tile: "change J K10 K11 into K10 K11 J=K12".
 
 Every step names a table set by the tiles it holds when the step is carried out, the steps
 before it done: a set others take tiles from is changed after they have (where sets take from
@@ -124,7 +126,7 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
     steps: list[str] = []
     entries = [e for e in changes.get("sets") or [] if isinstance(e, Mapping)]
     rearranged = _order([e for e in entries if e.get("kind") == "rearranged"])
-    extended = [e for e in entries if e.get("kind") == "extended"]
+    extended = [e for e in entries if e.get("kind") in ("extended", "unchanged")]
     new = [e for e in entries if e.get("kind") == "new"]
     for entry in rearranged + extended + new:
         kind = entry.get("kind")
@@ -133,6 +135,14 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         tiles = entry.get("tiles") or []
         after = _words([t.get("tile") for t in tiles])
         rack = [t.get("tile") for t in tiles if t.get("from") == "rack"]
+        if kind == "unchanged":
+            # its tiles, but a joker may stand for another tile now (J K10 K11 laid as
+            # K10 K11 J=K12: the joker moved to the other end; an audit, session 51)
+            laid = [str(t.get("tile")) for t in tiles]
+            if own is not None and sorted(laid) != sorted(table[own]):
+                steps.append(words["change"].format(before=_words(table[own]), after=after))
+                table[own] = laid
+            continue
         if kind == "new":
             steps.append(words["new"].format(after=after))
             continue

@@ -813,6 +813,23 @@ def test_an_add_to_a_set_holding_a_joker_says_the_set_it_makes() -> None:
     ]
 
 
+def test_a_set_keeping_its_tiles_whose_joker_moves_gets_a_step() -> None:
+    """``J K10 K11`` laid as ``K10 K11 J=K12`` (the table joker freed to K8, the rack joker
+    played as K12: worth 28, not 24) keeps its tiles, so its change is ``unchanged``; the steps
+    said nothing of it and laid J=K9 (an audit of the change lists, session 51)."""
+    from cli.steps import move_steps
+
+    move = suggest([T("J K10 K11")], T("K7 K9 J"), True, PRESETS["free-joker"], budget_seconds=30)
+    assert move.value == 28 and move.changes is not None
+    assert [s.kind for s in move.changes.sets] == ["unchanged", "new"]
+    c = move.changes.to_json()
+    assert move_steps([["J", "K10", "K11"]], c) == ["change J K10 K11 into K10 K11 J=K12", "new set K7 J=K8 K9"]
+    assert move_steps([["J", "K10", "K11"]], c, "es")[0] == "convierte J K10 K11 en K10 K11 J=K12"
+    # a joker set left as it was needs no step
+    kept = changes([T("J K10 K11")], T("O1 O2 O3"), [T("J K10 K11"), T("O1 O2 O3")]).to_json()
+    assert move_steps([["J", "K10", "K11"]], kept) == ["new set O1 O2 O3"]
+
+
 def test_a_cycle_is_broken_at_a_set_on_it() -> None:
     """Sets waiting for a cycle of sets taking from each other: the first changed is on the
     cycle, not the first listed (which set its tile aside for nothing)."""
