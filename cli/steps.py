@@ -12,8 +12,8 @@ The steps, after-set by after-set (rearrangements first, then extensions, then n
 * a table set plus rack tiles: "add R8 to R5 R6 R7" ("add R6 to R5 J R7, making J=R4 R5 R6
   R7" when the set holds a joker, which may move);
 * rack tiles only: "new set O1 O2 J=O3";
-* a table set keeping its tiles needs no step, unless a joker of it now stands for another
-  tile: "change J K10 K11 into K10 K11 J=K12".
+* a table set keeping its tiles, or only giving some away, needs no step of its own, unless
+  a joker of it is now written as a tile: "change J K10 K11 into K10 K11 J=K12".
 
 Every step names a table set by the tiles it holds when the step is carried out, the steps
 before it done: a set others take tiles from is changed after they have (where sets take from
@@ -138,10 +138,9 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         if kind == "unchanged":
             # its tiles, but a joker may stand for another tile now (J K10 K11 laid as
             # K10 K11 J=K12: the joker moved to the other end; an audit, session 51)
-            laid = [str(t.get("tile")) for t in tiles]
-            if own is not None and sorted(laid) != sorted(table[own]):
+            if own is not None and _moved_joker(table[own], tiles):
                 steps.append(words["change"].format(before=_words(table[own]), after=after))
-                table[own] = laid
+                table[own] = [t.get("tile") for t in tiles]
             continue
         if kind == "new":
             steps.append(words["new"].format(after=after))
@@ -167,6 +166,8 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
             step = words["change"].format(before=_words(current), after=after)
         elif rack:
             step = _add(words, rack, current, after)
+        elif _moved_joker(current, tiles):  # (K10 K11 J, its K13 taken, laid as J=K9 K10 K11)
+            step = words["change"].format(before=_words(current), after=after)
         else:
             step = None  # it only gave tiles away, and they are taken
         if step is not None:
@@ -177,6 +178,13 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
         table[own] = [t.get("tile") for t in tiles]
         done.add(own)
     return steps
+
+
+def _moved_joker(current: Sequence[str], tiles: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a set holding ``current`` is written otherwise as the after-set of ``tiles``,
+    the same tiles (a set that kept its tiles or only gave some away): a joker of it now
+    declared as a tile (which the steps say, as the joker may have moved)."""
+    return sorted(str(t) for t in current) != sorted(str(t.get("tile")) for t in tiles)
 
 
 def _add(words: Mapping[str, str], rack: Sequence[str], current: Sequence[str], after: str) -> str:

@@ -825,6 +825,16 @@ def test_a_set_keeping_its_tiles_whose_joker_moves_gets_a_step() -> None:
     c = move.changes.to_json()
     assert move_steps([["J", "K10", "K11"]], c) == ["change J K10 K11 into K10 K11 J=K12", "new set K7 J=K8 K9"]
     assert move_steps([["J", "K10", "K11"]], c, "es")[0] == "convierte J K10 K11 en K10 K11 J=K12"
+    # sabra: a set that only gave a tile away, its joker now K9 (replaced by the other K12)
+    table = [T("K10 K11 J K13"), T("K10 K11 K12")]
+    move = suggest(table, T("J R11 R12 O13 R13"), True, budget_seconds=30)
+    assert move.changes is not None and len(move.played) == 5
+    steps = move_steps([[str(t) for t in s] for s in table], move.changes.to_json())
+    laid = [
+        sorted(s)
+        for s in followed([[str(t) for t in s] for s in table], [str(t) for t in T("J R11 R12 O13 R13")], steps)
+    ]
+    assert sorted(laid) == sorted(sorted(str(t) for t in s) for s in move.after), steps
     # a joker set left as it was needs no step
     kept = changes([T("J K10 K11")], T("O1 O2 O3"), [T("J K10 K11"), T("O1 O2 O3")]).to_json()
     assert move_steps([["J", "K10", "K11"]], kept) == ["new set O1 O2 O3"]
