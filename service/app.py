@@ -39,6 +39,7 @@ from service.observe import (
     instrument,
     log_format_is_json,
     metrics_text,
+    shown_method,
 )
 from service.operations import (
     OPERATIONS,
@@ -361,24 +362,25 @@ def _register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Response:
         status = error.code or 500
+        method = shown_method(request.method)
         if status == 413:
             problem = body_too_large(current_app.config.get("MAX_CONTENT_LENGTH"))
         elif status == 404 and error.description == NotFound.description:  # (routing's, not ours)
             # one error, at "" (the request as a whole: its path, not a value in the body)
-            detail = f"No endpoint {request.method} {request.path}: the API's paths are in /openapi.yaml and /docs."
+            detail = f"No endpoint {method} {request.path}: the API's paths are in /openapi.yaml and /docs."
             problem = RequestError(
                 status,
                 detail,
-                [{"pointer": "", "detail": f"no endpoint {request.method} {request.path}"}],
-                detail_es=f"No hay {request.method} {request.path}: las rutas del API están en /openapi.yaml y /docs.",
+                [{"pointer": "", "detail": f"no endpoint {method} {request.path}"}],
+                detail_es=f"No hay {method} {request.path}: las rutas del API están en /openapi.yaml y /docs.",
             )
         elif status == 405 and error.description == MethodNotAllowed.description:
             allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
             problem = RequestError(
                 status,
-                f"{request.method} is not allowed on {request.path} (allowed: {allowed}).",
-                [{"pointer": "", "detail": f"method {request.method} not allowed (allowed: {allowed})"}],
-                detail_es=f"{request.method} no está permitido en {request.path} (permitidos: {allowed}).",
+                f"{method} is not allowed on {request.path} (allowed: {allowed}).",
+                [{"pointer": "", "detail": f"method {method} not allowed (allowed: {allowed})"}],
+                detail_es=f"{method} no está permitido en {request.path} (permitidos: {allowed}).",
             )
         elif isinstance(error, WebsocketMismatch):
             problem = RequestError(
@@ -424,10 +426,14 @@ def _register_error_handlers(app: Flask) -> None:
 def cors_headers(origins: list[str], origin: str | None) -> dict[str, str]:
     """Minimal CORS: the headers of an answer to a request from ``origin``, none unless it is one
     of the configured ``origins`` (``*`` allows any). ``Vary: Origin`` is among them unless any
-    origin is allowed."""
+    origin is allowed, for any request (with no ``Origin``, or one not allowed, it is the only
+    one) once origins are configured."""
     allow_any = "*" in origins
     if not origin or not (allow_any or origin in origins):
-        return {}
+        # The answer depends on Origin all the same: a shared cache must not give the copy made
+        # without CORS headers to an allowed origin (WHATWG Fetch §3.2.5; the service audit,
+        # session 51: the docs assets are public for a day).
+        return {"Vary": "Origin"} if origins and not allow_any else {}
     headers = {
         "Access-Control-Allow-Origin": "*" if allow_any else origin,
         "Access-Control-Allow-Headers": "Content-Type, Accept-Language, X-Request-ID",

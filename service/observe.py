@@ -93,6 +93,17 @@ the label values are bounded: routes, statuses, operations, codes, methods)."""
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"})
 
 
+METHOD_SHOWN_CHARS = 32
+"""The most characters of a request's method a problem or a log line repeats: granian accepts a
+made-up method as long as the request head (~512 KiB), which a 404/405 problem echoed twice and
+the access log once (a 1 MB answer for a 500 KB method: the service audit, session 51)."""
+
+
+def shown_method(method: str) -> str:
+    """``method`` as a problem or a log line shows it: cut after ``METHOD_SHOWN_CHARS``."""
+    return method if len(method) <= METHOD_SHOWN_CHARS else method[:METHOD_SHOWN_CHARS] + "\u2026"
+
+
 def method_label(method: str) -> str:
     """A request's method as a metric label: the HTTP methods by name (in capitals, as the app
     reads them), any other ``other`` (a label per made-up method grew ``/metrics`` without
@@ -233,7 +244,7 @@ def access_record(
         "level": "info" if status < 500 else "error",
         "type": "access",
         "request_id": rid,
-        "method": method,
+        "method": shown_method(method),
         "path": path,
         "status": status,
         "duration_ms": round(seconds * 1000, 3),

@@ -105,7 +105,12 @@ def available_cpus(root: Path = Path("/sys/fs/cgroup")) -> int:
     return max(1, count)
 
 
-def _number(environ: Mapping[str, str], name: str, default: float, minimum: float, integer: bool = True) -> Any:
+def _number(
+    environ: Mapping[str, str], name: str, default: float, minimum: float, integer: bool = True, maximum: float = 86_400
+) -> Any:
+    """A setting between ``minimum`` and ``maximum``: NaN, infinities and numbers too large for
+    the server to use (``1e400``, a 20-digit worker count) are refused here, in one line, rather
+    than in a traceback at start-up or at the stop (the service audit, session 51)."""
     raw = environ.get(name, "").strip()
     if not raw:
         return default
@@ -113,8 +118,10 @@ def _number(environ: Mapping[str, str], name: str, default: float, minimum: floa
         value = int(raw) if integer else float(raw)
     except ValueError:
         raise ValueError(f"{name} must be a {'whole ' if integer else ''}number, got {raw!r}") from None
-    if value < minimum:
+    if not math.isfinite(value) or value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {raw!r}")
+    if value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:g}, got {raw!r}")
     return value
 
 
@@ -161,14 +168,14 @@ class ServerSettings:
         return cls(
             host=host,
             port=port,
-            workers=_number(environ, "RUMMIKUB_WORKERS", available_cpus(), 1),
-            threads=_number(environ, "RUMMIKUB_THREADS", 1, 1),
+            workers=_number(environ, "RUMMIKUB_WORKERS", available_cpus(), 1, maximum=1024),
+            threads=_number(environ, "RUMMIKUB_THREADS", 1, 1, maximum=1024),
             header_timeout=_number(environ, "RUMMIKUB_HEADER_TIMEOUT", 10.0, 0.001, integer=False),
             read_timeout=_number(environ, "RUMMIKUB_READ_TIMEOUT", 10.0, 0.001, integer=False),
             graceful_timeout=_number(environ, "RUMMIKUB_GRACEFUL_TIMEOUT", 8, 1),
             log_level=level,
-            budget_slots=_number(environ, "RUMMIKUB_BUDGET_SLOTS", 1, 1),
-            budget_queue=_number(environ, "RUMMIKUB_BUDGET_QUEUE", 2, 0),
+            budget_slots=_number(environ, "RUMMIKUB_BUDGET_SLOTS", 1, 1, maximum=1024),
+            budget_queue=_number(environ, "RUMMIKUB_BUDGET_QUEUE", 2, 0, maximum=1_000_000),
             budget_wait=_number(environ, "RUMMIKUB_BUDGET_WAIT", 2.0, 0.0, integer=False),
         )
 

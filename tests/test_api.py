@@ -135,6 +135,11 @@ def test_cors_when_configured() -> None:
     assert response.headers["Access-Control-Expose-Headers"] == "X-Request-ID, Retry-After"  # (the 503's)
     other = client.post("/v1/sets/validate", json={"sets": []}, headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
+    # the answer depends on Origin whatever it holds: a cache keys it by Origin (WHATWG Fetch
+    # §3.2.5), here a public day-long docs asset fetched without Origin (session 51)
+    assert "Origin" in other.headers["Vary"]
+    asset = client.get("/docs/index.css")
+    assert "Access-Control-Allow-Origin" not in asset.headers and "Origin" in asset.headers["Vary"]
     preflight = client.options(
         "/v1/turns/verify",
         headers={"Origin": "https://b.example", "Access-Control-Request-Method": "POST"},

@@ -691,6 +691,19 @@ def test_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
     assert result["errors"] == [{"pointer": "", "detail": "method GET not allowed (allowed: OPTIONS, POST)"}]
 
 
+def test_a_made_up_method_is_shown_cut(client: FlaskClient) -> None:
+    """granian accepts a method as long as the request head (~512 KiB): a 405 or 404 problem
+    echoed it twice, a 1 MB answer for a 500 KB method (the service audit, session 51)."""
+    method = "A" * 100_000
+    result = problem(client.open("/v1/sets/validate", method=method), 405)
+    shown = "A" * 32 + "\u2026"
+    assert result["detail"] == f"{shown} is not allowed on /v1/sets/validate (allowed: OPTIONS, POST)."
+    assert result["errors"] == [{"pointer": "", "detail": f"method {shown} not allowed (allowed: OPTIONS, POST)"}]
+    result = problem(client.open("/v1/nothing", method=method), 404)
+    assert result["errors"] == [{"pointer": "", "detail": f"no endpoint {shown} /v1/nothing"}]
+    assert problem(client.open("/v1/nothing", method="A" * 32), 404)["errors"][0]["detail"].startswith("no endpoint " + "A" * 32 + " ")
+
+
 def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
     assert problem(client.get("/v1/nothing"), 404)["errors"] == [
         {"pointer": "", "detail": "no endpoint GET /v1/nothing"}

@@ -206,6 +206,26 @@ def test_workers_follow_affinity_and_cgroup_quota(tmp_path: Path) -> None:
     assert ServerSettings.from_env({"RUMMIKUB_WORKERS": "3"}).workers == 3
     with pytest.raises(ValueError, match="RUMMIKUB_WORKERS"):
         ServerSettings.from_env({"RUMMIKUB_WORKERS": "0"})
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        ("RUMMIKUB_HEADER_TIMEOUT", "nan"),  # a traceback at start-up (round(nan))
+        ("RUMMIKUB_READ_TIMEOUT", "nan"),  # the 408 never came, the deadline sweep ticked every 1 ms
+        ("RUMMIKUB_READ_TIMEOUT", "inf"),
+        ("RUMMIKUB_READ_TIMEOUT", "1e400"),
+        ("RUMMIKUB_BUDGET_WAIT", "nan"),
+        ("RUMMIKUB_GRACEFUL_TIMEOUT", "99999999999999999999"),  # a traceback at the stop, exit 1
+        ("RUMMIKUB_WORKERS", "99999999999999999999"),  # a traceback in granian
+        ("RUMMIKUB_BUDGET_SLOTS", "99999999999999999999"),
+    ],
+)
+def test_settings_are_finite_and_usable(name: str, raw: str) -> None:
+    """The service audit of session 51: NaN, infinities and huge numbers passed ``_number``
+    (``nan < minimum`` is False) and failed later in a traceback instead of one line, exit 2."""
+    with pytest.raises(ValueError, match=name):
+        ServerSettings.from_env({name: raw})
     assert parse_bind("0.0.0.0:8080") == ("0.0.0.0", 8080)
     assert parse_bind("[::1]:9000") == ("::1", 9000)
 
