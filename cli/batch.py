@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TextIO
@@ -159,9 +159,17 @@ def first_violation(result: dict[str, Any], at: str = " at {at}") -> tuple[str |
 
 
 def _scoring(body: Any) -> str:
-    """The ``scoring`` of a body's rules (read, so valid)."""
+    """The ``scoring`` of a body's rules (read, so valid): a match's first round's own rules
+    when it has them (they override the match's, and matches/score refuses rounds that mix
+    scorings)."""
+    if not isinstance(body, dict):
+        return "zero_sum"
+    rules = body.get("rules")
+    rounds = body.get("rounds")
+    if isinstance(rounds, list) and rounds and isinstance(rounds[0], dict) and rounds[0].get("rules") is not None:
+        rules = rounds[0]["rules"]
     try:
-        return resolve_rules(body.get("rules") if isinstance(body, dict) else None).scoring
+        return resolve_rules(rules).scoring
     except InputError:
         return "zero_sum"
 
@@ -231,6 +239,9 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
     try:
         for row in rows:
             on_row(row)
+    except BrokenExecutor as exc:  # a worker process killed (the OOM killer...): the rows after it are lost
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise CliError(f"a worker process died: {exc}", EXIT_SERVICE) from None
     except BaseException:
         executor.shutdown(wait=False, cancel_futures=True)
         raise

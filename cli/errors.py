@@ -46,8 +46,12 @@ def problem_line(problem: Mapping[str, Any]) -> str:
         and isinstance(errors[0], Mapping)
         and not errors[0].get("pointer")
     )
-    if whole and isinstance(problem.get("detail"), str) and problem["detail"]:
-        return str(problem["detail"])  # about the whole request: the detail says the most (presets...)
+    detail = problem.get("detail")
+    if whole and isinstance(detail, str) and detail and "'errors'" not in detail:
+        # about the whole request: the detail says the most (presets...), unless it only sends
+        # the reader to the errors (the Spanish 422: "No se puede leer la petición (1 error); ver
+        # 'errors'."), which this line shows instead
+        return detail
     if isinstance(errors, list) and errors and all(isinstance(e, Mapping) for e in errors):
         shown = []
         for error in errors[:SHOWN_ERRORS]:

@@ -269,7 +269,11 @@ def _json_lines(data: bytes) -> bool:
 
 def _expand(arg: str) -> Iterator[Source]:
     if arg == STDIN:
-        data = read_bytes(STDIN, MAX_STDIN_BYTES)
+        try:
+            data = read_bytes(STDIN, MAX_STDIN_BYTES)
+        except DocumentError as exc:  # past a batch's limit, or not UTF-16/UTF-32 after its mark
+            yield Source("stdin", error=exc.message)
+            return
         # A whole JSON document (possibly spread over lines; read once, and not past a
         # document's limit), else JSON Lines. Anything else is one unreadable document,
         # reported as a file's would be.

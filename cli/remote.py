@@ -246,7 +246,10 @@ class RemoteBackend:
         if isinstance(exc, malformed) and not isinstance(exc, requests.exceptions.InvalidProxyURL):
             # (requests' words for another scheme name its adapters: only an invalid URL's help)
             why = f" ({exc})" if type(exc) is requests.exceptions.InvalidURL else ""
-            return CliError(f"--server {self.server_given}: not a usable http:// or https:// URL{why}", EXIT_INPUT)
+            # (the same for every document: a batch stops here, as for a scheme that is not http(s))
+            return CliError(
+                f"--server {self.server_given}: not a usable http:// or https:// URL{why}", EXIT_INPUT, stops=True
+            )
         return CliError(self._unreachable(exc), EXIT_SERVICE)
 
     def _unreachable(self, exc: requests.RequestException) -> str:
