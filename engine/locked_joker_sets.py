@@ -80,7 +80,7 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
     ``J J K11 O11`` gave two violations for one; a metamorphic audit, session 50)."""
     return any(
         k in search.room_sets
-        and search.after[k].content not in search.joker_set_contents
+        and search.identity(search.after[k]) not in search.joker_set_contents
         and search.after_contents[search.after[k].content[0]] > search.jokerless_contents[search.after[k].content[0]]
         and _holds_set(search, k, joker.source)
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
