@@ -31,6 +31,8 @@ def copies_params(tile: str, n: int, others: int) -> dict[str, Any]:
     TABLE_TILE_REMOVED), worded by copies when more than one, or when ``others`` copies are
     where the message says it is not (the rack holds one R5 and two are played: "1 copy of
     tile R5 is played beyond those on the player's rack")."""
+    if tile == JOKER_KEY:  # ("1 joker is played beyond...", not "1 copy of tile J")
+        return {"tile": tile, "count": n, "case": "jokers"}
     return {"tile": tile, "count": n, "case": "copies"} if n > 1 or others else {"tile": tile, "count": n}
 
 

@@ -106,6 +106,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count:copy/copies} of tile {tile} {count:#is/are} played beyond those on the player's rack.",
         "es": "Se {count:#ha/han} jugado {count:copia/copias} de la ficha {tile} más de las que hay en el atril del jugador.",
     },
+    "TILE_NOT_IN_RACK/jokers": {
+        "en": "{count:joker/jokers} {count:#is/are} played beyond those on the player's rack.",
+        "es": "Se {count:#ha/han} jugado {count:comodín/comodines} más de los que hay en el atril del jugador.",
+    },
     "INITIAL_MELD_TOO_LOW": {
         "en": "The initial meld is worth {value} points; at least {threshold} are needed.",
         "es": "La primera jugada suma {value} puntos; se necesitan al menos {threshold}.",
@@ -125,6 +129,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "TABLE_TILE_REMOVED/copies": {
         "en": "{count:copy/copies} of tile {tile} {count:#was/were} on the table before the turn and {count:#is/are} missing after it; tiles never go back to a rack.",
         "es": "{count:copia/copias} de la ficha {tile} {count:#estaba/estaban} en la mesa antes del turno y {count:#falta/faltan} después; las fichas nunca vuelven al atril.",
+    },
+    "TABLE_TILE_REMOVED/jokers": {
+        "en": "{count:joker/jokers} {count:#was/were} on the table before the turn and {count:#is/are} missing after it; tiles never go back to a rack.",
+        "es": "{count:comodín/comodines} {count:#estaba/estaban} en la mesa antes del turno y {count:#falta/faltan} después; las fichas nunca vuelven al atril.",
     },
     "BEFORE_TABLE_INVALID": {
         "en": "The table before the turn holds an invalid set: {set_message}",

@@ -78,6 +78,12 @@ def test_jokers_beyond_the_supply_are_worded_as_jokers() -> None:
     (violation,) = validate_sets(sets).sets[1].violations
     assert violation.message() == "There are only 2 jokers in the classic tile set; 3 are given."
     assert violation.message("es") == "El juego clásico solo tiene 2 comodines; se dan 3."
+    # and a joker played beyond the rack, or missing after the turn
+    verdict = verify_turn([S("R1 R2 J")], [S("R1 R2 R3"), S("K1 K2 J J")], parse_tiles("R3 K1 K2"), True)
+    assert messages(verdict) == ["1 joker is played beyond those on the player's rack."]
+    assert messages(verdict, "es") == ["Se ha jugado 1 comodín más de los que hay en el atril del jugador."]
+    verdict = verify_turn([S("R1 R2 J"), S("K5 K6 J")], [S("R1 R2 R3"), S("K5 K6 K7")], parse_tiles("R3 K7"), True)
+    assert "2 jokers were on the table before the turn and are missing after it" in messages(verdict)[0]
     xp = validate_sets([S("J J J R5"), S("J J R6")], "xp").sets[1].violations[0]
     assert xp.message() == "There are only 4 jokers in the xp tile set; 5 are given."
 
