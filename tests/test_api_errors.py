@@ -701,7 +701,9 @@ def test_a_made_up_method_is_shown_cut(client: FlaskClient) -> None:
     assert result["errors"] == [{"pointer": "", "detail": f"method {shown} not allowed (allowed: OPTIONS, POST)"}]
     result = problem(client.open("/v1/nothing", method=method), 404)
     assert result["errors"] == [{"pointer": "", "detail": f"no endpoint {shown} /v1/nothing"}]
-    assert problem(client.open("/v1/nothing", method="A" * 32), 404)["errors"][0]["detail"].startswith("no endpoint " + "A" * 32 + " ")
+    assert problem(client.open("/v1/nothing", method="A" * 32), 404)["errors"][0]["detail"].startswith(
+        "no endpoint " + "A" * 32 + " "
+    )
 
 
 def test_unknown_path_is_404_problem(client: FlaskClient) -> None:
