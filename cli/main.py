@@ -9,6 +9,7 @@ something invalid, 2 bad input or usage, 3 service unreachable or failing.
 from __future__ import annotations
 
 import contextvars
+import errno
 import importlib.util
 import io
 import json
@@ -112,6 +113,14 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             typer.echo("rummikub: aborted", err=True)
             sys.exit(130)
+        except OSError as exc:
+            # an output that cannot be written (a full disk, /dev/full; a broken pipe is Click's,
+            # above): one line, not a traceback and the exit code of an invalid verdict
+            if exc.errno == errno.EPIPE:
+                raise
+            where = str(exc.filename) if exc.filename is not None else "cannot write the output"
+            typer.echo(render.printable(f"rummikub: {where}: {exc.strerror or exc}"), err=True)
+            sys.exit(EXIT_INPUT)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
             # An answer of a --server with the verdict's members but not their types (another
             # program, another version) fails where it is read: one line and exit 3, not a

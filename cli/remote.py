@@ -7,6 +7,7 @@ server is given: requests and urllib3 are a third of the CLI's start-up.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -92,7 +93,12 @@ def _missing_verdict(operation: str, answer: Any) -> str | None:
     if not isinstance(answer, dict):
         return "not a JSON object"
     missing = [key for key in VERDICT_KEYS.get(operation, ()) if key not in answer]
-    return "no " + ", ".join(f"'{key}'" for key in missing) if missing else None
+    if missing:
+        return "no " + ", ".join(f"'{key}'" for key in missing)
+    for key in ("valid", "arrangeable", "optimal_proven"):  # (a verdict read by truth: "false" passed)
+        if key in answer and not isinstance(answer[key], bool):
+            return f"'{key}' is {json.dumps(answer[key])[:40]}, not true or false"
+    return None
 
 
 class RemoteBackend:

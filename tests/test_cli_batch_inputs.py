@@ -9,6 +9,8 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -363,6 +365,59 @@ def test_an_answer_of_the_wrong_shape_is_one_line_not_a_traceback(tmp_path: Path
         result = run(*args, "--server", wrong_shapes)
         assert result.exit_code == 3, (args, result.output)
         assert wrong_shapes in one_line_error(result) and "Traceback" not in result.output
+
+
+@pytest.fixture(scope="module")
+def valid_as_a_string() -> Iterator[str]:
+    """Another program: the verdict's members, ``valid`` no boolean."""
+    answers = {
+        "/v1/games/replay": {"valid": "false", "turns": [], "first_invalid_turn": 3},
+        "/v1/turns/verify": {"valid": "false", "action": "play", "violations": []},
+        "/v1/sets/validate": {"valid": None, "sets": []},
+    }
+
+    def wsgi(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [json.dumps(answers.get(environ["PATH_INFO"], {})).encode()]
+
+    yield from serve_wsgi(wsgi)
+
+
+def test_a_verdict_that_is_no_boolean_is_not_the_service(tmp_path: Path, valid_as_a_string: str) -> None:
+    """ "false" read as true: batch rows "ok" and exit 0, verify "legal play" (the CLI audit,
+    session 51)."""
+    (tmp_path / "g.json").write_text(json.dumps({"players": [{"name": "A", "rack": ["R1"]}], "turns": []}))
+    turn = {"before": [["R1", "R2", "R3"]], "after": [["R1", "R2", "R3", "R4"]], "rack": ["R4"], "opened": True}
+    (tmp_path / "turn.json").write_text(json.dumps(turn))
+    for args in (
+        ["replay", str(tmp_path / "g.json"), "-f", "csv"],
+        ["replay", str(tmp_path / "g.json")],
+        ["verify", str(tmp_path / "turn.json")],
+        ["validate", "R1 R2 R3"],
+    ):
+        result = run(*args, "--server", valid_as_a_string)
+        assert result.exit_code == 3, (args, result.output)
+        assert "'valid' is " in one_line_error(result) and "not true or false" in one_line_error(result)
+
+
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    """A full disk ended in a traceback, exit 1 (the code of an invalid verdict; the CLI audit,
+    session 51)."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    round_file = tmp_path / "round.json"
+    round_file.write_text(json.dumps({"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}]}))
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli", "score", str(round_file), "--json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "rummikub: cannot write the output: No space left on device\n"
 
 
 def test_the_verdict_keys_are_the_contract_s(tmp_path: Path) -> None:
