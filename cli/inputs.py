@@ -253,12 +253,15 @@ def _lines(file: str, data: bytes | BinaryIO) -> Iterator[Source]:
 
 def _json_lines(data: bytes) -> bool:
     """Whether stdin that is not one JSON document reads as JSON Lines: more than one line,
-    and some line is a whole JSON object by itself (a broken pretty-printed document has none,
-    and is one unreadable document, as a file's would be)."""
+    and some line is a whole JSON object by itself, not indented (a broken pretty-printed
+    document has none: its inner objects are indented; it is one unreadable document, as a
+    file's would be)."""
     lines = [line for line in data.split(b"\n") if line.strip()]
     if len(lines) < 2:
         return False
     for line in lines:
+        if line[:1] in (b" ", b"\t"):
+            continue
         try:
             if isinstance(json.loads(line), dict):
                 return True

@@ -466,3 +466,20 @@ def test_a_rules_file_that_cannot_be_read_is_named_as_the_option_s(tmp_path: Pat
         result = run(*args, "--rules", str(tmp_path / "missing.json"))
         assert result.exit_code == 2 and result.stdout == ""
         assert one_line_error(result) == f"rummikub: --rules {tmp_path / 'missing.json'}: no such file"
+
+
+def test_a_broken_pretty_printed_match_on_stdin_is_one_unreadable_document() -> None:
+    """Its indented round lines are whole objects: read as JSON Lines, the last round alone was
+    scored "ok" and added to the totals (the CLI audit, session 51)."""
+    broken = (
+        '{\n  "rounds": [\n'
+        '    {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R1"]}]},\n'
+        '    {"players": [{"name": "A", "rack": ["K13"]}, {"name": "B", "rack": []}]}\n'
+        "  ]\n"
+    )
+    result = run("score", "-", input=broken)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert one_line_error(result).startswith("rummikub: stdin: bad JSON at line 6"), result.output
+    # JSON Lines with a bad line are still read line by line
+    lines = '{"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R1"]}]}\n{"players": [\n'
+    assert len(rows(run("score", "-", "-f", "jsonl", input=lines).stdout)) == 2
