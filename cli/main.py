@@ -358,7 +358,7 @@ def _backend(server: str | None, lang: Lang, timeout: float, batch: bool = False
     def on_busy(line: str) -> None:  # once a run, not once per document
         if not told.is_set():
             told.set()
-            _err().print(Text(f"rummikub: {line}; waiting as the service asks"), soft_wrap=True)
+            _err().print(Text(f"rummikub: {line}"), soft_wrap=True)
 
     return make_backend(server, lang.value, timeout, batch=True, on_busy=on_busy)
 
@@ -646,10 +646,10 @@ def _batch(
         rules_value = _rules_given(rules, paths)
         if html_report is not None:
             _check_html_target(html_report)
+        backend = _backend(server, lang, timeout, batch=True)  # (a bad URL told before reading any input)
         sources = collect_sources(paths)
         if all(source.error == EMPTY_FOLDER for source in sources):
             raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
-        backend = _backend(server, lang, timeout, batch=True)
         single = len(sources) == 1 and sources[0].line is None
         fmt = Format.jsonl if json_out else output
         job_settings = batch.Job(

@@ -165,9 +165,11 @@ class RemoteBackend:
             if wait is None:
                 self._busy(response, what, tries, batched=operation in BATCHED_OPERATIONS)
             if self.on_busy is not None:
+                asked = response.headers.get("Retry-After") is not None
+                most = self.busy_retries + 1 if asked else min(2, self.busy_retries) + 1  # (as _busy_wait)
                 self.on_busy(
                     f"the rules service is busy ({what} answered {response.status_code}): "
-                    f"retrying in {wait:g} s (try {tries + 1} of at most {self.busy_retries + 1})"
+                    f"retrying in {wait:g} s{' as it asks' if asked else ''} (try {tries + 1} of at most {most})"
                 )
             time.sleep(wait)
         answer = self._answer(response, what)

@@ -520,6 +520,28 @@ def test_batch_commands_wait_out_a_busy_service(files: dict[str, str]) -> None:
     assert stays.calls == 7
 
 
+def test_the_busy_notice_counts_the_tries_it_will_make(files: dict[str, str]) -> None:
+    """Without Retry-After a batch tries 3 times, not the 7 its notice said, and waits by its
+    own backoff, not "as the service asks" (the CLI audit, session 51)."""
+    stays = Busy(1000, retry_after=None)
+    for url in serve_wsgi(stays):
+        result = invoke("score", files["round"], "--server", url)
+    notice, error = result.stderr.strip().splitlines()
+    assert "(try 2 of at most 3)" in notice and "asks" not in notice, notice
+    assert result.exit_code == 3 and "3 times" in error and stays.calls == 3
+    asked = Busy(1000, retry_after="0")
+    for url in serve_wsgi(asked):
+        notice = invoke("score", files["round"], "--server", url).stderr.splitlines()[0]
+    assert "as it asks (try 2 of at most 7)" in notice, notice
+
+
+def test_a_bad_server_url_is_told_before_any_input_is_read(tmp_path: Path) -> None:
+    """The input was read first (all of stdin, every .jsonl file: an endless stdin never got to
+    the URL's error; the CLI audit, session 51): here an empty folder's error came first."""
+    result = invoke("score", str(tmp_path), "--server", "ftp://example.com")
+    assert result.exit_code == 2 and "--server ftp://example.com" in one_line_error(result), result.output
+
+
 def test_retry_after_as_an_http_date() -> None:
     from cli.remote import retry_after_seconds
 
