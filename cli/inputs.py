@@ -372,7 +372,7 @@ def _file(name: str) -> Iterator[Source]:
                     # (UTF-16 or UTF-32: decoded whole, within a batch's stdin limit)
                     yield from _lines(name, read_bytes(name, MAX_STDIN_BYTES))
                     return
-                yield from _lines(name, file)  # line by line: memory bounded by a line
+                yield from _lines(name, file)  # line by line (each line's text is kept: docs/cli.md)
         except DocumentError as exc:
             yield Source(name, error=exc.message)
     else:
