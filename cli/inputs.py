@@ -314,6 +314,7 @@ def _expand(arg: str) -> Iterator[Source]:
 
 
 EMPTY_FOLDER = "no documents in this folder (folders are searched for *.json and *.jsonl)"
+EMPTY_JSONL = "no documents in this file (JSON Lines: one a line, blank lines skipped)"
 _SUFFIXES = (".json", ".jsonl")
 
 
@@ -372,7 +373,12 @@ def _file(name: str) -> Iterator[Source]:
                     # (UTF-16 or UTF-32: decoded whole, within a batch's stdin limit)
                     yield from _lines(name, read_bytes(name, MAX_STDIN_BYTES))
                     return
-                yield from _lines(name, file)  # line by line (each line's text is kept: docs/cli.md)
+                found = False
+                for source in _lines(name, file):  # line by line (each line's text is kept: docs/cli.md)
+                    found = True
+                    yield source
+                if not found:  # (a zero-length export among the inputs is told, as an empty folder)
+                    yield Source(name, error=EMPTY_JSONL)
         except DocumentError as exc:
             yield Source(name, error=exc.message)
     else:

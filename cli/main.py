@@ -36,6 +36,7 @@ from cli.backend import DEFAULT_TIMEOUT, Backend, LocalBackend, make_backend
 from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError, problem_line
 from cli.inputs import (
     EMPTY_FOLDER,
+    EMPTY_JSONL,
     STDIN,
     DocumentError,
     Source,
@@ -650,6 +651,8 @@ def _batch(
         sources = collect_sources(paths)
         if all(source.error == EMPTY_FOLDER for source in sources):
             raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
+        if all(source.error in (EMPTY_FOLDER, EMPTY_JSONL) for source in sources):
+            raise CliError(f"no documents found in {', '.join(s.file for s in sources)}")
         single = len(sources) == 1 and sources[0].line is None
         fmt = Format.jsonl if json_out else output
         job_settings = batch.Job(

@@ -483,3 +483,18 @@ def test_a_broken_pretty_printed_match_on_stdin_is_one_unreadable_document() -> 
     # JSON Lines with a bad line are still read line by line
     lines = '{"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R1"]}]}\n{"players": [\n'
     assert len(rows(run("score", "-", "-f", "jsonl", input=lines).stdout)) == 2
+
+
+def test_an_empty_json_lines_file_is_told(tmp_path: Path) -> None:
+    """Beside another file it gave no row and exit 0; alone it said folders are searched (the
+    CLI audit, session 51)."""
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "blank.jsonl").write_bytes(b"\n \n")
+    (tmp_path / "round.json").write_bytes(LINE)
+    alone = run("score", str(tmp_path / "empty.jsonl"))
+    assert (
+        alone.exit_code == 2 and one_line_error(alone) == f"rummikub: no documents found in {tmp_path / 'empty.jsonl'}"
+    )
+    beside = run("score", str(tmp_path / "blank.jsonl"), str(tmp_path / "round.json"), "-f", "jsonl")
+    assert beside.exit_code == 2
+    assert [r["status"] for r in rows(beside.stdout)] == ["error", "ok"], beside.stdout
