@@ -214,6 +214,7 @@ def _replace(
     used: dict[str, int] = {}
     chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
     homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
+    broken: Counter[int] = Counter()  # the sources with a need unmet (broken already)
     played_at: Counter[tuple[int, str]] = Counter()  # rack-only: the played replacing copies' places
     # played copies fixed in their places beforehand (a new set's): one may replace a joker
     # where it lies; the others' copies are not there to replace one elsewhere
@@ -245,7 +246,9 @@ def _replace(
             # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
             # first set's, whose joker stays there only with a copy of it; session 43)
             held = frozenset((+(played_at + fixed)).items())
-            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held):
+            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held) and (
+                not still_locked or _merged_apart(search, still_locked - broken.keys(), homes, kept_whole)
+            ):
                 best = list(found)
             return
         demand = demands[d]
@@ -288,7 +291,11 @@ def _replace(
                     capacity[k, key] += 1
                 for key in counted_here:
                     used[key] -= 1
+        broken[demand.source] += 1
         place(d + 1, found + unmet(demand))
+        broken[demand.source] -= 1
+        if not broken[demand.source]:
+            del broken[demand.source]
 
     place(0, [])
     if best is None:
@@ -297,6 +304,37 @@ def _replace(
         # demand goes unmet
         return [v for demand in demands for v in unmet(demand)]
     return best
+
+
+def _merged_apart(
+    search: JokerSearch,
+    merged: frozenset[int] | set[int],
+    homes: Sequence[tuple[int, int]],
+    kept_whole: Mapping[tuple[int, str], int],
+) -> bool:
+    """Whether the locked sets ``merged``, each freed only by its jokers' exact tiles in an
+    after-set it is merged whole into (``_still_locked``, every need met), are merged each into
+    one after-set, the one holding its replacing tiles (``homes``), and every such after-set
+    holds, copy for copy, the numbered tiles of all the sets merged into it together with those
+    of the sets kept whole there (``kept_whole``): equal tiles are interchangeable, yet each copy
+    lies in one set (SPEC §4, the consistent assignment). ``K7 B7 J`` + ``R7 O7 J`` -> ``K7 B7
+    R7 O7`` holds both; ``J O6 O7 O8`` + ``O5 O6 O7 J`` -> ``O5 O6 O7 O8`` + ``O6 O7 J J O10``
+    holds one O6 and one O7, so one of the two sets was split (RL-2, session 51)."""
+    into: dict[int, set[int]] = {}
+    for n, k in homes:
+        if n in merged:
+            into.setdefault(n, set()).add(k)
+    needed: Counter[tuple[int, str]] = Counter()
+    for n, ks in into.items():
+        if len(ks) > 1:
+            return False  # (its jokers' tiles in two after-sets: it cannot be whole in both)
+        (k,) = ks
+        for key, copies in search.sources[n].numbered.items():
+            needed[k, key] += copies
+    return all(
+        kept_whole.get((k, key), 0) + copies <= search.after[k].numbered_counts.get(key, 0)
+        for (k, key), copies in needed.items()
+    )
 
 
 def _demands(search: JokerSearch, jokers: list[Joker], stays: list[Stay | None]) -> Iterator[_Demand]:

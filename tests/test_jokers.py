@@ -862,9 +862,39 @@ def test_two_locked_sets_do_not_free_each_others_jokers_from_apart() -> None:
     # the O8 leaves a set whose joker only the other locked set's O10 replaced (legal before)
     v = verify(["O8 O9 J", "J O10 O11"], ["O5 J J O8", "O9 O10 O11"], "O5", rules=STRICT_JOKER)
     assert codes(v) == ["JOKER_SET_BROKEN"]
-    # equal B8s: both sets merged whole into K8 B8 O8, each joker's tile there
-    v = verify(["K8 B8 J", "O8 B8 J"], ["B8 B9 B10 J J", "K8 B8 O8"], "B9 B10", rules=STRICT_JOKER)
+    # equal B8s, yet K8 B8 O8 holds one: one of the two sets gave its B8 to the run, so it was
+    # split (legal before session 51: RL-2)
+    v = verify(["K8 B8 J", "O8 B8 J"], ["B8 B9 B10 J J", "K8 B8 O8"], "B9 B10 K1", rules=STRICT_JOKER)
+    assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/1")]
+
+
+def test_two_locked_sets_merged_whole_into_one_set_need_all_their_copies_there() -> None:
+    # SPEC §4, the consistent assignment: each locked set merged whole, its joker replaced by
+    # its exact tile there, needs its own copies of its numbered tiles in that one after-set;
+    # O5 O6 O7 O8 holds one O6 and one O7, the copies of only one of the two runs, and the rack
+    # held no O6 nor O7 (legal before session 51: RL-2)
+    before = ["J O6 O7 O8", "O5 O6 O7 J"]
+    after = ["O5 O6 O7 O8", "O6 O7 J J O10"]
+    v = verify(before, after, "O10 K1", rules=STRICT_JOKER)
+    assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/0")]
+    v = verify(list(reversed(before)), list(reversed(after)), "O10 K1", rules=STRICT_JOKER)
+    assert [(x.code, x.at) for x in v.violations] == [("JOKER_SET_BROKEN", "/after/1")]
+    xp_locked = {"preset": "xp", "joker_sets_locked": True}
+    v = verify(before, after, "O10 K1", rules=xp_locked)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+    # with both copies there, both are merged whole: legal
+    v = verify(before, ["O5 O6 O7 O8", "O5 O6 O7 O8", "J J O10"], "O5 O8 O10", rules=STRICT_JOKER)
+    assert v.valid, codes(v)
+    # and the sums of their numbered tiles fitting exactly is legal (above): K7 B7 R7 O7
+    v = verify(["K7 B7 J", "R7 O7 J"], ["K7 B7 R7 O7", "K1 K2 J J"], "K1 K2", rules=xp_locked)
     assert v.valid and v.jokers_freed == 2, codes(v)
+    # beside a set without a joker, two merged into one after-set holding one copy of their K8
+    before = ["K8 B8 J", "K8 O8 J", "R1 R2 R3"]
+    v = verify(before, ["K8 B8 O8", "R1 R2 R3", "K8 K9 K10 J J"], "K9 K10", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"]
+    # a played R8 frees K8 O8 J (then no longer locked), whose O8 frees K8 B8 J's joker: legal
+    v = verify(before, ["K8 B8 O8 R8", "R1 R2 R3", "K8 K9 K10 J J"], "K9 K10 R8", rules=STRICT_JOKER)
+    assert v.valid, codes(v)
 
 
 def test_an_untouched_set_without_a_joker_lends_no_copy_to_a_split_locked_set() -> None:

@@ -85,10 +85,14 @@ def fate_ways(solver: Suggester) -> _FateWays:
     on_rack = Counter(t.key for t in solver.rack)
     on_table = Counter(t.key for s in solver.table for t in s)
     supply = on_rack + on_table
+    lenders = _lenders(solver) if locked else None
     per_set: list[tuple[int, list[Fate]]] = []
     for i, reading in enumerate(solver.readings):
         if i in solver.plain:
             continue
+        if lenders is not None:
+            # (under locked sets, only the copies that may free this set's joker: ``_lenders``)
+            on_table = Counter(t.key for n in lenders[i] for t in solver.table[n])
         can_free = solver.opened and _rack_can_take_freed_joker(solver, i)
         best_tiles = reading.best.tiles if reading.best is not None else None
         ways: dict[tuple[object, ...], Fate] = {}
@@ -316,6 +320,43 @@ def _windows(
     return out
 
 
+def _lenders(solver: Suggester) -> dict[int, frozenset[int]]:
+    """Under ``joker_sets_locked``, per table set holding jokers, the table sets whose copies
+    may free its jokers (SPEC §4): the sets without a joker, itself, and each other joker set
+    that may be unlocked by a chain of copies from the rack or the sets without a joker
+    (``_unlockable``, a superset), or that may be merged whole with it into one set (their
+    numbered tiles all different: a locked set keeps its copies in its one successor, which
+    must then hold the freed set's tiles and its joker's tile too, each copy in one set). A
+    locked set that can be neither gives none: ``B2 J B4 B5`` + ``B3 J B5`` cannot free each
+    other's jokers (both B5s in one set), though each holds the other's joker's tile (the
+    session-51 joint check, RL-2)."""
+    joker_sets = [i for i in range(len(solver.table)) if i not in solver.plain]
+    held = {i: frozenset(t.key for t in solver.table[i] if t.color is not None) for i in joker_sets}
+    unlockable = _unlockable(solver, held)
+    return {
+        i: frozenset(solver.plain)
+        | {i}
+        | {j for j in joker_sets if j != i and (j in unlockable or held[i].isdisjoint(held[j]))}
+        for i in joker_sets
+    }
+
+
+def _unlockable(solver: Suggester, held: dict[int, frozenset[str]]) -> frozenset[int]:
+    """The joker sets one of whose jokers' tiles (under any reading) has a copy on the rack,
+    in a set without a joker, or in another such set, in turn: the locked sets a turn may
+    unlock by a joker's exact tile (a superset: ``engine.joker_replacement.unlock_in_turn``
+    needs every joker of a reading replaced, in its place)."""
+    free = {t.key for t in solver.rack if t.color is not None}
+    for n in solver.plain:
+        free.update(t.key for t in solver.table[n])
+    found: set[int] = set()
+    while newly := [i for i in held if i not in found and not solver.joker_copies[i].isdisjoint(free)]:
+        for i in newly:
+            found.add(i)
+            free |= held[i]
+    return frozenset(found)
+
+
 def unlocked_sets_unmodelled(solver: Suggester) -> bool:
     """Under ``joker_sets_locked``: whether a joker set, unlocked by its joker's exact tile
     (a copy from the rack or from a set without a joker), may give one of its tiles to free
@@ -335,8 +376,10 @@ def unlocked_sets_unmodelled(solver: Suggester) -> bool:
             free.update(t.key for t in tiles)
     options = {i: solver.joker_copies[i] for i in range(len(solver.table)) if i not in solver.plain}
     held = {i: {t.key for t in solver.table[i] if t.color is not None} for i in options}
+    lenders = _lenders(solver)
     for i, mine in options.items():
-        freed_by_another = any(j != i and mine & held[j] for j in options)
+        # (a locked set that may neither be unlocked nor merged with it lends it no copy)
+        freed_by_another = any(j != i and j in lenders[i] and mine & held[j] for j in options)
         gives = any(free[key] for key in mine) and any(j != i and held[i] & theirs for j, theirs in options.items())
         if freed_by_another or gives:
             best = solver.best_legal()
