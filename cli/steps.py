@@ -181,16 +181,53 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
 
 
 def _moved_joker(current: Sequence[str], tiles: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether a set holding ``current`` is written otherwise as the after-set of ``tiles``,
-    the same tiles (a set that kept its tiles or only gave some away): a joker of it now
-    declared as a tile (which the steps say, as the joker may have moved)."""
-    return sorted(str(t) for t in current) != sorted(str(t.get("tile")) for t in tiles)
+    """Whether a set holding ``current`` is laid otherwise as the after-set of ``tiles``, the
+    same tiles (a set that kept its tiles or only gave some away): a joker of it now stands
+    for another tile (``B11 B12 J`` laid ``J B11 B12``, ``J K10 K11`` laid ``K10 K11 J=K12``),
+    which the steps say. A joker only written with the tile it already stood for
+    (``J O10 O11 O12`` as ``J=O9 O10 O11 O12``, a group's ``J`` as ``J=K11``) is no change."""
+    after = [str(t.get("tile")) for t in tiles]
+    if [str(t) for t in current] == after:
+        return False
+    mine, theirs = _stands(current), _stands(after)
+    if mine is None or theirs is None:
+        return sorted(str(t) for t in current) != sorted(after)
+    return not any(
+        kind == other_kind
+        and numbered == other_numbered
+        and len(options) == len(other_options)
+        and all(set(one) & set(other) for one, other in zip(options, other_options, strict=True))
+        for kind, numbered, options in mine
+        for other_kind, other_numbered, other_options in theirs
+    )
+
+
+def _stands(tiles: Sequence[str]) -> list[tuple[str, list[str], list[tuple[str, ...]]]] | None:
+    """The readings of a set written as ``tiles``: kind, numbered tiles, and the tiles each
+    joker may stand for (None when the words are no set)."""
+    from engine.sets import read_set
+    from engine.tiles import parse_tiles
+
+    try:
+        readings = read_set(parse_tiles(list(tiles))).readings
+    except (ValueError, TypeError):
+        return None
+    return [
+        (
+            r.kind,
+            sorted(str(t) for t in r.tiles if not t.is_joker),
+            sorted(tuple(sorted(str(u) for u in option)) for option in r.joker_options),
+        )
+        for r in readings
+    ] or None
 
 
 def _add(words: Mapping[str, str], rack: Sequence[str], current: Sequence[str], after: str) -> str:
     """An "add" step; with a joker in the set it says the set made (the joker may move:
     "add R6 to R5 J R7, making J=R4 R5 R6 R7")."""
-    if any(t.startswith("J") for t in current):
+    if any(t.startswith("J") for t in current) or "J" in rack:
+        # (a joker added undeclared may go to either end: "add R4 J to R5 R6 R7" did not say
+        # R8; the set made does)
         return words["add_making"].format(tiles=_words(rack), before=_words(current), after=after)
     return words["add"].format(tiles=_words(rack), before=_words(current))
 

@@ -143,7 +143,7 @@ def changes(
             f"tiles neither on the table nor on the rack: {' '.join(sorted((played - Counter(t.key for t in rack)).elements()))}"
         )
 
-    pairs = _continuation(old_counts, new_counts)
+    pairs = _continuation(old_counts, new_counts, old, new)
     continues: dict[int, int] = {a: b for b, a in pairs}  # after index -> before index
     # origins: a continuing pair keeps every tile the two share
     slots: list[list[int | None]] = [[None] * len(s) for s in new]
@@ -210,16 +210,25 @@ def changes(
     return Changes(tuple(out), dissolved, disturbance)
 
 
-def _continuation(old: list[dict[str, int]], new: list[dict[str, int]]) -> list[tuple[int, int]]:
+def _continuation(
+    old: list[dict[str, int]],
+    new: list[dict[str, int]],
+    old_tiles: Sequence[Sequence[Tile]] = (),
+    new_tiles: Sequence[Sequence[Tile]] = (),
+) -> list[tuple[int, int]]:
     """The one-to-one matching (before index, after index) keeping the most tiles in place,
     then the most before-sets unchanged, then continuing the most before-sets (so forming the
-    fewest new sets): a maximum weight assignment with lexicographic integer weights."""
+    fewest new sets): a maximum weight assignment with lexicographic integer weights. Last,
+    among equal tiles, a before-set goes on as the after-set laid as it lay, its jokers standing
+    for the same tiles (``B11 B12 J`` + ``J B11 B12`` -> ``J=B10 B11 B12 B13`` + ``J B11 B12``:
+    the second is the one unchanged, the first extended, its joker moving to B10)."""
     if not old or not new:
         return []
     import numpy as np  # here, not at the top: importing engine.solver's constants stays light
     from scipy.optimize import linear_sum_assignment
 
     big = len(old) + 2
+    tier = min(len(old), len(new)) + 1  # the sets laid as they lay: the lowest criterion
     weights = np.zeros((len(old), len(new)), dtype=np.int64)
     holding: dict[str, list[int]] = {}  # numbered key -> the before-sets holding it
     for b, before_counts in enumerate(old):
@@ -232,9 +241,26 @@ def _continuation(old: list[dict[str, int]], new: list[dict[str, int]]) -> list[
             before_counts = old[b]
             share = sum(min(n, before_counts[key]) for key, n in after_counts.items() if key in before_counts)
             same = before_counts == after_counts  # (no zero counts: plain equality)
-            weights[b, a] = share * big * big + (big if same else 0) + 1
+            weight = share * big * big + (big if same else 0) + 1
+            as_laid = same and bool(old_tiles) and _same_as_laid(old_tiles[b], new_tiles[a])
+            weights[b, a] = weight * tier + (1 if as_laid else 0)
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(b), int(a)) for b, a in zip(rows, cols, strict=True) if weights[b, a] > 0]
+
+
+def _same_as_laid(old: Sequence[Tile], new: Sequence[Tile]) -> bool:
+    """Whether two sets of the same tiles lie alike: written the same, or read the same (each
+    joker standing for the same tile: ``J O10 O11`` and ``J=O9 O10 O11``)."""
+    if tuple(map(str, old)) == tuple(map(str, new)):
+        return True
+    if not any(t.is_joker for t in old):
+        return True  # (no joker: the same tiles are the same set)
+    from engine.sets import read_set
+
+    def readings(tiles: Sequence[Tile]) -> set[tuple[str, tuple[str, ...]]]:
+        return {(r.kind, tuple(sorted(map(str, r.tiles)))) for r in read_set(tiles).readings}
+
+    return bool(readings(old) & readings(new))
 
 
 def disturbance(

@@ -1849,3 +1849,43 @@ def test_a_table_joker_staying_in_a_set_of_one_tile_and_jokers_read_the_other_wa
     least = changes(before, tiles, after).disturbance
     found = result.changes.disturbance if result.changes else None
     assert found is not None and (not result.least_change_proven or found.as_tuple() <= least.as_tuple())
+
+
+def test_a_joker_written_with_its_own_tile_needs_no_step() -> None:
+    """``J O10 O11 O12 O13`` giving O13 away, laid ``J=O9 O10 O11 O12``: the joker still stands
+    for O9, so no "change" step (the steps compared the words; an audit, session 51, h2-3)."""
+    from cli.steps import move_steps
+
+    before = [["J", "O10", "O11", "O12", "O13"]]
+    c = changes([T("J O10 O11 O12 O13")], T("O11 O12"), [T("J=O9 O10 O11 O12"), T("O11 O12 O13")]).to_json()
+    assert move_steps(before, c) == ["take O13 from J O10 O11 O12 O13 and make O11 O12 O13"]
+    kept = changes([T("R11 O11 J")], T("O1 O2 O3"), [T("J=K11 O11 R11"), T("O1 O2 O3")]).to_json()
+    assert move_steps([["R11", "O11", "J"]], kept) == ["new set O1 O2 O3"]
+
+
+def test_equal_sets_go_on_as_they_lay() -> None:
+    """``B11 B12 J`` + ``J B11 B12`` -> ``J=B10 B11 B12 B13`` + ``J B11 B12``: the second
+    before-set is the one unchanged, the first extended (its joker moving from B13 to B10);
+    the change list had it the other way round, so the steps left the joker at B13 (h2-4)."""
+    from cli.steps import move_steps
+
+    before = [T("B11 B12 J"), T("J B11 B12")]
+    after = [T("J=B10 B11 B12 B13"), T("J B11 B12")]
+    c = changes(before, T("R13 B13"), after)
+    assert [(s.kind, s.before) for s in c.sets] == [("extended", 0), ("unchanged", 1)]
+    words = [[str(t) for t in s] for s in before]
+    assert move_steps(words, c.to_json()) == ["add B13 to B11 B12 J, making J=B10 B11 B12 B13"]
+    # a joker moved without a declaration is a change too
+    c = changes([T("B11 B12 J")], T("O1 O2 O3"), [T("J B11 B12"), T("O1 O2 O3")]).to_json()
+    assert move_steps([["B11", "B12", "J"]], c) == ["change B11 B12 J into J B11 B12", "new set O1 O2 O3"]
+
+
+def test_an_undeclared_joker_added_says_the_set_it_makes() -> None:
+    """``R5 R6 R7`` + ``R4 J`` laid ``R4 R5 R6 R7 J``: "add R4 J to R5 R6 R7" left the joker's
+    end open (R3 or R8, worth 5 points less); the step says the set made (h2-5)."""
+    from cli.steps import move_steps
+
+    c = changes([T("R5 R6 R7")], T("R4 J"), [T("R4 R5 R6 R7 J")]).to_json()
+    assert move_steps([["R5", "R6", "R7"]], c) == ["add R4 J to R5 R6 R7, making R4 R5 R6 R7 J"]
+    declared = changes([T("R5 R6 R7")], T("R4 J"), [T("R4 R5 R6 R7 J=R8")]).to_json()
+    assert move_steps([["R5", "R6", "R7"]], declared) == ["add R4 J=R8 to R5 R6 R7"]
