@@ -13,7 +13,7 @@ The steps, after-set by after-set (rearrangements first, then extensions, then n
   R7" when the set holds a joker, which may move);
 * rack tiles only: "new set O1 O2 J=O3";
 * a table set keeping its tiles, or only giving some away, needs no step of its own, unless
-  a joker of it is now written as a tile: "change J K10 K11 into K10 K11 J=K12".
+  a joker of it now stands for another tile: "change J K10 K11 into K10 K11 J=K12".
 
 Every step names a table set by the tiles it holds when the step is carried out, the steps
 before it done: a set others take tiles from is changed after they have (where sets take from
@@ -183,43 +183,15 @@ def move_steps(before: Sequence[Sequence[str]], changes: Mapping[str, Any], lang
 def _moved_joker(current: Sequence[str], tiles: Sequence[Mapping[str, Any]]) -> bool:
     """Whether a set holding ``current`` is laid otherwise as the after-set of ``tiles``, the
     same tiles (a set that kept its tiles or only gave some away): a joker of it now stands
-    for another tile (``B11 B12 J`` laid ``J B11 B12``, ``J K10 K11`` laid ``K10 K11 J=K12``),
-    which the steps say. A joker only written with the tile it already stood for
-    (``J O10 O11 O12`` as ``J=O9 O10 O11 O12``, a group's ``J`` as ``J=K11``) is no change."""
-    after = [str(t.get("tile")) for t in tiles]
-    if [str(t) for t in current] == after:
-        return False
-    mine, theirs = _stands(current), _stands(after)
-    if mine is None or theirs is None:
-        return sorted(str(t) for t in current) != sorted(after)
-    return not any(
-        kind == other_kind
-        and numbered == other_numbered
-        and len(options) == len(other_options)
-        and all(set(one) & set(other) for one, other in zip(options, other_options, strict=True))
-        for kind, numbered, options in mine
-        for other_kind, other_numbered, other_options in theirs
-    )
-
-
-def _stands(tiles: Sequence[str]) -> list[tuple[str, list[str], list[tuple[str, ...]]]] | None:
-    """The readings of a set written as ``tiles``: kind, numbered tiles, and the tiles each
-    joker may stand for (None when the words are no set)."""
-    from engine.sets import read_set
+    for another tile, which the steps say (``engine.changes.laid_alike``)."""
+    from engine.changes import laid_alike
     from engine.tiles import parse_tiles
 
+    after = [str(t.get("tile")) for t in tiles]
     try:
-        readings = read_set(parse_tiles(list(tiles))).readings
-    except (ValueError, TypeError):
-        return None
-    return [
-        (
-            r.kind,
-            sorted(str(t) for t in r.tiles if not t.is_joker),
-            sorted(tuple(sorted(str(u) for u in option)) for option in r.joker_options),
-        )
-        for r in readings
-    ] or None
+        return not laid_alike(parse_tiles(list(current)), parse_tiles(after))
+    except (ValueError, TypeError):  # (words that are no tiles: a change list from elsewhere)
+        return sorted(str(t) for t in current) != sorted(after)
 
 
 def _add(words: Mapping[str, str], rack: Sequence[str], current: Sequence[str], after: str) -> str:

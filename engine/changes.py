@@ -242,25 +242,40 @@ def _continuation(
             share = sum(min(n, before_counts[key]) for key, n in after_counts.items() if key in before_counts)
             same = before_counts == after_counts  # (no zero counts: plain equality)
             weight = share * big * big + (big if same else 0) + 1
-            as_laid = same and bool(old_tiles) and _same_as_laid(old_tiles[b], new_tiles[a])
+            as_laid = same and bool(old_tiles) and laid_alike(old_tiles[b], new_tiles[a])
             weights[b, a] = weight * tier + (1 if as_laid else 0)
     rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(b), int(a)) for b, a in zip(rows, cols, strict=True) if weights[b, a] > 0]
 
 
-def _same_as_laid(old: Sequence[Tile], new: Sequence[Tile]) -> bool:
-    """Whether two sets of the same tiles lie alike: written the same, or read the same (each
-    joker standing for the same tile: ``J O10 O11`` and ``J=O9 O10 O11``)."""
+def laid_alike(old: Sequence[Tile], new: Sequence[Tile]) -> bool:
+    """Whether two sets of the same tiles lie alike: written the same, or read the same (some
+    reading of each of one kind, each joker able to stand for a tile it stood for: ``J O10 O11``
+    and ``J=O9 O10 O11``, a group's ``J`` and ``J=K11``), not with a joker moved (``J K10 K11``
+    and ``K10 K11 J=K12``; ``B11 B12 J`` and ``J B11 B12``). Sets that read as no set are alike
+    when written alike up to order."""
     if tuple(map(str, old)) == tuple(map(str, new)):
         return True
     if not any(t.is_joker for t in old):
         return True  # (no joker: the same tiles are the same set)
     from engine.sets import read_set
 
-    def readings(tiles: Sequence[Tile]) -> set[tuple[str, tuple[str, ...]]]:
-        return {(r.kind, tuple(sorted(map(str, r.tiles)))) for r in read_set(tiles).readings}
+    def shapes(tiles: Sequence[Tile]) -> list[tuple[str, list[tuple[str, ...]]]]:
+        return [
+            (r.kind, sorted(tuple(sorted(map(str, option))) for option in r.joker_options))
+            for r in read_set(tiles).readings
+        ]
 
-    return bool(readings(old) & readings(new))
+    mine, theirs = shapes(old), shapes(new)
+    if not mine or not theirs:
+        return sorted(map(str, old)) == sorted(map(str, new))
+    return any(
+        kind == other_kind
+        and len(options) == len(other_options)
+        and all(set(one) & set(other) for one, other in zip(options, other_options, strict=True))
+        for kind, options in mine
+        for other_kind, other_options in theirs
+    )
 
 
 def disturbance(
