@@ -738,6 +738,14 @@ def _check_html_target(path: str) -> None:
         raise CliError(f"cannot write {path}: it is a folder")
     if not parent_is_folder:
         raise CliError(f"cannot write {path}: {target.parent} is not a folder")
+    existed = target.exists()
+    try:  # (a folder that refuses a new file: told now, not after every game is replayed)
+        with open(target, "a" if existed else "x", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if not existed:
+        target.unlink(missing_ok=True)
 
 
 def _write_html(path: str, pairs: list[tuple[Source, batch.Row]], job: batch.Job, lang: Lang) -> None:

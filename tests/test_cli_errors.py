@@ -180,6 +180,18 @@ def test_an_html_report_that_cannot_be_written_is_refused_before_replaying(tmp_p
         assert reason in one_line_error(result)
 
 
+def test_an_html_report_in_a_folder_refusing_new_files_is_refused_before_replaying(tmp_path: Path) -> None:
+    """/proc takes no new file (not even from root): told after every game was replayed, the
+    summary lost (the CLI audit, session 51). A writable path is left as it was."""
+    (tmp_path / "bad.json").write_text(json.dumps(BAD_ROUND), encoding="utf-8")
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", "/proc/rummikub-report.html"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert one_line_error(result).startswith("rummikub: cannot write /proc/rummikub-report.html:")
+    report = tmp_path / "report.html"
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", str(report)])
+    assert report.stat().st_size > 0, result.output  # (the page written there)
+
+
 def test_suggest_on_a_position_file_points_into_the_file(tmp_path: Path) -> None:
     # The request's /rack and /opened are the chosen player's: the error names where the file has them.
     position = {
