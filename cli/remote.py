@@ -290,6 +290,14 @@ class RemoteBackend:
             # The service has every route this client asks for, with its method: the URL is
             # not the service's (a path after it, another program). Every document would get
             # the same answer, so a batch stops here.
+            moved = next((r for r in response.history if r.status_code in (301, 302, 303)), None)
+            if moved is not None:  # (requests sends a POST redirected so as a GET: the 405 is the GET's)
+                raise CliError(
+                    f"{what} was redirected ({moved.status_code}) to {response.url}, which answered {status} "
+                    f"{response.reason}: give --server the URL it redirects to",
+                    EXIT_INPUT,
+                    stops=True,
+                )
             raise CliError(
                 f"{what} answered {status} {response.reason}: is {self.server} the rules service?",
                 EXIT_INPUT,

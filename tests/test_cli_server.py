@@ -542,6 +542,25 @@ def test_a_bad_server_url_is_told_before_any_input_is_read(tmp_path: Path) -> No
     assert result.exit_code == 2 and "--server ftp://example.com" in one_line_error(result), result.output
 
 
+def test_a_post_redirected_as_a_get_is_told_so(files: dict[str, str]) -> None:
+    """requests follows a 301/302 with a GET, which the service answers 405: the line asked
+    whether the URL given is the rules service (the CLI audit, session 51)."""
+    real = create_app()
+
+    def front(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ["PATH_INFO"].startswith("/old"):
+            start_response("301 Moved Permanently", [("Location", environ["PATH_INFO"][4:])])
+            return [b""]
+        result: Iterable[bytes] = real(environ, start_response)
+        return result
+
+    for url in serve_wsgi(front):
+        result = invoke("score", files["round"], "--server", f"{url}/old")
+        line = one_line_error(result)
+    assert result.exit_code == 2 and "was redirected (301) to " in line and "405" in line, result.output
+    assert line.endswith("give --server the URL it redirects to"), line
+
+
 def test_retry_after_as_an_http_date() -> None:
     from cli.remote import retry_after_seconds
 
