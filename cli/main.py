@@ -649,9 +649,9 @@ def _batch(
             _check_html_target(html_report)
         backend = _backend(server, lang, timeout, batch=True)  # (a bad URL told before reading any input)
         sources = collect_sources(paths)
-        if all(source.error == EMPTY_FOLDER for source in sources):
-            raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
         if all(source.error in (EMPTY_FOLDER, EMPTY_JSONL) for source in sources):
+            if all(source.error == EMPTY_FOLDER for source in sources):
+                raise CliError("no documents found (folders are searched for *.json and *.jsonl)")
             raise CliError(f"no documents found in {', '.join(s.file for s in sources)}")
         single = len(sources) == 1 and sources[0].line is None
         fmt = Format.jsonl if json_out else output

@@ -35,7 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.sets import TableSet
+from engine.rules import SABRA
+from engine.sets import TableSet, set_identity
 from engine.tiles import JOKER_KEY, Tile, sort_key, tile_for_key
 
 UNCHANGED = "unchanged"
@@ -249,33 +250,14 @@ def _continuation(
 
 
 def laid_alike(old: Sequence[Tile], new: Sequence[Tile]) -> bool:
-    """Whether two sets of the same tiles lie alike: written the same, or read the same (some
-    reading of each of one kind, each joker able to stand for a tile it stood for: ``J O10 O11``
+    """Whether two sets of the same tiles lie alike: written the same, or sharing a reading
+    (``engine.sets.set_identity``, as a turn matches the sets left as they were: ``J O10 O11``
     and ``J=O9 O10 O11``, a group's ``J`` and ``J=K11``), not with a joker moved (``J K10 K11``
-    and ``K10 K11 J=K12``; ``B11 B12 J`` and ``J B11 B12``). Sets that read as no set are alike
-    when written alike up to order."""
+    and ``K10 K11 J=K12``; ``B11 B12 J`` and ``J B11 B12``)."""
     if tuple(map(str, old)) == tuple(map(str, new)):
         return True
-    if not any(t.is_joker for t in old):
-        return True  # (no joker: the same tiles are the same set)
-    from engine.sets import read_set
-
-    def shapes(tiles: Sequence[Tile]) -> list[tuple[str, list[tuple[str, ...]]]]:
-        return [
-            (r.kind, sorted(tuple(sorted(map(str, option))) for option in r.joker_options))
-            for r in read_set(tiles).readings
-        ]
-
-    mine, theirs = shapes(old), shapes(new)
-    if not mine or not theirs:
-        return sorted(map(str, old)) == sorted(map(str, new))
-    return any(
-        kind == other_kind
-        and len(options) == len(other_options)
-        and all(set(one) & set(other) for one, other in zip(options, other_options, strict=True))
-        for kind, options in mine
-        for other_kind, other_options in theirs
-    )
+    (_, mine), (_, theirs) = set_identity(TableSet(tuple(old)), SABRA), set_identity(TableSet(tuple(new)), SABRA)
+    return bool(mine & theirs)
 
 
 def disturbance(

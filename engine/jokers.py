@@ -75,7 +75,7 @@ from dataclasses import dataclass
 from engine import joker_replacement, joker_stays, joker_use, locked_joker_sets
 from engine.joker_pieces import Candidate, Joker, Source, Stay, rank
 from engine.rules import Rules
-from engine.sets import RUN, Reading, TableSet, stood_for_readings
+from engine.sets import RUN, Reading, TableSet, set_identity
 from engine.tiles import JOKER_KEY
 from engine.violations import Violation
 
@@ -219,18 +219,13 @@ class JokerSearch:
         # what each joker set holds (``locked_joker_sets.kept_with_exact_tile``)
         # (by tiles and readings: a joker set laid again as it was, whatever its notation: a
         # joker declared as the tile it stands for, or the set's one kind declared)
-        self.joker_set_contents = {self.identity(s) for s in before if s.jokers} if self.locked else set()
+        self.joker_set_contents = {set_identity(s, rules) for s in before if s.jokers} if self.locked else set()
         # and how many sets without a joker each after-set's tiles could be, left as they were
         # (by tiles alone: a jokerless set has one kind, declared or not)
         self.jokerless_contents = Counter(s.content[0] for s in before if not s.jokers) if self.locked else Counter()
         self.after_contents = Counter(s.content[0] for s in after) if self.locked else Counter()
         if self.locked:
             joker_replacement.unlock_in_turn(self)
-
-    def identity(self, s: TableSet) -> tuple[tuple[str, ...], frozenset[tuple[str, tuple[str, ...]]]]:
-        """A set's tiles (jokers undeclared) and the ways it reads, its jokers as the tiles they
-        stand for: equal for sets that are the same set however they are written."""
-        return tuple(sorted(s.keys)), stood_for_readings(s.read(self.rules).readings)
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])

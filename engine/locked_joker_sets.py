@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import joker_stays
+from engine.sets import set_identity
 from engine.violations import Violation
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker) -> bool:
     ``J J K11 O11`` gave two violations for one; a metamorphic audit, session 50)."""
     return any(
         k in search.room_sets
-        and search.identity(search.after[k]) not in search.joker_set_contents
+        and set_identity(search.after[k], search.rules) not in search.joker_set_contents
         and search.after_contents[search.after[k].content[0]] > search.jokerless_contents[search.after[k].content[0]]
         and _holds_set(search, k, joker.source)
         and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)

@@ -62,6 +62,14 @@ def stood_for_readings(readings: Iterable[Reading]) -> frozenset[tuple[str, tupl
     return frozenset(out)
 
 
+def set_identity(s: TableSet, rules: Rules) -> tuple[tuple[str, ...], frozenset[tuple[str, tuple[str, ...]]]]:
+    """A set's tiles (jokers as jokers, sorted) and every way it reads (``stood_for_readings``;
+    an invalid set, with no reading, is its tiles): two sets of equal tiles sharing a reading
+    are the same set, however they are written (SPEC §4)."""
+    tiles = tuple(sorted(s.keys))
+    return tiles, stood_for_readings(s.read(rules).readings) or frozenset({("invalid", tiles)})
+
+
 @dataclass(frozen=True, slots=True)
 class SetReading:
     """The result of reading one set: all its readings (best first) or its primary code."""

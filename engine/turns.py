@@ -15,7 +15,7 @@ from engine.errors import InputError
 from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
-from engine.sets import TableSet, as_table, read_sets, stood_for_readings
+from engine.sets import TableSet, as_table, read_sets, set_identity
 from engine.tiles import JOKER, JOKER_KEY, Tile, as_tiles, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import copies_params, invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
@@ -630,25 +630,17 @@ class _Turn:
         untouched ``K9 K10 J`` a new ``J K9 K10`` 27, whatever the order of the sets (the equal
         tiles decided it by listing: an independent turn oracle, session 44)."""
         rules = self.rules
-
-        def content(s: TableSet) -> tuple[str, ...]:
-            return tuple(sorted(s.keys))
-
-        def identity(s: TableSet) -> tuple[tuple[str, ...], frozenset[tuple[str, tuple[str, ...]]]]:
-            # an invalid set has no reading: left as it was, it is the same tiles (it got an
-            # "unchanged set" code beside BEFORE_TABLE_INVALID: the opening audit, session 50)
-            tiles = content(s)
-            return tiles, stood_for_readings(s.read(rules).readings) or frozenset({("invalid", tiles)})
-
         # A before set stayed as it was in an after set of its tiles sharing a reading (sets of
         # the same tiles read apart are not the same set: `J R4 R5` for `R4 R5 J` moved its
         # joker from R6 to R3; an independent white-box review, session 49: that joker was
         # counted in a new set while its set counted as unchanged). The most favourable
         # matching leaves the new sets worth the most (xp: beside `R9 J J` laid `J J R9`, a
         # new `R9 J J` is worth 30), whatever the order of the sets.
+        # (an invalid set, with no reading, left as it was is the same tiles: it got an "unchanged
+        # set" code beside BEFORE_TABLE_INVALID; the opening audit, session 50)
         after_left = _matched_pairs(
-            [identity(s) for s in self.before],
-            [identity(s) for s in self.after],
+            [set_identity(s, rules) for s in self.before],
+            [set_identity(s, rules) for s in self.after],
             [s.read(rules).value or 0 for s in self.after],
         )
         return after_left, len(self.after) - len(after_left) < len(self.before)
