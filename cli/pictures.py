@@ -21,6 +21,7 @@ from engine.replay import Moment, parse_game_record, replay_moments
 from engine.rules import Rules, resolve_rules
 from engine.sets import parse_table
 from engine.tiles import parse_tiles
+from engine.violations import Count
 
 MAX_MISSED_PICTURES = 10
 """Missed plays drawn per game with ``--analyze`` (the rest are listed by turn)."""
@@ -50,7 +51,7 @@ def position_svg(doc: Mapping[str, Any], rules: Any, lang: str, source: str) -> 
             tiles = parse_tiles(p.get("rack") or [])
         except InputError as exc:
             raise _input_error(source, exc, f"/players/{i}/rack") from None
-        opened = p.get("opened")
+        opened = p.get("opened", False)  # (false when left out: docs/cli.md, as the text report says)
         racks.append(svg.RackView(tiles, str(p.get("name")), opened if isinstance(opened, bool) else None))
     pool = doc.get("pool")
     pool_count = len(pool) if isinstance(pool, list) else pool if isinstance(pool, int) else None
@@ -89,6 +90,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "missed": "Missed plays",
         "missed_turn": "Turn {i} ({player}) drew, but could have played {tiles}",
         "more_missed": "…and {n} more missed plays: turns {turns}",
+        "undecided": "{n:draw/draws} undecided (no play found, none proven impossible)",
+        "not_searched": "{n:draw/draws} not searched: the analysis budget ran out",
         "position": "The table when the turn was played",
         "back": "back to the summary",
     },
@@ -111,6 +114,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "missed": "Jugadas perdidas",
         "missed_turn": "Turno {i} ({player}): robó, pero podía jugar {tiles}",
         "more_missed": "…y {n} jugadas perdidas más: turnos {turns}",
+        "undecided": "{n:robo/robos} sin decidir (no se halló jugada ni se probó que no la hubiera)",
+        "not_searched": "{n:robo/robos} sin revisar: se agotó el tiempo del análisis",
         "position": "La mesa cuando se jugó el turno",
         "back": "volver al resumen",
     },
@@ -166,7 +171,7 @@ def _turn_figure(moment: Moment, index: int, record: Any, rules: Rules, lang: st
         picture = svg.table_svg(
             moment.table,
             rules,
-            racks=[svg.RackView(moment.rack, turn.player, moment.opened)],
+            racks=[svg.RackView(moment.rack, moment.player or turn.player, moment.opened)],
             lang=lang,
             title=_WORDS[lang]["position"],
         )
@@ -230,8 +235,27 @@ def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) ->
             rest = missed[MAX_MISSED_PICTURES:]
             more = words["more_missed"].format(n=len(rest), turns=", ".join(str(t.get("index")) for t in rest))
             out.append(f"<p>{_e(more)}</p>")
+    cut = _analysis_cut(result)
+    if cut:
+        if not missed:
+            out.append(f"<h3>{_e(words['missed'])}</h3>")
+        out.extend(f"<p>{_e(words[key].format(n=Count(n)))}</p>" for key, n in cut)
     out.append(f'<p><a href="#summary">{_e(words["back"])}</a></p></section>')
     return "".join(out)
+
+
+def _analysis_cut(result: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """The draws an ``analyze`` left undecided or did not search (its budget ran out), as the
+    text report counts them: what the page says besides the missed plays (an audit, session 52:
+    the page listed the missed plays found as if they were all)."""
+    analysis = result.get("analysis")
+    if not isinstance(analysis, Mapping):
+        return []
+    not_searched = analysis.get("draws_not_searched")
+    not_searched = not_searched if isinstance(not_searched, int) and not isinstance(not_searched, bool) else 0
+    undecided = analysis.get("undecided")
+    undecided = (len(undecided) if isinstance(undecided, list) else 0) - not_searched
+    return [(key, n) for key, n in (("undecided", undecided), ("not_searched", not_searched)) if n > 0]
 
 
 def _has_problem(row: Any) -> bool:
@@ -239,7 +263,7 @@ def _has_problem(row: Any) -> bool:
         return True
     result = row.result if isinstance(row.result, Mapping) else {}
     analysis = result.get("analysis")
-    return isinstance(analysis, Mapping) and bool(analysis.get("missed_plays"))
+    return (isinstance(analysis, Mapping) and bool(analysis.get("missed_plays"))) or bool(_analysis_cut(result))
 
 
 def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str:
@@ -262,7 +286,7 @@ def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str
             valid = f'<span class="ok">✓ {_e(words["yes"])}</span>'
         else:
             valid = f'<span class="bad">✗ {_e(words["no"])}</span>'
-        first = "" if row.first_invalid_turn is None else str(row.first_invalid_turn)
+        first = "" if row.first_invalid_turn is None else _e(row.first_invalid_turn)
         scores = ", ".join(f"{_e(n)} {_e(_num(s))}" for n, s in row.scores)
         if row.error is None and row.result is not None:
             note = _e(first_violation(row.result, report_words(lang)["at"])[0] or "")

@@ -98,6 +98,9 @@ def _missing_verdict(operation: str, answer: Any) -> str | None:
     for key in ("valid", "arrangeable", "optimal_proven"):  # (a verdict read by truth: "false" passed)
         if key in answer and not isinstance(answer[key], bool):
             return f"'{key}' is {json.dumps(answer[key])[:40]}, not true or false"
+    turn = answer.get("first_invalid_turn")  # (written into rows and the --html page as a turn number)
+    if turn is not None and (isinstance(turn, bool) or not isinstance(turn, int)):
+        return f"'first_invalid_turn' is {json.dumps(turn)[:40]}, not a turn number or null"
     return None
 
 

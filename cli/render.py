@@ -408,10 +408,12 @@ def sets_table(
     verdict; invalid rows are highlighted."""
     w = words(lang)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("#", justify="right", style="dim")
+    # a code or a set's id longer than its column is folded, not cut: "JOKER_DECLARATIO…" could
+    # not be looked up at 40 columns (an audit, session 52)
+    table.add_column("#", justify="right", style="dim", overflow="fold")
     table.add_column(w["col_tiles"], no_wrap=False)
     if results is not None:
-        table.add_column(w["col_verdict"])
+        table.add_column(w["col_verdict"], overflow="fold")
     for i, raw in enumerate(raw_sets):
         result = results[i] if results is not None and i < len(results) else None
         tiles = set_tiles(raw)
@@ -535,9 +537,9 @@ def _turn_sets_table(
 ) -> RenderableType:
     w = words(lang)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    table.add_column("#", justify="right", style="dim")
+    table.add_column("#", justify="right", style="dim", overflow="fold")
     table.add_column(w["col_tiles"])
-    table.add_column("")
+    table.add_column("", overflow="fold")
     for i, raw in enumerate(raw_sets):
         verdict = per_set[i] if per_set is not None and i < len(per_set) else None
         mark: RenderableType = ""

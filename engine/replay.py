@@ -742,6 +742,9 @@ class Moment:
     rack: tuple[Tile, ...]
     opened: bool
     turn: ReplayedTurn
+    player: str = ""
+    """Whose rack and opened flag these are: the player due (or penalised), who is not the
+    turn's ``player`` under WRONG_PLAYER or UNKNOWN_PLAYER."""
 
 
 def replay_moments(record: GameRecord, rules: RulesLike | None = None, continue_on_error: bool = False) -> list[Moment]:
@@ -760,7 +763,7 @@ def replay_moments(record: GameRecord, rules: RulesLike | None = None, continue_
         seat = state.owed_seat if penalty else state.seat
         table, rack, opened = state.table, tuple(state.racks[seat]), state.opened[seat]
         outcome = _next_turn(state, index, turn, False, (0.0, 0.0))
-        moments.append(Moment(table, rack, opened, outcome))
+        moments.append(Moment(table, rack, opened, outcome, state.names[seat]))
         if not outcome.valid and not continue_on_error:
             break
     return moments

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -453,11 +454,17 @@ def _mark_freed(before: Sequence[TableSet], after: Sequence[TableSet], rules: Ru
     if count <= 0:
         return marks
     after_keys = [set(s.keys) for s in after]
-    unchanged = {tuple(sorted(s.codes)) for s in after}
+    # a multiset: of two identical before-sets only as many stayed whole as there are such
+    # after-sets (two O8 J O10, one freed: one of them stays a candidate; an audit, session 52)
+    unchanged = Counter(tuple(sorted(s.codes)) for s in after)
     likely: list[tuple[int, int]] = []
     others: list[tuple[int, int]] = []
     for i, s in enumerate(before):
-        if s.jokers == 0 or tuple(sorted(s.codes)) in unchanged:
+        codes = tuple(sorted(s.codes))
+        if unchanged[codes] > 0:
+            unchanged[codes] -= 1
+            continue
+        if s.jokers == 0:
             continue
         mine = set(s.numbered_counts)
         successors = [keys for keys in after_keys if keys & mine]
