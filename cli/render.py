@@ -711,8 +711,11 @@ def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str,
     totals.add_column(w["col_player"], overflow="fold")
     totals.add_column(w["col_total"], justify="right")
     by_name = {t.get("name"): t.get("total") for t in result.get("totals") or []}
-    for place, name in enumerate(result.get("standings") or [], start=1):
+    place, last = 0, None
+    for i, name in enumerate(result.get("standings") or [], start=1):
         total = by_name.get(name)
+        if i == 1 or total != last:  # (equal totals share the place: 1, 1, 3)
+            place, last = i, total
         totals.add_row(str(place), str(name), Text(_signed(total), style=_score_style(total)))
     console.print(titled(w["totals"], totals))
     winners = result.get("winners") or ([result["winner"]] if result.get("winner") else [])

@@ -672,10 +672,14 @@ def _rack_for(state: _State, seat: int, after: tuple[TableSet, ...]) -> tuple[Ti
     played_tiles = [t.undeclared() for t in after_tiles if played[t.key] > 0 and not played.subtract([t.key])]
     needed = tiles_without(played_tiles, rack)
     assumed: Counter[str] = Counter()
-    for tile in needed[: state.unknown[seat]]:
+    left = state.unknown[seat]
+    for tile in needed:  # (a tile whose copies are all seen is no unnamed draw: the next one may be)
+        if not left:
+            break
         if state.seen[tile.key] + assumed[tile.key] < state.rules.supply.limit(tile.key):
             assumed[tile.key] += 1
             rack += (tile,)
+            left -= 1
     return rack
 
 

@@ -519,6 +519,20 @@ def test_score_round_and_match(tmp_path: Path) -> None:
     assert json.loads(komoni.stdout) == expected("matches/score", {**match, "rules": "komoni"})
 
 
+def test_score_match_tied_totals_share_the_place(tmp_path: Path) -> None:
+    """Players with equal totals share their place in the match report (1, 1, 3), as they
+    share the win (h1-1, session 52: it printed places 1, 2, 3 above 'A, B share the match')."""
+    out_a = {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": ["R5"]}, {"name": "C", "rack": ["K5"]}]}
+    out_b = {"players": [{"name": "A", "rack": ["R5"]}, {"name": "B", "rack": []}, {"name": "C", "rack": ["K5"]}]}
+    path = write(tmp_path / "tied.json", {"rounds": [out_a, out_b]})
+    for rules, rows in (("sabra", ["1 A +5", "1 B +5", "3 C -10"]), ("komoni", ["1 A +5", "1 B +5", "3 C +10"])):
+        report = invoke("score", path, "--rules", rules)
+        assert report.exit_code == 0
+        lines = [" ".join(line.split()) for line in report.stdout.splitlines()]
+        start = lines.index("place player total")
+        assert [line for line in lines[start + 1 :] if line and line[0].isdigit()][:3] == rows
+
+
 def test_score_rejected_round_is_exit_2(tmp_path: Path) -> None:
     two_out = {"players": [{"name": "A", "rack": []}, {"name": "B", "rack": []}]}
     result = invoke("score", write(tmp_path / "two.json", two_out))

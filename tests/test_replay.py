@@ -542,6 +542,21 @@ def test_unnamed_draws_cannot_exceed_the_supply() -> None:
     assert replay({"rules": {"deal": 4, "initial_meld_min": 6}, "players": players, "turns": [*draws, one]})["valid"]
 
 
+def test_an_unnamed_draw_is_the_next_needed_tile_the_supply_allows() -> None:
+    """A tile whose copies are all on other racks cannot be the unnamed draw; the next tile the
+    play needs can (h1-3, session 52: only the first needed tiles were tried, so 'K4 O4 R4'
+    said O4 was not on the rack and 'O4 K4 R4' did not: the violations followed tile order)."""
+    players = [
+        {"name": "A", "rack": ["R4", "R10", "R11", "R12", "R13"]},
+        {"name": "B", "rack": ["K4", "K4", "B1", "B2", "B3"]},
+    ]
+    for group in (["K4", "O4", "R4"], ["O4", "K4", "R4"], ["R4", "O4", "K4"]):
+        play = {"player": "A", "table": [["R10", "R11", "R12", "R13"], group]}  # A holds one unnamed tile
+        out = replay({"rules": {"deal": 5}, "players": players, "turns": [*passes("A", "B"), play]})
+        turn = out["turns"][2]
+        assert codes(turn) == ["TILE_NOT_IN_RACK"] and "K4" in turn["violations"][0]["message"], (group, turn)
+
+
 def test_a_player_holding_only_unnamed_tiles_may_still_draw_and_play() -> None:
     players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}]
     run = [["R1", "R2", "R3"]]
