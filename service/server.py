@@ -359,6 +359,11 @@ class BudgetGate:
         self.executor = budget_processes(self.slots, ready=False)  # not blocking the event loop
         broken.shutdown(wait=False, cancel_futures=True)
 
+    def queues(self) -> bool:
+        """Whether a request arriving now would wait for a slot (none free, a place in the queue):
+        ``acquire`` refusing it afterwards means its wait ran out, not that the share was full."""
+        return not (self.running < self.slots and not self.waiters) and len(self.waiters) < self.queue
+
     def retry_after(self) -> int:
         """Seconds until a slot is likely free for a new request: every running and waiting
         request may take its whole cost, shared among the slots."""
@@ -565,9 +570,10 @@ class RSGIAdapter:
         assert gate is not None
         route = route_of(environ["PATH_INFO"])
         cost = environ.get(_COST_KEY)
+        queued = gate.queues()  # (no await before acquire decides: the same state)
         waited = await gate.acquire(cost)
         if waited is None:
-            self._busy(scope, proto, environ, route, started)
+            self._busy(scope, proto, environ, route, started, waited_out=queued)
             return
         BUDGET_QUEUE.labels(route).observe(waited)
         try:
@@ -776,9 +782,13 @@ class RSGIAdapter:
             *((name.lower(), value) for name, value in cors.items()),
         ]
 
-    def _busy(self, scope: Any, proto: Any, environ: dict[str, Any], route: str, started: float) -> None:
+    def _busy(
+        self, scope: Any, proto: Any, environ: dict[str, Any], route: str, started: float, waited_out: bool = False
+    ) -> None:
         """The worker's share for budgeted requests is full: a 503 problem with Retry-After, at
-        once (the app never runs), counted and logged with its reason."""
+        once (the app never runs), counted and logged with its reason. ``waited_out``: the
+        request was queued and no slot came free within ``RUMMIKUB_BUDGET_WAIT`` (the limit it
+        met; the share may not be full by then: "1 running and 0 waiting" named the queue's)."""
         import json
 
         from engine.violations import pick_language
@@ -792,10 +802,14 @@ class RSGIAdapter:
             f"{gate.running} budgeted request(s) running and {len(gate.waiters)} waiting in this worker "
             f"(RUMMIKUB_BUDGET_SLOTS {gate.slots}, RUMMIKUB_BUDGET_QUEUE {gate.queue})"
         )
+        limit, reason = "RUMMIKUB_BUDGET_SLOTS", "budget share full"
+        if waited_out:
+            detail = f"no slot came free within {gate.wait:g} s (RUMMIKUB_BUDGET_WAIT); {detail}"
+            limit, reason = "RUMMIKUB_BUDGET_WAIT", "budget wait ran out"
         error = RequestError(
             503,
             f"The solver is busy: {detail}; retry after {wait} s.",
-            [{"pointer": "", "detail": detail, "limit": "RUMMIKUB_BUDGET_SLOTS"}],
+            [{"pointer": "", "detail": detail, "limit": limit}],
             detail_es=f"El servicio está ocupado (el buscador de jugadas); reintente dentro de {wait} s.",
         )
         lang = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
@@ -809,9 +823,7 @@ class RSGIAdapter:
         BUDGET_REJECTIONS.labels(route).inc()
         if self.access_log is not None:
             remote = scope.client.rpartition(":")[0]
-            self.access_log.write(
-                access_record(rid, scope.method, scope.path, 503, elapsed, remote, "budget share full")
-            )
+            self.access_log.write(access_record(rid, scope.method, scope.path, 503, elapsed, remote, reason))
         proto.response_bytes(503, headers, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode())
 
 

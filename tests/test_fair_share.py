@@ -323,3 +323,36 @@ def test_a_busy_answer_is_counted_before_it_leaves() -> None:
     proto = Watching(b"")
     adapter._busy(Scope(route, b""), proto, {"PATH_INFO": route}, route, 0.0)
     assert proto.sent[0][0] == 503 and counted_when_sent == [before + 1]
+
+
+def test_a_waiter_whose_wait_runs_out_is_told_the_wait_not_a_full_share() -> None:
+    """A budgeted request that was queued and found no slot within RUMMIKUB_BUDGET_WAIT gets a
+    503 naming that limit; one refused at once (the queue full) names the slots. Before (the
+    contract audit, session 52), both said "1 budgeted request(s) running and 0 waiting ...
+    RUMMIKUB_BUDGET_QUEUE 2" with the limit RUMMIKUB_BUDGET_SLOTS: a share that read as not full."""
+    adapter, release, _ = _one_slot_adapter(holding="/v1/moves/suggest")
+    assert adapter.gate is not None
+    adapter.gate.queue, adapter.gate.wait = 1, 0.1
+    body = b'{"table": [], "rack": ["R1"], "opened": true}'
+
+    async def scenario() -> tuple[Proto, Proto]:
+        running = asyncio.ensure_future(adapter.__rsgi__(Scope("/v1/moves/suggest", body), Proto(body)))
+        await asyncio.sleep(0.05)
+        waiter, refused = Proto(body), Proto(body)
+        waiting = asyncio.ensure_future(adapter.__rsgi__(Scope("/v1/moves/suggest", body), waiter))
+        await asyncio.sleep(0.01)
+        await adapter.__rsgi__(Scope("/v1/moves/suggest", body), refused)  # the queue's one place is taken
+        await waiting
+        release.set()
+        await running
+        return waiter, refused
+
+    waiter, refused = asyncio.run(scenario())
+    status, headers, data = waiter.sent[0]
+    problem = json.loads(data)
+    assert status == 503 and headers["retry-after"] == "1"
+    assert problem["errors"][0]["limit"] == "RUMMIKUB_BUDGET_WAIT"
+    assert problem["errors"][0]["detail"].startswith("no slot came free within 0.1 s (RUMMIKUB_BUDGET_WAIT); ")
+    status, _, data = refused.sent[0]
+    assert status == 503 and json.loads(data)["errors"][0]["limit"] == "RUMMIKUB_BUDGET_SLOTS"
+    assert adapter.gate.running == 0 and not adapter.gate.waiters
