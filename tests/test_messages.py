@@ -197,3 +197,17 @@ def test_a_loose_after_of_one_tile_in_spanish() -> None:
     body = {"before": [], "after": {"loose": ["R5"]}, "rack": ["R5", "K1"], "opened": True}
     (violation,) = run_operation("turns/verify", body, "es")["violations"]
     assert violation["message"] == "No se puede colocar 1 ficha en combinaciones válidas."
+
+
+def test_a_long_set_id_is_echoed_cut() -> None:
+    """An id longer than 64 characters is echoed as its first 63 and "…" in each message about
+    its set (the contract audit, session 52: a 230,000-character id in 41 messages made a 230 KB
+    request a 9.4 MB answer); a short one is echoed whole, and verdicts are unchanged."""
+    long_id, short_id = "Z" * 10_000, "Z" * 64
+    for set_id, shown in ((long_id, "Z" * 63 + "…"), (short_id, short_id)):
+        body = {"sets": [{"tiles": ["R1", "B1"], "id": set_id}]}
+        for lang, label in (("en", f'Set "{shown}": '), ("es", f'Combinación "{shown}": ')):
+            answer = run_operation("sets/validate", body, lang)
+            (violation,) = answer["sets"][0]["violations"]
+            assert violation["code"] == "SET_TOO_SHORT" and violation["message"].startswith(label)
+            assert len(violation["message"]) < 200 + len(shown)
