@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from cli.errors import EXIT_INPUT, CliError, problem_line
@@ -71,14 +71,28 @@ def encode_body(body: Any) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _service_limits() -> Any:
-    """The service's limits, as ``RUMMIKUB_*`` variables set them (the defaults otherwise)."""
+def _service_limits(environ: Mapping[str, str] | None = None) -> Any:
+    """The service's limits, as ``RUMMIKUB_*`` variables set them (the defaults otherwise):
+    this process's environment, or ``environ`` (a batch's worker on a Dask cluster applies the
+    client's variables, :func:`limit_settings`, not those of its own environment)."""
     from service.limits import Limits
 
     try:
-        return Limits.from_settings()
+        return Limits.from_settings(environ=environ)
     except ValueError as exc:
         raise CliError(str(exc), EXIT_INPUT) from None
+
+
+def limit_settings() -> dict[str, str]:
+    """This process's ``RUMMIKUB_*`` limit variables, as set (read, not checked: a worker given
+    them answers a bad value as this process would, an error row for each document)."""
+    import dataclasses
+    import os
+
+    from service.limits import Limits
+
+    names = (Limits.env_name(field.name) for field in dataclasses.fields(Limits))
+    return {name: os.environ[name] for name in names if name in os.environ}
 
 
 class LocalBackend:
@@ -86,15 +100,16 @@ class LocalBackend:
     body size included: ``RUMMIKUB_MAX_BODY_BYTES`` and the other ``RUMMIKUB_*`` limits lift
     them here as they do on the service)."""
 
-    def __init__(self, lang: str = "en") -> None:
+    def __init__(self, lang: str = "en", environ: Mapping[str, str] | None = None) -> None:
         self.lang = lang
         self._limits: Any = None
+        self._environ = environ  # the RUMMIKUB_* limits to apply (None: this process's environment)
 
     def call(self, operation: str, body: Any) -> dict[str, Any]:
         from service.operations import RequestError, body_too_large, run_operation
 
         if self._limits is None:
-            self._limits = _service_limits()
+            self._limits = _service_limits(self._environ)
         limit = self._limits.max_body_bytes
         try:
             if len(encode_body(body)) > limit:

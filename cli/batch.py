@@ -9,6 +9,7 @@ a document that cannot be read or that the operation rejects becomes an error ro
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -206,15 +207,23 @@ def process(job: Job, backend: Backend, source: Source) -> Row:
     return row
 
 
-_WORKER_BACKEND: dict[str, LocalBackend] = {}
+_WORKER_BACKEND: dict[tuple[str, tuple[tuple[str, str], ...] | None], LocalBackend] = {}
 
 
-def process_local(job: Job, lang: str, source: Source) -> Row:
-    """Worker-process entry point: one in-process back end per process and language."""
-    backend = _WORKER_BACKEND.get(lang)
+def process_local(job: Job, lang: str, source: Source, environ: dict[str, str] | None = None) -> Row:
+    """Worker-process entry point: one in-process back end per process, language and limits
+    (``environ``: the ``RUMMIKUB_*`` limit variables to apply, None for this process's own)."""
+    key = (lang, None if environ is None else tuple(sorted(environ.items())))
+    backend = _WORKER_BACKEND.get(key)
     if backend is None:
-        backend = _WORKER_BACKEND[lang] = LocalBackend(lang)
+        backend = _WORKER_BACKEND[key] = LocalBackend(lang, environ)
     return process(job, backend, source)
+
+
+def sendable(source: Source) -> Source:
+    """A source as sent to another process: stdin's document as its text, not as the value
+    already parsed (pickling a deeply nested one raised RecursionError: the batch crashed)."""
+    return source if source.parsed is None else dataclasses.replace(source, parsed=None)
 
 
 def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, on_row: Callable[[Row], None]) -> None:
@@ -232,7 +241,8 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
 
         chunksize = max(1, min(64, len(sources) // (jobs * 8)))
         executor = ProcessPoolExecutor(max_workers=jobs)
-        rows = executor.map(partial(process_local, job, backend.lang), sources, chunksize=chunksize)
+        sent = (sendable(source) for source in sources)
+        rows = executor.map(partial(process_local, job, backend.lang), sent, chunksize=chunksize)
     else:
         executor = ThreadPoolExecutor(max_workers=jobs)
         rows = executor.map(partial(process, job, backend), sources)

@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import os
 import pickle
+import stat
 import sys
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
-from cli.batch import Job, Row, process_local
+from cli.backend import limit_settings
+from cli.batch import Job, Row, process_local, sendable
 from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError
 from cli.inputs import DocumentError, Source, decode, read_bytes
 
@@ -47,7 +50,9 @@ INSTALL_HINT = "pip install 'rummikub-rules[dask]'"
 MAX_CHUNK = 256  # documents per task at most
 MIN_CHUNK = 8  # documents per task at least (but the last), as the chunks shrink towards the end
 CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker busy between results)
-WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler
+WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler (and for one
+# to come back when every worker has left mid-run)
+POLL_SECONDS = 5.0  # while waiting for a chunk: how often the scheduler is asked whether it has workers
 CONNECT_SECONDS = 10.0
 MP_METHOD = "distributed.worker.multiprocessing-method"
 PRE_SPAWN_ENVIRON = "distributed.nanny.pre-spawn-environ"
@@ -122,12 +127,13 @@ def _materialise(source: Source, data: bytes | str | None) -> Source:
         return Source(source.file, source.line, error=exc.message)
 
 
-def run_chunk(job: Job, lang: str, items: list[Item]) -> bytes:
+def run_chunk(job: Job, lang: str, items: list[Item], environ: dict[str, str] | None = None) -> bytes:
     """A task: every document of a chunk, one row each, in order (runs on a worker), pickled
     as one value. Dask serialises a returned list element by element (a header and a frame per
     row): measured on 256 round files, 89 µs a row to send and 39 to receive, against 17 and 13
-    for one pickle."""
-    rows = [process_local(job, lang, _materialise(source, data)) for source, data in items]
+    for one pickle. ``environ``: the client's ``RUMMIKUB_*`` limit variables, applied whatever
+    the worker's own environment holds (None: the worker's)."""
+    rows = [process_local(job, lang, _materialise(source, data), environ) for source, data in items]
     return pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -137,13 +143,23 @@ def run_chunk(job: Job, lang: str, items: list[Item]) -> bytes:
 def _item(source: Source, shared: bool) -> Item:
     """What is sent for a source: whole files are read here (shipped) or named by path."""
     if source.text is not None or source.error is not None:
-        return source, None
-    if shared:
+        return sendable(source), None
+    if shared and _regular_file(source.file):
         return source, os.path.abspath(source.file)
     try:
         return source, read_bytes(source.file)
     except DocumentError as exc:
         return Source(source.file, source.line, error=exc.message), None
+
+
+def _regular_file(path: str) -> bool:
+    """Whether a worker may open ``path`` itself: a regular file. Anything else is read here:
+    a pipe such as ``<(command)``'s ``/dev/fd/63`` is this process's alone (a worker opening that
+    name finds its own descriptor, or none)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False  # (read here, its error row says why)
 
 
 def chunk_sizes(documents: int, threads: int, fixed: int = 0) -> Iterator[int]:
@@ -175,8 +191,11 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
     from distributed import Client, LocalCluster
 
     # Dask's own log lines (worker restarts, closing comms) would mix with the CLI's stderr.
+    # distributed.client logs a lost scheduler's reconnection at ERROR, with its traceback: the
+    # batch says so itself in one line (exit 3).
     for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     if scheduler == LOCAL:
         import dask
 
@@ -198,8 +217,8 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
         return local_client
     try:
         client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise CliError(f"cannot reach the Dask scheduler at {scheduler} ({exc})", EXIT_SERVICE) from None
+    except Exception as exc:  # (OSError, TimeoutError, ValueError; TypeError for tls:// without TLS settings...)
+        raise CliError(f"cannot reach the Dask scheduler at {scheduler} ({_one_line(exc)})", EXIT_SERVICE) from None
     stack.enter_context(client)
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
@@ -226,7 +245,13 @@ def run_rows_dask(
     (0: automatic, :func:`chunk_sizes`); ``shared_files``: workers read whole files by path
     (always for a local cluster, whose workers see this machine's files)."""
     shared_files = shared_files or scheduler == LOCAL
+    environ = limit_settings()  # (this process's limits, as --jobs applies them)
     with ExitStack() as stack:
+        import dask
+
+        # Chunks carry their documents' bytes by design: Dask's warning about a large graph
+        # (above 10 MB: 256 records of 40 KB) is not the user's to act on.
+        stack.enter_context(dask.config.set({"distributed.admin.large-graph-warning-threshold": "1TiB"}))
         client = _connect(stack, scheduler, workers)
         nthreads: dict[str, int] = client.nthreads()  # type: ignore[no-untyped-call]
         threads = max(1, sum(nthreads.values()))
@@ -239,7 +264,7 @@ def run_rows_dask(
             for index, part in chunks:
                 items = [_item(source, shared_files) for source in part]
                 key = f"rummikub-{job.command}-{run}-{index}"
-                pending.append(client.submit(run_chunk, job, lang, items, key=key, pure=False, retries=2))
+                pending.append(client.submit(run_chunk, job, lang, items, environ, key=key, pure=False, retries=2))
                 return True
             return False
 
@@ -260,11 +285,39 @@ def _result(future: Future[bytes], scheduler: str) -> list[Row]:
     from distributed import KilledWorker
 
     try:
-        rows: list[Row] = pickle.loads(future.result())
+        rows: list[Row] = pickle.loads(_wait(future, scheduler))
         return rows
     except KilledWorker as exc:
         raise CliError(f"Dask workers at {scheduler} kept dying on one chunk ({exc})", EXIT_SERVICE) from None
     except CliError:
         raise
     except Exception as exc:  # the cluster failed (a document never raises in a task)
-        raise CliError(f"the Dask cluster at {scheduler} failed: {type(exc).__name__}: {exc}", EXIT_SERVICE) from None
+        raise CliError(
+            f"the Dask cluster at {scheduler} failed: {type(exc).__name__}: {_one_line(exc)}", EXIT_SERVICE
+        ) from None
+
+
+def _wait(future: Future[bytes], scheduler: str) -> bytes:
+    """A chunk's result. A scheduler left without any worker (the last one died or was stopped
+    mid-run) would keep the chunk waiting forever: after WORKER_WAIT_SECONDS without one, as at
+    the start, the batch stops (exit 3)."""
+    alone_since: float | None = None
+    while True:
+        try:
+            return future.result(timeout=POLL_SECONDS)
+        except TimeoutError:
+            if future.client.nthreads():
+                alone_since = None
+                continue
+            now = time.monotonic()
+            alone_since = now if alone_since is None else alone_since
+            if now - alone_since >= WORKER_WAIT_SECONDS:
+                raise CliError(
+                    f"the Dask scheduler at {scheduler} has no workers left (waited {WORKER_WAIT_SECONDS:.0f} s)",
+                    EXIT_SERVICE,
+                ) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's words on one line (Dask's span several)."""
+    return " ".join(str(exc).split())

@@ -351,3 +351,124 @@ def test_scheduler_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1.0)
     down = invoke("score", path, path, "--scheduler", f"tcp://127.0.0.1:{_free_port()}")
     assert down.exit_code == 3 and "cannot reach the Dask scheduler" in one_line_error(down)
+
+
+# --- session 52 (h5): inputs, limits and failures of the cluster path ------------------------------
+
+
+def test_the_clients_limits_apply_on_the_workers(address: str, mixed: dict[str, str]) -> None:
+    """``RUMMIKUB_*`` limits of the command (as ``--jobs 1`` applies them) hold on workers whose
+    environment does not set them (the module's cluster started before), a bad value too."""
+    for env in ({"RUMMIKUB_MAX_TURNS": "5"}, {"RUMMIKUB_MAX_TILES": "abc"}):
+        args = ["replay", mixed["games"], mixed["games_jsonl"], "-f", "csv"]
+        one = invoke(*args, "--jobs", "1", env=env)
+        on_dask = invoke(*args, "--scheduler", address, env=env)
+        assert "RUMMIKUB_MAX_T" in one.stdout
+        assert (on_dask.exit_code, on_dask.stdout, on_dask.stderr) == (one.exit_code, one.stdout, one.stderr)
+
+
+def _pipe_holding(doc: Any) -> str:
+    """``/dev/fd/N`` of a pipe holding ``doc``, as ``<(command)`` names one (open in this
+    process only)."""
+    read, write_end = os.pipe()
+    os.write(write_end, json.dumps(doc).encode())
+    os.close(write_end)
+    return f"/dev/fd/{read}"
+
+
+def test_a_pipe_named_on_the_command_line_is_read_by_the_client(address: str, tmp_path: Path) -> None:
+    """``<(command)`` with workers that read files themselves (``--shared-files``, a local
+    cluster): the client reads the pipe (a worker opening /dev/fd/N finds its own descriptors)."""
+    other = write(tmp_path / "r2.json", ROUND_2)
+    pipes = [_pipe_holding(ROUND) for _ in range(2)]
+    try:
+        one = invoke("score", pipes[0], other, "-f", "csv", "--jobs", "1")
+        on_dask = invoke("score", pipes[1], other, "-f", "csv", "--scheduler", address, "--shared-files")
+    finally:
+        for pipe in pipes:
+            os.close(int(pipe.rsplit("/", 1)[1]))
+    assert one.exit_code == 0 and ",round,ok," in one.stdout.splitlines()[1]
+    assert on_dask.exit_code == 0, on_dask.stdout + on_dask.stderr
+    assert on_dask.stdout == one.stdout.replace(pipes[0], pipes[1])
+
+
+def test_a_deeply_nested_stdin_document_is_a_row(address: str, tmp_path: Path) -> None:
+    """stdin's one document, nested deep, sent to workers (``--jobs 2``, a cluster): its row,
+    not a crash pickling its parsed value."""
+    other = write(tmp_path / "r.json", ROUND)
+    deep = '{"players": ' + "[" * 700 + "]" * 700 + "}"
+    one = invoke("score", "-", other, "-f", "csv", "--jobs", "1", input=deep)
+    assert one.exit_code == 2 and one.stdout.splitlines()[1].startswith("stdin,,round,error,")
+    for extra in (["--jobs", "2"], ["--scheduler", address]):
+        sent = invoke("score", "-", other, "-f", "csv", *extra, input=deep)
+        assert (sent.exit_code, sent.stdout, sent.stderr) == (one.exit_code, one.stdout, one.stderr)
+
+
+def test_a_scheduler_address_dask_cannot_use_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tls://`` without Dask's TLS settings: exit 3 and one line, not a traceback and exit 1."""
+    path = write(tmp_path / "r.json", ROUND)
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1.0)
+    down = invoke("score", path, path, "--scheduler", f"tls://127.0.0.1:{_free_port()}")
+    assert down.exit_code == 3 and "cannot reach the Dask scheduler" in one_line_error(down)
+
+
+def test_large_shipped_chunks_print_no_dask_warning(address: str, tmp_path: Path) -> None:
+    """Chunks carry their documents' bytes by design: no "Sending large graph" warning."""
+    import warnings
+
+    padded = json.dumps(ROUND) + " " * (4 * 1024 * 1024)  # 4 MB each, a small body
+    paths = []
+    for i in range(3):
+        (tmp_path / f"p{i}.json").write_text(padded, encoding="utf-8")
+        paths.append(str(tmp_path / f"p{i}.json"))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        _same_as_one_job(["score", *paths, "-f", "csv"], address, "--chunk-size", "3")
+    assert not [w for w in seen if "large graph" in str(w.message)]
+
+
+def test_a_cluster_left_without_workers_stops_the_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker gone mid-run (none comes back): exit 3 after WORKER_WAIT_SECONDS, as a
+    scheduler without workers at the start, not a batch waiting forever."""
+    import threading
+
+    paths = [write(tmp_path / f"r{i}.json", ROUND) for i in range(12)]
+    local = LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},  # (in-process: inproc://)
+    )
+    client = Client(local)
+    monkeypatch.setattr(cluster, "_connect", lambda stack, scheduler, workers: client)
+    monkeypatch.setattr(cluster, "POLL_SECONDS", 0.2, raising=False)
+    monkeypatch.setattr(cluster, "WORKER_WAIT_SECONDS", 1.0)
+    real_result = cluster._result
+    gone: list[bool] = []
+
+    def result(future: Any, scheduler: str) -> Any:
+        if not gone:
+            local.scale(0)
+            deadline = time.monotonic() + 20
+            while client.nthreads() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            gone.append(True)
+        return real_result(future, scheduler)
+
+    monkeypatch.setattr(cluster, "_result", result)
+    done: list[Any] = []
+    runner = threading.Thread(
+        target=lambda: done.append(invoke("score", *paths, "-f", "csv", "--scheduler", "local", "--chunk-size", "1")),
+        daemon=True,
+    )
+    try:
+        runner.start()
+        runner.join(30)
+        assert not runner.is_alive(), "the batch still waits for a worker that never comes"
+    finally:
+        client.close()
+        local.close()
+        runner.join(30)
+    assert done and done[0].exit_code == 3
+    assert "has no workers left" in done[0].stderr
