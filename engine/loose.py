@@ -1,7 +1,8 @@
 """Verifying a turn whose ``after`` is a loose table: a flat list of tiles, not yet laid out.
 
 The question is whether *some* arrangement of those tiles into sets makes the turn legal
-(SPEC §9, "loose table"). The answer comes from the solver:
+(a loose table is the service's addition, not in SPEC: docs/rules-engine.md, "Loose tables").
+Its jokers are undeclared (``check_undeclared``). The answer comes from the solver:
 
 1. the tiles are accounted as in any turn (tiles taken off the table, tiles not on the rack,
    more copies of a tile than the tile set has) and an invalid before table: such a turn is
@@ -12,7 +13,9 @@ The question is whether *some* arrangement of those tiles into sets makes the tu
 3. otherwise ``suggest`` is asked for the best move playing from exactly the tiles added; when
    it plays all of them, its table is a legal arrangement;
 4. failing that, ``arrange`` lays out all the tiles and that arrangement is judged: it is
-   legal, or its violations say why not (e.g. an opening too low), except when ``suggest``
+   legal, or its violations say why not (an illegal opening whose played tiles can be laid
+   out by themselves is judged with the before-sets left whole beside them instead: only its
+   value is at fault), except when ``suggest``
    ran out of its time budget: then the turn gets ``ARRANGEMENT_NOT_FOUND`` (a legal layout
    may exist); when the tiles cannot be laid out at all, ``NO_ARRANGEMENT``.
 
@@ -27,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from engine import solver
+from engine.errors import InputError
 from engine.rules import SABRA, Rules, RulesLike
 from engine.sets import TableSet, as_table
 from engine.tiles import Tile, as_tiles, sort_key
@@ -55,6 +59,7 @@ def verify_loose_turn(
     name as rules)."""
     before = as_table(before)
     after_tiles = as_tiles(after_tiles, "the loose tiles")
+    check_undeclared(after_tiles)
     rack, rules = player_arguments(rack, opened, rules)
     check_elapsed(elapsed_seconds)
     check_budget(budget_seconds)
@@ -96,8 +101,10 @@ def verify_loose_turn(
         # A layout's faults are not the turn's when the search for a legal one ran out of
         # time: another layout may be legal (a pressman turn was judged illegal under load,
         # legal alone: the concurrency audit, session 47).
-        if verdict.valid or not move.budget_exhausted:
+        if verdict.valid:
             return verdict
+        if not move.budget_exhausted:
+            return _table_left_whole(before, played, rack, opened, rules, elapsed_seconds, deadline) or verdict
     verdict = _judged(before, before, rack, opened, rules, elapsed_seconds)
     code = "NO_ARRANGEMENT" if layout.arrangeable is False else "ARRANGEMENT_NOT_FOUND"
     problem = Violation(code, "/after", {"count": len(after_tiles)})
@@ -112,6 +119,47 @@ def verify_loose_turn(
         penalty_draw=max(rules.failed_turn_penalty, verdict.penalty_draw),
         after=None,
     )
+
+
+def _table_left_whole(
+    before: tuple[TableSet, ...],
+    played: Sequence[Tile],
+    rack: Sequence[Tile],
+    opened: bool,
+    rules: Rules,
+    elapsed_seconds: float | None,
+    deadline: float,
+) -> TurnVerdict | None:
+    """An illegal opening read most favourably: the before-sets left whole and the played
+    tiles laid out by themselves, when they can be (then only the opening's value, or the
+    time, is at fault), rather than a layout of every tile that breaks table sets up and
+    gets MANIPULATION_BEFORE_OPENING or JOKER_RELEASED_BEFORE_OPENING besides, depending on
+    the colours' names (SPEC §4: the reading most favourable to the player). None when the
+    player had opened (a table left whole beside valid sets of played tiles would have been
+    legal: the search found no such layout) or the played tiles cannot be laid out alone."""
+    if opened:
+        return None
+    own = solver.arrange(played, rules, deadline - time.perf_counter())
+    if own.sets is None:
+        return None
+    laid = (*before, *(TableSet(s) for s in own.sets))
+    return _judged(before, laid, rack, opened, rules, elapsed_seconds)
+
+
+LOOSE_DECLARATION = (
+    "a loose table's jokers cannot be declared ({tile}): the service lays the tiles out, and a "
+    "declaration binds the joker to one tile (SPEC §2); write J, or give the table as sets"
+)
+
+
+def check_undeclared(after_tiles: Sequence[Tile]) -> None:
+    """Refuse a declared joker among loose tiles (InputError at its index). A declaration binds
+    its joker (SPEC §2) and the arrangement is sought without it: ``J=R8 R9 R10`` was judged as
+    ``R9 R10 J=R11``, a legal 30-point opening where the same set laid is worth 27 (the loose
+    audit, session 52)."""
+    for i, tile in enumerate(after_tiles):
+        if tile.declared is not None:
+            raise InputError(LOOSE_DECLARATION.format(tile=tile), f"/{i}")
 
 
 def _keep_table(before: tuple[TableSet, ...], after_tiles: Sequence[Tile]) -> tuple[TableSet, ...]:

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, TypeVar
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_load, types, validate, validates_schema
 
 from engine.errors import MAX_ERRORS_LISTED, InputError
+from engine.loose import check_undeclared
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
 from engine.rules import MAX_PLAYERS, SABRA, Rules, RulesError, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
@@ -604,6 +605,7 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
     ) -> tuple[TableSet, ...] | LooseTiles:
         if isinstance(value, list) and value and is_loose(value):
             tiles: tuple[Tile, ...] = self.loose.deserialize(value, attr, data, **kwargs)
+            _loose_undeclared(tiles)
             return LooseTiles(tiles)
         if isinstance(value, Mapping):  # the object form {"loose": [tiles]}, for generated clients
             if "loose" not in value:
@@ -613,6 +615,7 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
             }
             try:
                 tiles = self.loose.deserialize(value["loose"], attr, data, **kwargs)
+                _loose_undeclared(tiles)
             except ValidationError as exc:
                 errors["loose"] = exc.messages
             if errors:
@@ -620,6 +623,14 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
             return LooseTiles(tiles)
         table: tuple[TableSet, ...] = self.table.deserialize(value, attr, data, **kwargs)
         return table
+
+
+def _loose_undeclared(tiles: tuple[Tile, ...]) -> None:
+    """A loose table's declared jokers, refused at their index (``engine.loose.check_undeclared``)."""
+    try:
+        check_undeclared(tiles)
+    except InputError as exc:
+        raise ValidationError({int(exc.pointer.lstrip("/")): [exc.message]}) from None
 
 
 def _rack_not_empty(rack: Sequence[Tile]) -> None:

@@ -1,4 +1,5 @@
-"""Turns whose ``after`` is a loose table (a flat list of tiles): SPEC §9."""
+"""Turns whose ``after`` is a loose table (a flat list of tiles): the service's addition, not in
+SPEC (docs/rules-engine.md, "Loose tables")."""
 
 from __future__ import annotations
 
@@ -165,3 +166,46 @@ def test_a_layout_s_faults_are_not_the_turn_s_when_the_search_ran_out_of_time(
     codes = [v.code for v in verdict.violations]
     assert not verdict.valid
     assert codes == (["ARRANGEMENT_NOT_FOUND"] if out_of_time else ["FREED_JOKER_MISUSED"]), codes
+
+
+def test_an_illegal_opening_is_judged_with_the_table_left_whole() -> None:
+    """An opening too low whose played tiles lie as a set of their own was judged on a layout
+    of every tile that broke the table's group up, so the verdict told
+    MANIPULATION_BEFORE_OPENING as well, or not, depending on the colours' names (the same
+    turn with blue and red swapped: the loose-table audit, session 52)."""
+    cases = (("R3 B3 K3", "R3 J O3 K3"), ("B3 R3 K3", "B3 J O3 K3"))
+    verdicts = [
+        verify_loose_turn(table(before), loose(f"K3 B3 R3 {played}"), loose(played), False, PRESETS["sabra"])
+        for before, played in cases
+    ]
+    for (before, _), verdict in zip(cases, verdicts, strict=True):
+        assert [v.code for v in verdict.violations] == ["INITIAL_MELD_TOO_LOW"]
+        assert verdict.after is not None and table(before)[0] in verdict.after  # the group left whole
+        assert verdict.penalty_draw == 3 and verdict.restore_table
+    assert all(v.violations[0].params == verdicts[0].violations[0].params for v in verdicts)
+
+
+def test_a_declared_joker_in_a_loose_table_is_a_request_error() -> None:
+    """A declaration binds its joker (SPEC §2) and the layout is sought without it: loose
+    ``J=R8 R9 R10`` was judged as ``R9 R10 J=R11``, a legal 30-point opening, where the same set
+    laid is worth 27 (the loose audit, session 52). Now a 422 at the joker's index, in both
+    forms; an undeclared joker is still laid out."""
+    from engine.errors import InputError
+    from service.operations import RequestError, run_operation
+
+    rack = ["J", "R9", "R10", "R5", "R6"]
+    with pytest.raises(InputError) as raised:
+        verify_loose_turn([], parse_tiles(["R9", "J=R8", "R10"]), parse_tiles(rack), False)
+    assert raised.value.pointer == "/1"
+    for after, pointer in ((["J=R8", "R9", "R10"], "/after/0"), ({"loose": ["R9", "R10", "j=r8"]}, "/after/loose/2")):
+        with pytest.raises(RequestError) as refused:
+            run_operation("turns/verify", {"before": [], "after": after, "rack": rack, "opened": False}, "en")
+        assert refused.value.status == 422
+        assert [e["pointer"] for e in refused.value.errors] == [pointer]
+        assert "J=R8" in refused.value.errors[0]["detail"]
+    laid = run_operation(
+        "turns/verify", {"before": [], "after": ["J", "R9", "R10"], "rack": rack, "opened": False}, "en"
+    )
+    assert laid["valid"] and laid["initial_meld"] == {"value": 30}
+    as_sets = {"before": [], "after": [["J=R8", "R9", "R10"]], "rack": rack, "opened": False}
+    assert [v["code"] for v in run_operation("turns/verify", as_sets, "en")["violations"]] == ["INITIAL_MELD_TOO_LOW"]
