@@ -60,7 +60,7 @@ def problem_line(problem: Mapping[str, Any]) -> str:
             shown.append(f"{pointer}: {detail}" if pointer else detail)
         line = "; ".join(shown)
         if len(errors) >= LISTED_AT_MOST:  # the service stopped listing: there may be more
-            line += f"; … and at least {len(errors) - SHOWN_ERRORS} more (--json lists the first {len(errors)})"
+            line += f"; … and at least {len(errors) - SHOWN_ERRORS} more (--json lists {len(errors)} of them)"
         elif len(errors) > SHOWN_ERRORS:
             line += f"; … and {len(errors) - SHOWN_ERRORS} more (--json shows them all)"
         return line

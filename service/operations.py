@@ -147,8 +147,8 @@ class RequestError(Exception):
         else:
             said = f"{detail} at {pointer}" if pointer else detail
         if total >= schemas.MAX_REPORTED_ERRORS:  # (each list stops at that many: there may be more)
-            more = f" (at least {total} errors; the first {len(errors)} are listed)"
-            count_es = f"al menos {total} errores; se listan los {len(errors)} primeros"
+            more = f" (at least {total} errors; {len(errors)} are listed)"
+            count_es = f"al menos {total} errores; se listan {len(errors)}"
         else:
             more = f" ({total} errors in all)" if total > 1 else ""
             count_es = f"{total} error{'es' if total != 1 else ''}"

@@ -379,6 +379,18 @@ def test_errors_are_capped(client: FlaskClient) -> None:
     assert "50 errors" in result["detail"]
 
 
+def test_the_bodys_own_field_errors_are_listed_beside_50_bad_tiles(client: FlaskClient) -> None:
+    """A wrong ``opened`` and an unknown field after 50 bad tiles were counted ("at least 51
+    errors") but not listed: a client saw only tile pointers (the contract audit, session 52).
+    They are listed now, in their order, with as many tile errors as fit."""
+    body = {"before": [["X1"] * 40, ["X1"] * 10], "after": [], "rack": ["R1"], "opened": "no", "zz": 1}
+    result = problem(client.post("/v1/turns/verify", json=body), 422)
+    pointers = [e["pointer"] for e in result["errors"]]
+    assert len(pointers) == 50 and pointers[-2:] == ["/opened", "/zz"]
+    assert pointers[:48] == [f"/before/0/{i}" for i in range(40)] + [f"/before/1/{i}" for i in range(8)]
+    assert result["detail"].endswith("(at least 52 errors; 50 are listed).")
+
+
 @pytest.mark.parametrize(
     ("path", "body", "first"),
     [
@@ -398,7 +410,7 @@ def test_reading_stops_at_the_requests_50th_error(client: FlaskClient, path: str
     with mock.patch("service.schemas.parse_tile", wraps=schemas.parse_tile) as parsed:
         result = problem(client.post(path, json=body), 422)
     assert len(result["errors"]) == 50 and result["errors"][0]["pointer"].startswith(first)
-    assert result["detail"].endswith("(at least 50 errors; the first 50 are listed).")
+    assert result["detail"].endswith("(at least 50 errors; 50 are listed).")
     assert parsed.call_count < 100  # (the bad tiles' 50, and the record's racks when not read before)
 
 
