@@ -14,6 +14,7 @@ from typing import Any
 from cli.batch import first_violation
 from cli.errors import CliError, problem_line
 from cli.inputs import DocumentError, Source, load_source
+from cli.render import printable
 from cli.render import words as report_words
 from engine import svg
 from engine.errors import InputError
@@ -39,12 +40,14 @@ def _rules(value: Any, source: str) -> Rules:
 
 
 def position_svg(doc: Mapping[str, Any], rules: Any, lang: str, source: str) -> str:
-    """A position file (table, players' racks, pool) as SVG. ``rules`` overrides the file's."""
+    """A position file (table, players' racks, pool) as SVG. ``rules`` overrides the file's.
+    Raises CliError for a position over the limits of a request (``_check_limits``)."""
     effective = rules if rules is not None else doc.get("rules")
     try:
         table = parse_table(doc.get("table"), "/table")
     except InputError as exc:
         raise _input_error(source, exc) from None
+    _check_limits(doc, sum(len(s.tiles) for s in table), source)
     racks = []
     for i, p in enumerate(doc.get("players") or []):
         try:
@@ -56,6 +59,34 @@ def position_svg(doc: Mapping[str, Any], rules: Any, lang: str, source: str) -> 
     pool = doc.get("pool")
     pool_count = len(pool) if isinstance(pool, list) else pool if isinstance(pool, int) else None
     return svg.table_svg(table, _rules(effective, source), racks=racks, pool=pool_count, lang=lang)
+
+
+def _check_limits(doc: Mapping[str, Any], table_tiles: int, source: str) -> None:
+    """A position's players and tiles (the table's and every rack's) within the limits the
+    service puts on a request (``RUMMIKUB_MAX_PLAYERS``, ``RUMMIKUB_MAX_TILES``): a picture
+    holds every rack, and was drawn whatever its size (a 600 KB file gave 36.6 MB of SVG: an
+    audit, session 52). The service draws one rack, within the same limits."""
+    from service.limits import Limits
+
+    try:
+        limits = Limits.from_settings()  # (as the in-process back end reads them)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    players = doc.get("players") or []
+    if len(players) > limits.max_players:
+        raise CliError(
+            f"{source}: /players: this array has {len(players)} items; the limit is {limits.max_players} "
+            f"({Limits.env_name('max_players')})"
+        )
+    total = table_tiles
+    for i, p in enumerate(players):
+        rack = p.get("rack") if isinstance(p, Mapping) else None
+        total += len(rack) if isinstance(rack, list) else 0
+        if total > limits.max_tiles:
+            raise CliError(
+                f"{source}: /players/{i}/rack: the position holds more than {limits.max_tiles} tiles; the limit is "
+                f"{limits.max_tiles} ({Limits.env_name('max_tiles')})"
+            )
 
 
 def turn_svg(body: Mapping[str, Any], lang: str, source: str) -> str:
@@ -135,7 +166,23 @@ code { background: #f5f5f5; padding: 0 3px; }
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for the page: HTML-escaped, and control characters, line separators, bidirectional
+    overrides and isolates and lone surrogates written as escapes (``\\x1b``, ``\\u202e``), as
+    the readable reports write them (a name's U+202E reversed the rest of its scores cell: an
+    audit, session 52)."""
+    return html.escape(printable(str(value)), quote=True)
+
+
+def _name(value: Any) -> str:
+    """A player's name for the page, isolated (``<bdi>``): a right-to-left name does not
+    reorder the scores or the words around it."""
+    return f"<bdi>{_e(value)}</bdi>"
+
+
+def _with_name(template: str, player: Any, **values: Any) -> str:
+    """``template`` (one ``{player}``) filled in for the page, the player's name isolated."""
+    head, _, tail = template.partition("{player}")
+    return _e(head.format(**values)) + _name(player) + _e(tail.format(**values))
 
 
 def _num(value: Any) -> str:
@@ -209,7 +256,7 @@ def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) ->
             continue
         i = turn.get("index")
         out.append(
-            f"<h3>{_e(words['turn'].format(i=i, player=turn.get('player'), action=_action(turn, lang)))}</h3>"
+            f"<h3>{_with_name(words['turn'], turn.get('player'), i=i, action=_action(turn, lang))}</h3>"
             + _violation_items(turn.get("violations") or [])
         )
         if moments is not None and rules is not None and isinstance(i, int) and i < len(moments):
@@ -223,7 +270,7 @@ def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) ->
             best = turn["analysis"].get("best") or {}
             i = turn.get("index")
             tiles = " ".join(best.get("played") or [])
-            out.append(f"<p>{_e(words['missed_turn'].format(i=i, player=turn.get('player'), tiles=tiles))}</p>")
+            out.append(f"<p>{_with_name(words['missed_turn'], turn.get('player'), i=i, tiles=tiles)}</p>")
             if moments is not None and rules is not None and isinstance(i, int) and i < len(moments):
                 m = moments[i]
                 try:
@@ -287,14 +334,14 @@ def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str
         else:
             valid = f'<span class="bad">✗ {_e(words["no"])}</span>'
         first = "" if row.first_invalid_turn is None else _e(row.first_invalid_turn)
-        scores = ", ".join(f"{_e(n)} {_e(_num(s))}" for n, s in row.scores)
+        scores = ", ".join(f"{_name(n)} {_e(_num(s))}" for n, s in row.scores)
         if row.error is None and row.result is not None:
             note = _e(first_violation(row.result, report_words(lang)["at"])[0] or "")
         else:
             note = _e(row.error or row.note or "")
         rows.append(
             f'<tr class="{_e(row.status)}"><td>{number}</td><td>{link}</td><td>{valid}</td><td>{first}</td>'
-            f"<td>{_e(row.winner or '')}</td><td>{scores}</td><td>{note}</td></tr>"
+            f"<td>{_name(row.winner) if row.winner else ''}</td><td>{scores}</td><td>{note}</td></tr>"
         )
         if problem:
             sections.append(_game_section(number, source, row, job, lang))

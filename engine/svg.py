@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +50,7 @@ TILE_EDGE = "#9e9e9e"
 
 TILE_W, TILE_H, TILE_GAP = 36, 50, 3
 SET_GAP, ROW_GAP, PAD = 22, 26, 16
-HEADING_H, LINE_H = 26, 18
+HEADING_H, HEADING_LINE_H, LINE_H = 26, 21, 18
 MIN_WIDTH = 600
 TILES_PER_ROW = 24
 """A table row holds about this many tiles before the next set starts a new row."""
@@ -65,6 +66,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "empty_table": "(empty table)",
         "empty_rack": "(empty rack)",
         "set": "Set {n}",
+        "loose": "Tiles laid, not arranged",
         "worth": "{kind}, worth {value}",
         "run": "run",
         "group": "group",
@@ -94,6 +96,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "empty_table": "(mesa vacía)",
         "empty_rack": "(atril vacío)",
         "set": "Combinación {n}",
+        "loose": "Fichas puestas, sin ordenar",
         "worth": "{kind}, vale {value}",
         "run": "escalera",
         "group": "grupo",
@@ -124,13 +127,66 @@ def _w(lang: str) -> dict[str, str]:
 
 # --- text --------------------------------------------------------------------------------------
 
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+"""Characters a picture never writes as they are (those ``cli.render.printable`` escapes for
+the terminal, and U+FFFE, U+FFFF): control characters and lone surrogates (XML 1.0 cannot
+hold most of them), the line and paragraph separators, and the bidirectional overrides and
+isolates, which reorder the text after them (a name ``B\\u202e`` turned "B -12, C -11" into
+"B11- C ,21-": an audit, session 52)."""
+
+
+def _visible(text: str) -> str:
+    """``text`` with the characters of ``_UNSHOWN`` written as escapes (``\\x1b``, ``\\u202e``)."""
+    return _UNSHOWN.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _esc(text: str) -> str:
-    """XML-escaped text (attribute-safe); characters XML 1.0 cannot hold are dropped."""
-    text = _NOT_XML.sub("", text)
+    """XML-escaped text (attribute-safe), the characters of ``_UNSHOWN`` written as escapes."""
+    text = _visible(text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+_WIDEST = frozenset("MWmwŒÆœæЖШЩЮжшщю%@…—")
+
+
+def _bold_em(ch: str) -> float:
+    """A character's estimated width in bold, in ems, at least its width in DejaVu Sans Bold
+    (W 1.11, m 1.04, N 0.84, n 0.71, space 0.35, measured in Chromium)."""
+    if unicodedata.combining(ch):
+        return 0.0
+    if ch in _WIDEST or unicodedata.east_asian_width(ch) in "WF":
+        return 1.25
+    if ch == " ":
+        return 0.35
+    return 0.9 if ch.isupper() else 0.72
+
+
+def _wrap_bold(text: str, room: float) -> list[str]:
+    """``text`` in lines of bold characters at most ``room`` ems wide (estimated), broken at
+    spaces, and a word wider than a line broken where it reaches the edge."""
+    lines: list[str] = []
+    line, used = "", 0.0
+    for word in text.split(" "):
+        width = sum(_bold_em(ch) for ch in word)
+        if line and used + _bold_em(" ") + width <= room:
+            line, used = f"{line} {word}", used + _bold_em(" ") + width
+            continue
+        if line:
+            lines.append(line)
+            line, used = "", 0.0
+        for ch in word:
+            em = _bold_em(ch)
+            if line and used + em > room:
+                lines.append(line)
+                line, used = "", 0.0
+            line, used = line + ch, used + em
+    lines.append(line)
+    return lines
 
 
 def _tile_words(tile: Tile, lang: str, shown_as: Tile | None = None) -> str:
@@ -169,14 +225,20 @@ class _Canvas:
         self.parts.append(f'<text x="{x:g}" y="{y:g}" font-size="{size}" fill="{fill}"{bold}>{_esc(text)}</text>')
 
     def heading(self, text: str) -> None:
+        """A bold line, wrapped to the picture's width as ``lines`` wraps, by the characters'
+        estimated widths (a long player name pushed "(opened)" off the picture: an audit,
+        session 52)."""
         self.y += 4
-        self.text(PAD, self.y + 16, text, 16, weight="bold")
+        for i, piece in enumerate(_wrap_bold(_visible(text), (self.width - 2 * PAD) / 16)):
+            if i:
+                self.y += HEADING_LINE_H
+            self.text(PAD, self.y + 16, piece, 16, weight="bold")
         self.y += HEADING_H
 
     def lines(self, lines: Iterable[str], fill: str = "#212121", size: int = 13) -> None:
         chars = max(30, int((self.width - 2 * PAD) / (size * 0.6)))
         for line in lines:
-            for piece in textwrap.wrap(line, chars) or [""]:
+            for piece in textwrap.wrap(_visible(line), chars) or [""]:
                 self.text(PAD, self.y + size, piece, size, fill)
                 self.y += LINE_H
 
@@ -300,14 +362,53 @@ def _set_title(index: int, view: _SetView, lang: str) -> str:
     return f"{name}: {tiles} — {words['invalid']}: {reasons}"
 
 
+def _per_row(canvas: _Canvas) -> int:
+    """How many tiles one row of the canvas holds."""
+    return max(1, (canvas.width - 2 * PAD + TILE_GAP) // (TILE_W + TILE_GAP))
+
+
+def _block(count: int, per_row: int) -> tuple[int, int]:
+    """Width and height of ``count`` tiles in rows of ``per_row``."""
+    rows = max(1, (count + per_row - 1) // per_row)
+    return max(_tiles_width(min(count, per_row)), TILE_W), rows * TILE_H + (rows - 1) * 8
+
+
+def _outline(canvas: _Canvas, x: int, y: int, width: int, height: int, code: str) -> None:
+    """An invalid set's red outline, its code written above it."""
+    canvas.parts.append(
+        f'<rect class="outline" x="{x - 5}" y="{y - 5}" width="{width + 10}" height="{height + 10}" rx="9" '
+        f'fill="#ffebee" stroke="{INVALID_HEX}" stroke-width="2.5"/>'
+    )
+    canvas.text(x - 4, y - 8, code, 11, INVALID_HEX, "bold")
+
+
+def _place(
+    canvas: _Canvas,
+    x: int,
+    y: int,
+    tiles: Sequence[Tile],
+    shown: Sequence[Tile | None],
+    marks: Sequence[str],
+    per_row: int,
+) -> None:
+    """``tiles`` in rows of ``per_row`` from (x, y)."""
+    for i, tile in enumerate(tiles):
+        row, col = divmod(i, per_row)
+        left, top = x + col * (TILE_W + TILE_GAP), y + row * (TILE_H + 8)
+        _tile(canvas.parts, left, top, tile, canvas.lang, shown[i], marks[i])
+
+
 def _draw_sets(canvas: _Canvas, views: Sequence[_SetView], empty: str) -> None:
-    """Sets left to right, a new row when the next set would pass the canvas's width."""
+    """Sets left to right, a new row when the next set would pass the canvas's width. A set of
+    more tiles than a row holds (an invalid one: a loose ``after``'s tiles nobody laid out, up
+    to thousands) is wrapped onto rows of its own: the picture does not widen with it."""
     if not views:
         canvas.text(PAD, canvas.y + 14, empty, 13, "#757575")
         canvas.y += LINE_H + 4
         return
     x, y = PAD, canvas.y + 16  # room above each row for an invalid set's code
     right = canvas.width - PAD
+    per_row, tallest = _per_row(canvas), TILE_H
     for index, view in enumerate(views):
         tiles = view.table_set.tiles
         invalid = bool(view.violations)
@@ -315,27 +416,49 @@ def _draw_sets(canvas: _Canvas, views: Sequence[_SetView], empty: str) -> None:
         if invalid:
             v = view.violations[0]
             code = v.set_code or v.code
-        width = max(_tiles_width(len(tiles)), TILE_W)
+        width, height = _block(len(tiles), per_row)
         room = max(width, len(code) * 7)  # an invalid set's code is written above it
         if x > PAD and x + room > right:
-            x, y = PAD, y + TILE_H + ROW_GAP
+            x, y, tallest = PAD, y + tallest + ROW_GAP, TILE_H
+        tallest = max(tallest, height)
         state = "invalid" if invalid else "valid"
         code_attr = f' data-code="{_esc(code)}"' if invalid else ""
         canvas.parts.append(
             f'<g class="set {state}" data-index="{index}"{code_attr}><title>{_esc(_set_title(index, view, canvas.lang))}</title>'
         )
         if invalid:
-            canvas.parts.append(
-                f'<rect class="outline" x="{x - 5}" y="{y - 5}" width="{width + 10}" height="{TILE_H + 10}" rx="9" '
-                f'fill="#ffebee" stroke="{INVALID_HEX}" stroke-width="2.5"/>'
-            )
-            canvas.text(x - 4, y - 8, code, 11, INVALID_HEX, "bold")
-        shown = _shown_jokers(view.reading, tiles)
-        for i, tile in enumerate(tiles):
-            _tile(canvas.parts, x + i * (TILE_W + TILE_GAP), y, tile, canvas.lang, shown[i], view.marks[i])
+            _outline(canvas, x, y, width, height, code)
+        _place(canvas, x, y, tiles, _shown_jokers(view.reading, tiles), view.marks, per_row)
         canvas.parts.append("</g>")
         x += room + SET_GAP
-    canvas.y = y + TILE_H + 12
+    canvas.y = y + tallest + 12
+
+
+def _draw_loose(canvas: _Canvas, tiles: Sequence[Tile], violations: Sequence[Violation], marks: Sequence[str]) -> None:
+    """A loose ``after`` that no arrangement was found for: its tiles as laid, in rows wrapped to
+    the picture's width (it may hold a hundred tiles and more), outlined with the violation
+    (NO_ARRANGEMENT, ARRANGEMENT_NOT_FOUND) as an invalid set is. Before, the picture said
+    "(empty table)" there (an audit, session 52)."""
+    words = _w(canvas.lang)
+    if not tiles:
+        _draw_sets(canvas, (), words["empty_table"])
+        return
+    per_row = _per_row(canvas)
+    width, height = _block(len(tiles), per_row)
+    x, y = PAD, canvas.y + 16  # room above for the code, as above an invalid set
+    title = f"{words['loose']}: {' '.join(t.code for t in tiles)}"
+    if violations:
+        reasons = "; ".join(f"{v.code}: {v.message(canvas.lang)}" for v in violations)
+        title += f" — {words['invalid']}: {reasons}"
+        canvas.parts.append(
+            f'<g class="set invalid loose" data-code="{_esc(violations[0].code)}"><title>{_esc(title)}</title>'
+        )
+        _outline(canvas, x, y, width, height, violations[0].code)
+    else:
+        canvas.parts.append(f'<g class="set loose"><title>{_esc(title)}</title>')
+    _place(canvas, x, y, tiles, [None] * len(tiles), marks, per_row)
+    canvas.parts.append("</g>")
+    canvas.y = y + height + 12
 
 
 def _draw_rack(canvas: _Canvas, tiles: Sequence[Tile], marks: Sequence[str] | None = None) -> None:
@@ -356,12 +479,12 @@ def _draw_rack(canvas: _Canvas, tiles: Sequence[Tile], marks: Sequence[str] | No
 
 
 def _width(tables: Iterable[Sequence[TableSet]], racks: Iterable[Sequence[Tile]] = ()) -> int:
-    """Wide enough for the widest set, and for a row of ``TILES_PER_ROW`` tiles when the
-    content needs that much."""
+    """Wide enough for the widest set (up to a row of ``TILES_PER_ROW`` tiles: a longer one is
+    wrapped), and for such a row when the content needs that much."""
     row = _tiles_width(TILES_PER_ROW)
     wanted = 0
     for table in tables:
-        widths = [_tiles_width(len(s.tiles)) for s in table]
+        widths = [min(row, _tiles_width(len(s.tiles))) for s in table]  # a longer set is wrapped
         natural = sum(widths) + SET_GAP * max(0, len(widths) - 1)
         wanted = max(wanted, max(widths, default=0), min(natural, row))
     for rack in racks:
@@ -479,6 +602,22 @@ def _mark_freed(before: Sequence[TableSet], after: Sequence[TableSet], rules: Ru
     return marks
 
 
+def _marks_in_order(tiles: Sequence[Tile], played: Sequence[Tile]) -> list[str]:
+    """``played`` (a multiset of keys) marked on ``tiles``, first copies first."""
+    left: dict[str, int] = {}
+    for t in played:
+        left[t.key] = left.get(t.key, 0) + 1
+    marks = []
+    for t in tiles:
+        key = JOKER_KEY if t.color is None else t.key
+        if left.get(key, 0) > 0:
+            left[key] -= 1
+            marks.append("played")
+        else:
+            marks.append("")
+    return marks
+
+
 def turn_svg(
     before: Sequence[TableSet | Sequence[Tile]],
     after: Sequence[TableSet | Sequence[Tile]],
@@ -490,17 +629,30 @@ def turn_svg(
     verdict: TurnVerdict | None = None,
     lang: str = "en",
     title: str | None = None,
+    loose: Sequence[Tile] | None = None,
 ) -> str:
     """A turn as SVG: before, after (played tiles outlined in green, invalid sets in red with
     their code), the rack (played tiles marked), freed jokers dashed on ``before``, and the
     verdict with every violation in words. ``verdict`` defaults to :func:`verify_turn`'s; give
-    the one a replay found to draw that one (a loose ``after`` is drawn as ``verdict.after``)."""
+    the one a replay found to draw that one (a loose ``after`` is drawn as ``verdict.after``).
+
+    ``loose``: a loose ``after`` (the tiles laid, not arranged; ``after`` is then not read),
+    judged by :func:`engine.loose.verify_loose_turn` unless ``verdict`` is given. It is drawn
+    as the arrangement judged, or, when none was found (NO_ARRANGEMENT, ARRANGEMENT_NOT_FOUND),
+    as the tiles laid in wrapped rows, outlined with that violation."""
     words = _w(lang)
-    before_sets, after_sets, rack_tiles = as_table(before), as_table(after), tuple(rack)
+    before_sets, rack_tiles = as_table(before), tuple(rack)
+    loose_tiles = None if loose is None else tuple(loose)
+    after_sets = as_table(after) if loose_tiles is None else ()
     if verdict is None:
-        verdict = verify_turn(before_sets, after_sets, rack_tiles, opened, rules, elapsed_seconds)
+        if loose_tiles is None:
+            verdict = verify_turn(before_sets, after_sets, rack_tiles, opened, rules, elapsed_seconds)
+        else:
+            from engine.loose import verify_loose_turn  # (the solver: only for a loose after)
+
+            verdict = verify_loose_turn(before_sets, loose_tiles, rack_tiles, opened, rules, elapsed_seconds)
     if verdict.after is not None:
-        after_sets = verdict.after
+        after_sets, loose_tiles = verdict.after, None
     per_set = _after_violations(len(after_sets), verdict.violations)
     played_marks = _mark_played(after_sets, before_sets, verdict.played)
     freed_marks = _mark_freed(before_sets, after_sets, rules, verdict.jokers_freed)
@@ -515,24 +667,17 @@ def turn_svg(
     else:
         outcome = words["illegal"].format(n=Count(len(verdict.violations)))
     heading = title or f"{words['before']} → {words['after']}: {outcome}"
-    canvas = _Canvas(_width([before_sets, after_sets], [rack_tiles]), lang, heading)
+    canvas = _Canvas(_width([before_sets, after_sets], [rack_tiles, loose_tiles or ()]), lang, heading)
     canvas.heading(f"{words['before']} ({words['opened'] if opened else words['not_opened']})")
     _draw_sets(canvas, before_views, words["empty_table"])
     canvas.heading(words["after"])
-    _draw_sets(canvas, after_views, words["empty_table"])
+    if loose_tiles is None:
+        _draw_sets(canvas, after_views, words["empty_table"])
+    else:
+        at_after = [v for v in verdict.violations if v.at == "/after"]
+        _draw_loose(canvas, loose_tiles, at_after, _marks_in_order(loose_tiles, verdict.played))
     canvas.heading(words["rack"])
-    left: dict[str, int] = {}
-    for t in verdict.played:
-        left[t.key] = left.get(t.key, 0) + 1
-    rack_marks = []
-    for t in rack_tiles:
-        key = JOKER_KEY if t.color is None else t.key
-        if left.get(key, 0) > 0:
-            left[key] -= 1
-            rack_marks.append("played")
-        else:
-            rack_marks.append("")
-    _draw_rack(canvas, rack_tiles, rack_marks)
+    _draw_rack(canvas, rack_tiles, _marks_in_order(rack_tiles, verdict.played))
     summary = [words["played_list"].format(tiles=" ".join(t.code for t in verdict.played) or "—")]
     canvas.lines(summary)
     canvas.y += 4

@@ -404,13 +404,21 @@ def _render(data: dict[str, Any], lang: str, limits: Limits) -> str:
         racks = () if rack is None else (svg.RackView(rack, None, data["opened"]),)
         return svg.table_svg(data["table"], rules, racks=racks, lang=lang)
     after = data["after"]
-    verdict = None
     if isinstance(after, schemas.LooseTiles):
-        verdict = _loose_verdict(data, after, limits)
-        after = verdict.after or ()
-    return svg.turn_svg(
-        data["before"], after, data["rack"], data["opened"], rules, data["elapsed_seconds"], verdict=verdict, lang=lang
-    )
+        # the tiles laid are drawn when no arrangement was found (they were drawn as an empty
+        # table: an audit, session 52)
+        return svg.turn_svg(
+            data["before"],
+            (),
+            data["rack"],
+            data["opened"],
+            rules,
+            data["elapsed_seconds"],
+            verdict=_loose_verdict(data, after, limits),
+            lang=lang,
+            loose=after.tiles,
+        )
+    return svg.turn_svg(data["before"], after, data["rack"], data["opened"], rules, data["elapsed_seconds"], lang=lang)
 
 
 def render_svg(body: Any, lang: str = "en", limits: Limits | None = None) -> str:
