@@ -207,6 +207,7 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
                 processes=True,
                 dashboard_address=None,
                 host="127.0.0.1",
+                silence_logs=logging.ERROR,  # (the workers' warnings, e.g. tasks cancelled by Ctrl-C)
                 # No dashboard; the scheduler's small HTTP server on a free loopback port
                 # (by default it tries 8787 and warns on stderr when that is taken).
                 scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
