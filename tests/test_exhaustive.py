@@ -279,3 +279,27 @@ def test_a_table_set_stays_as_it_lay_between_moves_as_good() -> None:
     assert result.optimal_proven and len(result.played) == 3
     laid = [tuple(map(str, s)) for s in result.after]
     assert all(tuple(map(str, s)) in laid for s in table), laid
+
+
+@pytest.mark.parametrize("tie_break", ["any", "least_change"])
+@pytest.mark.parametrize("played", [True, False])
+def test_an_answer_the_enumeration_proves_says_the_budget_held(
+    monkeypatch: pytest.MonkeyPatch, tie_break: str, played: bool
+) -> None:
+    """The passes ran out of time (``budget_exhausted``), then the enumeration, within the
+    deadline, proved their move best: the answer is proven and the budget held for it. It
+    said ``optimal_proven`` and ``budget_exhausted`` both (free-joker, ``R5 J R7`` with
+    ``J K8 B7`` under a 20 ms budget, tie break any; a brute-force audit, session 52)."""
+    original = best_move.Suggester.run
+
+    def run(self: Suggester) -> Suggestion:
+        move = original(self)
+        self.exhausted = True
+        return dataclasses.replace(move, optimal_proven=False, budget_exhausted=True)
+
+    monkeypatch.setattr(best_move.Suggester, "run", run)
+    table, rack = ("R5 J R7", "J K8 B7") if played else ("R5 R6 R7", "K1 B9")
+    result = suggest(
+        [list(parse_tiles(table))], list(parse_tiles(rack)), True, PRESETS["free-joker"], "tiles", 30, tie_break
+    )
+    assert (len(result.played), result.optimal_proven, result.budget_exhausted) == (int(played), True, False)

@@ -457,3 +457,21 @@ def test_openings_beside_a_table_joker_match_the_brute_force(objective: str) -> 
         got = (len(result.played), result.value) if objective == "tiles" else (result.value, len(result.played))
         assert (got, result.optimal_proven) == (best, True), (words(table), words([rack]), words(result.after))
         checked += 1
+
+
+@pytest.mark.parametrize("tie_break", ["any", "least_change"])
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+@pytest.mark.parametrize("setting", [{}, {"joker_release": "free"}, {"freed_joker_use": "other_set"}])
+def test_a_run_grown_by_a_joker_reading_best_as_a_group_is_laid_as_the_run(
+    tie_break: str, objective: str, setting: dict[str, str]
+) -> None:
+    """xp: ``J J O12`` grown by a rack joker was laid ``J J O12 J``, which reads best as a group
+    of 12s: the played joker counted 12, claimed optimal (tie break any), where
+    ``J=O10 J=O11 O12 J=O13`` is as legal and worth 13 (a brute-force audit, session 52)."""
+    rules = dataclasses.replace(PRESETS["xp"], **setting)
+    before = [T("J J O12")]
+    result = suggest(before, T("J K10"), True, rules, objective, 30, tie_break)
+    assert (len(result.played), result.value, result.optimal_proven) == (1, 13, True), words(result.after)
+    assert verify_turn(
+        [TableSet(s) for s in before], [TableSet(s) for s in result.after], T("J K10"), True, rules
+    ).valid

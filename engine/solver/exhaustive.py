@@ -102,7 +102,11 @@ def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> S
         if move.played:
             return None
         listed = changes(s.table, s.rack, move.after)
-        return dataclasses.replace(move, optimal_proven=True, changes=listed, least_change_proven=True)
+        # (proven by the enumeration, within the deadline: whatever the passes ran out of, the
+        # budget held for the answer; a brute-force audit, session 52, saw both flags true)
+        return dataclasses.replace(
+            move, optimal_proven=True, budget_exhausted=False, changes=listed, least_change_proven=True
+        )
     top = max((score for score, _, _ in best), key=rank)
     if rank(top) < rank(found):  # (the solver's move is a legal turn: the enumeration missed it)
         return None
@@ -112,7 +116,9 @@ def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> S
         least, after, played = min(options, key=lambda option: option[0].disturbance.as_tuple())
         return Suggestion(after, played, top[1], True, False, least, least_change_proven=True)
     if top == found:
-        return dataclasses.replace(move, optimal_proven=True, changes=changes(s.table, s.rack, move.after))
+        return dataclasses.replace(
+            move, optimal_proven=True, budget_exhausted=False, changes=changes(s.table, s.rack, move.after)
+        )
     after, played = optimal[0]
     return Suggestion(after, played, top[1], True, False, changes(s.table, s.rack, after))
 

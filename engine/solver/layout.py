@@ -257,6 +257,19 @@ def jokers_read_higher(solver: Suggester, outcome: Outcome) -> Outcome:
             trial = _scored(solver, [*outcome.after[:i], order, *outcome.after[i + 1 :]])
             if trial.score > outcome.score and trial.played == outcome.played and is_legal_turn(solver, trial):
                 outcome = trial
+    # a set with undeclared jokers reading best as a group, where its run reading gives a
+    # joker more: laid as that run, its jokers declared (xp, ``J J O12`` grown by a rack
+    # joker to ``J J O12 J`` read as a group of 12s, the played joker worth 12, where
+    # ``J=O10 J=O11 O12 J=O13`` is as legal and worth 13; a brute-force audit, session 52)
+    for i, tiles in enumerate(outcome.after):
+        if not any(t.color is None and t.declared is None for t in tiles):
+            continue
+        for reading in read_set(tiles, solver.rules).readings:
+            if reading.kind != RUN or reading.tiles == tiles:
+                continue
+            trial = _scored(solver, [*outcome.after[:i], reading.tiles, *outcome.after[i + 1 :]])
+            if trial.score > outcome.score and trial.played == outcome.played and is_legal_turn(solver, trial):
+                outcome = trial
     return outcome
 
 
