@@ -59,7 +59,7 @@ def verify_loose_turn(
     name as rules)."""
     before = as_table(before)
     after_tiles = as_tiles(after_tiles, "the loose tiles")
-    check_undeclared(after_tiles)
+    check_undeclared(after_tiles, before)
     rack, rules = player_arguments(rack, opened, rules)
     check_elapsed(elapsed_seconds)
     check_budget(budget_seconds)
@@ -147,19 +147,27 @@ def _table_left_whole(
 
 
 LOOSE_DECLARATION = (
-    "a loose table's jokers cannot be declared ({tile}): the service lays the tiles out, and a "
-    "declaration binds the joker to one tile (SPEC §2); write J, or give the table as sets"
+    "a loose table's jokers are written J ({tile}): the service lays the tiles out, and a "
+    "declaration binds the joker to one tile (SPEC §2); only the declarations of the jokers "
+    "on 'before' may be copied; write J, or give the table as sets"
 )
 
 
-def check_undeclared(after_tiles: Sequence[Tile]) -> None:
-    """Refuse a declared joker among loose tiles (InputError at its index). A declaration binds
-    its joker (SPEC §2) and the arrangement is sought without it: ``J=R8 R9 R10`` was judged as
-    ``R9 R10 J=R11``, a legal 30-point opening where the same set laid is worth 27 (the loose
-    audit, session 52)."""
+def check_undeclared(after_tiles: Sequence[Tile], before: Sequence[TableSet] = ()) -> None:
+    """Refuse a declared joker among loose tiles (InputError at its index), but for as many
+    copies of each declaration as ``before``'s jokers carry (a table copied as the service
+    writes it: ``J=R12`` says nothing ``before`` does not). A played joker's declaration binds
+    it (SPEC §2) and the arrangement is sought without it: ``J=R8 R9 R10`` was judged as ``R9
+    R10 J=R11``, a legal 30-point opening where the same set laid is worth 27 (the loose audit,
+    session 52)."""
+    copied = Counter(t.declared.key for s in before for t in s.tiles if t.declared is not None)
     for i, tile in enumerate(after_tiles):
-        if tile.declared is not None:
-            raise InputError(LOOSE_DECLARATION.format(tile=tile), f"/{i}")
+        if tile.declared is None:
+            continue
+        if copied[tile.declared.key] > 0:
+            copied[tile.declared.key] -= 1
+            continue
+        raise InputError(LOOSE_DECLARATION.format(tile=tile), f"/{i}")
 
 
 def _keep_table(before: tuple[TableSet, ...], after_tiles: Sequence[Tile]) -> tuple[TableSet, ...]:

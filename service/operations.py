@@ -20,7 +20,7 @@ from marshmallow import Schema
 
 from engine import solver
 from engine.errors import InputError
-from engine.loose import verify_loose_turn
+from engine.loose import check_undeclared, verify_loose_turn
 from engine.replay import replay_game
 from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules, resolve_rules
 from engine.scoring import score_match, score_round
@@ -208,7 +208,14 @@ def _melds_check(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, A
 
 
 def _loose_verdict(data: dict[str, Any], after: schemas.LooseTiles, limits: Limits) -> TurnVerdict:
-    """A turn whose ``after`` is a flat tile list, arranged by the solver within the budget."""
+    """A turn whose ``after`` is a flat tile list, arranged by the solver within the budget.
+    Its declared jokers, but those copied from ``before``, are refused at their place in the
+    request (``engine.loose.check_undeclared``; here, not in the schema, whose hooks would cost
+    every verification marshmallow's slow path)."""
+    try:
+        check_undeclared(after.tiles, data["before"])
+    except InputError as exc:
+        raise exc.under("/after" + after.form) from None
     return verify_loose_turn(
         data["before"],
         after.tiles,

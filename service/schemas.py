@@ -22,7 +22,6 @@ from typing import Any, NamedTuple, TypeVar
 from marshmallow import RAISE, Schema, ValidationError, fields, missing, post_load, types, validate, validates_schema
 
 from engine.errors import MAX_ERRORS_LISTED, InputError
-from engine.loose import check_undeclared
 from engine.replay import GameRecord, RecordedPlayer, RecordedTurn
 from engine.rules import MAX_PLAYERS, SABRA, Rules, RulesError, resolve_rules
 from engine.scoring import MatchRound, PlayerRack
@@ -569,6 +568,8 @@ class LooseTiles:
     """A turn's ``after`` given as a flat list of tiles: the service finds the arrangement."""
 
     tiles: tuple[Tile, ...]
+    form: str = ""
+    """Where the tiles lie in ``after``: ``""`` (a flat array), ``"/loose"`` (the object form)."""
 
 
 def is_loose(value: list[Any]) -> bool:
@@ -605,7 +606,6 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
     ) -> tuple[TableSet, ...] | LooseTiles:
         if isinstance(value, list) and value and is_loose(value):
             tiles: tuple[Tile, ...] = self.loose.deserialize(value, attr, data, **kwargs)
-            _loose_undeclared(tiles)
             return LooseTiles(tiles)
         if isinstance(value, Mapping):  # the object form {"loose": [tiles]}, for generated clients
             if "loose" not in value:
@@ -615,22 +615,13 @@ class AfterField(_Field[tuple[TableSet, ...] | LooseTiles]):
             }
             try:
                 tiles = self.loose.deserialize(value["loose"], attr, data, **kwargs)
-                _loose_undeclared(tiles)
             except ValidationError as exc:
                 errors["loose"] = exc.messages
             if errors:
                 raise ValidationError(errors)
-            return LooseTiles(tiles)
+            return LooseTiles(tiles, "/loose")
         table: tuple[TableSet, ...] = self.table.deserialize(value, attr, data, **kwargs)
         return table
-
-
-def _loose_undeclared(tiles: tuple[Tile, ...]) -> None:
-    """A loose table's declared jokers, refused at their index (``engine.loose.check_undeclared``)."""
-    try:
-        check_undeclared(tiles)
-    except InputError as exc:
-        raise ValidationError({int(exc.pointer.lstrip("/")): [exc.message]}) from None
 
 
 def _rack_not_empty(rack: Sequence[Tile]) -> None:

@@ -209,3 +209,24 @@ def test_a_declared_joker_in_a_loose_table_is_a_request_error() -> None:
     assert laid["valid"] and laid["initial_meld"] == {"value": 30}
     as_sets = {"before": [], "after": [["J=R8", "R9", "R10"]], "rack": rack, "opened": False}
     assert [v["code"] for v in run_operation("turns/verify", as_sets, "en")["violations"]] == ["INITIAL_MELD_TOO_LOW"]
+
+
+def test_a_loose_table_may_copy_the_declarations_of_befores_jokers() -> None:
+    """A table flattened as the service writes it (``J=R12``) says nothing ``before`` does not:
+    read as ``J`` (the review of session 52: a 422 there was a regression), each declaration as
+    many times as ``before``'s jokers carry it; one more is refused, at its place in either form."""
+    from service.operations import RequestError, run_operation
+
+    before = [["R10", "R11", "J=R12"]]
+    grown = {"before": before, "after": ["R10", "R11", "J=R12", "R9"], "rack": ["R9", "K1"], "opened": True}
+    answer = run_operation("turns/verify", grown, "en")
+    assert answer["valid"] and answer["played"] == ["R9"]
+    kept = {**grown, "after": ["J=R12", "R11", "R10"]}
+    assert run_operation("turns/verify", kept, "en")["action"] == "draw"
+    twice = {**grown, "after": ["R10", "R11", "J=R12", "R9", "J=R12", "K1"], "rack": ["R9", "J", "K1"]}
+    with pytest.raises(RequestError) as refused:
+        run_operation("turns/verify", twice, "en")
+    assert [e["pointer"] for e in refused.value.errors] == ["/after/4"]
+    with pytest.raises(RequestError) as loose:
+        run_operation("turns/verify", {**twice, "after": {"loose": ["R10", "J=R8", "R11"]}}, "en")
+    assert [e["pointer"] for e in loose.value.errors] == ["/after/loose/1"]
