@@ -247,7 +247,7 @@ def _replace(
             # first set's, whose joker stays there only with a copy of it; session 43)
             held = frozenset((+(played_at + fixed)).items())
             if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held) and (
-                not still_locked or _merged_apart(search, still_locked - broken.keys(), homes, kept_whole)
+                not still_locked or _merged_apart(search, still_locked.difference(broken), homes, kept_whole)
             ):
                 best = list(found)
             return
