@@ -2,7 +2,8 @@
 
 The question is whether *some* arrangement of those tiles into sets makes the turn legal
 (a loose table is the service's addition, not in SPEC: docs/rules-engine.md, "Loose tables").
-Its jokers are undeclared (``check_undeclared``). The answer comes from the solver:
+Its jokers are undeclared but for declarations copied from ``before`` (``check_undeclared``).
+The answer comes from the solver:
 
 1. the tiles are accounted as in any turn (tiles taken off the table, tiles not on the rack,
    more copies of a tile than the tile set has) and an invalid before table: such a turn is
