@@ -83,6 +83,12 @@ def _service_limits(environ: Mapping[str, str] | None = None) -> Any:
         raise CliError(str(exc), EXIT_INPUT) from None
 
 
+def check_limit_settings() -> None:
+    """Refuse a bad ``RUMMIKUB_*`` limit value (CliError, exit 2) once, before a batch reads
+    any document: each document was a rejected row saying the same (an audit, session 52)."""
+    _service_limits()
+
+
 def limit_settings() -> dict[str, str]:
     """This process's ``RUMMIKUB_*`` limit variables, as set (read, not checked: a worker given
     them answers a bad value as this process would, an error row for each document)."""

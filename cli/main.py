@@ -32,7 +32,7 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from cli import batch, render
-from cli.backend import DEFAULT_TIMEOUT, Backend, LocalBackend, make_backend
+from cli.backend import DEFAULT_TIMEOUT, Backend, LocalBackend, check_limit_settings, make_backend
 from cli.errors import EXIT_INPUT, EXIT_INVALID, EXIT_OK, EXIT_SERVICE, CliError, problem_line
 from cli.inputs import (
     EMPTY_FOLDER,
@@ -648,6 +648,8 @@ def _batch(
         if html_report is not None:
             _check_html_target(html_report)
         backend = _backend(server, lang, timeout, batch=True)  # (a bad URL told before reading any input)
+        if server is None:
+            check_limit_settings()  # (this process's limits, and the workers', are the command's)
         sources = collect_sources(paths)
         if all(source.error in (EMPTY_FOLDER, EMPTY_JSONL) for source in sources):
             if all(source.error == EMPTY_FOLDER for source in sources):

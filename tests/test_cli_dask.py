@@ -358,13 +358,18 @@ def test_scheduler_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 def test_the_clients_limits_apply_on_the_workers(address: str, mixed: dict[str, str]) -> None:
     """``RUMMIKUB_*`` limits of the command (as ``--jobs 1`` applies them) hold on workers whose
-    environment does not set them (the module's cluster started before), a bad value too."""
+    environment does not set them (the module's cluster started before); a bad value is one
+    line before any document is read (it made each document a rejected row), in every mode."""
+    args = ["replay", mixed["games"], mixed["games_jsonl"], "-f", "csv"]
     for env in ({"RUMMIKUB_MAX_TURNS": "5"}, {"RUMMIKUB_MAX_TILES": "abc"}):
-        args = ["replay", mixed["games"], mixed["games_jsonl"], "-f", "csv"]
         one = invoke(*args, "--jobs", "1", env=env)
         on_dask = invoke(*args, "--scheduler", address, env=env)
-        assert "RUMMIKUB_MAX_T" in one.stdout
+        assert "RUMMIKUB_MAX_T" in one.stdout + one.stderr
         assert (on_dask.exit_code, on_dask.stdout, on_dask.stderr) == (one.exit_code, one.stdout, one.stderr)
+    for extra in (["--jobs", "1"], ["--jobs", "2"], ["--scheduler", address]):
+        bad = invoke(*args, *extra, env={"RUMMIKUB_MAX_TILES": "abc"})
+        assert (bad.exit_code, bad.stdout) == (2, "")
+        assert one_line_error(bad) == "rummikub: RUMMIKUB_MAX_TILES must be a positive integer, got 'abc'"
 
 
 def _pipe_holding(doc: Any) -> str:
