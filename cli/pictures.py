@@ -14,7 +14,7 @@ from typing import Any
 from cli.batch import first_violation
 from cli.errors import CliError, problem_line
 from cli.inputs import DocumentError, Source, load_source
-from cli.render import printable
+from cli.render import analysis_left_open, printable
 from cli.render import words as report_words
 from engine import svg
 from engine.errors import InputError
@@ -298,10 +298,7 @@ def _analysis_cut(result: Mapping[str, Any]) -> list[tuple[str, int]]:
     analysis = result.get("analysis")
     if not isinstance(analysis, Mapping):
         return []
-    not_searched = analysis.get("draws_not_searched")
-    not_searched = not_searched if isinstance(not_searched, int) and not isinstance(not_searched, bool) else 0
-    undecided = analysis.get("undecided")
-    undecided = (len(undecided) if isinstance(undecided, list) else 0) - not_searched
+    undecided, not_searched = analysis_left_open(analysis)
     return [(key, n) for key, n in (("undecided", undecided), ("not_searched", not_searched)) if n > 0]
 
 

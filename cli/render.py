@@ -465,6 +465,16 @@ def printable(value: Any) -> Any:
     return value
 
 
+def analysis_left_open(summary: Mapping[str, Any]) -> tuple[int, int]:
+    """Of a replay analysis' draws, how many it left undecided (no play found, none proven
+    impossible) though searched, and how many it did not search (its budget ran out): what
+    the text report and the ``--html`` page say besides the missed plays."""
+    not_searched = summary.get("draws_not_searched")
+    not_searched = not_searched if isinstance(not_searched, int) and not isinstance(not_searched, bool) else 0
+    undecided = summary.get("undecided")
+    return (len(undecided) if isinstance(undecided, list) else 0) - not_searched, not_searched
+
+
 _Render = TypeVar("_Render", bound=Callable[..., None])
 
 
@@ -777,8 +787,7 @@ def render_replay(console: Console, body: Mapping[str, Any], result: Mapping[str
             missed=Count(len(summary.get("missed_plays") or [])),
             late=Count(len(summary.get("late_openings") or [])),
         )
-        not_searched = summary.get("draws_not_searched") or 0
-        undecided = len(summary.get("undecided") or []) - not_searched
+        undecided, not_searched = analysis_left_open(summary)
         if undecided > 0:
             line += w["analysis_undecided"].format(n=undecided)
         if not_searched:

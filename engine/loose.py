@@ -53,14 +53,16 @@ def verify_loose_turn(
     rules: RulesLike = SABRA,
     elapsed_seconds: float | None = None,
     budget_seconds: float = 2.0,
+    at: str = "",
 ) -> TurnVerdict:
     """Judge a turn whose end state is the multiset ``after_tiles`` (see the module doc).
     ``budget_seconds`` bounds the solver's searches together, not each one. Takes and refuses
     what ``verify_turn`` does (iterators read once, bare tile sequences as sets, a preset's
-    name as rules)."""
+    name as rules); a declared joker among ``after_tiles`` is an InputError at ``at/i``
+    (``at``: where the caller's request holds the tiles, ``check_undeclared``)."""
     before = as_table(before)
     after_tiles = as_tiles(after_tiles, "the loose tiles")
-    check_undeclared(after_tiles, before)
+    check_undeclared(after_tiles, before, at)
     rack, rules = player_arguments(rack, opened, rules)
     check_elapsed(elapsed_seconds)
     check_budget(budget_seconds)
@@ -154,8 +156,8 @@ LOOSE_DECLARATION = (
 )
 
 
-def check_undeclared(after_tiles: Sequence[Tile], before: Sequence[TableSet] = ()) -> None:
-    """Refuse a declared joker among loose tiles (InputError at its index), but for as many
+def check_undeclared(after_tiles: Sequence[Tile], before: Sequence[TableSet] = (), at: str = "") -> None:
+    """Refuse a declared joker among loose tiles (InputError at ``at/index``), but for as many
     copies of each declaration as ``before``'s jokers carry (a table copied as the service
     writes it: ``J=R12`` says nothing ``before`` does not). A played joker's declaration binds
     it (SPEC §2) and the arrangement is sought without it: ``J=R8 R9 R10`` was judged as ``R9
@@ -168,7 +170,7 @@ def check_undeclared(after_tiles: Sequence[Tile], before: Sequence[TableSet] = (
         if copied[tile.declared.key] > 0:
             copied[tile.declared.key] -= 1
             continue
-        raise InputError(LOOSE_DECLARATION.format(tile=tile), f"/{i}")
+        raise InputError(LOOSE_DECLARATION.format(tile=tile), f"{at}/{i}")
 
 
 def _keep_table(before: tuple[TableSet, ...], after_tiles: Sequence[Tile]) -> tuple[TableSet, ...]:

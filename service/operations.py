@@ -20,7 +20,7 @@ from marshmallow import Schema
 
 from engine import solver
 from engine.errors import InputError
-from engine.loose import check_undeclared, verify_loose_turn
+from engine.loose import verify_loose_turn
 from engine.replay import replay_game
 from engine.rules import PRESET_DESCRIPTIONS, PRESETS, Rules, resolve_rules
 from engine.scoring import score_match, score_round
@@ -208,14 +208,10 @@ def _melds_check(data: dict[str, Any], lang: str, limits: Limits) -> dict[str, A
 
 
 def _loose_verdict(data: dict[str, Any], after: schemas.LooseTiles, limits: Limits) -> TurnVerdict:
-    """A turn whose ``after`` is a flat tile list, arranged by the solver within the budget.
-    Its declared jokers, but those copied from ``before``, are refused at their place in the
-    request (``engine.loose.check_undeclared``; here, not in the schema, whose hooks would cost
+    """A turn whose ``after`` is a flat tile list, arranged by the solver within the budget;
+    a declared joker among them (but those copied from ``before``) is refused at its place in
+    the request (``engine.loose.check_undeclared``; not in the schema, whose hooks would cost
     every verification marshmallow's slow path)."""
-    try:
-        check_undeclared(after.tiles, data["before"])
-    except InputError as exc:
-        raise exc.under("/after" + after.form) from None
     return verify_loose_turn(
         data["before"],
         after.tiles,
@@ -224,6 +220,7 @@ def _loose_verdict(data: dict[str, Any], after: schemas.LooseTiles, limits: Limi
         data["rules"],
         data["elapsed_seconds"],
         budget_seconds=limits.solver_budget_ms / 1000,
+        at="/after" + after.form,
     )
 
 
