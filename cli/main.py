@@ -1002,10 +1002,11 @@ def show(
             raise _tiles_refused(source, tile_errors, _pointers_moved(exc.problem, {"/sets": "/table"})) from None
         if tile_errors:
             raise _tiles_refused(source, tile_errors)
+        from cli import pictures
+
+        pictures.check_position_limits(doc, source)  # (the text report too: it holds every rack)
         picture = None
         if show_format is ShowFormat.svg:
-            from cli import pictures
-
             picture = pictures.position_svg(doc, rules_value, lang.value, source)
     if picture is not None:
         sys.stdout.write(picture)

@@ -20,7 +20,7 @@ from engine import svg
 from engine.errors import InputError
 from engine.replay import Moment, parse_game_record, replay_moments
 from engine.rules import Rules, resolve_rules
-from engine.sets import parse_table
+from engine.sets import TableSet, parse_table
 from engine.tiles import parse_tiles
 from engine.violations import Count
 
@@ -41,13 +41,10 @@ def _rules(value: Any, source: str) -> Rules:
 
 def position_svg(doc: Mapping[str, Any], rules: Any, lang: str, source: str) -> str:
     """A position file (table, players' racks, pool) as SVG. ``rules`` overrides the file's.
-    Raises CliError for a position over the limits of a request (``_check_limits``)."""
+    Raises CliError for a position over the limits of a request (``check_position_limits``)."""
     effective = rules if rules is not None else doc.get("rules")
-    try:
-        table = parse_table(doc.get("table"), "/table")
-    except InputError as exc:
-        raise _input_error(source, exc) from None
-    _check_limits(doc, sum(len(s.tiles) for s in table), source)
+    table = _table(doc, source)
+    check_position_limits(doc, source, table)
     racks = []
     for i, p in enumerate(doc.get("players") or []):
         try:
@@ -61,12 +58,23 @@ def position_svg(doc: Mapping[str, Any], rules: Any, lang: str, source: str) -> 
     return svg.table_svg(table, _rules(effective, source), racks=racks, pool=pool_count, lang=lang)
 
 
-def _check_limits(doc: Mapping[str, Any], table_tiles: int, source: str) -> None:
-    """A position's players and tiles (the table's and every rack's) within the limits the
-    service puts on a request (``RUMMIKUB_MAX_PLAYERS``, ``RUMMIKUB_MAX_TILES``): a picture
-    holds every rack, and was drawn whatever its size (a 600 KB file gave 36.6 MB of SVG: an
-    audit, session 52). The service draws one rack, within the same limits."""
+def _table(doc: Mapping[str, Any], source: str) -> Sequence[TableSet]:
+    try:
+        return parse_table(doc.get("table"), "/table")
+    except InputError as exc:
+        raise _input_error(source, exc) from None
+
+
+def check_position_limits(doc: Mapping[str, Any], source: str, table: Sequence[TableSet] | None = None) -> None:
+    """A position's players and tiles (the table's, every rack's and a listed pool's) within
+    the limits the service puts on a request (``RUMMIKUB_MAX_PLAYERS``, ``RUMMIKUB_MAX_TILES``),
+    for the picture and the text report alike: both hold every rack, and were made whatever the
+    size (a 600 KB file gave 36.6 MB of SVG, session 52; a 12.6 MB file a 59 s, 1.1 GB text
+    report, session 53). The service draws one rack, within the same limits."""
     from service.limits import Limits
+
+    if table is None:
+        table = _table(doc, source)
 
     try:
         limits = Limits.from_settings()  # (as the in-process back end reads them)
@@ -78,13 +86,13 @@ def _check_limits(doc: Mapping[str, Any], table_tiles: int, source: str) -> None
             f"{source}: /players: this array has {len(players)} items; the limit is {limits.max_players} "
             f"({Limits.env_name('max_players')})"
         )
-    total = table_tiles
-    for i, p in enumerate(players):
-        rack = p.get("rack") if isinstance(p, Mapping) else None
-        total += len(rack) if isinstance(rack, list) else 0
+    total = sum(len(s.tiles) for s in table)
+    places = [(f"/players/{i}/rack", p.get("rack") if isinstance(p, Mapping) else None) for i, p in enumerate(players)]
+    for pointer, tiles in [*places, ("/pool", doc.get("pool"))]:
+        total += len(tiles) if isinstance(tiles, list) else 0
         if total > limits.max_tiles:
             raise CliError(
-                f"{source}: /players/{i}/rack: the position holds more than {limits.max_tiles} tiles; the limit is "
+                f"{source}: {pointer}: the position holds more than {limits.max_tiles} tiles; the limit is "
                 f"{limits.max_tiles} ({Limits.env_name('max_tiles')})"
             )
 
