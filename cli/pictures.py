@@ -112,7 +112,7 @@ def turn_svg(body: Mapping[str, Any], lang: str, source: str) -> str:
 _WORDS: dict[str, dict[str, str]] = {
     "en": {
         "title": "Replay report",
-        "games": "{n} games: {ok} legal, {bad} with an illegal turn or record, {err} unreadable",
+        "games": "{n:game/games}: {ok} legal, {bad} with an illegal turn or record, {err} unreadable",
         "game": "game",
         "valid": "valid",
         "first": "first invalid turn",
@@ -128,7 +128,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "record": "The record",
         "missed": "Missed plays",
         "missed_turn": "Turn {i} ({player}) drew, but could have played {tiles}",
-        "more_missed": "…and {n} more missed plays: turns {turns}",
+        "more_missed": "…and {n} more {n:#missed play/missed plays}: {n:#turn/turns} {turns}",
         "undecided": "{n:draw/draws} undecided (no play found, none proven impossible)",
         "not_searched": "{n:draw/draws} not searched: the analysis budget ran out",
         "position": "The table when the turn was played",
@@ -136,7 +136,7 @@ _WORDS: dict[str, dict[str, str]] = {
     },
     "es": {
         "title": "Informe de partidas",
-        "games": "{n} partidas: {ok} legales, {bad} con un turno o registro ilegal, {err} ilegibles",
+        "games": "{n:partida/partidas}: {ok} {ok:#legal/legales}, {bad} con un turno o registro ilegal, {err} {err:#ilegible/ilegibles}",
         "game": "partida",
         "valid": "válida",
         "first": "primer turno ilegal",
@@ -152,7 +152,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "record": "El registro",
         "missed": "Jugadas perdidas",
         "missed_turn": "Turno {i} ({player}): robó, pero podía jugar {tiles}",
-        "more_missed": "…y {n} jugadas perdidas más: turnos {turns}",
+        "more_missed": "…y {n} {n:#jugada perdida/jugadas perdidas} más: {n:#turno/turnos} {turns}",
         "undecided": "{n:robo/robos} sin decidir (no se halló jugada ni se probó que no la hubiera)",
         "not_searched": "{n:robo/robos} sin revisar: se agotó el tiempo del análisis",
         "position": "La mesa cuando se jugó el turno",
@@ -288,7 +288,7 @@ def _game_section(number: int, source: Source, row: Any, job: Any, lang: str) ->
                 out.append(f"<figure>{svg.turn_svg(m.table, after, m.rack, m.opened, rules, lang=lang)}</figure>")
         if len(missed) > MAX_MISSED_PICTURES:
             rest = missed[MAX_MISSED_PICTURES:]
-            more = words["more_missed"].format(n=len(rest), turns=", ".join(str(t.get("index")) for t in rest))
+            more = words["more_missed"].format(n=Count(len(rest)), turns=", ".join(str(t.get("index")) for t in rest))
             out.append(f"<p>{_e(more)}</p>")
     cut = _analysis_cut(result)
     if cut:
@@ -354,7 +354,7 @@ def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str
         f"<tr><th>#</th><th>{_e(words['game'])}</th><th>{_e(words['valid'])}</th><th>{_e(words['first'])}</th>"
         f"<th>{_e(words['winner'])}</th><th>{_e(words['scores'])}</th><th>{_e(words['note'])}</th></tr>"
     )
-    counts = words["games"].format(n=len(pairs), ok=ok, bad=bad, err=len(pairs) - ok - bad)
+    counts = words["games"].format(n=Count(len(pairs)), ok=Count(ok), bad=Count(bad), err=Count(len(pairs) - ok - bad))
     body = "".join(sections) if sections else f'<p class="ok">{_e(words["none"])}</p>'
     return (
         f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8">'

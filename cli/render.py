@@ -126,6 +126,7 @@ WORDS: dict[str, dict[str, str]] = {
         "ended_pool": "the pool ran out",
         "wins": "{who} wins",
         "share_win": "{who} share the win",
+        "and_last": " and ",
         "no_winner": "no winner",
         "caption": "{who} ({ended})",
         "round": "Round {n}",
@@ -133,7 +134,7 @@ WORDS: dict[str, dict[str, str]] = {
         "col_total": "total",
         "totals": "Totals",
         "wins_match": "{who} wins the match",
-        "share_match": "{who} share the match",
+        "share_match": "{who} share the match win",
         "action_play": "play",
         "action_draw": "draw",
         "action_pass": "pass",
@@ -158,7 +159,7 @@ WORDS: dict[str, dict[str, str]] = {
         "players": "Players",
         "pool_tiles": "Pool  {n:tile/tiles}",
         "table_valid": "the table is valid",
-        "table_invalid": "the table has invalid sets",
+        "table_invalid": "the table has {n:invalid set/invalid sets}",
         "col_preset": "preset",
         "col_description": "description",
         "show_preset": "Show one preset's settings with: rummikub rules PRESET",
@@ -237,6 +238,7 @@ WORDS: dict[str, dict[str, str]] = {
         "ended_pool": "se agotó el pozo",
         "wins": "gana {who}",
         "share_win": "{who} comparten la victoria",
+        "and_last": " y ",
         "no_winner": "sin ganador",
         "caption": "{who} ({ended})",
         "round": "Ronda {n}",
@@ -270,7 +272,7 @@ WORDS: dict[str, dict[str, str]] = {
         "players": "Jugadores",
         "pool_tiles": "Pozo  {n:ficha/fichas}",
         "table_valid": "la mesa es válida",
-        "table_invalid": "la mesa tiene combinaciones no válidas",
+        "table_invalid": "la mesa tiene {n:combinación no válida/combinaciones no válidas}",
         "col_preset": "reglas",
         "col_description": "descripción",
         "show_preset": "Para ver todos los ajustes de unas reglas: rummikub rules PRESET",
@@ -689,6 +691,14 @@ def round_table(
     return titled(title, table)
 
 
+def _names(names: Sequence[Any], lang: str = "en") -> str:
+    """Names as a list in words: "A, B and C" ("A, B y C")."""
+    shown = [str(n) for n in names]
+    if len(shown) < 2:
+        return "".join(shown)
+    return ", ".join(shown[:-1]) + words(lang)["and_last"] + shown[-1]
+
+
 def _round_caption(result: Mapping[str, Any], lang: str = "en") -> Text:
     w = words(lang)
     winners = result.get("winners") or []
@@ -696,7 +706,7 @@ def _round_caption(result: Mapping[str, Any], lang: str = "en") -> Text:
     if result.get("winner") is not None:
         who = w["wins"].format(who=result["winner"])
     elif winners:
-        who = w["share_win"].format(who=", ".join(map(str, winners)))
+        who = w["share_win"].format(who=_names(winners, lang))
     else:
         who = w["no_winner"]
     return Text(w["caption"].format(who=who, ended=ended), style="bold")
@@ -732,7 +742,7 @@ def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str,
     if result.get("winner") is not None:
         console.print(Text(w["wins_match"].format(who=result["winner"]), style="bold"))
     elif winners:
-        console.print(Text(w["share_match"].format(who=", ".join(map(str, winners))), style="bold"))
+        console.print(Text(w["share_match"].format(who=_names(winners, lang)), style="bold"))
 
 
 def _turn_line(turn: Mapping[str, Any], lang: str = "en") -> Text:
@@ -838,7 +848,8 @@ def render_position(console: Console, doc: Mapping[str, Any], result: Mapping[st
         console.print(Text(w["pool_tiles"].format(n=Count(len(pool))) + "  ", style="bold") + tiles_text(pool))
     elif isinstance(pool, int):
         console.print(Text(w["pool_tiles"].format(n=Count(pool)), style="bold"))
-    console.print(verdict_line(bool(result.get("valid")), w["table_valid"], w["table_invalid"]))
+    bad = sum(1 for r in result.get("sets") or [] if isinstance(r, Mapping) and not r.get("valid"))
+    console.print(verdict_line(bool(result.get("valid")), w["table_valid"], w["table_invalid"].format(n=Count(bad))))
 
 
 def _description(name: str, info: Any, lang: str) -> str:

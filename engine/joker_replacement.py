@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import joker_stays, locked_joker_sets
 from engine.joker_pieces import CopiesAt, Joker, rank
@@ -228,13 +228,17 @@ def _replace(
         label = demand.label
         source = search.sources[demand.source]
         given = chosen.get((demand.source, demand.tag)) if demand.tag else None
+        params: dict[str, Any] = {}
         if given:  # a group joker stood for a colour no other joker of its set was replaced by
             label = " or ".join(c for (c,) in demand.bundles if c not in given) or label
         elif len(demand.bundles) == 1 and len(demand.bundles[0]) > 1:  # every missing colour needed
             space = room(demand.source)
             missing = [c for c in demand.bundles[0] if not any(space.get((k, c), 0) > 0 for k in source.successors)]
             label = " and ".join(missing) or label
-        return [Violation(missing_code, source.home(), source.labelled({"tile": label}))] * demand.weight
+            if len(missing) != 1:
+                params["case"] = "both"  # (the message names two tiles: "both missing tiles")
+        params["tile"] = label
+        return [Violation(missing_code, source.home(), source.labelled(params))] * demand.weight
 
     def place(d: int, found: list[Violation]) -> None:
         nonlocal best

@@ -487,7 +487,8 @@ def _check_end(state: _State) -> tuple[Violation, ...]:
     elif state.final_turns is not None:
         params.update(case="one_more_turn", count=state.final_turns, players=len(state.names))
     else:
-        params.update(case="play_on", passes=state.passes, players=len(state.names))
+        case = "play_on" if state.passes else "no_pass"  # ("only 0 of the 4 players have passed")
+        params.update(case=case, passes=state.passes, players=len(state.names))
     return (Violation("END_MISMATCH", "/end", params),)
 
 

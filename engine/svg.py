@@ -35,7 +35,7 @@ from engine.sets import RUN, SetReading, TableSet, as_table
 from engine.tiles import COLOR_NAMES, JOKER_KEY, Tile
 from engine.turns import TurnVerdict, verify_turn
 from engine.validate import validate_sets
-from engine.violations import Count, Violation
+from engine.violations import SET_CODES, Count, Violation
 
 __all__ = ["COLORS_HEX", "RackView", "rack_svg", "table_svg", "turn_svg"]
 
@@ -85,7 +85,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "table_valid": "every set is valid",
         "table_invalid": "{n:invalid set/invalid sets}",
         "sets": "{n:set/sets}",
-        "legend": "green outline: played this turn · dashed purple: freed joker · red outline: invalid set",
+        "legend": "green outline: played this turn · dashed purple: freed joker · red outline: invalid set or violation",
     },
     "es": {
         "table": "Mesa",
@@ -110,12 +110,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "legal_draw": "Robo legal (no se jugó nada)",
         "went_out": " — el jugador se quedó sin fichas",
         "illegal": "Turno ilegal: {n:infracción/infracciones}",
-        "opened": "abrió",
+        "opened": "ha abierto",
         "not_opened": "no ha abierto",
         "table_valid": "todas las combinaciones son válidas",
         "table_invalid": "{n:combinación no válida/combinaciones no válidas}",
         "sets": "{n:combinación/combinaciones}",
-        "legend": "borde verde: jugada en este turno · morado discontinuo: comodín liberado · borde rojo: no válida",
+        "legend": "borde verde: jugada en este turno · morado discontinuo: comodín liberado · borde rojo: combinación no válida o infracción",
     },
 }
 _COLOR_NAMES_ES = {"K": "negro", "B": "azul", "O": "naranja", "R": "rojo"}
@@ -359,6 +359,11 @@ def _set_title(index: int, view: _SetView, lang: str) -> str:
         kind = words.get(view.reading.kind or "", view.reading.kind or "")
         return f"{name}: {tiles} — {words['worth'].format(kind=kind, value=view.reading.value)}"
     reasons = "; ".join(f"{v.set_code or v.code}: {v.message(lang)}" for v in view.violations)
+    if view.reading.valid and not any((v.set_code or v.code) in SET_CODES for v in view.violations):
+        # a valid set outlined for a turn's violation (a tile not on the rack, a joker not
+        # replaced): it is not "invalid" (the language audit, session 53)
+        kind = words.get(view.reading.kind or "", view.reading.kind or "")
+        return f"{name}: {tiles} — {words['worth'].format(kind=kind, value=view.reading.value)}; {reasons}"
     return f"{name}: {tiles} — {words['invalid']}: {reasons}"
 
 

@@ -139,8 +139,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "La mesa antes del turno tiene una combinación no válida: {set_message}",
     },
     "NO_TILE_PLAYED": {
-        "en": "The table was rearranged but no tile was played from the rack.",
-        "es": "Se reorganizó la mesa sin jugar ninguna ficha del atril.",
+        "en": "The table changed but no tile was played from the rack.",
+        "es": "La mesa cambió sin que se jugara ninguna ficha del atril.",
     },
     "MANIPULATION_BEFORE_OPENING": {
         "en": "Sets already on the table may not be changed before the player has opened.",
@@ -153,6 +153,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "JOKER_NOT_REPLACED": {
         "en": "A joker left its set without the tile it stood for ({tile}) taking its place.",
         "es": "Un comodín salió de su combinación sin que la ficha que representaba ({tile_es}) ocupara su lugar.",
+    },
+    "JOKER_NOT_REPLACED/both": {
+        "en": "A joker left its group without both missing tiles ({tile}) taking its place.",
+        "es": "Un comodín salió de su grupo sin que las dos fichas que faltaban ({tile_es}) ocuparan su lugar.",
     },
     "JOKER_REPLACED_FROM_TABLE": {
         "en": "The tile that replaced a joker came from the table; under these rules it must come from the rack.",
@@ -197,27 +201,27 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "PLAYER_COUNT": {
         "en": "{count} players cannot play under these rules (allowed: {allowed}).",
-        "es": "{count} jugadores no pueden jugar con estas reglas (permitido: {allowed}).",
+        "es": "{count} jugadores no pueden jugar con estas reglas (se permiten: {allowed}).",
     },
     "PLAYER_COUNT/one": {
         "en": "1 player cannot play under these rules (allowed: {allowed}).",
-        "es": "1 jugador no puede jugar con estas reglas (permitido: {allowed}).",
+        "es": "1 jugador no puede jugar con estas reglas (se permiten: {allowed}).",
     },
     "ROUND_OVER": {
         "en": "Turn {turn} comes after the round has ended.",
         "es": "El turno {turn} llega después de que terminara la ronda.",
     },
     "POOL_MISMATCH": {
-        "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing}).",
-        "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing}).",
+        "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing}).",
+        "es": "El pozo debe tener exactamente {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (faltan: {missing}).",
     },
     "POOL_MISMATCH/one": {
-        "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing}).",
-        "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (falta: {missing}).",
+        "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing}).",
+        "es": "El pozo debe tener exactamente {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (falta: {missing}).",
     },
     "POOL_MISMATCH/more": {
-        "en": "The pool must hold exactly the {expected} tiles that were not dealt; it holds {count} (missing: {missing} and {more} more).",
-        "es": "El pozo debe tener exactamente las {expected} fichas que no se repartieron; tiene {count} (faltan: {missing} y {more} más).",
+        "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing} and {more} more).",
+        "es": "El pozo debe tener exactamente {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (faltan: {missing} y {more} más).",
     },
     "END_MISMATCH": {
         "en": "The record says the round ended with the pool exhausted, but {count:tile is/tiles are} still in the pool.",
@@ -230,6 +234,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "END_MISMATCH/play_on": {
         "en": "The record says the round ended with the pool exhausted, but only {passes} of the {players} players {passes:#has/have} passed in a row since the pool ran out; it ends when every player has passed.",
         "es": "El registro dice que la ronda terminó con el pozo agotado, pero desde que se agotó solo {passes} de los {players} jugadores {passes:#ha/han} pasado en turnos seguidos; termina cuando todos han pasado.",
+    },
+    "END_MISMATCH/no_pass": {
+        "en": "The record says the round ended with the pool exhausted, but no player has passed since the pool ran out; it ends when every player has passed.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero nadie ha pasado desde que se agotó; termina cuando todos han pasado.",
     },
     "END_MISMATCH/one_more_turn": {
         "en": "The record says the round ended with the pool exhausted, but {count} of the {players} players still {count:#has/have} their last turn to play.",
@@ -253,6 +261,12 @@ def echoed_id(set_id: object) -> str:
     """A set's id as messages echo it: at most ``ECHOED_ID_CHARS`` characters."""
     text = str(set_id)
     return text if len(text) <= ECHOED_ID_CHARS else text[: ECHOED_ID_CHARS - 1] + "…"
+
+
+def _continued(sentence: str, lang: str) -> str:
+    """A sentence continuing after a colon: in Spanish its first letter lower-case (RAE: "no es
+    válida: una combinación…"); English keeps it as it is."""
+    return sentence[:1].lower() + sentence[1:] if lang == "es" else sentence
 
 
 class _Unknown:
@@ -298,10 +312,11 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     if "tiles" in params:
         values["tiles_es"] = TILES_ES.get(str(params["tiles"]), params["tiles"])
     if "tile" in params:  # a group joker's tiles: "O7 or R7", "O7 and R7"
-        values["tile_es"] = str(params["tile"]).replace(" or ", " o ").replace(" and ", " y ")
+        # ("o" is "u" before a word read with o: "B3 u O3")
+        values["tile_es"] = str(params["tile"]).replace(" or O", " u O").replace(" or ", " o ").replace(" and ", " y ")
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
-        values["set_message"] = render(str(params["set_code"]), inner, lang)
+        values["set_message"] = _continued(render(str(params["set_code"]), inner, lang), lang)
     return template.format_map(values)
 
 
@@ -326,7 +341,7 @@ class Violation:
         message = render(self.code, params, lang)
         if params.get("set_id") is not None:  # SPEC §1: a set's id is echoed in messages
             label = SET_LABEL.get(lang, SET_LABEL["en"])
-            message = label.format(id=echoed_id(params["set_id"])) + message
+            message = label.format(id=echoed_id(params["set_id"])) + _continued(message, lang)
         return message
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:

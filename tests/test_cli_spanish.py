@@ -295,7 +295,7 @@ def test_show(tmp_path: Path) -> None:
     assert "jugador  ha abierto  fichas  atril" in lines(es) and "Ann  sí  3  R6 J O7" in lines(es)
     bad = {**POSITION, "table": [["K1", "K1", "B1"]], "pool": ["R1", "R2"]}
     en, es = both("show", write(tmp_path / "bad.json", bad))
-    assert "✗ the table has invalid sets" in en and "✗ la mesa tiene combinaciones no válidas" in es
+    assert "✗ the table has 1 invalid set" in en and "✗ la mesa tiene 1 combinación no válida" in es
     assert "Pozo  2 fichas  R1 R2" in lines(es)
     _, es = both("show", write(tmp_path / "turn.json", TURN_BAD))
     assert "Antes" in es and "Después" in es and "✗ turno ilegal" in es

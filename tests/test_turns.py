@@ -1101,12 +1101,12 @@ def test_violation_json_has_code_message_at() -> None:
 @pytest.mark.parametrize(
     ("before", "after", "rack", "opened", "spanish"),
     [
-        (["R3 R4 R5"], ["R3 R4 R5", "K1 K2"], "K1 K2", True, "Esta combinación no es válida: Una combinación"),
+        (["R3 R4 R5"], ["R3 R4 R5", "K1 K2"], "K1 K2", True, "Esta combinación no es válida: una combinación"),
         (["R3 R4 R5 R6"], ["R3 R4 R5", "K1 K2 K3"], "K1 K2 K3", True, "estaba en la mesa"),
         ([], ["K1 K2 K3"], "K1 K2", True, "no está en el atril"),
         ([], ["K1 K2 K3"], "K1 K2 K3", False, "se necesitan al menos 30"),
         (["R3 R4 R5 J"], ["R3 R4 R5", "K9 B9 J"], "K9 B9", True, "comodín"),
-        (["R3 R4 R5 R6", "R7 R8 R9"], ["R3 R4 R5", "R6 R7 R8 R9"], "K1", True, "sin jugar ninguna ficha"),
+        (["R3 R4 R5 R6", "R7 R8 R9"], ["R3 R4 R5", "R6 R7 R8 R9"], "K1", True, "sin que se jugara ninguna ficha"),
     ],
 )
 def test_spanish_messages(before: list[str], after: list[str], rack: str, opened: bool, spanish: str) -> None:

@@ -1,0 +1,158 @@
+"""Message wording found by the language audit of session 53 (lang): counts agree with their
+nouns, Spanish continues lower-case after a colon, and the same state has one wording."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.violations import Violation, render
+from service.operations import run_operation
+
+
+def _messages(answer: Any) -> list[str]:
+    found: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, dict):
+            if "code" in x and "message" in x:
+                found.append(x["message"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(answer)
+    return found
+
+
+def test_pool_mismatch_of_one_undealt_tile_is_singular() -> None:
+    params = {"count": 0, "expected": 1, "missing": "B3", "case": "one"}
+    assert render("POOL_MISMATCH", params, "en") == (
+        "The pool must hold exactly the 1 tile that was not dealt; it holds 0 (missing: B3)."
+    )
+    assert render("POOL_MISMATCH", params, "es") == (
+        "El pozo debe tener exactamente 1 ficha que no se repartió; tiene 0 (falta: B3)."
+    )
+    many = {"count": 77, "expected": 78, "missing": "K9", "case": "one"}
+    assert "exactly the 78 tiles that were not dealt" in render("POOL_MISMATCH", many, "en")
+    assert "exactamente 78 fichas que no se repartieron" in render("POOL_MISMATCH", many, "es")
+
+
+def test_group_joker_needing_both_colours_names_both_tiles_in_the_plural() -> None:
+    body = {
+        "before": [["R3", "B3", "J"], ["R4", "R5", "R6"]],
+        "after": [["R3", "R4", "R5", "R6"], ["B3", "B4", "B5"], ["K10", "B10", "J"]],
+        "rack": ["K10", "B10", "B4", "B5"],
+        "opened": True,
+        "rules": {"preset": "sabra", "group_joker_needs_both_colours": True},
+    }
+    en = _messages(run_operation("turns/verify", body, "en"))
+    es = _messages(run_operation("turns/verify", body, "es"))
+    assert en == ["A joker left its group without both missing tiles (K3 and O3) taking its place."]
+    assert es == ["Un comodín salió de su grupo sin que las dos fichas que faltaban (K3 y O3) ocuparan su lugar."]
+
+
+def test_spanish_or_before_an_orange_tile_is_u() -> None:
+    assert "(K3 u O3)" in render("JOKER_NOT_REPLACED", {"tile": "K3 or O3"}, "es")
+    assert "(B3 o K3)" in render("JOKER_NOT_REPLACED", {"tile": "B3 or K3"}, "es")
+
+
+def test_spanish_continues_lower_case_after_a_colon() -> None:
+    v = Violation("INVALID_SET", "/after/0", {"count": 2, "set_id": "izq"}, set_code="SET_TOO_SHORT")
+    assert v.message("es") == (
+        'Combinación "izq": esta combinación no es válida: una combinación necesita al menos 3 fichas; esta tiene 2.'
+    )
+    assert v.message("en") == 'Set "izq": This set is not valid: A set needs at least 3 tiles; this one has 2.'
+
+
+def test_player_count_allowed_agrees_in_spanish() -> None:
+    assert "(se permiten: 2, 3, 4)" in render("PLAYER_COUNT", {"count": 5, "allowed": "2, 3, 4"}, "es")
+
+
+def test_no_tile_played_says_the_table_changed() -> None:
+    body = {
+        "before": [["R3", "R4", "R5"], ["K9", "B9", "O9"]],
+        "after": [["R3", "R4", "R5"]],
+        "rack": ["K1"],
+        "opened": True,
+    }
+    assert "The table changed but no tile was played from the rack." in _messages(
+        run_operation("turns/verify", body, "en")
+    )
+    assert "La mesa cambió sin que se jugara ninguna ficha del atril." in _messages(
+        run_operation("turns/verify", body, "es")
+    )
+
+
+def test_end_mismatch_with_no_pass_yet_says_so() -> None:
+    params = {"case": "no_pass", "passes": 0, "players": 4}
+    assert "but no player has passed since the pool ran out" in render("END_MISMATCH", params, "en")
+    assert "pero nadie ha pasado desde que se agotó" in render("END_MISMATCH", params, "es")
+    assert "only 0" not in render("END_MISMATCH", params, "en")
+
+
+def test_pictures_say_ha_abierto_for_an_opened_player() -> None:
+    from engine import svg
+    from engine.rules import SABRA
+    from engine.sets import parse_table
+    from engine.tiles import parse_tiles
+
+    picture = svg.table_svg(
+        parse_table([["R1", "R2", "R3"]], "/table"),
+        SABRA,
+        racks=[svg.RackView(parse_tiles(["R5"]), "Ann", True), svg.RackView(parse_tiles(["K2"]), "Bob", False)],
+        lang="es",
+    )
+    assert "Atril — Ann (ha abierto)" in picture and "Atril — Bob (no ha abierto)" in picture
+    assert "abrió" not in picture
+
+
+def test_shared_wins_name_the_players_as_a_list() -> None:
+    from cli.render import _names
+
+    assert _names(["A", "B", "C"], "en") == "A, B and C"
+    assert _names(["A", "B"], "es") == "A y B"
+    assert _names(["A"], "es") == "A"
+
+
+def test_html_report_of_one_game_is_singular(tmp_path: Any) -> None:
+    import re
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    game = Path(__file__).resolve().parents[1] / "examples" / "games" / "illegal.json"
+    for lang, words in (
+        ("en", "1 game: 0 legal, 1 with an illegal turn or record, 0 unreadable"),
+        ("es", "1 partida: 0 legales, 1 con un turno o registro ilegal, 0 ilegibles"),
+    ):
+        page = tmp_path / f"report-{lang}.html"
+        result = CliRunner().invoke(app, ["replay", str(game), "--html", str(page), "--lang", lang])
+        assert result.exit_code == 1, result.output
+        text = re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8"))
+        assert words in text
+
+
+def test_a_valid_set_outlined_for_a_turn_violation_is_not_called_invalid() -> None:
+    from engine import svg
+    from engine.rules import SABRA
+    from engine.sets import parse_table
+    from engine.tiles import parse_tiles
+
+    picture = svg.turn_svg(
+        parse_table([["R3", "R4", "R5"]], "/before"),
+        parse_table([["R3", "R4", "R5"], ["B1", "B2", "B3"]], "/after"),
+        parse_tiles(["B1", "B2", "K5"]),
+        True,
+        SABRA,
+        lang="es",
+    )
+    assert "Combinación 2: B1 B2 B3 — escalera, vale 6; TILE_NOT_IN_RACK: La ficha B3" in picture
+    assert "no válida: TILE_NOT_IN_RACK" not in picture
+    bad = svg.turn_svg(
+        parse_table([], "/before"), parse_table([["B1", "B2"]], "/after"), parse_tiles(["B1", "B2", "K5"]), True, SABRA
+    )
+    assert "Set 1: B1 B2 — invalid: SET_TOO_SHORT" in bad
