@@ -294,6 +294,15 @@ class Count(int):
         return format(int(self), spec)
 
 
+def seconds_text(value: Any, lang: str = "en") -> str:
+    """A number of seconds as the request wrote it, without a trailing ".0" ("121", "121.5",
+    "120.0004"; "121,5" in Spanish); exponents only from 10**16, as JSON numbers are read."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    text = repr(value).removesuffix(".0")  # (the shortest text that reads back as the value)
+    return text.replace(".", ",") if lang == "es" else text
+
+
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     """The message for ``code`` in ``lang`` (English when the language is not available)."""
     # A code may word each case (``params["case"]``) or rule variant (``params["rule"]``) on
@@ -314,6 +323,8 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     if "tile" in params:  # a group joker's tiles: "O7 or R7", "O7 and R7"
         # ("o" is "u" before a word read with o: "B3 u O3")
         values["tile_es"] = str(params["tile"]).replace(" or O", " u O").replace(" or ", " o ").replace(" and ", " y ")
+    if code == "TIME_LIMIT_EXCEEDED":  # ("121.0 s", "1e+20 s", a decimal point in Spanish: session 53)
+        values.update(elapsed=seconds_text(params.get("elapsed"), lang), limit=seconds_text(params.get("limit"), lang))
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
         values["set_message"] = _continued(render(str(params["set_code"]), inner, lang), lang)

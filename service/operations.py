@@ -143,9 +143,9 @@ class RequestError(Exception):
         first = errors[0] if errors else {"pointer": "", "detail": "invalid request"}
         pointer, detail = first["pointer"], first["detail"]
         if pointer and detail.startswith(_PREDICATES):  # "is required", "must be a string"
-            said = f"{pointer} {detail}"
-        else:
-            said = f"{detail} at {pointer}" if pointer else detail
+            said = f": {pointer} {detail}"
+        else:  # (the pointer first: "...online-sabra at /rules" read as a preset's place; session 53)
+            said = f" at {pointer}: {detail}" if pointer else f": {detail}"
         if total >= schemas.MAX_REPORTED_ERRORS:  # (each list stops at that many: there may be more)
             more = f" (at least {total} errors; {len(errors)} are listed)"
             count_es = f"al menos {total} errores; se listan {len(errors)}"
@@ -154,7 +154,7 @@ class RequestError(Exception):
             count_es = f"{total} error{'es' if total != 1 else ''}"
         return cls(
             422,
-            f"The request cannot be read: {said}{more}.",
+            f"The request cannot be read{said}{more}.",
             errors,
             detail_es=f"No se puede leer la petición ({count_es}); ver 'errors'.",
         )

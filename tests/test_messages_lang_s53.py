@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.violations import Violation, render
-from service.operations import run_operation
+from service.operations import RequestError, run_operation
 
 
 def _messages(answer: Any) -> list[str]:
@@ -156,3 +156,34 @@ def test_a_valid_set_outlined_for_a_turn_violation_is_not_called_invalid() -> No
         parse_table([], "/before"), parse_table([["B1", "B2"]], "/after"), parse_tiles(["B1", "B2", "K5"]), True, SABRA
     )
     assert "Set 1: B1 B2 — invalid: SET_TOO_SHORT" in bad
+
+
+def _timed(elapsed: float, limit: float, lang: str) -> list[str]:
+    body = {
+        "before": [],
+        "after": [["B1", "B2", "B3"]],
+        "rack": ["B1", "B2", "B3", "K1"],
+        "opened": True,
+        "elapsed_seconds": elapsed,
+        "rules": {"preset": "sabra", "turn_time_limit": limit},
+    }
+    return [v["message"] for v in run_operation("turns/verify", body, lang)["violations"]]
+
+
+def test_seconds_are_written_as_the_request_wrote_them() -> None:
+    """'121.0 s', '1e+20 s' at most for absurd values, and a decimal comma in Spanish (lang-03)."""
+    assert _timed(121.0, 120.0, "en") == ["The turn took 121 s; the limit is 120 s."]
+    assert _timed(120.0004, 120, "en") == ["The turn took 120.0004 s; the limit is 120 s."]
+    assert _timed(121.5, 120.5, "es") == ["El turno duró 121,5 s; el límite es 120,5 s."]
+
+
+def test_a_422_detail_names_the_place_before_the_reason() -> None:
+    """'... presets: sabra, ..., online-sabra at /rules.' read as a preset's place (lang-11)."""
+    try:
+        run_operation("sets/validate", {"sets": [["R1", "R2", "R3"]], "rules": "nope"}, "en")
+    except RequestError as exc:
+        detail = exc.to_problem("en")["detail"]
+    else:
+        raise AssertionError("no 422")
+    assert detail.startswith("The request cannot be read at /rules: unknown rules preset 'nope'; presets: sabra")
+    assert detail.endswith("online-sabra.")
