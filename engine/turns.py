@@ -614,8 +614,13 @@ class _Turn:
                 self._add("MANIPULATION_BEFORE_OPENING", "/after")
             if manipulated or self.not_in_rack:
                 # the new sets count only when made of tiles played from the rack ("all from
-                # the rack")
-                value = self._played_sets_value(unmatched, reach, from_rack)
+                # the rack"). Once a before set changed, an after set identical to a before set
+                # may be the played copies (equal tiles are interchangeable, SPEC §4: the
+                # reading most favourable to the player), the table's own copies having moved:
+                # `K11 K12 K13` + `K8 K9 K10` -> `K8 ... K13` + `K11 K12 K13` with K11 K12 K13
+                # played lays a new set worth 36 (it counted 0).
+                candidates = list(range(len(self.after))) if manipulated else unmatched
+                value = self._played_sets_value(candidates, reach, from_rack)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)
         if value < reach:

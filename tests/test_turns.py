@@ -1729,3 +1729,17 @@ def test_a_locked_set_kept_whole_lends_no_copy_to_a_new_set() -> None:
     apart = [S("R3 R4 R5 R6"), S("R3 J R5 R6"), S("O4 K4 B4"), S("J R8 R9"), S("K10 K11 J"), S("O1 O2 J")]
     verdict = verify_turn(before, apart, parse_tiles("R5 R3 K4 R8 R9 K10 K11 O1 O2"), True, rules)
     assert verdict.valid and verdict.jokers_freed == 3, codes(verdict)
+
+
+def test_a_manipulated_opening_counts_played_copies_identical_to_a_table_set() -> None:
+    """Equal tiles are interchangeable (SPEC §4): once a table set changed, an after set
+    identical to a table set may be the played copies, the table's own having moved (the
+    audit "open", session 53: it counted 0 and INITIAL_MELD_TOO_LOW was added)."""
+    before = ["K11 K12 K13", "K8 K9 K10"]
+    for after in (["K8 K9 K10 K11 K12 K13", "K11 K12 K13"], ["K11 K12 K13", "K8 K9 K10 K11 K12 K13"]):
+        v = verify(before, after, "K11 K12 K13", opened=False)
+        assert codes(v) == ["MANIPULATION_BEFORE_OPENING"], codes(v)
+    # below the minimum the message tells the value the played copies do reach
+    v = verify(["R8 R9 R10", "R5 R6 R7"], ["R5 R6 R7 R8 R9 R10", "R8 R9 R10"], "R8 R9 R10", opened=False)
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"]
+    assert "27" in only(v, "INITIAL_MELD_TOO_LOW")["message"]
