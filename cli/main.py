@@ -860,7 +860,10 @@ def replay(
     paths: PathsArg,
     continue_on_error: Annotated[
         bool,
-        typer.Option("--continue", help="Go on after an illegal turn (the table is restored, penalty draws apply)."),
+        typer.Option(
+            "--continue",
+            help="Go on after an illegal turn (the table is restored, or keeps its valid sets under timeout_keeps_valid_sets; penalty draws apply).",
+        ),
     ] = False,
     analyze: Annotated[
         bool, typer.Option("--analyze", help="For each draw turn, say whether a legal play existed and the best one.")

@@ -112,6 +112,7 @@ WORDS: dict[str, dict[str, str]] = {
         "kept_on_table": "Kept on the table",
         "returned_to_rack": "Returned to the rack",
         "restored": "table restored, penalty draw {draw}",
+        "penalty_tiles": "{n}",
         "kept": "{sets}, {tiles} back to the rack, penalty draw {draw}",
         "kept_sets_one": "1 valid set kept",
         "kept_sets": "{n} valid sets kept",
@@ -207,7 +208,7 @@ WORDS: dict[str, dict[str, str]] = {
         "not_opens": "no abre",
         "before": "Antes",
         "after": "Después",
-        "played": "Jugadas",
+        "played": "Fichas jugadas",
         "rack_after": "Atril después",
         "went_out_empty": "(vacío: se quedó sin fichas)",
         "opened": "Ha abierto",
@@ -224,6 +225,7 @@ WORDS: dict[str, dict[str, str]] = {
         "kept_on_table": "Se quedan en la mesa",
         "returned_to_rack": "Vuelven al atril",
         "restored": "mesa restaurada, roba {draw} de penalización",
+        "penalty_tiles": "{n:ficha/fichas}",
         "kept": "{sets}, {tiles} al atril, roba {draw} de penalización",
         "kept_sets_one": "se queda 1 combinación válida",
         "kept_sets": "se quedan {n} combinaciones válidas",
@@ -634,6 +636,8 @@ def penalty_text(penalty: Mapping[str, Any], lang: str = "en") -> str:
     """``table restored, penalty draw 3`` or, when sets are kept, what stays and goes back."""
     w = words(lang)
     draw = penalty.get("draw", 0)
+    if type(draw) is int:  # ("roba 3 fichas de penalización"; a server's odd value as it is)
+        draw = w["penalty_tiles"].format(n=Count(draw))
     if not kept_position(penalty):
         return w["restored"].format(draw=draw)
     kept = len(penalty.get("kept") or [])

@@ -105,7 +105,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "joker_as": "comodín como {tile}",
         "played": "jugada en este turno",
         "freed": "comodín liberado",
-        "played_list": "Jugadas: {tiles}",
+        "played_list": "Fichas jugadas: {tiles}",
         "legal_play": "Jugada legal",
         "legal_draw": "Robo legal (no se jugó nada)",
         "went_out": " — el jugador se quedó sin fichas",

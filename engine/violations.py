@@ -87,11 +87,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "TILE_SUPPLY_EXCEEDED": {
         "en": "There are only {limit} of tile {tile} in the {tiles} tile set; {count} are given.",
-        "es": "El juego {tiles_es} solo tiene {limit} de la ficha {tile}; se dan {count}.",
+        "es": "El juego {tiles_es} solo tiene {limit:ficha/fichas} {tile}; aquí hay {count}.",
     },
     "TILE_SUPPLY_EXCEEDED/jokers": {
         "en": "There are only {limit} jokers in the {tiles} tile set; {count} are given.",
-        "es": "El juego {tiles_es} solo tiene {limit} comodines; se dan {count}.",
+        "es": "El juego {tiles_es} solo tiene {limit:comodín/comodines}; aquí hay {count}.",
     },
     # --- melds and turns ---
     "INVALID_SET": {
@@ -405,9 +405,9 @@ def pick_language(accept_language: str | None) -> str:
 
 MESSAGES["NO_ARRANGEMENT"] = {
     "en": "The {count:tile/tiles} cannot be laid out as valid sets.",
-    "es": "No se {count:#puede/pueden} colocar {count:ficha/fichas} en combinaciones válidas.",
+    "es": "{count:#La/Las} {count:ficha/fichas} no se {count:#puede/pueden} colocar en combinaciones válidas.",
 }
 MESSAGES["ARRANGEMENT_NOT_FOUND"] = {
     "en": "No arrangement of the {count:tile/tiles} was found within the time budget.",
-    "es": "No se encontró una colocación de {count:ficha/fichas} dentro del tiempo disponible.",
+    "es": "No se encontró cómo colocar {count:#la/las} {count:ficha/fichas} dentro del tiempo disponible.",
 }

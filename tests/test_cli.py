@@ -469,7 +469,7 @@ def test_show_turn_and_errors(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "Antes" in result.stdout
     assert "Después" in result.stdout
-    assert "Jugadas" in result.stdout
+    assert "Fichas jugadas" in result.stdout
     bad_rack = {**POSITION, "players": [{"name": "Ann", "rack": ["R6", "Q1"], "opened": True}]}
     assert "/players/0/rack/1" in one_line_error(invoke("show", write(tmp_path / "r.json", bad_rack)))
     assert "/pool" in one_line_error(invoke("show", write(tmp_path / "p.json", {**POSITION, "pool": "x"})))

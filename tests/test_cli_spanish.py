@@ -116,12 +116,20 @@ def test_verify(tmp_path: Path) -> None:
     en, es = both("verify", write(tmp_path / "ok.json", TURN_OK))
     for word in ("Before", "After", "Rack", "Played", "Rack after", "Opened  yes → yes", "✓ legal play"):
         assert word in "\n".join(lines(en)), word
-    for word in ("Antes", "Después", "Atril", "Jugadas", "Atril después  K1", "Ha abierto  sí → sí", "✓ jugada legal"):
+    for word in (
+        "Antes",
+        "Después",
+        "Atril",
+        "Fichas jugadas",
+        "Atril después  K1",
+        "Ha abierto  sí → sí",
+        "✓ jugada legal",
+    ):
         assert word in "\n".join(lines(es)), word
     assert "Before" not in es and "legal play" not in es
     en, es = both("verify", write(tmp_path / "bad.json", TURN_BAD))
     assert "✗ illegal turn: table restored, penalty draw 3" in en
-    assert "✗ turno ilegal: mesa restaurada, roba 3 de penalización" in es
+    assert "✗ turno ilegal: mesa restaurada, roba 3 fichas de penalización" in es
     assert "Violations" in en and "INVALID_SET at /after/0" in en
     assert "Infracciones" in es and "INVALID_SET en /after/0: Esta combinación no es válida" in es
     assert "Opened  no → no" in lines(en) and "Ha abierto  no → no" in lines(es)
@@ -150,13 +158,14 @@ def test_verify_kept_position_in_spanish() -> None:
     render.render_verify(console, body, result, "es")
     text = "\n".join(lines(console.export_text()))
     assert (
-        "✗ turno ilegal: se quedan 2 combinaciones válidas, vuelven 2 fichas al atril, roba 3 de penalización" in text
+        "✗ turno ilegal: se quedan 2 combinaciones válidas, vuelven 2 fichas al atril, roba 3 fichas de penalización"
+        in text
     )
     assert "Se quedan en la mesa" in text and "Vuelven al atril  R4 K7" in text
     assert "Primera jugada  al menos 36" in text
     one = {**KEPT_PENALTY, "kept": KEPT_PENALTY["kept"][:1], "returned": ["R4"]}
     assert render.penalty_text(one, "es") == (
-        "se queda 1 combinación válida, vuelve 1 ficha al atril, roba 3 de penalización"
+        "se queda 1 combinación válida, vuelve 1 ficha al atril, roba 3 fichas de penalización"
     )
     assert render.penalty_text(one) == "1 valid set kept, 1 tile back to the rack, penalty draw 3"
 

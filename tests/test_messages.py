@@ -77,7 +77,7 @@ def test_jokers_beyond_the_supply_are_worded_as_jokers() -> None:
     sets = [S("R5 J J"), S("R6 J R8")]
     (violation,) = validate_sets(sets).sets[1].violations
     assert violation.message() == "There are only 2 jokers in the classic tile set; 3 are given."
-    assert violation.message("es") == "El juego clásico solo tiene 2 comodines; se dan 3."
+    assert violation.message("es") == "El juego clásico solo tiene 2 comodines; aquí hay 3."
     # and a joker played beyond the rack, or missing after the turn
     verdict = verify_turn([S("R1 R2 J")], [S("R1 R2 R3"), S("K1 K2 J J")], parse_tiles("R3 K1 K2"), True)
     assert messages(verdict) == ["1 joker is played beyond those on the player's rack."]
@@ -148,9 +148,9 @@ def test_an_opening_of_only_invalid_sets_under_a_minimum_of_0_says_no_valid_set_
 
 
 def test_spanish_numbers_agree() -> None:
-    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "No se puede colocar 1 ficha en combinaciones válidas."
-    assert render("NO_ARRANGEMENT", {"count": 3}, "es") == "No se pueden colocar 3 fichas en combinaciones válidas."
-    assert "de 1 ficha dentro" in render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "es")
+    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La 1 ficha no se puede colocar en combinaciones válidas."
+    assert render("NO_ARRANGEMENT", {"count": 3}, "es") == "Las 3 fichas no se pueden colocar en combinaciones válidas."
+    assert "la 1 ficha dentro" in render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "es")
     one = {"case": "play_on", "passes": 1, "players": 4}
     assert "only 1 of the 4 players has passed" in render("END_MISMATCH", one, "en")
     assert "solo 1 de los 4 jugadores ha pasado" in render("END_MISMATCH", one, "es")
@@ -196,7 +196,7 @@ def test_the_csv_of_a_spanish_batch_words_the_pointer_in_spanish(tmp_path: Path)
 def test_a_loose_after_of_one_tile_in_spanish() -> None:
     body = {"before": [], "after": {"loose": ["R5"]}, "rack": ["R5", "K1"], "opened": True}
     (violation,) = run_operation("turns/verify", body, "es")["violations"]
-    assert violation["message"] == "No se puede colocar 1 ficha en combinaciones válidas."
+    assert violation["message"] == "La 1 ficha no se puede colocar en combinaciones válidas."
 
 
 def test_a_long_set_id_is_echoed_cut() -> None:

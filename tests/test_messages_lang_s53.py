@@ -187,3 +187,20 @@ def test_a_422_detail_names_the_place_before_the_reason() -> None:
         raise AssertionError("no 422")
     assert detail.startswith("The request cannot be read at /rules: unknown rules preset 'nope'; presets: sabra")
     assert detail.endswith("online-sabra.")
+
+
+def test_spanish_supply_arrangement_and_penalty_words() -> None:
+    """lang-06, lang-12, lang-15: 'solo tiene 2 fichas R5; aquí hay 3', the tiles laid named with
+    their article, and a penalty counted in tiles."""
+    from cli.render import penalty_text
+
+    assert render("TILE_SUPPLY_EXCEEDED", {"tile": "R5", "limit": 2, "count": 3, "tiles": "classic"}, "es") == (
+        "El juego clásico solo tiene 2 fichas R5; aquí hay 3."
+    )
+    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La 1 ficha no se puede colocar en combinaciones válidas."
+    assert render("ARRANGEMENT_NOT_FOUND", {"count": 12}, "es") == (
+        "No se encontró cómo colocar las 12 fichas dentro del tiempo disponible."
+    )
+    assert penalty_text({"restore_table": True, "draw": 3}, "es") == "mesa restaurada, roba 3 fichas de penalización"
+    assert penalty_text({"restore_table": True, "draw": 1}, "es") == "mesa restaurada, roba 1 ficha de penalización"
+    assert penalty_text({"restore_table": True, "draw": 3}, "en") == "table restored, penalty draw 3"
