@@ -14,7 +14,7 @@ from typing import Any
 from cli.batch import first_violation
 from cli.errors import CliError, problem_line
 from cli.inputs import DocumentError, Source, load_source
-from cli.render import analysis_left_open, printable
+from cli.render import analysis_left_open, printable, signed_score
 from cli.render import words as report_words
 from engine import svg
 from engine.errors import InputError
@@ -193,10 +193,6 @@ def _with_name(template: str, player: Any, **values: Any) -> str:
     return _e(head.format(**values)) + _name(player) + _e(tail.format(**values))
 
 
-def _num(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
 def _violation_items(violations: Sequence[Mapping[str, Any]]) -> str:
     items = "".join(
         f"<li><code>{_e(v.get('code'))}</code> {_e(v.get('at') or '')}: {_e(v.get('message'))}</li>" for v in violations
@@ -339,7 +335,7 @@ def html_report(pairs: Sequence[tuple[Source, Any]], job: Any, lang: str) -> str
         else:
             valid = f'<span class="bad">✗ {_e(words["no"])}</span>'
         first = "" if row.first_invalid_turn is None else _e(row.first_invalid_turn)
-        scores = ", ".join(f"{_name(n)} {_e(_num(s))}" for n, s in row.scores)
+        scores = ", ".join(f"{_name(n)} {_e(signed_score(s))}" for n, s in row.scores)
         if row.error is None and row.result is not None:
             note = _e(first_violation(row.result, report_words(lang)["at"])[0] or "")
         else:

@@ -204,3 +204,11 @@ def test_spanish_supply_arrangement_and_penalty_words() -> None:
     assert penalty_text({"restore_table": True, "draw": 3}, "es") == "mesa restaurada, roba 3 fichas de penalización"
     assert penalty_text({"restore_table": True, "draw": 1}, "es") == "mesa restaurada, roba 1 ficha de penalización"
     assert penalty_text({"restore_table": True, "draw": 3}, "en") == "table restored, penalty draw 3"
+
+
+def test_a_score_is_written_one_way_in_every_readable_report() -> None:
+    """+2.33333 in the round report, +2.333333333 in the batch table, 43 without its sign on the
+    --html page (lang-13)."""
+    from cli.render import signed_score
+
+    assert [signed_score(v) for v in (7 / 3, 43, -13, 0, -2.5)] == ["+2.333333333", "+43", "-13", "0", "-2.5"]

@@ -149,7 +149,7 @@ def test_the_html_report_escapes_overrides_and_controls_and_isolates_names() -> 
     row.scores = [(names[0], 35), (names[1], -12), (names[2], -11)]
     page = html_report([(Source("g\u202e.json"), row)], Job("replay"), "en")
     assert not any(ch in page for ch in BIDI + "\x1b\x00")
-    assert "<bdi>A\\x1b[31m</bdi> 35, <bdi>B\\u202e</bdi> -12, <bdi>C\\u2067\\x00</bdi> -11" in page
+    assert "<bdi>A\\x1b[31m</bdi> +35, <bdi>B\\u202e</bdi> -12, <bdi>C\\u2067\\x00</bdi> -11" in page
     assert "<td><bdi>B\\u202e</bdi></td>" in page  # the winner
 
 
