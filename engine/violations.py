@@ -100,7 +100,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "TILE_NOT_IN_RACK": {
         "en": "Tile {tile} is played but not on the player's rack.",
-        "es": "La ficha {tile} se ha jugado pero no está en el atril del jugador.",
+        "es": "La ficha {tile} se ha jugado, pero no está en el atril del jugador.",
     },
     "TILE_NOT_IN_RACK/copies": {
         "en": "{count:copy/copies} of tile {tile} {count:#is/are} played beyond those on the player's rack.",
@@ -197,7 +197,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "DEAL_SIZE": {
         "en": "{player} was dealt {count:tile/tiles}; these rules deal {expected} to each of {players} players.",
-        "es": "{player} recibió {count:ficha/fichas}; estas reglas reparten {expected} a cada uno de {players} jugadores.",
+        "es": "{player} recibió {count:ficha/fichas}; estas reglas reparten {expected} a cada uno de los {players} jugadores.",
     },
     "PLAYER_COUNT": {
         "en": "{count} players cannot play under these rules (allowed: {allowed}).",
@@ -209,7 +209,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "ROUND_OVER": {
         "en": "Turn {turn} comes after the round has ended.",
-        "es": "El turno {turn} llega después de que terminara la ronda.",
+        "es": "El turno {turn} llega cuando la ronda ya ha terminado.",
     },
     "POOL_MISMATCH": {
         "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing}).",

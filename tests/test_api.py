@@ -302,7 +302,7 @@ def test_replay_round_end_codes_over_http(client: FlaskClient) -> None:
     assert response.status_code == 200
     result = response.get_json()
     assert result["first_invalid_turn"] == 1 and result["turns"][1]["action"] == "round_over"
-    assert result["turns"][1]["violations"][0]["message"] == "El turno 1 llega después de que terminara la ronda."
+    assert result["turns"][1]["violations"][0]["message"] == "El turno 1 llega cuando la ronda ya ha terminado."
     # stopped at the entry after the end, but the round ended (A went out): `end` is judged
     assert result["result"]["winner"] == "A"
     assert [(v["code"], v["at"]) for v in result["violations"]] == [("END_MISMATCH", "/end")]

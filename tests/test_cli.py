@@ -630,7 +630,7 @@ def test_replay_round_over_and_end_mismatch_reports(tmp_path: Path) -> None:
     assert "round_over" in report.stdout and "A wins (a player went out)" in report.stdout
     assert "turn 1 is illegal" in report.stdout
     spanish = invoke("replay", late, "--lang", "es", env=WIDE)
-    assert "El turno 1 llega después de que terminara la ronda." in spanish.stdout
+    assert "El turno 1 llega cuando la ronda ya ha terminado." in spanish.stdout
     claimed = write(tmp_path / "claimed.json", {**SHORT_RECORD, "turns": went_out, "end": "pool_exhausted"})
     mismatch = invoke("replay", claimed, env=WIDE)
     assert mismatch.exit_code == 1
