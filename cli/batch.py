@@ -72,6 +72,7 @@ class Row:
     scores: list[tuple[str, int | float]] = field(default_factory=list)
     first_invalid_turn: int | None = None
     note: str | None = None
+    csv_note: str | None = None  # the note as a CSV cell: "CODE at /pointer: message" in any --lang
     code: str | None = None
     jsonl: str | None = None
     rejected: bool = False  # an ERROR row whose document was read but refused by the operation
@@ -101,7 +102,7 @@ class Row:
             self.winner or "",
             ";".join(f"{name}={_num(points)}" for name, points in self.scores),
             "" if self.first_invalid_turn is None else str(self.first_invalid_turn),
-            self.error or self.note or "",
+            self.error or self.csv_note or self.note or "",
         ]
 
 
@@ -145,6 +146,7 @@ def _summarise(row: Row, result: dict[str, Any], lang: str) -> None:
         row.first_invalid_turn = result.get("first_invalid_turn")
         if not result.get("valid"):
             row.note, row.code = first_violation(result, words_in(lang)["at"])
+            row.csv_note = first_violation(result)[0]  # (the report words "at" in --lang: "CODE en /turns/6")
 
 
 def first_violation(result: dict[str, Any], at: str = " at {at}") -> tuple[str | None, str | None]:

@@ -212,3 +212,17 @@ def test_a_score_is_written_one_way_in_every_readable_report() -> None:
     from cli.render import signed_score
 
     assert [signed_score(v) for v in (7 / 3, 43, -13, 0, -2.5)] == ["+2.333333333", "+43", "-13", "0", "-2.5"]
+
+
+def test_a_csv_error_cell_has_one_shape_in_every_language() -> None:
+    """The CSV cell said 'TILE_NOT_IN_RACK en /turns/6/...' under --lang es (lang-21)."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    game = str(Path(__file__).resolve().parent.parent / "examples" / "games" / "illegal.json")
+    for lang in ("en", "es"):
+        out = CliRunner().invoke(app, ["replay", game, "-f", "csv", "--lang", lang]).stdout
+        assert ",6,TILE_NOT_IN_RACK at /turns/6/table/2: " in out.replace('"', ""), out
