@@ -180,7 +180,10 @@ def test_scoring_names_every_empty_rack_and_the_allowed_counts_as_listed() -> No
         score_round(three, {"players": [2, 4]})
 
 
-def test_the_csv_of_a_spanish_batch_words_the_pointer_in_spanish(tmp_path: Path) -> None:
+def test_the_csv_of_a_spanish_batch_keeps_the_pointer_s_english_connector(tmp_path: Path) -> None:
+    """docs/cli.md: -f csv keeps the API's shape, only violation messages follow --lang (a
+    messages audit had it say 'en /turns/0'; the language audit of session 53, lang-21, held it
+    to the documented shape; the table report still says 'en')."""
     record = {
         "players": [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1", "K5", "O9"]}],
         "rules": {"deal": 3, "initial_meld_min": 6},
@@ -188,7 +191,9 @@ def test_the_csv_of_a_spanish_batch_words_the_pointer_in_spanish(tmp_path: Path)
     }
     game = write(tmp_path / "g.json", record)
     row = invoke("replay", game, "-f", "csv", "--lang", "es").stdout.splitlines()[1]
-    assert "INVALID_SET en /turns/0" in row and " at /" not in row
+    assert "INVALID_SET at /turns/0" in row and " en /" not in row and "Esta combinación" in row
+    table = invoke("replay", game, "--lang", "es").stdout
+    assert "en /turns/0" in table
     english = invoke("replay", game, "-f", "csv").stdout.splitlines()[1]
     assert "INVALID_SET at /turns/0" in english
 
