@@ -24,7 +24,11 @@ Definitions
   ``extended`` (continues a before-set, all of its tiles plus rack tiles only), ``new`` (rack
   tiles only), ``rearranged`` (everything else: it holds tiles from another before-set, or
   lost tiles of its own). Among the origins showing the least disturbance, rack tiles go
-  preferably to sets that are extended or new, table tiles to sets already rearranged.
+  preferably to sets that are extended or new, table tiles to sets already rearranged, one
+  tile (key) at a time: the preference is not searched across keys. With a rack ``R6 R10``
+  laid beside runs ``R3 R4 R5``, ``R7 R8 R9``, ``R11 R12 R13`` that take the groups' R6 and
+  R10, two runs may be told ``rearranged`` where crediting both table tiles to ``R6 … R10``
+  would tell the others ``extended``, with the same disturbance (the steps audit, session 53).
 * A before-set is *dissolved* when no after-set continues it.
 """
 
