@@ -1007,10 +1007,11 @@ def show(
             raise _tiles_refused(source, tile_errors)
         from cli import pictures
 
-        pictures.check_position_limits(doc, source)  # (the text report too: it holds every rack)
         picture = None
         if show_format is ShowFormat.svg:
-            picture = pictures.position_svg(doc, rules_value, lang.value, source)
+            picture = pictures.position_svg(doc, rules_value, lang.value, source)  # (checks the limits)
+        elif not json_out:
+            pictures.check_position_limits(doc, source)  # (the text report too: it holds every rack)
     if picture is not None:
         sys.stdout.write(picture)
     elif json_out:

@@ -702,7 +702,11 @@ def _names(names: Sequence[Any], lang: str = "en") -> str:
     shown = [str(n) for n in names]
     if len(shown) < 2:
         return "".join(shown)
-    return ", ".join(shown[:-1]) + words(lang)["and_last"] + shown[-1]
+    joint = words(lang)["and_last"]
+    last = shown[-1].lower()
+    if lang == "es" and last.startswith(("i", "hi", "í", "hí")) and not last.startswith(("hia", "hie", "hio", "hiu")):
+        joint = " e "  # ("Ana e Inés": "y" becomes "e" before an i sound)
+    return ", ".join(shown[:-1]) + joint + shown[-1]
 
 
 def _round_caption(result: Mapping[str, Any], lang: str = "en") -> Text:

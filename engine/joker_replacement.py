@@ -235,7 +235,7 @@ def _replace(
             space = room(demand.source)
             missing = [c for c in demand.bundles[0] if not any(space.get((k, c), 0) > 0 for k in source.successors)]
             label = " and ".join(missing) or label
-            if len(missing) != 1:
+            if len(missing) == 2 or (not missing and len(demand.bundles[0]) == 2):
                 params["case"] = "both"  # (the message names two tiles: "both missing tiles")
         params["tile"] = label
         return [Violation(missing_code, source.home(), source.labelled(params))] * demand.weight

@@ -618,8 +618,15 @@ class _Turn:
                 # may be the played copies (equal tiles are interchangeable, SPEC §4: the
                 # reading most favourable to the player), the table's own copies having moved:
                 # `K11 K12 K13` + `K8 K9 K10` -> `K8 ... K13` + `K11 K12 K13` with K11 K12 K13
-                # played lays a new set worth 36 (it counted 0).
-                candidates = list(range(len(self.after))) if manipulated else unmatched
+                # played lays a new set worth 36 (it counted 0). Not one holding a joker: the
+                # joker checks take such a set as the table's own, its joker unmoved (the
+                # session's review: `R11 J R13` left as it was counted as played).
+                candidates = unmatched
+                if manipulated:
+                    kept = set(unmatched)
+                    candidates = [
+                        i for i, s in enumerate(self.after) if i in kept or all(t.key != JOKER_KEY for t in s.tiles)
+                    ]
                 value = self._played_sets_value(candidates, reach, from_rack)
             else:
                 value = sum(self.after[i].read(self.rules).value or 0 for i in unmatched)

@@ -236,8 +236,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "El registro dice que la ronda terminó con el pozo agotado, pero desde que se agotó solo {passes} de los {players} jugadores {passes:#ha/han} pasado en turnos seguidos; termina cuando todos han pasado.",
     },
     "END_MISMATCH/no_pass": {
-        "en": "The record says the round ended with the pool exhausted, but no player has passed since the pool ran out; it ends when every player has passed.",
-        "es": "El registro dice que la ronda terminó con el pozo agotado, pero nadie ha pasado desde que se agotó; termina cuando todos han pasado.",
+        "en": "The record says the round ended with the pool exhausted, but no player has passed since the pool ran out, or since the last play after it; it ends when every player has passed in a row.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero nadie ha pasado desde que se agotó, o desde la última jugada posterior; termina cuando todos han pasado en turnos seguidos.",
     },
     "END_MISMATCH/one_more_turn": {
         "en": "The record says the round ended with the pool exhausted, but {count} of the {players} players still {count:#has/have} their last turn to play.",
@@ -296,11 +296,18 @@ class Count(int):
 
 def seconds_text(value: Any, lang: str = "en") -> str:
     """A number of seconds as the request wrote it, without a trailing ".0" ("121", "121.5",
-    "120.0004"; "121,5" in Spanish); exponents only from 10**16, as JSON numbers are read."""
+    "120.0004"; "121,5" in Spanish); exponents only from 10**16 ("1e+20"), small fractions
+    written out ("0.00002")."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     text = repr(value).removesuffix(".0")  # (the shortest text that reads back as the value)
+    if "e-" in text:  # ("2e-05": a fraction written out, "0.00002")
+        text = f"{value:.20f}".rstrip("0")
     return text.replace(".", ",") if lang == "es" else text
+
+
+_ONE_TILE_WORDED = frozenset({"NO_ARRANGEMENT", "ARRANGEMENT_NOT_FOUND"})
+"""Codes worded on their own for one tile (``CODE/one``): "the 1 tile" reads badly."""
 
 
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
@@ -308,6 +315,8 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     # A code may word each case (``params["case"]``) or rule variant (``params["rule"]``) on
     # its own: ``MESSAGES["CODE/case"]``, falling back to ``MESSAGES["CODE"]``.
     variant = params.get("case", params.get("rule"))
+    if variant is None and code in _ONE_TILE_WORDED and params.get("count") == 1:
+        variant = "one"  # ("La ficha no se puede colocar", not "La 1 ficha")
     templates = MESSAGES.get(f"{code}/{variant}") if variant is not None else None
     templates = templates or MESSAGES.get(code)
     if templates is None:
@@ -406,6 +415,14 @@ def pick_language(accept_language: str | None) -> str:
 MESSAGES["NO_ARRANGEMENT"] = {
     "en": "The {count:tile/tiles} cannot be laid out as valid sets.",
     "es": "{count:#La/Las} {count:ficha/fichas} no se {count:#puede/pueden} colocar en combinaciones válidas.",
+}
+MESSAGES["NO_ARRANGEMENT/one"] = {
+    "en": "The tile cannot be laid out as a valid set.",
+    "es": "La ficha no se puede colocar en una combinación válida.",
+}
+MESSAGES["ARRANGEMENT_NOT_FOUND/one"] = {
+    "en": "No arrangement of the tile was found within the time budget.",
+    "es": "No se encontró cómo colocar la ficha dentro del tiempo disponible.",
 }
 MESSAGES["ARRANGEMENT_NOT_FOUND"] = {
     "en": "No arrangement of the {count:tile/tiles} was found within the time budget.",

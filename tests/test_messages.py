@@ -148,9 +148,9 @@ def test_an_opening_of_only_invalid_sets_under_a_minimum_of_0_says_no_valid_set_
 
 
 def test_spanish_numbers_agree() -> None:
-    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La 1 ficha no se puede colocar en combinaciones válidas."
+    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La ficha no se puede colocar en una combinación válida."
     assert render("NO_ARRANGEMENT", {"count": 3}, "es") == "Las 3 fichas no se pueden colocar en combinaciones válidas."
-    assert "la 1 ficha dentro" in render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "es")
+    assert "colocar la ficha dentro" in render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "es")
     one = {"case": "play_on", "passes": 1, "players": 4}
     assert "only 1 of the 4 players has passed" in render("END_MISMATCH", one, "en")
     assert "solo 1 de los 4 jugadores ha pasado" in render("END_MISMATCH", one, "es")
@@ -201,7 +201,7 @@ def test_the_csv_of_a_spanish_batch_keeps_the_pointer_s_english_connector(tmp_pa
 def test_a_loose_after_of_one_tile_in_spanish() -> None:
     body = {"before": [], "after": {"loose": ["R5"]}, "rack": ["R5", "K1"], "opened": True}
     (violation,) = run_operation("turns/verify", body, "es")["violations"]
-    assert violation["message"] == "La 1 ficha no se puede colocar en combinaciones válidas."
+    assert violation["message"] == "La ficha no se puede colocar en una combinación válida."
 
 
 def test_a_long_set_id_is_echoed_cut() -> None:

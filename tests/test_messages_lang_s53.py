@@ -197,7 +197,7 @@ def test_spanish_supply_arrangement_and_penalty_words() -> None:
     assert render("TILE_SUPPLY_EXCEEDED", {"tile": "R5", "limit": 2, "count": 3, "tiles": "classic"}, "es") == (
         "El juego clásico solo tiene 2 fichas R5; aquí hay 3."
     )
-    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La 1 ficha no se puede colocar en combinaciones válidas."
+    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La ficha no se puede colocar en una combinación válida."
     assert render("ARRANGEMENT_NOT_FOUND", {"count": 12}, "es") == (
         "No se encontró cómo colocar las 12 fichas dentro del tiempo disponible."
     )
@@ -226,3 +226,49 @@ def test_a_csv_error_cell_has_one_shape_in_every_language() -> None:
     for lang in ("en", "es"):
         out = CliRunner().invoke(app, ["replay", game, "-f", "csv", "--lang", lang]).stdout
         assert ",6,TILE_NOT_IN_RACK at /turns/6/table/2: " in out.replace('"', ""), out
+
+
+def test_review_a_group_joker_needing_three_colours_is_not_both() -> None:
+    from service.operations import run_operation
+
+    body = {
+        "before": [{"tiles": ["K5", "J", "J"], "kind": "group"}, ["B6", "B7", "B8"]],
+        "rack": ["K6", "K7", "K10", "K11", "R1", "R2"],
+        "after": [["B6", "B7", "B8"], ["K5", "K6", "K7"], ["J", "K10", "K11"], ["J", "R1", "R2"]],
+        "opened": True,
+        "rules": {"preset": "sabra", "group_joker_needs_both_colours": True},
+    }
+    for lang, word in (("en", "both"), ("es", "las dos")):
+        messages = [v["message"] for v in run_operation("turns/verify", body, lang)["violations"]]
+        assert messages and not any(word in m for m in messages), messages
+
+
+def test_review_show_json_of_a_position_is_not_limited_by_its_racks(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    path = tmp_path / "pos.json"
+    players = [{"name": f"P{i}", "rack": ["K5"]} for i in range(9)]
+    path.write_text(json.dumps({"table": [["R1", "R2", "R3"]], "players": players, "pool": 3}))
+    assert CliRunner().invoke(app, ["show", str(path), "--json"]).exit_code == 0
+    assert CliRunner().invoke(app, ["show", str(path)]).exit_code == 2
+
+
+def test_review_wordings_of_session_53() -> None:
+    """The session's review: 'Ana e Inés', seconds never with an exponent below 10**16, one tile
+    worded without '1', END_MISMATCH's no-pass case true after a play reset the passes."""
+    from cli.render import _names
+    from engine.violations import seconds_text
+
+    assert _names(["Ana", "Inés"], "es") == "Ana e Inés" and _names(["Ana", "Hielo"], "es") == "Ana y Hielo"
+    assert _names(["Ana", "Inés"], "en") == "Ana and Inés"
+    assert seconds_text(2e-05) == "0.00002" and seconds_text(1e20) == "1e+20" and seconds_text(0.5, "es") == "0,5"
+    assert (
+        render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "en")
+        == "No arrangement of the tile was found within the time budget."
+    )
+    message = render("END_MISMATCH", {"case": "no_pass", "passes": 0, "players": 4}, "en")
+    assert "or since the last play after it" in message

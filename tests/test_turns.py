@@ -1743,3 +1743,13 @@ def test_a_manipulated_opening_counts_played_copies_identical_to_a_table_set() -
     v = verify(["R8 R9 R10", "R5 R6 R7"], ["R5 R6 R7 R8 R9 R10", "R8 R9 R10"], "R8 R9 R10", opened=False)
     assert codes(v) == ["MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"]
     assert "27" in only(v, "INITIAL_MELD_TOO_LOW")["message"]
+
+
+def test_a_manipulated_opening_does_not_count_a_joker_set_left_as_it_was_as_played() -> None:
+    """The joker checks take an after set identical to a table joker set as the table's own (its
+    joker unmoved); counting it as the played copies gave neither reading's codes (the session's
+    review, session 53)."""
+    before = ["R11 J R13", "R8 R9 R10", "K10 K11 K12", "O13 B13 K13"]
+    after = ["R11 J R13", "R8 R9 R10 R11", "K10 K11 K12 J", "O13 B13 K13 R13"]
+    v = verify(before, after, "R11 J R13 B1", opened=False)
+    assert codes(v) == ["MANIPULATION_BEFORE_OPENING", "INITIAL_MELD_TOO_LOW"], codes(v)
