@@ -29,6 +29,7 @@ import dataclasses
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from engine import solver
 from engine.errors import InputError
@@ -110,7 +111,10 @@ def verify_loose_turn(
             return _table_left_whole(before, played, rack, opened, rules, elapsed_seconds, deadline) or verdict
     verdict = _judged(before, before, rack, opened, rules, elapsed_seconds)
     code = "NO_ARRANGEMENT" if layout.arrangeable is False else "ARRANGEMENT_NOT_FOUND"
-    problem = Violation(code, "/after", {"count": len(after_tiles)})
+    params: dict[str, Any] = {"count": len(after_tiles)}
+    if len(after_tiles) == 1:  # ("The tile cannot be laid out", not "The 1 tile")
+        params["case"] = "one"
+    problem = Violation(code, "/after", params)
     return TurnVerdict(
         action="play",
         played=tuple(sorted(played, key=sort_key)),

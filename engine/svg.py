@@ -355,15 +355,15 @@ def _set_title(index: int, view: _SetView, lang: str) -> str:
     if view.table_set.id is not None:
         name += f" ({view.table_set.id})"
     tiles = " ".join(t.code for t in view.table_set.tiles) or "—"
+    kind = words.get(view.reading.kind or "", view.reading.kind or "")
+    worth = words["worth"].format(kind=kind, value=view.reading.value)
     if not view.violations:
-        kind = words.get(view.reading.kind or "", view.reading.kind or "")
-        return f"{name}: {tiles} — {words['worth'].format(kind=kind, value=view.reading.value)}"
+        return f"{name}: {tiles} — {worth}"
     reasons = "; ".join(f"{v.set_code or v.code}: {v.message(lang)}" for v in view.violations)
     if view.reading.valid and not any((v.set_code or v.code) in SET_CODES for v in view.violations):
         # a valid set outlined for a turn's violation (a tile not on the rack, a joker not
         # replaced): it is not "invalid" (the language audit, session 53)
-        kind = words.get(view.reading.kind or "", view.reading.kind or "")
-        return f"{name}: {tiles} — {words['worth'].format(kind=kind, value=view.reading.value)}; {reasons}"
+        return f"{name}: {tiles} — {worth}; {reasons}"
     return f"{name}: {tiles} — {words['invalid']}: {reasons}"
 
 

@@ -294,20 +294,20 @@ class Count(int):
         return format(int(self), spec)
 
 
-def seconds_text(value: Any, lang: str = "en") -> str:
-    """A number of seconds as the request wrote it, without a trailing ".0" ("121", "121.5",
-    "120.0004"; "121,5" in Spanish); exponents only from 10**16 ("1e+20"), small fractions
-    written out ("0.00002")."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
+def number_text(value: float, lang: str = "en") -> str:
+    """A fractional number (seconds, a limit) as the request wrote it, without a trailing ".0"
+    ("121", "121.5", "120.0004"; "121,5" in Spanish); exponents only from 10**16 ("1e+20"),
+    small fractions written out ("0.00002")."""
     text = repr(value).removesuffix(".0")  # (the shortest text that reads back as the value)
     if "e-" in text:  # ("2e-05": a fraction written out, "0.00002")
         text = f"{value:.20f}".rstrip("0")
     return text.replace(".", ",") if lang == "es" else text
 
 
-_ONE_TILE_WORDED = frozenset({"NO_ARRANGEMENT", "ARRANGEMENT_NOT_FOUND"})
-"""Codes worded on their own for one tile (``CODE/one``): "the 1 tile" reads badly."""
+def _number(value: Any, lang: str) -> Any:
+    if type(value) is int:
+        return Count(value)
+    return number_text(value, lang) if type(value) is float else value
 
 
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
@@ -315,14 +315,13 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     # A code may word each case (``params["case"]``) or rule variant (``params["rule"]``) on
     # its own: ``MESSAGES["CODE/case"]``, falling back to ``MESSAGES["CODE"]``.
     variant = params.get("case", params.get("rule"))
-    if variant is None and code in _ONE_TILE_WORDED and params.get("count") == 1:
-        variant = "one"  # ("La ficha no se puede colocar", not "La 1 ficha")
     templates = MESSAGES.get(f"{code}/{variant}") if variant is not None else None
     templates = templates or MESSAGES.get(code)
     if templates is None:
         return code
     template = templates.get(lang) or templates["en"]
-    values = _Defaults({key: Count(v) if type(v) is int else v for key, v in params.items()})
+    # (whole numbers may carry their noun; fractions, "121.0 s" before session 53, as written)
+    values = _Defaults({key: _number(v, lang) for key, v in params.items()})
     if "kind" in params:
         values["kind_es"] = KIND_ES.get(str(params["kind"]), params["kind"])
     if "other" in params:
@@ -332,8 +331,6 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     if "tile" in params:  # a group joker's tiles: "O7 or R7", "O7 and R7"
         # ("o" is "u" before a word read with o: "B3 u O3")
         values["tile_es"] = str(params["tile"]).replace(" or O", " u O").replace(" or ", " o ").replace(" and ", " y ")
-    if code == "TIME_LIMIT_EXCEEDED":  # ("121.0 s", "1e+20 s", a decimal point in Spanish: session 53)
-        values.update(elapsed=seconds_text(params.get("elapsed"), lang), limit=seconds_text(params.get("limit"), lang))
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
         values["set_message"] = _continued(render(str(params["set_code"]), inner, lang), lang)

@@ -148,9 +148,12 @@ def test_an_opening_of_only_invalid_sets_under_a_minimum_of_0_says_no_valid_set_
 
 
 def test_spanish_numbers_agree() -> None:
-    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La ficha no se puede colocar en una combinación válida."
+    assert (
+        render("NO_ARRANGEMENT", {"count": 1, "case": "one"}, "es")
+        == "La ficha no se puede colocar en una combinación válida."
+    )
     assert render("NO_ARRANGEMENT", {"count": 3}, "es") == "Las 3 fichas no se pueden colocar en combinaciones válidas."
-    assert "colocar la ficha dentro" in render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "es")
+    assert "colocar la ficha dentro" in render("ARRANGEMENT_NOT_FOUND", {"count": 1, "case": "one"}, "es")
     one = {"case": "play_on", "passes": 1, "players": 4}
     assert "only 1 of the 4 players has passed" in render("END_MISMATCH", one, "en")
     assert "solo 1 de los 4 jugadores ha pasado" in render("END_MISMATCH", one, "es")

@@ -197,7 +197,10 @@ def test_spanish_supply_arrangement_and_penalty_words() -> None:
     assert render("TILE_SUPPLY_EXCEEDED", {"tile": "R5", "limit": 2, "count": 3, "tiles": "classic"}, "es") == (
         "El juego clásico solo tiene 2 fichas R5; aquí hay 3."
     )
-    assert render("NO_ARRANGEMENT", {"count": 1}, "es") == "La ficha no se puede colocar en una combinación válida."
+    assert (
+        render("NO_ARRANGEMENT", {"count": 1, "case": "one"}, "es")
+        == "La ficha no se puede colocar en una combinación válida."
+    )
     assert render("ARRANGEMENT_NOT_FOUND", {"count": 12}, "es") == (
         "No se encontró cómo colocar las 12 fichas dentro del tiempo disponible."
     )
@@ -261,13 +264,13 @@ def test_review_wordings_of_session_53() -> None:
     """The session's review: 'Ana e Inés', seconds never with an exponent below 10**16, one tile
     worded without '1', END_MISMATCH's no-pass case true after a play reset the passes."""
     from cli.render import _names
-    from engine.violations import seconds_text
+    from engine.violations import number_text
 
     assert _names(["Ana", "Inés"], "es") == "Ana e Inés" and _names(["Ana", "Hielo"], "es") == "Ana y Hielo"
     assert _names(["Ana", "Inés"], "en") == "Ana and Inés"
-    assert seconds_text(2e-05) == "0.00002" and seconds_text(1e20) == "1e+20" and seconds_text(0.5, "es") == "0,5"
+    assert number_text(2e-05) == "0.00002" and number_text(1e20) == "1e+20" and number_text(0.5, "es") == "0,5"
     assert (
-        render("ARRANGEMENT_NOT_FOUND", {"count": 1}, "en")
+        render("ARRANGEMENT_NOT_FOUND", {"count": 1, "case": "one"}, "en")
         == "No arrangement of the tile was found within the time budget."
     )
     message = render("END_MISMATCH", {"case": "no_pass", "passes": 0, "players": 4}, "en")
