@@ -647,11 +647,15 @@ def penalty_text(penalty: Mapping[str, Any], lang: str = "en") -> str:
     return w["kept"].format(sets=sets, tiles=tiles, draw=draw)
 
 
-def signed_score(value: Any) -> str:
+def signed_score(value: Any, lang: str = "en") -> str:
     """A score as every readable report writes it: its sign, and a share of a tied win to 10
     significant digits, as the batch table and CSV write it (``+2.333333333``; the round
-    report wrote ``+2.33333``, the --html page ``2.33333``: the language audit, session 53)."""
+    report wrote ``+2.33333``, the --html page ``2.33333``: the language audit, session 53);
+    with a decimal comma in Spanish (``+2,333333333``), as seconds are written. (Tables of many documents, the batch table, CSV and the --html
+    summary, keep the point: a CSV cell is data, and their rows list scores with commas.)"""
     text = f"{value:.10g}" if isinstance(value, float) else str(value)
+    if lang == "es" and isinstance(value, float):
+        text = text.replace(".", ",")
     return f"+{text}" if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else text
 
 
@@ -692,7 +696,10 @@ def round_table(
         ]
         if racks:
             cells.append(tiles_text(rack or [], empty=w["empty_m"]) if rack is not None else Text(""))
-        cells += [str(s.get("rack_value")), Text(signed_score(s.get("score")), style=_score_style(s.get("score")))]
+        cells += [
+            str(s.get("rack_value")),
+            Text(signed_score(s.get("score"), lang), style=_score_style(s.get("score"))),
+        ]
         table.add_row(*cells)
     return titled(title, table)
 
@@ -746,7 +753,7 @@ def render_match(console: Console, body: Mapping[str, Any], result: Mapping[str,
         total = by_name.get(name)
         if i == 1 or total != last:  # (equal totals share the place: 1, 1, 3)
             place, last = i, total
-        totals.add_row(str(place), str(name), Text(signed_score(total), style=_score_style(total)))
+        totals.add_row(str(place), str(name), Text(signed_score(total, lang), style=_score_style(total)))
     console.print(titled(w["totals"], totals))
     winners = result.get("winners") or ([result["winner"]] if result.get("winner") else [])
     if result.get("winner") is not None:

@@ -3,6 +3,7 @@ nouns, Spanish continues lower-case after a colon, and the same state has one wo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.violations import Violation, render
@@ -275,3 +276,28 @@ def test_review_wordings_of_session_53() -> None:
     )
     message = render("END_MISMATCH", {"case": "no_pass", "passes": 0, "players": 4}, "en")
     assert "or since the last play after it" in message
+
+
+def test_a_spanish_round_report_writes_a_shared_win_with_a_decimal_comma(tmp_path: Path) -> None:
+    """Session 54: "+3.5" in a Spanish round report, where seconds were already "121,5 s"; the
+    batch table and CSV keep the point (data, comma-separated)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from cli.render import signed_score
+
+    assert [signed_score(v, "es") for v in (7 / 3, 43, -2.5)] == ["+2,333333333", "+43", "-2,5"]
+    racks = (["R1"], ["B1"], ["R5"], ["K4"])
+    names = ("Ana", "Inés", "Eva", "Leo")
+    doc = {"rules": "sabra", "players": [{"name": n, "rack": r} for n, r in zip(names, racks, strict=True)]}
+    runner = CliRunner()
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    spanish = runner.invoke(app, ["score", str(path), "--lang", "es"]).stdout
+    english = runner.invoke(app, ["score", str(path)]).stdout
+    csv = runner.invoke(app, ["score", str(path), str(path), "-f", "csv", "--lang", "es"]).stdout
+    assert "+3,5" in spanish and "3.5" not in spanish, spanish
+    assert "+3.5" in english and "3,5" not in english, english
+    assert "3.5" in csv, csv
