@@ -26,7 +26,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   rules are broken). A joker that can only stay did
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
   joker's place; a group's: in a successor, beside a numbered tile of the group), a copy played
-  or taken from a set without a joker.
+  or taken from a set without a joker, or its set lies whole in a successor with that tile (a
+  copy taken out of another locked set, which that breaks, frees it too).
 - ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
   same kind (run or group) holding a numbered tile of its set; under
   ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its

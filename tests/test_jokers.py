@@ -413,6 +413,25 @@ def test_a_locked_set_whose_joker_stays_lends_no_tile_to_a_freed_jokers_host() -
     assert codes(v) == ["FREED_JOKER_MISUSED"], codes(v)
 
 
+def test_a_locked_sets_joker_freed_by_a_copy_from_another_locked_set_leaves_the_others_joker_staying() -> None:
+    """strict-joker (a hand-made examiner, session 54): ``R4 R5 J`` lies whole with its exact R6
+    (taken out of the locked ``R6 R7 J``, which that breaks), and ``J R7 J`` reads R6 R7 R8: the
+    R8 joker stayed (SPEC §4, a joker in some after-run stands for its tile). Before, the first
+    joker was "freed" yet made to stay where it lay, so the turn read as freeing both: R8 not
+    replaced, two jokers freed (and two FREED_JOKER_MISUSED under pressman-2009 with locked sets);
+    declaring the after jokers gave the one violation already."""
+    before = ["R4 R5 J", "R6 R7 J"]
+    for after in (["R4 R5 R6", "J R7 J", "K1 K2 K3"], ["R4 R5 R6", "J=R6 R7 J=R8", "K1 K2 K3"]):
+        v = verify(before, after, "K1 K2 K3", rules=STRICT_JOKER)
+        assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 1, (after, codes(v), v.jokers_freed)
+    v = verify(before, ["J R7 J", "R4 R5 R6 R7"], "R7", rules=STRICT_JOKER)
+    assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 1, codes(v)
+    locked_pressman = {"preset": "pressman-2009", "joker_sets_locked": True}
+    v = verify(before, ["R4 R5 R6", "J R7 J", "K1 K2 K3"], "K1 K2 K3", rules=locked_pressman)
+    assert sorted(codes(v)) == ["FREED_JOKER_MISUSED", "JOKER_REPLACED_FROM_TABLE", "JOKER_SET_BROKEN"], codes(v)
+    assert verify(before, ["R4 R5 R6", "J R7 J", "K1 K2 K3"], "K1 K2 K3").valid  # (sabra: both jokers stayed)
+
+
 def test_a_replacing_tile_must_lie_beside_a_copy_the_hosts_leave_its_set() -> None:
     """sabra + ``other_set`` (found by an independent turn oracle, session 39): the first set's
     joker, freed into ``K6 K8 J``, needs that set to hold the second set's K6 K8, so the second
