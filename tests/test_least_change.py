@@ -343,6 +343,46 @@ def test_the_first_found_move_is_not_always_the_least_change() -> None:
     assert worse >= 3
 
 
+MANIPULATING = dataclasses.replace(SABRA, manipulate_on_opening_turn=True)
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "least"),
+    [
+        # (a hand-made examiner, session 54: the first-found move was answered, not claimed)
+        (["B9 B10 B11", "B11 B12 B13"], "B12 J R8 R9 R10", (0, 1, 1)),
+        ([" ".join(f"{c}{n}" for n in range(1, 14)) for c in "KBOR"], "K13 B13 O13 R13 J", (1, 1, 2)),
+        (["R1 R2 R3"], "K10 K11 K12", (0, 0, 1)),
+    ],
+)
+def test_an_opening_with_manipulation_is_the_least_change_of_the_opened_position(
+    table: list[str], rack: str, least: tuple[int, int, int]
+) -> None:
+    """Every legal opening is a legal move of an opened player scoring no less: the opened
+    position's least change, a legal opening scoring as much, is the least change (it rebuilt
+    the four runs 1-13 into groups, 48 tiles moved, for the 65 points one moved tile plays)."""
+    before = [T(s) for s in table]
+    result = suggest(before, T(rack), False, MANIPULATING, "tiles")
+    assert result.changes is not None and result.least_change_proven
+    assert result.changes.disturbance.as_tuple() == least, words(result.after)
+    assert verify_turn(
+        [TableSet(s) for s in before], [TableSet(s) for s in result.after], T(rack), False, MANIPULATING
+    ).valid
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2))
+def test_least_change_of_openings_with_manipulation_matches_brute_force(seed: int) -> None:
+    """Small openings with manipulation: the best score always, the least change whenever
+    claimed; claimed on most of them."""
+    rng = random.Random(2000 + seed)
+    claimed = 0
+    for _ in range(16):
+        before, rack = playable(rng, (6, 10), 3, 1, table_jokers=False)
+        claimed += check_suggestion(before, rack, False, MANIPULATING, rng.choice(["tiles", "value"]), exact=False)
+    assert claimed >= 8, claimed
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_least_change_free_jokers_matches_brute_force(seed: int) -> None:

@@ -161,7 +161,15 @@ def least_change(
     ``known``: the disturbance (tiles moved, sets touched, new sets) of a legal move scoring
     ``floor``, when one is known; KNOWN_LEAST when that move is proven the least change."""
     if not opened and rules.manipulate_on_opening_turn:
-        return None
+        # Not modelled as such, but every legal opening is a legal move of an opened player,
+        # scoring no less (a table joker set laid again is then read at its best): the least
+        # change of the opened position, when it is a legal opening scoring ``floor``, is the
+        # least change here too, proven as it is there (and a known move proven least there is
+        # least here).
+        found = least_change(table, kinds, readings, rack, True, rules, weights, floor, deadline, known)
+        if isinstance(found, LeastChange):
+            return _checked(table, kinds, rack, False, rules, list(found.after), weights, floor, found.proven)
+        return found
     table_counts: Counter[tuple[int, int]] = Counter()
     rack_counts: Counter[tuple[int, int]] = Counter()
     table_jokers = rack_jokers = 0
