@@ -89,8 +89,10 @@ _CODE_ORDER = {
 }
 
 
-def rank(violations: Sequence[Violation], freed: int, split_unlocked: int = 0) -> tuple[int, int, int, tuple[int, ...]]:
-    """Fewest violations, then fewest locked sets split though their exact tiles could free
-    their jokers (``split_unlocked``: the reading freeing them reads better), then fewest jokers
-    freed, then the codes in ``_CODE_ORDER``."""
-    return len(violations), split_unlocked, freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))
+def rank(
+    violations: Sequence[Violation], freed: int, split_unlocked: int = 0, beside: int = 0
+) -> tuple[int, int, int, tuple[int, ...]]:
+    """Fewest violations (with ``beside`` more reported beside them), then fewest locked sets
+    split though their exact tiles could free their jokers (``split_unlocked``: the reading
+    freeing them reads better), then fewest jokers freed, then the codes in ``_CODE_ORDER``."""
+    return len(violations) + beside, split_unlocked, freed, tuple(sorted(_CODE_ORDER[v.code] for v in violations))

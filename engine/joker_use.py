@@ -56,11 +56,6 @@ def freed_can_leave(
         kind = search.readings_chosen[joker.source].kind
         if joker_replacement.replaced_by_its_tile(search, joker, kind):
             return False  # its exact tile took its place: freed, wherever it went
-        if search.locked and locked_joker_sets.kept_with_exact_tile(search, joker):
-            # its set lies whole in a successor with the exact tile: freed, wherever it went, as
-            # the search gives it no stay (``JokerSearch._fates``), even when that copy came out
-            # of another locked set (which that breaks)
-            return False
         mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
         if kind != RUN and _may_hold_none_of_one(search, joker.source, k, mine, stayed_in):
             return False  # a group joker stays only in a successor

@@ -45,9 +45,10 @@ replacing copies, the locked sets and the freed jokers' places are judged by sma
 searches of their own. The best assignment has the fewest violations, then the fewest freed
 jokers, then the codes in a fixed preference (``joker_pieces.rank``: a joker replaced from
 the table reads better than one misused, …), so ties never depend on the listing order.
-(Between equally many violations, an assignment calling a locked set broken while a played copy
-of its joker's tile lies in another successor ranks after the one freeing that joker, and last
-come the "not replaced" violations reported beside the locked sets': ``locked_joker_sets``.) A
+(The "not replaced" violations reported beside the locked sets' count among the violations;
+between equally many, an assignment calling a locked set broken while a played copy of its
+joker's tile lies in another successor ranks after the one freeing that joker, and last comes
+the one with more of those reported beside: ``locked_joker_sets``.) A
 branch is cut once a legal assignment is known and the branch has freed more jokers.
 
 ``JokerSearch`` holds the state of that search and its order: the readings, the fates and the
@@ -314,10 +315,14 @@ class JokerSearch:
             whole = [
                 o for o in stays_here if locked_joker_sets.joker_set_broken(self, joker.source, {o[0].after}) is None
             ]
-            if locked_joker_sets.kept_with_exact_tile(self, joker):
+            if locked_joker_sets.kept_with_exact_tile(self, joker) and joker_replacement.replaced_by_its_tile(
+                self, joker, kind
+            ):
                 # a successor holds the set with the joker's exact tile in its place, so the
                 # set is not broken (SPEC §4): a joker that left it was freed, and the freed
-                # jokers' rules say what is wrong, not JOKER_SET_BROKEN
+                # jokers' rules say what is wrong, not JOKER_SET_BROKEN. (Only a copy the turn
+                # could bring there frees it: one out of another locked set frees nothing, and
+                # the joker may stay elsewhere; session 54)
                 options = [*whole, None]
             else:
                 options = [*whole, None, *(o for o in stays_here if o not in whole)]
@@ -364,9 +369,15 @@ class JokerSearch:
                 for v in joker_replacement.replacements(self, jokers, stays, locked=False)
                 if v.code == "JOKER_NOT_REPLACED"
             )
-        # (those reported beside rank last: between readings otherwise equal, the one without
-        # them, whichever colour its jokers stood for; an independent audit, session 45)
-        key = (*rank(violations, len(freed), locked_joker_sets.split_unlocked(self, jokers, stays)), len(unreplaced))
+        # (those reported beside count among the violations: a reading "freeing" a joker that
+        # stays, to call it not replaced beside a broken lock, read better than both jokers
+        # staying in two broken sets; a hand-made examiner, session 54. Between readings
+        # otherwise equal, the one without them, whichever colour its jokers stood for; an
+        # independent audit, session 45)
+        key = (
+            *rank(violations, len(freed), locked_joker_sets.split_unlocked(self, jokers, stays), len(unreplaced)),
+            len(unreplaced),
+        )
         if self.locked and freed and not joker_use.freed_can_leave(self, jokers, fixed, stays):
             # A joker "freed" where it can only stay did stay (SPEC §4): under locked sets its
             # exact tile elsewhere would otherwise unlock a set that lost a tile.
