@@ -315,7 +315,8 @@ class JokerSearch:
             whole = [
                 o for o in stays_here if locked_joker_sets.joker_set_broken(self, joker.source, {o[0].after}) is None
             ]
-            if locked_joker_sets.kept_with_exact_tile(self, joker) and joker_replacement.replaced_by_its_tile(
+            every = self.readings_chosen[joker.source].joker_keys
+            if locked_joker_sets.kept_with_exact_tile(self, joker, every) and joker_replacement.replaced_by_its_tile(
                 self, joker, kind
             ):
                 # a successor holds the set with the joker's exact tile in its place, so the

@@ -437,6 +437,24 @@ def test_a_copy_out_of_another_locked_set_frees_no_joker_and_both_jokers_stay() 
     assert v.valid and v.jokers_freed == 1, codes(v)
 
 
+def test_a_locked_sets_one_copy_frees_one_of_its_jokers_and_the_other_may_stay() -> None:
+    """strict-joker (a hand-made examiner, session 54): ``J R4 J``'s one R4 lies beside R5 or
+    beside R3, not both, so at most one joker is freed by its exact tile; the R3 joker stands
+    for R3 in ``J J R1`` and stayed, breaking its set: JOKER_SET_BROKEN alone, one joker freed
+    (both were freed, the R5 not replaced: JOKER_NOT_REPLACED beside it)."""
+    before = ["J R4 J", "R1 R2 R3 R4 R5"]
+    for rules in (STRICT_JOKER, {"preset": "strict-joker", "freed_joker_use": "other_set"}):
+        v = verify(before, ["J J R1", "R4 R5 R6", "R2 R3 R4"], "R6", rules=rules)
+        assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 1, codes(v)
+        before2 = ["J R10 J", "R8 R9 R10 R11 R12"]
+        v = verify(before2, ["R10 R11 R12 R13", "R8 R9 R10", "J R13 J"], "R13 R13", rules=rules)
+        assert codes(v) == ["JOKER_SET_BROKEN"] and v.jokers_freed == 1, codes(v)
+    assert verify(before, ["J J R1", "R4 R5 R6", "R2 R3 R4"], "R6").valid  # (sabra)
+    # both exact tiles beside the set's R4 in one successor: both jokers freed, legal
+    v = verify(["J R4 J"], ["R3 R4 R5", "K1 K2 J J"], "R3 R5 K1 K2", rules=STRICT_JOKER)
+    assert v.valid and v.jokers_freed == 2, codes(v)
+
+
 def test_a_replacing_tile_must_lie_beside_a_copy_the_hosts_leave_its_set() -> None:
     """sabra + ``other_set`` (found by an independent turn oracle, session 39): the first set's
     joker, freed into ``K6 K8 J``, needs that set to hold the second set's K6 K8, so the second
