@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from distributed import Client, Future
 
 LOCAL = "local"
-INSTALL_HINT = "pip install 'rummikub-rules[dask]'"
+INSTALL_HINT = "pip install '.[dask]' in a checkout (or 'rummikub-rules[dask]' from a wheel)"
 MAX_CHUNK = 256  # documents per task at most
 MIN_CHUNK = 8  # documents per task at least (but the last), as the chunks shrink towards the end
 CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker busy between results)
@@ -218,6 +218,8 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
         return local_client
     try:
         client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
+    except MemoryError:  # (another server's bytes read as Dask's frame lengths: "allocate 3.07 EiB")
+        raise CliError(f"{scheduler} did not answer as a Dask scheduler does (is it one?)", EXIT_SERVICE) from None
     except Exception as exc:  # (OSError, TimeoutError, ValueError; TypeError for tls:// without TLS settings...)
         raise CliError(f"cannot reach the Dask scheduler at {scheduler} ({_one_line(exc)})", EXIT_SERVICE) from None
     stack.enter_context(client)

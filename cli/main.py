@@ -261,7 +261,7 @@ SchedulerOpt = Annotated[
         envvar="RUMMIKUB_SCHEDULER",
         metavar="tcp://HOST:PORT|local",
         help="Run the batch on a Dask cluster: its scheduler's address, or 'local' for a LocalCluster here "
-        "(--jobs workers; 0 or 1 = one per CPU). Needs the dask extra: pip install 'rummikub-rules[dask]'.",
+        "(--jobs workers; 0 or 1 = one per CPU). Needs the dask extra: pip install '.[dask]' in a checkout.",
         rich_help_panel="Dask cluster",
     ),
 ]

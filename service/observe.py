@@ -176,7 +176,10 @@ class AccessLog:
         self._stream: TextIO | None = None
         self._fd = 1
         if target != "-":
-            self._stream = open(target, "a", encoding="utf-8")  # noqa: SIM115 - kept for the process's life
+            try:
+                self._stream = open(target, "a", encoding="utf-8")  # noqa: SIM115 - kept for the process's life
+            except OSError as exc:  # (named by its setting, as other bad settings are)
+                raise ValueError(f"{ACCESS_LOG_KEY}: cannot open {target!r} ({exc.strerror or exc})") from None
             self._fd = self._stream.fileno()
 
     @classmethod

@@ -339,7 +339,7 @@ def test_without_the_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed → ImportError
     result = invoke("score", write(tmp_path / "r.json", ROUND), "--scheduler", "local")
     assert result.exit_code == 2
-    assert "pip install 'rummikub-rules[dask]'" in one_line_error(result)
+    assert "pip install '.[dask]' in a checkout" in one_line_error(result)  # (not on PyPI: docs/cli.md)
 
 
 def test_scheduler_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -351,6 +351,40 @@ def test_scheduler_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1.0)
     down = invoke("score", path, path, "--scheduler", f"tcp://127.0.0.1:{_free_port()}")
     assert down.exit_code == 3 and "cannot reach the Dask scheduler" in one_line_error(down)
+
+
+def test_a_scheduler_address_that_is_another_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An HTTP server at the address (the rules service's own port, say): its bytes read as
+    Dask's frame lengths asked for exabytes, and the line said "Unable to allocate 3.07 EiB"
+    (the docs audit, session 54). One line naming what is wrong, exit 3."""
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer_http() -> None:
+        with listener:
+            listener.settimeout(30)
+            for _ in range(20):  # (bounded: the client's tries)
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                with conn:
+                    conn.settimeout(5)
+                    try:
+                        conn.recv(65536)
+                        conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 3\r\nConnection: close\r\n\r\nBad")
+                    except OSError:
+                        pass
+
+    threading.Thread(target=answer_http, daemon=True).start()
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 5.0)
+    path = write(tmp_path / "r.json", ROUND)
+    result = invoke("score", path, path, "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert result.exit_code == 3, result.output
+    assert "did not answer as a Dask scheduler" in one_line_error(result)
+    listener.close()
 
 
 # --- session 52 (h5): inputs, limits and failures of the cluster path ------------------------------

@@ -1259,7 +1259,9 @@ def test_budget_processes_run_at_a_lower_priority_once_ready(server: Server) -> 
 
     for worker in server.workers():
         budget = budget_process_of(worker)
-        assert os.getpriority(os.PRIO_PROCESS, budget) == os.getpriority(os.PRIO_PROCESS, worker) + BUDGET_NICE
+        # (niceness stops at 19: a suite run under `nice -n 10` or more sees the cap)
+        expected = min(19, os.getpriority(os.PRIO_PROCESS, worker) + BUDGET_NICE)
+        assert os.getpriority(os.PRIO_PROCESS, budget) == expected
 
 
 def served_again(server: Server) -> None:
