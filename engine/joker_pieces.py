@@ -5,7 +5,7 @@ rank (``rank``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from engine.rules import Rules
@@ -50,15 +50,20 @@ class Source:
         when it has none, so that no other set's id labels it (SPEC §1)."""
         return {**params, "set_id": self.id}
 
-    def home(self) -> str:
+    def home(self, missing: Iterable[str] = ()) -> str:
         """Where a violation about this set points: the successor sharing the most of its tiles;
-        between equals, one holding a joker, then the first by its tiles (sorted), so that the
-        set named does not depend on the order the sets are listed in (SPEC §4)."""
+        between equals, one not holding a tile of ``missing`` (the tiles a violation says are
+        not there: two successors each holding one R10 of ``J R10 J``'s, ``R10 R11 R12`` and
+        ``R8 R9 R10``, the R11 not replacing a joker is told at the second; a hand-made
+        examiner, session 54), then one holding a joker, then the first by its tiles (sorted),
+        so that the set named does not depend on the order the sets are listed in (SPEC §4)."""
+        missing = frozenset(missing)
         best, best_key = None, None
         for k in self.successors:
             theirs = self.after[k].numbered_counts
             shared = sum(min(n, theirs.get(key, 0)) for key, n in self.numbered.items())
-            key = (-shared, not self.after[k].jokers, self.after[k].content)
+            holds_missing = any(theirs.get(key, 0) for key in missing)
+            key = (-shared, holds_missing, not self.after[k].jokers, self.after[k].content)
             if best_key is None or key < best_key:
                 best, best_key = k, key
         return f"/after/{best}" if best is not None else f"/before/{self.index}"

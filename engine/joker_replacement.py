@@ -238,7 +238,8 @@ def _replace(
             if len(missing) == 2 or (not missing and len(demand.bundles[0]) == 2):
                 params["case"] = "both"  # (the message names two tiles: "both missing tiles")
         params["tile"] = label
-        return [Violation(missing_code, source.home(), source.labelled(params))] * demand.weight
+        told = [key for bundle in demand.bundles for key in bundle]  # (the tiles the message names)
+        return [Violation(missing_code, source.home(told), source.labelled(params))] * demand.weight
 
     def place(d: int, found: list[Violation]) -> None:
         nonlocal best

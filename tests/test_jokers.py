@@ -455,6 +455,19 @@ def test_a_locked_sets_one_copy_frees_one_of_its_jokers_and_the_other_may_stay()
     assert v.valid and v.jokers_freed == 2, codes(v)
 
 
+def test_a_tile_not_replacing_a_joker_is_told_at_a_successor_without_it() -> None:
+    """``J R10 J``'s one R10 lies in ``R10 R11 R12`` or in ``R8 R9 R10``: one joker is not
+    replaced. The violation named R11 at ``R10 R11 R12``, which holds an R11 (a hand-made
+    examiner, session 54): now at the other successor, in either listing order."""
+    before = ["J R10 J", "R8 R9 R10 R11 R12"]
+    after = ["R10 R11 R12", "R8 R9 R10", "J J K1 K2"]
+    for b, a in ((before, after), (before[::-1], after[::-1])):
+        v = verify(b, a, "K1 K2")
+        (told,) = [x for x in v.violations if x.code == "JOKER_NOT_REPLACED"]
+        at = int(told.at.split("/")[2])
+        assert a[at] == "R8 R9 R10" and "R11" in told.message(), (a[at], told.message())
+
+
 def test_a_replacing_tile_must_lie_beside_a_copy_the_hosts_leave_its_set() -> None:
     """sabra + ``other_set`` (found by an independent turn oracle, session 39): the first set's
     joker, freed into ``K6 K8 J``, needs that set to hold the second set's K6 K8, so the second
