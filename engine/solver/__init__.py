@@ -287,8 +287,8 @@ One concern each:
   a few);
 * ``exhaustive``: small positions settled by trying every move;
 * ``consistent_value``: the answer's played jokers valued under a reading keeping the move
-  legal (the passes read each set at its best; when that reading is no legal one, the
-  optimum is not claimed).
+  legal (the passes read each set at its best; when that reading is no legal one, the value
+  objective's optimum is not claimed).
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so

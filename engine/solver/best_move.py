@@ -123,14 +123,20 @@ def suggest(
 def _read_consistently(answer: Suggestion, s: Suggester) -> Suggestion:
     """``answer`` with its played jokers valued under a reading keeping the move legal
     (``engine.solver.consistent_value``). When that is less than the passes counted, a move
-    they ranked lower may be worth more (points break ties between the most tiles too): the
-    optimum, and the least change among the moves scoring as much, are then not proven."""
+    they ranked lower may be worth more: the value objective's optimum, and the least change
+    among the moves scoring as much, are then not proven."""
     if not any(t.is_joker for t in answer.played) or not any(t.is_joker for tiles in s.table for t in tiles):
         return answer
     value = consistent_value(s.table, s.kinds, answer.after, s.rack, s.opened, s.rules)
     if value is None or value >= answer.value:
         return answer
-    return dataclasses.replace(answer, value=value, optimal_proven=False, least_change_proven=False)
+    by_value = not s.by_tiles
+    return dataclasses.replace(
+        answer,
+        value=value,
+        optimal_proven=answer.optimal_proven and not by_value,
+        least_change_proven=False,
+    )
 
 
 class Suggester:
