@@ -23,7 +23,6 @@ from engine.changes import EXTENDED, NEW, REARRANGED, UNCHANGED, Changes, change
 from engine.rules import PRESETS, SABRA, Rules
 from engine.sets import TableSet, read_set
 from engine.solver import arrange, suggest
-from engine.solver.consistent_value import consistent_value
 from engine.solver.intact import played_value
 from engine.tiles import COLORS, JOKER, SUPPLIES, Tile, joker_as, parse_tiles
 from engine.tiles import numbered as numbered_tile
@@ -1878,17 +1877,14 @@ def test_a_table_joker_staying_in_a_set_of_one_tile_and_jokers_read_the_other_wa
     """``R5 J J`` reads as a run (scored so: its jokers 6 and 7) and as a group of 5s (where
     the table's group joker stays). The programme with the jokers free read a group joker as
     staying only in a group, so it missed such moves and proved the answer least (found by an
-    independent least-change oracle, session 34): now such a run's jokers count as staying.
-    Since session 54 the move is scored under a reading keeping it legal (the group of 5s:
-    ``engine.solver.consistent_value``), no longer the run's 6 and 7."""
+    independent least-change oracle, session 34): now such a run's jokers count as staying."""
     before = [parse_tiles(s) for s in table.split(" | ")]
     after = [parse_tiles(s) for s in better.split(" | ")]
     tiles = parse_tiles(rack)
     assert verify_turn([TableSet(s) for s in before], [TableSet(s) for s in after], tiles, True, rules).valid
     result = suggest(before, tiles, True, rules, objective)
     assert_legal(before, tiles, True, rules, result)
-    played, _ = played_value(tuple(before), after, rules)
-    value = consistent_value(before, [None] * len(before), after, tiles, True, rules)
+    played, value = played_value(tuple(before), after, rules)
     assert (len(result.played), result.value) == (sum(played.values()), value)  # the same score
     least = changes(before, tiles, after).disturbance
     found = result.changes.disturbance if result.changes else None

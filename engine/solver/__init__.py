@@ -285,10 +285,7 @@ One concern each:
   and ``least_change_model`` (that programme's pieces: the model, lanes, continuation runs,
   group candidates); ``intact``, ``few_moved``: its first steps (no table tile moved, at most
   a few);
-* ``exhaustive``: small positions settled by trying every move;
-* ``consistent_value``: the answer's played jokers valued under a reading keeping the move
-  legal (the passes read each set at its best; when that reading is no legal one, the value
-  objective's optimum is not claimed).
+* ``exhaustive``: small positions settled by trying every move.
 
 Every search runs under a time budget checked inside the search. When it runs out,
 ``arrange`` answers ``arrangeable=None``; ``suggest`` returns the best legal move found so

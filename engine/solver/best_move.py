@@ -28,7 +28,6 @@ from engine.solver import (
     value_bound,
     variant_passes,
 )
-from engine.solver.consistent_value import consistent_value
 from engine.solver.layout import Outcome
 from engine.solver.least_change import with_least_change
 from engine.solver.model import (
@@ -107,7 +106,7 @@ def suggest(
     if not move.optimal_proven and time.perf_counter() < deadline:
         settled = exhaustive.settle(suggester, move, tie_break, deadline)
         if settled is not None:
-            return _read_consistently(settled, suggester)
+            return settled
     if not move.optimal_proven and time.perf_counter() >= deadline:
         # what could prove it (the most tiles' passes under the value objective, the
         # enumeration of small positions) ran out of time
@@ -117,26 +116,7 @@ def suggest(
         # the least change is among the best moves: a move not proven best may not be one (a
         # better-scoring move can exist; a brute-force audit, session 48)
         answer = dataclasses.replace(answer, least_change_proven=False)
-    return _read_consistently(answer, suggester)
-
-
-def _read_consistently(answer: Suggestion, s: Suggester) -> Suggestion:
-    """``answer`` with its played jokers valued under a reading keeping the move legal
-    (``engine.solver.consistent_value``). When that is less than the passes counted, a move
-    they ranked lower may be worth more: the value objective's optimum, and the least change
-    among the moves scoring as much, are then not proven."""
-    if not any(t.is_joker for t in answer.played) or not any(t.is_joker for tiles in s.table for t in tiles):
-        return answer
-    value = consistent_value(s.table, s.kinds, answer.after, s.rack, s.opened, s.rules)
-    if value is None or value >= answer.value:
-        return answer
-    by_value = not s.by_tiles
-    return dataclasses.replace(
-        answer,
-        value=value,
-        optimal_proven=answer.optimal_proven and not by_value,
-        least_change_proven=False,
-    )
+    return answer
 
 
 class Suggester:

@@ -54,9 +54,8 @@ class ArrangeResult:
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     """A suggested move: the table after it, the rack tiles played and their value (a played
-    joker is worth the best joker on the table after the move, each set read at its best
-    among the readings keeping the move legal: jokers are interchangeable;
-    ``engine.solver.consistent_value``). ``optimal_proven`` is True when no legal move scores
+    joker is worth the best joker on the table after the move, each set read at its best:
+    jokers are interchangeable). ``optimal_proven`` is True when no legal move scores
     more (see the package docstring for how each kind of position proves it). ``changes`` is the move's
     change list; ``least_change_proven`` is True when the move is proven optimal and no move
     scoring as much disturbs the table less (the ``least_change`` tie break)."""
