@@ -1917,3 +1917,14 @@ def test_no_pass_runs_past_the_deadline_once_an_answer_is_in_hand() -> None:
     assert first is not None  # the first answer is still sought
     assert late.candidates and not late.exhausted
     assert pass_problems.solve_pass(late, pass_problems.pass_problem(late, dissolve=set())) is None and late.exhausted
+
+
+def test_a_played_jokers_points_are_its_sets_value_whichever_reading_the_verdict_rests_on() -> None:
+    """sabra: beside ``K9 J O9``, ``K9 J J`` + ``O7 O8 O9`` is legal only with ``K9 J J`` read
+    as 9s; the played joker counts as the set's best reading, the run K9-K11 (SPEC §2: a set's
+    value is the highest among its readings): 26 points, proven (docs/rules-engine.md, the
+    reading a replay-analysis audit of session 54 questioned)."""
+    table = [T("K9 J O9")]
+    got = suggest(table, T("J K8 O7 O8"), True, SABRA, "value")
+    assert_legal(table, T("J K8 O7 O8"), True, SABRA, got)
+    assert (len(got.played), got.value, got.optimal_proven) == (3, 26, True), [str(s) for s in got.after]
