@@ -251,7 +251,10 @@ def _replace(
             # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
             # first set's, whose joker stays there only with a copy of it; session 43)
             held = frozenset((+(played_at + fixed)).items())
-            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held) and (
+            # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
+            # joint checks' steps are spent, the turn then judged set by set)
+            apart = avoid if search.joint_steps > 0 else frozenset()
+            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held, apart) and (
                 not still_locked or _merged_apart(search, still_locked.difference(broken), homes, kept_whole)
             ):
                 best = list(found)

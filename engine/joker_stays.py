@@ -30,20 +30,44 @@ def can_hold_copies(
     holders: frozenset[tuple[int, int]],
     wholes: frozenset[tuple[int, int]] = frozenset(),
     played_at: CopiesAt = frozenset(),
+    apart: frozenset[tuple[int, int]] = frozenset(),
 ) -> bool:
     """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
     the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's
     tiles: equal tiles are interchangeable, yet each copy lies in one set (SPEC §4, the
     consistent assignment), so ``[J J R13]`` has one successor among two after-sets holding
     an R13 when one R13 was played. ``played_at``: ((after-set, tile), copies) that are played
-    ones, no set's (the replacing tiles under ``joker_replacement_from: rack``). Memoised."""
-    memo_key = (holders, wholes, played_at)
+    ones, no set's (the replacing tiles under ``joker_replacement_from: rack``). ``apart``:
+    pairs (source, after-set) where the source holds none of its copies (a freed joker's place
+    requires so); a copy of it that only one other successor can hold lies there (under
+    ``other_set`` with rack-only replacement, ``O6 K6 R6 J`` + ``R6 K6 J=O6`` -> ``K6 O6 R6 J``
+    twice with O6 played: the second set's K6 R6 lie beside the freed joker's place or in the
+    other group, whose O6, played, then leaves the first set's staying joker no copy of its set;
+    an independent turn oracle, session 54). Memoised."""
+    memo_key = (holders, wholes, played_at, apart)
     found = search.holding_memo.get(memo_key)
     if found is not None:
         return found
     taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
     for (k, key), copies in played_at:
         taken[key, k] = copies
+    placed: set[tuple[int, int]] = set()  # (source, after-set) holding a copy so placed
+    for n in sorted({n for n, _ in apart}):
+        avoided = {k for m, k in apart if m == n}
+        for key, copies in search.sources[n].numbered.items():
+            if search.removed.get(key):  # (a copy off the table may be this set's: left open)
+                continue
+            places = [
+                k for k in search.sources[n].successors if k not in avoided and search.after[k].numbered_counts.get(key)
+            ]
+            if len(places) == 1:  # (with more, where they lie is left open)
+                (k,) = places
+                placed.add((n, k))
+                taken[key, -1 - n] = taken.get((key, -1 - n), 0) + copies
+                taken[key, k] = taken.get((key, k), 0) + copies
+                if taken[key, k] > search.after[k].numbered_counts.get(key, 0):
+                    search.holding_memo[memo_key] = False
+                    return False
     for n, k in sorted(wholes):
         theirs = search.after[k].numbered_counts
         for key, copies in search.sources[n].numbered.items():
@@ -52,7 +76,7 @@ def can_hold_copies(
             if taken[key, k] > theirs.get(key, 0):
                 search.holding_memo[memo_key] = False
                 return False
-    pairs = sorted(holders - wholes)
+    pairs = sorted(holders - wholes - placed)
 
     def give(m: int) -> bool:
         if m == len(pairs):

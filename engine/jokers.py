@@ -26,8 +26,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   rules are broken). A joker that can only stay did
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
   joker's place; a group's: in a successor, beside a numbered tile of the group), a copy played
-  or taken from a set without a joker, or its set lies whole in a successor with that tile (a
-  copy taken out of another locked set, which that breaks, frees it too).
+  or taken from a set without a joker (or from a locked set so unlocked first); a copy taken
+  out of another locked set frees nothing, and the joker may then stay elsewhere.
 - ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
   same kind (run or group) holding a numbered tile of its set; under
   ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its
@@ -186,7 +186,7 @@ class JokerSearch:
         self.joint_steps = joint_steps  # shared by every joint check of the turn
         self.placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
-        self.holding_memo: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]], object], bool] = {}
+        self.holding_memo: dict[tuple[object, ...], bool] = {}
         self.old_after_memo: dict[int, bool] = {}
         self.after_numbered = joker_use.numbered_in(self, range(len(after)))  # every numbered tile on the after table
         # the numbered tiles that may be the moved sets' copies: under locked sets, a joker set

@@ -468,6 +468,34 @@ def test_a_tile_not_replacing_a_joker_is_told_at_a_successor_without_it() -> Non
         assert a[at] == "R8 R9 R10" and "R11" in told.message(), (a[at], told.message())
 
 
+@pytest.mark.parametrize(
+    ("before", "after", "rack", "locked"),
+    [
+        (["O6 K6 R6 J", "R6 K6 J=O6"], ["K6 O6 R6 J", "K6 O6 R6 J"], "O6", False),
+        (["O3 J K3", "J B3 B4"], ["B2 J B4", "J B2 B3", "B3 K3 O3"], "B2 B3 B2", False),
+        (["O9 J K9", "R9 K9 J=O9"], ["K9 O9 J", "K9 O9 R9 J"], "K10 O9", False),
+        (["R2 J O2", "B2 K2 J"], ["B2 K2 O2 R2", "B2 O2 J J"], "O2 B2", True),
+    ],
+)
+def test_a_freed_jokers_place_and_a_staying_jokers_copy_share_one_assignment(
+    before: list[str], after: list[str], rack: str, locked: bool
+) -> None:
+    """``other_set`` with rack-only replacement (an independent turn oracle, session 54): in
+    ``K6 O6 R6 J`` twice, the group holding the freed ``J=O6`` holds none of its set's K6 R6,
+    so those lie in the other group, whose O6 must then be the first set's for its joker to
+    stay there: the played O6 is not in the freed joker's set's successor. Answered legal
+    before; each rule alone still judges the turn legal."""
+    both = {"preset": "strict-joker" if locked else "sabra", "freed_joker_use": "other_set"}
+    rack_only = {**both, "joker_replacement_from": "rack"}
+    for b, a in ((before, after), (before[::-1], after[::-1])):
+        assert not verify(b, a, rack, rules=rack_only).valid, (b, a)
+        if not locked:
+            assert verify(b, a, rack, rules=both).valid
+            assert verify(b, a, rack, rules={"preset": "sabra", "joker_replacement_from": "rack"}).valid
+    if not locked:  # (pressman-2009's rack-only replacement with other_set)
+        assert not verify(before, after, rack, rules={"preset": "pressman-2009", "freed_joker_use": "other_set"}).valid
+
+
 def test_a_replacing_tile_must_lie_beside_a_copy_the_hosts_leave_its_set() -> None:
     """sabra + ``other_set`` (found by an independent turn oracle, session 39): the first set's
     joker, freed into ``K6 K8 J``, needs that set to hold the second set's K6 K8, so the second
