@@ -651,8 +651,9 @@ def signed_score(value: Any, lang: str = "en") -> str:
     """A score as every readable report writes it: its sign, and a share of a tied win to 10
     significant digits, as the batch table and CSV write it (``+2.333333333``; the round
     report wrote ``+2.33333``, the --html page ``2.33333``: the language audit, session 53);
-    with a decimal comma in Spanish (``+2,333333333``), as seconds are written. (Tables of many documents, the batch table, CSV and the --html
-    summary, keep the point: a CSV cell is data, and their rows list scores with commas.)"""
+    with a decimal comma in Spanish (``+2,333333333``), as seconds are written. Tables of many
+    documents (the batch table, CSV and the --html summary) keep the point: a CSV cell is data,
+    and their rows list scores with commas."""
     text = f"{value:.10g}" if isinstance(value, float) else str(value)
     if lang == "es" and isinstance(value, float):
         text = text.replace(".", ",")
