@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import socket
 import stat
 import sys
 import time
+import urllib.parse
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -53,6 +55,7 @@ CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker 
 WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler (and for one
 # to come back when every worker has left mid-run)
 POLL_SECONDS = 5.0  # while waiting for a chunk: how often the scheduler is asked whether it has workers
+HANDSHAKE_SECONDS = 5.0  # how long a tcp:// scheduler may take to send its handshake (``_check_it_speaks_first``)
 CONNECT_SECONDS = 10.0
 MP_METHOD = "distributed.worker.multiprocessing-method"
 PRE_SPAWN_ENVIRON = "distributed.nanny.pre-spawn-environ"
@@ -216,6 +219,7 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
         # Results straight from the workers, not through the scheduler (in this process too).
         local_client: Client = stack.enter_context(Client(cluster, direct_to_workers=True))  # type: ignore[no-untyped-call]
         return local_client
+    _check_it_speaks_first(scheduler)
     try:
         client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
     except MemoryError:  # (another server's bytes read as Dask's frame lengths: "allocate 3.07 EiB")
@@ -230,6 +234,37 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
             f"the Dask scheduler at {scheduler} has no workers (waited {WORKER_WAIT_SECONDS:.0f} s)", EXIT_SERVICE
         ) from None
     return client
+
+
+def _check_it_speaks_first(scheduler: str) -> None:
+    """A Dask scheduler sends its handshake at once on a new connection; a server of another
+    kind (an HTTP one, say) waits for a request, and Dask's client waited with it without end,
+    past its own timeout (the review of session 54: over 200 s at ``python -m http.server``).
+    Checked on a connection of its own, for ``tcp://`` addresses; one that cannot be reached
+    is left to Dask's client to report."""
+    parts = urllib.parse.urlsplit(scheduler)
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return
+    if parts.scheme != "tcp" or host is None or port is None:
+        return
+    try:
+        probe = socket.create_connection((host, port), timeout=CONNECT_SECONDS)
+    except OSError:
+        return
+    with probe:
+        probe.settimeout(HANDSHAKE_SECONDS)
+        try:
+            probe.recv(1)
+        except TimeoutError:
+            raise CliError(
+                f"{scheduler} did not answer as a Dask scheduler does (is it one? nothing came in "
+                f"{HANDSHAKE_SECONDS:.0f} s)",
+                EXIT_SERVICE,
+            ) from None
+        except OSError:
+            return
 
 
 def run_rows_dask(

@@ -380,10 +380,43 @@ def test_a_scheduler_address_that_is_another_server(tmp_path: Path, monkeypatch:
 
     threading.Thread(target=answer_http, daemon=True).start()
     monkeypatch.setattr(cluster, "CONNECT_SECONDS", 5.0)
+    monkeypatch.setattr(cluster, "HANDSHAKE_SECONDS", 1.0)
     path = write(tmp_path / "r.json", ROUND)
     result = invoke("score", path, path, "--scheduler", f"tcp://127.0.0.1:{port}")
     assert result.exit_code == 3, result.output
     assert "did not answer as a Dask scheduler" in one_line_error(result)
+    listener.close()
+
+
+def test_a_scheduler_address_whose_server_waits_for_a_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that says nothing until asked (``python -m http.server``): Dask's client
+    waited with it past its own timeout, over 200 s (the review of session 54). Now one line,
+    exit 3, once ``HANDSHAKE_SECONDS`` pass with nothing sent."""
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    held: list[socket.socket] = []
+
+    def accept_and_wait() -> None:
+        listener.settimeout(30)
+        for _ in range(5):  # (bounded)
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)  # (kept open, silent, until the test closes it)
+
+    threading.Thread(target=accept_and_wait, daemon=True).start()
+    monkeypatch.setattr(cluster, "HANDSHAKE_SECONDS", 1.0)
+    path = write(tmp_path / "r.json", ROUND)
+    started = time.monotonic()
+    result = invoke("score", path, path, "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert result.exit_code == 3, result.output
+    assert "did not answer as a Dask scheduler" in one_line_error(result)
+    assert time.monotonic() - started < 20
+    for conn in held:
+        conn.close()
     listener.close()
 
 
