@@ -55,7 +55,7 @@ CHUNKS_PER_THREAD = 4  # chunks in flight per worker thread (keeps every worker 
 WORKER_WAIT_SECONDS = 60.0  # how long to wait for a first worker to join a remote scheduler (and for one
 # to come back when every worker has left mid-run)
 POLL_SECONDS = 5.0  # while waiting for a chunk: how often the scheduler is asked whether it has workers
-HANDSHAKE_SECONDS = 5.0  # how long a tcp:// scheduler may take to send its handshake (``_check_it_speaks_first``)
+HANDSHAKE_SECONDS = 10.0  # how long a tcp:// scheduler may take to send its handshake (``_check_it_speaks_first``)
 CONNECT_SECONDS = 10.0
 MP_METHOD = "distributed.worker.multiprocessing-method"
 PRE_SPAWN_ENVIRON = "distributed.nanny.pre-spawn-environ"
