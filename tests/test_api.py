@@ -443,3 +443,13 @@ def test_every_problem_detail_follows_accept_language(client: FlaskClient) -> No
         problem = json.loads(server._problem(server._BodyError(status, "the body is late"), "es"))
         assert problem["detail"].startswith("No se puede leer la petición: el cuerpo"), problem
         assert problem["errors"] == [{"pointer": "", "detail": "the body is late"}]
+
+
+def test_an_access_log_that_cannot_be_opened_is_named_by_its_setting(tmp_path: Path) -> None:
+    """``RUMMIKUB_ACCESS_LOG=/proc/nope/x`` said only ``[Errno 2] No such file or directory``
+    (the docs audit, session 54); ``rummikub serve`` writes this line and exits 2."""
+    missing = tmp_path / "no such folder" / "access.log"
+    with pytest.raises(
+        ValueError, match=r"^RUMMIKUB_ACCESS_LOG: cannot open .*access\.log.* \(No such file or directory\)$"
+    ):
+        create_app({"TESTING": True, "RUMMIKUB_ACCESS_LOG": str(missing)})
