@@ -51,8 +51,20 @@ def can_hold_copies(
     taken: dict[tuple[str, int], int] = {}  # (tile, source or after-set) -> copies given
     for (k, key), copies in played_at:
         taken[key, k] = copies
-    placed: set[tuple[int, int]] = set()  # (source, after-set) holding a copy so placed
-    for n in sorted({n for n, _ in apart}):
+
+    def lay(n: int, k: int, key: str, copies: int) -> bool:
+        """Give after-set ``k`` that many of source ``n``'s copies of ``key``; False when it
+        does not hold so many."""
+        taken[key, -1 - n] = taken.get((key, -1 - n), 0) + copies
+        taken[key, k] = taken.get((key, k), 0) + copies
+        return taken[key, k] <= search.after[k].numbered_counts.get(key, 0)
+
+    # every copy of a source kept whole lies in its home; a source ``apart`` from some
+    # after-sets has a copy that only one other successor can hold there (a source kept whole
+    # has them all in its home already)
+    laid = [(n, k, key, copies) for n, k in sorted(wholes) for key, copies in search.sources[n].numbered.items()]
+    kept_whole = {n for n, _ in wholes}
+    for n in sorted({n for n, _ in apart} - kept_whole):
         avoided = {k for m, k in apart if m == n}
         for key, copies in search.sources[n].numbered.items():
             if search.removed.get(key):  # (a copy off the table may be this set's: left open)
@@ -61,22 +73,12 @@ def can_hold_copies(
                 k for k in search.sources[n].successors if k not in avoided and search.after[k].numbered_counts.get(key)
             ]
             if len(places) == 1:  # (with more, where they lie is left open)
-                (k,) = places
-                placed.add((n, k))
-                taken[key, -1 - n] = taken.get((key, -1 - n), 0) + copies
-                taken[key, k] = taken.get((key, k), 0) + copies
-                if taken[key, k] > search.after[k].numbered_counts.get(key, 0):
-                    search.holding_memo[memo_key] = False
-                    return False
-    for n, k in sorted(wholes):
-        theirs = search.after[k].numbered_counts
-        for key, copies in search.sources[n].numbered.items():
-            taken[key, -1 - n] = copies
-            taken[key, k] = taken.get((key, k), 0) + copies
-            if taken[key, k] > theirs.get(key, 0):
-                search.holding_memo[memo_key] = False
-                return False
-    pairs = sorted(holders - wholes - placed)
+                laid.append((n, places[0], key, copies))
+    if not all(lay(n, k, key, copies) for n, k, key, copies in laid):
+        search.holding_memo[memo_key] = False
+        return False
+    placed = {(n, k) for n, k, _, _ in laid}  # (source, after-set) given a copy so
+    pairs = sorted(holders - placed)
 
     def give(m: int) -> bool:
         if m == len(pairs):

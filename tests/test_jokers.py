@@ -496,6 +496,18 @@ def test_a_freed_jokers_place_and_a_staying_jokers_copy_share_one_assignment(
         assert not verify(before, after, rack, rules={"preset": "pressman-2009", "freed_joker_use": "other_set"}).valid
 
 
+def test_a_locked_set_kept_whole_is_not_laid_again_beside_a_freed_jokers_place() -> None:
+    """strict-joker + ``other_set`` (the review of session 54): ``J R4 J`` kept whole in
+    ``J R4 R5`` (the played R5 frees its second joker, which goes to the run of the plain set's
+    R4): legal. The place check laid the set's R4 in its home a second time, beside its being
+    kept whole there, and answered FREED_JOKER_MISUSED."""
+    rules = {"preset": "strict-joker", "freed_joker_use": "other_set"}
+    before, after = ["J R4 J", "R4 R5 R6"], ["J R4 R5", "R4 R5 R6 R7 J"]
+    for b, a in ((before, after), (before[::-1], after[::-1])):
+        v = verify(b, a, "R5 R7", rules=rules)
+        assert v.valid and v.jokers_freed == 1, codes(v)
+
+
 def test_a_replacing_tile_must_lie_beside_a_copy_the_hosts_leave_its_set() -> None:
     """sabra + ``other_set`` (found by an independent turn oracle, session 39): the first set's
     joker, freed into ``K6 K8 J``, needs that set to hold the second set's K6 K8, so the second
