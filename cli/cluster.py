@@ -223,7 +223,7 @@ def _connect(stack: ExitStack, scheduler: str, workers: int) -> Client:
     try:
         client = Client(scheduler, timeout=CONNECT_SECONDS)  # type: ignore[no-untyped-call]
     except MemoryError:  # (another server's bytes read as Dask's frame lengths: "allocate 3.07 EiB")
-        raise CliError(f"{scheduler} did not answer as a Dask scheduler does (is it one?)", EXIT_SERVICE) from None
+        raise _not_a_scheduler(scheduler) from None
     except Exception as exc:  # (OSError, TimeoutError, ValueError; TypeError for tls:// without TLS settings...)
         raise CliError(f"cannot reach the Dask scheduler at {scheduler} ({_one_line(exc)})", EXIT_SERVICE) from None
     stack.enter_context(client)
@@ -258,13 +258,16 @@ def _check_it_speaks_first(scheduler: str) -> None:
         try:
             probe.recv(1)
         except TimeoutError:
-            raise CliError(
-                f"{scheduler} did not answer as a Dask scheduler does (is it one? nothing came in "
-                f"{HANDSHAKE_SECONDS:.0f} s)",
-                EXIT_SERVICE,
-            ) from None
+            raise _not_a_scheduler(scheduler, f"nothing came in {HANDSHAKE_SECONDS:.0f} s") from None
         except OSError:
             return
+
+
+def _not_a_scheduler(scheduler: str, why: str = "") -> CliError:
+    """The one line for an address whose server is no Dask scheduler (exit 3)."""
+    return CliError(
+        f"{scheduler} did not answer as a Dask scheduler does (is it one?{' ' + why if why else ''})", EXIT_SERVICE
+    )
 
 
 def run_rows_dask(

@@ -75,15 +75,15 @@ def _holds_set(search: JokerSearch, k: int, n: int) -> bool:
     return all(theirs.get(key, 0) >= c for key, c in search.sources[n].numbered.items())
 
 
-def kept_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[frozenset[str]] = ()) -> bool:
+def kept_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[frozenset[str]]) -> bool:
     """Whether a successor of the joker's set holds every numbered tile of the set and the
     tile the joker stood for in its place (``R4 R5 R6`` for the joker of ``R4 R5 J``); not a
     joker set left as it was, or laid again as it was, which keeps its own copies, nor one of
     the sets without a joker left as they were (an untouched ``O11 B11 K11`` beside a split
     ``J J K11 O11`` gave two violations for one; a metamorphic audit, session 50). ``every``:
-    the tiles each joker of the set may stand for, as its reading stands them; that successor
-    then holds a copy for each of them beside the set's own, the set's copies being in one
-    place (strict-joker, ``J R4 J`` beside ``R1 R2 R3 R4 R5`` -> ``R4 R5 R6`` + ``R2 R3 R4`` +
+    the tiles each joker of the set (``joker`` among them) may stand for, as its reading stands
+    them; that successor holds a copy for each of them beside the set's own, the set's copies
+    being in one place (strict-joker, ``J R4 J`` beside ``R1 R2 R3 R4 R5`` -> ``R4 R5 R6`` + ``R2 R3 R4`` +
     ``J J R1``: the set's R4 lies beside R5 or beside R3, not both, so the R3 joker, standing
     for R3 in ``J J R1``, may have stayed; a hand-made examiner, session 54)."""
     source = search.sources[joker.source]
@@ -92,7 +92,6 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[froz
         and set_identity(search.after[k], search.rules) not in search.joker_set_contents
         and search.after_contents[search.after[k].content[0]] > search.jokerless_contents[search.after[k].content[0]]
         and _holds_set(search, k, joker.source)
-        and any(search.after[k].numbered_counts.get(tile) for tile in joker.options)
         and _each_joker_has_a_copy(Counter(search.after[k].numbered_counts) - Counter(source.numbered), every)
         for k in source.successors
     )
@@ -101,7 +100,7 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[froz
 def _each_joker_has_a_copy(copies: Counter[str], every: Sequence[frozenset[str]]) -> bool:
     """Whether each joker (the tiles it may stand for) gets a copy of its own among ``copies``."""
     if not every:
-        return True
+        return True  # (every joker has one)
     for tile in sorted(every[0]):
         if copies[tile]:
             copies[tile] -= 1
