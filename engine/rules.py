@@ -262,7 +262,7 @@ def _check_setting(name: str, value: Any) -> Any:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
             raise RulesError("'turn_time_limit' must be a number of seconds (0 < s <= 86400) or null", pointer)
-        return value
+        return value if type(value) in (int, float) else int(value) if isinstance(value, int) else float(value)
     if name == "players":
         counts = [whole_number(n) for n in value] if isinstance(value, list) else []
         wrong = [i for i, n in enumerate(counts) if n is None or not 2 <= n <= MAX_PLAYERS][:MAX_ERRORS_LISTED]

@@ -46,7 +46,20 @@ class PlayerRack:
     opened: bool | None = None
 
     def __post_init__(self) -> None:
+        if type(self.name) is not str:
+            raise TypeError(f"PlayerRack.name is a str, not {type(self.name).__name__} {self.name!r}")
+        if self.opened is not None and type(self.opened) is not bool:
+            raise TypeError(f"PlayerRack.opened is True, False or None, not {self.opened!r}")
         object.__setattr__(self, "rack", as_tiles(self.rack, "a rack's tiles"))
+
+
+def _player_racks(players: Iterable[PlayerRack], what: str) -> tuple[PlayerRack, ...]:
+    """``players`` as a tuple; TypeError naming the first item that is no ``PlayerRack``."""
+    players = tuple(players)
+    for p in players:
+        if not isinstance(p, PlayerRack):
+            raise TypeError(f"{what} are PlayerRack objects, not {type(p).__name__} {p!r}")
+    return players
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +124,7 @@ def score_round(
     ``unnamed``: per player, tiles held that the racks do not name (a replayed record without
     its pool): such a rack is not empty, its value counts the named tiles only. ``rules`` may be
     anything ``resolve_rules`` reads."""
-    players = tuple(players)
+    players = _player_racks(players, "players")
     rules = resolve_rules(rules)
     _check_players(players, rules, prefix)
     require_supply(((f"{prefix}/players/{i}/rack", p.rack) for i, p in enumerate(players)), rules)
@@ -217,7 +230,9 @@ class MatchRound:
     rules: Rules | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "players", tuple(self.players))
+        object.__setattr__(self, "players", _player_racks(self.players, "MatchRound.players"))
+        if self.winner is not None and type(self.winner) is not str:
+            raise TypeError(f"MatchRound.winner is a str or None, not {self.winner!r}")
         if self.rules is not None:
             object.__setattr__(self, "rules", resolve_rules(self.rules))
 
@@ -228,6 +243,9 @@ def score_match(rounds: Iterable[MatchRound], rules: RulesLike = SABRA) -> Match
     ``penalty_only``; players with equal totals share the place and, if first, the win.
     Rounds scoring both ways cannot be added up: an input error."""
     rounds = tuple(rounds)
+    for r in rounds:
+        if not isinstance(r, MatchRound):
+            raise TypeError(f"rounds are MatchRound objects, not {type(r).__name__} {r!r}")
     rules = resolve_rules(rules)
     if not rounds:
         raise ScoringError("a match needs at least one round", "/rounds")

@@ -390,8 +390,11 @@ class TableSet:
         laid or listed in (verdicts choose between equal candidates by it, never by listing)."""
         return tuple(sorted(self.codes)), self.kind or ""
 
-    def read(self, rules: Rules = SABRA) -> SetReading:
-        """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn)."""
+    def read(self, rules: RulesLike = SABRA) -> SetReading:
+        """``read_set`` of this set, kept on the set (tables carry the same sets turn to turn).
+        ``rules`` may be anything ``resolve_rules`` reads, as for ``read_set``."""
+        if not isinstance(rules, Rules):
+            rules = resolve_rules(rules)
         reading = self._readings.get(rules.strict_order)
         if reading is None:
             reading = self._readings[rules.strict_order] = read_set(self.tiles, rules, self.kind)

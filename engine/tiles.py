@@ -68,7 +68,11 @@ class Tile:
     def __post_init__(self) -> None:
         color, number, declared = self.color, self.number, self.declared
         if color is None:
-            if number != 0 or not (declared is None or (type(declared) is Tile and declared.color is not None)):
+            if (
+                type(number) is not int
+                or number != 0
+                or not (declared is None or (type(declared) is Tile and declared.color is not None))
+            ):
                 raise ValueError(
                     f"a joker is Tile(None, 0), or Tile(None, 0, declared) with a numbered tile declared, "
                     f"not Tile(None, {number!r}, {declared!r})"
@@ -101,7 +105,7 @@ class Tile:
         return self.code
 
     def __repr__(self) -> str:
-        return f"Tile({str(self)!r})"
+        return f"parse_tile({str(self)!r})"  # (eval-able with engine.parse_tile, as repr should be)
 
     def undeclared(self) -> Tile:
         """The same tile without a joker declaration (numbered tiles are returned as is)."""
@@ -180,7 +184,7 @@ def parse_tile_text(text: str) -> Tile:
     if cached is not None:
         return cached
     if len(text) > 16:
-        raise TileError(f"{text[:16]!r}... is not a tile", "")
+        raise TileError(f"{text[:16]!r}... is not a tile: a tile is at most 16 characters, spaces included", "")
     body = text.strip(SPACE).upper()
     if body == JOKER_KEY:
         tile = JOKER
@@ -250,13 +254,20 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
     whole = whole_number(number)
     if whole is None:
         if isinstance(number, float):
-            shown = "a number with a fraction" if math.isfinite(number) else "a number too large"
+            shown = (
+                "a number with a fraction"
+                if math.isfinite(number)
+                else "NaN"
+                if math.isnan(number)
+                else "a number too large"
+            )
         else:
             shown = _json_type(number)
         raise TileError(f"'number' must be a whole number, not {shown}", "/number")
     number = whole
     if not MIN_NUMBER <= number <= MAX_NUMBER:
-        raise TileError(f"number {number} is out of range: tile numbers run from 1 to 13", "/number")
+        shown = number if abs(number) < 10**9 else "too large" if number > 0 else "too small"
+        raise TileError(f"number {shown} is out of range: tile numbers run from 1 to 13", "/number")
     return _NUMBERED[color][number]
 
 
@@ -287,8 +298,16 @@ def as_tiles(values: Iterable[Tile], what: str = "tiles") -> tuple[Tile, ...]:
 
 
 def format_tiles(tiles: Iterable[Tile]) -> list[str]:
-    """Canonical string notation of each tile."""
-    return [t.code for t in tiles]
+    """Canonical string notation of each tile; TypeError naming the first item that is no
+    ``Tile`` (a string: ``parse_tiles`` reads those)."""
+    if isinstance(tiles, str):
+        raise TypeError(f"tiles are Tile objects (parse_tiles reads 'R5'), not the str {tiles!r}")
+    tiles = tuple(tiles)
+    try:
+        return [t.code for t in tiles]
+    except AttributeError:
+        as_tiles(tiles)  # (raises the TypeError naming the one that is no Tile)
+        raise
 
 
 def _json_type(value: Any) -> str:

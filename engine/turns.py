@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -160,6 +161,16 @@ def check_budget(budget_seconds: object, name: str = "budget_seconds") -> None:
     would be no budget at all)."""
     if type(budget_seconds) not in (int, float) or budget_seconds != budget_seconds:
         raise TypeError(f"{name} is a number of seconds, not {budget_seconds!r}")
+    _check_float(budget_seconds, name)
+
+
+def _check_float(seconds: int | float, name: str) -> None:
+    """ValueError for an int beyond any float (the clocks are floats, and Python will not
+    even print an int of more than 4,300 digits)."""
+    try:
+        float(seconds)
+    except OverflowError:
+        raise ValueError(f"{name} is a number of seconds, not an integer beyond {sys.float_info.max:g}") from None
 
 
 def check_elapsed(elapsed_seconds: object) -> None:
@@ -171,6 +182,7 @@ def check_elapsed(elapsed_seconds: object) -> None:
         raise TypeError(f"elapsed_seconds is a number of seconds or None, not {elapsed_seconds!r}")
     if not elapsed_seconds >= 0:  # (NaN too)
         raise ValueError(f"elapsed_seconds is a number of seconds of at least 0, not {elapsed_seconds!r}")
+    _check_float(elapsed_seconds, "elapsed_seconds")
 
 
 def _by_tiles(indices: Iterable[int], sets: Sequence[TableSet]) -> list[int]:

@@ -289,3 +289,93 @@ def test_rules_deal_for_every_player_count_they_allow() -> None:
     with pytest.raises(ValueError, match="no deal for"):
         Rules(deal=((2, 14),))
     assert resolve_rules({"preset": "sabra", "players": [2, 3, 4, 5, 6]}).deal_for(6) == 14
+
+
+# The library audit of session 55: the same standard for the functions and types it found
+# answering with an error from inside.
+
+
+@pytest.mark.parametrize("tiles", [["R5"], "R5 R6", [parse_tile("R5"), 3]])
+def test_format_tiles_refuses_what_is_no_tile_by_name(tiles):
+    from engine import format_tiles
+
+    with pytest.raises(TypeError, match="Tile objects"):
+        format_tiles(tiles)
+
+
+def test_format_tiles_reads_an_iterator_once():
+    from engine import format_tiles
+
+    assert format_tiles(iter(parse_tiles("R5 J=R6"))) == ["R5", "J=R6"]
+
+
+@pytest.mark.parametrize("rules", ["sabra", None, {"strict_order": True}, "strict-joker"])
+def test_a_table_set_reads_under_any_rules_read_set_takes(rules):
+    table_set = TableSet(parse_tiles("R5 J R4"))
+    assert table_set.read(rules) == read_set(table_set.tiles, rules)
+
+
+@pytest.mark.parametrize("number", [10**5000, -(10**5000), 10**9], ids=["huge", "-huge", "1e9"])
+def test_a_huge_tile_number_is_a_tile_error_at_its_pointer(number):
+    with pytest.raises(InputError) as caught:
+        parse_tile({"color": "red", "number": number})
+    assert caught.value.pointer == "/number"
+    assert "out of range" in caught.value.message
+
+
+def test_a_nan_tile_number_is_named_nan():
+    with pytest.raises(InputError, match="not NaN"):
+        parse_tile({"color": "red", "number": math.nan})
+
+
+def test_seconds_beyond_any_float_are_a_value_error_naming_them():
+    from engine import verify_turn
+    from engine.solver import arrange, suggest
+
+    table = [parse_tiles("K1 K2 K3")]
+    with pytest.raises(ValueError, match="elapsed_seconds"):
+        verify_turn(table, [parse_tiles("K1 K2 K3 K4")], parse_tiles("K4 B9"), True, "classic-timed", 10**5000)
+    with pytest.raises(ValueError, match="budget_seconds"):
+        suggest(table, parse_tiles("K4"), True, budget_seconds=10**400)
+    with pytest.raises(ValueError, match="budget_seconds"):
+        arrange(parse_tiles("R1 R2 R3"), budget_seconds=10**400)
+
+
+def test_a_float_subclass_time_limit_is_read_as_a_float():
+    class Seconds(float):
+        pass
+
+    rules = resolve_rules({"turn_time_limit": Seconds(90)})
+    assert rules.turn_time_limit == 90 and type(rules.turn_time_limit) is float
+
+
+@pytest.mark.parametrize("tile", ["R5", "J", "J=R5", "O13"])
+def test_a_tile_repr_evaluates_to_the_tile(tile):
+    assert eval(repr(parse_tile(tile)), {"parse_tile": parse_tile}) == parse_tile(tile)
+
+
+@pytest.mark.parametrize("number", [0.0, False])
+def test_a_joker_number_is_the_int_zero(number):
+    with pytest.raises(ValueError, match="a joker is Tile"):
+        Tile(None, number)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: PlayerRack(7, ()), "name is a str"),
+        (lambda: PlayerRack("a", (), opened="no"), "opened is True, False or None"),
+        (lambda: score_round(["ann", "bob"]), "PlayerRack objects"),
+        (lambda: score_match(["round"]), "MatchRound objects"),
+        (lambda: MatchRound(["ann"]), "PlayerRack objects"),
+        (lambda: MatchRound((PlayerRack("a", ()),), winner=3), "winner is a str"),
+    ],
+)
+def test_scoring_refuses_what_is_not_its_types_by_name(make, message):
+    with pytest.raises(TypeError, match=message):
+        make()
+
+
+def test_an_overlong_tile_says_the_limit():
+    with pytest.raises(InputError, match="at most 16 characters"):
+        parse_tile("R5" + " " * 15)
