@@ -266,8 +266,8 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         raise TileError(f"'number' must be a whole number, not {shown}", "/number")
     number = whole
     if not MIN_NUMBER <= number <= MAX_NUMBER:
-        shown = number if abs(number) < 10**9 else "too large" if number > 0 else "too small"
-        raise TileError(f"number {shown} is out of range: tile numbers run from 1 to 13", "/number")
+        told = str(number) if abs(number) < 10**9 else "too large" if number > 0 else "too small"
+        raise TileError(f"number {told} is out of range: tile numbers run from 1 to 13", "/number")
     return _NUMBERED[color][number]
 
 
@@ -300,7 +300,7 @@ def as_tiles(values: Iterable[Tile], what: str = "tiles") -> tuple[Tile, ...]:
 def format_tiles(tiles: Iterable[Tile]) -> list[str]:
     """Canonical string notation of each tile; TypeError naming the first item that is no
     ``Tile`` (a string: ``parse_tiles`` reads those)."""
-    if isinstance(tiles, str):
+    if isinstance(tiles, str):  # type: ignore[unreachable]  # (a str is no Iterable[Tile], but is often meant)
         raise TypeError(f"tiles are Tile objects (parse_tiles reads 'R5'), not the str {tiles!r}")
     tiles = tuple(tiles)
     try:

@@ -164,11 +164,11 @@ def check_budget(budget_seconds: object, name: str = "budget_seconds") -> None:
     _check_float(budget_seconds, name)
 
 
-def _check_float(seconds: int | float, name: str) -> None:
+def _check_float(seconds: object, name: str) -> None:
     """ValueError for an int beyond any float (the clocks are floats, and Python will not
     even print an int of more than 4,300 digits)."""
     try:
-        float(seconds)
+        float(seconds)  # type: ignore[arg-type]  # (an int or float: checked by the callers)
     except OverflowError:
         raise ValueError(f"{name} is a number of seconds, not an integer beyond {sys.float_info.max:g}") from None
 
