@@ -32,14 +32,14 @@ def unreplaceable(search: JokerSearch, joker: Joker) -> bool:
     return not any(search.after[k].numbered_counts.get(tile) for k in search.sources[joker.source].successors)
 
 
-def _replaced_in_place(search: JokerSearch, joker: Joker) -> bool:
+def _replaced_in_place(search: JokerSearch, joker: Joker, free: Mapping[str, int] | None = None) -> bool:
     """Whether a run joker's exact tile lies in a successor beside a numbered neighbour of
     the joker's place in its set (``K9`` in ``K6 … K12`` for the joker of ``K8 J K10``), or
     beside the exact tiles of the set's other jokers' places up to one (``O8 O9 O10`` for
     the jokers of ``J J O10``); a copy played or from a set without a joker (a locked set
     keeps its tiles)."""
     (tile,) = joker.options
-    if not search.free_copies.get(tile):
+    if not (search.free_copies if free is None else free).get(tile):
         return False
     colour, number = tile[0], int(tile[1:])
     source = search.sources[joker.source]
@@ -72,22 +72,32 @@ def _run_places(search: JokerSearch, k: int) -> Iterator[Mapping[str, int]]:
             yield {**held, **stood_for}
 
 
-def _replaced_in_group(search: JokerSearch, joker: Joker) -> bool:
+def _replaced_in_group(search: JokerSearch, joker: Joker, free: Mapping[str, int] | None = None) -> bool:
     """Whether a copy of a tile a group joker stood for lies in a successor: beside a
     numbered tile of its set, the one place where it can replace a group's joker (``O10`` in
     ``R10 O10 B10`` for a joker of ``R10 J J K10``). The copy must be one that could be
-    brought there: played, or from a set without a joker (a locked set gives none)."""
-    return any(
-        search.free_copies.get(tile) and search.after[k].numbered_counts.get(tile)
-        for tile in joker.options
-        for k in search.sources[joker.source].successors
-    )
+    brought there: played, or from a set without a joker (a locked set gives none). Under
+    ``group_joker_needs_both_colours``, in a group of three, every missing colour must (each
+    one a replacing tile: ``J O2 B2`` is not unlocked by a played K2 alone; an independent
+    turn oracle, session 55)."""
+    successors = search.sources[joker.source].successors
+    free = search.free_copies if free is None else free
+
+    def brought(tile: str) -> bool:
+        return bool(free.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in successors)
+
+    if search.every_colour(joker.source):
+        return all(brought(tile) for tile in joker.options)
+    return any(brought(tile) for tile in joker.options)
 
 
-def replaced_by_its_tile(search: JokerSearch, joker: Joker, kind: str | None) -> bool:
-    """Whether a copy the turn could bring there took the joker's place: in a run
-    (``_replaced_in_place``) or in a group (``_replaced_in_group``), as its set reads."""
-    return _replaced_in_place(search, joker) if kind == RUN else _replaced_in_group(search, joker)
+def replaced_by_its_tile(
+    search: JokerSearch, joker: Joker, kind: str | None, free: Mapping[str, int] | None = None
+) -> bool:
+    """Whether a copy the turn could bring there (one of ``free``, by default the search's
+    ``free_copies``) took the joker's place: in a run (``_replaced_in_place``) or in a group
+    (``_replaced_in_group``), as its set reads."""
+    return _replaced_in_place(search, joker, free) if kind == RUN else _replaced_in_group(search, joker, free)
 
 
 def unlock_in_turn(search: JokerSearch) -> None:
@@ -97,23 +107,55 @@ def unlock_in_turn(search: JokerSearch) -> None:
     ``J O12 O13``. A chain starts from played tiles or sets without a joker: two sets that
     would unlock each other stay locked."""
 
+    search.unlocked_sources.update(_unlocked(search, search.free_copies))
+
+
+def _unlocked(search: JokerSearch, free: dict[str, int], withheld: int | None = None) -> set[int]:
+    """The sets unlocked in turn from the copies ``free`` (which grows by theirs), the set
+    ``withheld`` never among them."""
+
     def unlocked(n: int) -> bool:
         return any(
             reading.joker_keys
             and all(
-                replaced_by_its_tile(search, Joker(n, keys, len(keys) == 1), reading.kind)
+                replaced_by_its_tile(search, Joker(n, keys, len(keys) == 1), reading.kind, free)
                 for keys in reading.joker_keys
             )
             for reading in search.sources[n].readings
         )
 
-    locked = set(range(len(search.sources)))
+    locked = set(range(len(search.sources))) - {withheld}
+    found: set[int] = set()
     while newly := [n for n in sorted(locked) if unlocked(n)]:
         for n in newly:
             locked.discard(n)
-            search.unlocked_sources.add(n)
+            found.add(n)
             for key, count in search.sources[n].numbered.items():
-                search.free_copies[key] = search.free_copies.get(key, 0) + count
+                free[key] = free.get(key, 0) + count
+    return found
+
+
+def _unlocked_without(search: JokerSearch, n: int) -> frozenset[int]:
+    """The sets other than ``n`` that the turn unlocks without ``n``'s copies: only their
+    copies may replace ``n``'s jokers beside those played or of sets without a joker (two
+    locked sets cannot unlock each other, even when counting copies by tile would let each
+    be unlocked by a copy the other then keeps: strict-joker + ``other_set``, ``K1 K2 J K4
+    K5`` + ``J K3 K2`` -> ``K1 K2 J`` + ``K2 K3 J`` + ``K3 K4 K5`` with K3 played; an
+    independent turn oracle, session 55). Memoised on the search."""
+    found = search.unlocked_without.get(n)
+    if found is None:
+        if not search.unlocked_sources - {n}:
+            found = frozenset()
+        else:
+            found = frozenset(_unlocked(search, dict(search.base_free_copies), withheld=n))
+        search.unlocked_without[n] = found
+    return found
+
+
+def _from_another_set(search: JokerSearch, n: int, key: str) -> bool:
+    """Whether a copy of ``key`` replacing a joker of set ``n`` may be one of another locked
+    set (unlocked without ``n``), not only a played one or one of a set without a joker."""
+    return any(search.sources[m].numbered.get(key) for m in _unlocked_without(search, n))
 
 
 def replacements(
@@ -210,6 +252,10 @@ def _replace(
         return {spot: n if spot[0] in merged else n - kept_whole[spot] for spot, n in capacity.items()}
 
     rack_only = search.rules.joker_replacement_from == "rack"
+    # Under locked sets, a replacing copy that no other set unlocked without this one holds is
+    # a played one or one of a set without a joker: no locked set's copy (``_unlocked_without``)
+    reserve_free = search.locked and not rack_only and bool(search.unlocked_sources)
+    free_at: Counter[tuple[int, str]] = Counter()
     best: list[Violation] | None = None
     used: dict[str, int] = {}
     chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
@@ -250,7 +296,12 @@ def _replace(
             # the replacing copy itself when it must be a played one (``O6 J B6`` laid again,
             # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
             # first set's, whose joker stays there only with a copy of it; session 43)
-            held = frozenset((+(played_at + fixed)).items())
+            if free_at and any(
+                copies > search.base_free_copies.get(key, 0)
+                for key, copies in Counter(key for (_, key), n in free_at.items() for _ in range(n)).items()
+            ):
+                return  # (more of a tile than were played or lie in sets without a joker)
+            held = frozenset((+(played_at + fixed + free_at)).items())
             # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
             # joint checks' steps are spent, the turn then judged set by set)
             apart = avoid if search.joint_steps > 0 else frozenset()
@@ -271,6 +322,10 @@ def _replace(
                 played_here = []  # rack-only: the spots taking a played copy of their own
                 fixed_here = []  # the spots taking a played copy fixed there
                 counted_here = []  # the spots counted in ``used``
+                free_here = [
+                    (k, key) for k, key in spots if reserve_free and not _from_another_set(search, demand.source, key)
+                ]
+                free_at.update(free_here)
                 for k, key in spots:
                     capacity[k, key] -= 1
                     if rack_only and fixed_left[k, key] > 0:
@@ -294,6 +349,7 @@ def _replace(
                 del homes[len(homes) - len(spots) :]
                 given.difference_update(bundle)
                 played_at.subtract(played_here)
+                free_at.subtract(free_here)
                 fixed_left.update(fixed_here)
                 for k, key in spots:
                     capacity[k, key] += 1

@@ -217,7 +217,9 @@ class JokerSearch:
             if not s.jokers:
                 for key, n in s.numbered_counts.items():
                     self.free_copies[key] = self.free_copies.get(key, 0) + n
+        self.base_free_copies = dict(self.free_copies)  # (before locked sets unlocked add theirs)
         self.unlocked_sources: set[int] = set()  # locked sets whose exact tiles may free every joker
+        self.unlocked_without: dict[int, frozenset[int]] = {}  # (``joker_replacement._unlocked_without``)
         # what each joker set holds (``locked_joker_sets.kept_with_exact_tile``)
         # (by tiles and readings: a joker set laid again as it was, whatever its notation: a
         # joker declared as the tile it stands for, or the set's one kind declared)

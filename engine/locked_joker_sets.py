@@ -128,12 +128,20 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
         if stay is None or n not in search.unlocked_sources:
             continue
         homes.setdefault(n, set()).add(stay.after)
-        others = [k for k in search.sources[n].successors if k != stay.after]
-        lies_elsewhere = [
-            bool(search.played.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in others)
-            for tile in joker.options
-        ]
-        # (a group of three needing both colours is freed by both only)
-        if (all if search.every_colour(n) and not joker.declared else any)(lies_elsewhere):
+        successors = search.sources[n].successors
+        others = [k for k in successors if k != stay.after]
+
+        def lies(tile: str, ks: Sequence[int]) -> bool:
+            return bool(search.played.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in ks)
+
+        if search.every_colour(n) and not joker.declared:
+            # a group of three needing both colours is freed by both only, the one beside the
+            # joker's new place counting too (strict-joker + both colours + ``other_set``,
+            # ``J B3 R3`` -> ``K3 B3 J`` + ``O3 R3 J`` with K3, O3 and a joker played: the
+            # freed joker misused, not the set broken; an independent turn oracle, session 55)
+            freed = lies(stay.tile, others) and all(lies(tile, successors) for tile in joker.options)
+        else:
+            freed = any(lies(tile, others) for tile in joker.options)
+        if freed:
             freed_elsewhere.add(n)
     return sum(joker_set_broken(search, n, homes[n]) is not None for n in freed_elsewhere)

@@ -1,0 +1,153 @@
+"""Turns an independent turn oracle (session 55, a brute-force referee written from SPEC.md
+§2-§4 and docs/rules-engine.md, extended to locked joker sets) found answered wrongly: two
+locked sets unlocking each other, each by a copy the other keeps, were legal. Each turn is also
+judged with its sets listed in reverse and with every set reversed: the same verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from service.operations import run_operation
+
+STRICT_OTHER_SET = {"preset": "strict-joker", "freed_joker_use": "other_set"}
+STRICT_BOTH = {"preset": "strict-joker", "group_joker_needs_both_colours": True}
+
+ILLEGAL: list[tuple[str, dict[str, Any]]] = [
+    (
+        # K6-K9 or K7-K10 laid out of order: as K6 its freed joker ends beside its own K7 or K8;
+        # as K10 the first set's K9 joker and its K10 joker need each other's copies
+        "two-readings-mutual",
+        {
+            "before": [["K8", "J", "K10", "K11"], ["K9", "K8", "J", "K7"]],
+            "after": [["K7", "K8", "J"], ["K6", "J", "K8"], ["K9", "K10", "K11"]],
+            "rack": ["K6"],
+            "rules": STRICT_OTHER_SET,
+        },
+    ),
+    (
+        # the first set's K3 joker freed by Z's K3 makes Z no successor of the second set,
+        # whose K4 joker then has no K4 beside its tiles; the other way round needs each
+        # other's copies
+        "one-reading-mutual",
+        {
+            "before": [["K1", "K2", "J", "K4", "K5"], ["J", "K3", "K2"]],
+            "after": [["K1", "K2", "J"], ["K2", "K3", "J"], ["K3", "K4", "K5"]],
+            "rack": ["K3"],
+            "rules": STRICT_OTHER_SET,
+        },
+    ),
+    (
+        # J O2 B2 needs K2 and R2 (both colours), the only R2 the second locked group's, which
+        # needs the first group's B2
+        "both-colours-mutual",
+        {
+            "before": [["J", "O2", "B2"], ["O2", "R2", "J=B2"]],
+            "after": [["B2", "K2", "O2"], ["O2", "R2", "J", "J"]],
+            "rack": ["K2"],
+            "rules": STRICT_BOTH,
+        },
+    ),
+    (
+        "both-colours-mutual-merged",
+        {
+            "before": [["J", "O2", "B2"], ["O2", "R2", "J=B2"]],
+            "after": [["B2", "K2", "O2", "R2"], ["O2", "J", "J"]],
+            "rack": ["K2"],
+            "rules": STRICT_BOTH,
+        },
+    ),
+    (
+        "both-colours-mutual-jokers-apart",
+        {
+            "before": [["J", "O2", "B2"], ["O2", "R2", "J=B2"]],
+            "after": [["B2", "K2", "O2"], ["O2", "R2", "J"], ["J", "K3", "K4"]],
+            "rack": ["K2", "K3", "K4"],
+            "rules": STRICT_BOTH,
+        },
+    ),
+    (
+        "both-colours-mutual-new-set-rule",
+        {
+            "before": [["J", "O2", "B2"], ["O2", "R2", "J=B2"]],
+            "after": [["B2", "K2", "O2"], ["O2", "R2", "J", "J"]],
+            "rack": ["K2"],
+            "rules": {**STRICT_BOTH, "freed_joker_use": "new_set_with_two_rack_tiles"},
+        },
+    ),
+]
+
+LEGAL: list[tuple[str, dict[str, Any]]] = [
+    (
+        # a chain, not a loop: the played K3 frees the first set, whose K4 frees the second
+        # (no rule on where freed jokers go)
+        "chain-without-other-set",
+        {
+            "before": [["K1", "K2", "J", "K4", "K5"], ["J", "K3", "K2"]],
+            "after": [["K1", "K2", "J"], ["K2", "K3", "J"], ["K3", "K4", "K5"]],
+            "rack": ["K3"],
+            "rules": "strict-joker",
+        },
+    ),
+    (
+        # both colours played into the group's successor: freed, then used elsewhere
+        "both-colours-played",
+        {
+            "before": [["J", "O2", "B2"]],
+            "after": [["B2", "K2", "O2", "R2"], ["J", "K3", "K4"]],
+            "rack": ["K2", "R2", "K3", "K4"],
+            "rules": STRICT_BOTH,
+        },
+    ),
+]
+
+
+def _verdict(body: dict[str, Any]) -> tuple[bool, list[str], int]:
+    got = run_operation("turns/verify", {"opened": True, **body}, "en")
+    return got["valid"], sorted(v["code"] for v in got["violations"]), got["jokers_freed"]
+
+
+def _variants(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        body,
+        {**body, "before": body["before"][::-1], "after": body["after"][::-1]},
+        {**body, "before": [s[::-1] for s in body["before"]], "after": [s[::-1] for s in body["after"]]},
+    ]
+
+
+@pytest.mark.parametrize(("name", "body"), ILLEGAL, ids=[name for name, _ in ILLEGAL])
+def test_locked_sets_cannot_unlock_each_other(name: str, body: dict[str, Any]) -> None:
+    for variant in _variants(body):
+        valid, codes, _ = _verdict(variant)
+        assert not valid, (name, variant)
+        assert set(codes) <= {"JOKER_SET_BROKEN", "FREED_JOKER_MISUSED", "JOKER_NOT_REPLACED"}, codes
+
+
+@pytest.mark.parametrize(("name", "body"), LEGAL, ids=[name for name, _ in LEGAL])
+def test_locked_sets_unlocked_in_a_chain_stay_legal(name: str, body: dict[str, Any]) -> None:
+    for variant in _variants(body):
+        assert _verdict(variant)[0], (name, variant)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {**STRICT_BOTH, "freed_joker_use": "other_set"},
+        {**STRICT_BOTH, "freed_joker_use": "new_set_with_two_rack_tiles"},
+        {"preset": "pressman-2009", "joker_sets_locked": True, "group_joker_needs_both_colours": True},
+        {"preset": "strict-joker", "freed_joker_use": "other_set"},
+    ],
+)
+def test_a_locked_group_freed_by_both_colours_reads_as_freed_not_broken(rules: dict[str, Any]) -> None:
+    # K3 and O3 played into the group's two successors free its joker (docs/rules-engine.md:
+    # between readings equally bad, a played copy freeing the joker reads better than a broken
+    # set), which then ends beside its own tiles
+    body = {
+        "before": [["J", "B3", "R3"]],
+        "after": [["K3", "B3", "J"], ["O3", "R3", "J"]],
+        "rack": ["K3", "O3", "J"],
+        "rules": rules,
+    }
+    for variant in _variants(body):
+        assert _verdict(variant) == (False, ["FREED_JOKER_MISUSED"], 1), variant
