@@ -13,9 +13,12 @@ import dataclasses
 import io
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TextIO
@@ -249,8 +252,9 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         executor = ThreadPoolExecutor(max_workers=jobs)
         rows = executor.map(partial(process, job, backend), sources)
     try:
-        for row in rows:
-            on_row(row)
+        with _stopped_by_signals():
+            for row in rows:
+                on_row(row)
     except BrokenExecutor as exc:  # a worker process killed (the OOM killer...): the rows after it are lost
         executor.shutdown(wait=False, cancel_futures=True)
         raise CliError(f"a worker process died: {exc}", EXIT_SERVICE) from None
@@ -258,6 +262,35 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         executor.shutdown(wait=False, cancel_futures=True)
         raise
     executor.shutdown(wait=True)
+
+
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+"""Signals that end a batch as Ctrl-C does: its workers stopped with it. By default they end
+the main process alone, and its worker processes waited for work forever, holding its
+standard output open (a pipe's reader never saw its end; a CLI audit, session 55)."""
+
+
+@contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """While the block runs (in the main thread), ``STOP_SIGNALS`` raise ``SystemExit(128 + n)``,
+    the exit status a shell reports for a process the signal ended."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = {}
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 MAX_THREADS = 64

@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
@@ -68,6 +68,13 @@ UsageError = _base_class("UsageError")
 ClickException = _base_class("ClickException")
 
 
+def _tell(line: str) -> None:
+    """One line on stderr, if it can be written: a standard error that cannot (``2>/dev/full``,
+    closed) must not turn the exit code into another (a CLI audit, session 55)."""
+    with suppress(OSError, ValueError):
+        typer.echo(line, err=True)
+
+
 class OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr (exit 2) instead of a boxed panel; help epilogs keep
     their indented example lines as written."""
@@ -85,6 +92,9 @@ class OneLineErrors(TyperGroup):
             return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
         _answering_server.set(None)
+        if sys.stdout is None:  # (fd 1 closed: ``>&-``; Click would drop every answer silently)
+            _tell("rummikub: cannot write the output: standard output is closed")
+            sys.exit(EXIT_INPUT)
         for stream in (sys.stdout, sys.stderr):
             # A lone surrogate (JSON's "\ud800", in a name) has no UTF-8 bytes: written as the
             # escape \ud800, the same string in JSON output, not a UnicodeEncodeError mid-batch.
@@ -106,13 +116,13 @@ class OneLineErrors(TyperGroup):
                     message += f" (did you mean {' or '.join(sorted(possible))}?)"
             message = (message[0].lower() + message[1:] if message else message).rstrip(".")
             hint = f" (see '{command} --help')"
-            typer.echo(f"{command}: {message}{hint}", err=True)
+            _tell(f"{command}: {message}{hint}")
             sys.exit(EXIT_INPUT)
         except ClickException as exc:
-            typer.echo(f"rummikub: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
+            _tell(f"rummikub: {exc.format_message()}")  # type: ignore[attr-defined]
             sys.exit(getattr(exc, "exit_code", 1))
         except typer.Abort:
-            typer.echo("rummikub: aborted", err=True)
+            _tell("rummikub: aborted")
             sys.exit(130)
         except OSError as exc:
             # an output that cannot be written (a full disk, /dev/full; a broken pipe is Click's,
@@ -120,7 +130,7 @@ class OneLineErrors(TyperGroup):
             if exc.errno == errno.EPIPE:
                 raise
             where = str(exc.filename) if exc.filename is not None else "cannot write the output"
-            typer.echo(render.printable(f"rummikub: {where}: {exc.strerror or exc}"), err=True)
+            _tell(render.printable(f"rummikub: {where}: {exc.strerror or exc}"))
             sys.exit(EXIT_INPUT)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
             # An answer of a --server with the verdict's members but not their types (another
@@ -130,11 +140,10 @@ class OneLineErrors(TyperGroup):
             if server is None:
                 raise
             reason = f"{type(exc).__name__}: {exc}"
-            typer.echo(
+            _tell(
                 render.printable(
                     f"rummikub: {server} answered what this CLI cannot read ({reason}): is it the rules service?"
-                ),
-                err=True,
+                )
             )
             sys.exit(EXIT_SERVICE)
         sys.exit(code if isinstance(code, int) else 0)
@@ -340,7 +349,8 @@ def _guard(json_out: bool = False) -> Iterator[None]:
     except CliError as exc:
         if json_out and exc.problem is not None:
             print_json(exc.problem)
-        _err().print(Text(render.printable(f"rummikub: {exc.message}")), soft_wrap=True)
+        with suppress(OSError, ValueError):  # (a standard error that cannot be written keeps the exit code)
+            _err().print(Text(render.printable(f"rummikub: {exc.message}")), soft_wrap=True)
         raise typer.Exit(exc.code) from None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -49,14 +50,26 @@ def _without_end_space(line: str) -> str:
         line = line[:start]
 
 
+MIN_WIDTH = 20
+"""The narrowest report: ``COLUMNS`` below it is taken as this (rich prints nothing at 0
+columns, and drops table cells below about 10; a CLI audit, session 55)."""
+
+
 class ReportConsole(Console):
     """The console text reports go to: as rich renders them, but no line ends with a space.
 
     Tables pad every cell to its column's width and wrapped text to the width of its block,
     so a report's lines would end in runs of spaces (noise in a diff, a pasted transcript or a
     test). Only the spaces at the end of a line go; a style code among them (colour on) stays.
-    What is printed is captured (rich's ``capture``), trimmed, then written.
+    What is printed is captured (rich's ``capture``), trimmed, then written. ``COLUMNS`` under
+    ``MIN_WIDTH`` counts as ``MIN_WIDTH``.
     """
+
+    def __init__(self, **kwargs: Any) -> None:
+        columns = os.environ.get("COLUMNS", "").strip()
+        if "width" not in kwargs and columns.isdigit() and int(columns) < MIN_WIDTH:
+            kwargs["width"] = MIN_WIDTH
+        super().__init__(**kwargs)
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         with self.capture() as captured:

@@ -72,32 +72,37 @@ def _run_places(search: JokerSearch, k: int) -> Iterator[Mapping[str, int]]:
             yield {**held, **stood_for}
 
 
-def _replaced_in_group(search: JokerSearch, joker: Joker, free: Mapping[str, int] | None = None) -> bool:
+def _replaced_in_group(
+    search: JokerSearch, joker: Joker, free: Mapping[str, int] | None = None, every: bool = False
+) -> bool:
     """Whether a copy of a tile a group joker stood for lies in a successor: beside a
     numbered tile of its set, the one place where it can replace a group's joker (``O10`` in
     ``R10 O10 B10`` for a joker of ``R10 J J K10``). The copy must be one that could be
-    brought there: played, or from a set without a joker (a locked set gives none). Under
-    ``group_joker_needs_both_colours``, in a group of three, every missing colour must (each
-    one a replacing tile: ``J O2 B2`` is not unlocked by a played K2 alone; an independent
-    turn oracle, session 55)."""
+    brought there: played, or from a set without a joker (a locked set gives none). ``every``:
+    every tile the joker may stand for must (a group of three under
+    ``group_joker_needs_both_colours`` freed of every joker, each missing colour a replacing
+    tile: ``J O2 B2`` is not unlocked by a played K2 alone; an independent turn oracle, session
+    55)."""
     successors = search.sources[joker.source].successors
     free = search.free_copies if free is None else free
 
     def brought(tile: str) -> bool:
         return bool(free.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in successors)
 
-    if search.every_colour(joker.source):
+    if every:
         return all(brought(tile) for tile in joker.options)
     return any(brought(tile) for tile in joker.options)
 
 
 def replaced_by_its_tile(
-    search: JokerSearch, joker: Joker, kind: str | None, free: Mapping[str, int] | None = None
+    search: JokerSearch, joker: Joker, kind: str | None, free: Mapping[str, int] | None = None, every: bool = False
 ) -> bool:
     """Whether a copy the turn could bring there (one of ``free``, by default the search's
     ``free_copies``) took the joker's place: in a run (``_replaced_in_place``) or in a group
-    (``_replaced_in_group``), as its set reads."""
-    return _replaced_in_place(search, joker, free) if kind == RUN else _replaced_in_group(search, joker, free)
+    (``_replaced_in_group``, ``every`` tile it may stand for when so asked), as its set reads."""
+    if kind == RUN:
+        return _replaced_in_place(search, joker, free)
+    return _replaced_in_group(search, joker, free, every)
 
 
 def unlock_in_turn(search: JokerSearch) -> None:
@@ -115,10 +120,11 @@ def _unlocked(search: JokerSearch, free: dict[str, int], withheld: int | None = 
     ``withheld`` never among them."""
 
     def unlocked(n: int) -> bool:
+        every = search.every_colour(n)  # (every joker freed: each missing colour needed)
         return any(
             reading.joker_keys
             and all(
-                replaced_by_its_tile(search, Joker(n, keys, len(keys) == 1), reading.kind, free)
+                replaced_by_its_tile(search, Joker(n, keys, len(keys) == 1), reading.kind, free, every)
                 for keys in reading.joker_keys
             )
             for reading in search.sources[n].readings

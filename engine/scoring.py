@@ -125,6 +125,8 @@ def score_round(
     its pool): such a rack is not empty, its value counts the named tiles only. ``rules`` may be
     anything ``resolve_rules`` reads."""
     players = _player_racks(players, "players")
+    if unnamed and (len(unnamed) != len(players) or not all(type(n) is int and n >= 0 for n in unnamed)):
+        raise ValueError(f"unnamed holds a count of at least 0 per player, not {unnamed!r}")
     rules = resolve_rules(rules)
     _check_players(players, rules, prefix)
     require_supply(((f"{prefix}/players/{i}/rack", p.rack) for i, p in enumerate(players)), rules)

@@ -122,10 +122,12 @@ def read_set(tiles: Iterable[Tile], rules: RulesLike = SABRA, kind: str | None =
         raise
     reading = _MEMO.get(memo_key)
     if reading is None:
-        if len(_MEMO) >= _MEMO_SIZE:
-            _MEMO.clear()
         _check_kind(kind)
-        reading = _MEMO[memo_key] = _read(tiles, rules.strict_order, kind)
+        reading = _read(tiles, rules.strict_order, kind)
+        if len(tiles) <= MAX_NUMBER:  # (a longer set is never valid: kept, it would only take memory)
+            if len(_MEMO) >= _MEMO_SIZE:
+                _MEMO.clear()
+            _MEMO[memo_key] = reading
     return reading
 
 

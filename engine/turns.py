@@ -16,7 +16,7 @@ from engine.errors import InputError
 from engine.jokers import JointSteps, JokerVerdict, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
-from engine.sets import TableSet, as_table, read_sets, set_identity
+from engine.sets import TableSet, as_table, read_sets, set_identity, share_equal_sets
 from engine.tiles import JOKER, JOKER_KEY, Tile, as_tiles, format_tiles, tiles_of_keys, tiles_without_keys
 from engine.validate import copies_params, invalid_set_params, labelled, meld_too_low, supply_violations
 from engine.violations import Violation
@@ -138,7 +138,12 @@ def verify_turn(
     (negative, NaN, a string) a TypeError or ValueError."""
     rack, rules = player_arguments(rack, opened, rules)
     check_elapsed(elapsed_seconds)
-    return _Turn(as_table(before), as_table(after), rack, opened, rules, elapsed_seconds, joint_steps).verdict()
+    # equal sets as one object, as the service's set cache and a replay give them: a set is
+    # carried over untouched by identity (``_carried_over``), and an equal one made anew is
+    # the same set (an invalid before-set laid again counted as changed told other codes;
+    # the library audit, session 55)
+    before_table, after_table = share_equal_sets([as_table(before), as_table(after)])
+    return _Turn(before_table, after_table, rack, opened, rules, elapsed_seconds, joint_steps).verdict()
 
 
 def player_arguments(rack: Iterable[Tile], opened: object, rules: RulesLike) -> tuple[tuple[Tile, ...], Rules]:
@@ -261,8 +266,8 @@ def _minus(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
 def _carried_over(before: tuple[TableSet, ...], after: tuple[TableSet, ...]) -> tuple[list[int], list[int]]:
     """The indices (in table order) of the before sets and of the after sets that are not
     carried over untouched. Sets are matched by identity: a replay shares one TableSet among the
-    turns that hold the same set, and so does the service's set cache. Sets equal in value but
-    not identical count as changed, which costs time, never correctness."""
+    turns that hold the same set, and so does the service's set cache (``verify_turn`` shares
+    equal sets of the two tables likewise)."""
     before_ids, after_ids = list(map(id, before)), list(map(id, after))
     before_set, after_set = set(before_ids), set(after_ids)
     if len(before_set) == len(before_ids) and len(after_set) == len(after_ids):

@@ -379,3 +379,41 @@ def test_scoring_refuses_what_is_not_its_types_by_name(make, message):
 def test_an_overlong_tile_says_the_limit():
     with pytest.raises(InputError, match="at most 16 characters"):
         parse_tile("R5" + " " * 15)
+
+
+def test_a_set_equal_to_one_carried_over_is_carried_over_too() -> None:
+    # (an invalid before-set laid again as a new object counted as changed: other codes than
+    # the service's, whose set cache shares equal sets)
+    b0, b1 = TableSet(P("J=K2 K3 K4")), TableSet(P("J B5"))
+    rules = {"freed_joker_use": "other_set"}
+    fresh = verify_turn([b0, b1], [TableSet(()), TableSet(P("J B5"))], P("R7"), True, rules)
+    shared = verify_turn([b0, b1], [TableSet(()), b1], P("R7"), True, rules)
+    assert fresh.violations == shared.violations
+    before, after = [P("B2 J R2"), P("J")], [P("J R2"), P("J")]
+    library = verify_turn(before, after, P("J"), False, "pressman-2009")
+    from service.operations import run_operation
+
+    body = {
+        "before": [["B2", "J", "R2"], ["J"]],
+        "after": [["J", "R2"], ["J"]],
+        "rack": ["J"],
+        "opened": False,
+        "rules": "pressman-2009",
+    }
+    answer = run_operation("turns/verify", body, "en")
+    assert [(v.code, v.at) for v in library.violations] == [(v["code"], v["at"]) for v in answer["violations"]]
+
+
+def test_sets_longer_than_any_valid_one_are_not_kept_in_the_reading_memo() -> None:
+    import engine.sets
+
+    long_set = P("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 J")
+    before = len(engine.sets._MEMO)
+    assert not read_set(long_set).valid and not read_set(long_set).valid
+    assert len(engine.sets._MEMO) == before
+
+
+@pytest.mark.parametrize("unnamed", [[1], [-1, 0], [0, 1.5]])
+def test_a_rounds_unnamed_tiles_are_a_count_per_player(unnamed: list[object]) -> None:
+    with pytest.raises(ValueError, match="unnamed"):
+        score_round([PlayerRack("a", P("R5")), PlayerRack("b", ())], unnamed=unnamed)  # type: ignore[arg-type]

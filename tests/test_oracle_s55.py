@@ -100,6 +100,18 @@ LEGAL: list[tuple[str, dict[str, Any]]] = [
             "rules": STRICT_BOTH,
         },
     ),
+    (
+        # a two-joker group kept whole with one joker (standing for B3), the other freed by the
+        # two colours no staying joker stands for, played beside the set's O3 (a regression of
+        # the both-colours fix, caught by the oracle before it landed)
+        "two-joker-group-one-kept",
+        {
+            "before": [["O3", "J", "J"]],
+            "after": [["O3", "J", "R3", "K3"], ["R3", "O3", "J"]],
+            "rack": ["R3", "K3", "R3", "O3"],
+            "rules": STRICT_BOTH,
+        },
+    ),
 ]
 
 

@@ -1,0 +1,103 @@
+"""The CLI at the edges of the operating system (a CLI audit, session 55): a closed standard
+output, a standard error that cannot be written, a terminal width of a few columns, a batch's
+main process ended by SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from engine.generate import generate_game
+from engine.rules import PRESETS
+
+pytestmark = pytest.mark.cli
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+
+
+def _cli(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli", *args], text=True, env=ENV, cwd=ROOT, timeout=60, **kwargs)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("score", "examples/round.json"), ("score", "examples/round.json", "examples/round.json", "-f", "csv")],
+)
+def test_a_closed_standard_output_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    # (it was exit 0 with the answer dropped, or a traceback in a batch)
+    done = _cli(*args, stdout=None, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == "rummikub: cannot write the output: standard output is closed"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(("args", "code"), [(("validate", "X1"), 2), (("validate", "R1 R2 R3"), 0)])
+def test_a_standard_error_that_cannot_be_written_keeps_the_exit_code(args: tuple[str, ...], code: int) -> None:
+    with open("/dev/full", "w") as full:
+        done = _cli(*args, stdout=subprocess.PIPE, stderr=full)
+    assert done.returncode == code
+
+
+@pytest.mark.parametrize("columns", ["0", "1", "5", "19"])
+def test_a_few_columns_still_print_the_report(columns: str) -> None:
+    # (COLUMNS=0 printed nothing, 1-9 blank cells)
+    result = CliRunner().invoke(app, ["validate", "R5 R6 R7", "K1 K2"], env={"COLUMNS": columns, "NO_COLOR": "1"})
+    assert result.exit_code == 1
+    for words in ("R5 R6", "K1 K2", "SET_TOO", "1 of 2 sets"):
+        assert words in result.stdout, result.stdout
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        found.update(int(p) for p in (task / "children").read_text().split())
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_sigterm_ends_a_batch_with_its_workers(tmp_path: Path) -> None:
+    # (SIGTERM to the main process alone left its worker processes waiting forever, holding
+    # the output pipe open)
+    for seed in range(60):
+        (tmp_path / f"g{seed}.json").write_text(json.dumps(generate_game(seed, 4, PRESETS["sabra"])))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "replay", str(tmp_path), "-f", "jsonl", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+        cwd=ROOT,
+    )
+    workers: set[int] = set()
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # (a first answer: the workers are running)
+        deadline = time.monotonic() + 30
+        while not workers and time.monotonic() < deadline:
+            workers = _children(process.pid)
+            time.sleep(0.05)
+        assert workers
+        process.send_signal(signal.SIGTERM)
+        process.stdout.read()  # (the end of the output: nothing holds the pipe open)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+        assert not left
+    finally:
+        if process.poll() is None:
+            process.kill()
+        for pid in workers:  # (only the processes this test started)
+            if Path(f"/proc/{pid}").exists():
+                os.kill(pid, signal.SIGKILL)
+        process.wait(timeout=30)
