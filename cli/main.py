@@ -139,6 +139,9 @@ class OneLineErrors(TyperGroup):
             server = _answering_server.get()
             if server is None:
                 raise
+            from cli.remote import shown_url  # (loaded already: a server answered)
+
+            server = shown_url(server)
             reason = f"{type(exc).__name__}: {exc}"
             _tell(
                 render.printable(
@@ -238,7 +241,7 @@ TimeoutOpt = Annotated[
         callback=_finite_seconds,
         metavar="SECONDS",
         show_default=True,
-        help="HTTP timeout per request with --server (at most a day).",
+        help="HTTP timeout with --server: the wait for an answer, and the reading of it (at most a day).",
     ),
 ]
 JobsOpt = Annotated[

@@ -7,14 +7,15 @@ server is given: requests and urllib3 are a third of the CLI's start-up.
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
 from collections.abc import Callable
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Any, NoReturn
-from urllib.parse import quote, urlsplit
+from typing import Any, NamedTuple, NoReturn
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import requests
 import urllib3
@@ -32,6 +33,25 @@ from cli.backend import (
     encode_body,
 )
 from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError, problem_line
+
+MAX_ANSWER_BYTES = 64 * 2**20
+"""The most of an answer read: the service's answers are a few MB at most (its limits); a
+server streaming without end grew the client until MemoryError (a CLI audit, session 55)."""
+
+CHUNK_BYTES = 64 * 1024
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password in it masked (``http://user:***@host``), as
+    error lines end up in logs."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+    except ValueError:
+        return url
 
 
 def make_session(retries: int = 2) -> requests.Session:
@@ -104,6 +124,20 @@ def _missing_verdict(operation: str, answer: Any) -> str | None:
     return None
 
 
+class Reply(NamedTuple):
+    """An answer read whole: the response (status, headers) and its body."""
+
+    response: requests.Response
+    body: bytes
+
+    def payload(self) -> Any:
+        """The body as JSON, None when it is not (as ``Response.json`` reads it)."""
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return None
+
+
 class RemoteBackend:
     """The rules service over HTTP. Thread-safe: each thread gets its own Session.
 
@@ -125,7 +159,8 @@ class RemoteBackend:
         if "://" not in server:
             server = f"http://{server}"
         self.server = server.rstrip("/")
-        self.server_given = server  # (as typed, for messages: "http://" is not "http:")
+        self.server_given = shown_url(server)  # (as typed, for messages: "http://" is not "http:")
+        self.shown = shown_url(self.server)  # (the URL in messages, its password masked)
         try:
             scheme = urlsplit(self.server).scheme.lower()
         except ValueError as exc:  # "http://[::1"
@@ -161,12 +196,13 @@ class RemoteBackend:
         headers = {**self._headers(), "Content-Type": "application/json"}
         what = f"POST /v1/{operation}"
         for tries in range(1, self.busy_retries + 2):
-            response = self._post(url, data, headers)
+            reply = self._post(url, data, headers, what)
+            response = reply.response
             if response.status_code not in BUSY_STATUSES:
                 break
             wait = self._busy_wait(response, tries)
             if wait is None:
-                self._busy(response, what, tries, batched=operation in BATCHED_OPERATIONS)
+                self._busy(reply, what, tries, batched=operation in BATCHED_OPERATIONS)
             if self.on_busy is not None:
                 asked = response.headers.get("Retry-After") is not None
                 most = self.busy_retries + 1 if asked else min(2, self.busy_retries) + 1  # (as _busy_wait)
@@ -175,29 +211,68 @@ class RemoteBackend:
                     f"retrying in {wait:g} s{' as it asks' if asked else ''} (try {tries + 1} of at most {most})"
                 )
             time.sleep(wait)
-        answer = self._answer(response, what)
+        answer = self._answer(reply, what)
         missing = _missing_verdict(operation, answer)
         if missing is not None:
             # (a 200 without the verdict: another program at that URL, whose answer would
             # otherwise pass every document as ok)
             raise CliError(
-                f"{what} answered 200 without a verdict ({missing}): is {self.server} the rules service?",
+                f"{what} answered 200 without a verdict ({missing}): is {self.shown} the rules service?",
                 EXIT_SERVICE,
             )
         verdict: dict[str, Any] = answer
         return verdict
 
-    def _post(self, url: str, data: bytes, headers: dict[str, str]) -> requests.Response:
+    def _post(self, url: str, data: bytes, headers: dict[str, str], what: str) -> Reply:
         for attempt in (1, 2):
             try:
-                return self.session.post(url, data=data, headers=headers, timeout=self.timeout)
+                response = self.session.post(url, data=data, headers=headers, timeout=self.timeout, stream=True)
             except requests.RequestException as exc:
                 # A connection dropped before any answer (the service restarting): every
                 # verdict request is a pure function of its body, so it is sent once more.
                 if attempt == 1 and _reset_before_answer(exc):
                     continue
                 raise self._no_answer(exc) from None
+            return Reply(response, self._read(response, what))
         raise AssertionError("unreachable")
+
+    def _read(self, response: requests.Response, what: str) -> bytes:
+        """The whole body of ``response`` (streamed): at most ``MAX_ANSWER_BYTES``, and read
+        within the timeout, counted for the whole body (requests' read timeout starts again
+        with every byte: a server sending one a second kept the CLI waiting without end; a
+        CLI audit, session 55). Past the time, the response is closed under the reading."""
+        seconds = self.timeout[1]
+        late = threading.Event()
+
+        def too_late() -> None:
+            late.set()
+            response.close()
+
+        timer = threading.Timer(seconds, too_late)
+        timer.daemon = True
+        timer.start()
+        chunks, size = [], 0
+        try:
+            for chunk in response.iter_content(CHUNK_BYTES):
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise CliError(
+                        f"{what} answered more than {MAX_ANSWER_BYTES // 2**20} MiB: is {self.shown} the rules service?",
+                        EXIT_SERVICE,
+                    )
+                chunks.append(chunk)
+        except (requests.RequestException, urllib3.exceptions.HTTPError, OSError, AttributeError, ValueError):
+            # (reading a response closed by the timer fails in one of these ways, by version)
+            if late.is_set():
+                raise CliError(
+                    f"the rules service at {self.shown} timed out: its answer to {what} not read within {seconds:g} s",
+                    EXIT_SERVICE,
+                ) from None
+            raise CliError(f"the rules service at {self.shown} broke off its answer to {what}", EXIT_SERVICE) from None
+        finally:
+            timer.cancel()
+            response.close()
+        return b"".join(chunks)
 
     def _busy_wait(self, response: requests.Response, tries: int) -> float | None:
         """Seconds to wait before trying a busy request again, or None to give up after
@@ -209,13 +284,10 @@ class RemoteBackend:
             return None
         return asked
 
-    def _busy(self, response: requests.Response, what: str, tries: int, batched: bool) -> NoReturn:
+    def _busy(self, reply: Reply, what: str, tries: int, batched: bool) -> NoReturn:
         """A busy answer not retried any more: one clear line, exit 3 (with the hint of
         ``--jobs`` for the commands that have it: ``batched``)."""
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
+        response, payload = reply.response, reply.payload()
         detail = problem_line(payload) if isinstance(payload, dict) else response.reason
         after = response.headers.get("Retry-After")
         hint = f"; it asks to retry after {after} s" if after else ""
@@ -228,24 +300,31 @@ class RemoteBackend:
 
     def rules(self, preset: str | None = None) -> Any:
         path = "/v1/rules" if preset is None else f"/v1/rules/{quote(preset, safe='')}"
-        response = self._get(path)
+        reply = self._get(path)
         # A 404 for a preset is the service's answer (an unknown preset) when it lists its presets.
-        known = preset is not None and response.status_code == 404 and self._get("/v1/rules").status_code == 200
-        answer = self._answer(response, f"GET {path}", route_known=known)
+        known = (
+            preset is not None
+            and reply.response.status_code == 404
+            and self._get("/v1/rules").response.status_code == 200
+        )
+        answer = self._answer(reply, f"GET {path}", route_known=known)
         needed = ("default", "presets") if preset is None else ("name", "description", "settings")
         if not isinstance(answer, dict) or any(key not in answer for key in needed):
             # (as _missing_verdict: another program at that URL)
             raise CliError(
-                f"GET {path} answered 200 without the rules ({', '.join(needed)}): is {self.server} the rules service?",
+                f"GET {path} answered 200 without the rules ({', '.join(needed)}): is {self.shown} the rules service?",
                 EXIT_SERVICE,
             )
         return answer
 
-    def _get(self, path: str) -> requests.Response:
+    def _get(self, path: str) -> Reply:
         try:
-            return self.session.get(f"{self.server}{path}", headers=self._headers(), timeout=self.timeout)
+            response = self.session.get(
+                f"{self.server}{path}", headers=self._headers(), timeout=self.timeout, stream=True
+            )
         except requests.RequestException as exc:
             raise self._no_answer(exc) from None
+        return Reply(response, self._read(response, f"GET {path}"))
 
     def _no_answer(self, exc: requests.RequestException) -> CliError:
         """The error for a request that got no answer: exit 3, except for a ``--server`` value
@@ -264,7 +343,6 @@ class RemoteBackend:
         return CliError(self._unreachable(exc), EXIT_SERVICE)
 
     def _unreachable(self, exc: requests.RequestException) -> str:
-        reason = type(exc).__name__
         inner = exc.args[0] if exc.args else None
         if isinstance(inner, MaxRetryError):  # retries used up: the last failure is the reason
             inner = inner.reason
@@ -274,18 +352,24 @@ class RemoteBackend:
             # urllib3 2.x: NewConnectionError subclasses its ConnectTimeoutError, refused or not
             refused = "refused" in str(inner).lower() or _caused_by(inner, ConnectionRefusedError)
             reason = "connection refused" if refused else "connection failed"
+        elif isinstance(exc, requests.exceptions.ConnectTimeout):
+            reason = f"timed out after {self.timeout[0]:g} s"
         elif isinstance(exc, requests.Timeout) or isinstance(inner, TimeoutError | urllib3.exceptions.TimeoutError):
-            reason = f"timed out after {self.timeout[1]:g} s"
+            # (connected: the service did not answer in time)
+            return f"the rules service at {self.shown} timed out: no answer within {self.timeout[1]:g} s"
+        elif isinstance(_aborted_by(inner), http.client.RemoteDisconnected):
+            return f"the rules service at {self.shown} closed the connection without answering"
+        elif isinstance(_aborted_by(inner), http.client.HTTPException):
+            return f"{self.shown} did not answer in HTTP: is it the rules service?"
         elif isinstance(exc, requests.ConnectionError):
             reason = "connection failed"
-        return f"cannot reach the rules service at {self.server} ({reason})"
+        else:
+            reason = type(exc).__name__
+        return f"cannot reach the rules service at {self.shown} ({reason})"
 
-    def _answer(self, response: requests.Response, what: str, route_known: bool = False) -> Any:
+    def _answer(self, reply: Reply, what: str, route_known: bool = False) -> Any:
+        response, payload = reply.response, reply.payload()
         status = response.status_code
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
         if status >= 500:
             detail = problem_line(payload) if isinstance(payload, dict) else response.reason
             raise CliError(f"the rules service failed: {what} answered {status} ({detail})", EXIT_SERVICE)
@@ -296,13 +380,13 @@ class RemoteBackend:
             moved = next((r for r in response.history if r.status_code in (301, 302, 303)), None)
             if moved is not None:  # (requests sends a POST redirected so as a GET: the 405 is the GET's)
                 raise CliError(
-                    f"{what} was redirected ({moved.status_code}) to {response.url}, which answered {status} "
+                    f"{what} was redirected ({moved.status_code}) to {shown_url(response.url)}, which answered {status} "
                     f"{response.reason}: give --server the URL it redirects to",
                     EXIT_INPUT,
                     stops=True,
                 )
             raise CliError(
-                f"{what} answered {status} {response.reason}: is {self.server} the rules service?",
+                f"{what} answered {status} {response.reason}: is {self.shown} the rules service?",
                 EXIT_INPUT,
                 stops=True,
             )
@@ -313,6 +397,13 @@ class RemoteBackend:
         if payload is None:
             raise CliError(f"the rules service sent something that is not JSON for {what}", EXIT_SERVICE)
         return payload
+
+
+def _aborted_by(inner: object) -> object:
+    """What urllib3's ``ProtocolError('Connection aborted.', cause)`` names as its cause."""
+    if isinstance(inner, ProtocolError) and len(inner.args) > 1:
+        return inner.args[1]
+    return None
 
 
 def _caused_by(exc: BaseException | None, kind: type[BaseException]) -> bool:

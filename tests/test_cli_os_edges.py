@@ -4,12 +4,16 @@ main process ended by SIGTERM."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -101,3 +105,87 @@ def test_sigterm_ends_a_batch_with_its_workers(tmp_path: Path) -> None:
             if Path(f"/proc/{pid}").exists():
                 os.kill(pid, signal.SIGKILL)
         process.wait(timeout=30)
+
+
+# --- a --server that misbehaves below HTTP's verdicts (a CLI audit, session 55) ---------------
+
+
+def _raw_server(behave: str) -> tuple[str, threading.Event]:
+    """A loopback server that answers every connection as ``behave`` says, for at most 30 s."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def answer(connection: socket.socket) -> None:
+        deadline = time.monotonic() + 30
+        with connection:
+            connection.recv(65536)
+            if behave == "drip":  # one byte a second: each read within requests' timeout
+                connection.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                while not stop.is_set() and time.monotonic() < deadline:
+                    connection.sendall(b"1\r\n \r\n")
+                    time.sleep(0.5)
+            elif behave == "flood":  # an answer without end (here 8 MiB, then cut)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                chunk = b"0," * 32768
+                for _ in range(128):
+                    connection.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            elif behave == "half":  # an answer cut short
+                connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"valid": tr')
+            elif behave == "not http":
+                connection.sendall(b"HELLO THERE\r\n\r\n")
+
+    def accept() -> None:
+        with listener:
+            while not stop.is_set():
+                try:
+                    connection, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                threading.Thread(target=_quietly, args=(answer, connection), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}", stop
+
+
+def _quietly(work: Callable[[socket.socket], None], connection: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        work(connection)
+
+
+@pytest.mark.parametrize(
+    ("behave", "words"),
+    [
+        ("drip", "timed out: its answer to POST /v1/sets/validate not read within 1 s"),
+        ("flood", "answered more than 1 MiB"),
+        ("half", "broke off its answer to POST /v1/sets/validate"),
+        ("not http", "did not answer in HTTP"),
+    ],
+)
+def test_a_server_misbehaving_is_one_line_and_exit_3_in_bounded_time(
+    behave: str, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cli.remote
+
+    monkeypatch.setattr(cli.remote, "MAX_ANSWER_BYTES", 2**20)
+    url, stop = _raw_server(behave)
+    try:
+        started = time.monotonic()
+        result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", url, "--timeout", "1"])
+        assert time.monotonic() - started < 15  # (the drip went on without end)
+    finally:
+        stop.set()
+    assert result.exit_code == 3, result.output
+    assert words in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_password_in_the_server_url_is_masked_in_errors() -> None:
+    with socket.socket() as probe:  # (a port nothing listens on)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = CliRunner().invoke(app, ["validate", "R1", "--server", f"http://ann:s3cret@127.0.0.1:{port}"])
+    assert result.exit_code == 3
+    assert "s3cret" not in result.stderr and f"http://ann:***@127.0.0.1:{port}" in result.stderr
