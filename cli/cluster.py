@@ -150,7 +150,7 @@ def _item(source: Source, shared: bool) -> Item:
     if shared and _regular_file(source.file):
         return source, os.path.abspath(source.file)
     try:
-        return source, read_bytes(source.file)
+        return source, read_bytes(source.file, regular_only=source.walked)
     except DocumentError as exc:
         return Source(source.file, source.line, error=exc.message), None
 

@@ -106,30 +106,39 @@ def _too_large(limit: int) -> DocumentError:
     return DocumentError(f"larger than {limit} bytes: no document is read past that")
 
 
-def read_bytes(source: str, limit: int | None = None) -> bytes:
+def read_bytes(source: str, limit: int | None = None, regular_only: bool = False) -> bytes:
     """The bytes of a file, or of stdin for ``-`` (UTF-16 or UTF-32 made UTF-8): at most
-    ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError."""
+    ``limit`` of them (``MAX_DOCUMENT_BYTES``), else a DocumentError. ``regular_only``: a
+    DocumentError for what is no regular file when opened (a folder walk's file replaced by a
+    FIFO since the walk listed it would block its opening without end)."""
     limit = MAX_DOCUMENT_BYTES if limit is None else limit
     if source == STDIN:
         stdin = sys.stdin
+        if stdin is None:  # (fd 0 closed: ``<&-``)
+            raise DocumentError("standard input is closed")
         raw = stdin.buffer.read(limit + 1) if hasattr(stdin, "buffer") else stdin.read(limit + 1).encode()
         if len(raw) > limit:
             raise _too_large(limit)
         return _as_utf8(raw)
     if not source:  # Path("") is the current folder
         raise DocumentError("an empty argument names no file")
-    with _opened(source) as file:
+    with _opened(source, regular_only) as file:
         raw = file.read(limit + 1)
     if len(raw) > limit:
         raise _too_large(limit)
     return _as_utf8(raw)
 
 
+NOT_REGULAR = "not a regular file (a FIFO, device or socket)"
+
+
 @contextlib.contextmanager
-def _opened(source: str) -> Iterator[BinaryIO]:
-    """A file opened for reading bytes; a DocumentError saying why it cannot be read."""
+def _opened(source: str, regular_only: bool = False) -> Iterator[BinaryIO]:
+    """A file opened for reading bytes; a DocumentError saying why it cannot be read.
+    ``regular_only``: opened without waiting (a FIFO's opening waits for a writer), and
+    refused unless it is a regular file."""
     try:
-        with Path(source).open("rb") as file:
+        with _open_regular(source) if regular_only else Path(source).open("rb") as file:
             yield file
     except FileNotFoundError:
         raise DocumentError("no such file") from None
@@ -137,6 +146,20 @@ def _opened(source: str) -> Iterator[BinaryIO]:
         raise DocumentError("is a folder, not a file") from None
     except OSError as exc:
         raise DocumentError(exc.strerror or str(exc)) from None
+
+
+def _open_regular(source: str) -> BinaryIO:
+    """``source`` opened for reading bytes if it is a regular file, without waiting to open it
+    (a FIFO's opening waits for a writer); a DocumentError otherwise."""
+    fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DocumentError(NOT_REGULAR)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def display_name(source: str) -> str:
@@ -217,6 +240,8 @@ class Source:
     parsed: tuple[Any] | None = None
     """``text``'s document when already read (stdin: read to tell one document from JSON
     Lines), as a 1-tuple (the document may be ``null``)."""
+    walked: bool = False
+    """Found by a folder walk: read only while it is a regular file (``read_bytes``)."""
 
 
 def _lines(file: str, data: bytes | BinaryIO) -> Iterator[Source]:
@@ -308,7 +333,7 @@ def _expand(arg: str) -> Iterator[Source]:
         if error is not None:
             yield Source(name, error=error)
         else:
-            yield from _file(name)
+            yield from _file(name, walked=True)
     if not found:
         yield Source(arg, error=EMPTY_FOLDER)
 
@@ -351,7 +376,7 @@ def _walk(top: Path) -> Iterator[tuple[str, str | None]]:
             elif entry.name.lower().endswith(_SUFFIXES):
                 yield (
                     entry.path,
-                    None if _regular_or_dangling(entry) else "not a regular file (a FIFO, device or socket)",
+                    None if _regular_or_dangling(entry) else NOT_REGULAR,
                 )
 
 
@@ -365,13 +390,13 @@ def _regular_or_dangling(entry: os.DirEntry[str]) -> bool:
         return True  # (its row says why, when read)
 
 
-def _file(name: str) -> Iterator[Source]:
+def _file(name: str, walked: bool = False) -> Iterator[Source]:
     if name.lower().endswith(".jsonl"):
         try:
-            with _opened(name) as file:
+            with _opened(name, walked) as file:
                 if _wide_encoding(file.peek(4)[:4]) is not None:  # type: ignore[attr-defined]
                     # (UTF-16 or UTF-32: decoded whole, within a batch's stdin limit)
-                    yield from _lines(name, read_bytes(name, MAX_STDIN_BYTES))
+                    yield from _lines(name, read_bytes(name, MAX_STDIN_BYTES, walked))
                     return
                 found = False
                 for source in _lines(name, file):  # line by line (each line's text is kept: docs/cli.md)
@@ -382,7 +407,7 @@ def _file(name: str) -> Iterator[Source]:
         except DocumentError as exc:
             yield Source(name, error=exc.message)
     else:
-        yield Source(name)
+        yield Source(name, walked=walked)
 
 
 def collect_sources(args: list[str]) -> list[Source]:
@@ -411,4 +436,4 @@ def load_source(source: Source) -> Any:
         except DocumentError as exc:
             # JSON Lines: report the file's line, not the line inside the one-line document.
             raise DocumentError(exc.message, source.line) from None
-    return parse_json(decode(read_bytes(source.file)))
+    return parse_json(decode(read_bytes(source.file, regular_only=source.walked)))

@@ -95,6 +95,12 @@ class OneLineErrors(TyperGroup):
         if sys.stdout is None:  # (fd 1 closed: ``>&-``; Click would drop every answer silently)
             _tell("rummikub: cannot write the output: standard output is closed")
             sys.exit(EXIT_INPUT)
+        for fd in (1, 2):
+            # An output left non-blocking by the parent (Node, some CI runners) dropped what a
+            # slow reader had no room for, silently (a CLI audit, session 55): made blocking.
+            with suppress(OSError):
+                if not os.get_blocking(fd):
+                    os.set_blocking(fd, True)
         for stream in (sys.stdout, sys.stderr):
             # A lone surrogate (JSON's "\ud800", in a name) has no UTF-8 bytes: written as the
             # escape \ud800, the same string in JSON output, not a UnicodeEncodeError mid-batch.

@@ -33,6 +33,7 @@ from cli.backend import (
     encode_body,
 )
 from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError, problem_line
+from cli.render import printable
 
 MAX_ANSWER_BYTES = 64 * 2**20
 """The most of an answer read: the service's answers are a few MB at most (its limits); a
@@ -290,7 +291,9 @@ class RemoteBackend:
         response, payload = reply.response, reply.payload()
         detail = problem_line(payload) if isinstance(payload, dict) else response.reason
         after = response.headers.get("Retry-After")
-        hint = f"; it asks to retry after {after} s" if after else ""
+        # (delay-seconds, or an HTTP-date: told as given, "s" only after a number of seconds)
+        unit = " s" if after and after.strip().isdigit() else ""
+        hint = f"; it asks to retry after {printable(after.strip())}{unit}" if after else ""
         times = "once" if tries == 1 else f"{tries} times"
         raise CliError(
             f"the rules service is busy: {what} answered {response.status_code} {response.reason} {times} "

@@ -136,6 +136,11 @@ def _raw_server(behave: str) -> tuple[str, threading.Event]:
                 connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"valid": tr')
             elif behave == "not http":
                 connection.sendall(b"HELLO THERE\r\n\r\n")
+            elif behave == "busy until a date":
+                connection.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2099 07:28:00 GMT\r\n"
+                    b"Content-Length: 0\r\n\r\n"
+                )
 
     def accept() -> None:
         with listener:
@@ -189,3 +194,63 @@ def test_a_password_in_the_server_url_is_masked_in_errors() -> None:
     result = CliRunner().invoke(app, ["validate", "R1", "--server", f"http://ann:s3cret@127.0.0.1:{port}"])
     assert result.exit_code == 3
     assert "s3cret" not in result.stderr and f"http://ann:***@127.0.0.1:{port}" in result.stderr
+
+
+def test_a_retry_after_date_is_told_as_a_date() -> None:
+    url, stop = _raw_server("busy until a date")
+    try:
+        result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", url, "--timeout", "5"])
+    finally:
+        stop.set()
+    assert result.exit_code == 3
+    assert "it asks to retry after Wed, 21 Oct 2099 07:28:00 GMT; try again later" in result.stderr, result.stderr
+
+
+def test_a_closed_standard_input_is_one_line_and_exit_2() -> None:
+    done = _cli("validate", "-", stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(0))
+    assert done.returncode == 2
+    assert done.stderr.strip() == "rummikub: stdin: standard input is closed"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_walked_file_replaced_by_a_fifo_is_an_error_row_not_a_hang(tmp_path: Path) -> None:
+    from cli.inputs import DocumentError, collect_sources, load_source
+
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text((ROOT / "examples" / "round.json").read_text())
+    sources = collect_sources([str(tmp_path)])
+    (tmp_path / "b.json").unlink()
+    os.mkfifo(tmp_path / "b.json")  # (after the walk: its opening would wait for a writer)
+    assert load_source(sources[0])
+    with pytest.raises(DocumentError, match="not a regular file"):
+        load_source(sources[1])
+
+
+def test_a_non_blocking_standard_output_loses_nothing(tmp_path: Path) -> None:
+    # (a pipe left O_NONBLOCK by the parent dropped what a slow reader had no room for)
+    import fcntl
+
+    for seed in range(30):
+        (tmp_path / f"g{seed}.json").write_text(json.dumps(generate_game(seed, 4, PRESETS["sabra"])))
+
+    def non_blocking_stdout() -> None:
+        fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "replay", str(tmp_path), "-f", "jsonl"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+        cwd=ROOT,
+        preexec_fn=non_blocking_stdout,
+    )
+    try:
+        time.sleep(3)  # (a slow reader: the pipe fills)
+        assert process.stdout is not None
+        rows = process.stdout.read().splitlines()
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    assert len(rows) == 30 and all(json.loads(row)["file"] for row in rows)
