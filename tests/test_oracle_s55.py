@@ -68,6 +68,17 @@ ILLEGAL: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     (
+        # the second group needs K3 and O3 (both colours), its O3 only the first locked set's,
+        # whose R3 joker needs the second group's R3
+        "both-colours-mutual-four",
+        {
+            "before": [["O3", "B3", "K3", "J=R3"], ["R3", "B3", "J"]],
+            "after": [["B3", "K3", "O3"], ["B3", "K3", "R3"], ["R4", "J", "J"]],
+            "rack": ["R3", "R4", "K3"],
+            "rules": STRICT_BOTH,
+        },
+    ),
+    (
         "both-colours-mutual-new-set-rule",
         {
             "before": [["J", "O2", "B2"], ["O2", "R2", "J=B2"]],
