@@ -1929,3 +1929,19 @@ def test_an_undeclared_joker_added_says_the_set_it_makes() -> None:
     assert move_steps([["R5", "R6", "R7"]], c) == ["add R4 J to R5 R6 R7, making R4 R5 R6 R7 J"]
     declared = changes([T("R5 R6 R7")], T("R4 J"), [T("R4 R5 R6 R7 J=R8")]).to_json()
     assert move_steps([["R5", "R6", "R7"]], declared) == ["add R4 J=R8 to R5 R6 R7"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "objective"),
+    [(SABRA, "tiles"), (SABRA, "value"), (dataclasses.replace(SABRA, freed_joker_use="other_set"), "tiles")],
+)
+def test_a_new_runs_joker_is_laid_where_the_table_joker_stays(rules: Rules, objective: str) -> None:
+    # The step moving no table tile scored J K3 K4 and K3 K4 J alike; beside J K6 K7 laid K6 K7 J
+    # only the second keeps the table's joker standing for K5 (a suggest audit, session 55:
+    # the least change was missed, not claimed)
+    table, rack = [parse_tiles("J K6 K7")], parse_tiles("K4 K3 B6 J")
+    got = suggest(table, rack, True, rules, objective)
+    assert got.least_change_proven
+    best, least = brute_least_change(table, rack, True, rules, objective)
+    assert got.changes.disturbance.as_tuple() == least, got.after
+    assert_legal(table, rack, True, rules, got)

@@ -46,9 +46,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -59,7 +60,7 @@ from engine.solver.few_moved import least_few_moved
 from engine.solver.intact import INFEASIBLE, least_intact, played_value
 from engine.solver.least_change_programme import Solved, solve_programme
 from engine.solver.model import COLOUR_INDEX, Suggestion
-from engine.tiles import Tile, tiles_of_keys
+from engine.tiles import MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
 
 if TYPE_CHECKING:
@@ -227,9 +228,10 @@ def least_change(
     if not opening:
         intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
         if isinstance(intact, list):
-            found = check(intact, True)
-            if found is not None:
-                return found
+            for laid in _new_runs_jokers_elsewhere(intact, len(table)):
+                found = check(laid, True)
+                if found is not None:
+                    return found
         # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
         # score floor, up to KNOWN_MOVED): proven least by itself too
         if intact == INFEASIBLE or intact is None:
@@ -400,6 +402,46 @@ def _disturbance(move: LeastChange) -> tuple[int, int, int]:
 def _proven(holder: LeastChange | str | None) -> LeastChange | str | None:
     """The move holding the ceiling, proven least."""
     return dataclasses.replace(holder, proven=True) if isinstance(holder, LeastChange) else holder
+
+
+INTACT_VARIANTS = 16
+"""The most layouts of a move moving no table tile that are checked (``_new_runs_jokers_elsewhere``)."""
+
+
+def _new_runs_jokers_elsewhere(after: list[tuple[Tile, ...]], kept: int) -> Iterator[list[tuple[Tile, ...]]]:
+    """``after`` (its first ``kept`` sets continuing the before-sets, the rest new sets of rack
+    tiles), then the same move with the jokers of its new runs standing at other places of a
+    run of the same tiles (at most ``INTACT_VARIANTS`` layouts in all). The step's programme
+    scores ``J K3 K4`` and ``K3 K4 J`` alike, but beside ``J K6 K7`` laid ``K6 K7 J`` only the
+    second keeps the table's joker standing for K5: a legal move touching no set, where the
+    first is no legal turn (a suggest audit, session 55)."""
+    choices = [[s] for s in after[:kept]]
+    for tiles in after[kept:]:
+        choices.append([tiles, *_joker_shifts(tiles)])
+    yield from itertools.islice((list(move) for move in itertools.product(*choices)), INTACT_VARIANTS)
+
+
+def _joker_shifts(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
+    """The other runs of ``tiles``' numbered tiles and as many jokers (declared), when
+    ``tiles`` is such a run."""
+    numbered_tiles = [t for t in tiles if not t.is_joker]
+    colours = {t.color for t in numbered_tiles if t.color is not None}
+    if len(colours) != 1 or len(numbered_tiles) == len(tiles):
+        return
+    (colour,) = colours
+    numbers = {t.number for t in numbered_tiles}
+    if len(numbers) != len(numbered_tiles):
+        return  # (a group)
+    length = len(tiles)
+    for low in range(max(MIN_NUMBER, max(numbers) - length + 1), min(numbers) + 1):
+        high = low + length - 1
+        if high > MAX_NUMBER:
+            break
+        laid = tuple(
+            numbered(colour, v) if v in numbers else joker_as(numbered(colour, v)) for v in range(low, high + 1)
+        )
+        if laid != tiles:
+            yield laid
 
 
 def _few_bounds(moved: int | None, provable: bool) -> tuple[int, ...]:
