@@ -111,7 +111,6 @@ def unlock_in_turn(search: JokerSearch) -> None:
     too, in turn: a played O12 unlocks ``O9 O10 O11 J``, whose O11 then unlocks
     ``J O12 O13``. A chain starts from played tiles or sets without a joker: two sets that
     would unlock each other stay locked."""
-
     search.unlocked_sources.update(_unlocked(search, search.free_copies))
 
 
@@ -302,10 +301,10 @@ def _replace(
             # the replacing copy itself when it must be a played one (``O6 J B6`` laid again,
             # ``J B6 R6 K6``'s joker replaced by the played O6: its O6 is then no copy of the
             # first set's, whose joker stays there only with a copy of it; session 43)
-            if free_at and any(
-                copies > search.base_free_copies.get(key, 0)
-                for key, copies in Counter(key for (_, key), n in free_at.items() for _ in range(n)).items()
-            ):
+            free_by_tile: Counter[str] = Counter()
+            for (_, key), copies in free_at.items():
+                free_by_tile[key] += copies
+            if any(copies > search.base_free_copies.get(key, 0) for key, copies in free_by_tile.items()):
                 return  # (more of a tile than were played or lie in sets without a joker)
             held = frozenset((+(played_at + fixed + free_at)).items())
             # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
