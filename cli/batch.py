@@ -8,6 +8,7 @@ a document that cannot be read or that the operation rejects becomes an error ro
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
@@ -16,12 +17,13 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from rich import box
 from rich.console import Console, Group
@@ -245,7 +247,7 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         import service.operations  # noqa: F401  (imported once here, inherited by forked workers)
 
         chunksize = max(1, min(64, len(sources) // (jobs * 8)))
-        executor = ProcessPoolExecutor(max_workers=jobs)
+        executor = ProcessPoolExecutor(max_workers=jobs, initializer=_watch_parent, initargs=(os.getpid(),))
         sent = (sendable(source) for source in sources)
         rows = executor.map(partial(process_local, job, backend.lang), sent, chunksize=chunksize)
     else:
@@ -258,10 +260,41 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
     except BrokenExecutor as exc:  # a worker process killed (the OOM killer...): the rows after it are lost
         executor.shutdown(wait=False, cancel_futures=True)
         raise CliError(f"a worker process died: {exc}", EXIT_SERVICE) from None
-    except BaseException:
+    except BaseException as exc:
         executor.shutdown(wait=False, cancel_futures=True)
+        if isinstance(executor, ThreadPoolExecutor) and isinstance(exc, KeyboardInterrupt | SystemExit):
+            _exit_now(exc)
         raise
     executor.shutdown(wait=True)
+
+
+def _exit_now(stop: KeyboardInterrupt | SystemExit) -> NoReturn:
+    """End a batch over ``--server`` stopped by Ctrl-C or a signal without waiting for the
+    requests in flight: its threads would each wait out their answer, up to ``--timeout``
+    (a day at most; a CLI audit, session 55). The rows written so far are flushed."""
+    code = 130 if isinstance(stop, KeyboardInterrupt) else stop.code if isinstance(stop.code, int) else 1
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):
+        if isinstance(stop, KeyboardInterrupt):
+            sys.stderr.write("rummikub: aborted\n")
+        sys.stderr.flush()
+    os._exit(code)
+
+
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _watch_parent(parent: int) -> None:
+    """In a worker process: end it once its parent is gone (killed by SIGKILL, the OOM
+    killer's signal, the workers waited for work forever, holding the output open)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="rummikub-parent-watch", daemon=True).start()
 
 
 STOP_SIGNALS = ("SIGTERM", "SIGHUP")
@@ -619,5 +652,11 @@ def progress_bar(
 
 
 def report_error(err: Console, row: Row) -> None:
+    """A row's error, one line on stderr, if stderr can be written: the row itself is in the
+    output (a standard error that cannot be written stopped the batch at its first error
+    line, the rows after it lost; a CLI audit, session 55)."""
     if row.error is not None:
-        err.print(Text(printable(f"rummikub: {row.where}: {row.error}"), style="red"), highlight=False, soft_wrap=True)
+        with contextlib.suppress(OSError, ValueError):
+            err.print(
+                Text(printable(f"rummikub: {row.where}: {row.error}"), style="red"), highlight=False, soft_wrap=True
+            )

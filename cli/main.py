@@ -8,6 +8,7 @@ something invalid, 2 bad input or usage, 3 service unreachable or failing.
 
 from __future__ import annotations
 
+import atexit
 import contextvars
 import errno
 import importlib.util
@@ -68,6 +69,17 @@ UsageError = _base_class("UsageError")
 ClickException = _base_class("ClickException")
 
 
+_WRITE_ERRORS = {errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EBADF, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
+"""The errors of an output that cannot be written."""
+
+
+def _non_blocking_again(fd: int) -> None:
+    with suppress(OSError, ValueError):
+        if fd in (1, 2):
+            (sys.stdout if fd == 1 else sys.stderr).flush()
+        os.set_blocking(fd, False)
+
+
 def _tell(line: str) -> None:
     """One line on stderr, if it can be written: a standard error that cannot (``2>/dev/full``,
     closed) must not turn the exit code into another (a CLI audit, session 55)."""
@@ -95,12 +107,15 @@ class OneLineErrors(TyperGroup):
         if sys.stdout is None:  # (fd 1 closed: ``>&-``; Click would drop every answer silently)
             _tell("rummikub: cannot write the output: standard output is closed")
             sys.exit(EXIT_INPUT)
-        for fd in (1, 2):
-            # An output left non-blocking by the parent (Node, some CI runners) dropped what a
-            # slow reader had no room for, silently (a CLI audit, session 55): made blocking.
+        for fd in (0, 1, 2):
+            # A stream left non-blocking by the parent (Node, some CI runners) lost data: an
+            # output dropped what a slow reader had no room for, an input ended where the pipe
+            # was empty, silently (a CLI audit, session 55). Made blocking while this runs, and
+            # given back as it was (the setting is shared with the parent).
             with suppress(OSError):
                 if not os.get_blocking(fd):
                     os.set_blocking(fd, True)
+                    atexit.register(_non_blocking_again, fd)
         for stream in (sys.stdout, sys.stderr):
             # A lone surrogate (JSON's "\ud800", in a name) has no UTF-8 bytes: written as the
             # escape \ud800, the same string in JSON output, not a UnicodeEncodeError mid-batch.
@@ -135,7 +150,13 @@ class OneLineErrors(TyperGroup):
             # above): one line, not a traceback and the exit code of an invalid verdict
             if exc.errno == errno.EPIPE:
                 raise
-            where = str(exc.filename) if exc.filename is not None else "cannot write the output"
+            where = (
+                str(exc.filename)
+                if exc.filename is not None
+                else "cannot write the output"
+                if exc.errno in _WRITE_ERRORS
+                else "cannot run"  # (the system refused something else: ``ulimit -n``, no TLS bundle)
+            )
             _tell(render.printable(f"rummikub: {where}: {exc.strerror or exc}"))
             sys.exit(EXIT_INPUT)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:

@@ -227,7 +227,9 @@ class RemoteBackend:
     def _post(self, url: str, data: bytes, headers: dict[str, str], what: str) -> Reply:
         for attempt in (1, 2):
             try:
-                response = self.session.post(url, data=data, headers=headers, timeout=self.timeout, stream=True)
+                response = self._headed(
+                    lambda session: session.post(url, data=data, headers=headers, timeout=self.timeout, stream=True)
+                )
             except requests.RequestException as exc:
                 # A connection dropped before any answer (the service restarting): every
                 # verdict request is a pure function of its body, so it is sent once more.
@@ -236,6 +238,33 @@ class RemoteBackend:
                 raise self._no_answer(exc) from None
             return Reply(response, self._read(response, what))
         raise AssertionError("unreachable")
+
+    def _headed(self, send: Callable[[requests.Session], requests.Response]) -> requests.Response:
+        """``send(session)``'s response, its headers read, within the connection's and the
+        answer's timeouts together: requests' read timeout starts again with every byte, and a
+        server sending a header line a second kept the CLI waiting without end (a CLI audit,
+        session 55). The request runs in a thread of its own, left behind past the time with
+        this thread's session (a new one serves the next request)."""
+        session = self.session
+        outcome: list[requests.Response | BaseException] = []
+
+        def run() -> None:
+            try:
+                outcome.append(send(session))
+            except BaseException as exc:  # (handed to the caller, whatever it is)
+                outcome.append(exc)
+
+        worker = threading.Thread(target=run, name="rummikub-request", daemon=True)
+        worker.start()
+        worker.join(self.timeout[0] + self.timeout[1])
+        if not outcome:
+            self._local.session = None
+            raise CliError(
+                f"the rules service at {self.shown} timed out: no answer within {self.timeout[1]:g} s", EXIT_SERVICE
+            )
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
 
     def _read(self, response: requests.Response, what: str) -> bytes:
         """The whole body of ``response`` (streamed): at most ``MAX_ANSWER_BYTES``, and read
@@ -322,8 +351,10 @@ class RemoteBackend:
 
     def _get(self, path: str) -> Reply:
         try:
-            response = self.session.get(
-                f"{self.server}{path}", headers=self._headers(), timeout=self.timeout, stream=True
+            response = self._headed(
+                lambda session: session.get(
+                    f"{self.server}{path}", headers=self._headers(), timeout=self.timeout, stream=True
+                )
             )
         except requests.RequestException as exc:
             raise self._no_answer(exc) from None

@@ -136,6 +136,13 @@ def _raw_server(behave: str) -> tuple[str, threading.Event]:
                 connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"valid": tr')
             elif behave == "not http":
                 connection.sendall(b"HELLO THERE\r\n\r\n")
+            elif behave == "header drip":  # a header line a second, never the end of the headers
+                connection.sendall(b"HTTP/1.1 200 OK\r\n")
+                while not stop.is_set() and time.monotonic() < deadline:
+                    connection.sendall(b"X-A: b\r\n")
+                    time.sleep(0.5)
+            elif behave == "silent":
+                stop.wait(deadline - time.monotonic())
             elif behave == "busy until a date":
                 connection.sendall(
                     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2099 07:28:00 GMT\r\n"
@@ -164,6 +171,7 @@ def _quietly(work: Callable[[socket.socket], None], connection: socket.socket) -
     ("behave", "words"),
     [
         ("drip", "timed out: its answer to POST /v1/sets/validate not read within 1 s"),
+        ("header drip", "timed out: no answer within 1 s"),
         ("flood", "answered more than 1 MiB"),
         ("half", "broke off its answer to POST /v1/sets/validate"),
         ("not http", "did not answer in HTTP"),
@@ -254,3 +262,112 @@ def test_a_non_blocking_standard_output_loses_nothing(tmp_path: Path) -> None:
             process.kill()
             process.wait(timeout=30)
     assert len(rows) == 30 and all(json.loads(row)["file"] for row in rows)
+
+
+def _batch_over(url: str) -> list[str]:
+    return ["-f", "csv", "-j", "2", "--server", url, "--timeout", "600"]
+
+
+def test_ctrl_c_ends_a_batch_over_a_server_without_waiting_for_its_answers() -> None:
+    # (the threads waited out their requests, up to --timeout: a day at most)
+    url, stop = _raw_server("silent")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "score", "examples/round.json", "examples/round.json", *_batch_over(url)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+    )
+    try:
+        time.sleep(2)  # (both requests in flight)
+        process.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        _, err = process.communicate(timeout=30)
+        assert time.monotonic() - started < 10
+        assert process.returncode == 130 and err.strip().endswith("rummikub: aborted"), err
+    finally:
+        stop.set()
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+
+
+def test_a_non_blocking_standard_input_is_read_to_its_end() -> None:
+    # (a pipe left O_NONBLOCK by the parent was read only as far as it was filled)
+    import fcntl
+
+    lines = (ROOT / "examples" / "rounds" / "night.jsonl").read_text().splitlines()
+
+    def non_blocking_stdin() -> None:
+        fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "score", "-", "-f", "jsonl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        preexec_fn=non_blocking_stdin,
+    )
+    try:
+        assert process.stdin is not None
+        process.stdin.write(lines[0] + "\n")
+        process.stdin.flush()
+        time.sleep(1.5)  # (the pipe empty for a while)
+        out, _ = process.communicate("\n".join(lines[1:]) + "\n", timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    assert len(out.splitlines()) == len(lines)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_standard_error_that_cannot_be_written_loses_no_row(tmp_path: Path) -> None:
+    # (the batch stopped at its first error line, the rows after it lost)
+    bad = tmp_path / "a.json"
+    bad.write_text("{")
+    for name in ("b.json", "c.json"):
+        (tmp_path / name).write_text((ROOT / "examples" / "round.json").read_text())
+    with open("/dev/full", "w") as full:
+        done = _cli("score", str(tmp_path), "-f", "csv", stdout=subprocess.PIPE, stderr=full)
+    assert len(done.stdout.splitlines()) == 1 + 3, done.stdout
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_the_workers_of_a_batch_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    # (SIGKILL, the OOM killer's signal, left them waiting for work forever)
+    for seed in range(60):
+        (tmp_path / f"g{seed}.json").write_text(json.dumps(generate_game(seed, 4, PRESETS["sabra"])))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "replay", str(tmp_path), "-f", "jsonl", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+        cwd=ROOT,
+    )
+    workers: set[int] = set()
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        deadline = time.monotonic() + 30
+        while not workers and time.monotonic() < deadline:
+            workers = _children(process.pid)
+            time.sleep(0.05)
+        assert workers
+        process.kill()
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    finally:
+        for pid in workers:  # (only the processes this test started)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
