@@ -159,6 +159,11 @@ class OneLineErrors(TyperGroup):
             )
             _tell(render.printable(f"rummikub: {where}: {exc.strerror or exc}"))
             sys.exit(EXIT_INPUT)
+        except MemoryError:
+            # (a document within the limits beyond what a memory cap leaves: 16 MiB of ``{}``
+            # under ``ulimit -v``; a CLI audit, session 55)
+            _tell("rummikub: out of memory: this machine's memory (or its limit) cannot hold the work")
+            sys.exit(EXIT_SERVICE)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
             # An answer of a --server with the verdict's members but not their types (another
             # program, another version) fails where it is read: one line and exit 3, not a

@@ -367,6 +367,14 @@ class RemoteBackend:
         malformed = (
             requests.exceptions.InvalidURL | requests.exceptions.InvalidSchema | requests.exceptions.MissingSchema
         )
+        if isinstance(exc, requests.exceptions.InvalidSchema) and "SOCKS" in str(exc):
+            # (ALL_PROXY=socks5://... without PySocks: the environment's proxy, not --server)
+            return CliError(
+                "a SOCKS proxy is set in the environment (ALL_PROXY, HTTP_PROXY or HTTPS_PROXY), and requests "
+                "needs PySocks for it: pip install 'requests[socks]', or unset it",
+                EXIT_INPUT,
+                stops=True,
+            )
         if isinstance(exc, malformed) and not isinstance(exc, requests.exceptions.InvalidProxyURL):
             # (requests' words for another scheme name its adapters: only an invalid URL's help)
             why = f" ({exc})" if type(exc) is requests.exceptions.InvalidURL else ""
@@ -380,6 +388,18 @@ class RemoteBackend:
         inner = exc.args[0] if exc.args else None
         if isinstance(inner, MaxRetryError):  # retries used up: the last failure is the reason
             inner = inner.reason
+        # (the environment's proxy, TLS and redirects named: each was "connection failed" or a
+        # class name; a CLI audit, session 55)
+        if isinstance(exc, requests.exceptions.ProxyError):
+            return (
+                f"cannot reach the rules service at {self.shown} through the proxy set in the environment "
+                "(HTTP_PROXY, HTTPS_PROXY or ALL_PROXY; NO_PROXY lists the hosts reached directly)"
+            )
+        if isinstance(exc, requests.exceptions.SSLError):
+            why = str(getattr(inner, "reason", None) or inner or exc)
+            return f"cannot reach the rules service at {self.shown}: TLS failed ({printable(why)[:200]})"
+        if isinstance(exc, requests.exceptions.TooManyRedirects):
+            return f"{self.shown} redirected the request too many times: is it the rules service?"
         if isinstance(inner, NewConnectionError) or (
             isinstance(exc, requests.exceptions.ConnectTimeout) and "refused" in str(exc).lower()
         ):

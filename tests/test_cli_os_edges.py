@@ -143,6 +143,16 @@ def _raw_server(behave: str) -> tuple[str, threading.Event]:
                     time.sleep(0.5)
             elif behave == "silent":
                 stop.wait(deadline - time.monotonic())
+            elif behave == "redirect loop":
+                port = listener.getsockname()[1]
+                connection.sendall(
+                    b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:%d/v1/loop\r\n"
+                    b"Content-Length: 0\r\nConnection: close\r\n\r\n" % port
+                )
+                connection.shutdown(socket.SHUT_WR)  # (then read to the client's end: no reset)
+                connection.settimeout(5)
+                while connection.recv(65536):
+                    pass
             elif behave == "busy until a date":
                 connection.sendall(
                     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2099 07:28:00 GMT\r\n"
@@ -371,3 +381,42 @@ def test_the_workers_of_a_batch_end_when_their_parent_is_killed(tmp_path: Path) 
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
+
+
+def test_a_redirect_loop_a_proxy_and_tls_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    url, stop = _raw_server("redirect loop")
+    plain, stop_plain = _raw_server("not http")
+    try:
+        looped = CliRunner().invoke(app, ["validate", "R1", "--server", url, "--timeout", "5"])
+        tls = CliRunner().invoke(
+            app, ["validate", "R1", "--server", plain.replace("http://", "https://"), "--timeout", "5"]
+        )
+    finally:
+        stop.set()
+        stop_plain.set()
+    assert looped.exit_code == 3 and "redirected the request too many times" in looped.stderr, looped.stderr
+    assert tls.exit_code == 3 and ": TLS failed (" in tls.stderr, tls.stderr
+    with socket.socket() as probe:  # (a port nothing listens on: the proxy)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "")
+    monkeypatch.setenv("no_proxy", "")
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    proxied = CliRunner().invoke(app, ["validate", "R1", "--server", "http://192.0.2.1:8000", "--timeout", "5"])
+    assert proxied.exit_code == 3 and "through the proxy set in the environment" in proxied.stderr, proxied.stderr
+
+
+def test_out_of_memory_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import cli.inputs
+
+    def no_memory(*args: object, **kwargs: object) -> object:
+        raise MemoryError
+
+    monkeypatch.setattr(cli.inputs, "parse_json", no_memory)
+    document = tmp_path / "sets.json"
+    document.write_text('[["R1", "R2", "R3"]]')
+    result = CliRunner().invoke(app, ["validate", str(document)])
+    assert result.exit_code == 3
+    assert result.stderr.strip() == "rummikub: out of memory: this machine's memory (or its limit) cannot hold the work"
