@@ -268,11 +268,18 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
     executor.shutdown(wait=True)
 
 
+EXIT_NOW_HOOKS: list[Callable[[], None]] = []
+"""What ``_exit_now`` runs first: the ``atexit`` functions it skips (``cli.main`` adds its own)."""
+
+
 def _exit_now(stop: KeyboardInterrupt | SystemExit) -> NoReturn:
     """End a batch over ``--server`` stopped by Ctrl-C or a signal without waiting for the
     requests in flight: its threads would each wait out their answer, up to ``--timeout``
     (a day at most; a CLI audit, session 55). The rows written so far are flushed."""
     code = 130 if isinstance(stop, KeyboardInterrupt) else stop.code if isinstance(stop.code, int) else 1
+    for hook in EXIT_NOW_HOOKS:  # (os._exit runs no atexit function)
+        with contextlib.suppress(Exception):
+            hook()
     with contextlib.suppress(OSError, ValueError):
         sys.stdout.flush()
     with contextlib.suppress(OSError, ValueError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import contextvars
 import errno
+import functools
 import importlib.util
 import io
 import json
@@ -116,6 +117,7 @@ class OneLineErrors(TyperGroup):
                 if not os.get_blocking(fd):
                     os.set_blocking(fd, True)
                     atexit.register(_non_blocking_again, fd)
+                    batch.EXIT_NOW_HOOKS.append(functools.partial(_non_blocking_again, fd))
         for stream in (sys.stdout, sys.stderr):
             # A lone surrogate (JSON's "\ud800", in a name) has no UTF-8 bytes: written as the
             # escape \ud800, the same string in JSON output, not a UnicodeEncodeError mid-batch.
@@ -273,7 +275,7 @@ TimeoutOpt = Annotated[
         callback=_finite_seconds,
         metavar="SECONDS",
         show_default=True,
-        help="HTTP timeout with --server: the wait for an answer, and the reading of it (at most a day).",
+        help="HTTP timeout with --server: each wait for an answer, and the reading of its body (at most a day).",
     ),
 ]
 JobsOpt = Annotated[

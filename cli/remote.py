@@ -7,11 +7,15 @@ server is given: requests and urllib3 are a third of the CLI's start-up.
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import http.client
+import itertools
 import json
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple, NoReturn
@@ -125,6 +129,64 @@ def _missing_verdict(operation: str, answer: Any) -> str | None:
     return None
 
 
+@dataclass(eq=False, slots=True)
+class _Watched:
+    """A response watched by ``_Deadlines``: ``late`` when its deadline struck (and it was
+    closed), ``cancelled`` once read (set without a lock: one assignment)."""
+
+    response: requests.Response
+    late: bool = False
+    cancelled: bool = False
+
+
+class _Deadlines:
+    """One daemon thread that closes each watched response at its deadline (a Timer thread per
+    answer cost a remote batch a fifth of its time; the session's review)."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Watched]] = []
+        self._changed = threading.Condition()
+        self._numbers = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, seconds: float, response: requests.Response) -> _Watched:
+        watched = _Watched(response)
+        with self._changed:
+            heapq.heappush(self._due, (time.monotonic() + seconds, next(self._numbers), watched))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="rummikub-deadlines", daemon=True)
+                self._thread.start()
+            if self._due[0][2] is watched:  # (else the thread's wait ends before this deadline)
+                self._changed.notify()
+        return watched
+
+    def cancel(self, watched: _Watched) -> None:
+        watched.cancelled = True
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                while self._due and self._due[0][2].cancelled:
+                    heapq.heappop(self._due)
+                if not self._due:
+                    self._changed.wait()
+                    continue
+                when, _, watched = self._due[0]
+                wait = when - time.monotonic()
+                if wait > 0:
+                    self._changed.wait(wait)
+                    continue
+                heapq.heappop(self._due)
+                if watched.cancelled:
+                    continue
+                watched.late = True
+                with contextlib.suppress(Exception):
+                    watched.response.close()
+
+
+_DEADLINES = _Deadlines()
+
+
 class Reply(NamedTuple):
     """An answer read whole: the response (status, headers) and its body."""
 
@@ -227,9 +289,7 @@ class RemoteBackend:
     def _post(self, url: str, data: bytes, headers: dict[str, str], what: str) -> Reply:
         for attempt in (1, 2):
             try:
-                response = self._headed(
-                    lambda session: session.post(url, data=data, headers=headers, timeout=self.timeout, stream=True)
-                )
+                response = self.session.post(url, data=data, headers=headers, timeout=self.timeout, stream=True)
             except requests.RequestException as exc:
                 # A connection dropped before any answer (the service restarting): every
                 # verdict request is a pure function of its body, so it is sent once more.
@@ -239,48 +299,13 @@ class RemoteBackend:
             return Reply(response, self._read(response, what))
         raise AssertionError("unreachable")
 
-    def _headed(self, send: Callable[[requests.Session], requests.Response]) -> requests.Response:
-        """``send(session)``'s response, its headers read, within the connection's and the
-        answer's timeouts together: requests' read timeout starts again with every byte, and a
-        server sending a header line a second kept the CLI waiting without end (a CLI audit,
-        session 55). The request runs in a thread of its own, left behind past the time with
-        this thread's session (a new one serves the next request)."""
-        session = self.session
-        outcome: list[requests.Response | BaseException] = []
-
-        def run() -> None:
-            try:
-                outcome.append(send(session))
-            except BaseException as exc:  # (handed to the caller, whatever it is)
-                outcome.append(exc)
-
-        worker = threading.Thread(target=run, name="rummikub-request", daemon=True)
-        worker.start()
-        worker.join(self.timeout[0] + self.timeout[1])
-        if not outcome:
-            self._local.session = None
-            raise CliError(
-                f"the rules service at {self.shown} timed out: no answer within {self.timeout[1]:g} s", EXIT_SERVICE
-            )
-        if isinstance(outcome[0], BaseException):
-            raise outcome[0]
-        return outcome[0]
-
     def _read(self, response: requests.Response, what: str) -> bytes:
         """The whole body of ``response`` (streamed): at most ``MAX_ANSWER_BYTES``, and read
         within the timeout, counted for the whole body (requests' read timeout starts again
         with every byte: a server sending one a second kept the CLI waiting without end; a
         CLI audit, session 55). Past the time, the response is closed under the reading."""
         seconds = self.timeout[1]
-        late = threading.Event()
-
-        def too_late() -> None:
-            late.set()
-            response.close()
-
-        timer = threading.Timer(seconds, too_late)
-        timer.daemon = True
-        timer.start()
+        watched = _DEADLINES.watch(seconds, response)
         chunks, size = [], 0
         try:
             for chunk in response.iter_content(CHUNK_BYTES):
@@ -291,16 +316,20 @@ class RemoteBackend:
                         EXIT_SERVICE,
                     )
                 chunks.append(chunk)
-        except (requests.RequestException, urllib3.exceptions.HTTPError, OSError, AttributeError, ValueError):
-            # (reading a response closed by the timer fails in one of these ways, by version)
-            if late.is_set():
+        except Exception as exc:
+            # (reading a response closed by the timer fails in one of several ways, by version)
+            if watched.late:
                 raise CliError(
                     f"the rules service at {self.shown} timed out: its answer to {what} not read within {seconds:g} s",
                     EXIT_SERVICE,
                 ) from None
-            raise CliError(f"the rules service at {self.shown} broke off its answer to {what}", EXIT_SERVICE) from None
+            if isinstance(exc, requests.RequestException | urllib3.exceptions.HTTPError | OSError):
+                raise CliError(
+                    f"the rules service at {self.shown} broke off its answer to {what}", EXIT_SERVICE
+                ) from None
+            raise
         finally:
-            timer.cancel()
+            _DEADLINES.cancel(watched)
             response.close()
         return b"".join(chunks)
 
@@ -351,10 +380,8 @@ class RemoteBackend:
 
     def _get(self, path: str) -> Reply:
         try:
-            response = self._headed(
-                lambda session: session.get(
-                    f"{self.server}{path}", headers=self._headers(), timeout=self.timeout, stream=True
-                )
+            response = self.session.get(
+                f"{self.server}{path}", headers=self._headers(), timeout=self.timeout, stream=True
             )
         except requests.RequestException as exc:
             raise self._no_answer(exc) from None

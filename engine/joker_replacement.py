@@ -258,8 +258,11 @@ def _replace(
 
     rack_only = search.rules.joker_replacement_from == "rack"
     # Under locked sets, a replacing copy that no other set unlocked without this one holds is
-    # a played one or one of a set without a joker: no locked set's copy (``_unlocked_without``)
-    reserve_free = search.locked and not rack_only and bool(search.unlocked_sources)
+    # a played one or one of a set without a joker: no locked set's copy (``_unlocked_without``).
+    # The lock's claim alone: the replace rule judged alone counts every copy (a copy the lock
+    # forbids breaks only the lock), and whether some unrelated set is unlocked plays no part
+    # (the session's review).
+    reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only
     free_at: Counter[tuple[int, str]] = Counter()
     best: list[Violation] | None = None
     used: dict[str, int] = {}

@@ -46,7 +46,7 @@ class PlayerRack:
     opened: bool | None = None
 
     def __post_init__(self) -> None:
-        if type(self.name) is not str:
+        if not isinstance(self.name, str):
             raise TypeError(f"PlayerRack.name is a str, not {type(self.name).__name__} {self.name!r}")
         if self.opened is not None and type(self.opened) is not bool:
             raise TypeError(f"PlayerRack.opened is True, False or None, not {self.opened!r}")
@@ -233,7 +233,7 @@ class MatchRound:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", _player_racks(self.players, "MatchRound.players"))
-        if self.winner is not None and type(self.winner) is not str:
+        if self.winner is not None and not isinstance(self.winner, str):
             raise TypeError(f"MatchRound.winner is a str or None, not {self.winner!r}")
         if self.rules is not None:
             object.__setattr__(self, "rules", resolve_rules(self.rules))

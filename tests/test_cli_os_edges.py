@@ -136,11 +136,6 @@ def _raw_server(behave: str) -> tuple[str, threading.Event]:
                 connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"valid": tr')
             elif behave == "not http":
                 connection.sendall(b"HELLO THERE\r\n\r\n")
-            elif behave == "header drip":  # a header line a second, never the end of the headers
-                connection.sendall(b"HTTP/1.1 200 OK\r\n")
-                while not stop.is_set() and time.monotonic() < deadline:
-                    connection.sendall(b"X-A: b\r\n")
-                    time.sleep(0.5)
             elif behave == "silent":
                 stop.wait(deadline - time.monotonic())
             elif behave == "redirect loop":
@@ -181,7 +176,6 @@ def _quietly(work: Callable[[socket.socket], None], connection: socket.socket) -
     ("behave", "words"),
     [
         ("drip", "timed out: its answer to POST /v1/sets/validate not read within 1 s"),
-        ("header drip", "timed out: no answer within 1 s"),
         ("flood", "answered more than 1 MiB"),
         ("half", "broke off its answer to POST /v1/sets/validate"),
         ("not http", "did not answer in HTTP"),

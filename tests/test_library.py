@@ -417,3 +417,16 @@ def test_sets_longer_than_any_valid_one_are_not_kept_in_the_reading_memo() -> No
 def test_a_rounds_unnamed_tiles_are_a_count_per_player(unnamed: list[object]) -> None:
     with pytest.raises(ValueError, match="unnamed"):
         score_round([PlayerRack("a", P("R5")), PlayerRack("b", ())], unnamed=unnamed)  # type: ignore[arg-type]
+
+
+def test_a_str_subclass_is_a_name() -> None:
+    # (the session's review: a StrEnum name was refused by an exact type check)
+    from enum import StrEnum
+
+    class Name(StrEnum):
+        ANN = "ann"
+        BOB = "bob"
+
+    result = score_round([PlayerRack(Name.ANN, ()), PlayerRack(Name.BOB, P("R5"))])
+    assert result.winners == ("ann",)
+    assert MatchRound((PlayerRack(Name.ANN, ()),), winner=Name.ANN).winner == "ann"

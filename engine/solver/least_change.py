@@ -431,7 +431,7 @@ def _joker_shifts(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
     (colour,) = colours
     numbers = {t.number for t in numbered_tiles}
     if len(numbers) != len(numbered_tiles):
-        return  # (a group)
+        return  # (a number twice: no run)
     length = len(tiles)
     for low in range(max(MIN_NUMBER, max(numbers) - length + 1), min(numbers) + 1):
         high = low + length - 1
