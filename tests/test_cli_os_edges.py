@@ -68,45 +68,6 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
-def test_sigterm_ends_a_batch_with_its_workers(tmp_path: Path) -> None:
-    # (SIGTERM to the main process alone left its worker processes waiting forever, holding
-    # the output pipe open)
-    for seed in range(60):
-        (tmp_path / f"g{seed}.json").write_text(json.dumps(generate_game(seed, 4, PRESETS["sabra"])))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli", "replay", str(tmp_path), "-f", "jsonl", "--jobs", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=ENV,
-        cwd=ROOT,
-    )
-    workers: set[int] = set()
-    try:
-        assert process.stdout is not None
-        process.stdout.readline()  # (a first answer: the workers are running)
-        deadline = time.monotonic() + 30
-        while not workers and time.monotonic() < deadline:
-            workers = _children(process.pid)
-            time.sleep(0.05)
-        assert workers
-        process.send_signal(signal.SIGTERM)
-        process.stdout.read()  # (the end of the output: nothing holds the pipe open)
-        assert process.wait(timeout=30) == 128 + signal.SIGTERM
-        deadline = time.monotonic() + 30
-        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
-        assert not left
-    finally:
-        if process.poll() is None:
-            process.kill()
-        for pid in workers:  # (only the processes this test started)
-            if Path(f"/proc/{pid}").exists():
-                os.kill(pid, signal.SIGKILL)
-        process.wait(timeout=30)
-
-
 # --- a --server that misbehaves below HTTP's verdicts (a CLI audit, session 55) ---------------
 
 
@@ -329,21 +290,11 @@ def test_a_non_blocking_standard_input_is_read_to_its_end() -> None:
     assert len(out.splitlines()) == len(lines)
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_standard_error_that_cannot_be_written_loses_no_row(tmp_path: Path) -> None:
-    # (the batch stopped at its first error line, the rows after it lost)
-    bad = tmp_path / "a.json"
-    bad.write_text("{")
-    for name in ("b.json", "c.json"):
-        (tmp_path / name).write_text((ROOT / "examples" / "round.json").read_text())
-    with open("/dev/full", "w") as full:
-        done = _cli("score", str(tmp_path), "-f", "csv", stdout=subprocess.PIPE, stderr=full)
-    assert len(done.stdout.splitlines()) == 1 + 3, done.stdout
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
-def test_the_workers_of_a_batch_end_when_their_parent_is_killed(tmp_path: Path) -> None:
-    # (SIGKILL, the OOM killer's signal, left them waiting for work forever)
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_signal_ends_a_batch_with_its_workers(stop: signal.Signals, tmp_path: Path) -> None:
+    # (SIGTERM to the main process alone left its worker processes waiting forever, holding
+    # the output pipe open; SIGKILL, the OOM killer's signal, too)
     for seed in range(60):
         (tmp_path / f"g{seed}.json").write_text(json.dumps(generate_game(seed, 4, PRESETS["sabra"])))
     process = subprocess.Popen(
@@ -356,17 +307,18 @@ def test_the_workers_of_a_batch_end_when_their_parent_is_killed(tmp_path: Path) 
     workers: set[int] = set()
     try:
         assert process.stdout is not None
-        process.stdout.readline()
+        process.stdout.readline()  # (a first answer: the workers are running)
         deadline = time.monotonic() + 30
         while not workers and time.monotonic() < deadline:
             workers = _children(process.pid)
             time.sleep(0.05)
         assert workers
-        process.kill()
-        process.wait(timeout=30)
+        process.send_signal(stop)
+        process.stdout.read()  # (the end of the output: nothing holds the pipe open)
+        assert process.wait(timeout=30) == (128 + stop if stop == signal.SIGTERM else -stop)
         deadline = time.monotonic() + 30
         while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.05)
         assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
     finally:
         for pid in workers:  # (only the processes this test started)
@@ -374,7 +326,19 @@ def test_the_workers_of_a_batch_end_when_their_parent_is_killed(tmp_path: Path) 
                 os.kill(pid, signal.SIGKILL)
         if process.poll() is None:
             process.kill()
-            process.wait(timeout=30)
+        process.wait(timeout=30)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_standard_error_that_cannot_be_written_loses_no_row(tmp_path: Path) -> None:
+    # (the batch stopped at its first error line, the rows after it lost)
+    bad = tmp_path / "a.json"
+    bad.write_text("{")
+    for name in ("b.json", "c.json"):
+        (tmp_path / name).write_text((ROOT / "examples" / "round.json").read_text())
+    with open("/dev/full", "w") as full:
+        done = _cli("score", str(tmp_path), "-f", "csv", stdout=subprocess.PIPE, stderr=full)
+    assert len(done.stdout.splitlines()) == 1 + 3, done.stdout
 
 
 def test_a_redirect_loop_a_proxy_and_tls_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
