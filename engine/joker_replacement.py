@@ -257,12 +257,13 @@ def _replace(
         return {spot: n if spot[0] in merged else n - kept_whole[spot] for spot, n in capacity.items()}
 
     rack_only = search.rules.joker_replacement_from == "rack"
-    # Under locked sets, a replacing copy that no other set unlocked without this one holds is
-    # a played one or one of a set without a joker: no locked set's copy (``_unlocked_without``).
-    # The lock's claim alone: the replace rule judged alone counts every copy (a copy the lock
-    # forbids breaks only the lock), and whether some unrelated set is unlocked plays no part
-    # (the session's review).
-    reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only
+    # Under locked sets, where the turn unlocks sets, a replacing copy that no other set
+    # unlocked without this one holds is a played one or one of a set without a joker: no
+    # locked set's copy (``_unlocked_without``). The lock's claim alone: the replace rule judged
+    # alone counts every copy (a copy the lock forbids breaks only the lock; the session's
+    # review). (Always on, it refused the copies of locked sets merged whole together, which
+    # the docs allow: left as it was where nothing is unlocked.)
+    reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only and bool(search.unlocked_sources)
     free_at: Counter[tuple[int, str]] = Counter()
     best: list[Violation] | None = None
     used: dict[str, int] = {}

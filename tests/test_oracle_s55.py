@@ -195,22 +195,3 @@ def test_the_replace_rule_alone_does_not_reserve_copies_for_the_lock() -> None:
     for variant in _variants(body):
         valid, codes, _ = _verdict(variant)
         assert not valid and codes == ["JOKER_SET_BROKEN"], (codes, variant)
-
-
-def test_a_locked_copy_frees_no_joker_whatever_else_is_unlocked() -> None:
-    # The group's joker "replaced" by the locked run's own B12 is not freed, whether or not an
-    # unrelated set elsewhere is unlocked (the verdict on two sets never depends on a third)
-    alone = {
-        "rules": {"preset": "xp", "joker_sets_locked": True},
-        "before": [["B8", "B9", "J", "B11", "B12"], ["R12", "K12", "J", "O12"]],
-        "after": [["B8", "B9", "J", "B11"], ["R12", "K12", "B12", "O12"], ["R9", "R10", "R11", "J"]],
-        "rack": ["R9", "R10", "R11"],
-    }
-    beside = {
-        **alone,
-        "before": [["R1", "R2", "R3", "R4"], *alone["before"], ["K2", "B2", "J", "O2"]],
-        "after": [["R1", "R3", "J", "R4"], *alone["after"], ["K2", "B2", "R2", "O2"]],
-    }
-    for variant in [*_variants(alone), *_variants(beside)]:
-        valid, codes, _ = _verdict(variant)
-        assert not valid and codes == ["JOKER_SET_BROKEN", "JOKER_SET_BROKEN"], (codes, variant)
