@@ -261,8 +261,10 @@ def _replace(
     # unlocked without this one holds is a played one or one of a set without a joker: no
     # locked set's copy (``_unlocked_without``). The lock's claim alone: the replace rule judged
     # alone counts every copy (a copy the lock forbids breaks only the lock; the session's
-    # review). (Always on, it refused the copies of locked sets merged whole together, which
-    # the docs allow: left as it was where nothing is unlocked.)
+    # review). Not in an after-set the set is merged whole into (``room``: locked sets merged
+    # whole together lend each other their copies, as the docs allow; without this an
+    # unrelated set unlocked elsewhere made such a legal move illegal). (Always on, it refused
+    # those copies in some turns where nothing is unlocked: left as it was there.)
     reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only and bool(search.unlocked_sources)
     free_at: Counter[tuple[int, str]] = Counter()
     best: list[Violation] | None = None
@@ -331,8 +333,11 @@ def _replace(
                 played_here = []  # rack-only: the spots taking a played copy of their own
                 fixed_here = []  # the spots taking a played copy fixed there
                 counted_here = []  # the spots counted in ``used``
+                merged = merged_into.get(demand.source, set())  # (``room``'s: sets merged whole there)
                 free_here = [
-                    (k, key) for k, key in spots if reserve_free and not _from_another_set(search, demand.source, key)
+                    (k, key)
+                    for k, key in spots
+                    if reserve_free and k not in merged and not _from_another_set(search, demand.source, key)
                 ]
                 free_at.update(free_here)
                 for k, key in spots:

@@ -195,3 +195,18 @@ def test_the_replace_rule_alone_does_not_reserve_copies_for_the_lock() -> None:
     for variant in _variants(body):
         valid, codes, _ = _verdict(variant)
         assert not valid and codes == ["JOKER_SET_BROKEN"], (codes, variant)
+
+
+def test_locked_sets_merged_whole_stay_legal_beside_an_unlocked_set() -> None:
+    # Two locked groups merged whole, each joker's exact tile from the other (legal, the docs),
+    # stay legal when an unrelated locked run is unlocked by a played tile elsewhere (the
+    # reservation of replacing copies, switched on by that run, refused them: the review's
+    # follow-up)
+    body = {
+        "rules": {"preset": "xp", "joker_sets_locked": True},
+        "before": [["K7", "B7", "J"], ["R7", "O7", "J"], ["R1", "R2", "R3", "J"]],
+        "after": [["K7", "B7", "R7", "O7"], ["R1", "R2", "R3", "R4"], ["K1", "K2", "K3", "K4", "J", "J", "J"]],
+        "rack": ["R4", "K1", "K2", "K3", "K4"],
+    }
+    for variant in _variants(body):
+        assert _verdict(variant)[0], variant
