@@ -123,6 +123,11 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
         return 0
     homes: dict[int, set[int]] = {}
     freed_elsewhere: set[int] = set()
+
+    def lies(tile: str, ks: Sequence[int]) -> bool:
+        """Whether a played copy of ``tile`` lies in one of the after-sets ``ks``."""
+        return bool(search.played.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in ks)
+
     for joker, stay in zip(jokers, stays, strict=True):
         n = joker.source
         if stay is None or n not in search.unlocked_sources:
@@ -130,10 +135,6 @@ def split_unlocked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | 
         homes.setdefault(n, set()).add(stay.after)
         successors = search.sources[n].successors
         others = [k for k in successors if k != stay.after]
-
-        def lies(tile: str, ks: Sequence[int]) -> bool:
-            return bool(search.played.get(tile)) and any(search.after[k].numbered_counts.get(tile) for k in ks)
-
         if search.every_colour(n) and not joker.declared:
             # a group of three needing both colours is freed by both only, the one beside the
             # joker's new place counting too (strict-joker + both colours + ``other_set``,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.errors import InputError
 from engine.rules import PRESETS, SABRA, Rules, RulesLike, resolve_rules
@@ -53,13 +53,17 @@ class PlayerRack:
         object.__setattr__(self, "rack", as_tiles(self.rack, "a rack's tiles"))
 
 
-def _player_racks(players: Iterable[PlayerRack], what: str) -> tuple[PlayerRack, ...]:
-    """``players`` as a tuple; TypeError naming the first item that is no ``PlayerRack``."""
-    players = tuple(players)
-    for p in players:
-        if not isinstance(p, PlayerRack):
-            raise TypeError(f"{what} are PlayerRack objects, not {type(p).__name__} {p!r}")
-    return players
+_Item = TypeVar("_Item")
+
+
+def _all_of(kind: type[_Item], items: Iterable[_Item], what: str) -> tuple[_Item, ...]:
+    """``items`` as a tuple (an iterator read once); TypeError naming the first that is no
+    ``kind`` (a ``PlayerRack``, a ``MatchRound``)."""
+    items = tuple(items)
+    for item in items:
+        if not isinstance(item, kind):
+            raise TypeError(f"{what} are {kind.__name__} objects, not {type(item).__name__} {item!r}")
+    return items
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +128,7 @@ def score_round(
     ``unnamed``: per player, tiles held that the racks do not name (a replayed record without
     its pool): such a rack is not empty, its value counts the named tiles only. ``rules`` may be
     anything ``resolve_rules`` reads."""
-    players = _player_racks(players, "players")
+    players = _all_of(PlayerRack, players, "players")
     if unnamed and (len(unnamed) != len(players) or not all(type(n) is int and n >= 0 for n in unnamed)):
         raise ValueError(f"unnamed holds a count of at least 0 per player, not {unnamed!r}")
     rules = resolve_rules(rules)
@@ -232,7 +236,7 @@ class MatchRound:
     rules: Rules | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "players", _player_racks(self.players, "MatchRound.players"))
+        object.__setattr__(self, "players", _all_of(PlayerRack, self.players, "MatchRound.players"))
         if self.winner is not None and not isinstance(self.winner, str):
             raise TypeError(f"MatchRound.winner is a str or None, not {self.winner!r}")
         if self.rules is not None:
@@ -244,10 +248,7 @@ def score_match(rounds: Iterable[MatchRound], rules: RulesLike = SABRA) -> Match
     totals per player name. Best first: highest total under ``zero_sum``, lowest under
     ``penalty_only``; players with equal totals share the place and, if first, the win.
     Rounds scoring both ways cannot be added up: an input error."""
-    rounds = tuple(rounds)
-    for r in rounds:
-        if not isinstance(r, MatchRound):
-            raise TypeError(f"rounds are MatchRound objects, not {type(r).__name__} {r!r}")
+    rounds = _all_of(MatchRound, rounds, "rounds")
     rules = resolve_rules(rules)
     if not rounds:
         raise ScoringError("a match needs at least one round", "/rounds")
