@@ -88,6 +88,11 @@ def _raw_server(behave: str) -> tuple[str, threading.Event]:
                 while not stop.is_set() and time.monotonic() < deadline:
                     connection.sendall(b"1\r\n \r\n")
                     time.sleep(0.5)
+            elif behave == "drip with a length":  # each read waits for 64 KiB that never come
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+                while not stop.is_set() and time.monotonic() < deadline:
+                    connection.sendall(b" ")
+                    time.sleep(0.5)
             elif behave == "flood":  # an answer without end (here 8 MiB, then cut)
                 connection.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
                 chunk = b"0," * 32768
@@ -137,6 +142,7 @@ def _quietly(work: Callable[[socket.socket], None], connection: socket.socket) -
     ("behave", "words"),
     [
         ("drip", "timed out: its answer to POST /v1/sets/validate not read within 1 s"),
+        ("drip with a length", "timed out: its answer to POST /v1/sets/validate not read within 1 s"),
         ("flood", "answered more than 1 MiB"),
         ("half", "broke off its answer to POST /v1/sets/validate"),
         ("not http", "did not answer in HTTP"),
