@@ -203,8 +203,10 @@ def _place_freed(
             if jointly is not None and avoided and not jointly(avoided, _fixed_played(search, good, two_rack_tiles)):
                 return
             best_misused = bad
-            # (in the order of their tiles: the pointers do not follow the turn's listing)
-            best_at = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
+            # (in the order of their tiles: the pointers do not follow the turn's listing; a set
+            # holding two misused jokers is named twice: an independent oracle, session 56)
+            misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
+            best_at = [k for k in misused_in for _ in range(left[k])]
             return
         joker = freed[n]
         for k in hosts:

@@ -266,7 +266,7 @@ def _parse_tile_object(obj: Mapping[str, Any]) -> Tile:
         raise TileError(f"'number' must be a whole number, not {shown}", "/number")
     number = whole
     if not MIN_NUMBER <= number <= MAX_NUMBER:
-        told = str(number) if abs(number) < 10**9 else "too large" if number > 0 else "too small"
+        told = str(number) if abs(number) < 10**9 else "1000000000 or more" if number > 0 else "-1000000000 or less"
         raise TileError(f"number {told} is out of range: tile numbers run from 1 to 13", "/number")
     return _NUMBERED[color][number]
 
@@ -289,7 +289,10 @@ def parse_tiles(values: Any) -> tuple[Tile, ...]:
 
 def as_tiles(values: Iterable[Tile], what: str = "tiles") -> tuple[Tile, ...]:
     """``values`` as a tuple of tiles (an iterator is read once); TypeError naming ``what``
-    when one of them is no ``Tile`` (a string: ``parse_tiles`` reads those)."""
+    when one of them is no ``Tile`` (a string: ``parse_tiles`` reads those), or when ``values``
+    is one string (named whole, not by its first letter)."""
+    if isinstance(values, str):  # type: ignore[unreachable]  # (a str is no Iterable[Tile], but is often meant)
+        raise TypeError(f"{what} are Tile objects (parse_tiles reads 'R5'), not the str {values!r}")
     tiles = tuple(values)
     for t in tiles:
         if type(t) is not Tile:
@@ -300,9 +303,7 @@ def as_tiles(values: Iterable[Tile], what: str = "tiles") -> tuple[Tile, ...]:
 def format_tiles(tiles: Iterable[Tile]) -> list[str]:
     """Canonical string notation of each tile; TypeError naming the first item that is no
     ``Tile`` (a string: ``parse_tiles`` reads those)."""
-    if isinstance(tiles, str):  # type: ignore[unreachable]  # (a str is no Iterable[Tile], but is often meant)
-        raise TypeError(f"tiles are Tile objects (parse_tiles reads 'R5'), not the str {tiles!r}")
-    tiles = tuple(tiles)
+    tiles = as_tiles(tiles) if isinstance(tiles, str) else tuple(tiles)  # type: ignore[unreachable]
     try:
         return [t.code for t in tiles]
     except AttributeError:

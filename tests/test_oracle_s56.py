@@ -1,0 +1,21 @@
+"""Answers the session-56 audits (an independent turn oracle, written from SPEC.md §2-§4 and
+docs/rules-engine.md) found wrong, each checked in both listings of its after-sets."""
+
+from __future__ import annotations
+
+from service.operations import run_operation
+
+
+def _pointers(body: dict) -> list[tuple[str, str]]:
+    answer = run_operation("turns/verify", body, "en")
+    assert answer["valid"] is False
+    return [(v["code"], v["at"]) for v in answer["violations"]]
+
+
+def test_two_freed_jokers_misused_in_one_set_both_point_at_it() -> None:
+    # (the second one pointed at "/after", which names no set)
+    before = [["R4", "R5", "R6", "J"], ["B4", "B5", "B6", "J"]]
+    extended = [["R4", "R5", "R6", "R7"], ["B4", "B5", "B6", "B7"]]
+    body = {"before": before, "rack": ["R7", "B7", "K1"], "opened": True, "rules": "pressman-2009"}
+    assert _pointers({**body, "after": [*extended, ["K1", "J", "J"]]}) == [("FREED_JOKER_MISUSED", "/after/2")] * 2
+    assert _pointers({**body, "after": [["K1", "J", "J"], *extended]}) == [("FREED_JOKER_MISUSED", "/after/0")] * 2
