@@ -243,17 +243,20 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         return
     executor: Executor
     rows: Iterator[Row]
-    if isinstance(backend, LocalBackend):
+    local = isinstance(backend, LocalBackend)
+    if local:
         import service.operations  # noqa: F401  (imported once here, inherited by forked workers)
 
-        chunksize = max(1, min(64, len(sources) // (jobs * 8)))
         executor = ProcessPoolExecutor(max_workers=jobs, initializer=_watch_parent, initargs=(os.getpid(),))
-        sent = (sendable(source) for source in sources)
-        rows = executor.map(partial(process_local, job, backend.lang), sent, chunksize=chunksize)
     else:
         executor = ThreadPoolExecutor(max_workers=jobs)
-        rows = executor.map(partial(process, job, backend), sources)
-    try:
+    try:  # (from the first work handed out: a Ctrl-C just after it waited for the threads' answers)
+        if local:
+            chunksize = max(1, min(64, len(sources) // (jobs * 8)))
+            sent = (sendable(source) for source in sources)
+            rows = executor.map(partial(process_local, job, backend.lang), sent, chunksize=chunksize)
+        else:
+            rows = executor.map(partial(process, job, backend), sources)
         with _stopped_by_signals():
             for row in rows:
                 on_row(row)
@@ -262,7 +265,10 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         raise CliError(f"a worker process died: {exc}", EXIT_SERVICE) from None
     except BaseException as exc:
         executor.shutdown(wait=False, cancel_futures=True)
-        if isinstance(executor, ThreadPoolExecutor) and isinstance(exc, KeyboardInterrupt | SystemExit):
+        # (a worker process left alone ends within PARENT_CHECK_SECONDS: without os._exit, the
+        # exit waited for each to finish its chunk, 14-19 s of --analyze; a docs audit, session 56)
+        threads = isinstance(executor, ThreadPoolExecutor)
+        if isinstance(exc, _Stopped) or (threads and isinstance(exc, KeyboardInterrupt | SystemExit)):
             _exit_now(exc)
         raise
     executor.shutdown(wait=True)
@@ -310,6 +316,10 @@ the main process alone, and its worker processes waited for work forever, holdin
 standard output open (a pipe's reader never saw its end; a CLI audit, session 55)."""
 
 
+class _Stopped(SystemExit):
+    """The exit of a batch ended by one of ``STOP_SIGNALS``."""
+
+
 @contextmanager
 def _stopped_by_signals() -> Iterator[None]:
     """While the block runs (in the main thread), ``STOP_SIGNALS`` raise ``SystemExit(128 + n)``,
@@ -319,7 +329,7 @@ def _stopped_by_signals() -> Iterator[None]:
         return
 
     def stop(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
+        raise _Stopped(128 + signum)
 
     previous = {}
     for name in STOP_SIGNALS:

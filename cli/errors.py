@@ -36,9 +36,10 @@ LISTED_AT_MOST = 50
 a request with more is told that many, and the line says there may be more."""
 
 
-def problem_line(problem: Mapping[str, Any]) -> str:
+def problem_line(problem: Mapping[str, Any], default: str = "bad request") -> str:
     """One line for an RFC 9457 problem: its first errors, each as ``pointer: detail``
-    (``; ``-separated, then "… and N more"), else the problem's detail or title."""
+    (``; ``-separated, then "… and N more"), else the problem's detail or title (or a
+    gateway's ``message``), else ``default``."""
     errors = problem.get("errors")
     whole = (
         isinstance(errors, list)
@@ -56,7 +57,7 @@ def problem_line(problem: Mapping[str, Any]) -> str:
         shown = []
         for error in errors[:SHOWN_ERRORS]:
             pointer = str(error.get("pointer") or "")
-            detail = str(error.get("detail") or error.get("message") or problem.get("title") or "bad request")
+            detail = str(error.get("detail") or error.get("message") or problem.get("title") or default)
             shown.append(f"{pointer}: {detail}" if pointer else detail)
         line = "; ".join(shown)
         if len(errors) >= LISTED_AT_MOST:  # the service stopped listing: there may be more
@@ -64,5 +65,5 @@ def problem_line(problem: Mapping[str, Any]) -> str:
         elif len(errors) > SHOWN_ERRORS:
             line += f"; … and {len(errors) - SHOWN_ERRORS} more (--json shows them all)"
         return line
-    detail = problem.get("detail") or problem.get("title") or "bad request"
+    detail = problem.get("detail") or problem.get("title") or problem.get("message") or default
     return str(detail)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple, NoReturn
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 import requests
 import urllib3
@@ -38,7 +38,7 @@ from cli.backend import (
     encode_body,
 )
 from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError, problem_line
-from cli.render import printable
+from cli.render import printable, words
 
 MAX_ANSWER_BYTES = 64 * 2**20
 """The most of an answer read: the service's answers are a few MB at most (its limits); a
@@ -49,15 +49,15 @@ CHUNK_BYTES = 64 * 1024
 
 def shown_url(url: str) -> str:
     """``url`` as messages show it: a password in it masked (``http://user:***@host``), as
-    error lines end up in logs."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        host = parts.netloc.rpartition("@")[2]
-        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
-    except ValueError:
+    error lines end up in logs. Read by hand, not by ``urlsplit``: a URL it refuses
+    (``http://ann:pw@[::1``) is shown too."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+    user_info, at, host = rest[:end].rpartition("@")
+    user, colon, _ = user_info.partition(":")
+    if not (sep and at and colon):
         return url
+    return f"{scheme}://{user}:***@{host}{rest[end:]}"
 
 
 def make_session(retries: int = 2) -> requests.Session:
@@ -240,7 +240,7 @@ class RemoteBackend:
             scheme = urlsplit(self.server).scheme.lower()
         except ValueError as exc:  # "http://[::1"
             raise CliError(
-                f"--server {self.server_given}: not a usable http:// or https:// URL ({exc})", stops=True
+                f"--server {self.server_given}: not a usable http:// or https:// URL ({self._masked(exc)})", stops=True
             ) from None
         if scheme not in ("http", "https"):
             raise CliError(f"--server {self.server_given}: not a usable http:// or https:// URL", stops=True)
@@ -281,9 +281,16 @@ class RemoteBackend:
             if self.on_busy is not None:
                 asked = response.headers.get("Retry-After") is not None
                 most = self.busy_retries + 1 if asked else min(2, self.busy_retries) + 1  # (as _busy_wait)
+                told = words(self.lang)  # (a notice on the way, in --lang: not an error line)
                 self.on_busy(
-                    f"the rules service is busy ({what} answered {response.status_code}): "
-                    f"retrying in {wait:g} s{' as it asks' if asked else ''} (try {tries + 1} of at most {most})"
+                    told["busy_retrying"].format(
+                        what=what,
+                        status=response.status_code,
+                        wait=f"{wait:g}",
+                        asked=told["busy_as_asked"] if asked else "",
+                        next=tries + 1,
+                        most=most,
+                    )
                 )
             time.sleep(wait)
         answer = self._answer(reply, what)
@@ -361,7 +368,8 @@ class RemoteBackend:
         """A busy answer not retried any more: one clear line, exit 3 (with the hint of
         ``--jobs`` for the commands that have it: ``batched``)."""
         response, payload = reply.response, reply.payload()
-        detail = problem_line(payload) if isinstance(payload, dict) else response.reason
+        reason = response.reason or str(response.status_code)
+        detail = problem_line(payload, reason) if isinstance(payload, dict) else reason
         after = response.headers.get("Retry-After")
         # (delay-seconds, or an HTTP-date: told as given, "s" only after a number of seconds)
         unit = " s" if after and after.strip().isdigit() else ""
@@ -418,12 +426,16 @@ class RemoteBackend:
             )
         if isinstance(exc, malformed) and not isinstance(exc, requests.exceptions.InvalidProxyURL):
             # (requests' words for another scheme name its adapters: only an invalid URL's help)
-            why = f" ({exc})" if type(exc) is requests.exceptions.InvalidURL else ""
+            why = f" ({self._masked(exc)})" if type(exc) is requests.exceptions.InvalidURL else ""
             # (the same for every document: a batch stops here, as for a scheme that is not http(s))
             return CliError(
                 f"--server {self.server_given}: not a usable http:// or https:// URL{why}", EXIT_INPUT, stops=True
             )
         return CliError(self._unreachable(exc), EXIT_SERVICE)
+
+    def _masked(self, exc: Exception) -> str:
+        """``exc``'s words with the URL's password masked (they may quote the URL)."""
+        return str(exc).replace(self.server, self.shown)
 
     def _unreachable(self, exc: requests.RequestException) -> str:
         inner = exc.args[0] if exc.args else None
@@ -466,7 +478,8 @@ class RemoteBackend:
         response, payload = reply.response, reply.payload()
         status = response.status_code
         if status >= 500:
-            detail = problem_line(payload) if isinstance(payload, dict) else response.reason
+            reason = response.reason or str(status)
+            detail = problem_line(payload, reason) if isinstance(payload, dict) else reason
             raise CliError(f"the rules service failed: {what} answered {status} ({detail})", EXIT_SERVICE)
         if status in (404, 405) and not route_known:
             # The service has every route this client asks for, with its method: the URL is

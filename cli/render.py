@@ -193,12 +193,15 @@ WORDS: dict[str, dict[str, str]] = {
         "no_play": "No legal play: draw a tile.",
         "no_play_found": "No play found within the time budget (one may exist): draw a tile.",
         "no_opening": "No legal play: draw a tile (no opening reaches the {minimum} points it needs).",
+        "busy_retrying": "the rules service is busy ({what} answered {status}): retrying in {wait} s{asked} "
+        "(try {next} of at most {most})",
+        "busy_as_asked": " as it asks",
     },
     "es": {
         "at": " en {at}",
         "hint_one_set": (
-            "consejo: cada argumento es una combinación; para comprobar una sola con estas fichas, "
-            'entre comillas: rummikub validate "{tiles}"'
+            "consejo: cada argumento es una combinación; para comprobar una sola combinación con estas fichas, "
+            'escríbelas entre comillas: rummikub validate "{tiles}"'
         ),
         "violations": "Infracciones",
         "run": "escalera",
@@ -307,6 +310,9 @@ WORDS: dict[str, dict[str, str]] = {
         "no_play": "Ninguna jugada legal: roba una ficha.",
         "no_play_found": "No se encontró jugada en el tiempo disponible (puede haberla): roba una ficha.",
         "no_opening": "Ninguna jugada legal: roba una ficha (ninguna primera jugada llega a los {minimum} puntos).",
+        "busy_retrying": "el servicio de reglas está ocupado ({what} respondió {status}): se reintenta dentro de "
+        "{wait} s{asked} (intento {next} de {most} como máximo)",
+        "busy_as_asked": ", como pide",
     },
 }
 

@@ -372,7 +372,7 @@ def _register_error_handlers(app: Flask) -> None:
                 status,
                 detail,
                 [{"pointer": "", "detail": f"no endpoint {method} {request.path}"}],
-                detail_es=f"No hay {method} {request.path}: las rutas del API están en /openapi.yaml y /docs.",
+                detail_es=f"No hay {method} {request.path}: las rutas de la API están en /openapi.yaml y /docs.",
             )
         elif status == 405 and error.description == MethodNotAllowed.description:
             allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))

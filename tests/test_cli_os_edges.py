@@ -114,6 +114,12 @@ def _raw_server(behave: str) -> tuple[str, threading.Event]:
                 connection.settimeout(5)
                 while connection.recv(65536):
                     pass
+            elif behave == "throttled by a gateway":  # (its own JSON: no problem's detail or title)
+                body = b'{"message": "Too Many Requests"}'
+                connection.sendall(
+                    b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3600\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                )
             elif behave == "busy until a date":
                 connection.sendall(
                     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: Wed, 21 Oct 2099 07:28:00 GMT\r\n"
@@ -173,6 +179,24 @@ def test_a_password_in_the_server_url_is_masked_in_errors() -> None:
     result = CliRunner().invoke(app, ["validate", "R1", "--server", f"http://ann:s3cret@127.0.0.1:{port}"])
     assert result.exit_code == 3
     assert "s3cret" not in result.stderr and f"http://ann:***@127.0.0.1:{port}" in result.stderr
+
+
+@pytest.mark.parametrize("server", ["http://ann:s3cret@127.0.0.1:99999", "http://ann:s3cret@[::1"])
+def test_a_password_in_a_malformed_server_url_is_masked_too(server: str) -> None:
+    # (the first one's words quote the URL; urlsplit refuses the second)
+    result = CliRunner().invoke(app, ["validate", "R1", "--server", server])
+    assert result.exit_code == 2
+    assert "s3cret" not in result.stderr and "http://ann:***@" in result.stderr, result.stderr
+
+
+def test_a_gateways_busy_answer_is_told_in_its_words() -> None:
+    url, stop = _raw_server("throttled by a gateway")
+    try:
+        result = CliRunner().invoke(app, ["validate", "R1 R2 R3", "--server", url, "--timeout", "5"])
+    finally:
+        stop.set()
+    assert result.exit_code == 3
+    assert "(Too Many Requests)" in result.stderr and "bad request" not in result.stderr, result.stderr
 
 
 def test_a_retry_after_date_is_told_as_a_date() -> None:
@@ -330,6 +354,33 @@ def test_a_signal_ends_a_batch_with_its_workers(stop: signal.Signals, tmp_path: 
         for pid in workers:  # (only the processes this test started)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=30)
+
+
+def test_sigterm_ends_a_batch_without_waiting_for_the_workers_chunks(tmp_path: Path) -> None:
+    # (it waited for each worker to finish the chunk it held: 14-19 s of --analyze; each chunk
+    # here is 10 games, several seconds; the docs audit, session 56)
+    game = (ROOT / "examples" / "games" / "game-1.json").read_text()
+    for n in range(160):
+        (tmp_path / f"g{n:03}.json").write_text(game)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "replay", str(tmp_path), "--analyze", "-f", "jsonl", "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+        cwd=ROOT,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # (the first chunk done: the workers are on their next ones)
+        process.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        process.stdout.read()
+        assert process.wait(timeout=60) == 128 + signal.SIGTERM
+        assert time.monotonic() - signalled < 5
+    finally:
         if process.poll() is None:
             process.kill()
         process.wait(timeout=30)

@@ -533,6 +533,12 @@ def test_the_busy_notice_counts_the_tries_it_will_make(files: dict[str, str]) ->
     for url in serve_wsgi(asked):
         notice = invoke("score", files["round"], "--server", url).stderr.splitlines()[0]
     assert "as it asks (try 2 of at most 7)" in notice, notice
+    for url in serve_wsgi(Busy(1000, retry_after="0")):  # (in --lang, as the summary around it)
+        notice = invoke("score", files["round"], "--server", url, "--lang", "es").stderr.splitlines()[0]
+    assert notice == (
+        "rummikub: el servicio de reglas está ocupado (POST /v1/rounds/score respondió 503): se reintenta "
+        "dentro de 0 s, como pide (intento 2 de 7 como máximo)"
+    ), notice
 
 
 def test_a_bad_server_url_is_told_before_any_input_is_read(tmp_path: Path) -> None:
