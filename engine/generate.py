@@ -364,8 +364,8 @@ class _Game:
         if not opened:
             sets = _greedy_sets(rack, self.rules)
             table, left = [*before, *sets], tiles_without(rack, [t for s in sets for t in s])
-            if sum(_value(x, self.rules) for x in sets) < self.rules.initial_meld_min:
-                return None
+            if not sets or sum(_value(x, self.rules) for x in sets) < self.rules.initial_meld_min:
+                return None  # (no sets is no opening, whatever the threshold: a draw)
             checks += 1
             if not check_turn(before, table, rack, False, self.rules, elapsed).valid:
                 return None

@@ -152,6 +152,15 @@ def test_one_more_turn_games_end_one_turn_each_after_the_last_draw() -> None:
         assert len(list(replay(record))) == len(record["turns"])
 
 
+def test_games_without_an_opening_threshold_replay_legal() -> None:
+    # (a rack without a set "opened" worth 0 >= 0 and played nothing: a draw to the referee,
+    # and every later entry of that player one tile off; a stateful library audit, session 56)
+    rules = resolve_rules({"preset": "sabra", "initial_meld_min": 0})
+    for seed in range(12):
+        record = generate_game(seed, 2, rules)
+        assert replay_game(parse_game_record(record)).valid, seed
+
+
 def test_max_turns_caps_the_record() -> None:
     record = generate_game(0, 4, max_turns=10)
     assert len(record["turns"]) == 10 and "end" not in record
