@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from engine.changes import EXTENDED, NEW, REARRANGED, UNCHANGED, Changes, changes, rebuild
-from engine.rules import PRESETS, SABRA, Rules
+from engine.rules import PRESETS, SABRA, Rules, resolve_rules
 from engine.sets import TableSet, read_set
 from engine.solver import arrange, suggest
 from engine.solver.intact import played_value
@@ -853,6 +853,11 @@ def test_an_add_to_a_set_holding_a_joker_says_the_set_it_makes() -> None:
     ]
 
 
+def _undeclared(tiles: Sequence[str]) -> list[str]:
+    """``tiles`` sorted, each joker written ``J``."""
+    return sorted("J" if t.startswith("J") else t for t in tiles)
+
+
 def test_a_set_keeping_its_tiles_whose_joker_moves_gets_a_step() -> None:
     """``J K10 K11`` laid as ``K10 K11 J=K12`` (the table joker freed to K8, the rack joker
     played as K12: worth 28, not 24) keeps its tiles, so its change is ``unchanged``; the steps
@@ -865,7 +870,9 @@ def test_a_set_keeping_its_tiles_whose_joker_moves_gets_a_step() -> None:
     c = move.changes.to_json()
     assert move_steps([["J", "K10", "K11"]], c) == ["change J K10 K11 into K10 K11 J=K12", "new set K7 J=K8 K9"]
     assert move_steps([["J", "K10", "K11"]], c, "es")[0] == "convierte J K10 K11 en K10 K11 J=K12"
-    # sabra: a set that only gave a tile away, its joker now K9 (replaced by the other K12)
+    # sabra: a set that only gave a tile away (its joker K9, replaced by the other K12, or
+    # still K12 beside K13 O13 R13: equally least since session 56; a set the steps leave as
+    # the table wrote it reads its jokers where they stand)
     table = [T("K10 K11 J K13"), T("K10 K11 K12")]
     move = suggest(table, T("J R11 R12 O13 R13"), True, budget_seconds=30)
     assert move.changes is not None and len(move.played) == 5
@@ -874,7 +881,7 @@ def test_a_set_keeping_its_tiles_whose_joker_moves_gets_a_step() -> None:
         sorted(s)
         for s in followed([[str(t) for t in s] for s in table], [str(t) for t in T("J R11 R12 O13 R13")], steps)
     ]
-    assert sorted(laid) == sorted(sorted(str(t) for t in s) for s in move.after), steps
+    assert sorted(map(_undeclared, laid)) == sorted(_undeclared([str(t) for t in s]) for s in move.after), steps
     # a joker set left as it was needs no step
     kept = changes([T("J K10 K11")], T("O1 O2 O3"), [T("J K10 K11"), T("O1 O2 O3")]).to_json()
     assert move_steps([["J", "K10", "K11"]], kept) == ["new set O1 O2 O3"]
@@ -1162,7 +1169,8 @@ def test_a_played_joker_counts_the_points_of_a_table_joker_read_as_it_lies() -> 
 
 def test_few_moved_takes_the_fewest_table_tiles() -> None:
     """R8 leaves the group of four for a new run with the rack's R9 R10 (1 tile moved); with
-    no tile allowed to move there is no such move; a rack joker is not answered."""
+    no tile allowed to move there is no such move; a rack joker takes R10's place (answered
+    since session 56)."""
     from engine.solver.few_moved import least_few_moved
     from engine.solver.intact import INFEASIBLE
 
@@ -1172,7 +1180,11 @@ def test_few_moved_takes_the_fewest_table_tiles() -> None:
     after, counted = found
     assert sorted(words(after)) == ["K8 B8 O8", "R8 R9 R10"] and counted == (1, 1, 1)
     assert least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 0, 1.0) == INFEASIBLE
-    assert least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 209, 2, 1.0) is None
+    found = least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 2 * 100 + 9 + 10, 2, 1.0)
+    assert isinstance(found, tuple) and sorted(words(found[0])) == ["K8 B8 O8", "R8 R9 J=R10"]
+    assert found[1] == (1, 1, 1)
+    # (the played joker worth 10 at most there: 11 more points are out of reach)
+    assert least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 2 * 100 + 9 + 11, 2, 1.0) == INFEASIBLE
 
 
 def test_few_moved_does_not_run_a_programme_too_large_for_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1328,23 +1340,25 @@ def test_few_moved_enumerations_skip_only_costly_shapes() -> None:
     from engine.solver.few_moved import _NOTHING, _before, _cost, _groups, _runs
 
     rng = random.Random(2300)
-    for _ in range(25):
+    for n in range(40):
         before, rack = playable(rng, (6, 12), 3, 2)
         racked = Counter((COLORS.index(t.color), t.number) for t in rack if t.color is not None)
         befores = [b for b in map(_before, before) if b is not None]
         have = racked + Counter(k for b in befores for k in b.keys)
-        jokers = sum(b.jokers for b in befores)
+        # (and since session 56 with jokers on the rack too, a joker of them moving nothing)
+        rack_jokers = n % 3 if n >= 25 else 0
+        jokers = sum(b.jokers for b in befores) + rack_jokers
         runs = {c: list(_naive_runs(c, have, jokers)) for c in range(len(COLORS))}
         groups = {v: list(_naive_groups(v, have, jokers)) for v in range(1, 14)}
         for b, most in itertools.product([*befores, _NOTHING], (0, 1, 2, 3)):
             for where, shapes, listed in itertools.chain(
-                ((c, runs[c], _runs(c, b, have, racked, jokers, most)) for c in range(len(COLORS))),
-                ((v, groups[v], _groups(v, b, have, racked, jokers, most)) for v in range(1, 14)),
+                ((c, runs[c], _runs(c, b, have, racked, jokers, most, rack_jokers)) for c in range(len(COLORS))),
+                ((v, groups[v], _groups(v, b, have, racked, jokers, most, rack_jokers)) for v in range(1, 14)),
             ):
                 naive = {
                     (keys, wild)
                     for keys, wild in shapes
-                    if (not b.keys or keys & b.keys) and _cost(keys, wild, b, racked) <= most
+                    if (not b.keys or keys & b.keys) and _cost(keys, wild, b, racked, rack_jokers) <= most
                 }
                 assert set(listed) == naive, (words(before), words([rack]), where, most)
 
@@ -1946,3 +1960,102 @@ def test_a_new_runs_joker_is_laid_where_the_table_joker_stays(rules: Rules, obje
     score = (len(got.played), got.value) if objective == "tiles" else (got.value, len(got.played))
     assert score == best and got.changes.disturbance.as_tuple() == least, got.after
     assert_legal(table, rack, True, rules, got)
+
+
+# The least change missed, not claimed, on 45 of 20,802 small positions of a suggest audit under
+# joker-rule mixes (session 55); each case below is one of them, reduced: the table, the rack,
+# the rules, the objective, and the least disturbance (tiles moved, sets touched, new sets)
+# the audit's brute force found among the best moves.
+_RACK_OTHER = {"preset": "sabra", "joker_replacement_from": "rack", "freed_joker_use": "other_set"}
+_STRICT_BOTH_OTHER = {"preset": "strict-joker", "group_joker_needs_both_colours": True, "freed_joker_use": "other_set"}
+_SABRA_TWO_RACK = {"preset": "sabra", "freed_joker_use": "new_set_with_two_rack_tiles"}
+_SESSION_56 = [
+    # the first step's move in another layout: a continuation's joker at the other end
+    pytest.param(["B7 B8 J", "B8 B9 J"], "B9 R7", _RACK_OTHER, "value", (0, 1, 0), id="intact-layout"),
+    pytest.param(["O2 O3 J", "O4 J O6"], "O4 O3 K6", _SABRA_TWO_RACK, "tiles", (0, 2, 0), id="intact-layout-2"),
+    # the first step's move no legal turn in any layout: the second step runs (it was skipped)
+    pytest.param(["B6 B7 B8 J", "B7 B8 B9"], "B11 B9", _STRICT_BOTH_OTHER, "tiles", (1, 1, 1), id="intact-then-few"),
+    # the second step's move in another layout (J K9 K10 + J K8 K9, not K9 K10 J + K8 K9 J)
+    pytest.param(["J J K10"], "K8 K9 K9", _RACK_OTHER, "tiles", (1, 1, 1), id="few-layout"),
+    # the second step's next move, as least disturbing: the group keeps R2 K2 B2 O2, the
+    # joker freed to J R3 R4 R5 (the first, K2 B2 O2 J + R2 R3 R4 R5, is no legal turn)
+    pytest.param(["R2 K2 B2 J", "R4 R5 R6 R7"], "R3 R5 O2 R4", _SABRA_TWO_RACK, "tiles", (1, 1, 1), id="few-next"),
+    # ... past a move laying a new set once where it could twice (R11 B11 K11 O11 beside J J R9)
+    pytest.param(["R11 J J"], "R9 B11 O11 K11 R12 R13", _RACK_OTHER, "value", (2, 1, 1), id="few-next-twice"),
+    pytest.param(["K3 J K5", "K4 K5 K6"], "K2 K4 K6", _STRICT_BOTH_OTHER, "value", (1, 1, 1), id="few-next-twice-2"),
+    # the second step with a joker on the rack (it was skipped): J K12 J read as 12s too
+    pytest.param(
+        ["B11 O11 K11 R11", "K12 J O12"],
+        "R12 K12 J",
+        {"preset": "pressman-2009", "group_joker_needs_both_colours": True},
+        "tiles",
+        (1, 1, 1),
+        id="few-rack-joker",
+    ),
+    # a set kept whole laid again (J O9 O10 as O9 O10 J), a rack joker
+    pytest.param(["O9 J O11 O12", "J O9 O10"], "K9 O10 O9 O10 O7 J", "xp", "tiles", (2, 1, 2), id="few-relaid-kept"),
+    # the second step left to the programmes (the first-found move moves 4 tiles), which
+    # proved nothing: it runs after them and finds a move moving one
+    pytest.param(
+        ["J=O6 O7 O8", "O8 J O6 O5 O4"], "R7 B7 R8 O7 K8", "strict-joker", "tiles", (1, 2, 1), id="few-after-programmes"
+    ),
+]
+
+
+@pytest.mark.parametrize(("table", "rack", "rules", "objective", "least"), _SESSION_56)
+def test_the_explicit_steps_find_the_least_change_missed_in_session_55(
+    table: list[str], rack: str, rules: Any, objective: str, least: tuple[int, int, int]
+) -> None:
+    """Each explicit step checks its move in every layout a verdict tells apart (a run's
+    jokers at its other places, a set of one numbered tile read both ways, a set kept whole
+    laid again), then, while those are no legal turn, its programme's next best moves (each
+    found one excluded by a row); the first step's failure leaves the second to run, the
+    second handles a rack joker, and runs after the programmes when they proved nothing.
+    Before (7ece17b) each answered a more disturbing move, not claimed."""
+    before = [list(parse_tiles(s)) for s in table]
+    tiles = list(parse_tiles(rack))
+    resolved = resolve_rules(rules) if isinstance(rules, dict) else PRESETS[rules]
+    got = suggest(before, tiles, True, resolved, objective, budget_seconds=30)
+    assert got.optimal_proven and got.least_change_proven, got.after
+    assert got.changes is not None and got.changes.disturbance.as_tuple() == least, got.after
+    assert_legal(before, tiles, True, resolved, got)
+
+
+def test_a_step_move_excluded_only_when_no_layout_of_it_is_legal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When a move has more layouts than ``LAYOUTS`` the step does not go past it: its later
+    moves are not proven least (the least change is then not claimed from them)."""
+    import engine.solver.least_change as least_change_module
+
+    monkeypatch.setattr(least_change_module, "LAYOUTS", 1)
+    before = [list(parse_tiles("J J K10"))]
+    tiles = list(parse_tiles("K8 K9 K9"))
+    rules = resolve_rules(_RACK_OTHER)
+    got = suggest(before, tiles, True, rules, "tiles", budget_seconds=30)
+    assert not got.least_change_proven or got.changes.disturbance.as_tuple() == (1, 1, 1)
+    assert_legal(before, tiles, True, rules, got)
+
+
+def test_once_excludes_exactly_one_choice() -> None:
+    """``intact.Once``: a column that may be taken twice is two taken at most once, in order;
+    the row excluding a solution leaves every other one (here: every count of two columns
+    taken up to twice and once, nine choices, found one by one, none twice)."""
+    import numpy as np
+
+    from engine.solver import highs
+    from engine.solver.intact import Once
+
+    cost = np.array([-1.0, -2.0])
+    upper = np.array([2.0, 1.0])
+    matrix = np.zeros((1, 2))
+    once = Once.of(matrix, cost, upper, np.array([-np.inf]), np.array([np.inf]), 2)
+    seen = []
+    while True:
+        c, u, m, low, high = once.model
+        result = highs.maximise(-c, u, m, low, high, True, False, 5.0)
+        if result.status != highs.OPTIMAL or result.x is None:
+            break
+        x = [round(float(v)) for v in result.x]
+        seen.append(tuple(once.taken(x)))
+        once.exclude(x)
+    assert result.status == highs.INFEASIBLE
+    assert sorted(seen) == [(a, b) for a in range(3) for b in range(2)]

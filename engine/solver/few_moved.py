@@ -28,8 +28,12 @@ linear relaxation is solved first: without a solution there, there is none (the 
 and a few times cheaper to find out); an integral optimum there is the programme's (48 of the
 52 games-bench positions where the step has a solution: the integer programme is not run).
 
-Only for an opened player whose rack holds no joker (the played tiles' points are then their
-numbers)."""
+Only for an opened player. With jokers on the rack, a joker beyond a before-set's may come
+from the rack (the cost counts only those beyond the rack's), and the played jokers' points,
+which depend on where they stand, are bounded from above (``_programme``): the moves are a
+superset of the legal ones still, and the caller checks each move's real score. The step's
+next best moves follow its least on demand (``few_moved_moves``), each answered choice of sets
+excluded by a row."""
 
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ import numpy as np
 from engine.rules import Rules
 from engine.sets import read_set
 from engine.solver import highs
-from engine.solver.intact import INFEASIBLE
+from engine.solver.intact import INFEASIBLE, Once
 from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
@@ -91,26 +95,35 @@ def _before(tiles: Sequence[Tile]) -> _Before | None:
     return _Before(frozenset(keys), len(tiles) - len(keys))
 
 
-def _cost(keys: frozenset[_Key], jokers: int, b: _Before, rack: Counter[_Key]) -> int:
+def _cost(keys: frozenset[_Key], jokers: int, b: _Before, rack: Counter[_Key], rack_jokers: int = 0) -> int:
     """Moved tiles an after-set of ``keys`` and ``jokers`` continuing ``b`` (``_NOTHING``: a
     new set) accounts for at least: ``b``'s numbered tiles it lacks, its numbered tiles neither
-    in ``b`` nor on the rack, and the difference of the jokers (``b``'s it lacks, or those
-    beyond ``b``'s, from the table: the rack holds none). The enumerations below work it out
-    incrementally; this is the reference (the tests compare)."""
+    in ``b`` nor on the rack, and of the jokers ``b``'s it lacks, or those beyond ``b``'s and
+    the ``rack_jokers`` (from the table). The enumerations below work it out incrementally;
+    this is the reference (the tests compare)."""
     lost = sum(1 for k in b.keys if k not in keys)
     foreign = sum(1 for k in keys if k not in b.keys and not rack[k])
-    return lost + foreign + abs(jokers - b.jokers)
+    return lost + foreign + _joker_cost(jokers, b.jokers, rack_jokers)
+
+
+def _joker_cost(jokers: int, own: int, rack_jokers: int) -> int:
+    """Moved jokers an after-set of ``jokers`` jokers continuing a set of ``own`` accounts for
+    at least, ``rack_jokers`` on the rack: ``own`` less ``jokers``, or ``jokers`` less ``own``
+    and the rack's."""
+    return max(0, own - jokers) + max(0, jokers - own - rack_jokers)
 
 
 def _runs(
-    colour: int, b: _Before, have: Counter[_Key], rack: Counter[_Key], jokers: int, most: int
+    colour: int, b: _Before, have: Counter[_Key], rack: Counter[_Key], jokers: int, most: int, rack_jokers: int = 0
 ) -> Iterator[tuple[frozenset[_Key], int]]:
     """The runs of ``colour`` (keys, jokers) laid from ``have`` and at most ``jokers`` jokers
     that continue ``b`` (holding a numbered tile of it) at a cost of at most ``most``.
 
     A numbered place neither in ``b`` nor on the rack costs 1 unless a joker stands there, and
-    every joker beyond ``b``'s costs 1, so the places of that kind in a stretch less ``b``'s
-    jokers bound its cost from below; that bound only grows as the stretch grows."""
+    every joker beyond ``b``'s and the ``rack_jokers`` costs 1, so the places of that kind in a
+    stretch less those jokers bound its cost from below; that bound only grows as the stretch
+    grows."""
+    free = b.jokers + rack_jokers
     mine = sorted(v for c, v in b.keys if c == colour)
     if b.keys and not mine:
         return  # no run of this colour holds a tile of b
@@ -129,14 +142,14 @@ def _runs(
         delta[v] = (mine_at[-1] - mine_at[-2]) - (stranger_at[-1] - stranger_at[-2])
     low_top = min(mine[-1] if mine else MAX_NUMBER, MAX_NUMBER - 2)
     for low in range(low_top, MIN_NUMBER - 1, -1):
-        if mine and stranger_at[mine[0] - 1] - stranger_at[low - 1] - b.jokers + outside > most:
+        if mine and stranger_at[mine[0] - 1] - stranger_at[low - 1] - free + outside > most:
             break  # lower starts only add stranger places
         for high in range(max(low + 2, mine[0] if mine else low), min(low + MAX_NUMBER - MIN_NUMBER, MAX_NUMBER) + 1):
             missing = missing_at[high] - missing_at[low - 1]
             if missing > jokers:
                 break  # longer stretches miss these too
             lost = outside + len(mine) - (mine_at[high] - mine_at[low - 1])
-            if lost + stranger_at[high] - stranger_at[low - 1] - b.jokers > most:
+            if lost + stranger_at[high] - stranger_at[low - 1] - free > most:
                 if not mine or high >= mine[-1]:
                     break
                 continue
@@ -146,7 +159,7 @@ def _runs(
             cheapest = sorted(delta[v] for v in present)
             for extra in range(min(jokers - missing, len(present) - 1) + 1):
                 wild = missing + extra
-                base = lost + strangers + abs(wild - b.jokers)
+                base = lost + strangers + _joker_cost(wild, b.jokers, rack_jokers)
                 if base + sum(cheapest[:extra]) > most:
                     continue  # even the cheapest places for the jokers cost too much
                 for on in itertools.combinations(present, extra):
@@ -160,12 +173,12 @@ def _runs(
 
 
 def _groups(
-    number: int, b: _Before, have: Counter[_Key], rack: Counter[_Key], jokers: int, most: int
+    number: int, b: _Before, have: Counter[_Key], rack: Counter[_Key], jokers: int, most: int, rack_jokers: int = 0
 ) -> Iterator[tuple[frozenset[_Key], int]]:
     """The groups of ``number`` (keys, jokers) laid from ``have`` and at most ``jokers``
     jokers that continue ``b`` (holding a numbered tile of it) at a cost of at most ``most``."""
     present = [c for c in range(len(COLORS)) if have[(c, number)]]
-    if not b.keys and sum(1 for c in present if rack[(c, number)]) + most < 3:
+    if not b.keys and sum(1 for c in present if rack[(c, number)]) + rack_jokers + most < 3:
         return  # a new group holds at least 3 - most rack tiles
     mine = {c for c, v in b.keys if v == number}
     lost_elsewhere = len(b.keys) - len(mine)  # b's tiles of other numbers
@@ -180,7 +193,7 @@ def _groups(
             base = lost_elsewhere + len(mine) - held
             base += sum(1 for c in colours if c not in mine and not rack[(c, number)])
             for j in range(max(0, 3 - k), min(jokers, len(COLORS) - k) + 1):
-                if base + abs(j - b.jokers) <= most:
+                if base + _joker_cost(j, b.jokers, rack_jokers) <= most:
                     yield frozenset((c, number) for c in colours), j
 
 
@@ -196,11 +209,16 @@ class _Columns:
 
 
 def _columns(
-    table: Sequence[tuple[Tile, ...]], befores: list[_Before], rack: Counter[_Key], rules: Rules, most: int
+    table: Sequence[tuple[Tile, ...]],
+    befores: list[_Before],
+    rack: Counter[_Key],
+    rules: Rules,
+    most: int,
+    rack_jokers: int = 0,
 ) -> _Columns:
     """Every shape of cost at most ``most`` in every role, valid under ``rules``."""
     have: Counter[_Key] = Counter(rack)
-    jokers = sum(b.jokers for b in befores)
+    jokers = sum(b.jokers for b in befores) + rack_jokers
     for b in befores:
         have.update(b.keys)
     out = _Columns([], [], [], [])
@@ -218,8 +236,8 @@ def _columns(
     for index, b in roles:
         colours = sorted({c for c, _ in b.keys}) if b.keys else range(len(COLORS))
         numbers = sorted({v for _, v in b.keys}) if b.keys else _NUMBERS
-        runs = [(c, shape) for c in colours for shape in _runs(c, b, have, rack, jokers, most)]
-        groups = [(v, shape) for v in numbers for shape in _groups(v, b, have, rack, jokers, most)]
+        runs = [(c, shape) for c in colours for shape in _runs(c, b, have, rack, jokers, most, rack_jokers)]
+        groups = [(v, shape) for v in numbers for shape in _groups(v, b, have, rack, jokers, most, rack_jokers)]
         seen: set[tuple[frozenset[_Key], int]] = set()
         for kind, found in (("run", runs), ("group", groups)):
             for where, (keys, wild) in found:
@@ -273,34 +291,61 @@ def least_few_moved(
     not counted), with its disturbance as the programme counts it; ``INFEASIBLE`` when there
     is none; None when not answered (a joker on the rack, a table set that is no run or group
     by its tiles, the programme too large to run, or it did not finish)."""
-    if any(t.color is None for t in rack):
-        return None
+    return next(few_moved_moves(table, rack, rules, weights, floor, most, time_limit))
+
+
+def few_moved_moves(
+    table: Sequence[tuple[Tile, ...]],
+    rack: Sequence[Tile],
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    most: int,
+    time_limit: float,
+) -> Iterator[tuple[list[tuple[Tile, ...]], tuple[int, int, int]] | str | None]:
+    """``least_few_moved``'s answer, then, while the caller asks for more, the programme's next
+    least disturbing moves: each answered choice of sets excluded (a row,
+    ``intact.Once``), the programme solved again, so the disturbances counted never
+    decrease. Ends with ``INFEASIBLE`` when no move is left, None when not answered (as
+    ``least_few_moved``)."""
     deadline = time.perf_counter() + time_limit
     befores = [_before(s) for s in table]
     if any(b is None for b in befores):
-        return None
+        yield None
+        return
     bs = [b for b in befores if b is not None]
     counts: Counter[_Key] = Counter((COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
-    cols = _columns(table, bs, counts, rules, most)
+    rack_jokers = len(rack) - sum(counts.values())
+    cols = _columns(table, bs, counts, rules, most, rack_jokers)
     # a quick bound: only rack tiles some column holds can be played
     tw, vw = weights
     reach = {k for s in cols.shapes for k in s.keys if counts[k]}
-    if sum(counts[k] * (tw + vw * k[1]) for k in reach) < floor:
-        return INFEASIBLE
+    if sum(counts[k] * (tw + vw * k[1]) for k in reach) + rack_jokers * (tw + vw * MAX_NUMBER) < floor:
+        yield INFEASIBLE
+        return
     # the linear relaxation first: without a solution there (the usual case) there is none,
     # and an integral optimum there is the programme's (without presolve: it costs more than
     # it saves on these models, measured about 2x slower)
-    p = _programme(cols, bs, counts, weights, floor, most)
+    p = _programme(cols, bs, counts, weights, floor, most, rack_jokers)
     if len(p.cost) > _MOST_COLUMNS:
-        return None  # not answered: HiGHS's root alone would outlast the budget
-    result = highs.relaxation_first(
-        -p.cost, p.upper, p.matrix, p.lower_rows, p.upper_rows, deadline - time.perf_counter()
-    )
-    if result.status == highs.INFEASIBLE:
-        return INFEASIBLE
-    if result.status != highs.OPTIMAL or result.x is None:
-        return None
-    return _move(cols, bs, [round(float(v)) for v in result.x])
+        yield None  # not answered: HiGHS's root alone would outlast the budget
+        return
+    once: Once | None = None  # the programme with every column taken at most once, once a move is excluded
+    while True:
+        c, u, m, low, high = (p.cost, p.upper, p.matrix, p.lower_rows, p.upper_rows) if once is None else once.model
+        result = highs.relaxation_first(-c, u, m, low, high, deadline - time.perf_counter())
+        if result.status == highs.INFEASIBLE:
+            yield INFEASIBLE
+            return
+        if result.status != highs.OPTIMAL or result.x is None:
+            yield None
+            return
+        x = [round(float(v)) for v in result.x]
+        if once is None:
+            once = Once.of(p.matrix, p.cost, p.upper, p.lower_rows, p.upper_rows, len(cols.shapes))
+            x = once.spread(x)
+        yield _move(cols, bs, once.taken(x))
+        once.exclude(x)
 
 
 class _Programme(NamedTuple):
@@ -314,16 +359,27 @@ class _Programme(NamedTuple):
 
 
 def _programme(
-    cols: _Columns, bs: list[_Before], rack: Counter[_Key], weights: tuple[int, int], floor: int, most: int
+    cols: _Columns,
+    bs: list[_Before],
+    rack: Counter[_Key],
+    weights: tuple[int, int],
+    floor: int,
+    most: int,
+    rack_jokers: int = 0,
 ) -> _Programme:
     """The objective, bounds and rows of the programme over ``cols``: per tile type the
-    table's copies laid and at most the rack's more, the table's jokers laid, at most one
-    continuation per before-set, the score at least ``floor``, at most ``most`` tiles moved;
-    the disturbance minimised (lexicographic integer weights: moved, touched, new sets)."""
+    table's copies laid and at most the rack's more, the table's jokers laid (and at most the
+    rack's more), at most one continuation per before-set, the score at least ``floor``, at
+    most ``most`` tiles moved; the disturbance minimised (lexicographic integer weights:
+    moved, touched, new sets). With jokers on the rack, the played jokers' points are bounded
+    from above as ``intact`` counts them: columns after the sets', per number how many played
+    jokers count it (at most the jokers of the sets whose jokers may stand that high,
+    ``_joker_top``; in all at most the jokers played)."""
     tw, vw = weights
     table_keys: Counter[_Key] = Counter(k for b in bs for k in b.keys)
     table_tiles = sum(b.size for b in bs)
-    w_touch = (table_tiles + sum(rack.values())) // 3 + 2  # more than any count of new sets
+    # (more than any count of new sets)
+    w_touch = (table_tiles + sum(rack.values()) + rack_jokers) // 3 + 2
     w_move = w_touch * (len(bs) + 1) + 1
     cost = np.array(
         [
@@ -348,7 +404,8 @@ def _programme(
     lower, upper = np.zeros(rows), np.zeros(rows)
     for k, r in key_row.items():
         lower[r], upper[r] = table_keys[k], table_keys[k] + rack[k]
-    lower[joker_row] = upper[joker_row] = table_tiles - sum(table_keys.values())
+    table_jokers = table_tiles - sum(table_keys.values())
+    lower[joker_row], upper[joker_row] = table_jokers, table_jokers + rack_jokers
     upper[joker_row + 1 : score_row] = 1
     # the score of every tile laid, less the table's
     lower[score_row], upper[score_row] = floor + sum(c * (tw + vw * k[1]) for k, c in table_keys.items()), np.inf
@@ -357,7 +414,45 @@ def _programme(
     most_laid = [
         1.0 if o >= 0 else float(min(copies[k] for k in s.keys)) for s, o in zip(cols.shapes, cols.owner, strict=True)
     ]
-    return _Programme(cost, np.array(most_laid), matrix, lower, upper)
+    if not rack_jokers:
+        return _Programme(cost, np.array(most_laid), matrix, lower, upper)
+    # the played jokers: tw each, and per number a pick column (its points, vw each)
+    matrix[score_row] += tw * matrix[joker_row]
+    lower[score_row] += tw * table_jokers
+    numbers = list(_NUMBERS)
+    picks = np.zeros((rows + len(numbers) + 1, len(numbers)))
+    wide = np.vstack([matrix, np.zeros((len(numbers) + 1, len(cost)))])
+    for col, shape in enumerate(cols.shapes):
+        if shape.jokers:
+            wide[rows + _joker_top(shape.keys, shape.jokers) - MIN_NUMBER, col] = -shape.jokers
+            wide[rows + len(numbers), col] = -shape.jokers
+    for p, number in enumerate(numbers):
+        picks[rows + p, p] = 1
+        picks[rows + len(numbers), p] = 1
+        picks[score_row, p] = vw * number
+    pick_lower = np.full(len(numbers) + 1, -np.inf)
+    pick_upper = np.zeros(len(numbers) + 1)
+    pick_upper[-1] = -table_jokers  # the picks at most the jokers laid less the table's
+    return _Programme(
+        np.concatenate([cost, np.zeros(len(numbers))]),
+        np.concatenate([most_laid, np.full(len(numbers), float(rack_jokers))]),
+        np.hstack([wide, picks]),
+        np.concatenate([lower, pick_lower]),
+        np.concatenate([upper, pick_upper]),
+    )
+
+
+def _joker_top(keys: frozenset[_Key], jokers: int) -> int:
+    """The highest number a joker of a set of ``keys`` and ``jokers`` jokers may stand for, laid
+    any way: a group's number, a run's highest place not its keys' over every stretch."""
+    numbers = sorted(v for _, v in keys)
+    top = numbers[0] if len(set(numbers)) == 1 else 0
+    if len({c for c, _ in keys}) == 1 and len(set(numbers)) == len(numbers):
+        length = len(numbers) + jokers
+        for low in range(max(MIN_NUMBER, numbers[-1] - length + 1), min(numbers[0], MAX_NUMBER - length + 1) + 1):
+            places = set(range(low, low + length)) - set(numbers)
+            top = max(top, *places)
+    return top
 
 
 def _move(cols: _Columns, bs: list[_Before], x: list[int]) -> tuple[list[tuple[Tile, ...]], tuple[int, int, int]]:

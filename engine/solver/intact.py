@@ -27,12 +27,14 @@ minimised among those)."""
 from __future__ import annotations
 
 import itertools
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy.sparse import coo_array
+from scipy.sparse import coo_array, csc_array, hstack, vstack
 
 from engine.rules import Rules
 from engine.sets import RUN, Reading, read_set, stood_for_readings
@@ -233,6 +235,26 @@ def least_intact(
     before-sets, then forming the fewest new sets; ``INFEASIBLE`` when there is none; None when
     not answered (more than ``MOST_COLUMNS`` sets to list, or the programme did not finish: in
     time, or within ``JOKER_CPU`` when the rack holds a joker)."""
+    return next(intact_moves(table, rack, rules, weights, floor, time_limit))
+
+
+def intact_moves(
+    table: Sequence[tuple[Tile, ...]],
+    rack: Sequence[Tile],
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    time_limit: float,
+) -> Iterator[list[tuple[Tile, ...]] | str | None]:
+    """``least_intact``'s answer, then, while the caller asks for more, the programme's next
+    best moves: each answered move's choice of sets excluded (a row), the programme solved
+    again. Ends with ``INFEASIBLE`` when no move is left, None when not answered (as
+    ``least_intact``). The moves come in order of the programme's
+    objective (touched, then new sets, then relaid), so when every move answered before is no
+    legal turn in any of its layouts, the first legal one of the moves that follow is the least
+    change among the moves moving no tile, and ``INFEASIBLE`` says that no such move is
+    legal."""
+    deadline = time.perf_counter() + time_limit
     counts: Counter[_Key] = Counter((COLOUR_INDEX[t.color], t.number) for t in rack if t.color is not None)
     rack_jokers = len(rack) - sum(counts.values())
     tw, vw = weights
@@ -254,7 +276,8 @@ def least_intact(
             )
             for option in found:
                 if len(options) > MOST_COLUMNS:
-                    return None
+                    yield None
+                    return
                 # (without a joker played the jokers' points count for nothing)
                 signature = (
                     tuple(sorted(option.added.items())),
@@ -268,13 +291,15 @@ def least_intact(
                 owner.append(b)
     for option in _new_sets(counts, rack_jokers):
         if len(options) > MOST_COLUMNS:
-            return None
+            yield None
+            return
         options.append(option)
         owner.append(-1)
     # a quick bound: only rack tiles some column holds can be played
     reach = {k for option in options for k in option.added}
     if sum(counts[k] * (tw + vw * k[1]) for k in reach) + rack_jokers * (tw + vw * MAX_NUMBER) < floor:
-        return INFEASIBLE
+        yield INFEASIBLE
+        return
     n = len(options)
     # a column's own before-set laid otherwise (the same tiles) costs least, then a new set,
     # then a touched before-set
@@ -332,14 +357,122 @@ def least_intact(
     # (with a rack joker without presolve: HiGHS's presolve and root work are not interrupted)
     cpu_limit = JOKER_CPU if rack_jokers else None
     presolve = not rack_jokers
-    result = highs.maximise(-all_cost, all_upper, matrix, lower, upper_rows, True, presolve, time_limit, cpu_limit)
-    if result.status == highs.INFEASIBLE:
-        return INFEASIBLE
-    if result.status != highs.OPTIMAL or result.x is None:
-        return None
-    x = [round(float(v)) for v in result.x[:n]]
-    after: list[tuple[Tile, ...]] = [options[col].tiles for col in range(n) if owner[col] >= 0 and x[col]]
-    for col in range(n):
-        if owner[col] < 0:
-            after += [options[col].tiles] * x[col]
-    return after
+    once: Once | None = None  # the programme with every option taken at most once, once a move is excluded
+    while True:
+        c, u, m, low, high = (all_cost, all_upper, matrix, lower, upper_rows) if once is None else once.model
+        result = highs.maximise(-c, u, m, low, high, True, presolve, deadline - time.perf_counter(), cpu_limit)
+        if result.status == highs.INFEASIBLE:
+            yield INFEASIBLE
+            return
+        if result.status != highs.OPTIMAL or result.x is None:
+            yield None
+            return
+        x = [round(float(v)) for v in result.x]
+        if once is None:
+            once = Once.of(matrix, all_cost, all_upper, lower, upper_rows, n)
+            x = once.spread(x)
+        taken = once.taken(x)
+        after: list[tuple[Tile, ...]] = [options[col].tiles for col in range(n) if owner[col] >= 0 and taken[col]]
+        for col in range(n):
+            if owner[col] < 0:
+                after += [options[col].tiles] * taken[col]
+        yield after
+        once.exclude(x)
+
+
+@dataclass(slots=True)
+class Once:
+    """A programme whose first ``width`` columns may be taken several times, made one whose
+    columns are each taken at most once, so that a choice of columns can be excluded by one
+    row (all or none of a few binary columns: a column taken once of two is no such thing).
+    A column ``j`` that may be taken ``u`` times becomes ``j`` and ``u - 1`` copies of it
+    after the others (``copies[j]``), each taken only when the one before it is (a row
+    each: one way to take it ``k`` times); taken together they take ``j`` as many times."""
+
+    matrix: Any
+    cost: np.ndarray
+    upper: np.ndarray
+    lower_rows: np.ndarray
+    upper_rows: np.ndarray
+    width: int
+    copies: dict[int, list[int]]
+
+    @property
+    def model(self) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray, np.ndarray]:
+        """The objective, the columns' upper bounds, the matrix and the rows' bounds."""
+        return self.cost, self.upper, self.matrix, self.lower_rows, self.upper_rows
+
+    @classmethod
+    def of(
+        cls,
+        matrix: Any,
+        cost: np.ndarray,
+        upper: np.ndarray,
+        lower_rows: np.ndarray,
+        upper_rows: np.ndarray,
+        width: int,
+    ) -> Once:
+        """``matrix`` etc. (the programme maximising ``cost``, its first ``width`` columns
+        those of the moves) made so."""
+        columns = csc_array(matrix)
+        total = len(cost)
+        copies: dict[int, list[int]] = {}
+        sources: list[int] = []
+        for col in range(width):
+            many = round(float(upper[col]))
+            if many > 1:
+                copies[col] = list(range(total + len(sources), total + len(sources) + many - 1))
+                sources += [col] * (many - 1)
+        new_upper = np.array(upper, dtype=float)
+        new_upper[list(copies)] = 1.0
+        order = [col for col in copies for _ in copies[col]]
+        wide = hstack([columns, columns[:, order]]) if order else columns
+        rows = []
+        for col, extra in copies.items():
+            for first, second in itertools.pairwise([col, *extra]):
+                row = np.zeros(total + len(sources))
+                row[first], row[second] = 1.0, -1.0
+                rows.append(row)
+        once = cls(
+            vstack([wide, coo_array(np.array(rows))]) if rows else wide,
+            np.concatenate([cost, cost[order]]) if order else np.array(cost),
+            np.concatenate([new_upper, np.ones(len(sources))]),
+            np.concatenate([lower_rows, np.zeros(len(rows))]),
+            np.concatenate([upper_rows, np.full(len(rows), np.inf)]),
+            width,
+            copies,
+        )
+        return once
+
+    def spread(self, x: Sequence[int]) -> list[int]:
+        """A solution of the programme before (``x``) as one of this one."""
+        out = list(x) + [0] * (len(self.cost) - len(x))
+        for col, extra in self.copies.items():
+            many = x[col]
+            out[col] = min(many, 1)
+            for k, copy in enumerate(extra):
+                out[copy] = 1 if many > k + 1 else 0
+        return out
+
+    def taken(self, x: Sequence[int]) -> list[int]:
+        """How many times a solution ``x`` takes each of the first ``width`` columns."""
+        out = list(x[: self.width])
+        for col, extra in self.copies.items():
+            out[col] += sum(x[copy] for copy in extra)
+        return out
+
+    def exclude(self, x: Sequence[int]) -> None:
+        """Adds the row that every solution but ``x`` meets (over the first ``width`` columns
+        and their copies: at least one of those ``x`` leaves out taken, or one it takes left
+        out)."""
+        row = np.zeros(len(self.cost))
+        at_least = 1.0
+        for col in [*range(self.width), *(c for extra in self.copies.values() for c in extra)]:
+            if x[col]:
+                row[col] = -1.0
+                at_least -= 1.0
+            else:
+                row[col] = 1.0
+        self.matrix = vstack([csc_array(self.matrix), coo_array(row.reshape(1, -1))])
+        self.lower_rows = np.append(self.lower_rows, at_least)
+        self.upper_rows = np.append(self.upper_rows, np.inf)

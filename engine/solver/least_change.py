@@ -18,6 +18,11 @@ moves fewer than ``FEW_MOVED`` the list is only that long (fewer columns), and w
 ``KNOWN_MOVED`` (three) the step tries three after two, and decides. When it moves more, the
 step runs only where the programmes below cannot prove their answer (it seldom finds a move
 then, and the programmes find every move it would).
+Each explicit step's move is checked in every layout a verdict tells apart (``_layouts``);
+when none is a legal turn, the step's next best moves in turn (``TRIES``), each found one
+excluded from its programme: the first legal one is its least legal move, proven. A first
+step without a legal move leaves the second to run; where the programmes below prove
+nothing, the second runs after them too (session 56).
 Otherwise the integer programme (``least_change_programme``), first in a smaller form (a set
 continued by a set of the other kind only through the free sets, counted by necessary
 conditions: its optimum bounds the true one from below), whole when the smaller one's move
@@ -56,11 +61,11 @@ from typing import TYPE_CHECKING
 from engine.changes import Changes, changes
 from engine.rules import Rules
 from engine.sets import SetReading, TableSet
-from engine.solver.few_moved import least_few_moved
-from engine.solver.intact import INFEASIBLE, least_intact, played_value
+from engine.solver.few_moved import few_moved_moves
+from engine.solver.intact import INFEASIBLE, intact_moves, least_intact, played_value
 from engine.solver.least_change_programme import Solved, solve_programme
 from engine.solver.model import COLOUR_INDEX, Suggestion
-from engine.tiles import MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
+from engine.tiles import JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
 from engine.turns import verify_turn
 
 if TYPE_CHECKING:
@@ -218,20 +223,25 @@ def least_change(
         when proven least, KNOWN_LEAST when its bound shows the caller's move least, INFEASIBLE,
         else None (its bound, when it gives one, kept in ``lower``)."""
         nonlocal lower
+        if rack_jokers and exact:
+            return None  # (the programmes prove their answer: the step would only cost time)
         few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
+        if few == NONE_LEGAL:
+            # every legal move scoring floor moves more than ``most`` tiles
+            lower = max(lower or 0, weighed((most + 1, 0, 0)))
+            return KNOWN_LEAST if ceiling is not None and ceiling <= lower else INFEASIBLE
         if not isinstance(few, tuple):
             return few
-        lower = weighed(few)
+        lower = max(lower or 0, weighed(few))
         return KNOWN_LEAST if ceiling is not None and ceiling <= lower else None
 
     # a move moving no table tile, when one scores as much: proven least by itself
     if not opening:
         intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
         if isinstance(intact, list):
-            for laid in _new_runs_jokers_elsewhere(intact, len(table)):
-                found = check(laid, True)
-                if found is not None:
-                    return found
+            found, intact = _legal_intact(table, rack, rules, weights, floor, deadline, intact, check)
+            if found is not None:
+                return found
         # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
         # score floor, up to KNOWN_MOVED): proven least by itself too
         if intact == INFEASIBLE or intact is None:
@@ -288,6 +298,7 @@ def least_change(
     if few_skipped and bound is None and time.perf_counter() < deadline:
         # the free programme proved nothing (it stopped at its cap): the explicit step, left
         # out for the programmes, may prove a move least, or bound them from below
+        few_skipped = False
         few = explicit(FEW_MOVED)
         if isinstance(few, LeastChange) or few == KNOWN_LEAST:
             return few
@@ -314,6 +325,24 @@ def least_change(
         releasing_programme = attempt(False, max_nodes=RELEASING_NODES)
         legal = programmes(releasing_programme, False, ceiling, holder, smaller_only=True)[0] or legal
     legal = legal or holder
+    if few_skipped and time.perf_counter() < deadline and not _within_or_known(legal, bound, ceiling, weighed):
+        # the programmes proved nothing: the explicit step, left out for them, may find a
+        # less disturbing move moving at most KNOWN_MOVED tiles, proven least, or bound them
+        # from below (session 56: a strict-joker move moving 1 tile where the programmes
+        # answered one moving 4)
+        for most in (FEW_MOVED, KNOWN_MOVED):
+            last = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
+            if isinstance(last, LeastChange):
+                return last
+            if isinstance(last, tuple):
+                lower = max(lower or 0, weighed(last))
+                break
+            if last not in (INFEASIBLE, NONE_LEGAL):
+                break
+            # (every legal move scoring floor moves more than ``most`` tiles)
+            lower = max(lower or 0, weighed((most + 1, 0, 0)))
+        if lower is not None:
+            bound = lower if bound is None else max(bound, lower)
     if isinstance(legal, str):  # the caller's move
         return legal if bound is not None and ceiling is not None and ceiling <= bound else None
     if legal is None or bound is None:
@@ -383,6 +412,19 @@ def _programmes(
     return found, bound
 
 
+def _within_or_known(
+    move: LeastChange | str | None,
+    bound: int | None,
+    ceiling: int | None,
+    weighed: Callable[[tuple[int, int, int]], int],
+) -> bool:
+    """Is ``move`` (a programme's, or KNOWN_LEAST for the caller's, disturbing ``ceiling``)
+    proven least by ``bound``?"""
+    if isinstance(move, str):
+        return bound is not None and ceiling is not None and ceiling <= bound
+    return _within(move, bound, weighed)
+
+
 def _within(move: LeastChange | str | None, bound: int | None, weighed: Callable[[tuple[int, int, int]], int]) -> bool:
     """Is ``move`` (a programme's, with its change list) proven least by ``bound``?"""
     return isinstance(move, LeastChange) and bound is not None and _weighed_changes(move, weighed) <= bound
@@ -404,34 +446,63 @@ def _proven(holder: LeastChange | str | None) -> LeastChange | str | None:
     return dataclasses.replace(holder, proven=True) if isinstance(holder, LeastChange) else holder
 
 
-INTACT_VARIANTS = 16
-"""The most layouts of a move moving no table tile that are checked (``_new_runs_jokers_elsewhere``)."""
+LAYOUTS = 64
+"""The most layouts of a move found by the explicit steps that are checked (``_layouts``)."""
+TRIES = 8
+"""The most moves of an explicit step (``intact``, ``few_moved``) checked in turn, each the
+step's programme's next best once the moves before it proved no legal turn in any layout."""
+NONE_LEGAL = "none legal"
+"""``_few_moved``'s answer when every move of the step is no legal turn (checked in every
+layout): every legal move scoring ``floor`` moves more table tiles."""
 
 
-def _new_runs_jokers_elsewhere(after: list[tuple[Tile, ...]], kept: int) -> Iterator[list[tuple[Tile, ...]]]:
-    """``after`` (its first ``kept`` sets continuing the before-sets, the rest new sets of rack
-    tiles), then the same move with the jokers of its new runs standing at other places of a
-    run of the same tiles (at most ``INTACT_VARIANTS`` layouts in all). The step's programme
-    scores ``J K3 K4`` and ``K3 K4 J`` alike, but beside ``J K6 K7`` laid ``K6 K7 J`` only the
-    second keeps the table's joker standing for K5: a legal move touching no set, where the
-    first is no legal turn (a suggest audit, session 55)."""
-    choices = [[s] for s in after[:kept]]
-    for tiles in after[kept:]:
-        choices.append([tiles, *_joker_shifts(tiles)])
-    yield from itertools.islice((list(move) for move in itertools.product(*choices)), INTACT_VARIANTS)
+def _layouts(after: list[tuple[Tile, ...]]) -> tuple[Iterator[list[tuple[Tile, ...]]], bool]:
+    """``after``, then the same move with its sets laid every other way a verdict can tell
+    apart (``_relaid``), at most ``LAYOUTS`` layouts; and whether these are all of them. The
+    steps' programmes score ``J K3 K4`` and ``K3 K4 J`` alike, but beside ``J K6 K7`` laid
+    ``K6 K7 J`` only the second is legal (a suggest audit, session 55); ``O2 O3 J`` grown by
+    O4 is legal as ``O2 O3 O4 J=O5``, not as ``J=O1 O2 O3 O4``; a set kept whole may have to
+    be laid again, ``J O9 O10`` as ``O9 O10 J`` beside ``O9 J O11 O12`` made ``O10 O11 O12``
+    under xp (session 56)."""
+    choices = [[tiles, *_relaid(tiles)] for tiles in after]
+    total = 1
+    for choice in choices:
+        total *= len(choice)
+    moves = (list(move) for move in itertools.product(*choices))
+    return itertools.islice(moves, LAYOUTS), total <= LAYOUTS
 
 
-def _joker_shifts(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
-    """The other runs of ``tiles``' numbered tiles and as many jokers (declared), when
-    ``tiles`` is such a run."""
+def _relaid(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
+    """The other layouts of the set ``tiles`` (holding a joker) that a verdict can tell apart,
+    each as its most permissive writing: a run of two numbered tiles or more with its jokers
+    declared at the other places of a run of the same tiles; one numbered tile with its
+    jokers undeclared, at every place among them (read as a run there, and as a group); a
+    group of two numbered tiles or more with its jokers undeclared."""
     numbered_tiles = [t for t in tiles if not t.is_joker]
-    colours = {t.color for t in numbered_tiles if t.color is not None}
-    if len(colours) != 1 or len(numbered_tiles) == len(tiles):
+    jokers = len(tiles) - len(numbered_tiles)
+    if not jokers:
+        return
+    if not numbered_tiles:  # (jokers alone: undeclared, read every way)
+        if any(t != JOKER for t in tiles):
+            yield (JOKER,) * jokers
+        return
+    if len(numbered_tiles) == 1:
+        for at in range(len(tiles)):
+            laid = (JOKER,) * at + (numbered_tiles[0],) + (JOKER,) * (jokers - at)
+            if laid != tiles:
+                yield laid
+        return
+    colours = {t.color for t in numbered_tiles}
+    numbers = {t.number for t in numbered_tiles}
+    if len(numbers) == 1 and len(colours) == len(numbered_tiles):
+        laid = tuple(numbered_tiles) + (JOKER,) * jokers
+        if laid != tiles:
+            yield laid
+        return
+    if len(colours) != 1 or len(numbers) != len(numbered_tiles):
         return
     (colour,) = colours
-    numbers = {t.number for t in numbered_tiles}
-    if len(numbers) != len(numbered_tiles):
-        return  # (a number twice: no run)
+    assert colour is not None
     length = len(tiles)
     for low in range(max(MIN_NUMBER, max(numbers) - length + 1), min(numbers) + 1):
         high = low + length - 1
@@ -442,6 +513,58 @@ def _joker_shifts(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
         )
         if laid != tiles:
             yield laid
+
+
+def _legal_layout(
+    after: list[tuple[Tile, ...]],
+    check: Callable[[list[tuple[Tile, ...]]], LeastChange | None],
+) -> tuple[LeastChange | None, bool]:
+    """The first layout of ``after`` (``_layouts``) that ``check`` answers, and whether every
+    layout was checked (when none is answered: then the move is no legal turn, laid any way)."""
+    layouts, complete = _layouts(after)
+    for laid in layouts:
+        found = check(laid)
+        if found is not None:
+            return found, complete
+    return None, complete
+
+
+def _legal_intact(
+    table: Sequence[tuple[Tile, ...]],
+    rack: Sequence[Tile],
+    rules: Rules,
+    weights: tuple[int, int],
+    floor: int,
+    deadline: float,
+    first: list[tuple[Tile, ...]],
+    check: Callable[[list[tuple[Tile, ...]], bool], LeastChange | None],
+) -> tuple[LeastChange | None, str | None]:
+    """The first step's least move ``first`` (``least_intact``) in a layout that is a legal
+    turn; when it is none in any layout, the step's next best moves in turn (at most
+    ``TRIES``). Answers the least change among the moves moving no tile, proven (the moves
+    before it are no legal turn, laid any way), or None with ``INFEASIBLE`` when no such move
+    is legal, None when not found."""
+
+    def proven(laid: list[tuple[Tile, ...]]) -> LeastChange | None:
+        return check(laid, True)
+
+    found, complete = _legal_layout(first, proven)
+    if found is not None or not complete:
+        return found, None
+    moves = intact_moves(table, rack, rules, weights, floor, deadline - time.perf_counter())
+    tried = [first]
+    for after in moves:
+        if not isinstance(after, list):
+            return None, after
+        if after in tried:
+            continue  # (``least_intact``'s move again: already checked)
+        if len(tried) >= TRIES or time.perf_counter() > deadline:
+            break
+        tried.append(after)
+        found, complete = _legal_layout(after, proven)
+        if found is not None or not complete:
+            return found, None
+    return None, None
 
 
 def _few_bounds(moved: int | None, provable: bool) -> tuple[int, ...]:
@@ -479,18 +602,36 @@ def _few_moved(
     disturbance the programme counted; ``INFEASIBLE`` when every move scoring ``floor`` moves
     more; the disturbance counted when its move is no legal turn (the step's moves holding
     every legal one moving that few, and the others moving more, no legal move disturbs
-    less); else None."""
-    few = least_few_moved(table, rack, rules, weights, floor, most, deadline - time.perf_counter())
-    if not isinstance(few, tuple):
-        return few
-    after, counted = few
-    found = _checked(table, kinds, rack, True, rules, after, weights, floor, True)
-    if found is None:
-        return counted
-    listed = changes(table, rack, found.after)
-    if listed.disturbance.as_tuple() != counted:
-        return None
-    return dataclasses.replace(found, changes=listed)
+    less); else None. A move that is no legal turn in any of its layouts is followed by the
+    step's next least disturbing one (at most ``TRIES`` in all): the first legal one is the
+    least change, proven as the first would be; ``NONE_LEGAL`` when none is left, else the
+    disturbance counted of the last one checked bounds every legal move from below."""
+    moves = few_moved_moves(table, rack, rules, weights, floor, most, deadline - time.perf_counter())
+    counted: tuple[int, int, int] | None = None
+    illegal: list[list[tuple[Tile, ...]]] = []  # the moves found no legal turn in any layout
+    for tried, few in enumerate(moves):
+        if not isinstance(few, tuple):
+            # (no move left after some were found no legal turn: none is legal)
+            return NONE_LEGAL if few == INFEASIBLE and counted is not None else few if counted is None else counted
+        after, counted = few
+        if after in illegal:  # (the same sets in other roles)
+            if tried + 1 >= TRIES or time.perf_counter() > deadline:
+                break
+            continue
+
+        def proven(laid: list[tuple[Tile, ...]]) -> LeastChange | None:
+            return _checked(table, kinds, rack, True, rules, laid, weights, floor, True)
+
+        found, complete = _legal_layout(after, proven)
+        if found is not None:
+            listed = changes(table, rack, found.after)
+            if listed.disturbance.as_tuple() != counted:
+                return None
+            return dataclasses.replace(found, changes=listed)
+        if not complete or tried + 1 >= TRIES or time.perf_counter() > deadline:
+            break
+        illegal.append(after)
+    return counted
 
 
 def _checked(
