@@ -233,10 +233,9 @@ def _replace(
 
     merged_into: dict[int, set[int]] = {}  # per source, the homes it is merged whole into
 
-    def room(source: int) -> Mapping[tuple[int, str], int]:
-        """The copies the freed jokers of ``source`` may take, by (after-set, tile)."""
-        if not kept_whole and source not in still_locked:
-            return capacity
+    def merged_homes(source: int) -> set[int]:
+        """The after-sets ``source`` is merged whole into (each holds all its numbered tiles,
+        beside the copies of the sets kept whole there)."""
         merged = merged_into.get(source)
         if merged is None:
             mine = search.sources[source].numbered
@@ -252,20 +251,31 @@ def _replace(
                     for key, c in mine.items()
                 )
             }
+        return merged
+
+    def room(source: int) -> Mapping[tuple[int, str], int]:
+        """The copies the freed jokers of ``source`` may take, by (after-set, tile)."""
+        if not kept_whole and source not in still_locked:
+            return capacity
+        merged = merged_homes(source)
         if source in still_locked:
             return {spot: n if spot[0] in merged else 0 for spot, n in capacity.items()}
         return {spot: n if spot[0] in merged else n - kept_whole[spot] for spot, n in capacity.items()}
 
     rack_only = search.rules.joker_replacement_from == "rack"
-    # Under locked sets, where the turn unlocks sets, a replacing copy that no other set
-    # unlocked without this one holds is a played one or one of a set without a joker: no
-    # locked set's copy (``_unlocked_without``). The lock's claim alone: the replace rule judged
-    # alone counts every copy (a copy the lock forbids breaks only the lock; the session's
-    # review). Not in an after-set the set is merged whole into (``room``: locked sets merged
-    # whole together lend each other their copies, as the docs allow; without this an
-    # unrelated set unlocked elsewhere made such a legal move illegal). (Always on, it refused
-    # those copies in some turns where nothing is unlocked: left as it was there.)
-    reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only and bool(search.unlocked_sources)
+    # Under locked sets a replacing copy that no other set unlocked without this one holds is
+    # a played one or one of a set without a joker: no locked set's copy (``_unlocked_without``).
+    # The lock's claim alone: the replace rule judged alone counts every copy (a copy the lock
+    # forbids breaks only the lock; the session's review). In an after-set the set is merged
+    # whole into (``merged_homes``) it may take a locked set's copy (locked sets merged whole
+    # together lend each other their copies, as the docs allow), but then no free copy unlocked
+    # it and it lends none of its own (``ways``; two locked sets unlocking each other through
+    # one copy: ``K13 B13 J`` + ``O13 R13 J`` -> ``K13 K12 K11`` + ``B13 B12 B11`` + ``O13 R13
+    # B13``, B13 played). Told of the sets holding the copies alone, whatever an unrelated set
+    # does: the claim held only where the turn unlocked some set, and the homes merged into
+    # were known only where some set was kept whole (the review of session 55, R2: an unrelated
+    # locked run unlocked, or kept whole, in the same turn changed a turn's codes or verdict).
+    reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only
     free_at: Counter[tuple[int, str]] = Counter()
     best: list[Violation] | None = None
     used: dict[str, int] = {}
@@ -298,6 +308,30 @@ def _replace(
         told = [key for bundle in demand.bundles for key in bundle]  # (the tiles the message names)
         return [Violation(missing_code, source.home(told), source.labelled(params))] * demand.weight
 
+    lent: list[tuple[int, str]] = []  # (source, tile) of each replacing copy another set lends
+    took_locked: Counter[int] = Counter()  # sources that took a locked set's copy where merged whole
+
+    def ways(
+        source: int, every: Iterator[list[tuple[int, str]]]
+    ) -> Iterator[tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str]], int]]:
+        """Per choice of spots, the ways its copies may be had: (spots, the copies reserved as
+        free ones, the (source, tile) lent by another set unlocked without this one, whether the
+        set took another locked set's copy in an after-set it is merged whole into: it then
+        lends none of its own, no free copy having unlocked it)."""
+        for spots in every:
+            if not reserve_free:
+                yield spots, [], [], 0
+                continue
+            lendable = [(k, key) for k, key in spots if _from_another_set(search, source, key)]
+            merged = merged_homes(source)
+            for lent_here in [lendable, []] if lendable else [[]]:  # (lent, else a free copy's)
+                claimed = [spot for spot in spots if spot not in lent_here]
+                outside = [spot for spot in claimed if spot[0] not in merged]
+                lent_keys = [(source, key) for _, key in lent_here]
+                if len(outside) < len(claimed) and source in search.unlocked_sources:
+                    yield spots, claimed, lent_keys, 0  # (unlocked by free copies, it may lend its own)
+                yield spots, outside, lent_keys, int(len(outside) < len(claimed))
+
     def place(d: int, found: list[Violation]) -> None:
         nonlocal best
         if best is not None and len(found) >= len(best) and rank(found, 0) >= rank(best, 0):
@@ -312,6 +346,13 @@ def _replace(
                 free_by_tile[key] += copies
             if any(copies > search.base_free_copies.get(key, 0) for key, copies in free_by_tile.items()):
                 return  # (more of a tile than were played or lie in sets without a joker)
+            if any(
+                not any(
+                    search.sources[m].numbered.get(key) and not took_locked[m] for m in _unlocked_without(search, n)
+                )
+                for n, key in lent
+            ):
+                return  # (a copy lent by a set that took a locked set's copy itself: no set unlocked it)
             held = frozenset((+(played_at + fixed + free_at)).items())
             # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
             # joint checks' steps are spent, the turn then judged set by set)
@@ -328,18 +369,16 @@ def _replace(
             if demand.tag and given.intersection(bundle):
                 continue
             successors = [k for k in source.successors if (demand.source, k) not in avoid]
-            for spots in _spots(bundle, successors, room(demand.source)):
+            for spots, free_here, lent_here, whole_here in ways(
+                demand.source, _spots(bundle, successors, room(demand.source))
+            ):
                 extra = []
                 played_here = []  # rack-only: the spots taking a played copy of their own
                 fixed_here = []  # the spots taking a played copy fixed there
                 counted_here = []  # the spots counted in ``used``
-                merged = merged_into.get(demand.source, set())  # (``room``'s: sets merged whole there)
-                free_here = [
-                    (k, key)
-                    for k, key in spots
-                    if reserve_free and k not in merged and not _from_another_set(search, demand.source, key)
-                ]
                 free_at.update(free_here)
+                lent.extend(lent_here)
+                took_locked[demand.source] += whole_here
                 for k, key in spots:
                     capacity[k, key] -= 1
                     if rack_only and fixed_left[k, key] > 0:
@@ -364,6 +403,8 @@ def _replace(
                 given.difference_update(bundle)
                 played_at.subtract(played_here)
                 free_at.subtract(free_here)
+                del lent[len(lent) - len(lent_here) :]
+                took_locked[demand.source] -= whole_here
                 fixed_left.update(fixed_here)
                 for k, key in spots:
                     capacity[k, key] += 1

@@ -210,3 +210,89 @@ def test_locked_sets_merged_whole_stay_legal_beside_an_unlocked_set() -> None:
     }
     for variant in _variants(body):
         assert _verdict(variant)[0], variant
+
+
+# The review's R2 (session 55): under locked sets the codes of an invalid turn depended on an
+# unrelated set elsewhere on the table, unlocked (the reservation of replacing copies ran only
+# where the turn unlocked some set) or kept whole, its joker staying (the sets merged whole were
+# known only where some set was kept whole). U is a locked run of other tiles, W a played run.
+_U_BEFORE = ["R1", "R2", "R3", "J"]
+_UNRELATED = {
+    "untouched": ([_U_BEFORE, ["O4", "O5", "O6"]], ["O4", "O5", "O6"]),
+    "unlocked": ([["R1", "R2", "R3", "R4"], ["J", "O4", "O5", "O6"]], ["R4", "O4", "O5", "O6"]),
+    "kept-whole": ([["R1", "R2", "R3", "J", "R5"], ["O4", "O5", "O6"]], ["R5", "O4", "O5", "O6"]),
+}
+
+
+def _beside_unrelated(body: dict[str, Any], how: str) -> dict[str, Any]:
+    after, played = _UNRELATED[how]
+    return {
+        **body,
+        "before": [*body["before"], _U_BEFORE],
+        "after": [*body["after"], *after],
+        "rack": [*body["rack"], *played],
+    }
+
+
+def _codes_at(body: dict[str, Any]) -> tuple[bool, list[tuple[str, str]]]:
+    got = run_operation("turns/verify", {"opened": True, **body}, "en")
+    return got["valid"], sorted((v["code"], v["at"]) for v in got["violations"])
+
+
+@pytest.mark.parametrize(
+    "rules", [{"preset": "xp", "joker_sets_locked": True}, {"preset": "strict-joker", "tiles": "xp"}]
+)
+def test_a_split_locked_sets_codes_do_not_depend_on_an_unrelated_set(rules: dict[str, Any]) -> None:
+    # J B10 J B12 B13 split, one joker staying (B11), the other's B9 taken from the locked group
+    # (a copy out of another locked set frees no joker): the run broken twice, the group once,
+    # whatever happens to an unrelated locked run (was one JOKER_SET_BROKEN fewer unless it was
+    # unlocked in the same turn)
+    body = {
+        "rules": rules,
+        "before": [["R9", "K9", "B9", "J"], ["J", "B10", "J", "B12", "B13"]],
+        "after": [["R9", "K9", "J"], ["B9", "B10", "J", "B12"], ["B13", "R13", "O13", "J"]],
+        "rack": ["R13", "O13"],
+    }
+    expected = (
+        False,
+        [("JOKER_SET_BROKEN", "/after/0"), ("JOKER_SET_BROKEN", "/after/1"), ("JOKER_SET_BROKEN", "/after/1")],
+    )
+    assert _codes_at(body) == expected
+    for how in _UNRELATED:
+        assert _codes_at(_beside_unrelated(body, how)) == expected, how
+
+
+def test_locked_sets_cannot_unlock_each_other_through_one_copy_beside_an_unrelated_set() -> None:
+    # K13 B13 J split needs its joker's R13 or O13, which only O13 R13 J holds: free only once
+    # that group is unlocked by the played B13 beside them, which then is no copy of K13 B13 J's,
+    # so its joker's place lies in no successor of it (copy by copy; SPEC §4). Illegal, also when
+    # an unrelated locked run is kept whole in the same turn (was legal then: the group's
+    # replacing copy was then no longer reserved as a played one)
+    body = {
+        "rules": {"preset": "xp", "joker_sets_locked": True},
+        "before": [["K13", "B13", "J"], ["O13", "R13", "J"]],
+        "after": [["K13", "K12", "K11"], ["B13", "B12", "B11"], ["O13", "R13", "B13"], ["J", "J", "K7"]],
+        "rack": ["K7", "B13", "K12", "K11", "B12", "B11"],
+    }
+    for variant in _variants(body):
+        assert _verdict(variant)[:2] == (False, ["JOKER_SET_BROKEN"]), variant
+        for how in _UNRELATED:
+            assert _verdict(_beside_unrelated(variant, how))[:2] == (False, ["JOKER_SET_BROKEN"]), (how, variant)
+
+
+def test_a_locked_set_merged_whole_into_a_kept_set_stays_legal_beside_an_unrelated_set() -> None:
+    # J J R10 merged whole into the home of B10 K10 J=O10 (kept whole, its joker staying), its
+    # jokers' places taken by that set's B10 and K10 (the docs: merged whole, each joker's exact
+    # tile in its place), its two jokers in a new set with the played B10 and K10: legal, though
+    # the played copies count as free ones it could have taken, and whatever an unrelated set
+    # does (a rule taking such a set as unlocked, lending its copies, made it FREED_JOKER_MISUSED)
+    body = {
+        "rules": {"preset": "strict-joker", "freed_joker_use": "new_set_with_two_rack_tiles", "tiles": "xp"},
+        "before": [["J", "J", "R10"], ["B10", "K10", "J=O10"]],
+        "after": [["B10", "R10", "J", "K10"], ["B10", "J", "J", "K10"]],
+        "rack": ["K10", "B10"],
+    }
+    for variant in _variants(body):
+        assert _verdict(variant)[0], variant
+        for how in _UNRELATED:
+            assert _verdict(_beside_unrelated(variant, how))[0], (how, variant)

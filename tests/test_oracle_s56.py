@@ -19,3 +19,23 @@ def test_two_freed_jokers_misused_in_one_set_both_point_at_it() -> None:
     body = {"before": before, "rack": ["R7", "B7", "K1"], "opened": True, "rules": "pressman-2009"}
     assert _pointers({**body, "after": [*extended, ["K1", "J", "J"]]}) == [("FREED_JOKER_MISUSED", "/after/2")] * 2
     assert _pointers({**body, "after": [["K1", "J", "J"], *extended]}) == [("FREED_JOKER_MISUSED", "/after/0")] * 2
+
+
+XP_LOCKED = {"preset": "xp", "joker_sets_locked": True}
+
+
+def _verdict(body: dict) -> tuple[bool, list[str], int]:
+    answer = run_operation("turns/verify", body, "en")
+    return answer["valid"], [v["code"] for v in answer["violations"]], answer["jokers_freed"]
+
+
+def test_two_locked_sets_merged_whole_stay_legal_beside_a_played_copy_of_their_tile() -> None:
+    # (JOKER_SET_BROKEN since f56c05b: the played R5 beside the jokers was reserved as the
+    # replacing copy, taking the table's R5 away from the merged set)
+    for before, after, rack in [
+        ([["K5", "J", "J"], ["R5", "O5", "B5", "J"]], [["K5", "B5", "R5", "O5"], ["J", "J", "J", "R5"]], ["R5"]),
+        ([["J", "K5", "J"], ["J", "R5", "B5"]], [["B5", "K5", "R5"], ["J", "R5", "J", "J"]], ["R5"]),
+    ]:
+        body = {"before": before, "rack": rack, "opened": True, "rules": XP_LOCKED}
+        assert _verdict({**body, "after": after}) == (True, [], len(after[1]) - 1)
+        assert _verdict({**body, "after": after[::-1]}) == (True, [], len(after[1]) - 1)
