@@ -50,7 +50,7 @@ import numpy as np
 from engine.rules import Rules
 from engine.sets import read_set
 from engine.solver import highs
-from engine.solver.intact import INFEASIBLE, Once
+from engine.solver.intact import INFEASIBLE, Model, solutions
 from engine.solver.model import COLOUR_INDEX
 from engine.tiles import COLORS, JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered
 
@@ -330,22 +330,16 @@ def few_moved_moves(
     if len(p.cost) > _MOST_COLUMNS:
         yield None  # not answered: HiGHS's root alone would outlast the budget
         return
-    once: Once | None = None  # the programme with every column taken at most once, once a move is excluded
-    while True:
-        c, u, m, low, high = (p.cost, p.upper, p.matrix, p.lower_rows, p.upper_rows) if once is None else once.model
-        result = highs.relaxation_first(-c, u, m, low, high, deadline - time.perf_counter())
-        if result.status == highs.INFEASIBLE:
-            yield INFEASIBLE
+
+    def solve(model: Model) -> highs.Result:
+        c, u, m, low, high = model
+        return highs.relaxation_first(-c, u, m, low, high, deadline - time.perf_counter())
+
+    for taken in solutions((p.cost, p.upper, p.matrix, p.lower_rows, p.upper_rows), len(cols.shapes), solve):
+        if not isinstance(taken, list):
+            yield taken
             return
-        if result.status != highs.OPTIMAL or result.x is None:
-            yield None
-            return
-        x = [round(float(v)) for v in result.x]
-        if once is None:
-            once = Once.of(p.matrix, p.cost, p.upper, p.lower_rows, p.upper_rows, len(cols.shapes))
-            x = once.spread(x)
-        yield _move(cols, bs, once.taken(x))
-        once.exclude(x)
+        yield _move(cols, bs, taken)
 
 
 class _Programme(NamedTuple):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -357,10 +357,35 @@ def intact_moves(
     # (with a rack joker without presolve: HiGHS's presolve and root work are not interrupted)
     cpu_limit = JOKER_CPU if rack_jokers else None
     presolve = not rack_jokers
-    once: Once | None = None  # the programme with every option taken at most once, once a move is excluded
+
+    def solve(model: Model) -> highs.Result:
+        c, u, m, low, high = model
+        return highs.maximise(-c, u, m, low, high, True, presolve, deadline - time.perf_counter(), cpu_limit)
+
+    for taken in solutions((all_cost, all_upper, matrix, lower, upper_rows), n, solve):
+        if not isinstance(taken, list):
+            yield taken
+            return
+        after: list[tuple[Tile, ...]] = [options[col].tiles for col in range(n) if owner[col] >= 0 and taken[col]]
+        for col in range(n):
+            if owner[col] < 0:
+                after += [options[col].tiles] * taken[col]
+        yield after
+
+
+Model = tuple[np.ndarray, np.ndarray, Any, np.ndarray, np.ndarray]
+"""A programme maximising its first item: the objective, the columns' upper bounds, the
+matrix and the rows' lower and upper bounds."""
+
+
+def solutions(model: Model, width: int, solve: Callable[[Model], highs.Result]) -> Iterator[list[int] | str | None]:
+    """How many times each of the first ``width`` columns of ``model`` (those of the moves) is
+    taken in its optimum (``solve``), then in the optimum of the programme with each answered
+    choice of those columns excluded (``Once``), best first; ``INFEASIBLE`` when none is left,
+    None when not answered."""
+    once: Once | None = None  # the programme with every column taken at most once, once one answered
     while True:
-        c, u, m, low, high = (all_cost, all_upper, matrix, lower, upper_rows) if once is None else once.model
-        result = highs.maximise(-c, u, m, low, high, True, presolve, deadline - time.perf_counter(), cpu_limit)
+        result = solve(model if once is None else once.model)
         if result.status == highs.INFEASIBLE:
             yield INFEASIBLE
             return
@@ -369,14 +394,10 @@ def intact_moves(
             return
         x = [round(float(v)) for v in result.x]
         if once is None:
-            once = Once.of(matrix, all_cost, all_upper, lower, upper_rows, n)
+            cost, upper, matrix, lower_rows, upper_rows = model
+            once = Once.of(matrix, cost, upper, lower_rows, upper_rows, width)
             x = once.spread(x)
-        taken = once.taken(x)
-        after: list[tuple[Tile, ...]] = [options[col].tiles for col in range(n) if owner[col] >= 0 and taken[col]]
-        for col in range(n):
-            if owner[col] < 0:
-                after += [options[col].tiles] * taken[col]
-        yield after
+        yield once.taken(x)
         once.exclude(x)
 
 
