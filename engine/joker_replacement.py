@@ -357,8 +357,15 @@ def _replace(
             # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
             # joint checks' steps are spent, the turn then judged set by set)
             apart = avoid if search.joint_steps > 0 else frozenset()
+            # (the sets taking a locked set's copy where they are merged whole are merged whole
+            # copy for copy, together with the others merged there: two runs sharing a tile each
+            # "merged whole" into a set holding one copy of it made an illegal turn legal; the
+            # review of session 56)
+            taking = {n for n, c in took_locked.items() if c and not any((n, k) in wholes for k in merged_homes(n))}
+            together = set(still_locked).difference(broken) | taking
+            merged_homes_taken = [(n, k) for n, k in homes if n not in taking or k in merged_homes(n)]
             if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held, apart) and (
-                not still_locked or _merged_apart(search, still_locked.difference(broken), homes, kept_whole)
+                not together or _merged_apart(search, together, merged_homes_taken, kept_whole)
             ):
                 best = list(found)
             return
