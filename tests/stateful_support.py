@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine import PRESETS, SUPPLIES, Rules, TableSet, format_tiles, parse_tiles, resolve_rules
+from engine.rules import BOOLEANS, CHOICES
 from service.limits import DEFAULT_LIMITS
 from service.operations import run_operation
 
@@ -24,27 +25,10 @@ PRESET_NAMES = tuple(PRESETS)  # the 9 presets
 
 # --- rules --------------------------------------------------------------------------------
 
-CHOICE_VALUES = {
-    "tiles": ("classic", "xp"),
-    "joker_release": ("replace", "free"),
-    "joker_replacement_from": ("rack_or_table", "rack"),
-    "freed_joker_use": ("any_set", "other_set", "new_set_with_two_rack_tiles"),
-    "scoring": ("zero_sum", "penalty_only"),
-    "pool_exhausted_scoring": ("subtract_lowest", "plain", "all_negative"),
-    "pool_exhausted_end": ("play_on", "one_more_turn"),
-}
-BOOL_SETTINGS = (
-    "manipulate_on_opening_turn",
-    "joker_sets_locked",
-    "group_joker_needs_both_colours",
-    "strict_order",
-    "timeout_keeps_valid_sets",
-)
-
 
 def _override_strategies() -> dict[str, st.SearchStrategy[Any]]:
-    out: dict[str, st.SearchStrategy[Any]] = {k: st.sampled_from(v) for k, v in CHOICE_VALUES.items()}
-    out.update({k: st.booleans() for k in BOOL_SETTINGS})
+    out: dict[str, st.SearchStrategy[Any]] = {k: st.sampled_from(v) for k, v in CHOICES.items()}
+    out.update({k: st.booleans() for k in BOOLEANS})
     out["initial_meld_min"] = st.sampled_from([0, 1, 10, 20, 30, 40, 50, 0, 0])
     out["timeout_penalty"] = st.integers(0, 4)
     out["failed_turn_penalty"] = st.integers(0, 4)

@@ -62,7 +62,7 @@ from engine.changes import Changes, changes
 from engine.rules import Rules
 from engine.sets import SetReading, TableSet
 from engine.solver.few_moved import few_moved_moves
-from engine.solver.intact import INFEASIBLE, intact_moves, least_intact, played_value
+from engine.solver.intact import INFEASIBLE, intact_moves, played_value
 from engine.solver.least_change_programme import Solved, solve_programme
 from engine.solver.model import COLOUR_INDEX, Suggestion
 from engine.tiles import JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
@@ -237,9 +237,10 @@ def least_change(
 
     # a move moving no table tile, when one scores as much: proven least by itself
     if not opening:
-        intact = least_intact(table, rack, rules, weights, floor, deadline - time.perf_counter())
+        moves = intact_moves(table, rack, rules, weights, floor, deadline - time.perf_counter())
+        intact = next(moves)
         if isinstance(intact, list):
-            found, intact = _legal_intact(table, rack, rules, weights, floor, deadline, intact, check)
+            found, intact = _legal_intact(intact, moves, deadline, check)
             if found is not None:
                 return found
         # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
@@ -530,18 +531,14 @@ def _legal_layout(
 
 
 def _legal_intact(
-    table: Sequence[tuple[Tile, ...]],
-    rack: Sequence[Tile],
-    rules: Rules,
-    weights: tuple[int, int],
-    floor: int,
-    deadline: float,
     first: list[tuple[Tile, ...]],
+    moves: Iterator[list[tuple[Tile, ...]] | str | None],
+    deadline: float,
     check: Callable[[list[tuple[Tile, ...]], bool], LeastChange | None],
 ) -> tuple[LeastChange | None, str | None]:
-    """The first step's least move ``first`` (``least_intact``) in a layout that is a legal
-    turn; when it is none in any layout, the step's next best moves in turn (at most
-    ``TRIES``). Answers the least change among the moves moving no tile, proven (the moves
+    """The first step's least move ``first`` (``intact_moves``' first) in a layout that is a
+    legal turn; when it is none in any layout, the step's next best moves in turn (``moves``,
+    the rest of that generator; at most ``TRIES``). Answers the least change among the moves moving no tile, proven (the moves
     before it are no legal turn, laid any way), or None with ``INFEASIBLE`` when no such move
     is legal, None when not found."""
 
@@ -551,13 +548,12 @@ def _legal_intact(
     found, complete = _legal_layout(first, proven)
     if found is not None or not complete:
         return found, None
-    moves = intact_moves(table, rack, rules, weights, floor, deadline - time.perf_counter())
     tried = [first]
     for after in moves:
         if not isinstance(after, list):
             return None, after
         if after in tried:
-            continue  # (``least_intact``'s move again: already checked)
+            continue  # (a move checked before, its sets chosen in other roles)
         if len(tried) >= TRIES or time.perf_counter() > deadline:
             break
         tried.append(after)
