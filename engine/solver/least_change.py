@@ -22,7 +22,12 @@ Each explicit step's move is checked in every layout a verdict tells apart (``_l
 when none is a legal turn, the step's next best moves in turn (``TRIES``), each found one
 excluded from its programme: the first legal one is its least legal move, proven. A first
 step without a legal move leaves the second to run; where the programmes below prove
-nothing, the second runs after them too (session 56).
+nothing, the second runs after them too (session 56). With a rack joker the second step checks
+its first move only, and its next best ones after the programme with the jokers free (below)
+when that proves nothing: there its programme has many optima alike (a joker of the rack or
+of the table in the same place), each excluded one more integer programme (xp, ``J O12 O13`` +
+``O11 B11 J K11`` with ``K11 O11 O12 K10 J J``: 8 of them, 0.7 s, all no legal turn, where
+the free programme proves the least change in 0.06 s; session 57).
 Otherwise the integer programme (``least_change_programme``), first in a smaller form (a set
 continued by a set of the other kind only through the free sets, counted by necessary
 conditions: its optimum bounds the true one from below), whole when the smaller one's move
@@ -212,20 +217,26 @@ def least_change(
         return _checked(table, kinds, rack, opened, rules, after, weights, floor, proven)
 
     few_skipped = False  # the explicit step left to the programmes
+    # the bounds of the explicit step left, its first move checked, for after the free programme
+    deferred: tuple[int, ...] = ()
+    paused = False  # the explicit step's last run checked its first move only, not a legal turn
     # a bound from below on the weighed disturbance of every legal move (the explicit step's
     # optimum, when its move is no legal turn)
     lower: int | None = None
     # the weighed disturbance of the least disturbing legal move known (the caller's)
     ceiling = None if opening or known is None else weighed(known)
 
-    def explicit(most: int) -> LeastChange | str | None:
-        """The explicit step for at most ``most`` table tiles moved (``_few_moved``): its move
-        when proven least, KNOWN_LEAST when its bound shows the caller's move least, INFEASIBLE,
-        else None (its bound, when it gives one, kept in ``lower``)."""
-        nonlocal lower
+    def explicit(most: int, tries: int = TRIES) -> LeastChange | str | None:
+        """The explicit step for at most ``most`` table tiles moved (``_few_moved``, at most
+        ``tries`` moves checked): its move when proven least, KNOWN_LEAST when its bound shows
+        the caller's move least, INFEASIBLE, else None (its bound, when it gives one, kept in
+        ``lower``; ``paused`` when it stopped at ``tries`` moves, fewer than ``TRIES``)."""
+        nonlocal lower, paused
+        paused = False
         if rack_jokers and exact:
             return None  # (the programmes prove their answer: the step would only cost time)
-        few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline)
+        few = _few_moved(table, kinds, rack, rules, weights, floor, most, deadline, tries)
+        paused = tries < TRIES and isinstance(few, tuple)
         if few == NONE_LEGAL:
             # every legal move scoring floor moves more than ``most`` tiles
             lower = max(lower or 0, weighed((most + 1, 0, 0)))
@@ -251,11 +262,14 @@ def least_change(
             provable = exact or rules.joker_release == "replace"
             bounds = _few_bounds(None if known is None else known[0], provable)
             few_skipped = not bounds
-            for most in bounds:
-                few = explicit(most)
+            for k, most in enumerate(bounds):
+                # (with a rack joker its first move only: its next best ones, each an integer
+                # programme with many optima alike, are left for after the free programme)
+                few = explicit(most, 1 if rack_jokers else TRIES)
                 if isinstance(few, LeastChange) or few == KNOWN_LEAST:
                     return few
                 if few != INFEASIBLE:
+                    deferred = bounds[k:] if paused else ()
                     break
     # then the integer programmes (``_programmes``). Where the rules' programmes do not model
     # every legal move (table jokers under a joker release that is not free), the programmes
@@ -296,6 +310,15 @@ def least_change(
     relaxed, bound = programmes(attempt(True, RELAXED_NODES), True, ceiling, holder, smaller_only=True)
     if isinstance(relaxed, str) or (relaxed is not None and relaxed.proven):
         return relaxed
+    if deferred and time.perf_counter() < deadline:
+        # the free programme proved nothing: the explicit step goes on, as it would have
+        # before it (its next best moves: a legal one is the least change, or their bound)
+        for most in deferred:
+            few = explicit(most)
+            if isinstance(few, LeastChange) or few == KNOWN_LEAST:
+                return few
+            if few != INFEASIBLE:
+                break
     if few_skipped and bound is None and time.perf_counter() < deadline:
         # the free programme proved nothing (it stopped at its cap): the explicit step, left
         # out for the programmes, may prove a move least, or bound them from below
@@ -592,6 +615,7 @@ def _few_moved(
     floor: int,
     most: int,
     deadline: float,
+    tries: int = TRIES,
 ) -> LeastChange | str | tuple[int, int, int] | None:
     """The least change when it moves at most ``most`` table tiles (proven: see
     ``engine.solver.few_moved``), once its move verifies and its change list shows the
@@ -599,7 +623,7 @@ def _few_moved(
     more; the disturbance counted when its move is no legal turn (the step's moves holding
     every legal one moving that few, and the others moving more, no legal move disturbs
     less); else None. A move that is no legal turn in any of its layouts is followed by the
-    step's next least disturbing one (at most ``TRIES`` in all): the first legal one is the
+    step's next least disturbing one (at most ``tries`` in all): the first legal one is the
     least change, proven as the first would be; ``NONE_LEGAL`` when none is left, else the
     disturbance counted of the last one checked bounds every legal move from below."""
     moves = few_moved_moves(table, rack, rules, weights, floor, most, deadline - time.perf_counter())
@@ -611,7 +635,7 @@ def _few_moved(
             return NONE_LEGAL if few == INFEASIBLE and counted is not None else few if counted is None else counted
         after, counted = few
         if after in illegal:  # (the same sets in other roles)
-            if tried + 1 >= TRIES or time.perf_counter() > deadline:
+            if tried + 1 >= tries or time.perf_counter() > deadline:
                 break
             continue
 
@@ -624,7 +648,7 @@ def _few_moved(
             if listed.disturbance.as_tuple() != counted:
                 return None
             return dataclasses.replace(found, changes=listed)
-        if not complete or tried + 1 >= TRIES or time.perf_counter() > deadline:
+        if not complete or tried + 1 >= tries or time.perf_counter() > deadline:
             break
         illegal.append(after)
     return counted
