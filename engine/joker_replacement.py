@@ -308,14 +308,14 @@ def _replace(
         told = [key for bundle in demand.bundles for key in bundle]  # (the tiles the message names)
         return [Violation(missing_code, source.home(told), source.labelled(params))] * demand.weight
 
-    lent: list[tuple[int, str]] = []  # (source, tile) of each replacing copy another set lends
+    lent: list[tuple[int, str, int]] = []  # (source, tile, after-set) of each replacing copy another set lends
     took_locked: Counter[int] = Counter()  # sources that took a locked set's copy where merged whole
 
     def ways(
         source: int, every: Iterator[list[tuple[int, str]]]
-    ) -> Iterator[tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str]], int]]:
+    ) -> Iterator[tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str, int]], int]]:
         """Per choice of spots, the ways its copies may be had: (spots, the copies reserved as
-        free ones, the (source, tile) lent by another set unlocked without this one, whether the
+        free ones, the (source, tile, after-set) lent by another set unlocked without this one, whether the
         set took another locked set's copy in an after-set it is merged whole into: it then
         lends none of its own, no free copy having unlocked it)."""
         for spots in every:
@@ -327,7 +327,7 @@ def _replace(
             for lent_here in [lendable, []] if lendable else [[]]:  # (lent, else a free copy's)
                 claimed = [spot for spot in spots if spot not in lent_here]
                 outside = [spot for spot in claimed if spot[0] not in merged]
-                lent_keys = [(source, key) for _, key in lent_here]
+                lent_keys = [(source, key, k) for k, key in lent_here]
                 if len(outside) < len(claimed) and source in search.unlocked_sources:
                     yield spots, claimed, lent_keys, 0  # (unlocked by free copies, it may lend its own)
                 yield spots, outside, lent_keys, int(len(outside) < len(claimed))
@@ -346,13 +346,6 @@ def _replace(
                 free_by_tile[key] += copies
             if any(copies > search.base_free_copies.get(key, 0) for key, copies in free_by_tile.items()):
                 return  # (more of a tile than were played or lie in sets without a joker)
-            if any(
-                not any(
-                    search.sources[m].numbered.get(key) and not took_locked[m] for m in _unlocked_without(search, n)
-                )
-                for n, key in lent
-            ):
-                return  # (a copy lent by a set that took a locked set's copy itself: no set unlocked it)
             held = frozenset((+(played_at + fixed + free_at)).items())
             # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
             # joint checks' steps are spent, the turn then judged set by set)
@@ -364,10 +357,20 @@ def _replace(
             taking = {n for n, c in took_locked.items() if c and not any((n, k) in wholes for k in merged_homes(n))}
             together = set(still_locked).difference(broken) | taking
             merged_homes_taken = [(n, k) for n, k in homes if n not in taking or k in merged_homes(n)]
-            if joker_stays.can_hold_copies(search, holders | {(n, k) for n, k in homes}, wholes, held, apart) and (
-                not together or _merged_apart(search, together, merged_homes_taken, kept_whole)
-            ):
-                best = list(found)
+            # (and they hold those copies beside the free ones reserved in the same after-set:
+            # a played R3 elsewhere let a split ``R1 R2 J``'s joker take a "free" R3 in the one
+            # R3 of ``R3 R4 J``, merged whole there; an independent oracle, session 57)
+            merged_wholes = _merged_wholes(together, merged_homes_taken)
+            if together and not _merged_apart(search, together, merged_homes_taken, kept_whole):
+                return
+            # (each lent copy is its lender's, lying where it replaces a joker, the lender unlocked
+            # by free copies in this one assignment: see ``_lenders``)
+            for lenders in _lenders(search, lent, homes, took_locked, broken):
+                if joker_stays.can_hold_copies(
+                    search, holders | {(n, k) for n, k in homes}, wholes | merged_wholes, held, apart, lenders
+                ):
+                    best = list(found)
+                    return
             return
         demand = demands[d]
         source = search.sources[demand.source]
@@ -430,6 +433,64 @@ def _replace(
         # demand goes unmet
         return [v for demand in demands for v in unmet(demand)]
     return best
+
+
+# The ways of naming each lent copy's lender tried, at most: every way on every tile set (each
+# freed joker lent one copy, by one of the other locked sets: under xp's four jokers at most
+# four lent copies of three lenders each); a bound on what a hostile table could ask.
+LENDER_CHOICES = 3**4
+
+
+def _lenders(
+    search: JokerSearch,
+    lent: Sequence[tuple[int, str, int]],
+    homes: Sequence[tuple[int, int]],
+    took_locked: Mapping[int, int],
+    broken: Mapping[int, int],
+) -> Iterator[frozenset[tuple[tuple[int, int, str], int]]]:
+    """The ways to name each lent copy's lender (another locked set unlocked without the
+    borrower, holding the tile) such that every borrower was unlocked, in this one assignment,
+    by a chain of copies starting from free ones: its jokers took free copies, or copies lent by
+    a lender unlocked so first; not one that took a locked set's copy where it is merged whole
+    (``took_locked``). Each way as ((lender, after-set, tile), copies): the lender's own copies
+    lying where they replace a joker (``joker_stays.can_hold_copies``). Two locked sets cannot
+    unlock each other: ``O4 O5 J`` + ``J O6 O7`` -> ``J O5 O6`` + ..., each joker "replaced" by
+    the other set's copy, each set unlocked tile by tile by a copy of a jokerless ``O5 O6 O7``
+    lying in a group, in neither joker's place, was legal; and a lender's copy lies where it is
+    lent, beside the copies of the sets kept whole there (``B2 B3 J`` + ``B3 B4 J`` + ``B4 B5
+    J`` -> ``B2 B3 J`` + ``B2 B3 B4 B5 J`` + ``B4 B5 J``: the long run's one B4 is the third
+    set's, kept whole with its joker); an independent oracle, session 57."""
+    if not lent:
+        yield frozenset()
+        return
+    choices = [
+        [m for m in sorted(_unlocked_without(search, n)) if m != n and search.sources[m].numbered.get(key)]
+        for n, key, _ in lent
+    ]
+    free_only = {n for n, _ in homes if not took_locked.get(n) and not broken.get(n)} - {n for n, _, _ in lent}
+    for tried, named in enumerate(itertools.product(*choices)):
+        if tried >= LENDER_CHOICES:
+            return
+        unlocked = set(free_only)
+        grown = True
+        while grown:
+            grown = False
+            for n in {n for n, _, _ in lent} - unlocked:
+                if took_locked.get(n) or broken.get(n):
+                    continue
+                if all(m in unlocked for (b, _, _), m in zip(lent, named, strict=True) if b == n):
+                    unlocked.add(n)
+                    grown = True
+        if any(n not in unlocked and not broken.get(n) for n, _, _ in lent):
+            continue
+        yield frozenset(Counter((m, k, key) for (_, key, k), m in zip(lent, named, strict=True)).items())
+
+
+def _merged_wholes(merged: set[int], homes: Sequence[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    """The pairs (source, after-set) of the sets ``merged`` whole into the after-set holding
+    their replacing tiles (``homes``; one each once ``_merged_apart`` holds): they hold every
+    copy of those sets, as the sets kept whole do (``joker_stays.can_hold_copies``)."""
+    return frozenset((n, k) for n, k in homes if n in merged)
 
 
 def _merged_apart(

@@ -31,6 +31,7 @@ def can_hold_copies(
     wholes: frozenset[tuple[int, int]] = frozenset(),
     played_at: CopiesAt = frozenset(),
     apart: frozenset[tuple[int, int]] = frozenset(),
+    lent: frozenset[tuple[tuple[int, int, str], int]] = frozenset(),
 ) -> bool:
     """Whether every pair (source, after-set) in ``holders`` can get its own copy of one of
     the source's numbered tiles, each pair in ``wholes`` getting every copy of its source's
@@ -43,8 +44,9 @@ def can_hold_copies(
     ``other_set`` with rack-only replacement, ``O6 K6 R6 J`` + ``R6 K6 J=O6`` -> ``K6 O6 R6 J``
     twice with O6 played: the second set's K6 R6 lie beside the freed joker's place or in the
     other group, whose O6, played, then leaves the first set's staying joker no copy of its set;
-    an independent turn oracle, session 54). Memoised."""
-    memo_key = (holders, wholes, played_at, apart)
+    an independent turn oracle, session 54). ``lent``: ((source, after-set, tile), copies) of a
+    source's own copies lying there, lent to another set's joker place (session 57). Memoised."""
+    memo_key = (holders, wholes, played_at, apart, lent)
     found = search.holding_memo.get(memo_key)
     if found is not None:
         return found
@@ -63,7 +65,12 @@ def can_hold_copies(
     # after-sets has a copy that only one other successor can hold there (a source kept whole
     # has them all in its home already)
     laid = [(n, k, key, copies) for n, k in sorted(wholes) for key, copies in search.sources[n].numbered.items()]
+    # (a source's copies lent to a joker's place lie there: ``lent``)
+    lent_to: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    for (n, k, key), copies in sorted(lent):
+        lent_to.setdefault((n, key), []).append((k, copies))
     kept_whole = {n for n, _ in wholes}
+    fits = True
     for n in sorted({n for n, _ in apart} - kept_whole):
         avoided = {k for m, k in apart if m == n}
         for key, copies in search.sources[n].numbered.items():
@@ -72,9 +79,19 @@ def can_hold_copies(
             places = [
                 k for k in search.sources[n].successors if k not in avoided and search.after[k].numbered_counts.get(key)
             ]
+            if (n, key) in lent_to:
+                fits = fits and all(k in places for k, _ in lent_to[n, key])
+                copies -= sum(c for _, c in lent_to[n, key])
+                if copies <= 0:
+                    continue
             if len(places) == 1:  # (with more, where they lie is left open)
                 laid.append((n, places[0], key, copies))
-    if not all(lay(n, k, key, copies) for n, k, key, copies in laid):
+    laid += [(n, k, key, copies) for (n, k, key), copies in sorted(lent)]
+    if (
+        not fits
+        or not all(lay(n, k, key, copies) for n, k, key, copies in laid)
+        or any(taken[key, -1 - n] > search.sources[n].numbered.get(key, 0) for (n, _, key), _ in lent)
+    ):
         search.holding_memo[memo_key] = False
         return False
     placed = {(n, k) for n, k, _, _ in laid}  # (source, after-set) given a copy so

@@ -56,6 +56,15 @@ def freed_can_leave(
         kind = search.readings_chosen[joker.source].kind
         if joker_replacement.replaced_by_its_tile(search, joker, kind):
             return False  # its exact tile took its place: freed, wherever it went
+        if search.locked and locked_joker_sets.merged_with_exact_tile(
+            search, joker, [other.options for other in freed if other.source == joker.source]
+        ):
+            # its set merged whole into a successor holding its exact tile in its place, a copy
+            # of a locked set merged there too (``R1 R2 J`` + ``R3 R4 J`` -> ``R1 R2 R3 R4 J`` +
+            # ``R2 J R4``): freed there, whatever its new place stands for (the lock's claim on
+            # that copy is judged with the replacements; the set's staying jokers keep their
+            # places there); an independent oracle, session 57
+            return False
         mine = [options for other, options in zip(freed, replacing, strict=False) if other.source == joker.source]
         if kind != RUN and _may_hold_none_of_one(search, joker.source, k, mine, stayed_in):
             return False  # a group joker stays only in a successor

@@ -97,6 +97,38 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[froz
     )
 
 
+def merged_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[frozenset[str]]) -> bool:
+    """Whether the joker's set is merged whole into a successor that holds, beside its numbered
+    tiles, a copy for each of its freed jokers (``every``: the tiles each may stand for, the
+    joker's among them), those copies being of another moved locked set merged whole there too,
+    copy for copy (``R1 R2 J`` + ``R3 R4 J`` -> ``R1 R2 R3 R4 J`` + ``R2 J R4``: the first set's
+    joker is freed by the second's R3, though it stands for R3 again; an independent oracle,
+    session 57). Tile by tile: the lock's claim on those copies is judged with the
+    replacements (``joker_replacement._merged_apart``)."""
+    source = search.sources[joker.source]
+    for k in source.successors:
+        if k not in search.room_sets or not _holds_set(search, k, joker.source):
+            continue
+        spare = Counter(search.after[k].numbered_counts) - Counter(source.numbered)
+        for m, other in enumerate(search.sources):
+            if m == joker.source or not _holds_set(search, k, m):
+                continue
+            theirs = Counter(other.numbered)
+            if theirs - spare:
+                continue  # (the two sets' copies do not both fit there)
+            # (and that set's jokers stay there or have their tiles there, the joker's own set's
+            # copies among them: one whose joker left is broken, its copies freeing nothing;
+            # ``R4 R5 J`` + ``R6 R7 J`` -> ``J R7 J`` + ``R4 R5 R6 R7`` keeps both jokers, session
+            # 54; ``R3 R4 J`` + ``J R5 R6`` -> ``R3 R4 R5 R6`` + ``J J R6 R7`` frees both)
+            keys = search.readings_chosen[m].joker_keys if m in search.readings_chosen else ()
+            left = Counter(search.after[k].numbered_counts) - theirs
+            if len(keys) > search.after[k].jokers + sum(1 for tiles in keys if any(left[t] for t in tiles)):
+                continue
+            if _each_joker_has_a_copy(theirs, every):
+                return True
+    return False
+
+
 def _each_joker_has_a_copy(copies: Counter[str], every: Sequence[frozenset[str]]) -> bool:
     """Whether each joker (the tiles it may stand for) gets a copy of its own among ``copies``."""
     if not every:
