@@ -17,8 +17,9 @@ The answer comes from the solver:
    legal, or its violations say why not (an illegal opening whose played tiles can be laid
    out by themselves is judged with the before-sets left whole beside them instead: only its
    value is at fault), except when ``suggest``
-   ran out of its time budget: then the turn gets ``ARRANGEMENT_NOT_FOUND`` (a legal layout
-   may exist); when the tiles cannot be laid out at all, ``NO_ARRANGEMENT``.
+   did not prove its move the best (its time budget ran out, or its passes do not model every
+   joker move): then the turn gets ``ARRANGEMENT_NOT_FOUND`` (a legal layout may exist); when
+   the tiles cannot be laid out at all, ``NO_ARRANGEMENT``.
 
 The verdict carries the arrangement it judged in ``after``.
 """
@@ -107,13 +108,19 @@ def verify_loose_turn(
         # legal alone: the concurrency audit, session 47).
         if verdict.valid:
             return verdict
-        if not move.budget_exhausted:
+        # Nor when the search did not prove that no move plays every added tile: its passes
+        # model the joker rules' moves only in part (pressman-2009 with a free release: a legal
+        # layout, ``O1 O2 O3`` + ``O5 O6 O7 O8 J O10`` beside a group taking the run's O6, judged
+        # FREED_JOKER_MISUSED loose; the stateful transport audit, session 57).
+        if move.optimal_proven:
             return _table_left_whole(before, played, rack, opened, rules, elapsed_seconds, deadline) or verdict
     verdict = _judged(before, before, rack, opened, rules, elapsed_seconds)
     code = "NO_ARRANGEMENT" if layout.arrangeable is False else "ARRANGEMENT_NOT_FOUND"
     params: dict[str, Any] = {"count": len(after_tiles)}
     if len(after_tiles) == 1:  # ("The tile cannot be laid out", not "The 1 tile")
         params["case"] = "one"
+    if code == "ARRANGEMENT_NOT_FOUND" and layout.sets is not None and not move.budget_exhausted:
+        params["case"] = "unproven"  # (the time held: the search does not model every move)
     problem = Violation(code, "/after", params)
     return TurnVerdict(
         action="play",

@@ -421,6 +421,16 @@ MESSAGES["ARRANGEMENT_NOT_FOUND/one"] = {
     "en": "No arrangement of the tile was found within the time budget.",
     "es": "No se encontró cómo colocar la ficha dentro del tiempo disponible.",
 }
+MESSAGES["ARRANGEMENT_NOT_FOUND/unproven"] = {
+    "en": (
+        "No legal arrangement of the {count:tile/tiles} was found, but one may exist: the search does"
+        " not try every move; give the table as sets to have it judged."
+    ),
+    "es": (
+        "No se encontró una colocación válida de {count:#la/las} {count:ficha/fichas}, pero puede existir:"
+        " la búsqueda no prueba todos los movimientos; envía la mesa como combinaciones para que se juzgue."
+    ),
+}
 MESSAGES["ARRANGEMENT_NOT_FOUND"] = {
     "en": "No arrangement of the {count:tile/tiles} was found within the time budget.",
     "es": "No se encontró cómo colocar {count:#la/las} {count:ficha/fichas} dentro del tiempo disponible.",

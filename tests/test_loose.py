@@ -230,3 +230,26 @@ def test_a_loose_table_may_copy_the_declarations_of_befores_jokers() -> None:
     with pytest.raises(RequestError) as loose:
         run_operation("turns/verify", {**twice, "after": {"loose": ["R10", "J=R8", "R11"]}}, "en")
     assert [e["pointer"] for e in loose.value.errors] == ["/after/loose/1"]
+
+
+def test_a_layout_is_not_judged_when_the_search_did_not_prove_the_move_the_best() -> None:
+    """pressman-2009 with a free release: O2 frees J=O2 of O1 J=O2 O3, the joker and O10 extend
+    O5 O6 O7 O8 (its O6 into K6 B6 R6, the played O6 in its place): legal as sets. The search
+    plays O6 only, not proven (its passes do not model this joker move), and the loose turn was
+    judged by a layout of all the tiles: FREED_JOKER_MISUSED, a wrong verdict. Now
+    ARRANGEMENT_NOT_FOUND, as when the budget runs out (the stateful transport audit, session 57)."""
+    rules = {"preset": "pressman-2009", "joker_release": "free"}
+    before = [
+        TableSet(parse_tiles(s))
+        for s in ("K6 B6 R6", "B9 B10 J=B11 B12", "K12 O12 R12", "K13 B13 O13 R13", "O1 J=O2 O3", "O5 O6 O7 O8")
+    ]
+    rack = parse_tiles("O6 O2 O10")
+    as_sets = [
+        *(TableSet(parse_tiles(s)) for s in ("K6 B6 R6 O6", "B9 B10 J=B11 B12", "K12 O12 R12", "K13 B13 O13 R13")),
+        TableSet(parse_tiles("O1 O2 O3")),
+        TableSet(parse_tiles("O5 O6 O7 O8 J O10")),
+    ]
+    assert verify_turn(before, as_sets, rack, True, rules).valid
+    loose = [t for s in as_sets for t in s.tiles]
+    verdict = verify_loose_turn(before, [t.undeclared() for t in loose], rack, True, rules)
+    assert [v.code for v in verdict.violations] == ["ARRANGEMENT_NOT_FOUND"]
