@@ -1446,6 +1446,24 @@ def test_the_value_objective_is_never_beaten_by_the_most_tiles_move(use: str) ->
     assert_legal(before, rack, True, rules, by_value)
 
 
+def test_the_value_objective_keeps_the_most_tiles_move_settled_by_enumeration() -> None:
+    """20 tiles under free-joker + new_set_with_two_rack_tiles + rack-only replacement: the
+    value passes stop at R11 J (24 points, not proven), the tiles passes too; the enumeration of
+    the most tiles settles J R11 R4 (28, proven by tiles), which by points runs past its steps.
+    The value objective answered 24, below a legal move the solver finds (the replay-analysis
+    oracle, session 57: 28 is the best by points)."""
+    before = [parse_tiles(s) for s in ("B8 K8 R8 O8", "O7 R7 B7", "R12 K12 O12 B12", "B4 O4 K4 J=R4")]
+    rack = parse_tiles("B7 J R11 O8 R4")
+    rules = dataclasses.replace(
+        PRESETS["free-joker"], freed_joker_use="new_set_with_two_rack_tiles", joker_replacement_from="rack"
+    )
+    by_tiles = suggest(before, rack, True, rules, "tiles", tie_break="any")
+    assert (len(by_tiles.played), by_tiles.value, by_tiles.optimal_proven) == (3, 28, True)
+    by_value = suggest(before, rack, True, rules, "value", tie_break="any")
+    assert by_value.value >= 28
+    assert_legal(before, rack, True, rules, by_value)
+
+
 @pytest.mark.parametrize("table", ["J=O10 O11 O12", "J O11 O12"])
 @pytest.mark.parametrize("objective", ["tiles", "value"])
 def test_an_opening_does_not_lay_a_table_joker_set_again_to_read_its_joker_higher(table: str, objective: str) -> None:

@@ -99,7 +99,14 @@ def suggest(
         # passes may not reach (free-joker + other_set, K1 K2 J=K3 K4 K5 + B2 R2 O2 with
         # O2 K7 O1 K3 K3: 6 points by value, 9 by tiles; the independent suggest oracle,
         # session 37). Not proven: the better of the two is the best found.
-        by_tiles = Suggester(tiles, kinds, rack, opened, rules, "tiles", deadline).run()
+        most_tiles = Suggester(tiles, kinds, rack, opened, rules, "tiles", deadline)
+        by_tiles = most_tiles.run()
+        if not by_tiles.optimal_proven and time.perf_counter() < deadline:
+            # a small position's most tiles are settled by enumeration, which stops at the
+            # first size holding a legal turn where by points every size is tried, often past
+            # its steps (free-joker + new_set_with_two_rack_tiles + rack-only, 20 tiles: R11 J
+            # for 24 by value, J R11 R4 for 28 by tiles, proven; the analysis oracle, session 57)
+            by_tiles = exhaustive.settle(most_tiles, by_tiles, "any", deadline) or by_tiles
         if by_tiles.value > move.value:
             exhausted = move.budget_exhausted or by_tiles.budget_exhausted
             move = dataclasses.replace(by_tiles, optimal_proven=False, budget_exhausted=exhausted)
