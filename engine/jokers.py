@@ -363,13 +363,15 @@ class JokerSearch:
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         unreplaced: tuple[Violation, ...] = ()
-        if freed and self.locked and self.rules.joker_release == "replace":
+        free_both = self.rules.joker_release == "free" and self.rules.group_joker_needs_both_colours
+        if freed and self.locked and (self.rules.joker_release == "replace" or free_both):
             # SPEC §4: all violations are reported. A joker freed without its tile broke its
             # locked set (above); when no copy of its tile lies in a successor at all it was not
-            # replaced either (the replace rule alone, without the locked sets' claims on copies)
+            # replaced either (the replace rule alone, without the locked sets' claims on copies;
+            # under a free release the rule of both colours alone, as without locked sets)
             unreplaced = tuple(
                 v
-                for v in joker_replacement.replacements(self, jokers, stays, locked=False)
+                for v in joker_replacement.replacements(self, jokers, stays, locked=False, group_tiles=free_both)
                 if v.code == "JOKER_NOT_REPLACED"
             )
         # (those reported beside count among the violations: a reading "freeing" a joker that

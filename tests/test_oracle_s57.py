@@ -119,3 +119,56 @@ def test_a_lenders_copy_lies_in_the_jokers_place() -> None:
     # with the first set's B2 in the long run too it is merged whole there: legal
     after = [["B2", "B3", "B4", "B5", "B6"], groups[1], groups[2], ["K1", "K2", "J"]]
     assert _verdicts(before, after, ["B6", "K4", "O4", "K5", "O5", "K1", "K2"], STRICT_XP) == {(True, ())}
+
+
+def test_free_release_both_colours_not_replaced_reported_beside_a_broken_lock() -> None:
+    # SPEC §3 states group_joker_needs_both_colours whatever the release, and §4 reports all
+    # violations: under a free release with locked sets a group of three's joker freed with one
+    # missing colour only breaks both rules (as strict-joker reports, and free-joker without
+    # locked sets reports JOKER_NOT_REPLACED); a session-57 judge, round 2
+    before = [["K7", "B7", "J"]]
+    after = [["K7", "B7", "O7"], ["K1", "K2", "J"]]
+    rack = ["O7", "K1", "K2"]
+    free_both = {"preset": "free-joker", "group_joker_needs_both_colours": True}
+    assert _verdicts(before, after, rack, free_both) == {(False, ("JOKER_NOT_REPLACED",))}
+    both_broken = {(False, ("JOKER_NOT_REPLACED", "JOKER_SET_BROKEN"))}
+    assert _verdicts(before, after, rack, {**free_both, "joker_sets_locked": True}) == both_broken
+    assert (
+        _verdicts(before, after, rack, {"preset": "strict-joker", "group_joker_needs_both_colours": True})
+        == both_broken
+    )
+    # both colours played: legal under each
+    after = [["K7", "B7", "O7", "R7"], ["K1", "K2", "J"]]
+    for rules in (free_both, {**free_both, "joker_sets_locked": True}):
+        assert _verdicts(before, after, ["O7", "R7", "K1", "K2"], rules) == {(True, ())}
+    # a run's joker freed without its tile: the lock alone (that rule asks nothing of runs)
+    run = ([["R5", "R6", "J"]], [["R4", "R5", "R6"], ["K1", "K2", "J"]], ["R4", "K1", "K2"])
+    assert _verdicts(*run, {**free_both, "joker_sets_locked": True}) == {(False, ("JOKER_SET_BROKEN",))}
+
+
+def _verdicts_few(before: list, after: list, rack: list, rules: dict) -> set[tuple[bool, tuple[str, ...]]]:
+    """Every order of the before-sets, the after-sets as given and reversed (six after-sets)."""
+    found = set()
+    for b in itertools.permutations(before):
+        for a in (after, after[::-1]):
+            body = {"before": list(b), "after": list(a), "rack": rack, "opened": True, "rules": rules}
+            answer = run_operation("turns/verify", body, "en")
+            found.add((answer["valid"], tuple(sorted(v["code"] for v in answer["violations"]))))
+    return found
+
+
+def test_both_colours_one_lent_copy_and_one_free_one() -> None:
+    # xp strict-joker with both colours: ``K7 B7 J`` split, its O7 the one of ``O7 O8 J``
+    # (unlocked by the played O9) and its R7 played; ``R7 R8 J`` merged whole with ``R9 R10 J``
+    # (its R9 that set's, a played R9 lying in a group) holds an R7 too, tile by tile a lender,
+    # though it lends nothing: legal, and so without the played group of 9s (it was refused
+    # with it: the two colours were either both lent or both free); a session-57 judge, round 2
+    rules = {"preset": "strict-joker", "tiles": "xp", "group_joker_needs_both_colours": True}
+    before = [["K7", "B7", "J"], ["O7", "O8", "J"], ["R7", "R8", "J"], ["R9", "R10", "J"]]
+    after = [["K6", "K7", "K8"], ["B7", "O7", "R7"], ["O8", "O9", "O10"], ["R7", "R8", "R9", "R10", "J"]]
+    rack = ["K6", "K8", "R7", "O9", "O10", "K13"]
+    sink = ["J", "J", "J", "K13"]
+    assert _verdicts_few(before, [*after, sink], rack, rules) == {(True, ())}
+    nines = ["R9", "K9", "B9"]
+    assert _verdicts_few(before, [*after, nines, sink], [*rack, *nines], rules) == {(True, ())}
+    assert _verdicts_few(before, [nines, *after[::-1], sink], [*rack, *nines], rules) == {(True, ())}
