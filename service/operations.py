@@ -318,7 +318,7 @@ def is_budgeted(name: str, body: Any) -> bool:
         return True
     if name not in BUDGETED_SOMETIMES or not isinstance(body, dict):
         return False
-    if _opens_with_manipulation(body.get("rules")):
+    if _costly_rules(body.get("rules")):
         return True
     if name == "games/replay":
         # a record continuing after errors may repeat a costly illegal turn up to the turn limit
@@ -330,16 +330,22 @@ def is_budgeted(name: str, body: Any) -> bool:
     return after is not None and not isinstance(after, str | int | float | bool)
 
 
-def _opens_with_manipulation(rules: Any) -> bool:
-    """Rules with ``manipulate_on_opening_turn``: an opening's value is then the best sets of
-    its played tiles (SPEC §4), up to about a second of CPU for one turn of 100 XP tiles, and a
-    replay continuing after errors may hold hundreds of such turns (24-27 s of CPU for one
-    record within the limits, the API audit of session 38): such a request runs in the bounded
-    share, not on the worker's event loop, where every verdict of that worker waited for it."""
+def _costly_rules(rules: Any) -> bool:
+    """Rules under which one verdict may cost seconds, run in the bounded share, not on the
+    worker's event loop, where every verdict of that worker waited for it:
+    ``manipulate_on_opening_turn`` (an opening's value is then the best sets of its played
+    tiles, SPEC §4: up to about a second of CPU for one turn of 100 XP tiles, and a replay
+    continuing after errors may hold hundreds of such turns: 24-27 s of CPU for one record
+    within the limits, the API audit of session 38); ``joker_sets_locked`` with
+    ``group_joker_needs_both_colours`` (four locked groups of three freed at once, xp: up to
+    3.3 s for one verify, each colour lent by another locked set or free; session 57)."""
     try:
-        return resolve_rules(rules).manipulate_on_opening_turn
+        resolved = resolve_rules(rules)
     except InputError:
         return False  # (refused either way)
+    return resolved.manipulate_on_opening_turn or (
+        resolved.joker_sets_locked and resolved.group_joker_needs_both_colours
+    )
 
 
 def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None = None) -> dict[str, Any]:

@@ -52,6 +52,19 @@ THREADS = ThreadPoolExecutor(1, "rummikub-budget")  # the server runs slots in p
         ("render", {"before": [], "after": [], "rules": {"manipulate_on_opening_turn": True}}, True),
         ("turns/verify", {"before": [], "after": [], "rules": {"manipulate_on_opening_turn": "yes"}}, False),
         ("rounds/score", {"players": [], "rules": {"manipulate_on_opening_turn": True}}, False),
+        # locked joker sets whose groups need both colours: one verify up to 3.3 s (session 57)
+        (
+            "turns/verify",
+            {"before": [], "after": [], "rules": {"preset": "strict-joker", "group_joker_needs_both_colours": True}},
+            True,
+        ),
+        (
+            "games/replay",
+            {"players": [], "rules": {"preset": "strict-joker", "group_joker_needs_both_colours": True}},
+            True,
+        ),
+        ("turns/verify", {"before": [], "after": [], "rules": "strict-joker"}, False),
+        ("turns/verify", {"before": [], "after": [], "rules": {"group_joker_needs_both_colours": True}}, False),
     ],
 )
 def test_which_requests_are_budgeted(name: str, body: Any, budgeted: bool) -> None:
