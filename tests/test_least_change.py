@@ -1024,18 +1024,18 @@ def test_intact_options_keep_every_table_tile() -> None:
     the tile it stood for; rack tiles that fit nowhere make a new set; a rack joker goes where
     it is worth the most; a tile that can only be played by moving a table tile is
     INFEASIBLE."""
-    from engine.solver.intact import INFEASIBLE, least_intact
+    from engine.solver.intact import INFEASIBLE, intact_moves
 
     weights = (100, 1)
-    after = least_intact([T("R5 J R7")], T("R4 R8"), SABRA, weights, 2 * 100 + 12, 1.0)
+    after = next(intact_moves([T("R5 J R7")], T("R4 R8"), SABRA, weights, 2 * 100 + 12, 1.0))
     assert isinstance(after, list) and words(after) == ["R4 R5 J=R6 R7 R8"]
-    after = least_intact([T("R5 J R7")], T("R6"), SABRA, weights, 100 + 6, 1.0)
+    after = next(intact_moves([T("R5 J R7")], T("R6"), SABRA, weights, 100 + 6, 1.0))
     assert isinstance(after, list) and len(after) == 1
     assert Counter(t.key for t in after[0]) == Counter(["R5", "R6", "R7", "J"])
-    after = least_intact([T("K9 B9 O9"), T("R1 R2 R3")], T("R9 K1 K2 K3"), SABRA, weights, 4 * 100 + 15, 1.0)
+    after = next(intact_moves([T("K9 B9 O9"), T("R1 R2 R3")], T("R9 K1 K2 K3"), SABRA, weights, 4 * 100 + 15, 1.0))
     assert isinstance(after, list) and sorted(words(after)) == ["K1 K2 K3", "K9 B9 O9 R9", "R1 R2 R3"]
-    assert least_intact([T("R1 R2 R3 R4")], T("B4 O4"), SABRA, weights, 2 * 100 + 8, 1.0) == INFEASIBLE
-    after = least_intact([T("R1 R2 R3")], T("R4 J"), SABRA, weights, 2 * 100 + 4 + 5, 1.0)
+    assert next(intact_moves([T("R1 R2 R3 R4")], T("B4 O4"), SABRA, weights, 2 * 100 + 8, 1.0)) == INFEASIBLE
+    after = next(intact_moves([T("R1 R2 R3")], T("R4 J"), SABRA, weights, 2 * 100 + 4 + 5, 1.0))
     assert isinstance(after, list) and words(after) == ["R1 R2 R3 R4 J=R5"]
 
 
@@ -1046,9 +1046,9 @@ def test_intact_gives_up_beyond_its_sets_and_a_joker_rack_stays_proven(monkeypat
     import engine.solver.intact as intact_module
 
     rack = T("K1 K2 K3 K4 K5 K6 J")
-    assert isinstance(intact_module.least_intact([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0), list)
+    assert isinstance(next(intact_module.intact_moves([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0)), list)
     monkeypatch.setattr(intact_module, "MOST_COLUMNS", 10)
-    assert intact_module.least_intact([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0) is None
+    assert next(intact_module.intact_moves([T("R1 R2 R3")], rack, SABRA, (100, 1), 100 + 6, 1.0)) is None
     monkeypatch.undo()
     table = [list(T("R1 R2 R3")), list(T("K5 K6 K7 K8")), list(T("B9 O9 R9"))]
     result = suggest(table, [*T("R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13"), *T("J")], True, budget_seconds=30)
@@ -1059,12 +1059,12 @@ def test_intact_gives_up_beyond_its_sets_and_a_joker_rack_stays_proven(monkeypat
 def test_intact_prefers_fewer_touched_sets_then_fewer_new_sets() -> None:
     """R4 extends either run; K5 K6 K7 could extend the black run or stand alone: the least
     change extends nothing it need not."""
-    from engine.solver.intact import least_intact
+    from engine.solver.intact import intact_moves
 
     table = [T("R1 R2 R3"), T("K1 K2 K3 K4")]
-    after = least_intact(table, T("K5 K6 K7"), SABRA, (100, 1), 3 * 100 + 18, 1.0)
+    after = next(intact_moves(table, T("K5 K6 K7"), SABRA, (100, 1), 3 * 100 + 18, 1.0))
     assert isinstance(after, list) and words(after) == ["R1 R2 R3", "K1 K2 K3 K4", "K5 K6 K7"]
-    after = least_intact(table, T("K5 K6"), SABRA, (100, 1), 2 * 100 + 11, 1.0)
+    after = next(intact_moves(table, T("K5 K6"), SABRA, (100, 1), 2 * 100 + 11, 1.0))
     assert isinstance(after, list) and words(after) == ["R1 R2 R3", "K1 K2 K3 K4 K5 K6"]
 
 
@@ -1173,20 +1173,20 @@ def test_few_moved_takes_the_fewest_table_tiles() -> None:
     """R8 leaves the group of four for a new run with the rack's R9 R10 (1 tile moved); with
     no tile allowed to move there is no such move; a rack joker takes R10's place (answered
     since session 56)."""
-    from engine.solver.few_moved import least_few_moved
+    from engine.solver.few_moved import few_moved_moves
     from engine.solver.intact import INFEASIBLE
 
     weights = (100, 1)
-    found = least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 2 * 100 + 19, 2, 1.0)
+    found = next(few_moved_moves([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 2 * 100 + 19, 2, 1.0))
     assert isinstance(found, tuple)
     after, counted = found
     assert sorted(words(after)) == ["K8 B8 O8", "R8 R9 R10"] and counted == (1, 1, 1)
-    assert least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 0, 1.0) == INFEASIBLE
-    found = least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 2 * 100 + 9 + 10, 2, 1.0)
+    assert next(few_moved_moves([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 0, 1.0)) == INFEASIBLE
+    found = next(few_moved_moves([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 2 * 100 + 9 + 10, 2, 1.0))
     assert isinstance(found, tuple) and sorted(words(found[0])) == ["K8 B8 O8", "R8 R9 J=R10"]
     assert found[1] == (1, 1, 1)
     # (the played joker worth 10 at most there: 11 more points are out of reach)
-    assert least_few_moved([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 2 * 100 + 9 + 11, 2, 1.0) == INFEASIBLE
+    assert next(few_moved_moves([T("K8 B8 O8 R8")], T("R9 J"), SABRA, weights, 2 * 100 + 9 + 11, 2, 1.0)) == INFEASIBLE
 
 
 def test_few_moved_does_not_run_a_programme_too_large_for_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1195,17 +1195,19 @@ def test_few_moved_does_not_run_a_programme_too_large_for_its_budget(monkeypatch
     import engine.solver.few_moved as few_moved
 
     weights = (100, 1)
-    assert isinstance(few_moved.least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 2, 1.0), tuple)
+    assert isinstance(
+        next(few_moved.few_moved_moves([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 2, 1.0)), tuple
+    )
     monkeypatch.setattr(few_moved, "_MOST_COLUMNS", 0)
-    assert few_moved.least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 2, 1.0) is None
+    assert next(few_moved.few_moved_moves([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, weights, 219, 2, 1.0)) is None
 
 
 def test_few_moved_keeps_the_set_that_loses_tiles() -> None:
     """Two tiles move (the run's ends R1 and R6 to the groups); a split would move three."""
-    from engine.solver.few_moved import least_few_moved
+    from engine.solver.few_moved import few_moved_moves
 
     table = [T("R1 R2 R3 R4 R5 R6")]
-    found = least_few_moved(table, T("K1 B1 K6 B6"), SABRA, (100, 1), 4 * 100 + 14, 2, 1.0)
+    found = next(few_moved_moves(table, T("K1 B1 K6 B6"), SABRA, (100, 1), 4 * 100 + 14, 2, 1.0))
     assert isinstance(found, tuple)
     after, counted = found
     assert sorted(words(after)) == ["K1 B1 R1", "K6 B6 R6", "R2 R3 R4 R5"] and counted == (2, 1, 2)
@@ -1225,11 +1227,11 @@ def test_few_moved_answers_from_an_integral_relaxation(monkeypatch: pytest.Monke
         return original(*args)
 
     monkeypatch.setattr(few_moved_module.highs, "maximise", recording)
-    found = few_moved_module.least_few_moved([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, (100, 1), 219, 2, 1.0)
+    found = next(few_moved_module.few_moved_moves([T("K8 B8 O8 R8")], T("R9 R10"), SABRA, (100, 1), 219, 2, 1.0))
     assert isinstance(found, tuple) and sorted(words(found[0])) == ["K8 B8 O8", "R8 R9 R10"]
     assert found[1] == (1, 1, 1) and runs == [False]
     table = [T("R1 R2 R3 R4 R5 R6")]
-    found = few_moved_module.least_few_moved(table, T("K1 B1 K6 B6"), SABRA, (100, 1), 414, 2, 1.0)
+    found = next(few_moved_module.few_moved_moves(table, T("K1 B1 K6 B6"), SABRA, (100, 1), 414, 2, 1.0))
     assert isinstance(found, tuple) and found[1] == (2, 1, 2) and runs == [False, False]
 
 

@@ -277,23 +277,6 @@ def _lay(kind: str, where: int, keys: frozenset[_Key], jokers: int) -> tuple[Til
     )
 
 
-def least_few_moved(
-    table: Sequence[tuple[Tile, ...]],
-    rack: Sequence[Tile],
-    rules: Rules,
-    weights: tuple[int, int],
-    floor: int,
-    most: int,
-    time_limit: float,
-) -> tuple[list[tuple[Tile, ...]], tuple[int, int, int]] | str | None:
-    """The after table of the least disturbing move moving at most ``most`` table tiles and
-    scoring at least ``floor`` (tile weight, value weight as ``weights``; the table's tiles
-    not counted), with its disturbance as the programme counts it; ``INFEASIBLE`` when there
-    is none; None when not answered (a joker on the rack, a table set that is no run or group
-    by its tiles, the programme too large to run, or it did not finish)."""
-    return next(few_moved_moves(table, rack, rules, weights, floor, most, time_limit))
-
-
 def few_moved_moves(
     table: Sequence[tuple[Tile, ...]],
     rack: Sequence[Tile],
@@ -303,11 +286,14 @@ def few_moved_moves(
     most: int,
     time_limit: float,
 ) -> Iterator[tuple[list[tuple[Tile, ...]], tuple[int, int, int]] | str | None]:
-    """``least_few_moved``'s answer, then, while the caller asks for more, the programme's next
-    least disturbing moves: each answered choice of sets excluded (a row,
-    ``intact.Once``), the programme solved again, so the disturbances counted never
-    decrease. Ends with ``INFEASIBLE`` when no move is left, None when not answered (as
-    ``least_few_moved``)."""
+    """First the after table of the least disturbing move moving at most ``most`` table tiles
+    and scoring at least ``floor`` (tile weight, value weight as ``weights``; the table's tiles
+    not counted), with its disturbance as the programme counts it; ``INFEASIBLE`` when there is
+    none; None when not answered (a joker on the rack, a table set that is no run or group by
+    its tiles, the programme too large to run, or it did not finish). Then, while the caller
+    asks for more, the programme's next least disturbing moves: each answered choice of sets
+    excluded (a row, ``intact.Once``), the programme solved again, so the disturbances counted
+    never decrease, ending with ``INFEASIBLE`` when no move is left, None when not answered."""
     deadline = time.perf_counter() + time_limit
     befores = [_before(s) for s in table]
     if any(b is None for b in befores):

@@ -222,22 +222,6 @@ def _new_sets(rack: Counter[_Key], rack_jokers: int) -> Iterator[_Laid]:
                     yield _Laid(laid, Counter((c, number) for c in cs), jokers, (number,) * jokers)
 
 
-def least_intact(
-    table: Sequence[tuple[Tile, ...]],
-    rack: Sequence[Tile],
-    rules: Rules,
-    weights: tuple[int, int],
-    floor: int,
-    time_limit: float,
-) -> list[tuple[Tile, ...]] | str | None:
-    """The after table of a move moving no table tile, scoring at least ``floor`` (tile
-    weight, value weight as ``weights``; the table's tiles not counted) and touching the fewest
-    before-sets, then forming the fewest new sets; ``INFEASIBLE`` when there is none; None when
-    not answered (more than ``MOST_COLUMNS`` sets to list, or the programme did not finish: in
-    time, or within ``JOKER_CPU`` when the rack holds a joker)."""
-    return next(intact_moves(table, rack, rules, weights, floor, time_limit))
-
-
 def intact_moves(
     table: Sequence[tuple[Tile, ...]],
     rack: Sequence[Tile],
@@ -246,10 +230,14 @@ def intact_moves(
     floor: int,
     time_limit: float,
 ) -> Iterator[list[tuple[Tile, ...]] | str | None]:
-    """``least_intact``'s answer, then, while the caller asks for more, the programme's next
-    best moves: each answered move's choice of sets excluded (a row), the programme solved
-    again. Ends with ``INFEASIBLE`` when no move is left, None when not answered (as
-    ``least_intact``). The moves come in order of the programme's
+    """First the after table of a move moving no table tile, scoring at least ``floor`` (tile
+    weight, value weight as ``weights``; the table's tiles not counted) and touching the fewest
+    before-sets, then forming the fewest new sets; ``INFEASIBLE`` when there is none; None when
+    not answered (more than ``MOST_COLUMNS`` sets to list, or the programme did not finish: in
+    time, or within ``JOKER_CPU`` when the rack holds a joker). Then, while the caller asks for
+    more, the programme's next best moves: each answered move's choice of sets excluded (a
+    row), the programme solved again, ending with ``INFEASIBLE`` when no move is left, None when
+    not answered. The moves come in order of the programme's
     objective (touched, then new sets, then relaid), so when every move answered before is no
     legal turn in any of its layouts, the first legal one of the moves that follow is the least
     change among the moves moving no tile, and ``INFEASIBLE`` says that no such move is
