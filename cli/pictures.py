@@ -208,6 +208,9 @@ def _record(doc: Any) -> Any:
 def _turn_figure(moment: Moment, index: int, record: Any, rules: Rules, lang: str) -> str:
     turn = record.turns[index]
     if turn.table is not None and moment.turn.verdict is not None:
+        # the pointers into the record, as the page's summary shows them (not ``/after/2``)
+        pointers = [v.at for v in moment.turn.violations]
+        shown = pointers if len(pointers) == len(moment.turn.verdict.violations) else None
         picture = svg.turn_svg(
             moment.table,
             turn.table,
@@ -217,6 +220,7 @@ def _turn_figure(moment: Moment, index: int, record: Any, rules: Rules, lang: st
             turn.elapsed_seconds,
             verdict=moment.turn.verdict,
             lang=lang,
+            pointers=shown,  # (a judged turn's violations are its verdict's, relocated one by one)
         )
     else:
         picture = svg.table_svg(

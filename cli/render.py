@@ -190,8 +190,10 @@ WORDS: dict[str, dict[str, str]] = {
         "table_after": "Table after the move",
         "steps": "Steps",
         "not_optimal": "(not proven optimal: the search budget ran out)",
+        "not_proven": "(not proven optimal: the search does not try every move)",
         "no_play": "No legal play: draw a tile.",
         "no_play_found": "No play found within the time budget (one may exist): draw a tile.",
+        "no_play_unproven": "No play found, but one may exist (the search does not try every move): draw a tile.",
         "no_opening": "No legal play: draw a tile (no opening reaches the {minimum} points it needs).",
         "busy_retrying": "the rules service is busy ({what} answered {status}): retrying in {wait} s{asked} "
         "(try {next} of at most {most})",
@@ -307,8 +309,10 @@ WORDS: dict[str, dict[str, str]] = {
         "table_after": "Mesa después de la jugada",
         "steps": "Pasos",
         "not_optimal": "(no está demostrado que sea la mejor: se agotó el tiempo de búsqueda)",
+        "not_proven": "(no está demostrado que sea la mejor: la búsqueda no prueba todas las jugadas)",
         "no_play": "Ninguna jugada legal: roba una ficha.",
         "no_play_found": "No se encontró jugada en el tiempo disponible (puede haberla): roba una ficha.",
+        "no_play_unproven": "No se encontró jugada, pero puede haberla (la búsqueda no prueba todas las jugadas): roba una ficha.",
         "no_opening": "Ninguna jugada legal: roba una ficha (ninguna primera jugada llega a los {minimum} puntos).",
         "busy_retrying": "el servicio de reglas está ocupado ({what} respondió {status}): se reintenta dentro de "
         "{wait} s{asked} (intento {next} de {most} como máximo)",
@@ -956,7 +960,7 @@ def _no_play(body: Mapping[str, Any], result: Mapping[str, Any], lang: str) -> s
     """Why a suggestion plays nothing: none found in time, no opening worth the minimum, or none."""
     w = words(lang)
     if not result.get("optimal_proven", True):
-        return w["no_play_found"]
+        return w["no_play_found" if result.get("budget_exhausted", True) else "no_play_unproven"]
     if body.get("opened") is False:
         try:
             minimum = resolve_rules(body.get("rules")).initial_meld_min
@@ -993,4 +997,4 @@ def render_suggest(console: Console, body: Mapping[str, Any], result: Mapping[st
             steps.add_row(f"  {n}.", Text(step))
         console.print(steps)
     if not result.get("optimal_proven"):
-        console.print(Text(w["not_optimal"], style="dim"))
+        console.print(Text(w["not_optimal" if result.get("budget_exhausted", True) else "not_proven"], style="dim"))

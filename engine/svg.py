@@ -635,11 +635,14 @@ def turn_svg(
     lang: str = "en",
     title: str | None = None,
     loose: Sequence[Tile] | None = None,
+    pointers: Sequence[str] | None = None,
 ) -> str:
     """A turn as SVG: before, after (played tiles outlined in green, invalid sets in red with
     their code), the rack (played tiles marked), freed jokers dashed on ``before``, and the
     verdict with every violation in words. ``verdict`` defaults to :func:`verify_turn`'s; give
-    the one a replay found to draw that one (a loose ``after`` is drawn as ``verdict.after``).
+    the one a replay found to draw that one (a loose ``after`` is drawn as ``verdict.after``),
+    and ``pointers``, one per violation in its order, to show the replay's pointers into the
+    record (``/turns/6/table/2``) instead of the verdict's (``/after/2``).
 
     ``loose``: a loose ``after`` (the tiles laid, not arranged; ``after`` is then not read),
     judged by :func:`engine.loose.verify_loose_turn` unless ``verdict`` is given. It is drawn
@@ -690,12 +693,13 @@ def turn_svg(
     canvas.parts.append('<g class="verdict">')
     canvas.text(PAD, canvas.y + 15, ("✓ " if verdict.valid else "✗ ") + outcome, 15, color, "bold")
     canvas.y += LINE_H + 6
+    shown = [v.at for v in verdict.violations] if pointers is None else list(pointers)
     canvas.lines(
         [
-            f"✗ {v.set_code or v.code} ({v.code}) {v.at}: {v.message(lang)}"
+            f"✗ {v.set_code or v.code} ({v.code}) {at}: {v.message(lang)}"
             if v.set_code
-            else f"✗ {v.code} {v.at}: {v.message(lang)}"
-            for v in verdict.violations
+            else f"✗ {v.code} {at}: {v.message(lang)}"
+            for v, at in zip(verdict.violations, shown, strict=True)
         ],
         INVALID_HEX,
     )

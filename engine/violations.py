@@ -147,16 +147,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "No se pueden modificar las combinaciones de la mesa antes de haber abierto.",
     },
     "JOKER_RELEASED_BEFORE_OPENING": {
-        "en": "A joker on the table cannot be taken before the player has opened.",
-        "es": "No se puede tomar un comodín de la mesa antes de haber abierto.",
+        "en": "A joker on the table cannot be freed before the player has opened.",
+        "es": "No se puede liberar un comodín de la mesa antes de haber abierto.",
     },
     "JOKER_NOT_REPLACED": {
-        "en": "A joker left its set without the tile it stood for ({tile}) taking its place.",
-        "es": "Un comodín salió de su combinación sin que la ficha que representaba ({tile_es}) ocupara su lugar.",
+        "en": "A joker did not stay in a valid set as the tile it stood for ({tile}), and that tile did not take its place.",
+        "es": "Un comodín no siguió en una combinación válida como la ficha que representaba ({tile_es}), y esa ficha no ocupó su lugar.",
     },
     "JOKER_NOT_REPLACED/both": {
-        "en": "A joker left its group without both missing tiles ({tile}) taking its place.",
-        "es": "Un comodín salió de su grupo sin que las dos fichas que faltaban ({tile_es}) ocuparan su lugar.",
+        "en": "A joker did not stay in a valid group, and the two missing tiles ({tile}) did not take its place.",
+        "es": "Un comodín no siguió en un grupo válido, y las dos fichas que faltaban ({tile_es}) no ocuparon su lugar.",
     },
     "JOKER_REPLACED_FROM_TABLE": {
         "en": "The tile that replaced a joker came from the table; under these rules it must come from the rack.",
@@ -427,8 +427,8 @@ MESSAGES["ARRANGEMENT_NOT_FOUND/unproven"] = {
         " not try every move; give the table as sets to have it judged."
     ),
     "es": (
-        "No se encontró una colocación válida de {count:#la/las} {count:ficha/fichas}, pero puede existir:"
-        " la búsqueda no prueba todos los movimientos; envía la mesa como combinaciones para que se juzgue."
+        "No se encontró una colocación legal de {count:#la/las} {count:ficha/fichas}, pero puede existir:"
+        " la búsqueda no prueba todas las jugadas; envía la mesa como combinaciones para que se juzgue."
     ),
 }
 MESSAGES["ARRANGEMENT_NOT_FOUND"] = {

@@ -808,9 +808,9 @@ class RSGIAdapter:
             limit, reason = "RUMMIKUB_BUDGET_WAIT", "budget wait ran out"
         error = RequestError(
             503,
-            f"The solver is busy: {detail}; retry after {wait} s.",
+            f"The share for costly requests (the solver, long searches) is full: {detail}; retry after {wait} s.",
             [{"pointer": "", "detail": detail, "limit": limit}],
-            detail_es=f"El servicio está ocupado (el buscador de jugadas); reintente dentro de {wait} s.",
+            detail_es=f"El servicio está ocupado con peticiones costosas (el buscador de jugadas, búsquedas largas); reintente dentro de {wait} s.",
         )
         lang = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
         rid = request_id(environ)
@@ -929,7 +929,7 @@ def listen_problem(host: str, port: int) -> str | None:
             probe.bind((address, port))
     except OSError as exc:  # (a name that does not resolve too: socket.gaierror)
         if exc.errno == errno.EADDRINUSE:
-            return f"{shown}:{port} is already in use (another server?); choose another with --port or RUMMIKUB_BIND"
+            return f"{shown}:{port} is already in use (another server?); choose another with RUMMIKUB_BIND=host:port (or rummikub serve --port)"
         return f"cannot listen on {shown}:{port}: {exc.strerror or exc}"
     return None
 

@@ -942,6 +942,31 @@ def test_suggest(tmp_path: Path) -> None:
     assert invoke("suggest", "--player", "Ann").exit_code == 2
 
 
+def test_suggest_says_why_a_move_is_not_proven(tmp_path: Path) -> None:
+    # not proven with the budget left (the search does not model the joker move that would
+    # prove it): not told as a budget run out (the docs followed literally, session 58)
+    body = {
+        "rules": {"preset": "pressman-2009", "joker_release": "free"},
+        "table": [
+            ["K6", "B6", "R6"],
+            ["B9", "B10", "J=B11", "B12"],
+            ["K12", "O12", "R12"],
+            ["K13", "B13", "O13", "R13"],
+            ["O1", "J=O2", "O3"],
+            ["O5", "O6", "O7", "O8"],
+        ],
+        "rack": ["O6", "O2", "O10"],
+        "opened": True,
+    }
+    answer = run_operation("moves/suggest", body, "en")
+    assert not answer["optimal_proven"] and not answer["budget_exhausted"]
+    path = write(tmp_path / "pos.json", body)
+    assert "(not proven optimal: the search does not try every move)" in invoke("suggest", path).stdout
+    spanish = invoke("suggest", path, "--lang", "es").stdout
+    assert "(no está demostrado que sea la mejor: la búsqueda no prueba todas las jugadas)" in spanish
+    assert "se agotó" not in spanish
+
+
 # --- serve / version / help -----------------------------------------------------------------------
 
 

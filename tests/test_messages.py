@@ -90,7 +90,9 @@ def test_jokers_beyond_the_supply_are_worded_as_jokers() -> None:
 
 def test_a_joker_not_replaced_names_only_the_tiles_it_can_have_stood_for() -> None:
     verdict = verify_turn([S("K7 B7 J J")], [S("K7 B7 O7"), S("J J R2")], parse_tiles("O7 R2"), True)
-    assert messages(verdict) == ["A joker left its set without the tile it stood for (R7) taking its place."]
+    assert messages(verdict) == [
+        "A joker did not stay in a valid set as the tile it stood for (R7), and that tile did not take its place."
+    ]
     verdict = verify_turn([S("K7 J J")], [S("K7 B7"), S("J J R2")], parse_tiles("B7 R2"), True)
     assert "(O7 or R7)" in messages(verdict)[-1] and "(O7 o R7)" in messages(verdict, "es")[-1]
 
@@ -98,20 +100,26 @@ def test_a_joker_not_replaced_names_only_the_tiles_it_can_have_stood_for() -> No
 def test_a_joker_needing_both_colours_is_told_the_one_missing() -> None:
     rules = {"group_joker_needs_both_colours": True}
     verdict = verify_turn([S("R5 B5 J")], [S("R5 B5 K5"), S("J O1 O2")], parse_tiles("K5 O1 O2"), True, rules)
-    assert messages(verdict) == ["A joker left its set without the tile it stood for (O5) taking its place."]
+    assert messages(verdict) == [
+        "A joker did not stay in a valid set as the tile it stood for (O5), and that tile did not take its place."
+    ]
 
 
 def test_a_joker_violation_names_the_jokers_set_by_its_id_not_its_successors() -> None:
     before = (S("R4 R5 J", "r"),)
     verdict = verify_turn(before, (S("R3 R4 R5", "r2"), S("J O1 O2", "n")), parse_tiles("R3 O1 O2"), True)
-    assert messages(verdict) == ['Set "r": A joker left its set without the tile it stood for (R6) taking its place.']
+    assert messages(verdict) == [
+        'Set "r": A joker did not stay in a valid set as the tile it stood for (R6), and that tile did not take its place.'
+    ]
     before = (S("R5 R6 J R8", "lock"),)
     after = (S("R5 R6 J", "a"), S("R8 R9 R10", "b"))
     verdict = verify_turn(before, after, parse_tiles("R9 R10 O1"), True, "strict-joker")
     assert messages(verdict)[0].startswith('Set "lock": Under locked-joker rules')
     # a joker set without an id: no label, not its successor's
     verdict = verify_turn((S("R4 R5 J"),), (S("R3 R4 R5", "r2"), S("J O1 O2", "n")), parse_tiles("R3 O1 O2"), True)
-    assert messages(verdict) == ["A joker left its set without the tile it stood for (R6) taking its place."]
+    assert messages(verdict) == [
+        "A joker did not stay in a valid set as the tile it stood for (R6), and that tile did not take its place."
+    ]
 
 
 def test_a_freed_joker_under_other_set_is_told_which_sets_it_may_not_end_in() -> None:

@@ -50,8 +50,12 @@ def test_group_joker_needing_both_colours_names_both_tiles_in_the_plural() -> No
     }
     en = _messages(run_operation("turns/verify", body, "en"))
     es = _messages(run_operation("turns/verify", body, "es"))
-    assert en == ["A joker left its group without both missing tiles (K3 and O3) taking its place."]
-    assert es == ["Un comodín salió de su grupo sin que las dos fichas que faltaban (K3 y O3) ocuparan su lugar."]
+    assert en == [
+        "A joker did not stay in a valid group, and the two missing tiles (K3 and O3) did not take its place."
+    ]
+    assert es == [
+        "Un comodín no siguió en un grupo válido, y las dos fichas que faltaban (K3 y O3) no ocuparon su lugar."
+    ]
 
 
 def test_spanish_or_before_an_orange_tile_is_u() -> None:

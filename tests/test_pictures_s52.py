@@ -142,3 +142,13 @@ def test_a_position_picture_says_not_opened_when_opened_is_left_out(tmp_path: Pa
     assert result.exit_code == 0, result.output
     headings = [t.text for t in ET.fromstring(result.stdout).iter(f"{NS}text")]
     assert "Rack — Ann (not opened)" in headings
+
+
+def test_the_picture_of_an_illegal_recorded_turn_points_into_the_record(tmp_path: Path) -> None:
+    # the page's summary said /turns/6/table/2 and the turn's picture /after/2, a pointer into
+    # no document the user gave (the docs followed literally, session 58)
+    page = tmp_path / "r.html"
+    result = CliRunner().invoke(app, ["replay", str(EXAMPLES / "games" / "illegal.json"), "--html", str(page)])
+    assert result.exit_code == 1, result.output
+    text = page.read_text(encoding="utf-8")
+    assert text.count("/turns/6/table/2") >= 3 and "/after/" not in text

@@ -930,7 +930,7 @@ def test_a_port_in_use_is_refused_in_one_line(server: Server) -> None:
             assert done.returncode == 2, done.stderr[-2000:]
             assert done.stderr == (
                 f"rummikub serve: 127.0.0.1:{port} is already in use (another server?); "
-                "choose another with --port or RUMMIKUB_BIND\n"
+                "choose another with RUMMIKUB_BIND=host:port (or rummikub serve --port)\n"
             )
     assert server.get("/healthz")[0] == 200
 
