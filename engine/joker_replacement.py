@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import joker_stays, locked_joker_sets
@@ -163,6 +163,17 @@ def _from_another_set(search: JokerSearch, n: int, key: str) -> bool:
     return any(search.sources[m].numbered.get(key) for m in _unlocked_without(search, n))
 
 
+# A way a demand's copies may be had (``_replace``'s ``ways``): the spots (after-set, tile) taken,
+# those reserved as free copies, the (source, tile, after-set) lent by another set, and whether
+# the set took a locked set's copy where it is merged whole.
+_Way = tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str, int]], int]
+
+
+def _lent_copies(way: _Way) -> int:
+    """How many copies of the way are lent (the first pass tries the fewest first)."""
+    return len(way[2])
+
+
 def replacements(
     search: JokerSearch,
     jokers: list[Joker],
@@ -279,12 +290,14 @@ def _replace(
     # locked run unlocked, or kept whole, in the same turn changed a turn's codes or verdict).
     reserve_free = missing_code == "JOKER_SET_BROKEN" and not rack_only
     free_at: Counter[tuple[int, str]] = Counter()
+    free_tiles: Counter[str] = Counter()  # the copies reserved as free ones, by tile
     best: list[Violation] | None = None
     used: dict[str, int] = {}
     chosen: dict[tuple[int, int], set[str]] = {}  # (source, group tag) -> colours given
     homes: list[tuple[int, int]] = []  # (source, after-set) of each replacing tile taken
     broken: Counter[int] = Counter()  # the sources with a need unmet (broken already)
     played_at: Counter[tuple[int, str]] = Counter()  # rack-only: the played replacing copies' places
+    tabled: Counter[str] = Counter()  # rack-only: copies taken from the table though played ones were left
     # played copies fixed in their places beforehand (a new set's): one may replace a joker
     # where it lies; the others' copies are not there to replace one elsewhere
     fixed = Counter(dict(reserved))  # (after-set, tile) -> copies
@@ -313,9 +326,7 @@ def _replace(
     lent: list[tuple[int, str, int]] = []  # (source, tile, after-set) of each replacing copy another set lends
     took_locked: Counter[int] = Counter()  # sources that took a locked set's copy where merged whole
 
-    def ways(
-        source: int, every: Iterator[list[tuple[int, str]]]
-    ) -> Iterator[tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str, int]], int]]:
+    def ways(source: int, every: Iterator[list[tuple[int, str]]]) -> Iterator[_Way]:
         """Per choice of spots, the ways its copies may be had: (spots, the copies reserved as
         free ones, the (source, tile, after-set) lent by another set unlocked without this one, whether the
         set took another locked set's copy in an after-set it is merged whole into: it then
@@ -341,10 +352,127 @@ def _replace(
                     yield spots, claimed, lent_keys, 0  # (unlocked by free copies, it may lend its own)
                 yield spots, outside, lent_keys, int(len(outside) < len(claimed))
 
+    def holds_copies() -> bool:
+        """Whether the copies taken so (every demand placed) can lie where they are."""
+        held = frozenset((+(played_at + fixed + free_at)).items())
+        # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
+        # joint checks' steps are spent, the turn then judged set by set)
+        apart = avoid if search.joint_steps > 0 else frozenset()
+        # (the sets taking a locked set's copy where they are merged whole are merged whole
+        # copy for copy, together with the others merged there: two runs sharing a tile each
+        # "merged whole" into a set holding one copy of it made an illegal turn legal; the
+        # review of session 56)
+        taking = {n for n, c in took_locked.items() if c and not any((n, k) in wholes for k in merged_homes(n))}
+        together = set(still_locked).difference(broken) | taking
+        merged_homes_taken = [(n, k) for n, k in homes if n not in taking or k in merged_homes(n)]
+        # (and they hold those copies beside the free ones reserved in the same after-set:
+        # a played R3 elsewhere let a split ``R1 R2 J``'s joker take a "free" R3 in the one
+        # R3 of ``R3 R4 J``, merged whole there; an independent oracle, session 57)
+        merged_wholes = _merged_wholes(together, merged_homes_taken)
+        if together and not _merged_apart(search, together, merged_homes_taken, kept_whole):
+            return False
+        # (each lent copy is its lender's, lying where it replaces a joker, the lender unlocked
+        # by free copies in this one assignment: see ``_lenders``)
+        for lenders in _lenders(search, lent, homes, took_locked, broken):
+            if joker_stays.can_hold_copies(
+                search, holders | {(n, k) for n, k in homes}, wholes | merged_wholes, held, apart, lenders
+            ):
+                return True
+        return False
+
+    def table_holds(played_here: list[tuple[int, str]]) -> bool:
+        """Whether the after table holds, beside the played copies, as many copies of each tile
+        of ``played_here`` as would come from the table with these taken from it too."""
+        return all(
+            tabled[key] + released + max(0, used[key] - released - search.played.get(key, 0) + fixed_by_tile[key])
+            <= search.after_numbered.get(key, 0) - search.played.get(key, 0)
+            for key, released in Counter(key for _, key in played_here).items()
+        )
+
+    sources_of = [demand.source for demand in demands]
+
+    def may_hold(d: int) -> bool:
+        """Whether the sets whose every demand is placed (those of ``demands[:d]``) may still
+        pass ``holds_copies`` whatever the demands left take: their choices are final, so what
+        it asks of them alone is asked now (a bound; the leaves cut so would each fail there).
+        The sets merged whole (``_merged_apart``) among them, and their borrowers each unlocked
+        by a chain of lenders (``_lenders``), the sets left counted as unlocked."""
+        done = set(sources_of[:d]) - set(sources_of[d:])
+        if not done:
+            return True
+        taking = {n for n in done if took_locked.get(n) and not any((n, k) in wholes for k in merged_homes(n))}
+        together = {n for n in done if n in still_locked and not broken.get(n)} | taking
+        if together:
+            taken = [(n, k) for n, k in homes if n in together and (n not in taking or k in merged_homes(n))]
+            if not _merged_apart(search, together, taken, kept_whole):
+                return False
+        # each after-set a done set's replacing tile lies in holds a copy of that set's own, beside
+        # the copies reserved as free ones so far and those of the sets kept whole: what
+        # ``holds_copies`` asks with fewer copies laid and fewer sets to give a copy (the sets
+        # left, the lent copies, those merged whole), so no easier there (the leaf's pairs given
+        # a laid copy are given it here, each in a successor of its set)
+        if not avoid or search.joint_steps <= 0:
+            held = frozenset((+(played_at + fixed + free_at)).items())
+            if not joker_stays.can_hold_copies(search, frozenset((n, k) for n, k in homes if n in done), wholes, held):
+                return False
+        borrowers = {n for n, _, _ in lent}  # (all of them done: a set's lent copies come with its demands)
+        if not borrowers:
+            return True
+        if any(took_locked.get(n) and not broken.get(n) for n in borrowers):
+            return False
+
+        # the sets some completion could unlock, from the roots up (the least fixpoint: two sets
+        # cannot unlock each other): a done set that took free copies only; a done borrower whose
+        # every lent copy some such set could lend; a set left whose every demand, some bundle
+        # of it, each tile a free copy not yet reserved or one such a set could lend
+        def lends(n: int, key: str) -> bool:
+            return any(
+                m != n and m in can and search.sources[m].numbered.get(key) for m in _unlocked_without(search, n)
+            )
+
+        can = {n for n, _ in homes if n in done and not took_locked.get(n) and not broken.get(n)} - borrowers
+        left = sorted(set(sources_of[d:]))
+        grown = True
+        while grown:
+            grown = False
+            for n in sorted(borrowers - can):
+                if not broken.get(n) and all(lends(n, key) for b, key, _ in lent if b == n):
+                    can.add(n)
+                    grown = True
+            for n in left:
+                if n not in can and all(
+                    any(
+                        all(search.base_free_copies.get(key, 0) > free_tiles[key] or lends(n, key) for key in bundle)
+                        for bundle in demand.bundles
+                    )
+                    for demand in demands[d:]
+                    if demand.source == n
+                ):
+                    can.add(n)
+                    grown = True
+        return all(n in can or broken.get(n) for n in borrowers)
+
+    cut = False  # (the search cut, once it is no longer small: see below)
+    met_only = False  # (its first pass, every need met)
+    visits = 0
+
     def place(d: int, found: list[Violation]) -> None:
-        nonlocal best
+        nonlocal best, visits
+        if not cut and SEARCH_CUTS:
+            visits += 1
+            if visits > SMALL_SEARCH:
+                raise _LargeSearch
         if best is not None and len(found) >= len(best) and rank(found, 0) >= rank(best, 0):
             return
+        # (the last demand, every need met so far: its ways meet every need, which fail, so only
+        # its being unmet is left, its weight of ``missing_code``, cut by the best as at the leaf)
+        last_met = cut and not met_only and not found and d == len(demands) - 1 and not rack_only
+        if last_met and best is not None:
+            unmet_last = [Violation(missing_code)] * demands[d].weight
+            if len(unmet_last) >= len(best) and rank(unmet_last, 0) >= rank(best, 0):
+                return
+        if cut and d and sources_of[d - 1] != (sources_of[d] if d < len(demands) else None) and not may_hold(d):
+            return  # (no leaf below passes)
         if d == len(demands):
             # every set a replacing tile lies in holds a copy of the joker's set too, beside
             # the replacing copy itself when it must be a played one (``O6 J B6`` laid again,
@@ -355,31 +483,12 @@ def _replace(
                 free_by_tile[key] += copies
             if any(copies > search.base_free_copies.get(key, 0) for key, copies in free_by_tile.items()):
                 return  # (more of a tile than were played or lie in sets without a joker)
-            held = frozenset((+(played_at + fixed + free_at)).items())
-            # (the places ``avoid`` leaves a set's copies: a joint check, left out once the
-            # joint checks' steps are spent, the turn then judged set by set)
-            apart = avoid if search.joint_steps > 0 else frozenset()
-            # (the sets taking a locked set's copy where they are merged whole are merged whole
-            # copy for copy, together with the others merged there: two runs sharing a tile each
-            # "merged whole" into a set holding one copy of it made an illegal turn legal; the
-            # review of session 56)
-            taking = {n for n, c in took_locked.items() if c and not any((n, k) in wholes for k in merged_homes(n))}
-            together = set(still_locked).difference(broken) | taking
-            merged_homes_taken = [(n, k) for n, k in homes if n not in taking or k in merged_homes(n)]
-            # (and they hold those copies beside the free ones reserved in the same after-set:
-            # a played R3 elsewhere let a split ``R1 R2 J``'s joker take a "free" R3 in the one
-            # R3 of ``R3 R4 J``, merged whole there; an independent oracle, session 57)
-            merged_wholes = _merged_wholes(together, merged_homes_taken)
-            if together and not _merged_apart(search, together, merged_homes_taken, kept_whole):
+            if met_only:
+                if holds_copies():
+                    raise _EveryNeedMet
                 return
-            # (each lent copy is its lender's, lying where it replaces a joker, the lender unlocked
-            # by free copies in this one assignment: see ``_lenders``)
-            for lenders in _lenders(search, lent, homes, took_locked, broken):
-                if joker_stays.can_hold_copies(
-                    search, holders | {(n, k) for n, k in homes}, wholes | merged_wholes, held, apart, lenders
-                ):
-                    best = list(found)
-                    return
+            if (found or not cut) and holds_copies():  # (every need met fails: the first pass found none)
+                best = list(found)
             return
         demand = demands[d]
         source = search.sources[demand.source]
@@ -388,14 +497,28 @@ def _replace(
             if demand.tag and given.intersection(bundle):
                 continue
             successors = [k for k in source.successors if (demand.source, k) not in avoid]
-            for spots, free_here, lent_here, whole_here in ways(
-                demand.source, _spots(bundle, successors, room(demand.source))
-            ):
+            tries: Iterable[_Way] = ways(demand.source, _spots(bundle, successors, room(demand.source)))
+            if met_only:
+                tries = sorted(tries, key=_lent_copies)
+            elif last_met:
+                break  # (every need met: the first pass found none)
+            for spots, free_here, lent_here, whole_here in tries:
+                if (
+                    cut
+                    and free_here
+                    and any(
+                        free_tiles[key] + sum(1 for _, other in free_here if other == key)
+                        > search.base_free_copies.get(key, 0)
+                        for _, key in free_here
+                    )
+                ):
+                    continue  # (more of a tile than were played or lie in sets without a joker: below too)
                 extra = []
                 played_here = []  # rack-only: the spots taking a played copy of their own
                 fixed_here = []  # the spots taking a played copy fixed there
                 counted_here = []  # the spots counted in ``used``
                 free_at.update(free_here)
+                free_tiles.update(key for _, key in free_here)
                 lent.extend(lent_here)
                 took_locked[demand.source] += whole_here
                 for k, key in spots:
@@ -417,31 +540,89 @@ def _replace(
                 fixed_left.subtract(fixed_here)
                 given.update(bundle)
                 homes.extend((demand.source, k) for k, _ in spots)
-                place(d + 1, found + extra)
-                del homes[len(homes) - len(spots) :]
-                given.difference_update(bundle)
-                played_at.subtract(played_here)
-                free_at.subtract(free_here)
-                del lent[len(lent) - len(lent_here) :]
-                took_locked[demand.source] -= whole_here
-                fixed_left.update(fixed_here)
-                for k, key in spots:
-                    capacity[k, key] += 1
-                for key in counted_here:
-                    used[key] -= 1
+                try:
+                    if not (met_only and extra):
+                        place(d + 1, found + extra)
+                        if extra and played_here and table_holds(played_here):
+                            # replaced from the table anyway, the joker may have taken table
+                            # copies only, leaving the played ones it counted to the jokers after
+                            # it (which joker a played copy replaced is the most favourable
+                            # reading's: a group of three's both colours, one from the table, took
+                            # the played copy another group needed, which then read "not
+                            # replaced", by the colours' names; a white-box review, session 58)
+                            played_at.subtract(played_here)
+                            for _, key in played_here:
+                                used[key] -= 1
+                                tabled[key] += 1
+                            try:
+                                place(d + 1, found + extra)
+                            finally:
+                                for _, key in played_here:
+                                    used[key] += 1
+                                    tabled[key] -= 1
+                                played_at.update(played_here)
+                finally:  # (a search given up as large is begun again from the same state)
+                    del homes[len(homes) - len(spots) :]
+                    given.difference_update(bundle)
+                    played_at.subtract(played_here)
+                    free_at.subtract(free_here)
+                    free_tiles.subtract(key for _, key in free_here)
+                    del lent[len(lent) - len(lent_here) :]
+                    took_locked[demand.source] -= whole_here
+                    fixed_left.update(fixed_here)
+                    for k, key in spots:
+                        capacity[k, key] += 1
+                    for key in counted_here:
+                        used[key] -= 1
+        if met_only:
+            return
         broken[demand.source] += 1
-        place(d + 1, found + unmet(demand))
-        broken[demand.source] -= 1
-        if not broken[demand.source]:
-            del broken[demand.source]
+        try:
+            place(d + 1, found + unmet(demand))
+        finally:
+            broken[demand.source] -= 1
+            if not broken[demand.source]:
+                del broken[demand.source]
 
-    place(0, [])
+    # A small search as it is. A larger one is begun again, cut (``SEARCH_CUTS``): first every
+    # need met, the ways taking free copies first (the roots of the chains of lenders), where the
+    # one answer without a violation, found so, ends the search; else the search in its own order,
+    # the ways with every need met known to fail, and ``may_hold`` cutting each branch where no
+    # way below can pass. The same answer, the cuts exact.
+    try:
+        place(0, [])
+    except _LargeSearch:
+        best = None
+        cut = met_only = True
+        try:
+            place(0, [])
+        except _EveryNeedMet:
+            return []
+        met_only = False
+        place(0, [])
     if best is None:
         # no way to give the sets kept whole their copies (two locked sets whole in one
         # after-set holding the copies of one): ``locked_sets`` says so; here every
         # demand goes unmet
         return [v for demand in demands for v in unmet(demand)]
     return best
+
+
+# Whether ``_replace`` cuts its search (``may_hold``, the free copies reserved, the first pass with
+# every need met); the same answers as without (tests compare them).
+SEARCH_CUTS = True
+# The steps of ``_replace``'s search, uncut, before it is begun again cut: a small search costs
+# less uncut (cut from its first step, the 846 turns of session 57's ``bigboth`` family taking under
+# 10 ms took 17% longer, and 3% with this many steps first; 1,000 steps uncut take 10-30 ms).
+SMALL_SEARCH = 1000
+
+
+class _LargeSearch(Exception):
+    """The search of ``_replace`` visited more than ``SMALL_SEARCH`` steps uncut."""
+
+
+class _EveryNeedMet(Exception):
+    """A way with every need met passes (``_replace``)."""
 
 
 # The ways of naming each lent copy's lender tried, at most: every way where each freed joker
@@ -477,23 +658,49 @@ def _lenders(
         [m for m in sorted(_unlocked_without(search, n)) if m != n and search.sources[m].numbered.get(key)]
         for n, key, _ in lent
     ]
-    free_only = {n for n, _ in homes if not took_locked.get(n) and not broken.get(n)} - {n for n, _, _ in lent}
-    for tried, named in enumerate(itertools.product(*choices)):
-        if tried >= LENDER_CHOICES:
-            return
+    borrowers = {n for n, _, _ in lent}
+    free_only = {n for n, _ in homes if not took_locked.get(n) and not broken.get(n)} - borrowers
+    # Which sets some naming could unlock (a fixpoint from ``free_only``): a borrower not broken
+    # is unlocked only by lenders so unlocked, so its lenders are named among them; and the
+    # namings are tried in the order of the full product, the first ``LENDER_CHOICES`` of it.
+    can = set(free_only)
+    grown = True
+    while grown:
+        grown = False
+        for n in borrowers - can:
+            if took_locked.get(n) or broken.get(n):
+                continue
+            if all(any(m in can for m in ms) for (b, _, _), ms in zip(lent, choices, strict=True) if b == n):
+                can.add(n)
+                grown = True
+    if any(n not in can and not broken.get(n) for n in borrowers):
+        return
+    usable = [ms if broken.get(n) else [m for m in ms if m in can] for (n, _, _), ms in zip(lent, choices, strict=True)]
+    # (the place of each naming in the full product: the first LENDER_CHOICES are tried)
+    weights = [1] * len(lent)
+    for i in range(len(lent) - 2, -1, -1):
+        weights[i] = weights[i + 1] * len(choices[i + 1])
+    where = [{m: i * w for i, m in enumerate(ms)} for ms, w in zip(choices, weights, strict=True)]
+    seen: set[frozenset[tuple[tuple[int, int, str], int]]] = set()
+    for named in itertools.product(*usable):
+        if sum(at[m] for at, m in zip(where, named, strict=True)) >= LENDER_CHOICES:
+            return  # (the product's order: every later naming lies past the cap too)
         unlocked = set(free_only)
         grown = True
         while grown:
             grown = False
-            for n in {n for n, _, _ in lent} - unlocked:
+            for n in borrowers - unlocked:
                 if took_locked.get(n) or broken.get(n):
                     continue
                 if all(m in unlocked for (b, _, _), m in zip(lent, named, strict=True) if b == n):
                     unlocked.add(n)
                     grown = True
-        if any(n not in unlocked and not broken.get(n) for n, _, _ in lent):
+        if any(n not in unlocked and not broken.get(n) for n in borrowers):
             continue
-        yield frozenset(Counter((m, k, key) for (_, key, k), m in zip(lent, named, strict=True)).items())
+        way = frozenset(Counter((m, k, key) for (_, key, k), m in zip(lent, named, strict=True)).items())
+        if way not in seen:
+            seen.add(way)
+            yield way
 
 
 def _merged_wholes(merged: set[int], homes: Sequence[tuple[int, int]]) -> frozenset[tuple[int, int]]:

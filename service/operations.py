@@ -338,7 +338,8 @@ def _costly_rules(rules: Any) -> bool:
     continuing after errors may hold hundreds of such turns: 24-27 s of CPU for one record
     within the limits, the API audit of session 38); ``joker_sets_locked`` with
     ``group_joker_needs_both_colours`` (four locked groups of three freed at once, xp: up to
-    3.3 s for one verify, each colour lent by another locked set or free; session 57)."""
+    12 s for one verify until session 58 cut its search, 0.33 s since, and a replay may hold
+    many such turns)."""
     try:
         resolved = resolve_rules(rules)
     except InputError:
