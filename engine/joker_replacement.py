@@ -663,16 +663,7 @@ def _lenders(
     # Which sets some naming could unlock (a fixpoint from ``free_only``): a borrower not broken
     # is unlocked only by lenders so unlocked, so its lenders are named among them; and the
     # namings are tried in the order of the full product, the first ``LENDER_CHOICES`` of it.
-    can = set(free_only)
-    grown = True
-    while grown:
-        grown = False
-        for n in borrowers - can:
-            if took_locked.get(n) or broken.get(n):
-                continue
-            if all(any(m in can for m in ms) for (b, _, _), ms in zip(lent, choices, strict=True) if b == n):
-                can.add(n)
-                grown = True
+    can = _unlocked_by_chains(free_only, lent, choices, took_locked, broken)
     if any(n not in can and not broken.get(n) for n in borrowers):
         return
     usable = [ms if broken.get(n) else [m for m in ms if m in can] for (n, _, _), ms in zip(lent, choices, strict=True)]
@@ -685,22 +676,37 @@ def _lenders(
     for named in itertools.product(*usable):
         if sum(at[m] for at, m in zip(where, named, strict=True)) >= LENDER_CHOICES:
             return  # (the product's order: every later naming lies past the cap too)
-        unlocked = set(free_only)
-        grown = True
-        while grown:
-            grown = False
-            for n in borrowers - unlocked:
-                if took_locked.get(n) or broken.get(n):
-                    continue
-                if all(m in unlocked for (b, _, _), m in zip(lent, named, strict=True) if b == n):
-                    unlocked.add(n)
-                    grown = True
+        unlocked = _unlocked_by_chains(free_only, lent, [(m,) for m in named], took_locked, broken)
         if any(n not in unlocked and not broken.get(n) for n in borrowers):
             continue
         way = frozenset(Counter((m, k, key) for (_, key, k), m in zip(lent, named, strict=True)).items())
         if way not in seen:
             seen.add(way)
             yield way
+
+
+def _unlocked_by_chains(
+    free_only: set[int],
+    lent: Sequence[tuple[int, str, int]],
+    lenders: Sequence[Sequence[int]],
+    took_locked: Mapping[int, int],
+    broken: Mapping[int, int],
+) -> set[int]:
+    """The sets unlocked from ``free_only`` (the least fixpoint: two sets cannot unlock each
+    other): a borrower, neither broken nor taking a locked set's copy, whose every lent copy
+    (``lent``) one of its ``lenders`` (those of the copy at the same place) so unlocked lends."""
+    unlocked = set(free_only)
+    borrowers = {n for n, _, _ in lent}
+    grown = True
+    while grown:
+        grown = False
+        for n in borrowers - unlocked:
+            if took_locked.get(n) or broken.get(n):
+                continue
+            if all(any(m in unlocked for m in ms) for (b, _, _), ms in zip(lent, lenders, strict=True) if b == n):
+                unlocked.add(n)
+                grown = True
+    return unlocked
 
 
 def _merged_wholes(merged: set[int], homes: Sequence[tuple[int, int]]) -> frozenset[tuple[int, int]]:
