@@ -27,7 +27,8 @@ A joker that did not stay was freed, and the rules' policy applies:
   stay, unless its exact tile lies in its place (a run's: beside a numbered neighbour of the
   joker's place; a group's: in a successor, beside a numbered tile of the group), a copy played
   or taken from a set without a joker (or from a locked set so unlocked first); a copy taken
-  out of another locked set frees nothing, and the joker may then stay elsewhere.
+  out of another locked set frees nothing, and the joker may then stay elsewhere, as it may
+  where that successor's numbered tiles keep another such set whole instead.
 - ``FREED_JOKER_MISUSED``: under ``other_set`` a freed joker may not end in an after-set of the
   same kind (run or group) holding a numbered tile of its set; under
   ``new_set_with_two_rack_tiles`` it must end in a *new* set (one holding no numbered tile of its
@@ -187,6 +188,7 @@ class JokerSearch:
         self.placement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.holding_memo: dict[tuple[object, ...], bool] = {}
+        self.kept_memo: dict[tuple[object, ...], list[int]] = {}  # (``locked_joker_sets._kept_homes``)
         self.old_after_memo: dict[int, bool] = {}
         self.after_numbered = joker_use.numbered_in(self, range(len(after)))  # every numbered tile on the after table
         # the numbered tiles that may be the moved sets' copies: under locked sets, a joker set
@@ -325,7 +327,8 @@ class JokerSearch:
                 # set is not broken (SPEC §4): a joker that left it was freed, and the freed
                 # jokers' rules say what is wrong, not JOKER_SET_BROKEN. (Only a copy the turn
                 # could bring there frees it: one out of another locked set frees nothing, and
-                # the joker may stay elsewhere; session 54)
+                # the joker may stay elsewhere; session 54; nor one whose successor's numbered
+                # tiles hold only one of two sets so kept whole: either may stay; session 58)
                 options = [*whole, None]
             else:
                 options = [*whole, None, *(o for o in stays_here if o not in whole)]

@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine import joker_stays
+from engine.joker_pieces import Joker
 from engine.sets import set_identity
 from engine.violations import Violation
 
 if TYPE_CHECKING:
-    from engine.joker_pieces import Joker, Stay
+    from engine.joker_pieces import Stay
     from engine.jokers import JokerSearch
 
 
@@ -85,15 +86,61 @@ def kept_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[froz
     them; that successor holds a copy for each of them beside the set's own, the set's copies
     being in one place (strict-joker, ``J R4 J`` beside ``R1 R2 R3 R4 R5`` -> ``R4 R5 R6`` + ``R2 R3 R4`` +
     ``J J R1``: the set's R4 lies beside R5 or beside R3, not both, so the R3 joker, standing
-    for R3 in ``J J R1``, may have stayed; a hand-made examiner, session 54)."""
-    source = search.sources[joker.source]
-    return any(
-        k in search.room_sets
+    for R3 in ``J J R1``, may have stayed; a hand-made examiner, session 54). Nor where another
+    moved set is so kept whole there whose numbered tiles do not fit beside the set's: two sets are
+    not both whole on one set of copies (strict-joker, ``J O2 O1`` + ``O1 O2 J`` -> ``O1 O2 O3`` +
+    ``O2 J J O5`` + ``O1 K1 B1``: the one O1 O2 O3 keeps one set whole, so the other's joker may
+    have stayed, as O3 in ``O2 J J O5``, that set split; an independent judge, session 58)."""
+    n = joker.source
+    homes = _kept_homes(search, n, every)
+    if not homes:
+        return False
+    own = search.sources[n]
+    for k in homes:
+        spare = Counter(search.after[k].numbered_counts) - Counter(own.numbered)
+        clash = False
+        for m, other in enumerate(search.sources):
+            if m == n or m not in search.readings_chosen:
+                continue
+            theirs = search.readings_chosen[m].joker_keys
+            if k not in _kept_homes(search, m, theirs) or not _exact_tile_frees(search, m):
+                continue
+            if Counter(other.numbered) - spare:
+                # (the two sets' numbered tiles do not both fit there; an exact tile may be an
+                # unlocked set's own, ``R5 R6 J`` + ``R7 R8 J`` -> ``R5 R6 R7 R8 R9``)
+                clash = True
+                break
+        if not clash:
+            return True
+    return False
+
+
+def _kept_homes(search: JokerSearch, n: int, every: Sequence[frozenset[str]]) -> list[int]:
+    """The successors where ``kept_with_exact_tile`` finds source ``n`` kept whole."""
+    memo = (n, *every)
+    if memo in search.kept_memo:
+        return search.kept_memo[memo]
+    source = search.sources[n]
+    found = search.kept_memo[memo] = [
+        k
+        for k in source.successors
+        if k in search.room_sets
         and set_identity(search.after[k], search.rules) not in search.joker_set_contents
         and search.after_contents[search.after[k].content[0]] > search.jokerless_contents[search.after[k].content[0]]
-        and _holds_set(search, k, joker.source)
+        and _holds_set(search, k, n)
         and _each_joker_has_a_copy(Counter(search.after[k].numbered_counts) - Counter(source.numbered), every)
-        for k in source.successors
+    ]
+    return found
+
+
+def _exact_tile_frees(search: JokerSearch, m: int) -> bool:
+    """Whether a joker of source ``m`` has its exact tile in its place, as its reading stands."""
+    from engine import joker_replacement  # (which imports this module)
+
+    reading = search.readings_chosen[m]
+    return any(
+        joker_replacement.replaced_by_its_tile(search, Joker(m, keys, len(keys) == 1), reading.kind)
+        for keys in reading.joker_keys
     )
 
 
