@@ -694,6 +694,8 @@ def turn_svg(
     canvas.text(PAD, canvas.y + 15, ("✓ " if verdict.valid else "✗ ") + outcome, 15, color, "bold")
     canvas.y += LINE_H + 6
     shown = [v.at for v in verdict.violations] if pointers is None else list(pointers)
+    if len(shown) != len(verdict.violations):
+        raise ValueError(f"pointers: one per violation ({len(verdict.violations)}), not {len(shown)}")
     canvas.lines(
         [
             f"✗ {v.set_code or v.code} ({v.code}) {at}: {v.message(lang)}"

@@ -107,6 +107,11 @@ def test_turn_marks_played_tiles_freed_jokers_and_invalid_sets() -> None:
     words = " ".join(t.text or "" for t in root.iter(f"{NS}text"))
     assert "Turno ilegal" in words and "INVALID_SET" in words
     assert picture == turn_svg(before, after, rack, True, lang="es")
+    # a replay's pointers into the record instead of the verdict's, one per violation
+    record = turn_svg(before, after, rack, True, lang="es", pointers=["/turns/3/table/2"])
+    assert "/turns/3/table/2" in record and "/after/2" not in record and "/after/2" in picture
+    with pytest.raises(ValueError, match="one per violation"):
+        turn_svg(before, after, rack, True, pointers=[])
 
 
 def test_text_is_escaped() -> None:
