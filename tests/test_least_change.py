@@ -362,7 +362,8 @@ def test_an_opening_with_manipulation_is_the_least_change_of_the_opened_position
     position's least change, a legal opening scoring as much, is the least change (it rebuilt
     the four runs 1-13 into groups, 48 tiles moved, for the 65 points one moved tile plays)."""
     before = [T(s) for s in table]
-    result = suggest(before, T(rack), False, MANIPULATING, "tiles")
+    # (a budget no load runs out: proven well within the default 2 s on an idle machine)
+    result = suggest(before, T(rack), False, MANIPULATING, "tiles", budget_seconds=30)
     assert result.changes is not None and result.least_change_proven
     assert result.changes.disturbance.as_tuple() == least, words(result.after)
     assert verify_turn(
