@@ -160,7 +160,13 @@ def _unlocked_without(search: JokerSearch, n: int) -> frozenset[int]:
 def _from_another_set(search: JokerSearch, n: int, key: str) -> bool:
     """Whether a copy of ``key`` replacing a joker of set ``n`` may be one of another locked
     set (unlocked without ``n``), not only a played one or one of a set without a joker."""
-    return any(search.sources[m].numbered.get(key) for m in _unlocked_without(search, n))
+    return bool(_possible_lenders(search, n, key))
+
+
+def _possible_lenders(search: JokerSearch, n: int, key: str) -> list[int]:
+    """The locked sets that may lend set ``n`` a copy of ``key`` (unlocked without ``n``,
+    holding one), in order."""
+    return [m for m in sorted(_unlocked_without(search, n)) if m != n and search.sources[m].numbered.get(key)]
 
 
 # A way a demand's copies may be had (``_replace``'s ``ways``): the spots (after-set, tile) taken,
@@ -352,6 +358,10 @@ def _replace(
                     yield spots, claimed, lent_keys, 0  # (unlocked by free copies, it may lend its own)
                 yield spots, outside, lent_keys, int(len(outside) < len(claimed))
 
+    def takes_locked(n: int) -> bool:
+        """Whether set ``n`` took a locked set's copy where it is merged whole, not kept whole."""
+        return bool(took_locked.get(n)) and not any((n, k) in wholes for k in merged_homes(n))
+
     def holds_copies() -> bool:
         """Whether the copies taken so (every demand placed) can lie where they are."""
         held = frozenset((+(played_at + fixed + free_at)).items())
@@ -362,7 +372,7 @@ def _replace(
         # copy for copy, together with the others merged there: two runs sharing a tile each
         # "merged whole" into a set holding one copy of it made an illegal turn legal; the
         # review of session 56)
-        taking = {n for n, c in took_locked.items() if c and not any((n, k) in wholes for k in merged_homes(n))}
+        taking = {n for n in took_locked if takes_locked(n)}
         together = set(still_locked).difference(broken) | taking
         merged_homes_taken = [(n, k) for n, k in homes if n not in taking or k in merged_homes(n)]
         # (and they hold those copies beside the free ones reserved in the same after-set:
@@ -400,7 +410,7 @@ def _replace(
         done = set(sources_of[:d]) - set(sources_of[d:])
         if not done:
             return True
-        taking = {n for n in done if took_locked.get(n) and not any((n, k) in wholes for k in merged_homes(n))}
+        taking = {n for n in done if takes_locked(n)}
         together = {n for n in done if n in still_locked and not broken.get(n)} | taking
         if together:
             taken = [(n, k) for n, k in homes if n in together and (n not in taking or k in merged_homes(n))]
@@ -426,9 +436,7 @@ def _replace(
         # every lent copy some such set could lend; a set left whose every demand, some bundle
         # of it, each tile a free copy not yet reserved or one such a set could lend
         def lends(n: int, key: str) -> bool:
-            return any(
-                m != n and m in can and search.sources[m].numbered.get(key) for m in _unlocked_without(search, n)
-            )
+            return any(m in can for m in _possible_lenders(search, n, key))
 
         can = {n for n, _ in homes if n in done and not took_locked.get(n) and not broken.get(n)} - borrowers
         left = sorted(set(sources_of[d:]))
@@ -654,10 +662,7 @@ def _lenders(
     if not lent:
         yield frozenset()
         return
-    choices = [
-        [m for m in sorted(_unlocked_without(search, n)) if m != n and search.sources[m].numbered.get(key)]
-        for n, key, _ in lent
-    ]
+    choices = [_possible_lenders(search, n, key) for n, key, _ in lent]
     borrowers = {n for n, _, _ in lent}
     free_only = {n for n, _ in homes if not took_locked.get(n) and not broken.get(n)} - borrowers
     # Which sets some naming could unlock (a fixpoint from ``free_only``): a borrower not broken
