@@ -15,9 +15,7 @@ def record(**extra):
 
 
 def test_a_record_without_turns_is_a_round_not_yet_played():
-    assert run_operation("games/replay", record(), "en") == run_operation(
-        "games/replay", record(turns=[]), "en"
-    )
+    assert run_operation("games/replay", record(), "en") == run_operation("games/replay", record(turns=[]), "en")
     answer = run_operation("games/replay", record(), "en")
     assert answer["valid"] is True and answer["result"] is None and answer["turns"] == []
 
@@ -34,7 +32,5 @@ def test_a_replay_stopped_at_its_last_entry_does_not_judge_end():
     stopped = run_operation("games/replay", record(turns=turns, end="pool_exhausted"), "en")
     assert stopped["valid"] is False and stopped["first_invalid_turn"] == 1
     assert stopped["violations"] == []
-    continued = run_operation(
-        "games/replay", record(turns=turns, end="pool_exhausted", continue_on_error=True), "en"
-    )
+    continued = run_operation("games/replay", record(turns=turns, end="pool_exhausted", continue_on_error=True), "en")
     assert [v["code"] for v in continued["violations"]] == ["END_MISMATCH"]
