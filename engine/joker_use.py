@@ -29,6 +29,11 @@ Jointly = Callable[[frozenset[tuple[int, int]], "CopiesAt"], bool]
 """Whether the freed jokers' replacements hold with the (source, after-set) pairs a placement
 avoids and the played copies a new set fixes (``placements``)."""
 
+Beside = Callable[[frozenset[tuple[int, int]], "CopiesAt"], list[Violation]]
+"""The jokers not replaced under the replace rule alone (``JOKER_NOT_REPLACED``, reported
+beside the locked sets) with the (source, after-set) pairs a placement avoids and the played
+copies a new set fixes (``placements``)."""
+
 
 class _OutOfSteps(Exception):
     """``engine.jokers.JOINT_CHECK_STEPS`` used up."""
@@ -111,6 +116,33 @@ def placements(
             found = joker_replacement.replacements(search, jokers, stays, avoid=avoided, reserved=reserved)
             return len(found) <= replaced
 
+    beside: Beside | None = None
+    free_both = search.rules.joker_release == "free" and search.rules.group_joker_needs_both_colours
+    # (under ``other_set`` only: a ``new_set_with_two_rack_tiles`` placement also keeps the
+    # homes of the locked sets kept whole from hosting, a set so kept being broken all the
+    # same by a joker of it freed unreplaced, a choice the replace rule alone does not share;
+    # the same check there moved one answer of 12,000 out of an independent judge's fewest
+    # codes, and into it none; session 59)
+    if (
+        search.locked
+        and (search.rules.joker_release == "replace" or free_both)
+        and search.rules.freed_joker_use == "other_set"
+    ):
+
+        def beside(avoided: frozenset[tuple[int, int]], reserved: CopiesAt = frozenset()) -> list[Violation]:
+            """The jokers not replaced under the replace rule alone (reported beside the locked
+            sets, ``engine.jokers``) with the sources' tiles kept out of the after-sets the
+            placement avoids: the same reading as the placement's (SPEC §4, one consistent
+            assignment; xp strict-joker + ``other_set``, ``K1 K2 J`` + ``K2 K3 J`` + ``K4 K5 J``
+            -> ``K3 O3 B3`` + ``K2 R2 O2`` + ``K1 K2 K3 K4 K5 J J`` + ``R6 R7 J``: the K4 joker
+            in the long run is misused, or ``K2 K3 J``'s tiles lie in the groups alone and it is
+            not replaced; was ``JOKER_SET_BROKEN`` alone, R3J-5 of an independent judge,
+            session 58)."""
+            found = joker_replacement.replacements(
+                search, jokers, stays, locked=False, avoid=avoided, reserved=reserved, group_tiles=free_both
+            )
+            return [v for v in found if v.code == "JOKER_NOT_REPLACED"]
+
     memo_key = (
         tuple(sorted((j.source, search.readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
         tuple(free.values()),
@@ -122,7 +154,7 @@ def placements(
     found = search.placement_memo.get(memo_key)
     if found is None:
         found = search.placement_memo[memo_key] = _place_freed(
-            search, freed, fixed, free, stayed_in, wholes, jointly, unreplaced
+            search, freed, fixed, free, stayed_in, wholes, jointly, unreplaced, beside
         )
     return found
 
@@ -136,12 +168,24 @@ def _place_freed(
     wholes: frozenset[tuple[int, int]] = frozenset(),
     jointly: Jointly | None = None,
     unreplaced: int = 0,
+    beside: Beside | None = None,
 ) -> list[Violation]:
     """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
     kept whole, as (source, after-set), whose copies all lie there; ``jointly``: whether
     the freed jokers' replacements hold with the (source, after-set) pairs a placement
     avoids; ``unreplaced``: how many freed jokers have no replacing tile (so need no copy
-    of their set beside one)."""
+    of their set beside one); ``beside``: under locked sets, the jokers not replaced under
+    the replace rule alone with those pairs avoided. A placement whose avoided pairs leave
+    more jokers so unreplaced than nothing avoided does costs those too, and the answer is
+    then the misused jokers and every ``JOKER_NOT_REPLACED`` of that one reading. Between
+    placements costing as many, the one misusing fewer: with nothing avoided the replace rule
+    counts a copy in every after-set holding a tile of the set, even where a set kept whole
+    holds that tile's only copy, so a placement resting on that count may rest on no reading
+    (``J K3 K4`` + ``J K4 K5`` -> ``K4 K5 K6`` + ``J J K3 K4``, strict-joker + ``other_set``:
+    the first set kept whole with its joker as K2, the second's freed into the long run would
+    be misused only with its K4 there, the kept set's; kept out, no successor holds its K3:
+    ``JOKER_SET_BROKEN`` + ``JOKER_NOT_REPLACED``, an independent judge's only fewest codes,
+    session 59)."""
     rule = search.rules.freed_joker_use
     two_rack_tiles = rule == "new_set_with_two_rack_tiles"
     hosts = [k for k in search.open_after if free[k] > 0]
@@ -159,6 +203,9 @@ def _place_freed(
     kept = frozenset(search.sources[n].index for n, _ in wholes)
     best_misused = len(freed) + 1
     best_at: list[int] = []
+    told = len(beside(frozenset(), frozenset())) if beside is not None else 0  # with nothing avoided
+    best_cost = best_misused  # the misused jokers and the unreplaced beyond ``told``
+    best_beside: list[Violation] = []  # the best placement's unreplaced, when beyond ``told``
     replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
     if search.needs_tile:
         for joker in freed:
@@ -194,9 +241,9 @@ def _place_freed(
         bad: int,
         avoided: frozenset[tuple[int, int]],
     ) -> None:
-        nonlocal best_misused, best_at
-        if bad >= best_misused:
-            return
+        nonlocal best_misused, best_at, best_cost, best_beside
+        if bad >= best_cost:
+            return  # (a placement costs its misused jokers at least, and no fewer misused reads better)
         if n == len(freed):
             if good and two_rack_tiles and not _two_played_each(search, good, free):
                 return
@@ -209,9 +256,14 @@ def _place_freed(
                 return
             if not all_hold_none(avoided):
                 return
-            if jointly is not None and avoided and not jointly(avoided, _fixed_played(search, good, two_rack_tiles)):
+            reserved = _fixed_played(search, good, two_rack_tiles)
+            if jointly is not None and avoided and not jointly(avoided, reserved):
                 return
-            best_misused = bad
+            more = beside(avoided, reserved) if beside is not None and avoided else []
+            extra = max(0, len(more) - told)
+            if (bad + extra, bad) >= (best_cost, best_misused):
+                return
+            best_misused, best_cost, best_beside = bad, bad + extra, more if extra else []
             # (in the order of their tiles: the pointers do not follow the turn's listing; a set
             # holding two misused jokers is named twice: an independent oracle, session 56)
             misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
@@ -230,10 +282,11 @@ def _place_freed(
 
     place(0, dict(free), {}, {}, 0, frozenset())
     params = {"rule": rule}
-    return [
+    misused = [
         Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
         for m in range(best_misused)
     ]
+    return misused + best_beside
 
 
 def _fixed_played(search: JokerSearch, good: Mapping[int, int], two_rack_tiles: bool) -> CopiesAt:

@@ -361,8 +361,11 @@ class JokerSearch:
             violations += joker_replacement.replacements(self, jokers, stays)
         if self.locked:
             violations += locked_joker_sets.locked_sets(self, jokers, stays)
+        beside: list[Violation] | None = None  # the placement's own unreplaced, when they differ
         if freed and self.rules.freed_joker_use != "any_set":
-            violations += joker_use.placements(self, jokers, freed, fixed, stays)
+            placed = joker_use.placements(self, jokers, freed, fixed, stays)
+            violations += [v for v in placed if v.code != "JOKER_NOT_REPLACED"]
+            beside = [v for v in placed if v.code == "JOKER_NOT_REPLACED"] or None
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         unreplaced: tuple[Violation, ...] = ()
@@ -372,10 +375,16 @@ class JokerSearch:
             # locked set (above); when no copy of its tile lies in a successor at all it was not
             # replaced either (the replace rule alone, without the locked sets' claims on copies;
             # under a free release the rule of both colours alone, as without locked sets)
+            # (in the reading of the freed jokers' places: where those places keep a set's tiles
+            # out of after-sets, its replacing tiles are not there either; ``joker_use``)
             unreplaced = tuple(
-                v
-                for v in joker_replacement.replacements(self, jokers, stays, locked=False, group_tiles=free_both)
-                if v.code == "JOKER_NOT_REPLACED"
+                beside
+                if beside is not None
+                else (
+                    v
+                    for v in joker_replacement.replacements(self, jokers, stays, locked=False, group_tiles=free_both)
+                    if v.code == "JOKER_NOT_REPLACED"
+                )
             )
         # (those reported beside count among the violations: a reading "freeing" a joker that
         # stays, to call it not replaced beside a broken lock, read better than both jokers
