@@ -132,7 +132,7 @@ class LocalBackend:
             return list_rules() if preset is None else get_rules(preset)
         except RequestError as exc:
             problem = exc.to_problem(self.lang)
-            raise CliError(problem_line(problem), EXIT_INPUT, problem) from None
+            raise CliError(problem_line(problem, detail_first=True), EXIT_INPUT, problem) from None
 
 
 def make_backend(
@@ -144,7 +144,7 @@ def make_backend(
 ) -> Backend:
     """In-process unless a server URL is given. A ``batch`` (score, replay) retries busy answers
     more often (``BATCH_BUSY_RETRIES``), telling ``on_busy``."""
-    if server:
+    if server is not None:
         from cli.remote import RemoteBackend
 
         return RemoteBackend(

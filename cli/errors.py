@@ -36,10 +36,15 @@ LISTED_AT_MOST = 50
 a request with more is told that many, and the line says there may be more."""
 
 
-def problem_line(problem: Mapping[str, Any], default: str = "bad request") -> str:
+def problem_line(problem: Mapping[str, Any], default: str = "bad request", detail_first: bool = False) -> str:
     """One line for an RFC 9457 problem: its first errors, each as ``pointer: detail``
     (``; ``-separated, then "… and N more"), else the problem's detail or title (or a
-    gateway's ``message``), else ``default``."""
+    gateway's ``message``), else ``default``.
+
+    The errors' details are English in every language (docs/cli.md, ``--lang``), so the line is
+    too, a whole-request error's included (the problem's own detail, in ``--lang``, made the
+    line Spanish, or shorter in Spanish: "must be a JSON object"); ``detail_first`` tells such
+    an error by the problem's detail instead (``rules PRESET``: the presets, in ``--lang``)."""
     errors = problem.get("errors")
     whole = (
         isinstance(errors, list)
@@ -48,10 +53,7 @@ def problem_line(problem: Mapping[str, Any], default: str = "bad request") -> st
         and not errors[0].get("pointer")
     )
     detail = problem.get("detail")
-    if whole and isinstance(detail, str) and detail and "'errors'" not in detail:
-        # about the whole request: the detail says the most (presets...), unless it only sends
-        # the reader to the errors (the Spanish 422: "No se puede leer la petición (1 error); ver
-        # 'errors'."), which this line shows instead
+    if detail_first and whole and isinstance(detail, str) and detail:
         return detail
     if isinstance(errors, list) and errors and all(isinstance(e, Mapping) for e in errors):
         shown = []

@@ -248,11 +248,25 @@ LangOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON answer on stdout instead of a report.")]
+
+
+def _server_given(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> str | None:
+    """A ``RUMMIKUB_SERVER`` that is only spaces is unset, as an empty one is (it was told as
+    "--server http://: not a usable ... URL"); a blank ``--server`` given is kept, for
+    ``RemoteBackend`` to refuse (it ran in-process, quietly; the surfaces audit, session 59)."""
+    if value is not None and not value.strip() and param.name is not None:
+        source = ctx.get_parameter_source(param.name)  # (typer's own click: its enum, told by name)
+        if source is not None and source.name == "ENVIRONMENT":
+            return None
+    return value
+
+
 ServerOpt = Annotated[
     str | None,
     typer.Option(
         "--server",
         envvar="RUMMIKUB_SERVER",
+        callback=_server_given,
         metavar="URL",
         help="Ask the rules service at URL (e.g. http://127.0.0.1:8000) instead of the in-process engine.",
     ),
@@ -397,7 +411,7 @@ answer it cannot read."""
 
 
 def _backend(server: str | None, lang: Lang, timeout: float, batch: bool = False) -> Backend:
-    if server:
+    if server is not None:
         _answering_server.set(server)
     if not batch:
         return make_backend(server, lang.value, timeout)
@@ -778,6 +792,8 @@ def _batch(
 
 def _check_html_target(path: str) -> None:
     """``--html``: a path the page can be written to, checked before the games are replayed."""
+    if not path:  # (Path("") is the current folder: "cannot write : it is a folder")
+        raise CliError("--html: an empty path names no file")
     target = Path(path)
     try:
         folder, parent_is_folder = target.is_dir(), target.parent.is_dir()

@@ -35,6 +35,7 @@ from cli.backend import (
     DEFAULT_TIMEOUT,
     MAX_RETRY_AFTER,
     RETRY_STATUSES,
+    LocalBackend,
     encode_body,
 )
 from cli.errors import EXIT_INPUT, EXIT_SERVICE, CliError, problem_line
@@ -230,6 +231,8 @@ class RemoteBackend:
         busy_retries: int = BUSY_RETRIES,
         on_busy: Callable[[str], None] | None = None,
     ) -> None:
+        if not server.strip():  # (an empty --server ran in-process, quietly)
+            raise CliError(f"--server {server!r}: not a usable http:// or https:// URL", stops=True)
         server = server.strip()
         if "://" not in server:
             server = f"http://{server}"
@@ -382,6 +385,11 @@ class RemoteBackend:
         )
 
     def rules(self, preset: str | None = None) -> Any:
+        if preset is not None and (preset in ("", ".", "..") or "/" in preset):
+            # A name no URL path segment carries (the client drops dot segments, the server
+            # decodes %2F before routing: "No endpoint GET /v1/rules/"): never a preset, so
+            # answered as in-process does (docs/cli.md "Two back ends, one answer").
+            return LocalBackend(self.lang).rules(preset)
         path = "/v1/rules" if preset is None else f"/v1/rules/{quote(preset, safe='')}"
         reply = self._get(path)
         # A 404 for a preset is the service's answer (an unknown preset) when it lists its presets.
@@ -499,8 +507,8 @@ class RemoteBackend:
                 stops=True,
             )
         if status >= 400:
-            if isinstance(payload, dict):
-                raise CliError(problem_line(payload), EXIT_INPUT, payload)
+            if isinstance(payload, dict):  # (an unknown preset's 404, route_known, told as rules PRESET tells it)
+                raise CliError(problem_line(payload, detail_first=route_known), EXIT_INPUT, payload)
             raise CliError(f"{what} answered {status} {response.reason}", EXIT_INPUT)
         if payload is None:
             raise CliError(f"the rules service sent something that is not JSON for {what}", EXIT_SERVICE)

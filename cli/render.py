@@ -316,7 +316,7 @@ WORDS: dict[str, dict[str, str]] = {
         "no_opening": "Ninguna jugada legal: roba una ficha (ninguna primera jugada llega a los {minimum} puntos).",
         "busy_retrying": "el servicio de reglas está ocupado ({what} respondió {status}): se reintenta dentro de "
         "{wait} s{asked} (intento {next} de {most} como máximo)",
-        "busy_as_asked": ", como pide",
+        "busy_as_asked": ", como pide el servicio",
     },
 }
 

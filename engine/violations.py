@@ -213,15 +213,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "POOL_MISMATCH": {
         "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing}).",
-        "es": "El pozo debe tener exactamente {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (faltan: {missing}).",
+        "es": "El pozo debe tener exactamente {expected:#la/las} {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (faltan: {missing}).",
     },
     "POOL_MISMATCH/one": {
         "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing}).",
-        "es": "El pozo debe tener exactamente {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (falta: {missing}).",
+        "es": "El pozo debe tener exactamente {expected:#la/las} {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (falta: {missing}).",
     },
     "POOL_MISMATCH/more": {
         "en": "The pool must hold exactly the {expected:tile/tiles} that {expected:#was/were} not dealt; it holds {count} (missing: {missing} and {more} more).",
-        "es": "El pozo debe tener exactamente {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (faltan: {missing} y {more} más).",
+        "es": "El pozo debe tener exactamente {expected:#la/las} {expected:ficha/fichas} que no se {expected:#repartió/repartieron}; tiene {count} (faltan: {missing} y {more} más).",
     },
     "END_MISMATCH": {
         "en": "The record says the round ended with the pool exhausted, but {count:tile is/tiles are} still in the pool.",

@@ -187,7 +187,8 @@ def decode_json(raw: bytes) -> Any:
 
 
 def read_json_body(limit: int | None) -> Any:
-    """The request body as JSON. RequestError 415 for another content type, 400 for a body that
+    """The request body as JSON. RequestError 415 for another content type or a content coding
+    (``Content-Encoding`` other than identity), 400 for a body that
     is not JSON (including NaN/Infinity and nesting too deep to parse), 413 over ``limit`` bytes
     (the app's MAX_CONTENT_LENGTH)."""
     req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup, not six
@@ -206,6 +207,22 @@ def read_json_body(limit: int | None) -> Any:
             f"The request body must be JSON (Content-Type: application/json){why}",
             [{"pointer": "", "detail": detail}],
             detail_es=f"El cuerpo debe ser JSON (Content-Type: application/json){why_es}",
+        )
+    coding = environ.get("HTTP_CONTENT_ENCODING")
+    if coding is not None and any(c.strip().lower() not in ("", "identity") for c in coding.split(",")):
+        # (a gzip body was a 400 "'utf-8' codec can't decode byte 0x8b", a plain one labelled
+        # gzip a 200: a coding is refused as RFC 9110 §15.5.16 says; the surfaces audit, session 59)
+        shown = (
+            coding.strip() if coding.isascii() and coding.isprintable() and len(coding) <= 60 else ascii(coding[:60])
+        )
+        raise RequestError(
+            415,
+            f"The request body is sent with Content-Encoding {shown}: content codings are not accepted; "
+            "send the body uncoded.",
+            [{"pointer": "", "detail": f"unsupported content coding {shown}"}],
+            detail_es=f"El cuerpo llega con Content-Encoding {shown}: no se aceptan codificaciones de contenido; "
+            "envía el cuerpo sin codificar.",
+            headers={"Accept-Encoding": "identity"},
         )
     if JSON_BODY_KEY in environ:  # decoded by the server (service.server), once
         return environ[JSON_BODY_KEY]
@@ -372,7 +389,7 @@ def _register_error_handlers(app: Flask) -> None:
                 status,
                 detail,
                 [{"pointer": "", "detail": f"no endpoint {method} {request.path}"}],
-                detail_es=f"No hay {method} {request.path}: las rutas de la API están en /openapi.yaml y /docs.",
+                detail_es=f"No existe la ruta {method} {request.path}: las rutas de la API están en /openapi.yaml y /docs.",
             )
         elif status == 405 and error.description == MethodNotAllowed.description:
             allowed = ", ".join(sorted(getattr(error, "valid_methods", None) or ()))
@@ -387,7 +404,7 @@ def _register_error_handlers(app: Flask) -> None:
                 status,
                 "This service does not speak WebSocket: send the request without 'Upgrade: websocket'.",
                 [{"pointer": "", "detail": "a WebSocket upgrade is not served: the API is plain HTTP"}],
-                detail_es="Este servicio no habla WebSocket: envíe la petición sin 'Upgrade: websocket'.",
+                detail_es="Este servicio no habla WebSocket: envía la petición sin 'Upgrade: websocket'.",
             )
         else:  # werkzeug's own refusals (a malformed request, a failed precondition, a range)
             description = error.description or HTTPStatus(status).phrase

@@ -388,15 +388,22 @@ def list_rules() -> dict[str, Any]:
     return {"default": "sabra", "presets": [_preset_json(name, rules) for name, rules in PRESETS.items()]}
 
 
+SHOWN_NAME = 100
+"""The most characters of an unknown preset's name its 404 repeats (then "…")."""
+
+
 def get_rules(preset: str) -> dict[str, Any]:
     """``GET /v1/rules/{preset}``. Raises RequestError 404 for an unknown preset."""
     rules = PRESETS.get(preset)
     if rules is None:
+        # (at most SHOWN_NAME characters of the name: the whole path segment was echoed twice,
+        # up to the URL's limit; the surfaces audit, session 59)
+        name = repr(preset) if len(preset) <= SHOWN_NAME else f"{preset[:SHOWN_NAME]!r}…"
         raise RequestError(
             404,
-            f"unknown rules preset {preset!r}; presets: {', '.join(PRESETS)}",
-            [{"pointer": "", "detail": f"unknown preset {preset!r}"}],
-            detail_es=f"Conjunto de reglas desconocido {preset!r}; disponibles: {', '.join(PRESETS)}",
+            f"unknown rules preset {name}; presets: {', '.join(PRESETS)}",
+            [{"pointer": "", "detail": f"unknown preset {name}"}],
+            detail_es=f"Conjunto de reglas desconocido {name}; disponibles: {', '.join(PRESETS)}",
         )
     return _preset_json(preset, rules)
 

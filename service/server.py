@@ -673,7 +673,7 @@ class RSGIAdapter:
                     400,
                     f"the body came in more than {MAX_BODY_CHUNKS:,} chunks: "
                     "send it with a Content-Length, or in larger chunks",
-                    detail_es=f"el cuerpo llegó en más de {count_es} trozos: envíelo con Content-Length, "
+                    detail_es=f"el cuerpo llegó en más de {count_es} trozos: envíalo con Content-Length, "
                     "o en trozos más grandes",
                 )
         return b"".join(parts)
@@ -810,7 +810,7 @@ class RSGIAdapter:
             503,
             f"The share for costly requests (the solver, long searches) is full: {detail}; retry after {wait} s.",
             [{"pointer": "", "detail": detail, "limit": limit}],
-            detail_es=f"El servicio está ocupado con peticiones costosas (el buscador de jugadas, búsquedas largas); reintente dentro de {wait} s.",
+            detail_es=f"El servicio está ocupado con peticiones costosas (el buscador de jugadas, búsquedas largas); reintenta dentro de {wait} s.",
         )
         lang = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
         rid = request_id(environ)

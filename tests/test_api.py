@@ -436,7 +436,7 @@ def test_every_problem_detail_follows_accept_language(client: FlaskClient) -> No
     from service import server
 
     missing = client.get("/v1/nothing", headers={"Accept-Language": "es"}).get_json()
-    assert missing["title"] == "No encontrado" and missing["detail"].startswith("No hay GET /v1/nothing")
+    assert missing["title"] == "No encontrado" and missing["detail"].startswith("No existe la ruta GET /v1/nothing")
     method = client.get("/v1/sets/validate", headers={"Accept-Language": "es"}).get_json()
     assert method["detail"] == "GET no está permitido en /v1/sets/validate (permitidos: OPTIONS, POST)."
     for status in (400, 408):

@@ -17,6 +17,7 @@ import pytest
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from engine.generate import corrupt_game, generate_game
+from engine.rules import PRESETS
 from service.app import create_app
 from tests.test_cli import POSITION, ROUND, ROUND_2, TURN_BAD, TURN_OK, invoke, one_line_error, write
 
@@ -207,6 +208,22 @@ def test_unknown_preset_is_the_service_answer_not_a_wrong_path(server: str) -> N
     assert remote.stderr == local.stderr
     assert "unknown rules preset 'house'" in one_line_error(remote)
     assert "the rules service?" in one_line_error(invoke("rules", "--server", server + "/v1"))
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "sabra/", "xp/../sabra", "/tmp/x.json"])
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_preset_name_no_url_path_carries_is_answered_as_in_process(server: str, name: str, lang: str) -> None:
+    """The client drops a URL's dot segments and the server decodes %2F before routing: such a
+    name reached another path ("No endpoint GET /v1/rules/..."; the surfaces audit, session 59)."""
+    for extra in ([], ["--json"]):
+        local = invoke("rules", name, "--lang", lang, *extra)
+        remote = invoke("rules", name, "--lang", lang, *extra, "--server", server)
+        assert remote.exit_code == local.exit_code == 2
+        assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
+    word = "unknown rules preset" if lang == "en" else "Conjunto de reglas desconocido"
+    assert one_line_error(
+        remote
+    ) == f"rummikub: {word} {name!r}; {'presets' if lang == 'en' else 'disponibles'}: " + ", ".join(PRESETS)
 
 
 # --- a server that is down, failing or slow ------------------------------------------------------
@@ -537,7 +554,7 @@ def test_the_busy_notice_counts_the_tries_it_will_make(files: dict[str, str]) ->
         notice = invoke("score", files["round"], "--server", url, "--lang", "es").stderr.splitlines()[0]
     assert notice == (
         "rummikub: el servicio de reglas está ocupado (POST /v1/rounds/score respondió 503): se reintenta "
-        "dentro de 0 s, como pide (intento 2 de 7 como máximo)"
+        "dentro de 0 s, como pide el servicio (intento 2 de 7 como máximo)"
     ), notice
 
 

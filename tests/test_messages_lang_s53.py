@@ -33,11 +33,11 @@ def test_pool_mismatch_of_one_undealt_tile_is_singular() -> None:
         "The pool must hold exactly the 1 tile that was not dealt; it holds 0 (missing: B3)."
     )
     assert render("POOL_MISMATCH", params, "es") == (
-        "El pozo debe tener exactamente 1 ficha que no se repartió; tiene 0 (falta: B3)."
+        "El pozo debe tener exactamente la 1 ficha que no se repartió; tiene 0 (falta: B3)."
     )
     many = {"count": 77, "expected": 78, "missing": "K9", "case": "one"}
     assert "exactly the 78 tiles that were not dealt" in render("POOL_MISMATCH", many, "en")
-    assert "exactamente 78 fichas que no se repartieron" in render("POOL_MISMATCH", many, "es")
+    assert "exactamente las 78 fichas que no se repartieron" in render("POOL_MISMATCH", many, "es")
 
 
 def test_group_joker_needing_both_colours_names_both_tiles_in_the_plural() -> None:
