@@ -143,13 +143,34 @@ def placements(
             )
             return [v for v in found if v.code == "JOKER_NOT_REPLACED"]
 
+    elif jointly is not None and not search.locked:
+
+        def beside(avoided: frozenset[tuple[int, int]], reserved: CopiesAt = frozenset()) -> list[Violation]:
+            """Without locked sets, the freed jokers' replacements themselves with the sources'
+            tiles kept out of the after-sets the placement avoids: a placement costs the
+            replacements it loses, and its own are the ones told (SPEC §4, one consistent
+            assignment; sabra + rack + ``other_set``, ``J=R7 R8 R9 R10`` + ``R6 R7 R8 J`` +
+            ``O13 K13 R13`` -> ``R6 R7 R8 R9`` + ``R13 O13 J K13`` + ``R8 R9 R10 J``, rack
+            ``R9``: the table R7 replaces the first joker only if the long run holds the first
+            set's tiles, and then a joker in the run of that set's tiles is misused; was
+            ``JOKER_REPLACED_FROM_TABLE`` alone, now ``JOKER_NOT_REPLACED``; pressman-2009 with
+            both colours, ``J K10 O10`` + ``R10 R11 R12`` -> ``K10 O10 B10`` + ``R11 R12 R13`` +
+            ``R10 K10 B10 J``, rack ``B10 B10 K10 R13``: the K10 beside the joker the played
+            one, no successor holds R10; was ``JOKER_REPLACED_FROM_TABLE`` +
+            ``FREED_JOKER_MISUSED``, now ``JOKER_NOT_REPLACED``; O4-C1/C2/C3 of an independent
+            referee, session 59)."""
+            return joker_replacement.replacements(search, jokers, stays, avoid=avoided, reserved=reserved)
+
+        jointly = None  # (the cost above in its place)
+        unreplaced = len(freed)  # (nor do the places ask for the replacements: they are told)
+
     memo_key = (
         tuple(sorted((j.source, search.readings_chosen[j.source].kind, tuple(sorted(j.options))) for j in freed)),
         tuple(free.values()),
         tuple(sorted((k, r.kind) for k, r in fixed.items())),
         tuple(sorted(stayed_in)),
         wholes,
-        tuple(stays) if jointly is not None else (),
+        tuple(stays) if search.needs_tile else (),
     )
     found = search.placement_memo.get(memo_key)
     if found is None:
@@ -175,7 +196,9 @@ def _place_freed(
     the freed jokers' replacements hold with the (source, after-set) pairs a placement
     avoids; ``unreplaced``: how many freed jokers have no replacing tile (so need no copy
     of their set beside one); ``beside``: under locked sets, the jokers not replaced under
-    the replace rule alone with those pairs avoided. A placement whose avoided pairs leave
+    the replace rule alone with those pairs avoided (without them, the replacements
+    themselves so judged, told in the stead of those with nothing avoided, the
+    cheaper of equal placements the one losing fewer: session 59). A placement whose avoided pairs leave
     more jokers so unreplaced than nothing avoided does costs those too, and the answer is
     then the misused jokers and every ``JOKER_NOT_REPLACED`` of that one reading. Between
     placements costing as many, the one misusing fewer: with nothing avoided the replace rule
@@ -242,7 +265,7 @@ def _place_freed(
         avoided: frozenset[tuple[int, int]],
     ) -> None:
         nonlocal best_misused, best_at, best_cost, best_beside
-        if bad >= best_cost:
+        if bad > best_cost or (bad == best_cost and (search.locked or best_cost == best_misused)):
             return  # (a placement costs its misused jokers at least, and no fewer misused reads better)
         if n == len(freed):
             if good and two_rack_tiles and not _two_played_each(search, good, free):
@@ -261,9 +284,14 @@ def _place_freed(
                 return
             more = beside(avoided, reserved) if beside is not None and avoided else []
             extra = max(0, len(more) - told)
-            if (bad + extra, bad) >= (best_cost, best_misused):
+            # (without locked sets, between placements costing as many, the one losing fewer
+            # replacements: the reading with nothing kept apart, as before; hand-made case
+            # h7-s51-356, ``R4 R5 J`` twice -> ``R4 R5 R6 J`` + ``R4 R5 J``, stays misused)
+            tie = (bad, best_misused) if search.locked else (extra, best_cost - best_misused)
+            if (bad + extra, tie[0]) >= (best_cost, tie[1]):
                 return
-            best_misused, best_cost, best_beside = bad, bad + extra, more if extra else []
+            best_misused, best_cost = bad, bad + extra
+            best_beside = more if extra or not search.locked else []
             # (in the order of their tiles: the pointers do not follow the turn's listing; a set
             # holding two misused jokers is named twice: an independent oracle, session 56)
             misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
