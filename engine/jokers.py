@@ -364,13 +364,14 @@ class JokerSearch:
         beside: list[Violation] | None = None  # the placement's own unreplaced, when they differ
         if freed and self.rules.freed_joker_use != "any_set":
             placed = joker_use.placements(self, jokers, freed, fixed, stays)
-            mine = [v for v in placed if v.code == "FREED_JOKER_MISUSED"]
-            if not self.locked and len(mine) < len(placed):
+            own = [v for v in placed if v.code != "FREED_JOKER_MISUSED"]  # the places' own reading's
+            if self.locked:
+                beside = own or None  # (its jokers not replaced, told beside the lock below)
+            elif own:
                 # without locked sets, the replacements in the reading of the freed jokers'
-                # places, told there in their stead (``joker_use``; O4-C1/C2, session 59)
-                violations = [v for v in placed if v.code != "FREED_JOKER_MISUSED"]
-            violations += [v for v in placed if v.code != "JOKER_NOT_REPLACED"] if self.locked else mine
-            beside = [v for v in placed if v.code == "JOKER_NOT_REPLACED"] or None
+                # places, told in the stead of those above (``joker_use``; O4-C1/C2, session 59)
+                violations = own
+            violations += [v for v in placed if v.code == "FREED_JOKER_MISUSED"]
         if freed and not self.opened:
             violations.append(Violation("JOKER_RELEASED_BEFORE_OPENING", "/after", {"count": len(freed)}))
         unreplaced: tuple[Violation, ...] = ()
