@@ -30,9 +30,10 @@ Jointly = Callable[[frozenset[tuple[int, int]], "CopiesAt"], bool]
 avoids and the played copies a new set fixes (``placements``)."""
 
 Beside = Callable[[frozenset[tuple[int, int]], "CopiesAt"], list[Violation]]
-"""The jokers not replaced under the replace rule alone (``JOKER_NOT_REPLACED``, reported
-beside the locked sets) with the (source, after-set) pairs a placement avoids and the played
-copies a new set fixes (``placements``)."""
+"""The replacement violations in a placement's own reading: with the (source, after-set) pairs
+it avoids and the played copies a new set fixes (``placements``). Under locked sets the jokers
+not replaced under the replace rule alone (``JOKER_NOT_REPLACED``, told beside the lock);
+without them every replacement violation (told in the stead of those with nothing avoided)."""
 
 
 class _OutOfSteps(Exception):
