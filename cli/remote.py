@@ -214,6 +214,12 @@ class Reply(NamedTuple):
             return None
 
 
+def unusable_server(shown: str, why: str = "") -> CliError:
+    """``--server`` that is no http(s) URL (``shown`` as typed, ``why`` what is wrong, if said):
+    the same for every document, so a batch stops here."""
+    return CliError(f"--server {shown}: not a usable http:// or https:// URL{why}", EXIT_INPUT, stops=True)
+
+
 class RemoteBackend:
     """The rules service over HTTP. Thread-safe: each thread gets its own Session.
 
@@ -232,7 +238,7 @@ class RemoteBackend:
         on_busy: Callable[[str], None] | None = None,
     ) -> None:
         if not server.strip():  # (an empty --server ran in-process, quietly)
-            raise CliError(f"--server {server!r}: not a usable http:// or https:// URL", stops=True)
+            raise unusable_server(repr(server))
         server = server.strip()
         if "://" not in server:
             server = f"http://{server}"
@@ -242,11 +248,9 @@ class RemoteBackend:
         try:
             scheme = urlsplit(self.server).scheme.lower()
         except ValueError as exc:  # "http://[::1"
-            raise CliError(
-                f"--server {self.server_given}: not a usable http:// or https:// URL ({self._masked(exc)})", stops=True
-            ) from None
+            raise unusable_server(self.server_given, f" ({self._masked(exc)})") from None
         if scheme not in ("http", "https"):
-            raise CliError(f"--server {self.server_given}: not a usable http:// or https:// URL", stops=True)
+            raise unusable_server(self.server_given)
         self.lang = lang
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.retries = retries
@@ -436,9 +440,7 @@ class RemoteBackend:
             # (requests' words for another scheme name its adapters: only an invalid URL's help)
             why = f" ({self._masked(exc)})" if type(exc) is requests.exceptions.InvalidURL else ""
             # (the same for every document: a batch stops here, as for a scheme that is not http(s))
-            return CliError(
-                f"--server {self.server_given}: not a usable http:// or https:// URL{why}", EXIT_INPUT, stops=True
-            )
+            return unusable_server(self.server_given, why)
         return CliError(self._unreachable(exc), EXIT_SERVICE)
 
     def _masked(self, exc: Exception) -> str:

@@ -228,7 +228,15 @@ def _place_freed(
     best_misused = len(freed) + 1
     best_at: list[int] = []
     told = len(beside(frozenset(), frozenset())) if beside is not None else 0  # with nothing avoided
-    best_cost = best_misused  # the misused jokers and the unreplaced beyond ``told``
+
+    def key(misused: int, extra: int) -> tuple[int, int]:
+        """A placement's rank: its cost (the misused jokers and the unreplaced beyond ``told``),
+        then between equal costs fewer misused under locked sets, fewer lost replacements
+        without them (the reading with nothing kept apart, as before; hand-made case
+        h7-s51-356, ``R4 R5 J`` twice -> ``R4 R5 R6 J`` + ``R4 R5 J``, stays misused)."""
+        return (misused + extra, misused if search.locked else extra)
+
+    best_key = key(best_misused, 0)
     best_beside: list[Violation] = []  # the best placement's unreplaced, when beyond ``told``
     replacing: dict[int, list[frozenset[str]]] = {}  # per source, what each freed joker may need
     if search.needs_tile:
@@ -265,9 +273,9 @@ def _place_freed(
         bad: int,
         avoided: frozenset[tuple[int, int]],
     ) -> None:
-        nonlocal best_misused, best_at, best_cost, best_beside
-        if bad > best_cost or (bad == best_cost and (search.locked or best_cost == best_misused)):
-            return  # (a placement costs its misused jokers at least, and no fewer misused reads better)
+        nonlocal best_misused, best_at, best_key, best_beside
+        if key(bad, 0) >= best_key:
+            return  # (no placement below ranks better: it misuses ``bad`` jokers at least)
         if n == len(freed):
             if good and two_rack_tiles and not _two_played_each(search, good, free):
                 return
@@ -285,13 +293,9 @@ def _place_freed(
                 return
             more = beside(avoided, reserved) if beside is not None and avoided else []
             extra = max(0, len(more) - told)
-            # (without locked sets, between placements costing as many, the one losing fewer
-            # replacements: the reading with nothing kept apart, as before; hand-made case
-            # h7-s51-356, ``R4 R5 J`` twice -> ``R4 R5 R6 J`` + ``R4 R5 J``, stays misused)
-            tie = (bad, best_misused) if search.locked else (extra, best_cost - best_misused)
-            if (bad + extra, tie[0]) >= (best_cost, tie[1]):
+            if key(bad, extra) >= best_key:
                 return
-            best_misused, best_cost = bad, bad + extra
+            best_misused, best_key = bad, key(bad, extra)
             best_beside = more if extra or not search.locked else []
             # (in the order of their tiles: the pointers do not follow the turn's listing; a set
             # holding two misused jokers is named twice: an independent oracle, session 56)
