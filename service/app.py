@@ -475,6 +475,25 @@ def _add_cors(app: Flask, origins: list[str]) -> None:
         return response
 
 
+def _answer_options_with_no_content(app: Flask) -> None:
+    """Flask answers ``OPTIONS`` itself with ``Allow`` and an empty text/html 200; the answer
+    has no content, so it says so: 204 with neither ``Content-Type`` nor ``Content-Length``
+    (RFC 9110 §15.3.5, §8.6). A CORS preflight accepts any 2xx (WHATWG Fetch "ok status")."""
+
+    @app.after_request
+    def no_content(response: Response) -> Response:
+        if (
+            request.method == "OPTIONS"
+            and response.status_code == 200
+            and not response.is_streamed
+            and not response.get_data()
+        ):
+            response.status_code = HTTPStatus.NO_CONTENT
+            del response.headers["Content-Type"]
+            del response.headers["Content-Length"]
+        return response
+
+
 def _cors_origins(config: Mapping[str, Any]) -> list[str]:
     raw = config.get(CORS_ORIGINS_KEY, os.environ.get(CORS_ORIGINS_KEY, ""))
     items = raw.split(",") if isinstance(raw, str) else list(raw or [])
@@ -501,6 +520,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(_v1_blueprint())
     _register_meta_routes(app)
     _register_error_handlers(app)
+    _answer_options_with_no_content(app)
     origins = _cors_origins(settings)
     if origins:
         _add_cors(app, origins)

@@ -144,9 +144,24 @@ def test_cors_when_configured() -> None:
         "/v1/turns/verify",
         headers={"Origin": "https://b.example", "Access-Control-Request-Method": "POST"},
     )
-    assert preflight.status_code == 200
+    assert preflight.status_code == 204  # (any 2xx passes a preflight; there is no content)
+    assert "Content-Type" not in preflight.headers and "Content-Length" not in preflight.headers
     assert preflight.headers["Access-Control-Allow-Origin"] == "https://b.example"
     assert "Content-Type" in preflight.headers["Access-Control-Allow-Headers"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/turns/verify", "/v1/rules", "/v1/rules/sabra", "/healthz", "/docs", "/openapi.yaml"]
+)
+def test_options_answers_no_content(client: FlaskClient, path: str) -> None:
+    """OPTIONS (with or without CORS) is a 204 naming the methods, not an empty text/html 200
+    (a hostile-client audit, session 59: SUR-7)."""
+    response = client.options(path)
+    assert response.status_code == 204
+    assert "OPTIONS" in response.headers["Allow"]
+    assert response.data == b""
+    assert "Content-Type" not in response.headers and "Content-Length" not in response.headers
+    assert client.options("/v1/no-such-thing").status_code == 404
 
 
 def test_cors_any_origin(monkeypatch: pytest.MonkeyPatch) -> None:
