@@ -548,10 +548,12 @@ class RSGIAdapter:
         from service import app, operations  # (imported once the app runs: no cost per request)
 
         name = environ["PATH_INFO"].removeprefix("/v1/")
+        if name not in operations.BUDGETED_ALWAYS and name not in operations.BUDGETED_SOMETIMES:
+            return False
+        if app.unsupported_media(environ) is not None:
+            return False  # (the app's 415, at once: the body is never read)
         if name in operations.BUDGETED_ALWAYS:
             return True
-        if name not in operations.BUDGETED_SOMETIMES or "json" not in environ.get("CONTENT_TYPE", "").lower():
-            return False
         try:
             doc = app.decode_json(body)
         except (ValueError, RecursionError):

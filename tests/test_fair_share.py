@@ -297,6 +297,41 @@ def test_the_busy_answer_carries_the_apps_cors_headers() -> None:
     assert "access-control-allow-origin" not in other and other["vary"] == "Accept-Language, Origin"
 
 
+@pytest.mark.parametrize(
+    ("path", "content_type", "coding"),
+    [
+        ("/v1/moves/suggest", "application/json", "gzip"),
+        ("/v1/tables/arrange", "application/json", "br, identity"),
+        ("/v1/moves/suggest", "text/plain", None),
+        ("/v1/games/replay", "application/json", "deflate"),
+        ("/v1/turns/verify", "application/x-www-form-urlencoded", None),
+    ],
+)
+def test_a_body_refused_unread_takes_no_budget_slot(path: str, content_type: str, coding: str | None) -> None:
+    """A budgeted request the app refuses without reading its body (a content coding, another
+    content type) is its 415 at once, not a 503 behind the share nor a slot held until the app
+    refuses it (session 59's surfaces audit: a gzip suggest on granian took a slot first)."""
+    from service.app import create_app
+
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    gate.running, gate.running_cost = 1, 1.0  # the share is full: any budgeted request is a 503
+    adapter = RSGIAdapter(create_app({"TESTING": True}), 1000, 1.0, gate=gate)
+    body = json.dumps({"table": [], "rack": ["R1"], "players": [], "analyze": True, "after": ["R1"]}).encode()
+    scope = Scope(path, body, content_type=content_type)
+    if coding is not None:
+        scope.headers["content-encoding"] = coding
+    proto = Proto(body)
+    asyncio.run(adapter.__rsgi__(scope, proto))
+    status, headers, data = proto.sent[0]
+    assert "problem+json" in {k.lower(): v for k, v in headers.items()}["content-type"]
+    assert status == 415 and json.loads(data)["status"] == 415
+    assert gate.running == 1 and not gate.waiters
+    # the same request uncoded, as JSON, is budgeted: here the full share's 503
+    plain = Proto(body)
+    asyncio.run(adapter.__rsgi__(Scope(path, body), plain))
+    assert plain.sent[0][0] == 503
+
+
 def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
     async def scenario() -> None:
         gate = BudgetGate(slots=1, queue=2, wait=5.0, budget_seconds=1.0, executor=THREADS)
