@@ -310,6 +310,24 @@ BUDGETED_SOMETIMES = frozenset({"turns/verify", "render", "games/replay"})
 turns' cost adds up (``engine.replay.REPLAY_JOINT_STEPS``)."""
 
 
+def refuses(name: str, body: Any, limits: Limits | None = None) -> bool:
+    """Whether ``POST /v1/{name}`` with this parsed body is refused before anything runs: its
+    schema or the limits (a 422 or 413; ``render`` too). The server asks this of a budgeted
+    request it would otherwise refuse as beyond its share: a body refused anyway gets its 4xx,
+    not the 503 (SPEC §7: nothing a client sends yields a 5xx; the soak of session 60)."""
+    schema = schemas.render_schema(body) if name == "render" else None
+    if schema is None:
+        operation = OPERATIONS.get(name)
+        if operation is None:
+            return False
+        schema = operation.schema
+    try:
+        schemas.load_request(schema, body, limits or DEFAULT_LIMITS)
+    except schemas.RequestInvalid:
+        return True
+    return False
+
+
 def is_budgeted(name: str, body: Any) -> bool:
     """Whether the request ``POST /v1/{name}`` with this parsed body may spend a solver budget:
     the server runs those in its bounded share (docs/service.md, "Fair share"). Errs towards

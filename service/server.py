@@ -575,6 +575,9 @@ class RSGIAdapter:
         queued = gate.queues()  # (no await before acquire decides: the same state)
         waited = await gate.acquire(cost)
         if waited is None:
+            if self._refused_unrun(environ):
+                proto.response_bytes(*self._call(environ))  # (its 4xx, as cheap as the 503)
+                return
             self._busy(scope, proto, environ, route, started, waited_out=queued)
             return
         BUDGET_QUEUE.labels(route).observe(waited)
@@ -593,6 +596,22 @@ class RSGIAdapter:
             self._busy(scope, proto, environ, route, started)
             return
         proto.response_bytes(status, out_headers, data)
+
+    def _refused_unrun(self, environ: dict[str, Any]) -> bool:
+        """Whether the app refuses this budgeted request before running anything (not JSON,
+        or its schema or limits refuse it): beyond the share, it gets that 4xx, not the 503
+        (a bad suggest body was a 503 whenever the share was full: the soak of session 60)."""
+        from service import app, operations
+
+        if app.JSON_BODY_KEY in environ:
+            doc = environ[app.JSON_BODY_KEY]
+        else:
+            try:
+                doc = app.decode_json(environ["wsgi.input"].getvalue())
+            except (ValueError, RecursionError):
+                return True  # the app's 400
+        limits = getattr(self.app, "extensions", {}).get(app.LIMITS_KEY)
+        return operations.refuses(environ["PATH_INFO"].removeprefix("/v1/"), doc, limits)
 
     def _too_large(self) -> _BodyError:
         # worded by ``operations.body_too_large``, as the CLI's in-process mode words it

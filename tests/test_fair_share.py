@@ -224,7 +224,8 @@ def test_the_share_holds_whatever_the_case_of_the_method_and_the_content_type() 
     ``analyze`` ran one after another, a verify waiting 19.8 s)."""
     adapter, release, seen = _one_slot_adapter(holding="/v1/moves/suggest")
     body = b'{"table": [], "rack": ["R1"], "opened": true}'
-    replay = json.dumps({"players": [], "turns": [], "analyze": True}).encode()
+    players = [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1"]}]
+    replay = json.dumps({"players": players, "turns": [], "analyze": True}).encode()
     others = [
         (Scope("/v1/moves/suggest", body, method="post"), Proto(body)),
         (Scope("/v1/moves/suggest", body, method="pOsT"), Proto(body)),
@@ -297,6 +298,21 @@ def test_the_busy_answer_carries_the_apps_cors_headers() -> None:
     assert "access-control-allow-origin" not in other and other["vary"] == "Accept-Language, Origin"
 
 
+VALID_BUDGETED = {
+    "/v1/moves/suggest": b'{"table": [], "rack": ["R1"], "opened": true}',
+    "/v1/tables/arrange": b'{"tiles": ["R1", "R2", "R3"]}',
+    "/v1/games/replay": json.dumps(
+        {
+            "players": [{"name": "A", "rack": ["R1", "R2", "R3"]}, {"name": "B", "rack": ["K1"]}],
+            "turns": [],
+            "analyze": True,
+        }
+    ).encode(),
+    "/v1/turns/verify": b'{"before": [], "after": {"loose": ["R1", "R2", "R3"]}, "rack": ["R1"], "opened": true}',
+}
+"""A body each budgeted route runs (beyond a full share: the 503)."""
+
+
 @pytest.mark.parametrize(
     ("path", "content_type", "coding"),
     [
@@ -316,7 +332,7 @@ def test_a_body_refused_unread_takes_no_budget_slot(path: str, content_type: str
     gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
     gate.running, gate.running_cost = 1, 1.0  # the share is full: any budgeted request is a 503
     adapter = RSGIAdapter(create_app({"TESTING": True}), 1000, 1.0, gate=gate)
-    body = json.dumps({"table": [], "rack": ["R1"], "players": [], "analyze": True, "after": ["R1"]}).encode()
+    body = VALID_BUDGETED[path]
     scope = Scope(path, body, content_type=content_type)
     if coding is not None:
         scope.headers["content-encoding"] = coding
@@ -330,6 +346,40 @@ def test_a_body_refused_unread_takes_no_budget_slot(path: str, content_type: str
     plain = Proto(body)
     asyncio.run(adapter.__rsgi__(Scope(path, body), plain))
     assert plain.sent[0][0] == 503
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status"),
+    [
+        ("/v1/moves/suggest", b'{"table": [], "rack": [], "opened": true}', 422),
+        ("/v1/moves/suggest", b"{", 400),
+        ("/v1/moves/suggest", b'{"table": [["R1", "R2"]], "rack": ["R3"], "opened": true}', 503),
+        ("/v1/tables/arrange", json.dumps({"tiles": ["R1"] * 20001}).encode(), 413),
+        ("/v1/tables/arrange", b'{"tiles": ["R1", "R2", "R3"]}', 503),
+        ("/v1/turns/verify", b'{"before": [], "after": {"loose": ["R1", "R2", "R3"]}, "rack": []}', 422),
+        (
+            "/v1/turns/verify",
+            b'{"before": [], "after": {"loose": ["R1", "R2", "R3"]}, "rack": ["R1"], "opened": true}',
+            503,
+        ),
+        ("/v1/render", b'{"before": [], "after": ["R1", "R2", "R3"], "rack": []}', 422),
+        ("/v1/games/replay", b'{"players": [], "analyze": true, "turns": 5}', 422),
+    ],
+)
+def test_beyond_the_share_a_bad_body_gets_its_4xx_not_the_503(path: str, body: bytes, status: int) -> None:
+    """The 503 says the share is full for a request the service would run; a body it refuses
+    anyway gets its 400/413/422 at once, as when the share is free (the soak of session 60: a
+    suggest with an empty rack was a 503 whenever the share was full; SPEC §7)."""
+    from service.app import create_app
+
+    gate = BudgetGate(slots=1, queue=0, wait=1.0, budget_seconds=1.0, executor=THREADS)
+    gate.running, gate.running_cost = 1, 1.0  # the share is full
+    adapter = RSGIAdapter(create_app({"TESTING": True, "RUMMIKUB_MAX_TILES": 20000}), 1 << 20, 1.0, gate=gate)
+    proto = Proto(body)
+    asyncio.run(adapter.__rsgi__(Scope(path, body), proto))
+    assert proto.sent[0][0] == status
+    assert json.loads(proto.sent[0][2])["status"] == status
+    assert gate.running == 1 and not gate.waiters
 
 
 def test_a_cancelled_waiter_leaves_the_queue_and_passes_on_a_slot() -> None:
