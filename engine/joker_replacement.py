@@ -325,6 +325,11 @@ def _replace(
             label = " and ".join(missing) or label
             if len(missing) == 2 or (not missing and len(demand.bundles[0]) == 2):
                 params["case"] = "both"  # (the message names two tiles: "both missing tiles")
+            elif len(missing) == 1 and len(demand.bundles[0]) == 2:
+                # (one colour placed, the other not: both named, the missing one told apart; "the
+                # tile it stood for (O3)" read as if K3 had not been needed: session 60)
+                params["case"] = "both_one"
+                params["needed"] = " and ".join(demand.bundles[0])
         params["tile"] = label
         told = [key for bundle in demand.bundles for key in bundle]  # (the tiles the message names)
         return [Violation(missing_code, source.home(told), source.labelled(params))] * demand.weight

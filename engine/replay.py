@@ -485,7 +485,9 @@ def _check_end(state: _State) -> tuple[Violation, ...]:
     elif state.pool_left:
         params.update(case="pool_left", count=state.pool_left)
     elif state.final_turns is not None:
-        params.update(case="one_more_turn", count=state.final_turns, players=len(state.names))
+        # (every player: "every player still has…", not "2 of the 2 players": session 60)
+        case = "every_turn" if state.final_turns == len(state.names) else "one_more_turn"
+        params.update(case=case, count=state.final_turns, players=len(state.names))
     else:
         case = "play_on" if state.passes else "no_pass"  # ("only 0 of the 4 players have passed")
         params.update(case=case, passes=state.passes, players=len(state.names))

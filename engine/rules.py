@@ -233,7 +233,7 @@ PRESET_DESCRIPTIONS_ES: dict[str, str] = {
     "pressman-2009": "Folleto de Pressman 2009: el comodín se sustituye solo desde el atril, el comodín liberado va a una combinación nueva con dos fichas del atril, turnos de 120 s, 1 ficha de penalización por tiempo.",
     "strict-joker": "Regla estricta antigua: nada sale de una combinación con comodín, su comodín no se mueve y solo la ficha exacta lo libera.",
     "free-joker": "Regla más reciente de Goliath/Jumbo: cualquier reorganización legal libera un comodín.",
-    "opening-50": "Primera jugada antigua «a la Sabra»: la primera jugada necesita 50 puntos.",
+    "opening-50": "Variante antigua «a la Sabra»: la primera jugada necesita 50 puntos.",
     "komoni": "Rummy Komoni: comodín 25, los perdedores suman puntos de penalización (gana el total más bajo), 14 fichas para 2 jugadores y 13 para 3-6.",
     "xp": "Rummikub XP: 160 fichas (3 copias, 4 comodines) para 2-6 jugadores.",
     "classic-timed": "La edición de «reglas completas»: 10 fichas para 2 jugadores y 7 para 3-6 (hasta 6 jugadores con un solo juego clásico), turnos de 120 s; si se acaba el tiempo, las combinaciones válidas se quedan, el resto vuelve al atril y el jugador roba 3.",

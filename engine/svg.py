@@ -103,7 +103,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "invalid": "no válida",
         "joker": "comodín",
         "joker_as": "comodín como {tile}",
-        "played": "jugada en este turno",
+        "played": "ficha jugada en este turno",
         "freed": "comodín liberado",
         "played_list": "Fichas jugadas: {tiles}",
         "legal_play": "Jugada legal",
@@ -115,7 +115,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "table_valid": "todas las combinaciones son válidas",
         "table_invalid": "{n:combinación no válida/combinaciones no válidas}",
         "sets": "{n:combinación/combinaciones}",
-        "legend": "borde verde: jugada en este turno · morado discontinuo: comodín liberado · borde rojo: combinación no válida o infracción",
+        "legend": "borde verde: ficha jugada en este turno · morado discontinuo: comodín liberado · borde rojo: combinación no válida o infracción",
     },
 }
 _COLOR_NAMES_ES = {"K": "negro", "B": "azul", "O": "naranja", "R": "rojo"}

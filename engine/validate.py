@@ -107,8 +107,8 @@ def meld_too_low(at: str, value: int, threshold: int, laid: bool) -> Violation:
     as laying nothing when nothing was ``laid``, and as laying no valid set when tiles were laid
     but none made a valid set under a threshold of 0 (their value 0 reaches it)."""
     params: dict[str, Any] = {"value": value, "threshold": threshold}
-    if not laid:
-        params["case"] = "nothing"
+    if not laid:  # (under a threshold of 0 without "worth 0 points or more": session 60)
+        params["case"] = "nothing" if threshold else "nothing_any"
     elif value == 0 and threshold == 0:
         params["case"] = "no_set"
     return Violation("INITIAL_MELD_TOO_LOW", at, params)

@@ -86,12 +86,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "Esta combinación se declaró como {kind_es}, pero solo es válida como {other_es}.",
     },
     "TILE_SUPPLY_EXCEEDED": {
-        "en": "There are only {limit} of tile {tile} in the {tiles} tile set; {count} are given.",
-        "es": "El juego {tiles_es} solo tiene {limit:ficha/fichas} {tile}; aquí hay {count}.",
+        "en": "There are only {limit:copy/copies} of {tile} in the {tiles_en} tile set; the request holds {count}.",
+        "es": "El juego de fichas {tiles_es} solo tiene {limit:ficha/fichas} {tile}; la petición tiene {count}.",
     },
     "TILE_SUPPLY_EXCEEDED/jokers": {
-        "en": "There are only {limit} jokers in the {tiles} tile set; {count} are given.",
-        "es": "El juego {tiles_es} solo tiene {limit:comodín/comodines}; aquí hay {count}.",
+        "en": "There are only {limit:joker/jokers} in the {tiles_en} tile set; the request holds {count}.",
+        "es": "El juego de fichas {tiles_es} solo tiene {limit:comodín/comodines}; la petición tiene {count}.",
     },
     # --- melds and turns ---
     "INVALID_SET": {
@@ -111,16 +111,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "es": "Se {count:#ha/han} jugado {count:comodín/comodines} más de los que hay en el atril del jugador.",
     },
     "INITIAL_MELD_TOO_LOW": {
-        "en": "The initial meld is worth {value} points; at least {threshold} are needed.",
-        "es": "La primera jugada suma {value} puntos; se necesitan al menos {threshold}.",
+        "en": "The initial meld is worth {value:point/points}; at least {threshold} {threshold:#is/are} needed.",
+        "es": "La primera jugada suma {value:punto/puntos}; se {threshold:#necesita/necesitan} al menos {threshold}.",
     },
     "INITIAL_MELD_TOO_LOW/nothing": {
-        "en": "Nothing is laid, so nothing opens: the initial meld needs at least one set, worth {threshold} points or more.",
-        "es": "No se coloca nada, así que no se abre: la primera jugada necesita al menos una combinación y sumar {threshold} puntos o más.",
+        "en": "Nothing is laid, so nothing opens: the initial meld needs at least one set, worth {threshold:point/points} or more.",
+        "es": "No se coloca nada, así que no se abre: la primera jugada necesita al menos una combinación y sumar {threshold:punto/puntos} o más.",
+    },
+    "INITIAL_MELD_TOO_LOW/nothing_any": {  # (a threshold of 0: any valid set opens)
+        "en": "Nothing is laid, so nothing opens: the initial meld needs at least one valid set.",
+        "es": "No se coloca nada, así que no se abre: la primera jugada necesita al menos una combinación válida.",
     },
     "INITIAL_MELD_TOO_LOW/no_set": {
-        "en": "No valid set is laid from the rack, so nothing opens: the initial meld needs at least one set, worth {threshold} points or more.",
-        "es": "No se coloca ninguna combinación válida del atril, así que no se abre: la primera jugada necesita al menos una combinación y sumar {threshold} puntos o más.",
+        "en": "No valid set is laid from the rack, so nothing opens: the initial meld needs at least one valid set.",
+        "es": "No se coloca ninguna combinación válida del atril, así que no se abre: la primera jugada necesita al menos una combinación válida.",
     },
     "TABLE_TILE_REMOVED": {
         "en": "Tile {tile} was on the table before the turn and is missing after it; tiles never go back to a rack.",
@@ -152,15 +156,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "JOKER_NOT_REPLACED": {
         "en": "A joker did not stay in a valid set as the tile it stood for ({tile}), and that tile did not take its place.",
-        "es": "Un comodín no siguió en una combinación válida como la ficha que representaba ({tile_es}), y esa ficha no ocupó su lugar.",
+        "es": "Un comodín no se quedó en una combinación válida representando la misma ficha ({tile_es}), y esa ficha no ocupó su lugar.",
     },
     "JOKER_NOT_REPLACED/both": {
         "en": "A joker did not stay in a valid group, and the two missing tiles ({tile}) did not take its place.",
-        "es": "Un comodín no siguió en un grupo válido, y las dos fichas que faltaban ({tile_es}) no ocuparon su lugar.",
+        "es": "Un comodín no se quedó en un grupo válido, y las dos fichas que faltaban ({tile_es}) no ocuparon su lugar.",
+    },
+    "JOKER_NOT_REPLACED/both_one": {  # (both colours needed, one of them placed: ``tile`` is the other)
+        "en": "A joker freed from a group of three needs both missing tiles ({needed}) in its place; {tile} did not take it.",
+        "es": "Para liberar un comodín de un grupo de tres hacen falta las dos fichas que faltan ({needed_es}); {tile_es} no ocupó su lugar.",
     },
     "JOKER_REPLACED_FROM_TABLE": {
         "en": "The tile that replaced a joker came from the table; under these rules it must come from the rack.",
-        "es": "La ficha que sustituyó al comodín vino de la mesa; con estas reglas debe venir del atril.",
+        "es": "La ficha que sustituyó a un comodín vino de la mesa; con estas reglas debe venir del atril.",
     },
     "FREED_JOKER_MISUSED": {
         "en": "A freed joker must end in a new set holding at least two tiles played from the rack this turn.",
@@ -185,7 +193,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "UNKNOWN_PLAYER": {
         "en": "Turn {turn} names a player who is not in the game: {player}.",
-        "es": "El turno {turn} nombra a un jugador que no está en la partida: {player}.",
+        "es": "El turno {turn} nombra a un jugador que no está en la ronda: {player}.",
     },
     "DRAW_MISMATCH": {
         "en": "The player drew {tile}, but the next tile in the pool is {expected}.",
@@ -243,11 +251,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The record says the round ended with the pool exhausted, but {count} of the {players} players still {count:#has/have} their last turn to play.",
         "es": "El registro dice que la ronda terminó con el pozo agotado, pero a {count} de los {players} jugadores aún {count:#le/les} queda su último turno.",
     },
+    "END_MISMATCH/every_turn": {  # (one_more_turn, no player's last turn played yet)
+        "en": "The record says the round ended with the pool exhausted, but every player still has their last turn to play.",
+        "es": "El registro dice que la ronda terminó con el pozo agotado, pero a todos los jugadores aún les queda su último turno.",
+    },
 }
 
 KIND_ES = {"run": "escalera", "group": "grupo"}
+TILES_EN = {"classic": "classic", "xp": "XP"}
 TILES_ES = {"classic": "clásico", "xp": "XP"}
-"""The tile sets' names in Spanish messages (``tiles``: "el juego clásico")."""
+"""The tile sets' names in messages (``tiles``: "the XP tile set", "el juego de fichas clásico")."""
 
 
 SET_LABEL = {"en": 'Set "{id}": ', "es": 'Combinación "{id}": '}
@@ -264,9 +277,12 @@ def echoed_id(set_id: object) -> str:
 
 
 def _continued(sentence: str, lang: str) -> str:
-    """A sentence continuing after a colon: in Spanish its first letter lower-case (RAE: "no es
-    válida: una combinación…"); English keeps it as it is."""
-    return sentence[:1].lower() + sentence[1:] if lang == "es" else sentence
+    """A sentence continuing after a colon, its first letter lower-case in both languages (RAE:
+    "no es válida: una combinación…"; "This set is not valid: these tiles…", English capitalised
+    it until session 60) unless it starts with a code ("R5", "J1")."""
+    if sentence[1:2].isupper() or sentence[1:2].isdigit():
+        return sentence
+    return sentence[:1].lower() + sentence[1:]
 
 
 class _Unknown:
@@ -310,6 +326,11 @@ def _number(value: Any, lang: str) -> Any:
     return number_text(value, lang) if type(value) is float else value
 
 
+def _tiles_es(text: str) -> str:
+    """Tiles joined by "or"/"and" in Spanish ("o" is "u" before a word read with o: "B3 u O3")."""
+    return text.replace(" or O", " u O").replace(" or ", " o ").replace(" and ", " y ")
+
+
 def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     """The message for ``code`` in ``lang`` (English when the language is not available)."""
     # A code may word each case (``params["case"]``) or rule variant (``params["rule"]``) on
@@ -327,10 +348,11 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
     if "other" in params:
         values["other_es"] = KIND_ES.get(str(params["other"]), params["other"])
     if "tiles" in params:
+        values["tiles_en"] = TILES_EN.get(str(params["tiles"]), params["tiles"])
         values["tiles_es"] = TILES_ES.get(str(params["tiles"]), params["tiles"])
-    if "tile" in params:  # a group joker's tiles: "O7 or R7", "O7 and R7"
-        # ("o" is "u" before a word read with o: "B3 u O3")
-        values["tile_es"] = str(params["tile"]).replace(" or O", " u O").replace(" or ", " o ").replace(" and ", " y ")
+    for key in ("tile", "needed"):  # a group joker's tiles: "O7 or R7", "O7 and R7"
+        if key in params:
+            values[f"{key}_es"] = _tiles_es(str(params[key]))
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
         values["set_message"] = _continued(render(str(params["set_code"]), inner, lang), lang)

@@ -249,17 +249,23 @@ def read_json_body(limit: int | None) -> Any:
         # A streamed (chunked) body is cut at the limit by werkzeug; more data means too large.
         if req.content_length is None and limit is not None and len(raw) >= limit and environ["wsgi.input"].read(1):
             raise RequestEntityTooLarge()
+    # (the Spanish keeps the English's facts it can say: where, as line and column, or why;
+    # it said only "no es JSON válido": the language review, session 60)
     try:
         return decode_json(raw)
     except RecursionError:
-        detail = "the JSON is nested too deeply to read"
+        detail, why_es = "the JSON is nested too deeply to read", ": está anidado a demasiada profundidad para leerlo"
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, huge integers
-        detail = json_value_error_text(exc)
+        detail, why_es = json_value_error_text(exc), ""
+        if isinstance(exc, json.JSONDecodeError):
+            why_es = f" (línea {exc.lineno}, columna {exc.colno})"
+        elif detail.startswith("a number has too many digits"):
+            why_es = ": un número tiene demasiadas cifras (como máximo 4300)"
     raise RequestError(
         400,
         f"The request body is not valid JSON: {detail}.",
         [{"pointer": "", "detail": detail}],
-        detail_es="El cuerpo de la petición no es JSON válido.",
+        detail_es=f"El cuerpo de la petición no es JSON válido{why_es}.",
     )
 
 

@@ -146,27 +146,36 @@ class RequestError(Exception):
             said = f": {pointer} {detail}"
         else:  # (the pointer first: "...online-sabra at /rules" read as a preset's place; session 53)
             said = f" at {pointer}: {detail}" if pointer else f": {detail}"
+        # The Spanish says where (the first pointer) and how many; the reasons, English, are in
+        # errors[] (it said only "(1 error); ver 'errors'": the language review, session 60)
+        where_es = f"en {pointer}" if pointer else "en el cuerpo"
         if total >= schemas.MAX_REPORTED_ERRORS:  # (each list stops at that many: there may be more)
             more = f" (at least {total} errors; {len(errors)} are listed)"
-            count_es = f"al menos {total} errores; se listan {len(errors)}"
+            said_es = f"el primer error está {where_es} (al menos {total} errores; se listan {len(errors)})"
+        elif total > 1:
+            more = f" ({total} errors in all)"
+            said_es = f"el primer error está {where_es} ({total} errores en total)"
         else:
-            more = f" ({total} errors in all)" if total > 1 else ""
-            count_es = f"{total} error{'es' if total != 1 else ''}"
+            more = ""
+            said_es = f"hay un error {where_es}"
         return cls(
             422,
             f"The request cannot be read{said}{more}.",
             errors,
-            detail_es=f"No se puede leer la petición ({count_es}); ver 'errors'.",
+            detail_es=f"No se puede leer la petición: {said_es}; consulta 'errors' (en inglés).",
         )
 
     @classmethod
-    def too_large(cls, errors: Sequence[dict[str, str]]) -> RequestError:
-        names = sorted({e["limit"] for e in errors if "limit" in e})
+    def too_large(cls, errors: Sequence[dict[str, str]], first_es: str | None = None) -> RequestError:
+        """The 413 of a request over limits; ``first_es``: the first error's detail in Spanish
+        (without it the Spanish detail names the settings only)."""
+        names = ", ".join(sorted({e["limit"] for e in errors if "limit" in e}))
         return cls(
             413,
-            f"The request is over the service's limits ({', '.join(names)}): {errors[0]['detail']}.",
+            f"The request is over the service's limits ({names}): {errors[0]['detail']}.",
             errors,
-            detail_es=f"La petición supera los límites del servicio ({', '.join(names)}).",
+            detail_es=f"La petición supera los límites del servicio ({names})"
+            + (f": {first_es}." if first_es else "."),
         )
 
 
@@ -375,7 +384,11 @@ def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None 
     (422 unreadable body, 413 over a limit, 404 unknown operation)."""
     operation = OPERATIONS.get(name)
     if operation is None:
-        raise RequestError(404, f"unknown operation {name!r}; operations: {', '.join(OPERATIONS)}")
+        raise RequestError(
+            404,
+            f"Unknown operation {name!r}; operations: {', '.join(OPERATIONS)}.",
+            detail_es=f"Operación desconocida {name!r}; operaciones: {', '.join(OPERATIONS)}.",
+        )
     limits = limits or DEFAULT_LIMITS
     if lang not in LANGUAGES:
         lang = "en"
@@ -384,7 +397,7 @@ def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None 
     except schemas.RequestInvalid as exc:
         errors = [e.to_json() for e in exc.errors]
         if exc.over_limit:
-            raise RequestError.too_large(errors) from None
+            raise RequestError.too_large(errors, exc.errors[0].detail_es) from None
         raise RequestError.unprocessable(errors, exc.total) from None
     try:
         return operation.handler(data, lang, limits)
@@ -419,9 +432,9 @@ def get_rules(preset: str) -> dict[str, Any]:
         name = repr(preset) if len(preset) <= SHOWN_NAME else f"{preset[:SHOWN_NAME]!r}…"
         raise RequestError(
             404,
-            f"unknown rules preset {name}; presets: {', '.join(PRESETS)}",
+            f"Unknown rules preset {name}; presets: {', '.join(PRESETS)}.",
             [{"pointer": "", "detail": f"unknown preset {name}"}],
-            detail_es=f"Conjunto de reglas desconocido {name}; disponibles: {', '.join(PRESETS)}",
+            detail_es=f"Conjunto de reglas {name} desconocido; disponibles: {', '.join(PRESETS)}.",
         )
     return _preset_json(preset, rules)
 
@@ -469,7 +482,7 @@ def render_svg(body: Any, lang: str = "en", limits: Limits | None = None) -> str
     except schemas.RequestInvalid as exc:
         errors = [e.to_json() for e in exc.errors]
         if exc.over_limit:
-            raise RequestError.too_large(errors) from None
+            raise RequestError.too_large(errors, exc.errors[0].detail_es) from None
         raise RequestError.unprocessable(errors, exc.total) from None
     try:
         return _render(data, lang, limits)

@@ -43,13 +43,16 @@ class RawPointer(str):
 
 
 class LimitMessage(str):
-    """An error message for a request over one of the limits; ``limit`` names its setting."""
+    """An error message for a request over one of the limits; ``limit`` names its setting,
+    ``es`` says the same in Spanish (the 413's Spanish ``detail``)."""
 
     limit: str
+    es: str
 
-    def __new__(cls, text: str, limit: str) -> LimitMessage:
+    def __new__(cls, text: str, limit: str, es: str | None = None) -> LimitMessage:
         obj = super().__new__(cls, text)
         obj.limit = limit
+        obj.es = es or text
         return obj
 
 
@@ -60,6 +63,7 @@ class FieldError:
     pointer: str
     detail: str
     limit: str | None = None
+    detail_es: str | None = None  # (a limit's, for the problem's Spanish detail; errors[] stay English)
 
     def to_json(self) -> dict[str, str]:
         out = {"pointer": self.pointer, "detail": self.detail}
@@ -107,7 +111,10 @@ class _Budget:
         if self.tiles > self.limits.max_tiles:
             self.exceeded = True
             return _limit_message(
-                "max_tiles", f"the request holds more than {self.limits.max_tiles} tiles", self.limits
+                "max_tiles",
+                f"the request holds more than {self.limits.max_tiles} tiles",
+                self.limits,
+                f"la petición tiene más de {self.limits.max_tiles} fichas",
             )
         return None
 
@@ -120,9 +127,9 @@ def _budget() -> _Budget:
     return budget if budget is not None else _Budget(DEFAULT_LIMITS)
 
 
-def _limit_message(field: str, what: str, limits: Limits) -> LimitMessage:
-    name = Limits.env_name(field)
-    return LimitMessage(f"{what}; the limit is {getattr(limits, field)} ({name})", name)
+def _limit_message(field: str, what: str, limits: Limits, what_es: str) -> LimitMessage:
+    name, limit = Limits.env_name(field), getattr(limits, field)
+    return LimitMessage(f"{what}; the limit is {limit} ({name})", name, f"{what_es}; el límite es {limit} ({name})")
 
 
 class _Skip(Exception):
@@ -324,7 +331,12 @@ def _read_set(value: Any, budget: _Budget) -> TableSet:
     if isinstance(tiles, list):
         if len(tiles) > budget.limits.max_tiles_per_set:
             raise ValidationError(
-                _limit_message("max_tiles_per_set", f"this set has {len(tiles)} tiles", budget.limits)
+                _limit_message(
+                    "max_tiles_per_set",
+                    f"this set has {len(tiles)} tiles",
+                    budget.limits,
+                    f"esta combinación tiene {len(tiles)} fichas",
+                )
             )
         if not isinstance(value, Mapping):
             return TableSet(_parse_tile_array(tiles, budget))
@@ -382,7 +394,12 @@ class TableField(_Field[tuple[TableSet, ...]]):
         budget = _budget()
         if len(value) > budget.limits.max_sets_per_table:
             raise ValidationError(
-                _limit_message("max_sets_per_table", f"this table has {len(value)} sets", budget.limits)
+                _limit_message(
+                    "max_sets_per_table",
+                    f"this table has {len(value)} sets",
+                    budget.limits,
+                    f"esta mesa tiene {len(value)} combinaciones",
+                )
             )
         fast = _known_table(value, budget)
         if fast is not None:
@@ -458,7 +475,14 @@ class BoundedList(fields.List[Any]):
             if self.limit == "max_players" and len(value) > MAX_PLAYERS:  # a rule of the game, not a limit
                 raise ValidationError(f"{len(value)} players: no edition has more than {MAX_PLAYERS}")
             if len(value) > cap:
-                raise ValidationError(_limit_message(self.limit, f"this array has {len(value)} items", limits))
+                raise ValidationError(
+                    _limit_message(
+                        self.limit,
+                        f"this array has {len(value)} items",
+                        limits,
+                        f"esta lista tiene {len(value)} elementos",
+                    )
+                )
         return super()._deserialize(value, attr, data, **kwargs)
 
 
@@ -787,11 +811,15 @@ def flatten_errors(messages: Any, prefix: str = "") -> Iterator[FieldError]:
             if isinstance(message, Mapping | list | tuple):
                 yield from flatten_errors(message, prefix)
             else:
-                limit = message.limit if isinstance(message, LimitMessage) else None
-                yield FieldError(prefix, str(message), limit)
+                yield _field_error(prefix, message)
     else:
-        limit = messages.limit if isinstance(messages, LimitMessage) else None
-        yield FieldError(prefix, str(messages), limit)
+        yield _field_error(prefix, messages)
+
+
+def _field_error(pointer: str, message: Any) -> FieldError:
+    if isinstance(message, LimitMessage):
+        return FieldError(pointer, str(message), message.limit, message.es)
+    return FieldError(pointer, str(message))
 
 
 def _listed(errors: list[FieldError]) -> list[FieldError]:

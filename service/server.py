@@ -193,11 +193,11 @@ class _BodyError(Exception):
         self.limit = limit
         self.wording = wording  # the ``operations.RequestError``, when another layer words it
         # (the Spanish words after "No se puede leer la petición: ")
-        self.detail_es = detail_es or _BODY_ERRORS_ES.get(status, "ver errors")
+        self.detail_es = detail_es or _BODY_ERRORS_ES.get(status, "consulta 'errors'")
 
 
 _BODY_ERRORS_ES = {
-    400: "el cuerpo está mal formado o incompleto (ver errors)",
+    400: "el cuerpo está mal formado o incompleto (consulta 'errors')",
     408: "el cuerpo no llegó a tiempo (RUMMIKUB_READ_TIMEOUT)",
 }
 """The Spanish ``detail`` of a body refused by the adapter (``errors`` keep the English words, as
@@ -689,7 +689,10 @@ class RSGIAdapter:
                 raise self._too_large()
             parts.append(chunk)
             if len(parts) > MAX_BODY_CHUNKS:
-                count_es = f"{MAX_BODY_CHUNKS:,}".replace(",", ".")  # (4.096)
+                # (RAE: no separator in a number of four digits, "4096"; a space from five on)
+                count_es = (
+                    f"{MAX_BODY_CHUNKS:,}".replace(",", " ") if MAX_BODY_CHUNKS >= 10_000 else str(MAX_BODY_CHUNKS)
+                )
                 raise _BodyError(
                     400,
                     f"the body came in more than {MAX_BODY_CHUNKS:,} chunks: "
@@ -819,19 +822,26 @@ class RSGIAdapter:
         gate = self.gate
         assert gate is not None
         wait = gate.retry_after()
+        settings = f"RUMMIKUB_BUDGET_SLOTS {gate.slots}, RUMMIKUB_BUDGET_QUEUE {gate.queue}"
+        running, waiting = gate.running, len(gate.waiters)
         detail = (
-            f"{gate.running} budgeted request(s) running and {len(gate.waiters)} waiting in this worker "
-            f"(RUMMIKUB_BUDGET_SLOTS {gate.slots}, RUMMIKUB_BUDGET_QUEUE {gate.queue})"
+            f"{running} budgeted {'request' if running == 1 else 'requests'} running and {waiting} waiting"
+            f" in this worker ({settings})"
         )
+        # (the Spanish with the same counts; it said only "reintenta dentro de": session 60)
+        detail_es = f"{running} en curso y {waiting} en espera en este proceso ({settings})"
         limit, reason = "RUMMIKUB_BUDGET_SLOTS", "budget share full"
         if waited_out:
             detail = f"no slot came free within {gate.wait:g} s (RUMMIKUB_BUDGET_WAIT); {detail}"
+            wait_es = f"{gate.wait:g}".replace(".", ",")
+            detail_es = f"no quedó ninguna plaza libre en {wait_es} s (RUMMIKUB_BUDGET_WAIT); {detail_es}"
             limit, reason = "RUMMIKUB_BUDGET_WAIT", "budget wait ran out"
         error = RequestError(
             503,
             f"The share for costly requests (the solver, long searches) is full: {detail}; retry after {wait} s.",
             [{"pointer": "", "detail": detail, "limit": limit}],
-            detail_es=f"El servicio está ocupado con peticiones costosas (el buscador de jugadas, búsquedas largas); reintenta dentro de {wait} s.",
+            detail_es="El servicio está ocupado con peticiones costosas (el buscador de jugadas, búsquedas largas):"
+            f" {detail_es}; reintenta dentro de {wait} s.",
         )
         lang = pick_language(environ.get("HTTP_ACCEPT_LANGUAGE"))
         rid = request_id(environ)

@@ -401,7 +401,7 @@ def test_a_set_id_is_echoed_in_messages_and_changes_no_verdict(client: FlaskClie
     named = client.post("/v1/sets/validate", json={"sets": labelled}).get_json()
     assert [strip(s["violations"]) for s in named["sets"]] == [strip(s["violations"]) for s in plain["sets"]]
     (short,) = named["sets"][0]["violations"]
-    assert short["message"] == 'Set "left": A set needs at least 3 tiles; this one has 2.'
+    assert short["message"] == 'Set "left": a set needs at least 3 tiles; this one has 2.'
 
     body = {"sets": labelled, "rack": ["R1", "R2", "K10", "K11"]}
     meld = client.post("/v1/melds/check", json=body, headers={"Accept-Language": "es"}).get_json()

@@ -627,7 +627,7 @@ def test_replay_round_over_and_end_mismatch_reports(tmp_path: Path) -> None:
     report = invoke("replay", late, env=WIDE)
     assert report.exit_code == 1
     assert "ROUND_OVER at /turns/1: Turn 1 comes after the round has ended." in report.stdout
-    assert "round_over" in report.stdout and "A wins (a player went out)" in report.stdout
+    assert "round over" in report.stdout and "A wins (a player went out)" in report.stdout
     assert "turn 1 is illegal" in report.stdout
     spanish = invoke("replay", late, "--lang", "es", env=WIDE)
     assert "El turno 1 llega cuando la ronda ya ha terminado." in spanish.stdout

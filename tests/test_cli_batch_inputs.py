@@ -447,7 +447,7 @@ def test_a_server_url_with_a_path_stops_the_batch(tmp_path: Path, real_server: s
         assert one_line_error(result).endswith(f": is {real_server}{suffix} the rules service?")
     # a preset the service does not have is the service's answer, not a wrong URL
     unknown = run("rules", "house", "--server", real_server)
-    assert unknown.exit_code == 2 and "unknown rules preset 'house'" in one_line_error(unknown)
+    assert unknown.exit_code == 2 and "Unknown rules preset 'house'" in one_line_error(unknown)
     wrong = run("rules", "sabra", "--server", real_server + "/v1")
     assert wrong.exit_code == 2 and one_line_error(wrong).endswith(f"is {real_server}/v1 the rules service?")
 

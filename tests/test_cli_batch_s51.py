@@ -84,10 +84,10 @@ def test_a_body_that_is_no_object_says_why_in_spanish_too(tmp_path: Path) -> Non
     does not show: the reason was lost ("No se puede leer la petición (1 error); ver 'errors'.")."""
     result = run("score", "-", "--lang", "es", input="[1, 2]")
     assert result.exit_code == 2
-    assert "rummikub: stdin: must be a JSON object" in result.output and "ver 'errors'" not in result.output
+    assert "rummikub: stdin: must be a JSON object" in result.output and "consulta 'errors'" not in result.output
     (tmp_path / "b.jsonl").write_text("[1, 2]\n" + json.dumps(GOOD) + "\n")
     result = run("score", str(tmp_path / "b.jsonl"), "--lang", "es", "-f", "csv")
-    assert "must be a JSON object" in result.stdout and "ver 'errors'" not in result.stdout
+    assert "must be a JSON object" in result.stdout and "consulta 'errors'" not in result.stdout
     english = run("score", "-", input="[1, 2]")  # (the same line: English in every --lang; docs/cli.md)
     assert one_line_error(english) == one_line_error(run("score", "-", "--lang", "es", input="[1, 2]"))
     assert one_line_error(english) == "rummikub: stdin: must be a JSON object"

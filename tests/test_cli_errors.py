@@ -50,7 +50,7 @@ def test_a_problem_listing_as_many_errors_as_the_service_lists_says_there_may_be
     spanish = json.loads(invoke("arrange", *["X1"] * 60, "--json", "--lang", "es")[1])
     assert "(al menos 50 errores; se listan 50)" in spanish["detail"]
     few = json.loads(invoke("arrange", *["X1"] * 5, "--json", "--lang", "es")[1])
-    assert "(5 errores)" in few["detail"]
+    assert "(5 errores en total)" in few["detail"]
 
 
 def test_every_error_of_a_document(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ SPANISH = {
     "score-batch-table-es": "documentos",
     "replay-bad-es": "es ilegal",
     "replay-continue": "es ilegal",
-    "replay-batch-table-es": "partidas",
+    "replay-batch-table-es": "registros",
     "show-position-es": "la mesa es válida",
     "show-turn-es": "Después",
     "rules-es": "descripción",
@@ -206,7 +206,7 @@ def test_unknown_preset_is_the_service_answer_not_a_wrong_path(server: str) -> N
     remote = invoke("rules", "house", "--server", server)
     assert remote.exit_code == local.exit_code == 2
     assert remote.stderr == local.stderr
-    assert "unknown rules preset 'house'" in one_line_error(remote)
+    assert "Unknown rules preset 'house'" in one_line_error(remote)
     assert "the rules service?" in one_line_error(invoke("rules", "--server", server + "/v1"))
 
 
@@ -220,10 +220,12 @@ def test_a_preset_name_no_url_path_carries_is_answered_as_in_process(server: str
         remote = invoke("rules", name, "--lang", lang, *extra, "--server", server)
         assert remote.exit_code == local.exit_code == 2
         assert (remote.stdout, remote.stderr) == (local.stdout, local.stderr)
-    word = "unknown rules preset" if lang == "en" else "Conjunto de reglas desconocido"
-    assert one_line_error(
-        remote
-    ) == f"rummikub: {word} {name!r}; {'presets' if lang == 'en' else 'disponibles'}: " + ", ".join(PRESETS)
+    said = (
+        f"Unknown rules preset {name!r}; presets"
+        if lang == "en"
+        else f"Conjunto de reglas {name!r} desconocido; disponibles"
+    )
+    assert one_line_error(remote) == f"rummikub: {said}: " + ", ".join(PRESETS) + "."
 
 
 # --- a server that is down, failing or slow ------------------------------------------------------

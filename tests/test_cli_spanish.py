@@ -93,7 +93,7 @@ def test_validate() -> None:
     assert "hint: each argument is one set" in invoke("validate", "R1", "R2", "R3").stderr
     # the tile set named in Spanish ("El juego classic": a docs audit, session 44)
     en, es = both("validate", "R5 J J", "K9 B9 J")
-    assert "classic tile set" in en and "El juego clásico solo tiene 2" in " ".join(es.split())
+    assert "classic tile set" in en and "El juego de fichas clásico solo tiene 2" in " ".join(es.split())
 
 
 def test_the_environment_variable_gives_spanish_reports() -> None:
@@ -190,7 +190,7 @@ def test_score_batch(tmp_path: Path) -> None:
     en, es = both("score", str(rounds))
     assert "document  status  winner  scores" in lines(en)
     assert "documento  estado  ganador  puntos" in lines(es)
-    assert "✓ ok" in es and "✗ ilegible" in es and "✗ unreadable" in en
+    assert "✓ correcto" in es and "✗ ilegible" in es and "✗ unreadable" in en
     for english, spanish in (("documents  4", "documentos  4"), ("  scored  3", "  puntuados  3")):
         assert english in lines(en) and spanish in lines(es)
     assert "  unreadable  1" in lines(en) and "  ilegibles  1" in lines(es)
@@ -222,7 +222,7 @@ def test_replay(tmp_path: Path) -> None:
     went_out = [{"player": "A", "table": [["R1", "R2", "R3"]]}]
     late = write(tmp_path / "late.json", {**SHORT_RECORD, "turns": [*went_out, {"player": "B", "draw": "K2"}]})
     en, es = both("replay", late)
-    assert "play" in en and "round_over" in en and "went out  opens with 6" in en
+    assert "play" in en and "round over" in en and "went out  opens with 6" in en
     assert "✗ turn 1 is illegal" in en and "ROUND_OVER at /turns/1" in en
     assert "juega" in es and "ronda acabada" in es and "se quedó sin fichas  abre con 6" in es
     assert "✗ el turno 1 es ilegal" in es and "ROUND_OVER en /turns/1: El turno 1 llega" in es
@@ -230,7 +230,7 @@ def test_replay(tmp_path: Path) -> None:
     claimed = write(tmp_path / "claimed.json", {**SHORT_RECORD, "turns": went_out, "end": "pool_exhausted"})
     en, es = both("replay", claimed)
     assert "The record" in en and "not a legal game (END_MISMATCH)" in en
-    assert "El registro" in es and "✗ el registro no es una partida legal (END_MISMATCH)" in es
+    assert "El registro" in es and "✗ el registro no es una ronda legal (END_MISMATCH)" in es
     good = write(tmp_path / "good.json", generate_game(7, 3))
     en, es = both("replay", good)
     assert "✓ every turn is legal" in en and "✓ todos los turnos son legales" in es
@@ -254,7 +254,10 @@ def test_replay_unnamed_tiles_and_analysis(tmp_path: Path) -> None:
     }
     en, es = both("replay", write(tmp_path / "missed.json", missed), "--analyze")
     assert "! an opening was possible: R1 R2 R3" in en and "Analysis: 2 draws checked, 1 missed play," in en
-    assert "! podía abrir: R1 R2 R3" in es and "Análisis: 2 robos revisados, 1 jugada perdida," in es
+    assert (
+        "! podía abrir: R1 R2 R3" in es
+        and "Análisis: 2 robos revisados, 1 jugada desaprovechada, 1 primera jugada tardía" in es
+    )
 
 
 @pytest.mark.parametrize("columns", ["60", "100"])  # 100: only the (longer) Spanish messages wrap
@@ -293,7 +296,7 @@ def test_replay_batch(tmp_path: Path) -> None:
     assert "✗ invalid" in en and "turn 1: ROUND_OVER" in en
     assert "✗ no válido" in es and "turno 1: ROUND_OVER" in es
     assert "games  2" in lines(en) and "  valid  1" in lines(en) and "  invalid  1" in lines(en)
-    assert "partidas  2" in lines(es) and "  válidas  1" in lines(es) and "  no válidas  1" in lines(es)
+    assert "registros  2" in lines(es) and "  válidos  1" in lines(es) and "  no válidos  1" in lines(es)
 
 
 def test_show(tmp_path: Path) -> None:
@@ -314,7 +317,10 @@ def test_rules() -> None:
     en, es = both("rules")
     assert "preset  description" in lines(en) and PRESET_DESCRIPTIONS["sabra"][:40] in en
     assert "reglas  descripción" in lines(es) and PRESET_DESCRIPTIONS_ES["sabra"][:40] in es
-    assert "rummikub rules PRESET" in en and "Para ver todos los ajustes de unas reglas: rummikub rules PRESET" in es
+    assert (
+        "rummikub rules PRESET" in en
+        and "Para ver todos los ajustes de un conjunto de reglas: rummikub rules NOMBRE" in es
+    )
     assert PRESET_DESCRIPTIONS["sabra"][:40] not in es
     en, es = both("rules", "komoni")
     assert "setting  value" in lines(en) and "ajuste  valor" in lines(es)
@@ -369,4 +375,4 @@ def test_progress_bar_label(monkeypatch: pytest.MonkeyPatch) -> None:
         progress = batch.progress_bar(terminal, 10, "game", lang=lang)
         assert progress is not None
         labels[lang] = getattr(progress.columns[0], "text_format", None)
-    assert labels == {"en": "games", "es": "partidas"}
+    assert labels == {"en": "games", "es": "registros"}

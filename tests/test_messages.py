@@ -67,7 +67,7 @@ def test_one_copy_beyond_the_rack_or_the_table_is_worded_as_a_copy() -> None:
 
 def test_every_tile_beyond_the_supply_is_named_in_sets_and_melds() -> None:
     sets = [S("R5 R6 R7")] * 3
-    expected = [f"There are only 2 of tile R{n} in the classic tile set; 3 are given." for n in (5, 6, 7)]
+    expected = [f"There are only 2 copies of R{n} in the classic tile set; the request holds 3." for n in (5, 6, 7)]
     assert [v.message() for v in validate_sets(sets).sets[2].violations] == expected
     assert [v.message() for v in check_meld(sets).violations if v.code == "TILE_SUPPLY_EXCEEDED"] == expected
 
@@ -76,8 +76,8 @@ def test_jokers_beyond_the_supply_are_worded_as_jokers() -> None:
     # "There are only 2 of tile J" (a white-box audit, session 51); a replay's draw alike
     sets = [S("R5 J J"), S("R6 J R8")]
     (violation,) = validate_sets(sets).sets[1].violations
-    assert violation.message() == "There are only 2 jokers in the classic tile set; 3 are given."
-    assert violation.message("es") == "El juego clásico solo tiene 2 comodines; aquí hay 3."
+    assert violation.message() == "There are only 2 jokers in the classic tile set; the request holds 3."
+    assert violation.message("es") == "El juego de fichas clásico solo tiene 2 comodines; la petición tiene 3."
     # and a joker played beyond the rack, or missing after the turn
     verdict = verify_turn([S("R1 R2 J")], [S("R1 R2 R3"), S("K1 K2 J J")], parse_tiles("R3 K1 K2"), True)
     assert messages(verdict) == ["1 joker is played beyond those on the player's rack."]
@@ -85,7 +85,7 @@ def test_jokers_beyond_the_supply_are_worded_as_jokers() -> None:
     verdict = verify_turn([S("R1 R2 J"), S("K5 K6 J")], [S("R1 R2 R3"), S("K5 K6 K7")], parse_tiles("R3 K7"), True)
     assert "2 jokers were on the table before the turn and are missing after it" in messages(verdict)[0]
     xp = validate_sets([S("J J J R5"), S("J J R6")], "xp").sets[1].violations[0]
-    assert xp.message() == "There are only 4 jokers in the xp tile set; 5 are given."
+    assert xp.message() == "There are only 4 jokers in the XP tile set; the request holds 5."
 
 
 def test_a_joker_not_replaced_names_only_the_tiles_it_can_have_stood_for() -> None:
@@ -101,7 +101,7 @@ def test_a_joker_needing_both_colours_is_told_the_one_missing() -> None:
     rules = {"group_joker_needs_both_colours": True}
     verdict = verify_turn([S("R5 B5 J")], [S("R5 B5 K5"), S("J O1 O2")], parse_tiles("K5 O1 O2"), True, rules)
     assert messages(verdict) == [
-        "A joker did not stay in a valid set as the tile it stood for (O5), and that tile did not take its place."
+        "A joker freed from a group of three needs both missing tiles (K5 and O5) in its place; O5 did not take it."
     ]
 
 
@@ -109,12 +109,12 @@ def test_a_joker_violation_names_the_jokers_set_by_its_id_not_its_successors() -
     before = (S("R4 R5 J", "r"),)
     verdict = verify_turn(before, (S("R3 R4 R5", "r2"), S("J O1 O2", "n")), parse_tiles("R3 O1 O2"), True)
     assert messages(verdict) == [
-        'Set "r": A joker did not stay in a valid set as the tile it stood for (R6), and that tile did not take its place.'
+        'Set "r": a joker did not stay in a valid set as the tile it stood for (R6), and that tile did not take its place.'
     ]
     before = (S("R5 R6 J R8", "lock"),)
     after = (S("R5 R6 J", "a"), S("R8 R9 R10", "b"))
     verdict = verify_turn(before, after, parse_tiles("R9 R10 O1"), True, "strict-joker")
-    assert messages(verdict)[0].startswith('Set "lock": Under locked-joker rules')
+    assert messages(verdict)[0].startswith('Set "lock": under locked-joker rules')
     # a joker set without an id: no label, not its successor's
     verdict = verify_turn((S("R4 R5 J"),), (S("R3 R4 R5", "r2"), S("J O1 O2", "n")), parse_tiles("R3 O1 O2"), True)
     assert messages(verdict) == [
@@ -135,7 +135,7 @@ def test_set_ids_start_every_turn_violation_on_their_set() -> None:
     before = (S("R4 R5 J R7", "lock"),)
     after = (S("R4 R5 J", "lock"), S("R7 K7 B7", "n"))
     verdict = verify_turn(before, after, parse_tiles("K7 B7"), True, "strict-joker")
-    assert messages(verdict)[0].startswith('Set "lock": Under locked-joker rules')
+    assert messages(verdict)[0].startswith('Set "lock": under locked-joker rules')
     verdict = verify_turn((S("R4 R5 R6", "mine"),), (S("R4 R5", "x"), S("K3 K4 K5", "new")), parse_tiles("K4 K5"), True)
     assert {v.code: v.message("es").split(":")[0] for v in verdict.violations} == {
         "TABLE_TILE_REMOVED": 'Combinación "mine"',

@@ -54,7 +54,7 @@ def test_group_joker_needing_both_colours_names_both_tiles_in_the_plural() -> No
         "A joker did not stay in a valid group, and the two missing tiles (K3 and O3) did not take its place."
     ]
     assert es == [
-        "Un comodín no siguió en un grupo válido, y las dos fichas que faltaban (K3 y O3) no ocuparon su lugar."
+        "Un comodín no se quedó en un grupo válido, y las dos fichas que faltaban (K3 y O3) no ocuparon su lugar."
     ]
 
 
@@ -68,7 +68,7 @@ def test_spanish_continues_lower_case_after_a_colon() -> None:
     assert v.message("es") == (
         'Combinación "izq": esta combinación no es válida: una combinación necesita al menos 3 fichas; esta tiene 2.'
     )
-    assert v.message("en") == 'Set "izq": This set is not valid: A set needs at least 3 tiles; this one has 2.'
+    assert v.message("en") == 'Set "izq": this set is not valid: a set needs at least 3 tiles; this one has 2.'
 
 
 def test_player_count_allowed_agrees_in_spanish() -> None:
@@ -132,7 +132,7 @@ def test_html_report_of_one_game_is_singular(tmp_path: Any) -> None:
     game = Path(__file__).resolve().parents[1] / "examples" / "games" / "illegal.json"
     for lang, words in (
         ("en", "1 game: 0 legal, 1 with an illegal turn or record, 0 unreadable"),
-        ("es", "1 partida: 0 legales, 1 con un turno o registro ilegal, 0 ilegibles"),
+        ("es", "1 ronda: 0 legales, 1 con un turno o registro ilegal, 0 ilegibles"),
     ):
         page = tmp_path / f"report-{lang}.html"
         result = CliRunner().invoke(app, ["replay", str(game), "--html", str(page), "--lang", lang])
@@ -195,12 +195,12 @@ def test_a_422_detail_names_the_place_before_the_reason() -> None:
 
 
 def test_spanish_supply_arrangement_and_penalty_words() -> None:
-    """lang-06, lang-12, lang-15: 'solo tiene 2 fichas R5; aquí hay 3', the tiles laid named with
+    """lang-06, lang-12, lang-15: 'solo tiene 2 fichas R5; la petición tiene 3', the tiles laid named with
     their article, and a penalty counted in tiles."""
     from cli.render import penalty_text
 
     assert render("TILE_SUPPLY_EXCEEDED", {"tile": "R5", "limit": 2, "count": 3, "tiles": "classic"}, "es") == (
-        "El juego clásico solo tiene 2 fichas R5; aquí hay 3."
+        "El juego de fichas clásico solo tiene 2 fichas R5; la petición tiene 3."
     )
     assert (
         render("NO_ARRANGEMENT", {"count": 1, "case": "one"}, "es")

@@ -488,7 +488,7 @@ def test_a_chunked_body_in_too_many_chunks_is_refused() -> None:
     asyncio.run(RSGIAdapter(app, 1 << 20, 1.0).__rsgi__(scope, proto))
     [(status, _, data)] = proto.sent
     assert json.loads(data)["detail"] == (
-        "No se puede leer la petición: el cuerpo llegó en más de 4.096 trozos: envíalo con Content-Length,"
+        "No se puede leer la petición: el cuerpo llegó en más de 4096 trozos: envíalo con Content-Length,"
         " o en trozos más grandes."
     )
 

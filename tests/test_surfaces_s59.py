@@ -65,9 +65,9 @@ def test_a_batchs_error_cells_are_english_in_every_lang(tmp_path: Path, fmt: str
 def test_rules_of_an_unknown_preset_still_speaks_the_lang() -> None:
     """The one exception docs/cli.md makes: the service's own 404 detail, in --lang."""
     assert one_line_error(invoke("rules", "nope", "--lang", "es")).startswith(
-        "rummikub: Conjunto de reglas desconocido 'nope'; disponibles: sabra"
+        "rummikub: Conjunto de reglas 'nope' desconocido; disponibles: sabra"
     )
-    assert one_line_error(invoke("rules", "nope")).startswith("rummikub: unknown rules preset 'nope'; presets: sabra")
+    assert one_line_error(invoke("rules", "nope")).startswith("rummikub: Unknown rules preset 'nope'; presets: sabra")
 
 
 # --- SUR-3: suggest reads a body without a table as an empty table ---------------------------------

@@ -221,7 +221,7 @@ def test_replay_html_report(tmp_path: Path) -> None:
     assert result.exit_code == 2  # one document is unreadable
     page = report.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and 'lang="es"' in page
-    assert page.count("<tr class=") == 4 and "Partidas con problemas" in page
+    assert page.count("<tr class=") == 4 and "Rondas con problemas" in page
     assert "INVALID_SET" in page and page.count("<svg") == 1  # the offending turn of bad.json
     assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # self-contained
     # in Spanish throughout: the turn's action and the first problem's pointer (a docs

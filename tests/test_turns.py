@@ -1092,7 +1092,7 @@ def test_violation_json_has_code_message_at() -> None:
     (found,) = v.to_json()["violations"]
     assert found == {
         "code": "INVALID_SET",
-        "message": "This set is not valid: A set needs at least 3 tiles; this one has 2.",
+        "message": "This set is not valid: a set needs at least 3 tiles; this one has 2.",
         "at": "/after/1",
         "set_code": "SET_TOO_SHORT",
     }
