@@ -268,20 +268,35 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         # (a worker process left alone ends within PARENT_CHECK_SECONDS: without os._exit, the
         # exit waited for each to finish its chunk, 14-19 s of --analyze; a docs audit, session 56)
         threads = isinstance(executor, ThreadPoolExecutor)
-        if isinstance(exc, _Stopped) or (threads and isinstance(exc, KeyboardInterrupt | SystemExit)):
-            _exit_now(exc)
+        # (a Ctrl-C of a local batch waited too, 5-80 s of --analyze: the batch audit, session 60)
+        if isinstance(exc, _Stopped | KeyboardInterrupt) or (threads and isinstance(exc, SystemExit)):
+            exit_now(exc)
+        if not threads:
+            _LEFT_RUNNING.append(executor)  # (its workers' chunks unwanted: ``workers_left_running``)
         raise
     executor.shutdown(wait=True)
 
 
+_LEFT_RUNNING: list[Executor] = []
+
+
+def workers_left_running() -> bool:
+    """Whether a batch stopped by an error left worker processes on chunks whose rows nobody
+    wants: the interpreter's exit would wait for each (an output that cannot be written waited
+    80 s of ``--analyze`` chunks; the batch audit, session 60), so ``cli.main`` leaves through
+    :func:`exit_now` once its one line is told."""
+    return bool(_LEFT_RUNNING)
+
+
 EXIT_NOW_HOOKS: list[Callable[[], None]] = []
-"""What ``_exit_now`` runs first: the ``atexit`` functions it skips (``cli.main`` adds its own)."""
+"""What ``exit_now`` runs first: the ``atexit`` functions it skips (``cli.main`` adds its own)."""
 
 
-def _exit_now(stop: KeyboardInterrupt | SystemExit) -> NoReturn:
-    """End a batch over ``--server`` stopped by Ctrl-C or a signal without waiting for the
-    requests in flight: its threads would each wait out their answer, up to ``--timeout``
-    (a day at most; a CLI audit, session 55). The rows written so far are flushed."""
+def exit_now(stop: KeyboardInterrupt | SystemExit) -> NoReturn:
+    """End a batch stopped by Ctrl-C or a signal without waiting for the work in flight: over
+    ``--server`` its threads would each wait out their answer, up to ``--timeout`` (a day at
+    most; a CLI audit, session 55); in-process, each worker process its chunks (they end within
+    ``PARENT_CHECK_SECONDS`` of this process). The rows written so far are flushed."""
     code = 130 if isinstance(stop, KeyboardInterrupt) else stop.code if isinstance(stop.code, int) else 1
     for hook in EXIT_NOW_HOOKS:  # (os._exit runs no atexit function)
         with contextlib.suppress(Exception):

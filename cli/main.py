@@ -103,6 +103,14 @@ class OneLineErrors(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("standalone_mode", True):
             return super().main(*args, **kwargs)
+        try:
+            return self._main_one_line(*args, **kwargs)
+        except SystemExit as exc:
+            if batch.workers_left_running():
+                batch.exit_now(exc)  # (its one line told; not waiting for the workers' chunks)
+            raise
+
+    def _main_one_line(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         _answering_server.set(None)
         if sys.stdout is None:  # (fd 1 closed: ``>&-``; Click would drop every answer silently)
@@ -183,6 +191,8 @@ class OneLineErrors(TyperGroup):
                 )
             )
             sys.exit(EXIT_SERVICE)
+        if code == 130:  # (Typer's answer to a Ctrl-C: "aborted", as a batch over --server says)
+            _tell("rummikub: aborted")
         sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -291,6 +291,33 @@ def test_ctrl_c_ends_a_batch_over_a_server_without_waiting_for_its_answers() -> 
             process.wait(timeout=30)
 
 
+def test_ctrl_c_of_one_command_says_aborted(tmp_path: Path) -> None:
+    # (Typer answers a Ctrl-C with exit 130 and said nothing, where a batch over --server said
+    # "rummikub: aborted": the batch audit, session 60)
+    game = (ROOT / "examples" / "games" / "game-1.json").read_text()
+    for n in range(40):
+        (tmp_path / f"g{n:03}.json").write_text(game)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli", "replay", str(tmp_path), "--analyze", "-f", "jsonl"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # (a first row: the batch is under way)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 130 and err.strip().endswith("rummikub: aborted"), err
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+
+
 def test_a_non_blocking_standard_input_is_read_to_its_end() -> None:
     # (a pipe left O_NONBLOCK by the parent was read only as far as it was filled)
     import fcntl
@@ -362,27 +389,38 @@ def test_a_signal_ends_a_batch_with_its_workers(stop: signal.Signals, tmp_path: 
         process.wait(timeout=30)
 
 
-def test_sigterm_ends_a_batch_without_waiting_for_the_workers_chunks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_ends_a_batch_without_waiting_for_the_workers_chunks(stop: signal.Signals, tmp_path: Path) -> None:
     # (it waited for each worker to finish the chunk it held: 14-19 s of --analyze; each chunk
-    # here is 10 games, several seconds; the docs audit, session 56)
+    # here is 10 games, several seconds; the docs audit, session 56; Ctrl-C waited as long, and
+    # said nothing: the batch audit, session 60)
     game = (ROOT / "examples" / "games" / "game-1.json").read_text()
     for n in range(160):
         (tmp_path / f"g{n:03}.json").write_text(game)
     process = subprocess.Popen(
         [sys.executable, "-m", "cli", "replay", str(tmp_path), "--analyze", "-f", "jsonl", "--jobs", "2"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         env=ENV,
         cwd=ROOT,
+        # (SIGINT as a program in the foreground gets it: see the --server test above)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        assert process.stdout is not None
+        assert process.stdout is not None and process.stderr is not None
         process.stdout.readline()  # (the first chunk done: the workers are on their next ones)
-        process.send_signal(signal.SIGTERM)
+        workers = _children(process.pid)
+        process.send_signal(stop)
         signalled = time.monotonic()
         process.stdout.read()
-        assert process.wait(timeout=60) == 128 + signal.SIGTERM
+        assert process.wait(timeout=60) == (130 if stop == signal.SIGINT else 128 + stop)
         assert time.monotonic() - signalled < 5
+        if stop == signal.SIGINT:
+            assert process.stderr.read().strip().endswith(b"rummikub: aborted")
+        deadline = time.monotonic() + 10  # (they end within PARENT_CHECK_SECONDS of the batch)
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()]
     finally:
         if process.poll() is None:
             process.kill()
