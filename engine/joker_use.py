@@ -86,9 +86,12 @@ def freed_can_leave(
 
 def placements(
     search: JokerSearch, jokers: list[Joker], freed: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]
-) -> list[Violation]:
+) -> tuple[list[Violation], list[Violation]]:
     """The fewest freed jokers misused, over every way of placing them on the after jokers
-    that no staying joker took (memoised: many assignments free the same jokers)."""
+    that no staying joker took (memoised: many assignments free the same jokers). With it,
+    the same judged without the placements read with their hosts taking the replacing copies
+    (``_place_freed``'s ``relaxed``; the same list, the same object, where none reads better):
+    what ``engine.jokers`` cuts its search by."""
     free: dict[int, int] = {k: search.after[k].jokers for k in search.open_after}
     for stay in stays:
         if stay is not None:
@@ -191,7 +194,7 @@ def _place_freed(
     jointly: Jointly | None = None,
     unreplaced: int = 0,
     beside: Beside | None = None,
-) -> list[Violation]:
+) -> tuple[list[Violation], list[Violation]]:
     """The fewest freed jokers misused (see ``placements``); ``wholes``: the locked sets
     kept whole, as (source, after-set), whose copies all lie there; ``jointly``: whether
     the freed jokers' replacements hold with the (source, after-set) pairs a placement
@@ -229,12 +232,14 @@ def _place_freed(
     best_at: list[int] = []
     told = len(beside(frozenset(), frozenset())) if beside is not None else 0  # with nothing avoided
 
-    def key(misused: int, extra: int) -> tuple[int, int]:
+    def key(misused: int, extra: int, relaxed: int = 0) -> tuple[int, int, int]:
         """A placement's rank: its cost (the misused jokers and the unreplaced beyond ``told``),
         then between equal costs fewer misused under locked sets, fewer lost replacements
         without them (the reading with nothing kept apart, as before; hand-made case
-        h7-s51-356, ``R4 R5 J`` twice -> ``R4 R5 R6 J`` + ``R4 R5 J``, stays misused)."""
-        return (misused + extra, misused if search.locked else extra)
+        h7-s51-356, ``R4 R5 J`` twice -> ``R4 R5 R6 J`` + ``R4 R5 J``, stays misused), then
+        a placement whose hosts leave the freed jokers' replacing copies alone over one whose
+        hosts take them (``relaxed``, see ``place``)."""
+        return (misused + extra, misused if search.locked else extra, relaxed)
 
     best_key = key(best_misused, 0)
     best_beside: list[Violation] = []  # the best placement's unreplaced, when beyond ``told``
@@ -279,12 +284,13 @@ def _place_freed(
         if n == len(freed):
             if good and two_rack_tiles and not _two_played_each(search, good, free):
                 return
-            if two_rack_tiles and not all(_new_set(search, k, avoided, freed, kept) for k in good):
-                return
-            # (the set-by-set checks above first: cheaper, and where most placements fail)
-            if two_rack_tiles and not _new_sets_together(
-                search, sorted(good), avoided, free, good, freed, stayed_in, kept
+            # (the set-by-set checks first: cheaper, and where most placements fail)
+            if two_rack_tiles and not (
+                all(_new_set(search, k, avoided, freed, kept) for k in good)
+                and _new_sets_together(search, sorted(good), avoided, free, good, freed, stayed_in, kept)
             ):
+                if relax and key(bad, max(0, 1 - told), 1) < best_key:
+                    deferred.append((bad, left, good, avoided))  # (judged once the others are)
                 return
             if not all_hold_none(avoided):
                 return
@@ -313,13 +319,74 @@ def _place_freed(
                     place(n + 1, {**left, k: left[k] - 1}, {**kinds, k: kind}, good_here, bad, here)
         place(n + 1, left, kinds, good, bad + 1, avoided)
 
+    def relaxed(bad: int, left: dict[int, int], good: dict[int, int], avoided: frozenset[tuple[int, int]]) -> None:
+        """A placement the new-set checks refused, read with its hosts taking the played copies
+        those checks keep for the freed jokers' replacements (``_relaxed_hosts``): its cost is
+        then the replacements so lost, told as that reading's own (SPEC §4: the consistent
+        reading with fewest violations; pressman-2009, ``R4 R5 R6 J`` + ``R7 R8 R9 J`` ->
+        ``R4 R5 R6 R7`` + ``R8 R9 R10`` + ``O7 R7 J J`` with R7 R10 O7 played: the played R7
+        the group's, the first joker replaced from the table, one violation where the new-set
+        checks, keeping that R7 for the run, found both jokers misused; the documented gap of
+        session 41, an independent referee's O4-C2 of session 59). Only a reading losing a
+        replacement is taken: one losing none is the new-set checks' own question, so no
+        verdict changes. Its joint checks spend the turn's ``relaxed_steps``, not its
+        ``JOINT_CHECK_STEPS`` (whose use decides which joint checks are exact), and a reading
+        whose checks ran out of them is not taken."""
+        nonlocal best_misused, best_at, best_key, best_beside
+        assert beside is not None
+        if search.relaxed_steps <= 0:
+            search.relaxed_out = True
+            return
+        asked = (frozenset(good.items()), avoided)
+        ways = relaxed_ways.get(asked)
+        if ways is None:
+            saved, search.joint_steps = search.joint_steps, search.relaxed_steps
+            try:
+                ways = _relaxed_hosts(search, good, avoided, free, freed, stayed_in, kept)
+                if ways and not all_hold_none(avoided):
+                    ways = []
+                if search.joint_steps < 0:
+                    # (ran out: ``_sources_held_elsewhere`` then answers as favourably as may be,
+                    # and the search for the hosts' ways stops where the steps did)
+                    ways = []
+                    search.relaxed_out = True
+            finally:
+                search.relaxed_steps, search.joint_steps = search.joint_steps, saved
+            relaxed_ways[asked] = ways
+        for reserved in ways:
+            search.relaxed_steps -= RELAXED_REPLACEMENT_STEPS
+            more = beside(avoided, reserved)
+            if not more:
+                continue  # (every joker replaced: the new-set checks' own question, not this one's)
+            extra = max(0, len(more) - told)
+            if key(bad, extra, 1) >= best_key:
+                continue
+            best_misused, best_key, best_beside = bad, key(bad, extra, 1), more
+            misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
+            best_at = [k for k in misused_in for _ in range(left[k])]
+
+    # (the hosts read as taking the freed jokers' replacing copies: without locked sets, where
+    # the replacements are a placement's own cost, under a replace release; the placements the
+    # new-set checks refused are judged so after every other, cut by the best of those)
+    relax = search.relaxing and two_rack_tiles and beside is not None and not search.locked
+    deferred: list[tuple[int, dict[int, int], dict[int, int], frozenset[tuple[int, int]]]] = []
+    relaxed_ways: dict[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]], list[CopiesAt]] = {}
+
+    def answer() -> list[Violation]:
+        params = {"rule": rule}
+        misused = [
+            Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
+            for m in range(best_misused)
+        ]
+        return misused + best_beside
+
     place(0, dict(free), {}, {}, 0, frozenset())
-    params = {"rule": rule}
-    misused = [
-        Violation("FREED_JOKER_MISUSED", f"/after/{best_at[m]}" if m < len(best_at) else "/after", params)
-        for m in range(best_misused)
-    ]
-    return misused + best_beside
+    strict, strict_key = answer(), best_key
+    deferred.sort(key=lambda leaf: leaf[0])  # (the fewest misused first: they may cut the others)
+    for bad, left, good, avoided in deferred:
+        if key(bad, max(0, 1 - told), 1) < best_key:
+            relaxed(bad, left, good, avoided)
+    return (strict if best_key == strict_key else answer()), strict
 
 
 def _fixed_played(search: JokerSearch, good: Mapping[int, int], two_rack_tiles: bool) -> CopiesAt:
@@ -531,6 +598,7 @@ def _new_set(
     avoided: frozenset[tuple[int, int]],
     freed: list[Joker],
     kept: frozenset[int] = frozenset(),
+    reserve: bool = True,
 ) -> bool:
     """Whether after-set ``k`` is a *new* set with one assignment of equal copies for both
     conditions at once: none of its copies comes from the before-sets of the freed jokers
@@ -541,12 +609,13 @@ def _new_set(
     ``k`` is not (by its tiles, or as it holds none of that set's) are not ``k``'s, where
     another successor holds one. E.g. ``R4 R5 R6`` + ``J R3 R4`` ->
     ``R2 R3 R4`` + ``R2 R3 R4 R5 R6 J``: its R4 is either set's copy, so it holds a tile of
-    the joker's set or all of ``R4 R5 R6``: no new set."""
+    the joker's set or all of ``R4 R5 R6``: no new set. ``reserve`` False: those played copies
+    may be ``k``'s too, the joker then replaced from the table or not at all (``_relaxed_hosts``)."""
     theirs = search.after[k].numbered_counts
     hosted = {n for n, m in avoided if m == k}  # (holding none of their copies: no successor)
     excluded = _hosted_before_sets(search, avoided, k)
     reserved: dict[str, int] = {}
-    if search.needs_tile and search.rules.joker_replacement_from == "rack":
+    if reserve and search.needs_tile and search.rules.joker_replacement_from == "rack":
         for joker in freed:
             if joker.declared and (joker.source in hosted or k not in search.sources[joker.source].successors):
                 (tile,) = joker.options
@@ -587,6 +656,7 @@ def _new_sets_together(
     freed: list[Joker],
     stayed_in: frozenset[tuple[int, int]] = frozenset(),
     kept: frozenset[int] = frozenset(),
+    witnesses: list[CopiesAt] | None = None,
 ) -> bool:
     """Whether the sets hosting freed jokers are new sets holding two played tiles each under
     one assignment of equal copies for all of them at once (``_new_set`` and
@@ -609,7 +679,9 @@ def _new_sets_together(
     of that set's in the same assignment (pressman-2009, ``O5 K5 J B5`` + ``J K4 B4`` ->
     ``J O5 B5 J`` + ``K5 O5 B5`` + ``B4 R4 K4`` with R4 O5 B5 played: the R5 joker stays beside
     O5 B5 only if one of them is its set's, and the freed joker's new set then holds one played
-    tile; session 42)."""
+    tile; session 42). ``witnesses`` given: the hosts alone, whether the freed jokers are
+    replaced or not, each assignment found adding the played copies its hosts take to
+    ``witnesses`` (``_relaxed_hosts``)."""
     # the host with the fewest tiles first: its copies are the scarcest choice
     hosts = sorted(hosts, key=lambda k: (sum(search.after[k].numbered_counts.values()), k))
     left = new_sets_programme.copy_places(search, kept)  # (tile, before-set or -1 for the rack) -> copies
@@ -669,11 +741,16 @@ def _new_sets_together(
 
     # where freed jokers need their tile, unless they cannot all be replaced anyway (that is
     # reported as such: the hosts are not judged by it)
-    replacing = search.needs_tile and replaced(0, {}, False)
+    replacing = witnesses is None and search.needs_tile and replaced(0, {}, False)
     floor = max(0, search.joint_steps - NEW_SETS_SEARCH_STEPS)
 
     def assign(h: int, jokers_left: int) -> bool:
         if h == len(hosts):
+            if witnesses is not None:
+                found = frozenset(((m, key), n) for m in hosts for (key, i), n in taken_by[m].items() if i == -1 and n)
+                if found not in witnesses:
+                    witnesses.append(found)
+                return len(witnesses) >= RELAXED_WITNESSES
             return not replacing or replaced(0, {}, True)
         k = hosts[h]
         banned = _hosted_before_sets(search, avoided, k)
@@ -715,15 +792,59 @@ def _new_sets_together(
         return tile(0)
 
     try:
-        return assign(0, played_jokers)
+        return assign(0, played_jokers) or bool(witnesses)
     except _OutOfSteps:
-        pass
+        if witnesses is not None:
+            return bool(witnesses)  # (no programme: the assignments found so far, if any)
     # the search ran out of its steps: the integer programme decides, while the turn has steps
     search.joint_steps -= PROGRAMME_STEPS
     if search.joint_steps < 0:
         return True  # the turn's JOINT_CHECK_STEPS used up: as favourable as the player may need
     held = new_sets_programme.new_sets_hold(search, hosts, avoided, free, good, freed, replacing, stayed_in, kept)
     return True if held is None else held
+
+
+def _relaxed_hosts(
+    search: JokerSearch,
+    good: dict[int, int],
+    avoided: frozenset[tuple[int, int]],
+    free: dict[int, int],
+    freed: list[Joker],
+    stayed_in: frozenset[tuple[int, int]],
+    kept: frozenset[int],
+) -> list[CopiesAt]:
+    """The ways the hosts ``good`` can be new sets holding two played tiles each when the
+    played copies that would replace a freed joker may be theirs too (``_new_set`` without
+    its reservation, ``_new_sets_together`` without the replacements): per way, the played
+    copies the hosts take ((after-set, tile), copies), those taking no more than another
+    (the others read no better: a host's played copy replaces a joker only where it lies), at
+    most ``RELAXED_WITNESSES``. The search takes at most ``NEW_SETS_SEARCH_STEPS`` of
+    ``search.joint_steps`` (the caller's budget), and asks no programme: past them, the ways
+    found."""
+    if not all(_new_set(search, k, avoided, freed, kept, reserve=False) for k in good):
+        return []
+    witnesses: list[CopiesAt] = []
+    _new_sets_together(search, sorted(good), avoided, free, good, freed, stayed_in, kept, witnesses)
+    counted = [Counter(dict(w)) for w in witnesses]
+    return [
+        w
+        for w, c in zip(witnesses, counted, strict=True)
+        if not any(other != c and not other - c for other in counted)  # (no way taking less)
+    ]
+
+
+RELAXED_STEPS = 5_000
+"""The steps of a turn's relaxed host checks (``_place_freed``'s ``relaxed``: ``_relaxed_hosts``
+and the joint check of the sources' copies, each replacement count of such a reading costing
+``RELAXED_REPLACEMENT_STEPS``), apart from ``JOINT_CHECK_STEPS`` (about 25-35 ms of CPU at
+most). A turn that runs out of them is judged again without any such reading
+(``engine.jokers.follow_jokers``: which placements were so read would depend on the order of
+the sets), its placements judged by the new-set checks alone, as before session 60: its codes,
+not its verdict, may then be more than the fewest. A turn judged set by set (its joint checks
+out of steps) reads none so either."""
+RELAXED_REPLACEMENT_STEPS = 20
+RELAXED_WITNESSES = 8
+"""The most ways of the hosts' copies ``_relaxed_hosts`` collects per placement."""
 
 
 def joker_needs(search: JokerSearch, freed: list[Joker]) -> list[tuple[Joker, frozenset[str]]]:

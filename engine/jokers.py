@@ -143,6 +143,14 @@ def follow_jokers(
     given = JOINT_CHECK_STEPS if joint_steps is None else min(JOINT_CHECK_STEPS, joint_steps.left)
     search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, given)
     verdict = search.run()
+    if search.relaxed_out and search.joint_steps >= 0:  # (else judged set by set below, without them)
+        # the placements read with their hosts taking the replacing copies (``joker_use``,
+        # ``relaxed_steps``) ran out of their steps part-way: which were so read depended on
+        # the order they came in, so none is (the codes as before session 60; the verdict is
+        # the same either way)
+        search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, given)
+        search.relaxing = False
+        verdict = search.run()
     if search.joint_steps < 0:  # (with no steps at all, a joint check asked for runs out at once)
         if given > 0:
             # ran out part-way: which joint checks were judged exactly depended on the order
@@ -182,10 +190,20 @@ class JokerSearch:
         self.group_tiles = not self.needs_tile and rules.group_joker_needs_both_colours
         self.readings_chosen: dict[int, Reading] = {}  # source -> the reading being tried
         self.best: Candidate | None = None
+        # the best without the placements read with their hosts taking the replacing copies
+        # (``joker_use``): what the search is cut by, so that it visits, and spends the joint
+        # checks' steps on, the same assignments as without them (the same verdicts, and the
+        # same ``jokers_exact``)
+        self.strict_best: Candidate | None = None
         self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self.joint_steps = joint_steps  # shared by every joint check of the turn
-        self.placement_memo: dict[tuple[object, ...], list[Violation]] = {}
+        # the placements read with their hosts taking the replacing copies (``joker_use``): a
+        # budget apart from the joint checks', none where those have no steps (judged set by set)
+        self.relaxing = joint_steps > 0
+        self.relaxed_steps = joker_use.RELAXED_STEPS
+        self.relaxed_out = False  # (whether a placement went unread so, its steps spent)
+        self.placement_memo: dict[tuple[object, ...], tuple[list[Violation], list[Violation]]] = {}
         self.replacement_memo: dict[tuple[object, ...], list[Violation]] = {}
         self.holding_memo: dict[tuple[object, ...], bool] = {}
         self.kept_memo: dict[tuple[object, ...], list[int]] = {}  # (``locked_joker_sets._kept_homes``)
@@ -275,7 +293,7 @@ class JokerSearch:
         ``taken`` the tiles stood for per before-set (``("b", n)``) and after-set (``("a", k)``),
         ``stays`` the fate of each joker before ``j`` (None: freed), ``bound`` the violations
         that the fates so far make certain."""
-        best = self.best
+        best = self.strict_best
         if best is not None:
             fewest, split_unlocked, least_freed = best.key[0], best.key[1], best.key[2]
             if bound > fewest or (
@@ -354,16 +372,36 @@ class JokerSearch:
     def _judge(self, jokers: list[Joker], fixed: dict[int, Reading], stays: list[Stay | None]) -> None:
         freed = [joker for joker, stay in zip(jokers, stays, strict=True) if stay is None]
         if not freed and not self.locked:  # every joker stayed: nothing can be wrong
-            self.best = Candidate((0, 0, 0, (), 0), (), 0)
+            self.best = self.strict_best = Candidate((0, 0, 0, (), 0), (), 0)
             return
+        if freed and self.rules.freed_joker_use != "any_set":
+            placed, strict = joker_use.placements(self, jokers, freed, fixed, stays)
+            if strict is not placed:
+                self._candidate(jokers, fixed, stays, freed, strict, strict_only=True)
+            self._candidate(jokers, fixed, stays, freed, placed, strict_only=False, strict_too=strict is placed)
+        else:
+            self._candidate(jokers, fixed, stays, freed, None, strict_only=False, strict_too=True)
+
+    def _candidate(
+        self,
+        jokers: list[Joker],
+        fixed: dict[int, Reading],
+        stays: list[Stay | None],
+        freed: list[Joker],
+        placed: list[Violation] | None,
+        strict_only: bool,
+        strict_too: bool = False,
+    ) -> None:
+        """Rank one assignment with its freed jokers' places ``placed`` (None: not judged) as
+        ``self.best`` (unless ``strict_only``) and as ``self.strict_best`` (if ``strict_only``
+        or ``strict_too``: places judged without the relaxed readings, ``joker_use``)."""
         violations: list[Violation] = []
         if freed and (self.needs_tile or self.group_tiles):
             violations += joker_replacement.replacements(self, jokers, stays)
         if self.locked:
             violations += locked_joker_sets.locked_sets(self, jokers, stays)
         beside: list[Violation] | None = None  # the placement's own unreplaced, when they differ
-        if freed and self.rules.freed_joker_use != "any_set":
-            placed = joker_use.placements(self, jokers, freed, fixed, stays)
+        if placed is not None:
             own = [v for v in placed if v.code != "FREED_JOKER_MISUSED"]  # the places' own reading's
             if self.locked:
                 beside = own or None  # (its jokers not replaced, told beside the lock below)
@@ -407,5 +445,8 @@ class JokerSearch:
             if self.fallback is None or key < self.fallback.key:
                 self.fallback = Candidate(key, tuple(violations), len(freed), unreplaced)
             return
-        if self.best is None or key < self.best.key:
-            self.best = Candidate(key, tuple(violations), len(freed), unreplaced)
+        found = Candidate(key, tuple(violations), len(freed), unreplaced)
+        if (strict_only or strict_too) and (self.strict_best is None or key < self.strict_best.key):
+            self.strict_best = found
+        if not strict_only and (self.best is None or key < self.best.key):
+            self.best = found
