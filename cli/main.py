@@ -812,7 +812,9 @@ def _check_html_target(path: str) -> None:
     if folder:
         raise CliError(f"cannot write {path}: it is a folder")
     if not parent_is_folder:
-        raise CliError(f"cannot write {path}: {target.parent} is not a folder")
+        # (a folder that does not exist is no "not a folder": the batch audit, session 60)
+        why = "is not a folder" if target.parent.exists() else "does not exist"
+        raise CliError(f"cannot write {path}: {target.parent} {why}")
     existed = target.exists()
     try:  # (a folder that refuses a new file: told now, not after every game is replayed)
         with open(target, "a" if existed else "x", encoding="utf-8"):

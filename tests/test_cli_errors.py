@@ -174,7 +174,12 @@ def test_stdin_json_lines_with_a_bad_line_keep_the_others() -> None:
 
 def test_an_html_report_that_cannot_be_written_is_refused_before_replaying(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(BAD_ROUND), encoding="utf-8")
-    for target, reason in ((tmp_path, "it is a folder"), (tmp_path / "bad.json" / "r.html", "is not a folder")):
+    for target, reason in (
+        (tmp_path, "it is a folder"),
+        (tmp_path / "bad.json" / "r.html", "is not a folder"),
+        # (said "… is not a folder" of a folder that does not exist: the batch audit, session 60)
+        (tmp_path / "nope" / "dir" / "r.html", f"{tmp_path / 'nope' / 'dir'} does not exist"),
+    ):
         result = CliRunner().invoke(app, ["replay", str(tmp_path / "bad.json"), "--html", str(target)])
         assert result.exit_code == 2 and result.stdout == ""
         assert reason in one_line_error(result)
