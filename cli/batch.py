@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NoReturn, TextIO
@@ -272,20 +273,16 @@ def run_rows(job: Job, backend: Backend, sources: Sequence[Source], jobs: int, o
         if isinstance(exc, _Stopped | KeyboardInterrupt) or (threads and isinstance(exc, SystemExit)):
             exit_now(exc)
         if not threads:
-            _LEFT_RUNNING.append(executor)  # (its workers' chunks unwanted: ``workers_left_running``)
+            WORKERS_LEFT_RUNNING.set(True)  # (their chunks unwanted: ``cli.main`` exits at once)
         raise
     executor.shutdown(wait=True)
 
 
-_LEFT_RUNNING: list[Executor] = []
-
-
-def workers_left_running() -> bool:
-    """Whether a batch stopped by an error left worker processes on chunks whose rows nobody
-    wants: the interpreter's exit would wait for each (an output that cannot be written waited
-    80 s of ``--analyze`` chunks; the batch audit, session 60), so ``cli.main`` leaves through
-    :func:`exit_now` once its one line is told."""
-    return bool(_LEFT_RUNNING)
+WORKERS_LEFT_RUNNING: ContextVar[bool] = ContextVar("workers_left_running", default=False)
+"""Whether a batch stopped by an error left worker processes on chunks whose rows nobody wants:
+the interpreter's exit would wait for each (an output that cannot be written waited 80 s of
+``--analyze`` chunks; the batch audit, session 60), so ``cli.main`` leaves through
+:func:`exit_now` once its one line is told (and sets it False as each command starts)."""
 
 
 EXIT_NOW_HOOKS: list[Callable[[], None]] = []

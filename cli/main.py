@@ -103,10 +103,11 @@ class OneLineErrors(TyperGroup):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs.get("standalone_mode", True):
             return super().main(*args, **kwargs)
+        batch.WORKERS_LEFT_RUNNING.set(False)
         try:
             return self._main_one_line(*args, **kwargs)
         except SystemExit as exc:
-            if batch.workers_left_running():
+            if batch.WORKERS_LEFT_RUNNING.get():
                 batch.exit_now(exc)  # (its one line told; not waiting for the workers' chunks)
             raise
 
