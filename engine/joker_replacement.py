@@ -331,6 +331,10 @@ def _replace(
                 params["case"] = "both_one"
                 params["needed"] = " and ".join(demand.bundles[0])
         params["tile"] = label
+        if missing_code == "JOKER_SET_BROKEN":
+            # (names the tile the lock waited for: two such entries of one set read alike, the
+            # same pointer and words; an independent referee, session 60)
+            params["case"] = "locked_" + params.get("case", "one")
         told = [key for bundle in demand.bundles for key in bundle]  # (the tiles the message names)
         return [Violation(missing_code, source.home(told), source.labelled(params))] * demand.weight
 

@@ -182,6 +182,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Under locked-joker rules nothing may leave a set holding a joker, and the joker may not move.",
         "es": "Con comodines bloqueados no se puede sacar nada de una combinación con comodín, ni mover el comodín.",
     },
+    "JOKER_SET_BROKEN/locked_one": {  # (a locked set's joker freed without its exact tile)
+        "en": "Under locked-joker rules a joker leaves its set only for its exact tile ({tile}), which did not take its place.",
+        "es": "Con comodines bloqueados un comodín solo sale de su combinación por su ficha exacta ({tile_es}), que no ocupó su lugar.",
+    },
+    "JOKER_SET_BROKEN/locked_both": {
+        "en": "Under locked-joker rules a joker leaves a group of three only for both missing tiles ({tile}), which did not take its place.",
+        "es": "Con comodines bloqueados un comodín solo sale de un grupo de tres por las dos fichas que faltan ({tile_es}), que no ocuparon su lugar.",
+    },
+    "JOKER_SET_BROKEN/locked_both_one": {
+        "en": "Under locked-joker rules a joker leaves a group of three only for both missing tiles ({needed}); {tile} did not take its place.",
+        "es": "Con comodines bloqueados un comodín solo sale de un grupo de tres por las dos fichas que faltan ({needed_es}); {tile_es} no ocupó su lugar.",
+    },
     "TIME_LIMIT_EXCEEDED": {
         "en": "The turn took {elapsed} s; the limit is {limit} s.",
         "es": "El turno duró {elapsed} s; el límite es {limit} s.",

@@ -351,3 +351,43 @@ def _count(n: int) -> Any:
     from engine.violations import Count
 
     return Count(n)
+
+
+def test_a_locked_sets_broken_lock_names_the_tile_it_waited_for() -> None:
+    """Two jokers of one locked set freed without their exact tiles were two JOKER_SET_BROKEN
+    alike (same pointer, same words); each now names its tile (an independent referee, session
+    60), and under both colours the two tiles and the one missing. Codes and pointers unchanged."""
+    body = {
+        "before": [["J", "K6", "K7", "J"]],
+        "after": [["K6", "O6", "B6"], ["K7", "O7", "B7"], ["J", "J", "O5"]],
+        "rack": ["O6", "B6", "O7", "B7", "O5"],
+        "opened": True,
+        "rules": "strict-joker",
+    }
+    broken = [(at, m) for code, at, m in _violations("turns/verify", body, "en") if code == "JOKER_SET_BROKEN"]
+    assert broken == [
+        (
+            "/after/0",
+            "Under locked-joker rules a joker leaves its set only for its exact tile (K5), which did not take its place.",
+        ),
+        (
+            "/after/0",
+            "Under locked-joker rules a joker leaves its set only for its exact tile (K8), which did not take its place.",
+        ),
+    ]
+    es = [m for code, _, m in _violations("turns/verify", body, "es") if code == "JOKER_SET_BROKEN"]
+    assert (
+        es[0]
+        == "Con comodines bloqueados un comodín solo sale de su combinación por su ficha exacta (K5), que no ocupó su lugar."
+    )
+    both = {
+        "before": [["K7", "J", "R7"]],
+        "after": [["K7", "B7", "R7"], ["J", "R7", "B7"]],
+        "rack": ["B7", "R7", "B7"],
+        "opened": True,
+        "rules": {"preset": "strict-joker", "group_joker_needs_both_colours": True},
+    }
+    assert [m for code, _, m in _violations("turns/verify", both, "es") if code == "JOKER_SET_BROKEN"] == [
+        "Con comodines bloqueados un comodín solo sale de un grupo de tres por las dos fichas que faltan (B7 y O7); "
+        "O7 no ocupó su lugar."
+    ]
