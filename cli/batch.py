@@ -566,9 +566,11 @@ class TableWriter:
         else:
             table.add_column(words["col_status"], no_wrap=True)
             table.add_column(words["col_winner"])
-        table.add_column(words["col_scores"], ratio=3)
+        # (long words folded, not cut: an error's pointer read "/turns/0/elapsed_secon…"; the
+        # batch audit, session 60)
+        table.add_column(words["col_scores"], overflow="fold", ratio=3)
         if self.command == REPLAY:
-            table.add_column(words["col_note"], ratio=2)
+            table.add_column(words["col_note"], overflow="fold", ratio=2)
         return table
 
     def add(self, row: Row) -> None:

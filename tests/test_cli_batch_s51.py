@@ -103,3 +103,18 @@ def test_a_server_url_requests_cannot_use_stops_the_batch_in_one_line(tmp_path: 
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.output.count("not a usable http:// or https:// URL") == 1
+
+
+def test_a_narrow_table_folds_a_long_error_rather_than_cutting_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (the note read "/turns/0/elapsed_secon…" in a narrow terminal; the batch audit, session 60)
+    game = json.loads((Path(__file__).resolve().parents[1] / "examples" / "games" / "game-1.json").read_text())
+    game["turns"][0]["elapsed_seconds"] = "slow"
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text(json.dumps(game))
+    monkeypatch.chdir(tmp_path)  # (short names: only the note's cells take more than one line)
+    result = CliRunner().invoke(app, ["replay", "a.json", "b.json"], env={"NO_COLOR": "1", "COLUMNS": "60"})
+    assert result.exit_code == 2
+    assert "…" not in result.stdout
+    assert "/turns/0/elapsed_seconds:mustbe" in "".join(result.stdout.split()), result.stdout
