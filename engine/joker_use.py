@@ -270,6 +270,16 @@ def _place_freed(
             for n, ks in by_source.items()
         ) and (not by_source or _sources_held_elsewhere(search, by_source, wholes, replacing, unreplaced))
 
+    def keep(bad: int, rank: tuple[int, int, int], told_here: list[Violation], left: dict[int, int]) -> None:
+        """A placement misusing ``bad`` jokers (those left in ``left``'s hosts), ranked ``rank``,
+        its own replacement violations ``told_here``: the best so far."""
+        nonlocal best_misused, best_at, best_key, best_beside
+        best_misused, best_key, best_beside = bad, rank, told_here
+        # (in the order of their tiles: the pointers do not follow the turn's listing; a set
+        # holding two misused jokers is named twice: an independent oracle, session 56)
+        misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
+        best_at = [k for k in misused_in for _ in range(left[k])]
+
     def place(
         n: int,
         left: dict[int, int],
@@ -278,7 +288,6 @@ def _place_freed(
         bad: int,
         avoided: frozenset[tuple[int, int]],
     ) -> None:
-        nonlocal best_misused, best_at, best_key, best_beside
         if key(bad, 0) >= best_key:
             return  # (no placement below ranks better: it misuses ``bad`` jokers at least)
         if n == len(freed):
@@ -299,14 +308,8 @@ def _place_freed(
                 return
             more = beside(avoided, reserved) if beside is not None and avoided else []
             extra = max(0, len(more) - told)
-            if key(bad, extra) >= best_key:
-                return
-            best_misused, best_key = bad, key(bad, extra)
-            best_beside = more if extra or not search.locked else []
-            # (in the order of their tiles: the pointers do not follow the turn's listing; a set
-            # holding two misused jokers is named twice: an independent oracle, session 56)
-            misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
-            best_at = [k for k in misused_in for _ in range(left[k])]
+            if key(bad, extra) < best_key:
+                keep(bad, key(bad, extra), more if extra or not search.locked else [], left)
             return
         joker = freed[n]
         for k in hosts:
@@ -332,7 +335,6 @@ def _place_freed(
         verdict changes. Its joint checks spend the turn's ``relaxed_steps``, not its
         ``JOINT_CHECK_STEPS`` (whose use decides which joint checks are exact), and a reading
         whose checks ran out of them is not taken."""
-        nonlocal best_misused, best_at, best_key, best_beside
         assert beside is not None
         if search.relaxed_steps <= 0:
             search.relaxed_out = True
@@ -359,11 +361,8 @@ def _place_freed(
             if not more:
                 continue  # (every joker replaced: the new-set checks' own question, not this one's)
             extra = max(0, len(more) - told)
-            if key(bad, extra, 1) >= best_key:
-                continue
-            best_misused, best_key, best_beside = bad, key(bad, extra, 1), more
-            misused_in = sorted((k for k, room in left.items() if room > 0), key=lambda k: (search.after[k].content, k))
-            best_at = [k for k in misused_in for _ in range(left[k])]
+            if key(bad, extra, 1) < best_key:
+                keep(bad, key(bad, extra, 1), more, left)
 
     # (the hosts read as taking the freed jokers' replacing copies: without locked sets, where
     # the replacements are a placement's own cost, under a replace release; the placements the

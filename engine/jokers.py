@@ -377,10 +377,10 @@ class JokerSearch:
         if freed and self.rules.freed_joker_use != "any_set":
             placed, strict = joker_use.placements(self, jokers, freed, fixed, stays)
             if strict is not placed:
-                self._candidate(jokers, fixed, stays, freed, strict, strict_only=True)
-            self._candidate(jokers, fixed, stays, freed, placed, strict_only=False, strict_too=strict is placed)
+                self._candidate(jokers, fixed, stays, freed, strict, as_best=False)
+            self._candidate(jokers, fixed, stays, freed, placed, as_strict=strict is placed)
         else:
-            self._candidate(jokers, fixed, stays, freed, None, strict_only=False, strict_too=True)
+            self._candidate(jokers, fixed, stays, freed, None)
 
     def _candidate(
         self,
@@ -389,12 +389,12 @@ class JokerSearch:
         stays: list[Stay | None],
         freed: list[Joker],
         placed: list[Violation] | None,
-        strict_only: bool,
-        strict_too: bool = False,
+        as_best: bool = True,
+        as_strict: bool = True,
     ) -> None:
         """Rank one assignment with its freed jokers' places ``placed`` (None: not judged) as
-        ``self.best`` (unless ``strict_only``) and as ``self.strict_best`` (if ``strict_only``
-        or ``strict_too``: places judged without the relaxed readings, ``joker_use``)."""
+        ``self.best`` (``as_best``) and as ``self.strict_best`` (``as_strict``: places judged
+        without the relaxed readings, ``joker_use``)."""
         violations: list[Violation] = []
         if freed and (self.needs_tile or self.group_tiles):
             violations += joker_replacement.replacements(self, jokers, stays)
@@ -446,7 +446,7 @@ class JokerSearch:
                 self.fallback = Candidate(key, tuple(violations), len(freed), unreplaced)
             return
         found = Candidate(key, tuple(violations), len(freed), unreplaced)
-        if (strict_only or strict_too) and (self.strict_best is None or key < self.strict_best.key):
+        if as_strict and (self.strict_best is None or key < self.strict_best.key):
             self.strict_best = found
-        if not strict_only and (self.best is None or key < self.best.key):
+        if as_best and (self.best is None or key < self.best.key):
             self.best = found

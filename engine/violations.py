@@ -288,7 +288,7 @@ def echoed_id(set_id: object) -> str:
     return text if len(text) <= ECHOED_ID_CHARS else text[: ECHOED_ID_CHARS - 1] + "…"
 
 
-def _continued(sentence: str, lang: str) -> str:
+def _continued(sentence: str) -> str:
     """A sentence continuing after a colon, its first letter lower-case in both languages (RAE:
     "no es válida: una combinación…"; "This set is not valid: these tiles…", English capitalised
     it until session 60) unless it starts with a code ("R5", "J1")."""
@@ -367,7 +367,7 @@ def render(code: str, params: Mapping[str, Any], lang: str = "en") -> str:
             values[f"{key}_es"] = _tiles_es(str(params[key]))
     if "set_code" in params:
         inner = {k: v for k, v in params.items() if k != "set_code"}
-        values["set_message"] = _continued(render(str(params["set_code"]), inner, lang), lang)
+        values["set_message"] = _continued(render(str(params["set_code"]), inner, lang))
     return template.format_map(values)
 
 
@@ -392,7 +392,7 @@ class Violation:
         message = render(self.code, params, lang)
         if params.get("set_id") is not None:  # SPEC §1: a set's id is echoed in messages
             label = SET_LABEL.get(lang, SET_LABEL["en"])
-            message = label.format(id=echoed_id(params["set_id"])) + _continued(message, lang)
+            message = label.format(id=echoed_id(params["set_id"])) + _continued(message)
         return message
 
     def to_json(self, lang: str = "en") -> dict[str, Any]:

@@ -194,9 +194,8 @@ def unsupported_media(environ: Mapping[str, Any]) -> RequestError | None:
     raw_type = environ.get("CONTENT_TYPE", "")
     mimetype = "application/json" if raw_type == "application/json" else parse_options_header(raw_type)[0].lower()
     if mimetype != "application/json" and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
-        raw = environ.get("CONTENT_TYPE", "")
         # (a header that is not a media type, non-ASCII say, is shown as sent, escaped and cut)
-        shown = mimetype or (ascii(raw[:60]) if raw else "")
+        shown = mimetype or (ascii(raw_type[:60]) if raw_type else "")
         if shown:
             why, why_es, detail = f", not {shown}.", f", no {shown}.", f"unsupported content type {shown}"
         else:

@@ -331,10 +331,21 @@ def refuses(name: str, body: Any, limits: Limits | None = None) -> bool:
             return False
         schema = operation.schema
     try:
-        schemas.load_request(schema, body, limits or DEFAULT_LIMITS)
-    except schemas.RequestInvalid:
+        _loaded(schema, body, limits or DEFAULT_LIMITS)
+    except RequestError:
         return True
     return False
+
+
+def _loaded(schema: Schema, body: Any, limits: Limits) -> Any:
+    """``body`` read by ``schema`` within ``limits``; RequestError 413 over a limit, else 422."""
+    try:
+        return schemas.load_request(schema, body, limits)
+    except schemas.RequestInvalid as exc:
+        errors = [e.to_json() for e in exc.errors]
+        if exc.over_limit:
+            raise RequestError.too_large(errors, exc.errors[0].detail_es) from None
+        raise RequestError.unprocessable(errors, exc.total) from None
 
 
 def is_budgeted(name: str, body: Any) -> bool:
@@ -392,13 +403,7 @@ def run_operation(name: str, body: Any, lang: str = "en", limits: Limits | None 
     limits = limits or DEFAULT_LIMITS
     if lang not in LANGUAGES:
         lang = "en"
-    try:
-        data = schemas.load_request(operation.schema, body, limits)
-    except schemas.RequestInvalid as exc:
-        errors = [e.to_json() for e in exc.errors]
-        if exc.over_limit:
-            raise RequestError.too_large(errors, exc.errors[0].detail_es) from None
-        raise RequestError.unprocessable(errors, exc.total) from None
+    data = _loaded(operation.schema, body, limits)
     try:
         return operation.handler(data, lang, limits)
     except InputError as exc:
@@ -477,13 +482,7 @@ def render_svg(body: Any, lang: str = "en", limits: Limits | None = None) -> str
     limits = limits or DEFAULT_LIMITS
     if lang not in LANGUAGES:
         lang = "en"
-    try:
-        data = schemas.load_request(schemas.render_schema(body), body, limits)
-    except schemas.RequestInvalid as exc:
-        errors = [e.to_json() for e in exc.errors]
-        if exc.over_limit:
-            raise RequestError.too_large(errors, exc.errors[0].detail_es) from None
-        raise RequestError.unprocessable(errors, exc.total) from None
+    data = _loaded(schemas.render_schema(body), body, limits)
     try:
         return _render(data, lang, limits)
     except InputError as exc:
