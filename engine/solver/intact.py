@@ -118,6 +118,20 @@ def played_value(
     return played, value
 
 
+def opening_table_joker_points(table: Sequence[Sequence[Tile]], rules: Rules) -> list[int]:
+    """The points ``played_value`` reads for the table's jokers on an opening without
+    ``manipulate_on_opening_turn``, where every table set stays as it lies: each set at its
+    best reading shared with itself (a played joker may be worth one of these, jokers being
+    interchangeable)."""
+    points: list[int] = []
+    for tiles in table:
+        if any(t.is_joker for t in tiles):
+            shared = _shared_readings(tiles, tiles, rules)
+            options = max(shared, key=lambda r: r.value).joker_options if shared else _joker_options(tiles, rules)
+            points.extend(_points(options))
+    return points
+
+
 def _shared_readings(laid: Sequence[Tile], again: Sequence[Tile], rules: Rules) -> list[Reading]:
     """The readings of a table set laid ``again`` that its ``laid`` self has too."""
     theirs = stood_for_readings(read_set(laid, rules).readings)

@@ -41,7 +41,9 @@ set, any set but its own set's continuation, or a free set (``_freed_elsewhere``
 moves such a joker may make are not modelled, nor these rules' other conditions: the moves are
 checked). An opening
 without manipulation keeps the table as it is and lays new sets from the rack worth the
-minimum; an opening with manipulation is not modelled.
+minimum, a played joker scoring its own place or a table joker's points (the move's score
+reads jokers as interchangeable: ``intact.played_value``); an opening with manipulation is
+not modelled.
 
 Each programme's linear relaxation is solved first (about 10-50 ms on the games bench's
 programmes of 400-2600 columns): when its optimum is integral it is the programme's (on about
@@ -70,6 +72,7 @@ import numpy as np
 from engine.rules import Rules
 from engine.sets import RUN, SetReading
 from engine.solver import highs
+from engine.solver.intact import opening_table_joker_points
 from engine.solver.least_change_model import (
     NUMBERS,
     Groups,
@@ -198,6 +201,14 @@ def solve_programme(
             else vw * number
             for _, j, number, colours in in_groups
         ]
+        if opening and not rules.manipulate_on_opening_turn:
+            # the table stays as it lies, and a played joker is worth the best joker after the
+            # move, a table joker's too (``intact.played_value``): a column per table joker at
+            # its points, taken in a played joker's stead (sabra, ``K10 K11 K12 J`` with
+            # ``K9 K10 K11 K12 K13 J``: ``J=K8 K9 .. K13`` scores 68 as two new sets do)
+            table_points = opening_table_joker_points(table, rules)
+            picks += m.vars([1] * len(table_points))
+            pick_points += [vw * p for p in table_points]
         m.row_of(picks + laid.jokers, [1.0] * len(picks) + [-n for n in laid.jokers_n], -base_jokers, -base_jokers)
     constant = sum(n * (tw + vw * key[1]) for key, n in base.items()) + base_jokers * tw
     m.row_of(laid.cols + picks, laid.points + pick_points, floor + constant, np.inf)
