@@ -50,7 +50,11 @@ the table reads better than one misused, …), so ties never depend on the listi
 between equally many, an assignment calling a locked set broken while a played copy of its
 joker's tile lies in another successor ranks after the one freeing that joker, and last comes
 the one with more of those reported beside: ``locked_joker_sets``.) A
-branch is cut once a legal assignment is known and the branch has freed more jokers.
+branch is cut once a legal assignment is known and the branch has freed more jokers. A joker
+whose set a successor holds whole with its exact tile in its place is read freed, never staying
+elsewhere (the set is not broken); a locked group of three needing both colours held so beside
+one colour alone is not unlocked, and its joker's stays elsewhere are judged by a second search
+with budgets of its own, its answer taken only with fewer violations (``_split_too``).
 
 ``JokerSearch`` holds the state of that search and its order: the readings, the fates and the
 judging of each assignment (``_readings``, ``_fates``, ``_judge``). What it judges are the
@@ -73,7 +77,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import joker_replacement, joker_stays, joker_use, locked_joker_sets
 from engine.joker_pieces import Candidate, Joker, Source, Stay, rank
@@ -109,11 +113,13 @@ class JointSteps:
 class JokerVerdict:
     """What following the table's jokers found: the violations and how many jokers were freed;
     ``exact`` False when the joint checks ran out of their steps and the turn was judged as
-    favourably as the rules allow set by set."""
+    favourably as the rules allow set by set. ``split_search``: the search that found it, when
+    readings with fewer violations may have been left untried (``fewest``)."""
 
     violations: tuple[Violation, ...]
     freed: int
     exact: bool = True
+    split_search: JokerSearch | None = field(default=None, compare=False, repr=False)
 
 
 def follow_jokers(
@@ -161,7 +167,67 @@ def follow_jokers(
         verdict = JokerVerdict(verdict.violations, verdict.freed, exact=False)
     if joint_steps is not None:
         joint_steps.left -= given - max(0, search.joint_steps)
+    if verdict.exact and search.one_colour_kept and not search._done() and len(verdict.violations) > 1:
+        verdict = JokerVerdict(verdict.violations, verdict.freed, split_search=search)
     return verdict
+
+
+def fewest(verdict: JokerVerdict) -> JokerVerdict:
+    """``verdict``, or the one with fewer violations of the readings it left untried
+    (``_split_too``): asked by ``engine.turns`` of the verdict it keeps, once it has chosen it as
+    before (which verdict is kept, and the turn's other codes, never depend on those readings)."""
+    if verdict.split_search is None:
+        return verdict
+    return _split_too(verdict.split_search, verdict)
+
+
+SPLIT_STEPS = 10_000
+"""The steps of the joint checks of ``_split_too``'s search, apart from ``JOINT_CHECK_STEPS``
+(and not taken from a replay's ``JointSteps``): about 0.1 s of CPU at most for those checks.
+Over 3,300 turns of a generator of such turns it used 258 at most."""
+SPLIT_ASSIGNMENTS = 200
+"""The complete assignments ``_split_too``'s search judges at most (a tenth of
+``MAX_ASSIGNMENTS``; 13 at most over those turns)."""
+
+
+def _split_too(search: JokerSearch, verdict: JokerVerdict) -> JokerVerdict:
+    """The verdict again with the jokers of locked groups of three under
+    ``group_joker_needs_both_colours`` that one colour alone "replaced" in a successor holding
+    their set whole also staying outside it, their set split (``JokerSearch.one_colour_kept``):
+    one colour does not unlock such a set (``joker_replacement.unlock_in_turn``), so freed it is
+    broken all the same, and not replaced beside that where the other colour is missing; staying,
+    it is broken alone (strict-joker with both colours, ``K7 J R7`` -> ``K7 B7 R7`` + ``J R7 B7``
+    with B7 R7 B7 played: the joker stays as O7 beside the set's R7, ``JOKER_SET_BROKEN`` alone,
+    where freed it was ``JOKER_NOT_REPLACED`` too; referee6-F2, session 61). A search of its
+    own, with budgets of its own (``SPLIT_STEPS``, ``SPLIT_ASSIGNMENTS``), asked only when the
+    first found more than one violation: its answer is taken only when complete and exact, and
+    with fewer violations, though not none (every reading it adds splits a locked set), so no
+    verdict changes and a code list only gets shorter."""
+    split = JokerSearch(
+        search.before,
+        search.after,
+        [source.index for source in search.sources],
+        search.open_after,
+        search.played,
+        search.rules,
+        search.opened,
+        search.candidates,
+        SPLIT_STEPS,
+    )
+    split.relaxing = search.relaxing
+    split.split_too = True
+    split.max_assignments = SPLIT_ASSIGNMENTS
+    # cut by the first answer: only an assignment with fewer violations is looked for (no
+    # reading's freed jokers reach the count this key bars: it is no answer)
+    split.strict_best = Candidate((len(verdict.violations) - 1, 0, 1 << 30, (), 0), (), 0)
+    split._readings(0, [])
+    best = split.best
+    if best is None or split.joint_steps < 0 or split.relaxed_out or split._done():
+        return verdict  # (out of its budgets: which readings it saw would depend on them)
+    found = JokerVerdict((*best.violations, *best.unreplaced), best.freed)
+    if 0 < len(found.violations) < len(verdict.violations):
+        return found
+    return JokerVerdict(verdict.violations, verdict.freed, verdict.exact)
 
 
 class JokerSearch:
@@ -179,6 +245,7 @@ class JokerSearch:
     ) -> None:
         self.before, self.after, self.played, self.rules, self.opened = before, after, played, rules, opened
         candidates = range(len(after)) if successor_candidates is None else successor_candidates
+        self.candidates = successor_candidates
         self.sources = [Source(i, before[i], rules, after, candidates) for i in moved]
         self.open_after = tuple(open_after)
         # Each open after-set's readings (none for an invalid set: its jokers host no stay).
@@ -197,6 +264,12 @@ class JokerSearch:
         self.strict_best: Candidate | None = None
         self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
+        self.max_assignments = MAX_ASSIGNMENTS
+        # locked groups of three under ``group_joker_needs_both_colours`` kept whole with one
+        # colour alone: whether their jokers' stays outside were left untried (``_split_too``),
+        # and whether to try them
+        self.one_colour_kept = False
+        self.split_too = False
         self.joint_steps = joint_steps  # shared by every joint check of the turn
         # the placements read with their hosts taking the replacing copies (``joker_use``): a
         # budget apart from the joint checks', none where those have no steps (judged set by set)
@@ -277,7 +350,7 @@ class JokerSearch:
         return self.rules.group_joker_needs_both_colours and self.sources[n].size == 3
 
     def _done(self) -> bool:
-        return self.assignments >= MAX_ASSIGNMENTS
+        return self.assignments >= self.max_assignments
 
     def _fates(
         self,
@@ -348,6 +421,19 @@ class JokerSearch:
                 # the joker may stay elsewhere; session 54; nor one whose successor's numbered
                 # tiles hold only one of two sets so kept whole: either may stay; session 58)
                 options = [*whole, None]
+                split = [o for o in stays_here if o not in whole]
+                if (
+                    split
+                    and self.every_colour(joker.source)
+                    and not joker_replacement.replaced_by_its_tile(self, joker, kind, every=True)
+                ):
+                    # one colour there does not unlock a group of three that needs both (its
+                    # joker freed so breaks the set all the same): staying outside, the set
+                    # split, may read better (``_split_too``)
+                    if self.split_too:
+                        options += split
+                    else:
+                        self.one_colour_kept = True
             else:
                 options = [*whole, None, *(o for o in stays_here if o not in whole)]
         for option in options:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import engine.meld_value
 from engine.copy_flows import copies_supplied
 from engine.errors import InputError
-from engine.jokers import JointSteps, JokerVerdict, follow_jokers
+from engine.jokers import JointSteps, JokerVerdict, fewest, follow_jokers
 from engine.meld_value import best_meld_value
 from engine.rules import SABRA, Rules, RulesLike, resolve_rules
 from engine.sets import TableSet, as_table, read_sets, set_identity, share_equal_sets
@@ -790,6 +790,8 @@ class _Turn:
                 real = not self.rules.joker_sets_locked or swapped.freed > outcome.freed
                 if real and (len(swapped.violations), swapped.freed) < (len(outcome.violations), outcome.freed):
                     outcome = swapped
+        # (the readings the search left untried with fewer violations, of the verdict kept)
+        outcome = fewest(outcome)
         self.violations.extend(outcome.violations)
         self.jokers_freed = outcome.freed
         self.jokers_exact = self.jokers_exact and outcome.exact
