@@ -117,8 +117,7 @@ def placements(
             ``R2 K2 O2 J`` + ``K2 J B2`` -> ``K2 J B2`` + ``B2 J O2 R2`` + ``K2 O2 R2``, the
             played B2 replaces the first joker beside the set's O2 or R2 only in the set its
             joker must find new; an independent turn oracle, session 43)."""
-            found = joker_replacement.replacements(search, jokers, stays, avoid=avoided, reserved=reserved)
-            return len(found) <= replaced
+            return joker_replacement.replaced_within(search, jokers, stays, replaced, avoided, reserved)
 
     beside: Beside | None = None
     free_both = search.rules.joker_release == "free" and search.rules.group_joker_needs_both_colours
