@@ -154,7 +154,7 @@ def follow_jokers(
         # ``relaxed_steps``) ran out of their steps part-way: which were so read depended on
         # the order they came in, so none is (the codes as before session 60; the verdict is
         # the same either way)
-        search = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, given)
+        search = search.again(given)
         search.relaxing = False
         verdict = search.run()
     if search.joint_steps < 0:  # (with no steps at all, a joint check asked for runs out at once)
@@ -162,8 +162,7 @@ def follow_jokers(
             # ran out part-way: which joint checks were judged exactly depended on the order
             # they came in (the order of the sets), so every one is left as judged set by set
             # (SPEC §4: the verdict never depends on the order in which sets are listed)
-            lenient = JokerSearch(before, after, moved, open_after, played, rules, opened, successor_candidates, 0)
-            verdict = lenient.run()
+            verdict = search.again(0).run()
         verdict = JokerVerdict(verdict.violations, verdict.freed, exact=False)
     if joint_steps is not None:
         joint_steps.left -= given - max(0, search.joint_steps)
@@ -203,17 +202,7 @@ def _split_too(search: JokerSearch, verdict: JokerVerdict) -> JokerVerdict:
     first found more than one violation: its answer is taken only when complete and exact, and
     with fewer violations, though not none (every reading it adds splits a locked set), so no
     verdict changes and a code list only gets shorter."""
-    split = JokerSearch(
-        search.before,
-        search.after,
-        [source.index for source in search.sources],
-        search.open_after,
-        search.played,
-        search.rules,
-        search.opened,
-        search.candidates,
-        SPLIT_STEPS,
-    )
+    split = search.again(SPLIT_STEPS)
     split.relaxing = search.relaxing
     split.split_too = True
     split.max_assignments = SPLIT_ASSIGNMENTS
@@ -323,6 +312,22 @@ class JokerSearch:
         self.after_contents = Counter(s.content[0] for s in after) if self.locked else Counter()
         if self.locked:
             joker_replacement.unlock_in_turn(self)
+
+    def again(self, joint_steps: int) -> JokerSearch:
+        """A new search of the same turn with ``joint_steps`` (and the settings a search starts
+        with: the re-runs of ``follow_jokers`` and ``_split_too`` set theirs)."""
+        moved = [source.index for source in self.sources]
+        return JokerSearch(
+            self.before,
+            self.after,
+            moved,
+            self.open_after,
+            self.played,
+            self.rules,
+            self.opened,
+            self.candidates,
+            joint_steps,
+        )
 
     def run(self) -> JokerVerdict:
         self._readings(0, [])

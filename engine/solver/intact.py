@@ -108,7 +108,7 @@ def played_value(
             if shared and not rules.manipulate_on_opening_turn:
                 # the set stayed as it was only in a reading it shares with its laid self (SPEC
                 # §4; xp ``J J K9`` laid ``K9 J J``: 9s, not K9-K11; the suggest oracle, session 49)
-                options = max(shared, key=lambda r: r.value).joker_options
+                options = _best(shared).joker_options
             else:
                 before = _joker_options(laid, rules)
                 if not all(any(t.key in stood_for for t in joker) for joker in before):
@@ -127,9 +127,14 @@ def opening_table_joker_points(table: Sequence[Sequence[Tile]], rules: Rules) ->
     for tiles in table:
         if any(t.is_joker for t in tiles):
             shared = _shared_readings(tiles, tiles, rules)
-            options = max(shared, key=lambda r: r.value).joker_options if shared else _joker_options(tiles, rules)
+            options = _best(shared).joker_options if shared else _joker_options(tiles, rules)
             points.extend(_points(options))
     return points
+
+
+def _best(readings: Sequence[Reading]) -> Reading:
+    """The reading worth most (the first of those)."""
+    return max(readings, key=lambda r: r.value)
 
 
 def _shared_readings(laid: Sequence[Tile], again: Sequence[Tile], rules: Rules) -> list[Reading]:
