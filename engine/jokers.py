@@ -51,10 +51,11 @@ between equally many, an assignment calling a locked set broken while a played c
 joker's tile lies in another successor ranks after the one freeing that joker, and last comes
 the one with more of those reported beside: ``locked_joker_sets``.) A
 branch is cut once a legal assignment is known and the branch has freed more jokers. A joker
-whose set a successor holds whole with its exact tile in its place is read freed, never staying
-elsewhere (the set is not broken); a locked group of three needing both colours held so beside
-one colour alone is not unlocked, and its joker's stays elsewhere are judged by a second search
-with budgets of its own, its answer taken only with fewer violations (``_split_too``).
+whose set a successor holds whole with its exact tile in its place is read freed, not staying
+elsewhere (the set is not broken); its stays elsewhere, the set split, are judged by a second
+search with budgets of its own, its answer taken only with fewer violations (``_split_too``: a
+locked group of three needing both colours held so beside one colour alone is not unlocked; a
+joker so freed may be misused or replaced from the table where staying it breaks the set alone).
 
 ``JokerSearch`` holds the state of that search and its order: the readings, the fates and the
 judging of each assignment (``_readings``, ``_fates``, ``_judge``). What it judges are the
@@ -166,7 +167,7 @@ def follow_jokers(
         verdict = JokerVerdict(verdict.violations, verdict.freed, exact=False)
     if joint_steps is not None:
         joint_steps.left -= given - max(0, search.joint_steps)
-    if verdict.exact and search.one_colour_kept and not search._done() and len(verdict.violations) > 1:
+    if verdict.exact and search.split_left and not search._done() and len(verdict.violations) > 1:
         verdict = JokerVerdict(verdict.violations, verdict.freed, split_search=search)
     return verdict
 
@@ -190,14 +191,19 @@ SPLIT_ASSIGNMENTS = 200
 
 
 def _split_too(search: JokerSearch, verdict: JokerVerdict) -> JokerVerdict:
-    """The verdict again with the jokers of locked groups of three under
-    ``group_joker_needs_both_colours`` that one colour alone "replaced" in a successor holding
-    their set whole also staying outside it, their set split (``JokerSearch.one_colour_kept``):
-    one colour does not unlock such a set (``joker_replacement.unlock_in_turn``), so freed it is
-    broken all the same, and not replaced beside that where the other colour is missing; staying,
-    it is broken alone (strict-joker with both colours, ``K7 J R7`` -> ``K7 B7 R7`` + ``J R7 B7``
-    with B7 R7 B7 played: the joker stays as O7 beside the set's R7, ``JOKER_SET_BROKEN`` alone,
-    where freed it was ``JOKER_NOT_REPLACED`` too; referee6-F2, session 61). A search of its
+    """The verdict again with the jokers of locked sets that their exact tile "replaced" in a
+    successor holding their set whole also staying outside it, their set split (the set's
+    numbered tiles other equal copies; ``JokerSearch.split_left``). For locked groups of three
+    under ``group_joker_needs_both_colours`` one colour does not unlock the set
+    (``joker_replacement.unlock_in_turn``), so freed it is broken all the same, and not replaced
+    beside that where the other colour is missing; staying, it is broken alone (strict-joker with
+    both colours, ``K7 J R7`` -> ``K7 B7 R7`` + ``J R7 B7`` with B7 R7 B7 played: the joker stays
+    as O7 beside the set's R7, ``JOKER_SET_BROKEN`` alone, where freed it was
+    ``JOKER_NOT_REPLACED`` too; referee6-F2, session 61). Any other joker so freed may be misused
+    or replaced from the table where staying breaks its set alone (pressman-2009 with locked
+    sets, ``B11 J R11 K11`` + ``B11 R11 O11`` -> ``B11 J R11`` + ``B11 R11 O11 K11`` + ``O2 O3
+    O4``: the K11 taken out, ``JOKER_SET_BROKEN`` alone, where the joker freed by the O11 was
+    ``FREED_JOKER_MISUSED`` + ``JOKER_REPLACED_FROM_TABLE``; referee8 R8-C1, session 62). A search of its
     own, with budgets of its own (``SPLIT_STEPS``, ``SPLIT_ASSIGNMENTS``), asked only when the
     first found more than one violation: its answer is taken only when complete and exact, and
     with fewer violations, though not none (every reading it adds splits a locked set), so no
@@ -254,10 +260,9 @@ class JokerSearch:
         self.fallback: Candidate | None = None  # the best assignment freeing a joker that stayed
         self.assignments = 0
         self.max_assignments = MAX_ASSIGNMENTS
-        # locked groups of three under ``group_joker_needs_both_colours`` kept whole with one
-        # colour alone: whether their jokers' stays outside were left untried (``_split_too``),
-        # and whether to try them
-        self.one_colour_kept = False
+        # locked sets kept whole with a joker's exact tile in its place: whether that joker's
+        # stays outside were left untried (``_split_too``), and whether to try them
+        self.split_left = False
         self.split_too = False
         self.joint_steps = joint_steps  # shared by every joint check of the turn
         # the placements read with their hosts taking the replacing copies (``joker_use``): a
@@ -427,18 +432,16 @@ class JokerSearch:
                 # tiles hold only one of two sets so kept whole: either may stay; session 58)
                 options = [*whole, None]
                 split = [o for o in stays_here if o not in whole]
-                if (
-                    split
-                    and self.every_colour(joker.source)
-                    and not joker_replacement.replaced_by_its_tile(self, joker, kind, every=True)
-                ):
-                    # one colour there does not unlock a group of three that needs both (its
-                    # joker freed so breaks the set all the same): staying outside, the set
-                    # split, may read better (``_split_too``)
+                if split:
+                    # staying outside, its set split (the set's numbered tiles read as other
+                    # equal copies), may read better: a joker freed so may be misused or
+                    # replaced from the table, and one colour there does not unlock a group of
+                    # three that needs both (its joker freed so breaks the set all the same)
+                    # (``_split_too``)
                     if self.split_too:
                         options += split
                     else:
-                        self.one_colour_kept = True
+                        self.split_left = True
             else:
                 options = [*whole, None, *(o for o in stays_here if o not in whole)]
         for option in options:

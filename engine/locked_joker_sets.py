@@ -177,13 +177,15 @@ def merged_with_exact_tile(search: JokerSearch, joker: Joker, every: Sequence[fr
 
 
 def _each_joker_has_a_copy(copies: Counter[str], every: Sequence[frozenset[str]]) -> bool:
-    """Whether each joker (the tiles it may stand for) gets a copy of its own among ``copies``."""
+    """Whether each joker (the tiles it may stand for) gets a copy of its own among ``copies``,
+    each of another tile (the jokers of one set stand for different tiles: two R6 free only one
+    joker of ``J O6 J B6``, which stand for R6 and K6; referee8 R8-C1, session 62)."""
     if not every:
         return True  # (every joker has one)
     for tile in sorted(every[0]):
         if copies[tile]:
             copies[tile] -= 1
-            found = _each_joker_has_a_copy(copies, every[1:])
+            found = _each_joker_has_a_copy(copies, [keys - {tile} for keys in every[1:]])
             copies[tile] += 1
             if found:
                 return True
