@@ -182,7 +182,8 @@ def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
     in order, its jokers declared as every tiles they may stand for (a run joker's identity is
     its tile, SPEC §2, so ``J=O9 O10 O11`` and ``O10 O11 J=O12`` are different moves; in order,
     so that ``strict_order`` reads them too). A bag that can be a group (one number) also as it
-    is (a group's undeclared joker stands for any missing colour)."""
+    is (a group's undeclared joker stands for any missing colour). A run of two numbered tiles
+    or more with jokers also as a bag (no order), where it reads more than one way."""
     numbered = [t for t in part if t.color is not None]
     jokers = len(part) - len(numbered)
     one_number = len({t.number for t in numbered}) == 1
@@ -201,6 +202,16 @@ def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
         )
         if read_set(laid).valid:
             out.append(laid)
+    ordered = sorted(numbered, key=lambda t: t.number)
+    if len(numbers) >= 2 and len(numbers) == len(numbered):
+        # laid as a bag (SPEC §2 step 3, no order): every reading at once, read at its best
+        # (``J B6 B7`` with ``B8 J``: ``B7 B6 B8 J J`` keeps the joker B5 in a reading and is
+        # worth B6..B10; session 62)
+        plain = (JOKER,) * jokers
+        for bag in ((ordered[1], ordered[0], *ordered[2:], *plain), (ordered[0], *plain, *ordered[1:])):
+            if len(read_set(bag).readings) > 1:
+                out.append(bag)
+                break
     return out
 
 
@@ -640,7 +651,7 @@ def test_helpers_are_sound() -> None:
     move and ``O10 O11 J=O12`` is not."""
     before = [list(T("R5 R6 R7"))]
     assert brute_least_change(before, list(T("R8 R9")), True, SABRA, "tiles") == ((2, 17), (0, 1, 0))
-    assert sorted(words(part_readings(T("O10 O11 J")))) == ["J=O9 O10 O11", "O10 O11 J=O12"]
+    assert sorted(words(part_readings(T("O10 O11 J")))) == ["J=O9 O10 O11", "O10 J O11", "O10 O11 J=O12"]
     assert words(part_readings(T("K7 J J"))) == ["K7 J J", "J=K5 J=K6 K7", "J=K6 K7 J=K8", "K7 J=K8 J=K9"]
     table = [list(T("B12 O12 R12")), list(T("J=O9 O10 O11 O12 O13"))]
     assert brute_least_change(table, list(T("O11 O13")), True, PRESETS["xp"], "tiles")[0] == (1, 11)

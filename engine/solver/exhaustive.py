@@ -32,6 +32,7 @@ from engine.changes import changes
 from engine.rules import Rules
 from engine.sets import TableSet, read_set
 from engine.solver.intact import played_value
+from engine.solver.layout import bag_listing
 from engine.solver.model import Suggestion
 from engine.tiles import MAX_NUMBER, MIN_NUMBER, Tile
 from engine.turns import verify_turn
@@ -75,7 +76,8 @@ def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> S
     table_tiles = [t.undeclared() for tiles in s.table for t in tiles]  # (laid anew, a joker stands anywhere)
     found = len(move.played), move.value
     steps = _Steps(deadline)
-    layouts = functools.cache(functools.partial(_layouts, before=tuple(before), rules=s.rules))
+    bags = any(t.color is None for t in s.rack)  # (a bag adds value only to a played joker)
+    layouts = functools.cache(functools.partial(_layouts, before=tuple(before), rules=s.rules, bags=bags))
     best: list[tuple[tuple[int, int], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]] = []
     # by tiles, the sizes from the whole rack down to the move's, the first holding a legal
     # turn deciding; by points, every size
@@ -191,20 +193,30 @@ def _bag_mates(first: Tile, rest: list[Tile]) -> Iterator[tuple[int, ...]]:
                     yield mates + with_jokers
 
 
-def _layouts(bag: tuple[Tile, ...], before: tuple[TableSet, ...], rules: Rules) -> list[tuple[Tile, ...]]:
+def _layouts(
+    bag: tuple[Tile, ...], before: tuple[TableSet, ...], rules: Rules, bags: bool = True
+) -> list[tuple[Tile, ...]]:
     """The valid ways to lay ``bag``: a table set of the same tiles as it lay, a run in run
-    order from each start its tiles allow (its jokers standing at their places), a group."""
+    order from each start its tiles allow (its jokers standing at their places) and, where
+    it holds a joker, as a bag reading higher (``layout.bag_listing``: every start one of
+    its readings), a group."""
     numbered = [t for t in bag if t.color is not None]
     jokers = [t for t in bag if t.color is None]
     # a table set as it lay first: between moves as good, the least change keeps it so
     keys = Counter(t.key for t in bag)
     out: list[tuple[Tile, ...]] = [b.tiles for b in before if Counter(t.key for t in b.tiles) == keys]
+    first_run = len(out)
     if len({t.color for t in numbered}) == 1 and len({t.number for t in numbered}) == len(numbered):
         by_number = {t.number: t for t in numbered}
         low, high = min(by_number), max(by_number)
         for start in range(max(MIN_NUMBER, high - len(bag) + 1), min(low, MAX_NUMBER - len(bag) + 1) + 1):
             spare = iter(jokers)
             out.append(tuple(by_number.get(n) or next(spare) for n in range(start, start + len(bag))))
+        if bags and jokers and len(out) > first_run:
+            # laid as a bag (SPEC §2 step 3), every start one reading, read at its best
+            bagged = bag_listing(out[first_run], rules)
+            if bagged is not None:
+                out.append(bagged)
     if len({t.number for t in numbered}) == 1:
         out.append(tuple(numbered) + tuple(jokers))
     unique = list(dict.fromkeys(out))

@@ -14,17 +14,19 @@ points of its other reading; ``without_set`` is the problem with one of them lai
 the jokers kept in blocks are ``kept_joker_points``; ``others_best`` is a problem whose played
 jokers may be worth those of jokers its search does not lay.
 
-The proof covers moves whose runs lie in order or declare their jokers, as the brute-force
-tests' moves do (``tests.test_least_change.part_readings``). A run laid out of order is read
-as a bag (``R6 J R7``: the joker R5 or R8): its best reading may put a joker that stays (as R5)
-at the other end, which SPEC §3 calls a release; such a move is not considered.
+A run laid out of order is read as a bag (``R6 J R7``: the joker R5 or R8): legal where one
+reading keeps a joker that stays (as R5), it counts at its best reading, which may read that
+joker at the other end (``J B6 B7`` with ``B8 J``: ``B7 B6 B8 J J`` reads B6..B10, the played
+joker worth 10). Without ``strict_order`` a run's pin, and a kept run's joker below its
+numbered tiles, are therefore counted at ``bag_points`` (a brute force, session 62: 288
+positions claimed a move such a bag beat).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from engine.solver.model import COLOUR_INDEX, LAST, MAX_GROUP, GroupBlock, Problem, RunBlock
 from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile
@@ -142,13 +144,46 @@ def others_best(problem: Problem, count: int, played_beside: int = 0) -> Problem
     return out
 
 
-def kept_joker_points(block: RunBlock | GroupBlock) -> tuple[int, ...]:
+def bag_points(problem: Problem, blocks: Mapping[int, RunBlock | GroupBlock], pins: int) -> Callable[[int, int], int]:
+    """The most a run's joker standing at ``number`` of colour ``c`` (a pin, or a kept run's
+    joker below its numbered tiles) may read when its run is laid as a bag (SPEC §2 step
+    3, read at its best): below the run's numbered tiles, it may read above the highest
+    (``J B6 B7`` grown by B8 and a joker, laid ``B7 B6 B8 J J``: B6..B10, the pin B5 read as
+    B10), at most the highest tile of that colour the problem or a kept run holds above
+    ``number`` plus every joker that may lie in the run (the problem's, the ``pins``, the
+    kept sets'); ``number`` itself where fewer than two such tiles (a run of one numbered
+    tile and jokers always reads in order) are held."""
+    jokers = problem.jokers + pins + sum(1 for block in blocks.values() for t in block.tiles if t.color is None)
+    held: list[set[int]] = [
+        {v for v in range(MIN_NUMBER, LAST + 1) if problem.required[c][v] + problem.optional[c][v] > 0}
+        for c in range(len(COLORS))
+    ]
+    for block in blocks.values():
+        if isinstance(block, RunBlock):
+            held[block.colour] |= {t.number for t in block.tiles if t.color is not None}
+
+    def points(number: int, c: int) -> int:
+        above = [v for v in held[c] if v > number]
+        # a bag holds two numbered tiles (one is read in order): both above the joker
+        return min(LAST, max(above) + jokers) if len(above) >= 2 else number
+
+    return points
+
+
+def kept_joker_points(block: RunBlock | GroupBlock, bag: Callable[[int, int], int] | None = None) -> tuple[int, ...]:
     """The most the jokers of a block (a table set kept, growing) read as after any move: a
     run's their places (it grows at its ends, in order), a group's its number, or, where it
     holds one numbered tile, the best of a run of four tiles too (``B9 J J``, taking a joker:
-    B12; a numbered tile it takes makes it a group only)."""
+    B12; a numbered tile it takes makes it a group only). ``bag`` (no ``strict_order``,
+    ``bag_points``): a run's jokers below its numbered tiles at its points, as the run laid
+    as a bag may read them above (``J B6 B7`` grown by B8 and a joker, ``B7 B6 B8 J J``)."""
     jokers = sum(1 for t in block.tiles if t.color is None)
     if isinstance(block, RunBlock):
-        return tuple(block.start + place for place, t in enumerate(block.tiles) if t.color is None)
+        low = next(place for place, t in enumerate(block.tiles) if t.color is not None)
+        return tuple(
+            bag(block.start + place, block.colour) if bag and place < low else block.start + place
+            for place, t in enumerate(block.tiles)
+            if t.color is None
+        )
     one = len(block.tiles) - jokers == 1
     return (max(block.number, highest_run_place(block.number, MAX_GROUP)) if one else block.number,) * jokers

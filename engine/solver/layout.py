@@ -140,12 +140,28 @@ def _rearranged(solver: Suggester, move: Outcome, target: int = 0) -> Outcome | 
         return None
     goal = max(move.score, target)
     layouts = _arrangements(loose, _REARRANGE_WORK, solver.run_jokers_stand_for)
-    laid_out = ([*kept, *sets] for sets in itertools.islice(layouts, _REARRANGE_TRIES))
+    laid_out = _with_bags(solver, ([*kept, *sets] for sets in itertools.islice(layouts, _REARRANGE_TRIES)))
     tables = itertools.chain(laid_out, itertools.islice(_jokers_moved(solver, move.after), _REARRANGE_TRIES))
     best = _first_legal(solver, tables, goal, None)
     if best is None or best.score < goal:
-        best = _first_legal(solver, _kept_copies_laid_out(solver, kept, loose), goal, best)
+        best = _first_legal(solver, _with_bags(solver, _kept_copies_laid_out(solver, kept, loose)), goal, best)
     return best
+
+
+def _with_bags(solver: Suggester, tables: Iterable[list[tuple[Tile, ...]]]) -> Iterator[list[tuple[Tile, ...]]]:
+    """Each of ``tables``, then (where it differs) the same table with every run holding a
+    joker laid as a bag (``bag_listing``): a bag has every reading its ordered listing has,
+    so it is as legal, and it counts at its best reading (``J=B5 B6 B7 B8 J=B9`` laid
+    ``B7 B6 B8 J J`` keeps the table's joker as B5 in one reading and is worth B6..B10 in
+    another: the played joker 10, where the ordered run makes it 9; a brute force, session 62)."""
+    if not solver.rack_jokers:  # (a bag adds value only to a played joker)
+        yield from tables
+        return
+    for after in tables:
+        yield after
+        bagged = [bag_listing(tiles, solver.rules) or tiles for tiles in after]
+        if bagged != after:
+            yield bagged
 
 
 def _first_legal(
@@ -257,6 +273,17 @@ def jokers_read_higher(solver: Suggester, outcome: Outcome) -> Outcome:
             trial = _scored(solver, [*outcome.after[:i], order, *outcome.after[i + 1 :]])
             if trial.score > outcome.score and trial.played == outcome.played and is_legal_turn(solver, trial):
                 outcome = trial
+    # a run holding a joker laid as a bag, read at its best (``bag_listing``): legal
+    # wherever one of its readings is (``J B6 B7`` with ``B8 J``: ``B7 B6 B8 J J`` keeps the
+    # table's joker as B5 in a reading and reads B6..B10, 18 points, where
+    # ``J=B5 B6 B7 B8 J=B9`` makes 17; a brute force, session 62)
+    for i, tiles in enumerate(outcome.after):
+        bag = bag_listing(tiles, solver.rules)
+        if bag is None:
+            continue
+        trial = _scored(solver, [*outcome.after[:i], bag, *outcome.after[i + 1 :]])
+        if trial.score > outcome.score and trial.played == outcome.played and is_legal_turn(solver, trial):
+            outcome = trial
     # a set with undeclared jokers reading best as a group, where its run reading gives a
     # joker more: laid as that run, its jokers declared (xp, ``J J O12`` grown by a rack
     # joker to ``J J O12 J`` read as a group of 12s, the played joker worth 12, where
@@ -279,6 +306,31 @@ def joker_orders(tiles: Sequence[Tile]) -> tuple[tuple[Tile, ...], tuple[Tile, .
     numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
     jokers = [t.undeclared() for t in tiles if t.color is None]
     return (*numbered, *jokers), (*jokers, *numbered)
+
+
+def bag_listing(tiles: Sequence[Tile], rules: Rules) -> tuple[Tile, ...] | None:
+    """A run holding a joker laid as an unordered bag (SPEC §2 step 3: a listing neither
+    ascending nor descending), its jokers undeclared, reading higher than ``tiles`` do; None
+    under ``strict_order`` (only ordered readings count), for a set of fewer than two
+    numbered tiles (always read in order) or no run, or where no bag reads higher. Its
+    numbered tiles ascending with the first two swapped, or with the jokers between them."""
+    if rules.strict_order or all(t.color is not None for t in tiles):
+        return None
+    numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
+    if len(numbered) < 2 or len({t.color for t in numbered}) > 1:
+        return None
+    jokers = [t.undeclared() for t in tiles if t.color is None]
+    given = read_set(tiles, rules)
+    best = given.readings[0].value if given.valid else -1
+    found = None
+    for order in (
+        (numbered[1], numbered[0], *numbered[2:], *jokers),
+        (numbered[0], *jokers, *numbered[1:]),
+    ):
+        reading = read_set(order, rules)
+        if reading.valid and reading.readings[0].value > best:
+            best, found = reading.readings[0].value, order
+    return found
 
 
 def _jokers_worth(tiles: Sequence[Tile], rules: Rules) -> tuple[int, ...]:

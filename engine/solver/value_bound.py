@@ -5,6 +5,7 @@ tree, or by the problem with every set taken apart scoring the table's jokers at
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -161,14 +162,52 @@ def _fate_value_settled(
     With one joker on the rack those sets are tried only at points where the numbered tiles
     alone may beat the best move (``_risky_points``). Runs lie in order (see
     ``joker_value``). ``must``: rack tiles the moves play (``_meld_tiles``)."""
+    if not _pins_settled(solver, fate, undecided, must):
+        return False
+    if solver.rules.strict_order:
+        return True
+    # a run laid as a bag may read a pin above its numbered tiles (``J B6 B7`` with ``B8 J``:
+    # ``B7 B6 B8 J J`` reads the pin B5 as B10, a reading keeping it B5): the moves laying
+    # one are bounded with the sets holding a run's pin giving their jokers to the search,
+    # laid anywhere as the table's, the played ones counting the best laid (the bag read at
+    # its best is such a run; a brute force, session 62)
+    bags = {
+        i
+        for i, stands in {**undecided, **fate.pins}.items()
+        for t in stands
+        if pass_problems.pinned_in_run(solver, i, t)
+    }
+    if not bags or _pins_settled(solver, fate, undecided, must, raised=True):
+        return True
+    fate = dataclasses.replace(fate, pins={i: s for i, s in fate.pins.items() if i not in bags})
+    undecided = {i: s for i, s in undecided.items() if i not in bags}
+    return _pins_settled(solver, fate, undecided, must)
+
+
+def _pins_settled(
+    solver: Suggester,
+    fate: Fate,
+    undecided: Mapping[int, tuple[Tile, ...]],
+    must: tuple[Tile, ...],
+    raised: bool = False,
+) -> bool:
+    """``_fate_value_settled`` for the moves laying their runs in order; ``raised``: the
+    run pins counted at the most a bag may read them (``joker_value.bag_points``)."""
     fate_problem = fate_tree.problem_of_fate(solver, fate, undecided, exact_value=True, must=must)
     if fate_problem is None:
         return True  # no move fares so
     problem, blocks = fate_problem
     pinned = {**undecided, **fate.pins}
-    kept = [joker_value.kept_joker_points(block) for block in blocks.values()]
     pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
-    outside = sorted([t.number for t, _ in pins] + [p for points in kept for p in points], reverse=True)
+    # a kept run's joker below its numbered tiles may read higher where the run is laid as
+    # a bag (``joker_value.bag_points``)
+    bag = None if solver.rules.strict_order else joker_value.bag_points(problem, blocks, len(pins))
+    kept = [joker_value.kept_joker_points(block, bag) for block in blocks.values()]
+    counted = {
+        pin: bag(pin[0].number, COLOUR_INDEX[pin[0].color]) if raised and bag and pin[1] else pin[0].number  # type: ignore[index]
+        for pin in pins
+    }
+    outside = sorted([counted[pin] for pin in pins] + [p for points in kept for p in points], reverse=True)
     if not _none_better(solver, problem, blocks):
         return False
     for count in range(1, min(solver.rack_jokers, len(outside)) + 1):
@@ -186,7 +225,7 @@ def _fate_value_settled(
         others = pins[:k] + pins[k + 1 :]
         for tiles, points in joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available):
             if points >= risky and not _set_beside_settled(
-                solver, problem, blocks, (pin, run), others, tiles, points, outside
+                solver, problem, blocks, (pin, run), others, tiles, points, outside, counted
             ):
                 return False
     return not solver.exhausted
@@ -215,13 +254,14 @@ def _set_beside_settled(
     tiles: tuple[Tile, ...],
     points: int,
     outside: list[int],
+    counted: Mapping[tuple[Tile, bool], int],
 ) -> bool:
     """Whether no move of ``problem`` laying ``tiles`` beside its search (an ambiguous set
     holding ``pin``, and maybe some of the ``others`` pins too, its jokers read at
     ``points`` at most) beats the best move, counting one of that set's jokers or more
     among the ``count`` best jokers the played ones are worth, the others of those from
     the set or the rest of ``outside`` (the pins' and the blocks' points,
-    ``joker_value.others_best``)."""
+    ``joker_value.others_best``; ``counted``: each pin's points among them)."""
     in_set_jokers = sum(1 for t in tiles if t.color is None)
     for held in range(min(in_set_jokers - 1, len(others)) + 1):
         for also in itertools.combinations(others, held):
@@ -231,8 +271,8 @@ def _set_beside_settled(
                 continue  # the problem lacks its tiles
             beside, from_rack = laid
             rest = list(outside)
-            for t, _ in in_set:
-                rest.remove(t.number)
+            for pin_in_set in in_set:
+                rest.remove(counted[pin_in_set])
             best_others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
             for count in range(1, min(solver.rack_jokers, in_set_jokers + len(rest)) + 1):
                 lift = points + sum(best_others[: count - 1])
