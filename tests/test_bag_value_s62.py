@@ -136,3 +136,36 @@ def test_brute_force_positions(table, rack, rules, objective, tie_break, best, b
     tiles = len(answer.played)
     score = (answer.value, tiles) if objective == "value" else (tiles, answer.value)
     assert score >= tuple(best)
+
+
+# Claims main made and sugbf's brute force (bags included) agrees with, lost when the fates'
+# bound first counted a run's pin at the most a bag may read it and proven again by a tighter
+# reach (helper bagbound, session 62): a pin laid as its tile is a joker, not a numbered tile
+# (``J J=K7 K8``: one numbered tile, no bag), and a bag reads its pin no higher than the top
+# its own tiles and jokers reach from it. (table, rack, rules, objective, the best score)
+PROVEN_AGAIN = [
+    ([["J", "J=K7", "K8"], ["B3", "K3", "J"]], ["B6", "J", "B3"], "tiles", (1, 9)),
+    ([["B8", "J", "B10", "J", "J"]], ["O9", "B8", "O8", "B9", "K8", "J"], "value", (54, 6)),
+    (
+        [["K6", "K7", "K8"], ["K4", "O4", "B4"], ["J=R7", "J=R8", "R9"]],
+        ["O4", "B7", "J", "B8", "K2", "B6"],
+        "value",
+        (31, 4),
+    ),
+]
+PLAIN_XP = ([["O5", "O6", "O7"], ["O9", "J", "J", "J"]], ["O6", "R7", "J", "O9", "B5", "O7", "R6"], "value", (34, 4))
+
+
+@pytest.mark.parametrize(
+    ("table", "rack", "objective", "best", "rules"),
+    [(*case, {"preset": "xp", "group_joker_needs_both_colours": True}) for case in PROVEN_AGAIN] + [(*PLAIN_XP, "xp")],
+)
+def test_a_bag_reaching_no_higher_keeps_the_claim(
+    table: list[list[str]], rack: list[str], objective: str, best: tuple[int, int], rules: object
+) -> None:
+    before = [parse_tiles(s) for s in table]
+    answer = suggest(before, parse_tiles(rack), True, rules, objective, 30.0)
+    n = len(answer.played)
+    assert ((answer.value, n) if objective == "value" else (n, answer.value)) == best
+    assert answer.optimal_proven
+    assert verify_turn(before, [list(s) for s in answer.after], parse_tiles(rack), True, rules).valid

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from engine.solver.model import COLOUR_INDEX, LAST, MAX_GROUP, GroupBlock, Problem, RunBlock
-from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile
+from engine.tiles import COLORS, JOKER, MIN_NUMBER, Tile, parse_tile
 from engine.tiles import numbered as numbered_tile
 
 
@@ -144,28 +144,70 @@ def others_best(problem: Problem, count: int, played_beside: int = 0) -> Problem
     return out
 
 
-def bag_points(problem: Problem, blocks: Mapping[int, RunBlock | GroupBlock], pins: int) -> Callable[[int, int], int]:
+def bag_points(
+    problem: Problem, blocks: Mapping[int, RunBlock | GroupBlock], pins: Sequence[Tile]
+) -> Callable[[int, int], int]:
     """The most a run's joker standing at ``number`` of colour ``c`` (a pin, or a kept run's
     joker below its numbered tiles) may read when its run is laid as a bag (SPEC §2 step
-    3, read at its best): below the run's numbered tiles, it may read above the highest
+    3, read at its best): ``number`` itself unless, in the reading keeping it there, it lies
+    below two numbered tiles or more of its run and the run does not hold the last tile (a
+    bag read at its best is the window of its ordered listing set as high as it goes: with
+    the last tile it stays). Then its jokers below the numbered tiles move above the highest
     (``J B6 B7`` grown by B8 and a joker, laid ``B7 B6 B8 J J``: B6..B10, the pin B5 read as
-    B10), at most the highest tile of that colour the problem or a kept run holds above
-    ``number`` plus every joker that may lie in the run (the problem's, the ``pins``, the
-    kept sets'); ``number`` itself where fewer than two such tiles (a run of one numbered
-    tile and jokers always reads in order) are held."""
-    jokers = problem.jokers + pins + sum(1 for block in blocks.values() for t in block.tiles if t.color is None)
+    B10): the run's top, ``low - 1 + numbered + jokers`` (``low`` its lowest numbered tile),
+    at most the last. The run climbs from ``number`` to ``low`` over jokers and on over the
+    tiles of that colour the problem or a kept run holds, a joker in each gap, with at most
+    the jokers that may lie in a run of that colour (the problem's, those laid as its tiles
+    or in a group, the kept runs' of that colour)."""
+    # the problem lays its pinned jokers (and those freed into a window) as their tiles:
+    # jokers, not numbered tiles. A run of colour ``c`` may hold the problem's jokers, those
+    # laid as tiles of ``c`` or in a group (laid as any missing colour), and the jokers of
+    # the kept runs of ``c``; not the ones laid as runs' tiles of other colours, nor a kept
+    # group's
+    laid = [(parse_tile(key), run) for key, run in problem.jokers_laid_as]
+    laid_as = Counter((COLOUR_INDEX[t.color], t.number) for t, _ in laid)  # type: ignore[index]
+    in_runs = [0] * len(COLORS)
+    for t, run in laid:
+        if run:
+            in_runs[COLOUR_INDEX[t.color]] += 1  # type: ignore[index]
+    in_groups = sum(1 for _, run in laid if not run)
+    kept = [0] * len(COLORS)
     held: list[set[int]] = [
-        {v for v in range(MIN_NUMBER, LAST + 1) if problem.required[c][v] + problem.optional[c][v] > 0}
+        {v for v in range(MIN_NUMBER, LAST + 1) if problem.required[c][v] + problem.optional[c][v] > laid_as[(c, v)]}
         for c in range(len(COLORS))
     ]
     for block in blocks.values():
         if isinstance(block, RunBlock):
             held[block.colour] |= {t.number for t in block.tiles if t.color is not None}
+            kept[block.colour] += sum(1 for t in block.tiles if t.color is None)
+    # ``pins`` (the fate's) are among those laid as tiles or the kept sets' jokers
+    del pins
 
     def points(number: int, c: int) -> int:
-        above = [v for v in held[c] if v > number]
-        # a bag holds two numbered tiles (one is read in order): both above the joker
-        return min(LAST, max(above) + jokers) if len(above) >= 2 else number
+        # the bag read at its best is the ordered run of its tiles set as high as it goes:
+        # its top ``low - 1 + numbered + jokers`` (``low`` its lowest numbered tile), the
+        # most any of its jokers reads. In the reading keeping the joker at ``number`` the
+        # run climbs from ``number`` to ``low`` over jokers (the joker among them) and on
+        # from ``low`` over held tiles and jokers in its gaps: a bag holds two numbered
+        # tiles (one is read in order), so at least two held tiles on that climb
+        best = number
+        jokers = problem.jokers + in_runs[c] + in_groups + kept[c]
+        for size in range(1, jokers + 1):  # the jokers in the set, the joker among them
+            for low in range(number + 1, min(number + size, LAST) + 1):
+                if low not in held[c]:
+                    continue
+                gaps, count, v = size - (low - number), 0, low
+                while v < LAST:  # a bag holding the last tile reads as its own reading
+                    if v in held[c]:
+                        count += 1
+                    elif gaps:
+                        gaps -= 1
+                    else:
+                        break
+                    v += 1
+                if count >= 2:
+                    best = max(best, min(LAST, low - 1 + count + size))
+        return best
 
     return points
 

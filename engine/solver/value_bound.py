@@ -201,13 +201,25 @@ def _pins_settled(
     pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
     # a kept run's joker below its numbered tiles may read higher where the run is laid as
     # a bag (``joker_value.bag_points``)
-    bag = None if solver.rules.strict_order else joker_value.bag_points(problem, blocks, len(pins))
+    bag = None if solver.rules.strict_order else joker_value.bag_points(problem, blocks, [t for t, _ in pins])
     kept = [joker_value.kept_joker_points(block, bag) for block in blocks.values()]
     counted = {
         pin: bag(pin[0].number, COLOUR_INDEX[pin[0].color]) if raised and bag and pin[1] else pin[0].number  # type: ignore[index]
         for pin in pins
     }
-    outside = sorted([counted[pin] for pin in pins] + [p for points in kept for p in points], reverse=True)
+    # the bag's best reading moves every joker below its numbered tiles above them, not
+    # only the pin (or kept joker): the jokers the search lays there (``J J B7 B8`` holding
+    # the pin B5 and a played joker B6 reads B7..B10, the played one 9) read just below it,
+    # so each raised joker brings the points under it for every joker the search may lay
+    # there (the search counts them where it lays them, lower)
+    raised_to = [counted[pin] for pin in pins if counted[pin] > pin[0].number]
+    if bag:
+        for block, raised_points in zip(blocks.values(), kept, strict=True):
+            places = joker_value.kept_joker_points(block)
+            raised_to += [p for p, q in zip(raised_points, places, strict=True) if p > q]
+    under = problem.jokers + len(problem.jokers_laid_as)
+    beneath = [p - d for p in raised_to for d in range(1, under + 1) if p - d > 0]
+    outside = sorted([counted[pin] for pin in pins] + [p for points in kept for p in points] + beneath, reverse=True)
     if not _none_better(solver, problem, blocks):
         return False
     for count in range(1, min(solver.rack_jokers, len(outside)) + 1):
