@@ -144,9 +144,7 @@ def others_best(problem: Problem, count: int, played_beside: int = 0) -> Problem
     return out
 
 
-def bag_points(
-    problem: Problem, blocks: Mapping[int, RunBlock | GroupBlock], pins: Sequence[Tile]
-) -> Callable[[int, int], int]:
+def bag_points(problem: Problem, blocks: Mapping[int, RunBlock | GroupBlock]) -> Callable[[int, int], int]:
     """The most a run's joker standing at ``number`` of colour ``c`` (a pin, or a kept run's
     joker below its numbered tiles) may read when its run is laid as a bag (SPEC §2 step
     3, read at its best): ``number`` itself unless, in the reading keeping it there, it lies
@@ -180,8 +178,7 @@ def bag_points(
         if isinstance(block, RunBlock):
             held[block.colour] |= {t.number for t in block.tiles if t.color is not None}
             kept[block.colour] += sum(1 for t in block.tiles if t.color is None)
-    # ``pins`` (the fate's) are among those laid as tiles or the kept sets' jokers
-    del pins
+    # (the fate's pins are among those laid as tiles or the kept sets' jokers)
 
     def points(number: int, c: int) -> int:
         # the bag read at its best is the ordered run of its tiles set as high as it goes:

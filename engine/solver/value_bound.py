@@ -201,7 +201,7 @@ def _pins_settled(
     pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
     # a kept run's joker below its numbered tiles may read higher where the run is laid as
     # a bag (``joker_value.bag_points``)
-    bag = None if solver.rules.strict_order else joker_value.bag_points(problem, blocks, [t for t, _ in pins])
+    bag = None if solver.rules.strict_order else joker_value.bag_points(problem, blocks)
     kept = [joker_value.kept_joker_points(block, bag) for block in blocks.values()]
     counted = {
         pin: bag(pin[0].number, COLOUR_INDEX[pin[0].color]) if raised and bag and pin[1] else pin[0].number  # type: ignore[index]
