@@ -76,7 +76,7 @@ def settle(s: Suggester, move: Suggestion, tie_break: str, deadline: float) -> S
     table_tiles = [t.undeclared() for tiles in s.table for t in tiles]  # (laid anew, a joker stands anywhere)
     found = len(move.played), move.value
     steps = _Steps(deadline)
-    bags = any(t.color is None for t in s.rack)  # (a bag adds value only to a played joker)
+    bags = s.rack_jokers > 0  # (a bag adds value only to a played joker)
     layouts = functools.cache(functools.partial(_layouts, before=tuple(before), rules=s.rules, bags=bags))
     best: list[tuple[tuple[int, int], tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]] = []
     # by tiles, the sizes from the whole rack down to the move's, the first holding a legal
