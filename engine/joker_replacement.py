@@ -260,6 +260,34 @@ def _still_locked(search: JokerSearch, jokers: list[Joker], stays: list[Stay | N
     return frozenset(moved - kept - search.unlocked_sources)
 
 
+def _avoided(search: JokerSearch, avoid: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    """The pairs of ``avoid`` that change ``_replace``'s search: a pair (source, after-set) whose
+    after-set is no successor of the source (a freed joker's new set of two played tiles holding
+    none of its set's tiles) keeps no replacing tile out of a place it could take, and in
+    ``joker_stays.can_hold_copies`` it leaves the source every successor; there the source's
+    being named at all lays a copy of each of its tiles that one successor alone holds (and
+    checks its lent copies lie in successors holding them, as every lent copy does), so such
+    pairs are kept only for a source with such a tile (``search.removed`` aside). The same
+    answers; two twin sets each avoiding a new set of its own read alike again (``twins``: xp
+    + both colours + ``new_set_with_two_rack_tiles``, ``B8 J O8`` ×2 + ``K8 J R8`` ×2 locked,
+    each joker to a new set of its own: 5.7 s, session 63)."""
+    if not avoid:
+        return avoid
+    kept = set()
+    for n in {n for n, _ in avoid}:
+        source = search.sources[n]
+        mine = {(n, k) for m, k in avoid if m == n}
+        named = {(n, k) for _, k in mine if k in source.successors}
+        if not named and any(
+            not search.removed.get(key)
+            and sum(1 for k in source.successors if search.after[k].numbered_counts.get(key)) == 1
+            for key in source.numbered
+        ):
+            named = mine  # (named at all, it lays a copy where one successor alone holds it)
+        kept |= named
+    return frozenset(kept)
+
+
 def _replace(
     search: JokerSearch,
     demands: tuple[_Demand, ...],
@@ -271,6 +299,8 @@ def _replace(
     still_locked: frozenset[int] = frozenset(),
     most: int | None = None,
 ) -> list[Violation]:
+    if SEARCH_CUTS:
+        avoid = _avoided(search, avoid)
     capacity: dict[tuple[int, str], int] = {}
     for demand in demands:
         for k in search.sources[demand.source].successors:
@@ -487,11 +517,17 @@ def _replace(
         # the copies reserved as free ones so far and those of the sets kept whole: what
         # ``holds_copies`` asks with fewer copies laid and fewer sets to give a copy (the sets
         # left, the lent copies, those merged whole), so no easier there (the leaf's pairs given
-        # a laid copy are given it here, each in a successor of its set)
-        if not avoid or search.joint_steps <= 0:
-            held = frozenset((+(played_at + fixed + free_at)).items())
-            if not joker_stays.can_hold_copies(search, frozenset((n, k) for n, k in homes if n in done), wholes, held):
-                return False
+        # a laid copy are given it here, each in a successor of its set). With the leaf's
+        # ``apart`` too: the copies it lays (a set's tile that one successor outside those it
+        # avoids alone holds) are laid at the leaf as well, there or as lent copies in the same
+        # place, or in the home of a set merged whole, that same successor (session 63: a
+        # joint check whose set avoided a successor went unbounded, 3,700 steps each)
+        held = frozenset((+(played_at + fixed + free_at)).items())
+        apart = avoid if search.joint_steps > 0 else frozenset()
+        if not joker_stays.can_hold_copies(
+            search, frozenset((n, k) for n, k in homes if n in done), wholes, held, apart
+        ):
+            return False
         borrowers = {n for n, _, _ in lent}  # (all of them done: a set's lent copies come with its demands)
         if not borrowers:
             return True
@@ -776,6 +812,10 @@ def _replace(
                 place(0, [])
             except _EveryNeedMet:
                 return []
+            if most == 0:
+                # (only whether every need is met was asked: the first pass said no; the pass
+                # below cuts every branch with a need unmet and tries no leaf with none)
+                return [v for demand in demands for v in unmet(demand)]
             met_only = False
             place(0, [])
     except _Within as within:
