@@ -25,6 +25,7 @@ positions claimed a move such a bag beat).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
@@ -226,3 +227,54 @@ def kept_joker_points(block: RunBlock | GroupBlock, bag: Callable[[int, int], in
         )
     one = len(block.tiles) - jokers == 1
     return (max(block.number, highest_run_place(block.number, MAX_GROUP)) if one else block.number,) * jokers
+
+
+def raising_bags(
+    problem: Problem, pin: Tile, others: Sequence[tuple[Tile, bool]], free: int, most: int
+) -> list[tuple[tuple[Tile, ...], tuple[tuple[Tile, bool], ...], tuple[int, ...]]] | None:
+    """The sets a run's joker pinned as ``pin`` may lie in as a bag reading it higher than
+    its place (SPEC §2 step 3): two numbered tiles or more of its colour, all above it, from
+    the tiles ``problem`` holds (not those it lays for pinned jokers), and jokers (some of
+    the ``others`` pins of its colour, ``free`` others at most), so many that a reading
+    keeps the pin (its window reaches from it past the highest numbered tile) and the
+    highest does not (the window of ``n`` tiles climbs above it: ``number + n <= LAST``;
+    with the pin between or above the numbered tiles every window holds its place). Each
+    as its tiles listed as a bag (the numbered ones and the jokers, ``pin`` among them),
+    the other pins in it, and its jokers' points in its best reading (the highest window
+    holding the numbered tiles: no reading of those tiles reads its jokers higher). None
+    beyond ``most`` of them."""
+    assert pin.color is not None
+    c, v = COLOUR_INDEX[pin.color], pin.number
+    laid_as = Counter(parse_tile(key).key for key, _ in problem.jokers_laid_as)
+    held = [
+        w
+        for w in range(v + 1, LAST + 1)
+        if problem.required[c][w] + problem.optional[c][w] > laid_as[numbered_tile(pin.color, w).key]
+    ]
+    mates = [o for o in others if o[1] and o[0].color == pin.color]
+    found: list[tuple[tuple[Tile, ...], tuple[tuple[Tile, bool], ...], tuple[int, ...]]] = []
+    for size in range(3, LAST - v + 1):  # the set's tiles, ``v + size <= LAST``
+        reach = [w for w in held if w <= v + size - 1]  # a window from ``v`` holds them
+        for count in range(2, min(len(reach), size - 1) + 1):
+            jokers = size - count  # the pin among them
+            if jokers - 1 > free + len(mates):
+                continue
+            for numbers in itertools.combinations(reach, count):
+                low = min(numbers[0], LAST - size + 1)
+                points = tuple(sorted((w for w in range(low, low + size) if w not in numbers), reverse=True))
+                tiles = _bag_listed([numbered_tile(pin.color, w) for w in numbers], jokers)
+                for held_pins in range(max(0, jokers - 1 - free), min(jokers - 1, len(mates)) + 1):
+                    for also in itertools.combinations(mates, held_pins):
+                        found.append((tiles, also, points))
+                        if len(found) > most:
+                            return None
+    return found
+
+
+def _bag_listed(numbered: list[Tile], jokers: int) -> tuple[Tile, ...]:
+    """``numbered`` (ascending, two or more of one colour) and ``jokers`` jokers, more than
+    fill the gaps between them, listed neither ascending nor descending (read as a bag, SPEC
+    §2 step 3: ``O7 J O8``, ``B6 B5 B7 J``)."""
+    if len(numbered) == 2:
+        return (numbered[0], *(JOKER,) * jokers, numbered[1])
+    return (numbered[1], numbered[0], *numbered[2:], *(JOKER,) * jokers)

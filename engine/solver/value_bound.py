@@ -21,6 +21,7 @@ from engine.solver.model import (
     LAST,
     RELAXED_CALLS,
     Problem,
+    RunBlock,
 )
 from engine.tiles import Tile
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 
 _VALUE_MELDS = 8  # minimal melds at most whose trees bound an opening's played joker (``_meld_tiles``)
+_BAGS = 64  # bags of a pin at most laid beside the fates' problem (``_bags_beside_settled``)
+_BAGS_LISTED = 512  # bags of a pin at most listed, their tiles and jokers the problem's or not
 _VALUE_NODES = 64  # problems of the fates' tree at most bounding a played joker's points (``_fates_value_settled``)
 
 
@@ -179,6 +182,8 @@ def _fate_value_settled(
     }
     if not bags or _pins_settled(solver, fate, undecided, must, raised=True):
         return True
+    if _bags_beside_settled(solver, fate, undecided, must):
+        return True
     fate = dataclasses.replace(fate, pins={i: s for i, s in fate.pins.items() if i not in bags})
     undecided = {i: s for i, s in undecided.items() if i not in bags}
     return _pins_settled(solver, fate, undecided, must)
@@ -199,6 +204,23 @@ def _pins_settled(
     problem, blocks = fate_problem
     pinned = {**undecided, **fate.pins}
     pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
+    return _problem_settled(solver, problem, blocks, pins, raised)
+
+
+def _problem_settled(
+    solver: Suggester,
+    problem: Problem,
+    blocks: Blocks,
+    pins: list[tuple[Tile, bool]],
+    raised: bool,
+    beside: tuple[int, ...] = (),
+    fixed: tuple[tuple[Tile, ...], ...] = (),
+    from_rack: int = 0,
+) -> bool:
+    """``_pins_settled`` for ``problem`` (a fate's) and its ``pins``; with ``beside``, the
+    points of the jokers of the sets ``fixed`` laid beside it (``_bags_beside_settled``),
+    which take ``from_rack`` of the rack's jokers: then its moves count one of the jokers
+    outside the search or more (the others are bounded without those sets)."""
     # a kept run's joker below its numbered tiles may read higher where the run is laid as
     # a bag (``joker_value.bag_points``)
     bag = None if solver.rules.strict_order else joker_value.bag_points(problem, blocks)
@@ -219,13 +241,18 @@ def _pins_settled(
             raised_to += [p for p, q in zip(raised_points, places, strict=True) if p > q]
     under = problem.jokers + len(problem.jokers_laid_as)
     beneath = [p - d for p in raised_to for d in range(1, under + 1) if p - d > 0]
-    outside = sorted([counted[pin] for pin in pins] + [p for points in kept for p in points] + beneath, reverse=True)
-    if not _none_better(solver, problem, blocks):
+    outside = sorted(
+        [counted[pin] for pin in pins] + [p for points in kept for p in points] + beneath + list(beside), reverse=True
+    )
+    if not beside and not _none_better(solver, problem, blocks):
         return False
     for count in range(1, min(solver.rack_jokers, len(outside)) + 1):
-        if not _none_better(solver, joker_value.others_best(problem, count), blocks, sum(outside[:count])):
+        problem_count = joker_value.others_best(problem, count, from_rack)
+        if not _none_better(solver, problem_count, blocks, sum(outside[:count]), fixed):
             return False
-    risky = _risky_points(solver, problem, blocks, outside[0]) if pins and solver.rack_jokers == 1 else 0
+    # (with sets beside, every ambiguous set is laid too: ``_risky_points`` bounds the
+    # problem alone)
+    risky = _risky_points(solver, problem, blocks, outside[0]) if pins and solver.rack_jokers == 1 and not beside else 0
     if not pins or risky > LAST:
         return not solver.exhausted
 
@@ -237,7 +264,7 @@ def _pins_settled(
         others = pins[:k] + pins[k + 1 :]
         for tiles, points in joker_value.ambiguous_sets(pin, run, problem.jokers + len(others), available):
             if points >= risky and not _set_beside_settled(
-                solver, problem, blocks, (pin, run), others, tiles, points, outside, counted
+                solver, problem, blocks, (pin, run), others, tiles, points, outside, counted, fixed, from_rack
             ):
                 return False
     return not solver.exhausted
@@ -267,18 +294,21 @@ def _set_beside_settled(
     points: int,
     outside: list[int],
     counted: Mapping[tuple[Tile, bool], int],
+    fixed: tuple[tuple[Tile, ...], ...] = (),
+    played: int = 0,
 ) -> bool:
     """Whether no move of ``problem`` laying ``tiles`` beside its search (an ambiguous set
     holding ``pin``, and maybe some of the ``others`` pins too, its jokers read at
     ``points`` at most) beats the best move, counting one of that set's jokers or more
     among the ``count`` best jokers the played ones are worth, the others of those from
     the set or the rest of ``outside`` (the pins' and the blocks' points,
-    ``joker_value.others_best``; ``counted``: each pin's points among them)."""
+    ``joker_value.others_best``; ``counted``: each pin's points among them). ``fixed``: sets
+    laid beside the problem already, taking ``played`` of the rack's jokers."""
     in_set_jokers = sum(1 for t in tiles if t.color is None)
     for held in range(min(in_set_jokers - 1, len(others)) + 1):
         for also in itertools.combinations(others, held):
             in_set = [pin, *also]
-            laid = joker_value.without_set(problem, in_set, tiles, solver.rack_jokers)
+            laid = joker_value.without_set(problem, in_set, tiles, solver.rack_jokers - played)
             if laid is None:
                 continue  # the problem lacks its tiles
             beside, from_rack = laid
@@ -288,10 +318,59 @@ def _set_beside_settled(
             best_others = sorted([points] * (in_set_jokers - 1) + rest, reverse=True)
             for count in range(1, min(solver.rack_jokers, in_set_jokers + len(rest)) + 1):
                 lift = points + sum(best_others[: count - 1])
-                problem_count = joker_value.others_best(beside, count, from_rack)
-                if not _none_better(solver, problem_count, blocks, lift, (tiles,)):
+                problem_count = joker_value.others_best(beside, count, played + from_rack)
+                if not _none_better(solver, problem_count, blocks, lift, (*fixed, tiles)):
                     return False
     return True
+
+
+def _bags_beside_settled(
+    solver: Suggester, fate: Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...]
+) -> bool:
+    """``_fate_value_settled`` where counting each run pin at the most a bag may read it
+    (``bag_points``) did not settle the fate: that count lets the jokers raising a bag lie
+    elsewhere too (``B5 B6 B7 J`` + ``B2 B3 J`` with ``J J R6 R7``: the pin B4 read as B10
+    by a bag of three jokers, the rack's two also laid at R8 R9). The moves laying no run
+    pin in a bag that reads it higher are bounded as laid in order (``_pins_settled``
+    without ``raised``, settled before this is asked); each other move lays some pin's bag,
+    one of ``joker_value.raising_bags``, which is laid beside the search with its tiles and
+    jokers taken from the problem, its jokers at their points in its best reading, the other
+    pins at the most a bag of the rest may read them, or in ambiguous sets laid beside too
+    (``_problem_settled``). False (unsettled) where a kept run of the pin's colour may take
+    it (its tiles are not the problem's) or beyond ``_BAGS`` bags of a pin."""
+    fate_problem = fate_tree.problem_of_fate(solver, fate, undecided, exact_value=True, must=must)
+    if fate_problem is None:
+        return True
+    problem, blocks = fate_problem
+    pinned = {**undecided, **fate.pins}
+    pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
+    kept_runs = {block.colour for block in blocks.values() if isinstance(block, RunBlock)}
+    for k, (pin, run) in enumerate(pins):
+        if not run:
+            continue
+        if COLOUR_INDEX[pin.color] in kept_runs:  # type: ignore[index]
+            return False
+        others = pins[:k] + pins[k + 1 :]
+        free = problem.table_jokers + min(solver.rack_jokers, problem.jokers - problem.jokers_required)
+        bags = joker_value.raising_bags(problem, pin, others, free, _BAGS_LISTED)
+        if bags is None:
+            return False
+        feasible = []
+        for tiles, also, points in bags:
+            laid = joker_value.without_set(problem, [(pin, run), *also], tiles, solver.rack_jokers)
+            if laid is not None:  # (else the problem lacks its tiles or jokers)
+                feasible.append((tiles, also, points, laid))
+        if len(feasible) > _BAGS:
+            return False
+        for tiles, also, points, (beside, from_rack) in feasible:
+            # the rest of the move is a move of ``beside``, its other pins counted at the most
+            # a bag of its tiles and jokers may read them (or laid in ambiguous sets beside)
+            rest = list(others)
+            for pin_in_set in also:
+                rest.remove(pin_in_set)
+            if not _problem_settled(solver, beside, blocks, rest, True, points, (tiles,), from_rack):
+                return False
+    return not solver.exhausted
 
 
 def _none_better(
