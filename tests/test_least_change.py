@@ -182,12 +182,18 @@ def part_readings(part: tuple[Tile, ...]) -> list[tuple[Tile, ...]]:
     in order, its jokers declared as every tiles they may stand for (a run joker's identity is
     its tile, SPEC §2, so ``J=O9 O10 O11`` and ``O10 O11 J=O12`` are different moves; in order,
     so that ``strict_order`` reads them too). A bag that can be a group (one number) also as it
-    is (a group's undeclared joker stands for any missing colour). A run of two numbered tiles
-    or more with jokers also as a bag (no order), where it reads more than one way."""
+    is (a group's undeclared joker stands for any missing colour), and one numbered tile with
+    its undeclared jokers at every place around it. A run of two numbered tiles or more with
+    jokers also as a bag (no order), where it reads more than one way."""
     numbered = [t for t in part if t.color is not None]
     jokers = len(part) - len(numbered)
     one_number = len({t.number for t in numbered}) == 1
     out = [part] if one_number or not jokers else []
+    if len(numbered) == 1 and jokers:
+        # one numbered tile among undeclared jokers, at every place: read as a group and as
+        # the run of that place at once (xp, ``J J R10`` keeps a table joker R8 by its run
+        # reading and is worth the group's 10s to a played joker; session 63)
+        out += [(JOKER,) * at + tuple(numbered) + (JOKER,) * (jokers - at) for at in range(1, jokers + 1)]
     if not jokers or len({t.color for t in numbered}) != 1:
         return out
     colour = numbered[0].color
@@ -652,7 +658,14 @@ def test_helpers_are_sound() -> None:
     before = [list(T("R5 R6 R7"))]
     assert brute_least_change(before, list(T("R8 R9")), True, SABRA, "tiles") == ((2, 17), (0, 1, 0))
     assert sorted(words(part_readings(T("O10 O11 J")))) == ["J=O9 O10 O11", "O10 J O11", "O10 O11 J=O12"]
-    assert words(part_readings(T("K7 J J"))) == ["K7 J J", "J=K5 J=K6 K7", "J=K6 K7 J=K8", "K7 J=K8 J=K9"]
+    assert words(part_readings(T("K7 J J"))) == [
+        "K7 J J",
+        "J K7 J",
+        "J J K7",
+        "J=K5 J=K6 K7",
+        "J=K6 K7 J=K8",
+        "K7 J=K8 J=K9",
+    ]
     table = [list(T("B12 O12 R12")), list(T("J=O9 O10 O11 O12 O13"))]
     assert brute_least_change(table, list(T("O11 O13")), True, PRESETS["xp"], "tiles")[0] == (1, 11)
     assert remove(T("R1 R2"), T("R1")) == [T("R2")[0]]

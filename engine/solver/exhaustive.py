@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 
 from engine.changes import changes
 from engine.rules import Rules
-from engine.sets import TableSet, read_set
-from engine.solver.intact import played_value
+from engine.sets import RUN, TableSet, read_set
+from engine.solver.intact import joker_points, played_value
 from engine.solver.layout import bag_listing
 from engine.solver.model import Suggestion
 from engine.tiles import MAX_NUMBER, MIN_NUMBER, Tile
@@ -193,6 +193,24 @@ def _bag_mates(first: Tile, rest: list[Tile]) -> Iterator[tuple[int, ...]]:
                     yield mates + with_jokers
 
 
+def _declared_higher(laid: tuple[Tile, ...], rules: Rules) -> list[tuple[Tile, ...]]:
+    """A run of one numbered tile laid with undeclared jokers reads as a group too, and
+    counts at its best reading, maybe the group's: the run with its jokers declared, where a
+    joker of it stands for more than any of the best reading's (it reads only as that run:
+    xp, ``J=K9 J=K10 K11 J=K12`` makes a played joker 12, where ``J J K11 J`` reads as a
+    group of 11s; the least change, moving 2 tiles, was missed and a move moving 3 claimed:
+    SUGBF2-1, session 63)."""
+    reading = read_set(laid, rules)
+    if reading.best is None or reading.best.kind == RUN:
+        return []
+    best = max(joker_points(laid, rules), default=0)
+    return [
+        r.tiles
+        for r in reading.readings
+        if r.kind == RUN and max((t.number or 0 for option in r.joker_options for t in option), default=0) > best
+    ]
+
+
 def _layouts(
     bag: tuple[Tile, ...], before: tuple[TableSet, ...], rules: Rules, bags: bool = True
 ) -> list[tuple[Tile, ...]]:
@@ -211,7 +229,10 @@ def _layouts(
         low, high = min(by_number), max(by_number)
         for start in range(max(MIN_NUMBER, high - len(bag) + 1), min(low, MAX_NUMBER - len(bag) + 1) + 1):
             spare = iter(jokers)
-            out.append(tuple(by_number.get(n) or next(spare) for n in range(start, start + len(bag))))
+            laid = tuple(by_number.get(n) or next(spare) for n in range(start, start + len(bag)))
+            out.append(laid)
+            if bags and len(by_number) == 1:
+                out += _declared_higher(laid, rules)
         if bags and jokers and len(out) > first_run:
             # laid as a bag (SPEC §2 step 3), every start one reading, read at its best
             bagged = bag_listing(out[first_run], rules)

@@ -308,26 +308,33 @@ def joker_orders(tiles: Sequence[Tile]) -> tuple[tuple[Tile, ...], tuple[Tile, .
     return (*numbered, *jokers), (*jokers, *numbered)
 
 
-def bag_listing(tiles: Sequence[Tile], rules: Rules) -> tuple[Tile, ...] | None:
+def bag_listing(tiles: Sequence[Tile], rules: Rules, higher: bool = True) -> tuple[Tile, ...] | None:
     """A run holding a joker laid as an unordered bag (SPEC §2 step 3: a listing neither
     ascending nor descending), its jokers undeclared, reading higher than ``tiles`` do; None
     under ``strict_order`` (only ordered readings count), for a set of fewer than two
     numbered tiles (always read in order) or no run, or where no bag reads higher. Its
-    numbered tiles ascending with the first two swapped, or with the jokers between them."""
+    numbered tiles ascending with the first two swapped, or with the jokers between them.
+    With ``higher`` false, such a bag however high it reads, where it reads more than one way
+    (then it has every reading of its ordered listings: as legal as any of them, and worth
+    the best; ``R8 J R9`` keeps a table joker R7 in a reading and reads it R10 in another)."""
     if rules.strict_order or all(t.color is not None for t in tiles):
         return None
     numbered = sorted((t for t in tiles if t.color is not None), key=lambda t: t.number)
     if len(numbered) < 2 or len({t.color for t in numbered}) > 1:
         return None
     jokers = [t.undeclared() for t in tiles if t.color is None]
-    given = read_set(tiles, rules)
-    best = given.readings[0].value if given.valid else -1
+    best = -1
+    if higher:
+        given = read_set(tiles, rules)
+        best = given.readings[0].value if given.valid else -1
     found = None
     for order in (
         (numbered[1], numbered[0], *numbered[2:], *jokers),
         (numbered[0], *jokers, *numbered[1:]),
     ):
         reading = read_set(order, rules)
+        if not higher and reading.valid and len(reading.readings) > 1:
+            return order
         if reading.valid and reading.readings[0].value > best:
             best, found = reading.readings[0].value, order
     return found

@@ -68,6 +68,7 @@ from engine.rules import Rules
 from engine.sets import SetReading, TableSet
 from engine.solver.few_moved import few_moved_moves
 from engine.solver.intact import INFEASIBLE, intact_moves, played_value
+from engine.solver.layout import bag_listing
 from engine.solver.least_change_programme import Solved, solve_programme
 from engine.solver.model import COLOUR_INDEX, Suggestion
 from engine.tiles import JOKER, MAX_NUMBER, MIN_NUMBER, Tile, joker_as, numbered, tiles_of_keys
@@ -251,7 +252,7 @@ def least_change(
         moves = intact_moves(table, rack, rules, weights, floor, deadline - time.perf_counter())
         intact = next(moves)
         if isinstance(intact, list):
-            found, intact = _legal_intact(intact, moves, deadline, check)
+            found, intact = _legal_intact(intact, moves, deadline, check, rules)
             if found is not None:
                 return found
         # else a move moving at most FEW_MOVED table tiles (or as many as a move known to
@@ -480,20 +481,41 @@ NONE_LEGAL = "none legal"
 layout): every legal move scoring ``floor`` moves more table tiles."""
 
 
-def _layouts(after: list[tuple[Tile, ...]]) -> tuple[Iterator[list[tuple[Tile, ...]]], bool]:
+def _layouts(after: list[tuple[Tile, ...]], rules: Rules) -> tuple[Iterator[list[tuple[Tile, ...]]], bool]:
     """``after``, then the same move with its sets laid every other way a verdict can tell
-    apart (``_relaid``), at most ``LAYOUTS`` layouts; and whether these are all of them. The
+    apart (``_relaid``), at most ``LAYOUTS`` layouts; then those with some runs holding a
+    joker laid as bags (``layout.bag_listing``), at most ``LAYOUTS`` more; and whether these
+    are all of them. The
     steps' programmes score ``J K3 K4`` and ``K3 K4 J`` alike, but beside ``J K6 K7`` laid
     ``K6 K7 J`` only the second is legal (a suggest audit, session 55); ``O2 O3 J`` grown by
     O4 is legal as ``O2 O3 O4 J=O5``, not as ``J=O1 O2 O3 O4``; a set kept whole may have to
     be laid again, ``J O9 O10`` as ``O9 O10 J`` beside ``O9 J O11 O12`` made ``O10 O11 O12``
-    under xp (session 56)."""
+    under xp (session 56). A bag has every reading of its ordered listings at once: sabra +
+    ``other_set``, ``J R8 R9`` kept as ``R8 J R9`` beside ``J R7 R8`` from the rack is legal
+    (a reading keeps the table's joker R7) and reads it R10 (25 points, no tile moved), where
+    no ordered listing is both (SUGBF2-2, session 63)."""
     choices = [[tiles, *_relaid(tiles)] for tiles in after]
     total = 1
     for choice in choices:
         total *= len(choice)
-    moves = (list(move) for move in itertools.product(*choices))
-    return itertools.islice(moves, LAYOUTS), total <= LAYOUTS
+    moves: Iterator[list[tuple[Tile, ...]]] = itertools.islice(
+        (list(move) for move in itertools.product(*choices)), LAYOUTS
+    )
+    bags = [bag_listing(tiles, rules, higher=False) for tiles in after]
+    if any(bag is not None for bag in bags):
+        # (each set as before or as its bag, at least one a bag)
+        with_bags = [[*choice, bag] if bag is not None else choice for choice, bag in zip(choices, bags, strict=True)]
+        bagged = 1
+        for choice in with_bags:
+            bagged *= len(choice)
+        more = (
+            list(move)
+            for move in itertools.product(*with_bags)
+            if any(tiles == bag for tiles, bag in zip(move, bags, strict=True))
+        )
+        moves = itertools.chain(moves, itertools.islice(more, LAYOUTS))
+        total = max(total, bagged - total)
+    return moves, total <= LAYOUTS
 
 
 def _relaid(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
@@ -542,10 +564,11 @@ def _relaid(tiles: tuple[Tile, ...]) -> Iterator[tuple[Tile, ...]]:
 def _legal_layout(
     after: list[tuple[Tile, ...]],
     check: Callable[[list[tuple[Tile, ...]]], LeastChange | None],
+    rules: Rules,
 ) -> tuple[LeastChange | None, bool]:
     """The first layout of ``after`` (``_layouts``) that ``check`` answers, and whether every
     layout was checked (when none is answered: then the move is no legal turn, laid any way)."""
-    layouts, complete = _layouts(after)
+    layouts, complete = _layouts(after, rules)
     for laid in layouts:
         found = check(laid)
         if found is not None:
@@ -558,6 +581,7 @@ def _legal_intact(
     moves: Iterator[list[tuple[Tile, ...]] | str | None],
     deadline: float,
     check: Callable[[list[tuple[Tile, ...]], bool], LeastChange | None],
+    rules: Rules,
 ) -> tuple[LeastChange | None, str | None]:
     """The first step's least move ``first`` (``intact_moves``' first) in a layout that is a
     legal turn; when it is none in any layout, the step's next best moves in turn (``moves``,
@@ -568,7 +592,7 @@ def _legal_intact(
     def proven(laid: list[tuple[Tile, ...]]) -> LeastChange | None:
         return check(laid, True)
 
-    found, complete = _legal_layout(first, proven)
+    found, complete = _legal_layout(first, proven, rules)
     if found is not None or not complete:
         return found, None
     tried = [first]
@@ -580,7 +604,7 @@ def _legal_intact(
         if len(tried) >= TRIES or time.perf_counter() > deadline:
             break
         tried.append(after)
-        found, complete = _legal_layout(after, proven)
+        found, complete = _legal_layout(after, proven, rules)
         if found is not None or not complete:
             return found, None
     return None, None
@@ -642,7 +666,7 @@ def _few_moved(
         def proven(laid: list[tuple[Tile, ...]]) -> LeastChange | None:
             return _checked(table, kinds, rack, True, rules, laid, weights, floor, True)
 
-        found, complete = _legal_layout(after, proven)
+        found, complete = _legal_layout(after, proven, rules)
         if found is not None:
             listed = changes(table, rack, found.after)
             if listed.disturbance.as_tuple() != counted:

@@ -172,7 +172,9 @@ def solve_programme(
     replaced_freely = free_release and rules.joker_release == "replace" and bool(base_jokers)
     if replaced_freely:
         from_rack = rules.joker_replacement_from == "rack"
-        _replacement_rows(m, readings, lanes, groups, laid, base if from_rack else None)
+        # (with a rack joker a run may be laid as a bag: ``_replacement_rows``)
+        bags = bool(rack_jokers) and not rules.strict_order
+        _replacement_rows(m, readings, lanes, groups, laid, base if from_rack else None, bags)
     # the score: every tile laid, less the table's (a constant); played jokers at their points;
     # and the tiles laid
     picks: list[int] = []  # a joker played counts as its place's number: at most the jokers laid there
@@ -269,6 +271,7 @@ def _replacement_rows(
     groups: Sequence[Groups],
     laid: _Laid,
     table_copies: Counter[tuple[int, int]] | None,
+    bags: bool = False,
 ) -> None:
     """Rows for the table's jokers set free under ``joker_release: replace``: a table joker
     either stays (a run joker: a joker of an after-run stands for its tile; a group joker: it
@@ -286,13 +289,23 @@ def _replacement_rows(
     jokers of after-groups of one tile of a run joker's colour within three of its number count
     as staying for it (and ``solve_programme`` scores such a group's jokers as the run's best).
     Necessary conditions only, every legal move meets them; the jokers of a set read more than
-    one way are left out (``_table_jokers``)."""
+    one way are left out (``_table_jokers``). With ``bags`` (a joker on the rack, no
+    ``strict_order``) a run joker stays in any after-run of its colour holding a joker at its
+    tile or above: a run laid as a bag (SPEC §2 step 3) is legal by the reading keeping the
+    joker on its tile and scores by its best reading, the highest, where its jokers may stand
+    higher (sabra, ``J B6 B7`` with ``B8 J``: ``B7 B6 B8 J J`` reads B6..B10, the table's
+    joker staying as B5 in another reading), and the programme lays a run at one reading, the
+    best: its top is then a joker above the tile (session 63: without it, xp + ``other_set``,
+    ``J=B6 B7 B8 B9`` + ``O9 O8 J`` + ``B4 .. B9`` with ``O10 K4 K7 B2 B3 O10 O9 J``, a move
+    moving 3 tiles was claimed least where one moving 2 scores as much)."""
     run_jokers, group_jokers, group_colours = _table_jokers(readings)
     in_successors: list[tuple[Counter[int], int]] = []  # (terms, at least)
     played: list[tuple[Counter[int], int]] = []
     for (c, v), count in run_jokers.items():
         runs = [run for run in lanes if run.colour == c and v in run.joker]
         staying = Counter(run.joker[v] for run in runs)
+        if bags:
+            staying = Counter(col for run in lanes if run.colour == c for u, col in run.joker.items() if u >= v)
         # a set of one numbered tile and jokers reads as a group too, and as a run: an
         # after-group of one tile of colour c, within three of v, may read as a run whose
         # joker stands for the tile (the move scoring the set as the group)
