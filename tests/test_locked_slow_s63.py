@@ -20,20 +20,15 @@ from the first step (``SMALL_SEARCH`` 0) as with the cuts off. The work is count
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from typing import Any
 
 import pytest
 
-from engine import joker_replacement, joker_stays
+from engine import joker_replacement
 from service.operations import run_operation
+from tests.test_locked_cuts_s62 import counted
+from tests.test_worst_verify_s61 import RULES
 
-RULES = {
-    "preset": "xp",
-    "joker_sets_locked": True,
-    "group_joker_needs_both_colours": True,
-    "freed_joker_use": "new_set_with_two_rack_tiles",
-}
 SLOW = {
     "before": [["B8", "J", "O8"], ["B8", "J", "O8"], ["K8", "J", "R8"], ["K8", "J", "R8"]],
     "after": [
@@ -167,23 +162,6 @@ def test_the_answer_is_that_of_before(lang: str) -> None:
 def test_its_family_answers_as_before(i: int) -> None:
     rack_after = ["O3"] if i == 0 else ["B4"]
     assert verify(FAMILY[i]) == legal(PLAYED[i], rack_after)
-
-
-def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    calls: Counter[str] = Counter()
-    lenders, holds = joker_replacement._lenders, joker_stays.can_hold_copies
-
-    def named(*args: Any) -> Any:
-        calls["_lenders"] += 1
-        return lenders(*args)
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        calls["can_hold_copies"] += 1
-        return holds(*args, **kwargs)
-
-    monkeypatch.setattr(joker_replacement, "_lenders", named)
-    monkeypatch.setattr(joker_stays, "can_hold_copies", held)
-    return calls
 
 
 def test_the_work_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,27 +19,10 @@ from engine.rules import SABRA
 from engine.sets import read_set
 from engine.solver import suggest
 from engine.solver.layout import bag_listing
-from engine.tiles import SUPPLIES, parse_tiles
+from engine.tiles import parse_tiles
 from engine.turns import verify_turn
 from tests.test_bag_value_s62 import CASES
-
-
-def _deal(hands: list[str], size: int, pool: str) -> dict[str, Any]:
-    """Players A, B whose racks start with ``hands``, filled up to ``size`` tiles from the
-    rest of the tile set in supply order; the pool: ``pool``'s tiles, then every tile left."""
-    rest = [str(t) for t in SUPPLIES["classic"].all_tiles()]
-    for tile in " ".join([*hands, pool]).split():
-        rest.remove(tile)
-    racks = []
-    for hand in hands:
-        take = size - len(hand.split())
-        racks.append([*hand.split(), *rest[:take]])
-        rest = rest[take:]
-    return {
-        "players": [{"name": n, "rack": r} for n, r in zip("AB", racks, strict=True)],
-        "pool": [*pool.split(), *rest],
-    }
-
+from tests.test_replay import deal
 
 # --- engine/replay.py --------------------------------------------------------------------------
 
@@ -50,7 +33,7 @@ def _b6_record() -> dict[str, Any]:
     draws first holding no opening at all (no two tiles of a number or a colour within two)."""
     a_rack = "K6 J J K9 K10 O7 K7 B7 R7 B6"
     b_rack = "K1 B3 O5 R9 K12 B11 O13 R2 K4 B9"
-    doc = {**_deal([a_rack, b_rack], 10, "B1 B1"), "rules": {"preset": "sabra", "deal": {"2": 10}}}
+    doc = {**deal([a_rack, b_rack], 10, "B1 B1"), "rules": {"preset": "sabra", "deal": {"2": 10}}}
     opening = {"player": "A", "table": [["K6", "J", "J", "K9", "K10"], ["O7", "K7", "B7", "R7"]]}
     return {**doc, "turns": [opening, {"player": "B", "draw": "B1"}, {"player": "A", "draw": "B1"}]}
 
