@@ -57,6 +57,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -495,9 +496,7 @@ def _layouts(after: list[tuple[Tile, ...]], rules: Rules) -> tuple[Iterator[list
     (a reading keeps the table's joker R7) and reads it R10 (25 points, no tile moved), where
     no ordered listing is both (SUGBF2-2, session 63)."""
     choices = [[tiles, *_relaid(tiles)] for tiles in after]
-    total = 1
-    for choice in choices:
-        total *= len(choice)
+    total = math.prod(len(choice) for choice in choices)
     moves: Iterator[list[tuple[Tile, ...]]] = itertools.islice(
         (list(move) for move in itertools.product(*choices)), LAYOUTS
     )
@@ -505,9 +504,7 @@ def _layouts(after: list[tuple[Tile, ...]], rules: Rules) -> tuple[Iterator[list
     if any(bag is not None for bag in bags):
         # (each set as before or as its bag, at least one a bag)
         with_bags = [[*choice, bag] if bag is not None else choice for choice, bag in zip(choices, bags, strict=True)]
-        bagged = 1
-        for choice in with_bags:
-            bagged *= len(choice)
+        bagged = math.prod(len(choice) for choice in with_bags)
         more = (
             list(move)
             for move in itertools.product(*with_bags)

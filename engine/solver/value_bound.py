@@ -198,13 +198,25 @@ def _pins_settled(
 ) -> bool:
     """``_fate_value_settled`` for the moves laying their runs in order; ``raised``: the
     run pins counted at the most a bag may read them (``joker_value.bag_points``)."""
+    fated = _fate_pins(solver, fate, undecided, must)
+    if fated is None:
+        return True  # no move fares so
+    problem, blocks, pins = fated
+    return _problem_settled(solver, problem, blocks, pins, raised)
+
+
+def _fate_pins(
+    solver: Suggester, fate: Fate, undecided: Mapping[int, tuple[Tile, ...]], must: tuple[Tile, ...]
+) -> tuple[Problem, Blocks, list[tuple[Tile, bool]]] | None:
+    """The fate's problem, its kept blocks and its pins (each with whether it lies in a run),
+    or None where no move fares so."""
     fate_problem = fate_tree.problem_of_fate(solver, fate, undecided, exact_value=True, must=must)
     if fate_problem is None:
-        return True  # no move fares so
+        return None
     problem, blocks = fate_problem
     pinned = {**undecided, **fate.pins}
     pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
-    return _problem_settled(solver, problem, blocks, pins, raised)
+    return problem, blocks, pins
 
 
 def _problem_settled(
@@ -338,12 +350,10 @@ def _bags_beside_settled(
     pins at the most a bag of the rest may read them, or in ambiguous sets laid beside too
     (``_problem_settled``). False (unsettled) where a kept run of the pin's colour may take
     it (its tiles are not the problem's) or beyond ``_BAGS`` bags of a pin."""
-    fate_problem = fate_tree.problem_of_fate(solver, fate, undecided, exact_value=True, must=must)
-    if fate_problem is None:
+    fated = _fate_pins(solver, fate, undecided, must)
+    if fated is None:
         return True
-    problem, blocks = fate_problem
-    pinned = {**undecided, **fate.pins}
-    pins = [(t, pass_problems.pinned_in_run(solver, i, t)) for i, stands in pinned.items() for t in stands]
+    problem, blocks, pins = fated
     kept_runs = {block.colour for block in blocks.values() if isinstance(block, RunBlock)}
     for k, (pin, run) in enumerate(pins):
         if not run:
